@@ -1,0 +1,245 @@
+//! The command line: argument parsing and dispatch only; no mathematics here.
+
+use crate::dist::{DistFactory, DistSpec};
+use crate::num::{check_digits, DEFAULT_DIGITS};
+use crate::policy::{LoadSpec, Metric, PolicyKind};
+use crate::report::eval::{eval_certified, eval_record, EvalRequest};
+use crate::report::threshold::{threshold_certified, threshold_record};
+use crate::report::Record;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Exit status for bad input.
+pub const EXIT_BAD_INPUT: i32 = 2;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "taskassign",
+    version,
+    about = "Checks dispatching theory (TAGS, SITA, Random) numerically, with certified digits",
+    long_about = "Checks dispatching theory numerically at any precision.\n\n\
+Load convention: --load is the total offered load rho = lambda*E[X] (0 < rho < hosts); \
+--load-per-host u means rho = u*hosts; --lambda sets the arrival rate.\n\
+Distributions: bp:k=1,p=1e10,alpha=1  pareto:k=1,alpha=1.5  exp:rate=1  uniform:a=0,b=1  det:x=1  \
+hyperexp:p=0.1,rate1=0.1,rate2=10  weibull:shape=0.5,scale=1  lognormal:mu=0,sigma=2  empirical:file=PATH"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Evaluate SITA, TAGS or Random with given cutoffs: host loads, stability, mean
+    /// waiting / response / slowdown (TAGS: queueing and wasted parts).
+    Eval(EvalArgs),
+    /// TAGS stability threshold rho*(F, h): the largest total load for which stable
+    /// cutoffs exist, and the greedy cutoffs at it.
+    Threshold(ThresholdArgs),
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+enum PolicyArg {
+    Sita,
+    Tags,
+    Random,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+enum MetricArg {
+    Waiting,
+    Response,
+    Slowdown,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug)]
+#[group(required = true, multiple = false)]
+struct LoadArgs {
+    /// Total offered load rho = lambda*E[X], 0 < rho < hosts.
+    #[arg(long, value_name = "RHO", allow_hyphen_values = true)]
+    load: Option<String>,
+    /// Load per host u (rho = u*hosts).
+    #[arg(long, value_name = "U", allow_hyphen_values = true)]
+    load_per_host: Option<String>,
+    /// Arrival rate lambda.
+    #[arg(long, value_name = "LAMBDA", allow_hyphen_values = true)]
+    lambda: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct EvalArgs {
+    /// Routing policy.
+    #[arg(long, value_enum)]
+    policy: PolicyArg,
+    /// Job-size distribution, family:key=value,...
+    #[arg(long, value_name = "SPEC")]
+    dist: String,
+    /// Number of hosts h >= 1.
+    #[arg(long, allow_hyphen_values = true)]
+    hosts: i64,
+    #[command(flatten)]
+    load: LoadArgs,
+    /// The h-1 interior cutoffs s1 < ... < s_{h-1}, comma-separated (none for random or h = 1).
+    #[arg(
+        long,
+        value_name = "S1,S2,...",
+        allow_hyphen_values = true,
+        default_value = ""
+    )]
+    cutoffs: String,
+    /// What is averaged.
+    #[arg(long, value_enum, default_value = "waiting")]
+    metric: MetricArg,
+    /// Significant decimal digits wanted (each printed digit is certified).
+    #[arg(long, default_value_t = i64::from(DEFAULT_DIGITS), allow_hyphen_values = true)]
+    digits: i64,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+#[derive(Args, Debug)]
+struct ThresholdArgs {
+    /// Job-size distribution, family:key=value,...
+    #[arg(long, value_name = "SPEC")]
+    dist: String,
+    /// Number of hosts h >= 1, or `inf` for the limit h -> infinity.
+    #[arg(long, value_name = "H|inf", allow_hyphen_values = true)]
+    hosts: String,
+    /// Significant decimal digits wanted.
+    #[arg(long, default_value_t = i64::from(DEFAULT_DIGITS), allow_hyphen_values = true)]
+    digits: i64,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+/// What a command produced: text for stdout, or a one-line error and exit status.
+type Outcome = Result<String, (i32, String)>;
+
+fn bad<E: std::fmt::Display>(e: E) -> (i32, String) {
+    (EXIT_BAD_INPUT, e.to_string())
+}
+
+fn hosts_of(h: i64) -> Result<usize, (i32, String)> {
+    if h < 1 {
+        return Err(bad(format!("hosts must be at least 1, got {h}")));
+    }
+    usize::try_from(h).map_err(bad)
+}
+
+fn render(rec: &Record, format: Format) -> String {
+    match format {
+        Format::Json => rec.to_json() + "\n",
+        Format::Text => rec.to_text(),
+    }
+}
+
+fn run_eval(a: EvalArgs) -> Outcome {
+    let digits = check_digits(a.digits).map_err(bad)?;
+    let hosts = hosts_of(a.hosts)?;
+    let dist = DistSpec::parse(&a.dist).map_err(bad)?;
+    let load = match (a.load.load, a.load.load_per_host, a.load.lambda) {
+        (Some(r), _, _) => LoadSpec::Total(r),
+        (_, Some(u), _) => LoadSpec::PerHost(u),
+        (_, _, Some(l)) => LoadSpec::Lambda(l),
+        _ => return Err(bad("give one of --load, --load-per-host, --lambda")),
+    };
+    let cutoffs: Vec<String> = a
+        .cutoffs
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect();
+    let policy = match a.policy {
+        PolicyArg::Sita => PolicyKind::Sita,
+        PolicyArg::Tags => PolicyKind::Tags,
+        PolicyArg::Random => PolicyKind::Random,
+    };
+    let metric = match a.metric {
+        MetricArg::Waiting => Metric::Waiting,
+        MetricArg::Response => Metric::Response,
+        MetricArg::Slowdown => Metric::Slowdown,
+    };
+    let req = EvalRequest {
+        policy,
+        dist: &dist,
+        hosts,
+        load,
+        cutoffs,
+        metric,
+        digits,
+    };
+    let rep = eval_certified(&req).map_err(bad)?;
+    Ok(render(&eval_record(&req, &rep), a.format))
+}
+
+fn run_threshold(a: ThresholdArgs) -> Outcome {
+    let digits = check_digits(a.digits).map_err(bad)?;
+    let hosts = match a.hosts.trim() {
+        "inf" | "infinity" => None,
+        s => Some(hosts_of(s.parse::<i64>().map_err(|_| {
+            bad(format!(
+                "hosts must be a positive integer or inf, got '{s}'"
+            ))
+        })?)?),
+    };
+    let dist = DistSpec::parse(&a.dist).map_err(bad)?;
+    let rep = threshold_certified(&dist, hosts, digits).map_err(bad)?;
+    Ok(render(
+        &threshold_record(&dist as &dyn DistFactory, hosts, digits, &rep),
+        a.format,
+    ))
+}
+
+/// Runs the command line `args` (program name first); prints results on stdout and a
+/// single-line error on stderr; returns the exit status.
+pub fn run<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                print!("{e}");
+                return 0;
+            }
+            // clap's message, first line only: one clear line.
+            let msg = e.to_string();
+            let line = msg
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("bad arguments");
+            eprintln!("taskassign: {}", line.trim_start_matches("error: "));
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let out = match cli.command {
+        Command::Eval(a) => run_eval(a),
+        Command::Threshold(a) => run_threshold(a),
+    };
+    match out {
+        Ok(s) => {
+            print!("{s}");
+            0
+        }
+        Err((code, msg)) => {
+            eprintln!("taskassign: error: {}", msg.replace('\n', " "));
+            code
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! User densities (placeholder until implemented).

@@ -1,0 +1,114 @@
+//! Two-phase hyperexponential: with probability p an Exp(rate1), otherwise an Exp(rate2).
+
+use super::exponential::{ExpSampler, Exponential};
+use super::{check_order, to_f64_param, DistError, JobSize, Sampler};
+use crate::num::show;
+use rand::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rug::float::Special;
+use rug::Float;
+
+/// Mixture p·Exp(rate1) + (1−p)·Exp(rate2).
+#[derive(Debug, Clone)]
+pub struct HyperExp {
+    p: Float,
+    q: Float,
+    e1: Exponential,
+    e2: Exponential,
+}
+
+impl HyperExp {
+    /// H2(p, rate1, rate2) with 0 < p < 1 and positive rates.
+    ///
+    /// ```
+    /// use rug::Float;
+    /// use taskassign::dist::{JobSize, hyperexp::HyperExp};
+    /// let b = 100;
+    /// let d = HyperExp::new(Float::with_val(b, 0.5), Float::with_val(b, 1), Float::with_val(b, 2)).unwrap();
+    /// assert_eq!(d.mean().unwrap(), 0.75); // 0.5·1 + 0.5·0.5
+    /// ```
+    pub fn new(p: Float, rate1: Float, rate2: Float) -> Result<Self, DistError> {
+        if !(p > 0 && p < 1) {
+            return Err(DistError::BadParameter {
+                family: "hyperexp",
+                why: format!("p must be in (0,1), got {}", show(&p)),
+            });
+        }
+        let bits = p.prec();
+        let q = Float::with_val(bits, 1u32) - &p;
+        let wrap = |e: DistError| match e {
+            DistError::BadParameter { why, .. } => DistError::BadParameter {
+                family: "hyperexp",
+                why,
+            },
+            other => other,
+        };
+        let e1 = Exponential::new(Float::with_val(bits, rate1)).map_err(wrap)?;
+        let e2 = Exponential::new(Float::with_val(bits, rate2)).map_err(wrap)?;
+        Ok(HyperExp { p, q, e1, e2 })
+    }
+}
+
+impl JobSize for HyperExp {
+    fn family(&self) -> &'static str {
+        "hyperexp"
+    }
+    fn prec(&self) -> u32 {
+        self.p.prec()
+    }
+    fn lower(&self) -> Float {
+        Float::with_val(self.prec(), 0)
+    }
+    fn upper(&self) -> Float {
+        Float::with_val(self.prec(), Special::Infinity)
+    }
+    fn tail(&self, x: &Float) -> Float {
+        self.e1.tail(x) * &self.p + self.e2.tail(x) * &self.q
+    }
+    fn density(&self, x: &Float) -> Option<Float> {
+        Some(self.e1.density(x)? * &self.p + self.e2.density(x)? * &self.q)
+    }
+    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        check_order(j)?;
+        let wrap = |e: DistError| match e {
+            DistError::InfiniteMoment { j, a, b, .. } => DistError::InfiniteMoment {
+                family: "hyperexp",
+                j,
+                a,
+                b,
+            },
+            other => other,
+        };
+        let m1 = self.e1.partial_moment(j, a, b).map_err(wrap)?;
+        let m2 = self.e2.partial_moment(j, a, b).map_err(wrap)?;
+        Ok(m1 * &self.p + m2 * &self.q)
+    }
+    fn sampler(&self) -> Result<Box<dyn Sampler>, DistError> {
+        Ok(Box::new(H2Sampler {
+            p: to_f64_param("hyperexp", "p", &self.p)?,
+            s1: ExpSampler {
+                inv_rate: 1.0 / to_f64_param("hyperexp", "rate1", self.e1.rate())?,
+            },
+            s2: ExpSampler {
+                inv_rate: 1.0 / to_f64_param("hyperexp", "rate2", self.e2.rate())?,
+            },
+        }))
+    }
+}
+
+struct H2Sampler {
+    p: f64,
+    s1: ExpSampler,
+    s2: ExpSampler,
+}
+
+impl Sampler for H2Sampler {
+    fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> f64 {
+        let u: f64 = rng.random();
+        if u < self.p {
+            self.s1.sample(rng)
+        } else {
+            self.s2.sample(rng)
+        }
+    }
+}

@@ -1,0 +1,356 @@
+//! Job-size distributions.
+//!
+//! A distribution is specified once (a [`DistSpec`] parsed from `family:key=value,...`, or
+//! a user density through the library API) and *built* at a precision: building at two
+//! precisions is how results are certified. A built distribution implements [`JobSize`]:
+//! tail, CDF, density, the partial moments M_j(a,b) = E[X^j ; a < X ≤ b] for
+//! j ∈ {−1, 0, 1, 2}, mean, quantile, and an `f64` sampler for the simulators.
+
+pub mod bounded_pareto;
+pub mod custom;
+pub mod deterministic;
+pub mod empirical;
+pub mod exponential;
+pub mod hyperexp;
+pub mod lognormal;
+pub mod pareto;
+pub mod spec;
+pub mod uniform;
+pub mod weibull;
+
+pub use spec::{DistFactory, DistSpec};
+
+use crate::num::{self, show, NumError};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rug::Float;
+use thiserror::Error;
+
+/// Errors of the distribution layer.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum DistError {
+    /// Malformed `family:key=value` string.
+    #[error("bad distribution spec '{spec}': {why}")]
+    BadSpec {
+        /// The spec as given.
+        spec: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// A parameter outside its domain (α ≤ 0, p ≤ k, …).
+    #[error("{family}: {why}")]
+    BadParameter {
+        /// Family name.
+        family: &'static str,
+        /// What is wrong.
+        why: String,
+    },
+    /// A moment that is infinite (E[X^2] of a Pareto with α ≤ 2, E[1/X] near 0, …).
+    #[error("{family}: E[X^{j}] over ({a}, {b}] is infinite")]
+    InfiniteMoment {
+        /// Family name.
+        family: &'static str,
+        /// Order of the moment.
+        j: i32,
+        /// Lower end.
+        a: String,
+        /// Upper end.
+        b: String,
+    },
+    /// A moment order outside {−1, 0, 1, 2}.
+    #[error("moment order {0} not supported (only -1, 0, 1, 2)")]
+    BadOrder(i32),
+    /// A sampler that cannot work in f64 (p = 1e1000 overflows).
+    #[error("{family}: parameters out of f64 range for simulation ({why})")]
+    NotSimulable {
+        /// Family name.
+        family: &'static str,
+        /// Why.
+        why: String,
+    },
+    /// A file that cannot be read or parsed.
+    #[error("{path}:{line}: {why}")]
+    File {
+        /// The file.
+        path: String,
+        /// 1-based line (0 for the whole file).
+        line: usize,
+        /// What is wrong.
+        why: String,
+    },
+    /// A numeric failure (root finder, quadrature).
+    #[error(transparent)]
+    Num(#[from] NumError),
+}
+
+/// The moment orders the policies need.
+pub const MOMENT_ORDERS: [i32; 4] = [-1, 0, 1, 2];
+
+/// An f64 sampler (immutable; randomness comes from the generator passed in).
+pub trait Sampler: Send + Sync {
+    /// One job size.
+    fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> f64;
+}
+
+/// A job-size distribution built at a precision.
+///
+/// Every method returns values at [`JobSize::prec`] bits. Arguments may carry any precision.
+pub trait JobSize: Send + Sync + std::fmt::Debug {
+    /// Family name (`"bp"`, `"exp"`, …).
+    fn family(&self) -> &'static str;
+    /// Precision (bits) of the values this distribution returns.
+    fn prec(&self) -> u32;
+    /// Low end of the support (s_0): P(X ≤ lower) = 0 except for an atom at it.
+    fn lower(&self) -> Float;
+    /// High end of the support (s_h); +∞ for unbounded families.
+    fn upper(&self) -> Float;
+    /// Tail P(X > x).
+    fn tail(&self, x: &Float) -> Float;
+    /// CDF P(X ≤ x).
+    fn cdf(&self, x: &Float) -> Float {
+        Float::with_val(self.prec(), 1u32) - self.tail(x)
+    }
+    /// Density at x, `None` for discrete distributions.
+    fn density(&self, x: &Float) -> Option<Float>;
+    /// Partial moment M_j(a, b) = E[X^j ; a < X ≤ b] for j ∈ {−1, 0, 1, 2}. The interval
+    /// is clipped to the support; a ≥ b gives 0; `b` may be +∞.
+    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError>;
+    /// E[X].
+    fn mean(&self) -> Result<Float, DistError> {
+        self.partial_moment(1, &self.lower_open(), &self.upper())
+    }
+    /// E[X^j] over the whole support.
+    fn moment(&self, j: i32) -> Result<Float, DistError> {
+        self.partial_moment(j, &self.lower_open(), &self.upper())
+    }
+    /// A point just below the support, so that (lower_open, upper] holds all the mass
+    /// (an atom at `lower` included).
+    fn lower_open(&self) -> Float {
+        let lo = self.lower();
+        if lo.is_zero() {
+            Float::with_val(self.prec(), -1)
+        } else {
+            let mut x = Float::with_val(self.prec(), &lo);
+            x.next_down();
+            x
+        }
+    }
+    /// Quantile: the smallest x with P(X ≤ x) ≥ u, for 0 < u < 1. The default solves
+    /// CDF(x) = u with the bracketing root finder.
+    fn quantile(&self, u: &Float) -> Result<Float, DistError> {
+        default_quantile(self, u)
+    }
+    /// The maximiser x* and the maximum of x F̄(x) over the support (it decides the TAGS
+    /// threshold as h → ∞). The default searches numerically (see [`default_sup_x_tail`]).
+    fn sup_x_tail(&self) -> Result<(Float, Float), DistError> {
+        default_sup_x_tail(self)
+    }
+    /// An f64 sampler for the simulators.
+    fn sampler(&self) -> Result<Box<dyn Sampler>, DistError>;
+}
+
+/// Checks a moment order.
+pub fn check_order(j: i32) -> Result<(), DistError> {
+    if MOMENT_ORDERS.contains(&j) {
+        Ok(())
+    } else {
+        Err(DistError::BadOrder(j))
+    }
+}
+
+/// Clips (a, b] to [lo, hi]; returns None if empty.
+pub fn clip(a: &Float, b: &Float, lo: &Float, hi: &Float, bits: u32) -> Option<(Float, Float)> {
+    let a = if a < lo {
+        Float::with_val(bits, lo)
+    } else {
+        Float::with_val(bits, a)
+    };
+    let b = if b > hi {
+        Float::with_val(bits, hi)
+    } else {
+        Float::with_val(bits, b)
+    };
+    if a >= b {
+        None
+    } else {
+        Some((a, b))
+    }
+}
+
+/// Converts a Float parameter to f64 for a sampler, failing if it is not finite there.
+pub fn to_f64_param(family: &'static str, name: &str, x: &Float) -> Result<f64, DistError> {
+    let v = x.to_f64();
+    if v.is_finite() && (x.is_zero() || v != 0.0) {
+        Ok(v)
+    } else {
+        Err(DistError::NotSimulable {
+            family,
+            why: format!("{name} = {} does not fit in f64", show(x)),
+        })
+    }
+}
+
+/// Default quantile by root finding on the CDF.
+pub fn default_quantile<D: JobSize + ?Sized>(d: &D, u: &Float) -> Result<Float, DistError> {
+    let bits = d.prec();
+    if !(*u > 0 && *u < 1) {
+        return Err(DistError::BadParameter {
+            family: d.family(),
+            why: format!("quantile level {} not in (0,1)", show(u)),
+        });
+    }
+    let lo = d.lower();
+    let mut hi = d.upper();
+    let g = |x: &Float| -> Result<Float, NumError> { Ok(d.cdf(x) - Float::with_val(bits, u)) };
+    if hi.is_infinite() {
+        let start = if lo > 0 {
+            Float::with_val(bits, &lo * 2u32)
+        } else {
+            Float::with_val(bits, 1)
+        };
+        hi = num::root::expand_upper("quantile", &start, g)?;
+    }
+    if d.cdf(&lo) >= *u {
+        return Ok(lo);
+    }
+    let r = num::root::solve_increasing("quantile", &lo, &hi, g)?;
+    Ok(r.hi)
+}
+
+/// Grid points per factor of 10 for the default search of sup x F̄(x).
+pub const SUP_GRID_PER_DECADE: usize = 8;
+/// Decades scanned below/above the quartiles when the support is unbounded.
+pub const SUP_GRID_DECADES: i32 = 30;
+
+/// Default sup x F̄(x): scan a log-spaced grid over the support, then golden-section
+/// search around the best grid point at full precision. The maximum value is accurate to
+/// the working precision (the function is flat at its maximum); the maximiser only to
+/// about half of it.
+pub fn default_sup_x_tail<D: JobSize + ?Sized>(d: &D) -> Result<(Float, Float), DistError> {
+    let bits = d.prec();
+    let g = |x: &Float| Float::with_val(bits, x * &d.tail(x));
+    let lo = d.lower();
+    let hi = d.upper();
+    let q = |u: f64| d.quantile(&Float::with_val(bits, u));
+    let a = if lo > 0 {
+        lo.clone()
+    } else {
+        Float::with_val(bits, &q(0.25)? / 10f64.powi(SUP_GRID_DECADES))
+    };
+    let b = if hi.is_finite() {
+        hi.clone()
+    } else {
+        Float::with_val(bits, &q(0.75)? * 10f64.powi(SUP_GRID_DECADES))
+    };
+    if a >= b {
+        return Ok((a.clone(), g(&a)));
+    }
+    let la = Float::with_val(bits, a.ln_ref());
+    let lb = Float::with_val(bits, b.ln_ref());
+    let decades = (Float::with_val(bits, &lb - &la) / std::f64::consts::LN_10).to_f64();
+    let n = ((decades * SUP_GRID_PER_DECADE as f64).ceil() as usize).clamp(16, 200_000);
+    let point = |i: usize| -> Float {
+        let t =
+            Float::with_val(bits, &lb - &la) * Float::with_val(bits, i) / Float::with_val(bits, n);
+        Float::with_val(bits, &la + &t).exp()
+    };
+    let mut best_i = 0;
+    let mut best = g(&a);
+    for i in 1..=n {
+        let x = if i == n { b.clone() } else { point(i) };
+        let v = g(&x);
+        if v > best {
+            best = v;
+            best_i = i;
+        }
+    }
+    // Golden section in ln x on [i-1, i+1]; the discontinuities of a discrete F̄ sit at
+    // the grid points, so the grid's best is kept if the search does not beat it.
+    let lo_t = if best_i == 0 {
+        la.clone()
+    } else {
+        Float::with_val(bits, point(best_i - 1).ln_ref())
+    };
+    let hi_t = if best_i >= n {
+        lb.clone()
+    } else {
+        Float::with_val(bits, point(best_i + 1).ln_ref())
+    };
+    let (xs, vs) = golden_max(bits, lo_t, hi_t, |t| g(&Float::with_val(bits, t.exp_ref())));
+    let best_x = if best_i == n {
+        b.clone()
+    } else if best_i == 0 {
+        a.clone()
+    } else {
+        point(best_i)
+    };
+    if vs > best {
+        Ok((Float::with_val(bits, xs.exp_ref()), vs))
+    } else {
+        Ok((best_x, best))
+    }
+}
+
+/// Golden-section iterations per bit of precision (the maximiser converges to half the
+/// bits; the value to all of them).
+pub const GOLDEN_ITER_PER_BIT: f64 = 0.75;
+
+/// Golden-section maximisation of a unimodal `f` on [lo, hi]; returns (argmax, max).
+pub fn golden_max<F: FnMut(&Float) -> Float>(
+    bits: u32,
+    mut lo: Float,
+    mut hi: Float,
+    mut f: F,
+) -> (Float, Float) {
+    let invphi = (Float::with_val(bits, 5u32).sqrt() - 1u32) / 2u32;
+    let iters = (GOLDEN_ITER_PER_BIT * f64::from(bits)).ceil() as usize + 10;
+    let mut c = Float::with_val(bits, &hi - Float::with_val(bits, &hi - &lo) * &invphi);
+    let mut e = Float::with_val(bits, &lo + Float::with_val(bits, &hi - &lo) * &invphi);
+    let mut fc = f(&c);
+    let mut fe = f(&e);
+    for _ in 0..iters {
+        if fc > fe {
+            hi = e;
+            e = c;
+            fe = fc;
+            c = Float::with_val(bits, &hi - Float::with_val(bits, &hi - &lo) * &invphi);
+            fc = f(&c);
+        } else {
+            lo = c;
+            c = e;
+            fc = fe;
+            e = Float::with_val(bits, &lo + Float::with_val(bits, &hi - &lo) * &invphi);
+            fe = f(&e);
+        }
+    }
+    if fc > fe {
+        (c, fc)
+    } else {
+        (e, fe)
+    }
+}
+
+/// (1/a^t) ∫_a^b x^(t−1) dx for 0 < a < b, written with expm1 so that t → 0 is continuous
+/// and t = 0 is exactly ln(b/a): expm1(t ln(b/a)) / t. `b` may be +∞ when t < 0 (then the
+/// value is −1/t). This is the kernel of every power-law partial moment.
+///
+/// ```
+/// use rug::Float;
+/// use taskassign::dist::rel_power_integral;
+/// let b = 128;
+/// // t = 1: (b − a)/a; t = 0: ln(b/a).
+/// let v = rel_power_integral(b, &Float::with_val(b, 1), &Float::with_val(b, 2), &Float::with_val(b, 5));
+/// assert_eq!(v, 1.5);
+/// let l = rel_power_integral(b, &Float::with_val(b, 0), &Float::with_val(b, 1), &Float::with_val(b, 1).exp());
+/// assert!((l - 1u32).abs() < 1e-35);
+/// ```
+pub fn rel_power_integral(bits: u32, t: &Float, a: &Float, b: &Float) -> Float {
+    if b.is_infinite() {
+        return -(Float::with_val(bits, 1u32) / t);
+    }
+    let l = Float::with_val(bits, b / a).ln();
+    if t.is_zero() {
+        return l;
+    }
+    Float::with_val(bits, t * &l).exp_m1() / t
+}

@@ -1,0 +1,142 @@
+//! Pareto (unbounded) with scale k and shape α: F̄(x) = (k/x)^α for x ≥ k.
+
+use super::{check_order, clip, rel_power_integral, to_f64_param, DistError, JobSize, Sampler};
+use crate::num::show;
+use rand::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rug::ops::Pow;
+use rug::Float;
+
+/// Pareto distribution on [k, ∞).
+#[derive(Debug, Clone)]
+pub struct Pareto {
+    k: Float,
+    alpha: Float,
+}
+
+impl Pareto {
+    /// Pareto(k, α) with k > 0, α > 0; the precision is that of `k`.
+    ///
+    /// E[X] = α k / (α − 1) for α > 1, infinite (an error) for α ≤ 1:
+    /// ```
+    /// use rug::Float;
+    /// use taskassign::dist::{JobSize, pareto::Pareto};
+    /// let d = Pareto::new(Float::with_val(100, 1), Float::with_val(100, 3)).unwrap();
+    /// assert_eq!(d.mean().unwrap(), 1.5);
+    /// let heavy = Pareto::new(Float::with_val(100, 1), Float::with_val(100, 1)).unwrap();
+    /// assert!(heavy.mean().is_err());
+    /// ```
+    pub fn new(k: Float, alpha: Float) -> Result<Self, DistError> {
+        if !(k > 0) {
+            return Err(DistError::BadParameter {
+                family: "pareto",
+                why: format!("k must be > 0, got {}", show(&k)),
+            });
+        }
+        if !(alpha > 0) {
+            return Err(DistError::BadParameter {
+                family: "pareto",
+                why: format!("alpha must be > 0, got {}", show(&alpha)),
+            });
+        }
+        let alpha = Float::with_val(k.prec(), alpha);
+        Ok(Pareto { k, alpha })
+    }
+}
+
+impl JobSize for Pareto {
+    fn family(&self) -> &'static str {
+        "pareto"
+    }
+    fn prec(&self) -> u32 {
+        self.k.prec()
+    }
+    fn lower(&self) -> Float {
+        self.k.clone()
+    }
+    fn upper(&self) -> Float {
+        Float::with_val(self.prec(), rug::float::Special::Infinity)
+    }
+    fn tail(&self, x: &Float) -> Float {
+        let b = self.prec();
+        if *x < self.k {
+            return Float::with_val(b, 1);
+        }
+        if x.is_infinite() {
+            return Float::with_val(b, 0);
+        }
+        Float::with_val(b, &self.k / x).pow(&self.alpha)
+    }
+    fn density(&self, x: &Float) -> Option<Float> {
+        let b = self.prec();
+        if *x < self.k {
+            return Some(Float::with_val(b, 0));
+        }
+        let e = Float::with_val(b, &self.alpha + 1u32);
+        Some(Float::with_val(b, &self.k / x).pow(&e) * &self.alpha / &self.k)
+    }
+    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        check_order(j)?;
+        let bits = self.prec();
+        let Some((a, b)) = clip(a, b, &self.k, &self.upper(), bits) else {
+            return Ok(Float::with_val(bits, 0));
+        };
+        let t = Float::with_val(bits, j) - &self.alpha;
+        if b.is_infinite() && t >= 0 {
+            return Err(DistError::InfiniteMoment {
+                family: "pareto",
+                j,
+                a: show(&a),
+                b: "inf".into(),
+            });
+        }
+        let ka = Float::with_val(bits, &self.k / &a).pow(&self.alpha);
+        let aj = Float::with_val(bits, (&a).pow(j));
+        Ok(rel_power_integral(bits, &t, &a, &b) * aj * ka * &self.alpha)
+    }
+    fn quantile(&self, u: &Float) -> Result<Float, DistError> {
+        let b = self.prec();
+        if !(*u > 0 && *u < 1) {
+            return Err(DistError::BadParameter {
+                family: "pareto",
+                why: format!("quantile level {} not in (0,1)", show(u)),
+            });
+        }
+        let base = Float::with_val(b, 1u32) - u;
+        let e = -Float::with_val(b, 1u32) / &self.alpha;
+        Ok(base.pow(&e) * &self.k)
+    }
+    fn sup_x_tail(&self) -> Result<(Float, Float), DistError> {
+        // x F̄(x) = k^α x^(1−α): unbounded for α < 1, constant k for α = 1, max k at x = k.
+        if self.alpha < 1 {
+            return Err(DistError::InfiniteMoment {
+                family: "pareto",
+                j: 1,
+                a: show(&self.k),
+                b: "inf".into(),
+            });
+        }
+        Ok((self.k.clone(), self.k.clone()))
+    }
+    fn sampler(&self) -> Result<Box<dyn Sampler>, DistError> {
+        let k = to_f64_param("pareto", "k", &self.k)?;
+        let alpha = to_f64_param("pareto", "alpha", &self.alpha)?;
+        Ok(Box::new(ParetoSampler {
+            k,
+            inv_alpha: 1.0 / alpha,
+        }))
+    }
+}
+
+struct ParetoSampler {
+    k: f64,
+    inv_alpha: f64,
+}
+
+impl Sampler for ParetoSampler {
+    fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> f64 {
+        // 1 − u ∈ (0, 1]: never zero.
+        let u: f64 = rng.random();
+        self.k * (1.0 - u).powf(-self.inv_alpha)
+    }
+}

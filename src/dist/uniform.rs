@@ -1,0 +1,144 @@
+//! Uniform on [a, b] with 0 ≤ a < b.
+
+use super::{check_order, clip, to_f64_param, DistError, JobSize, Sampler};
+use crate::num::show;
+use rand::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rug::Float;
+
+/// Uniform distribution.
+#[derive(Debug, Clone)]
+pub struct Uniform {
+    a: Float,
+    b: Float,
+    width: Float,
+}
+
+impl Uniform {
+    /// Uniform(a, b) with 0 ≤ a < b; the precision is that of `a`.
+    ///
+    /// ```
+    /// use rug::Float;
+    /// use taskassign::dist::{JobSize, uniform::Uniform};
+    /// let d = Uniform::new(Float::with_val(64, 0), Float::with_val(64, 1)).unwrap();
+    /// assert_eq!(d.moment(2).unwrap(), Float::with_val(64, 1) / 3u32);
+    /// ```
+    pub fn new(a: Float, b: Float) -> Result<Self, DistError> {
+        if !(a >= 0) {
+            return Err(DistError::BadParameter {
+                family: "uniform",
+                why: format!(
+                    "a must be ≥ 0 (job sizes are not negative), got {}",
+                    show(&a)
+                ),
+            });
+        }
+        if !(b > a) {
+            return Err(DistError::BadParameter {
+                family: "uniform",
+                why: format!("b must be > a, got b = {} ≤ a = {}", show(&b), show(&a)),
+            });
+        }
+        let bits = a.prec();
+        let b = Float::with_val(bits, b);
+        let width = Float::with_val(bits, &b - &a);
+        Ok(Uniform { a, b, width })
+    }
+}
+
+impl JobSize for Uniform {
+    fn family(&self) -> &'static str {
+        "uniform"
+    }
+    fn prec(&self) -> u32 {
+        self.a.prec()
+    }
+    fn lower(&self) -> Float {
+        self.a.clone()
+    }
+    fn upper(&self) -> Float {
+        self.b.clone()
+    }
+    fn tail(&self, x: &Float) -> Float {
+        let bits = self.prec();
+        if *x <= self.a {
+            return Float::with_val(bits, 1);
+        }
+        if *x >= self.b {
+            return Float::with_val(bits, 0);
+        }
+        Float::with_val(bits, &self.b - x) / &self.width
+    }
+    fn density(&self, x: &Float) -> Option<Float> {
+        let bits = self.prec();
+        if *x < self.a || *x > self.b {
+            return Some(Float::with_val(bits, 0));
+        }
+        Some(Float::with_val(bits, 1u32) / &self.width)
+    }
+    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        check_order(j)?;
+        let bits = self.prec();
+        let Some((a, b)) = clip(a, b, &self.a, &self.b, bits) else {
+            return Ok(Float::with_val(bits, 0));
+        };
+        let v = match j {
+            -1 => {
+                if a.is_zero() {
+                    return Err(DistError::InfiniteMoment {
+                        family: "uniform",
+                        j,
+                        a: "0".into(),
+                        b: show(&b),
+                    });
+                }
+                Float::with_val(bits, &b / &a).ln()
+            }
+            0 => Float::with_val(bits, &b - &a),
+            // (b² − a²)/2 = (b − a)(b + a)/2, (b³ − a³)/3 = (b − a)(b² + ab + a²)/3
+            1 => Float::with_val(bits, &b - &a) * Float::with_val(bits, &b + &a) / 2u32,
+            _ => {
+                let s = Float::with_val(bits, &b * &b)
+                    + Float::with_val(bits, &a * &b)
+                    + Float::with_val(bits, &a * &a);
+                Float::with_val(bits, &b - &a) * s / 3u32
+            }
+        };
+        Ok(v / &self.width)
+    }
+    fn quantile(&self, u: &Float) -> Result<Float, DistError> {
+        if !(*u > 0 && *u < 1) {
+            return Err(DistError::BadParameter {
+                family: "uniform",
+                why: format!("quantile level {} not in (0,1)", show(u)),
+            });
+        }
+        Ok(Float::with_val(self.prec(), u * &self.width) + &self.a)
+    }
+    fn sup_x_tail(&self) -> Result<(Float, Float), DistError> {
+        // x (b − x)/(b − a) is maximal at b/2, or at a if a > b/2.
+        let bits = self.prec();
+        let half = Float::with_val(bits, &self.b / 2u32);
+        let x = if half > self.a { half } else { self.a.clone() };
+        let v = Float::with_val(bits, &x * &self.tail(&x));
+        Ok((x, v))
+    }
+    fn sampler(&self) -> Result<Box<dyn Sampler>, DistError> {
+        Ok(Box::new(UniformSampler {
+            a: to_f64_param("uniform", "a", &self.a)?,
+            w: to_f64_param("uniform", "b-a", &self.width)?,
+        }))
+    }
+}
+
+struct UniformSampler {
+    a: f64,
+    w: f64,
+}
+
+impl Sampler for UniformSampler {
+    fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> f64 {
+        let u: f64 = rng.random();
+        self.a + u * self.w
+    }
+}

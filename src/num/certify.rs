@@ -1,0 +1,156 @@
+//! Certified decimal output: a value computed at two precisions is printed with only the
+//! significant digits on which both agree.
+
+use rug::float::Round;
+use rug::Float;
+
+/// A decimal string carrying only certified significant digits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Certified {
+    /// Scientific notation (`"1.2345e-3"`), `"0"`, or `"inf"`.
+    pub text: String,
+    /// Significant digits certified (the digits of `text`).
+    pub digits: u32,
+}
+
+/// Renders `x` in scientific notation with exactly `k ≥ 1` significant digits (trailing
+/// zeros kept, since they are significant), rounded to nearest: `d.ddd…eX`. Zero is `"0"`, infinities `"inf"`/`"-inf"`, NaN `"nan"`.
+///
+/// ```
+/// use rug::Float;
+/// use taskassign::num::certify::to_sci;
+/// assert_eq!(to_sci(&Float::with_val(64, 1234.5), 3), "1.23e3");
+/// assert_eq!(to_sci(&Float::with_val(64, -0.0125), 2), "-1.3e-2");
+/// ```
+pub fn to_sci(x: &Float, k: u32) -> String {
+    if x.is_zero() {
+        return "0".to_string();
+    }
+    if x.is_infinite() {
+        return if x.is_sign_negative() { "-inf" } else { "inf" }.to_string();
+    }
+    if x.is_nan() {
+        return "nan".to_string();
+    }
+    let k = k.max(1) as usize;
+    let (neg, digits, exp) = x.to_sign_string_exp_round(10, Some(k), Round::Nearest);
+    // value = 0.d1d2d3… × 10^exp = d1.d2d3… × 10^(exp-1)
+    let e = i64::from(exp.unwrap_or(0)) - 1;
+    // Trailing zeros are kept: they are certified digits too.
+    let mut s = String::new();
+    if neg {
+        s.push('-');
+    }
+    s.push_str(&digits[..1]);
+    if digits.len() > 1 {
+        s.push('.');
+        s.push_str(&digits[1..]);
+    }
+    s.push('e');
+    s.push_str(&e.to_string());
+    s
+}
+
+/// Compares a value computed at a lower precision (`lo`) with the same value computed at a
+/// higher one (`hi`) and keeps the significant digits (at most `wanted`) on which their
+/// roundings agree. Returns `digits = 0` when not even the first digit agrees.
+///
+/// ```
+/// use rug::Float;
+/// use taskassign::num::certify::certify_pair;
+/// let a = Float::with_val(64, 1.0f64 / 3.0);
+/// let b = Float::with_val(128, 1) / Float::with_val(128, 3);
+/// let c = certify_pair(&a, &b, 30);
+/// assert!(c.digits >= 15 && c.digits <= 17);
+/// assert!(c.text.starts_with("3.333333333333333"));
+/// ```
+pub fn certify_pair(lo: &Float, hi: &Float, wanted: u32) -> Certified {
+    if lo.is_zero() && hi.is_zero() {
+        return Certified {
+            text: "0".into(),
+            digits: wanted,
+        };
+    }
+    if lo.is_infinite() && hi.is_infinite() && lo.is_sign_negative() == hi.is_sign_negative() {
+        return Certified {
+            text: to_sci(hi, 1),
+            digits: wanted,
+        };
+    }
+    if !lo.is_finite() || !hi.is_finite() || lo.is_zero() || hi.is_zero() {
+        return Certified {
+            text: to_sci(hi, 1),
+            digits: 0,
+        };
+    }
+    // First guess from the relative difference, then confirm on the strings.
+    let p = hi.prec().max(lo.prec());
+    let diff = Float::with_val(p, lo - hi).abs();
+    let mut k = wanted.max(1);
+    if !diff.is_zero() {
+        let rel = Float::with_val(p, &diff / hi).abs();
+        let est = -rel.log10().to_f64();
+        if est.is_finite() {
+            let est = est.floor().max(1.0);
+            if est < f64::from(k) {
+                k = est as u32;
+            }
+        }
+    }
+    while k >= 1 {
+        let a = to_sci(lo, k);
+        let b = to_sci(hi, k);
+        if a == b {
+            return Certified { text: b, digits: k };
+        }
+        k -= 1;
+    }
+    Certified {
+        text: to_sci(hi, 1),
+        digits: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sci_formats() {
+        let b = 200;
+        assert_eq!(to_sci(&Float::with_val(b, 1), 5), "1.0000e0");
+        assert_eq!(to_sci(&Float::with_val(b, 0.5), 1), "5e-1");
+        assert_eq!(to_sci(&Float::with_val(b, 99.96), 3), "1.00e2");
+        assert_eq!(to_sci(&Float::with_val(b, 0), 3), "0");
+        let huge = crate::num::parse_decimal("2.5e100000", b).unwrap();
+        assert_eq!(to_sci(&huge, 4), "2.500e100000");
+    }
+
+    #[test]
+    fn equal_values_keep_all_digits() {
+        let x = Float::with_val(300, 2).sqrt();
+        let c = certify_pair(&x, &x, 40);
+        assert_eq!(c.digits, 40);
+    }
+
+    #[test]
+    fn disagreement_reduces_digits() {
+        // 1.23456 vs 1.23467: agree to 4 significant digits after rounding (1.235).
+        let a = Float::with_val(64, 1.23456);
+        let b = Float::with_val(64, 1.23467);
+        let c = certify_pair(&a, &b, 10);
+        assert_eq!(c.digits, 4);
+        assert_eq!(c.text, "1.235e0");
+    }
+
+    #[test]
+    fn boundary_rounding_is_conservative() {
+        // 0.49999999 vs 0.50000001: rounded to 7 digits both are 5.000000e-1; at 8 they
+        // differ. Digits are cut at the rounding boundary, never reported beyond agreement.
+        let a = Float::with_val(64, 0.49999999);
+        let b = Float::with_val(64, 0.50000001);
+        let c = certify_pair(&a, &b, 12);
+        assert_eq!(c.digits, 7);
+        assert_eq!(c.text, "5.000000e-1");
+    }
+}

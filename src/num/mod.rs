@@ -1,0 +1,175 @@
+//! Numbers: working precision, decimal parsing, certified output and root finding.
+//!
+//! Precision is never global: every MPFR value carries its own precision, and the
+//! functions here take the precision they should produce as an argument.
+
+pub mod certify;
+pub mod quad;
+pub mod root;
+
+use rug::Float;
+use thiserror::Error;
+
+/// Guard bits added to the bits that `--digits` asks for.
+pub const GUARD_BITS: u32 = 32;
+/// Smallest `--digits` accepted.
+pub const MIN_DIGITS: u32 = 1;
+/// Largest `--digits` accepted.
+pub const MAX_DIGITS: u32 = 10_000;
+/// Default `--digits`.
+pub const DEFAULT_DIGITS: u32 = 30;
+/// log2(10), used to turn decimal digits into bits.
+const LOG2_10: f64 = std::f64::consts::LOG2_10;
+
+/// Errors of the numeric layer.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum NumError {
+    /// A string that is not a finite decimal number.
+    #[error("'{0}' is not a finite decimal number")]
+    BadNumber(String),
+    /// `--digits` outside the accepted range.
+    #[error("digits must be between {MIN_DIGITS} and {MAX_DIGITS}, got {0}")]
+    DigitsOutOfRange(i64),
+    /// A root finder that was given no sign change.
+    #[error("no sign change on [{lo}, {hi}] for {what}")]
+    NoBracket {
+        /// What was being solved.
+        what: String,
+        /// Lower end of the interval (decimal).
+        lo: String,
+        /// Upper end of the interval (decimal).
+        hi: String,
+    },
+    /// A root finder that ran out of iterations.
+    #[error("{what}: no convergence after {iterations} iterations, last bracket [{lo}, {hi}]")]
+    NoConvergence {
+        /// What was being solved.
+        what: String,
+        /// Iterations used.
+        iterations: usize,
+        /// Lower end of the last bracket.
+        lo: String,
+        /// Upper end of the last bracket.
+        hi: String,
+    },
+    /// Quadrature that did not reach its tolerance.
+    #[error("quadrature did not converge: estimate {estimate}, error estimate {error}")]
+    Quadrature {
+        /// Last estimate.
+        estimate: String,
+        /// Last error estimate.
+        error: String,
+    },
+    /// A value that is not finite where a finite one is needed.
+    #[error("{0} is not finite")]
+    NotFinite(String),
+}
+
+/// Bits needed to represent `digits` significant decimal digits.
+pub fn digits_to_bits(digits: u32) -> u32 {
+    (f64::from(digits) * LOG2_10).ceil() as u32
+}
+
+/// Working precision (bits) for a result wanted to `digits` decimal digits: the digits'
+/// bits plus [`GUARD_BITS`].
+pub fn working_bits(digits: u32) -> u32 {
+    digits_to_bits(digits) + GUARD_BITS
+}
+
+/// Extra bits of the second evaluation used to certify digits: at least this many, or a
+/// quarter of the working precision if that is more.
+pub const CERTIFY_EXTRA_BITS: u32 = 32;
+
+/// The two precisions at which a result wanted to `digits` digits is computed: the
+/// working precision and a higher one. Digits on which the two agree are printed.
+pub fn certify_bits(digits: u32) -> (u32, u32) {
+    let b = working_bits(digits);
+    (b, b + CERTIFY_EXTRA_BITS.max(b / 4))
+}
+
+/// Checks a `--digits` value.
+pub fn check_digits(digits: i64) -> Result<u32, NumError> {
+    if (i64::from(MIN_DIGITS)..=i64::from(MAX_DIGITS)).contains(&digits) {
+        Ok(digits as u32)
+    } else {
+        Err(NumError::DigitsOutOfRange(digits))
+    }
+}
+
+/// Parses a decimal string (`"0.3"`, `"1e100000"`) directly at `bits` of precision,
+/// never through `f64`.
+///
+/// ```
+/// let x = taskassign::num::parse_decimal("1e100000", 64).unwrap();
+/// assert!(x.is_finite());
+/// let tenth = taskassign::num::parse_decimal("0.1", 200).unwrap();
+/// assert_eq!(tenth.prec(), 200);
+/// assert_ne!(tenth, rug::Float::with_val(200, 0.1f64)); // not rounded through f64
+/// ```
+pub fn parse_decimal(s: &str, bits: u32) -> Result<Float, NumError> {
+    let t = s.trim();
+    let bad = || NumError::BadNumber(s.to_string());
+    // MPFR also accepts "@inf@", "nan" and hexadecimal forms; a user number is decimal.
+    if t.is_empty()
+        || !t
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
+    {
+        return Err(bad());
+    }
+    let parsed = Float::parse(t).map_err(|_| bad())?;
+    let x = Float::with_val(bits, parsed);
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err(bad())
+    }
+}
+
+/// A float of `bits` precision from an `f64` or integer-like value.
+pub fn fl<T>(bits: u32, v: T) -> Float
+where
+    Float: rug::Assign<T>,
+{
+    Float::with_val(bits, v)
+}
+
+/// Short decimal rendering for error messages (12 significant digits).
+pub fn show(x: &Float) -> String {
+    certify::to_sci(x, 12)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digits_to_bits_matches_log2_10() {
+        // 30 digits need ceil(30 * 3.3219...) = 100 bits.
+        assert_eq!(digits_to_bits(30), 100);
+        assert_eq!(digits_to_bits(1), 4);
+    }
+
+    #[test]
+    fn parse_rejects_non_numbers() {
+        for s in ["", "abc", "1e", "inf", "nan", "0x10", "1,5", "@inf@"] {
+            assert!(parse_decimal(s, 64).is_err(), "{s}");
+        }
+    }
+
+    #[test]
+    fn parse_huge_exponent() {
+        let x = parse_decimal("1e100000", 128).unwrap();
+        // log10(x) = 100000 exactly; check through MPFR's log10 at the same precision.
+        let l = Float::with_val(128, x.log10_ref());
+        assert!((l - 100000u32).abs() < 1e-30);
+    }
+
+    #[test]
+    fn digits_range() {
+        assert!(check_digits(0).is_err());
+        assert!(check_digits(10_001).is_err());
+        assert_eq!(check_digits(30).unwrap(), 30);
+    }
+}

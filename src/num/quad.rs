@@ -1,0 +1,1 @@
+//! MPFR quadrature (placeholder until implemented).

@@ -1,0 +1,250 @@
+//! Bracketing root finder in MPFR for monotone functions whose roots may sit anywhere
+//! between 1e-100000 and 1e100000.
+//!
+//! The method is regula falsi with the Illinois modification (Dowell & Jarratt, BIT 11,
+//! 1971), superlinear of order about 1.44, safeguarded by bisection; while the bracket
+//! spans more than a factor [`GEOMETRIC_RATIO`] on the positive axis it bisects
+//! geometrically (in ln x), so the cost grows with ln ln(hi/lo), not with the size of hi.
+
+use super::{show, NumError};
+use rug::Float;
+
+/// While hi/lo exceeds this (both positive) the bracket is bisected geometrically.
+pub const GEOMETRIC_RATIO: f64 = 4.0;
+/// Iteration limit per extra bit of precision (plus [`ROOT_BASE_ITERATIONS`]).
+pub const ROOT_ITERATIONS_PER_BIT: usize = 4;
+/// Fixed part of the iteration limit (covers geometric bisection over 2^30 binary orders).
+pub const ROOT_BASE_ITERATIONS: usize = 400;
+/// Bits of relative bracket width the root finder stops at, below the working precision.
+pub const ROOT_SLACK_BITS: u32 = 2;
+/// How many doublings [`expand_upper`] tries before giving up.
+pub const EXPAND_LIMIT: usize = 4000;
+
+/// A root with its final bracket and iteration count.
+#[derive(Debug, Clone)]
+pub struct Root {
+    /// The root (the bracket end with the smaller |f|, or the exact zero found).
+    pub x: Float,
+    /// Final bracket.
+    pub lo: Float,
+    /// Final bracket.
+    pub hi: Float,
+    /// Iterations used.
+    pub iterations: usize,
+}
+
+/// Finds x in [lo, hi] with f(x) = 0 for a function with f(lo) ≤ 0 ≤ f(hi) (increasing
+/// through the root; pass `-f` for a decreasing one). `what` names the equation in errors.
+/// The result has the precision of `lo`.
+pub fn solve_increasing<F>(what: &str, lo: &Float, hi: &Float, mut f: F) -> Result<Root, NumError>
+where
+    F: FnMut(&Float) -> Result<Float, NumError>,
+{
+    let bits = lo.prec();
+    let mut a = Float::with_val(bits, lo);
+    let mut b = Float::with_val(bits, hi);
+    let mut fa = f(&a)?;
+    let mut fb = f(&b)?;
+    if fa.is_nan() || fb.is_nan() {
+        return Err(NumError::NotFinite(format!("{what} at the bracket ends")));
+    }
+    if fa.is_zero() {
+        return Ok(Root {
+            x: a.clone(),
+            lo: a.clone(),
+            hi: a,
+            iterations: 0,
+        });
+    }
+    if fb.is_zero() {
+        return Ok(Root {
+            x: b.clone(),
+            lo: b.clone(),
+            hi: b,
+            iterations: 0,
+        });
+    }
+    if fa > 0 || fb < 0 {
+        return Err(NumError::NoBracket {
+            what: what.to_string(),
+            lo: show(&a),
+            hi: show(&b),
+        });
+    }
+    let max_iter = ROOT_BASE_ITERATIONS + ROOT_ITERATIONS_PER_BIT * bits as usize;
+    let stop_bits = bits.saturating_sub(ROOT_SLACK_BITS) as i32;
+    // Illinois: which side was kept last time (-1 left, +1 right, 0 none).
+    let mut side = 0i8;
+    for it in 1..=max_iter {
+        // Converged when the bracket is narrower than 2^-stop_bits relative to its ends.
+        let width = Float::with_val(bits, &b - &a);
+        let scale = if a.is_zero() {
+            b.clone().abs()
+        } else {
+            a.clone().abs().min(&b.clone().abs())
+        };
+        let converged = if scale.is_zero() {
+            width.is_zero()
+        } else {
+            width.is_zero()
+                || width.get_exp().unwrap_or(i32::MIN)
+                    < scale.get_exp().unwrap_or(i32::MIN) - stop_bits
+        };
+        if converged {
+            let x = if Float::with_val(bits, fa.abs_ref()) < Float::with_val(bits, fb.abs_ref()) {
+                a.clone()
+            } else {
+                b.clone()
+            };
+            return Ok(Root {
+                x,
+                lo: a,
+                hi: b,
+                iterations: it - 1,
+            });
+        }
+        let geometric = a > 0 && b > 0 && {
+            let r = Float::with_val(bits, &b / &a);
+            r > GEOMETRIC_RATIO
+        };
+        let x = if geometric {
+            Float::with_val(bits, &a * &b).sqrt()
+        } else {
+            // Illinois regula falsi step, bisection if it leaves the open bracket.
+            let denom = Float::with_val(bits, &fb - &fa);
+            let step = Float::with_val(bits, &fb * &width) / denom;
+            let c = Float::with_val(bits, &b - &step);
+            if c.is_finite() && c > a && c < b {
+                c
+            } else {
+                Float::with_val(bits, &a + &b) / 2u32
+            }
+        };
+        if x <= a || x >= b {
+            // No representable point strictly inside: the bracket is as tight as it gets.
+            let x = if Float::with_val(bits, fa.abs_ref()) < Float::with_val(bits, fb.abs_ref()) {
+                a.clone()
+            } else {
+                b.clone()
+            };
+            return Ok(Root {
+                x,
+                lo: a,
+                hi: b,
+                iterations: it,
+            });
+        }
+        let fx = f(&x)?;
+        if fx.is_nan() {
+            return Err(NumError::NotFinite(format!("{what} at {}", show(&x))));
+        }
+        if fx.is_zero() {
+            return Ok(Root {
+                x: x.clone(),
+                lo: x.clone(),
+                hi: x,
+                iterations: it,
+            });
+        }
+        if fx < 0 {
+            a = x;
+            fa = fx;
+            if side == -1 && !geometric {
+                fb /= 2u32;
+            }
+            side = -1;
+        } else {
+            b = x;
+            fb = fx;
+            if side == 1 && !geometric {
+                fa /= 2u32;
+            }
+            side = 1;
+        }
+    }
+    Err(NumError::NoConvergence {
+        what: what.to_string(),
+        iterations: max_iter,
+        lo: show(&a),
+        hi: show(&b),
+    })
+}
+
+/// Doubles `start` (a positive number) until `f` is ≥ 0 there, for brackets whose upper end
+/// is +∞. Returns the first point where f ≥ 0.
+pub fn expand_upper<F>(what: &str, start: &Float, mut f: F) -> Result<Float, NumError>
+where
+    F: FnMut(&Float) -> Result<Float, NumError>,
+{
+    let bits = start.prec();
+    let mut x = Float::with_val(bits, start);
+    if x <= 0 {
+        x = Float::with_val(bits, 1);
+    }
+    for _ in 0..EXPAND_LIMIT {
+        let v = f(&x)?;
+        if v >= 0 {
+            return Ok(x);
+        }
+        x *= 2u32;
+        if !x.is_finite() {
+            break;
+        }
+    }
+    Err(NumError::NoBracket {
+        what: what.to_string(),
+        lo: show(start),
+        hi: "inf".into(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqrt_two_to_full_precision() {
+        for bits in [64u32, 300, 3000] {
+            let r = solve_increasing(
+                "x^2-2",
+                &Float::with_val(bits, 0),
+                &Float::with_val(bits, 2),
+                |x| Ok(Float::with_val(bits, x * x) - 2u32),
+            )
+            .unwrap();
+            let exact = Float::with_val(bits, 2).sqrt();
+            let err = Float::with_val(bits, &r.x - &exact).abs();
+            // Accuracy within the slack: relative 2^-(bits-ROOT_SLACK_BITS-1).
+            assert!(
+                err.get_exp().unwrap_or(i32::MIN) <= -(bits as i32) + ROOT_SLACK_BITS as i32 + 2,
+                "bits {bits}"
+            );
+        }
+    }
+
+    #[test]
+    fn huge_range_geometric() {
+        // Root of ln x = 200000 ln 10 (x = 1e200000) found in a bracket [1, 1e300000].
+        let bits = 128;
+        let hi = crate::num::parse_decimal("1e300000", bits).unwrap();
+        let target = Float::with_val(bits, 10).ln() * 200000u32;
+        let r = solve_increasing("ln x", &Float::with_val(bits, 1), &hi, |x| {
+            Ok(Float::with_val(bits, x.ln_ref()) - &target)
+        })
+        .unwrap();
+        let l = Float::with_val(bits, r.x.log10_ref());
+        assert!((l - 200000u32).abs() < 1e-25);
+        assert!(r.iterations < 600, "{}", r.iterations);
+    }
+
+    #[test]
+    fn no_bracket_is_an_error() {
+        let e = solve_increasing(
+            "x+1",
+            &Float::with_val(64, 0),
+            &Float::with_val(64, 1),
+            |x| Ok(Float::with_val(64, x + 1u32)),
+        );
+        assert!(matches!(e, Err(NumError::NoBracket { .. })));
+    }
+}

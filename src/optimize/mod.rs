@@ -1,0 +1,4 @@
+//! Searches over the policy formulas: TAGS stability thresholds (and, later, optimal
+//! cutoffs).
+
+pub mod threshold;

@@ -1,0 +1,187 @@
+//! TAGS stability: the greedy construction that decides whether stable cutoffs exist, and
+//! the threshold load ρ*(F, h) (Bachmat, Doncel & Sarfati 2019, 2020).
+//!
+//! Host i's load ρ_i = λ E[min(X, s_i); X > s_{i−1}] falls as s_{i−1} grows and rises with
+//! s_i. Making each host in turn exactly critical (ρ_i = 1) therefore pushes every cutoff as
+//! far right as it can go; stable cutoffs exist iff what is left for the last host has load
+//! below 1. The threshold ρ*(F, h) is the total load at which that leftover load is exactly
+//! 1; as h → ∞ it tends to E[X] / sup_x x F̄(x).
+
+use crate::dist::JobSize;
+use crate::num::root::{expand_upper, solve_increasing};
+use crate::num::{show, NumError};
+use crate::policy::{tags::host_load, PolicyError};
+use rug::Float;
+
+/// Outcome of the greedy construction at one arrival rate.
+#[derive(Debug, Clone)]
+pub struct Greedy {
+    /// The interior cutoffs placed (each making its host exactly critical).
+    pub cutoffs: Vec<Float>,
+    /// The host (1-based) at which the construction ended.
+    pub end_host: usize,
+    /// The load of that host if it serves every job left (λ E[X; X > s_{end−1}]).
+    pub last_load: Float,
+    /// The construction could not place a cutoff: host `end_host` is critical already at
+    /// s = s_{end−1} (λ s F̄(s) ≥ 1).
+    pub stuck: bool,
+}
+
+impl Greedy {
+    /// Whether stable cutoffs exist: nothing got stuck and the last host's load is below 1.
+    pub fn stable(&self) -> bool {
+        !self.stuck && self.last_load < 1
+    }
+}
+
+/// The greedy construction for `hosts` TAGS hosts at arrival rate `lambda`.
+///
+/// ```
+/// use taskassign::dist::{DistSpec, DistFactory};
+/// use taskassign::num::parse_decimal;
+/// use taskassign::optimize::threshold::greedy;
+/// // Uniform(0,1), two hosts: stable iff ρ < 4/3 (λ < 8/3).
+/// let d = DistSpec::parse("uniform:a=0,b=1").unwrap().build(128).unwrap();
+/// assert!(greedy(d.as_ref(), &parse_decimal("2.6", 128).unwrap(), 2).unwrap().stable());
+/// assert!(!greedy(d.as_ref(), &parse_decimal("2.7", 128).unwrap(), 2).unwrap().stable());
+/// ```
+pub fn greedy(dist: &dyn JobSize, lambda: &Float, hosts: usize) -> Result<Greedy, PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
+    let bits = dist.prec();
+    let top = dist.upper();
+    let lo_open = dist.lower_open();
+    let mut cutoffs: Vec<Float> = Vec::with_capacity(hosts - 1);
+    for i in 1..=hosts {
+        let a = if i == 1 {
+            lo_open.clone()
+        } else {
+            cutoffs[i - 2].clone()
+        };
+        let full = Float::with_val(bits, lambda * &dist.partial_moment(1, &a, &top)?);
+        if i == hosts || full < 1 {
+            return Ok(Greedy {
+                cutoffs,
+                end_host: i,
+                last_load: full,
+                stuck: false,
+            });
+        }
+        let start = if i == 1 { dist.lower() } else { a.clone() };
+        let f = |s: &Float| -> Result<Float, NumError> {
+            let l =
+                host_load(dist, lambda, &a, s).map_err(|e| NumError::NotFinite(e.to_string()))?;
+            Ok(l - 1u32)
+        };
+        if f(&start)? >= 0 {
+            return Ok(Greedy {
+                cutoffs,
+                end_host: i,
+                last_load: full,
+                stuck: true,
+            });
+        }
+        let hi = if top.is_infinite() {
+            let from = if start > 0 {
+                Float::with_val(bits, &start * 2u32)
+            } else {
+                Float::with_val(bits, 1)
+            };
+            expand_upper("TAGS critical cutoff", &from, f)?
+        } else {
+            top.clone()
+        };
+        let r = solve_increasing(&format!("TAGS host {i} critical cutoff"), &start, &hi, f)?;
+        cutoffs.push(r.x);
+    }
+    // The loop always returns at i == hosts.
+    Err(PolicyError::BadHosts(hosts))
+}
+
+/// A TAGS stability threshold.
+#[derive(Debug, Clone)]
+pub struct Threshold {
+    /// ρ* = λ* E[X]: stable cutoffs exist iff the total load is below it.
+    pub load: Float,
+    /// λ* = ρ* / E[X].
+    pub lambda: Float,
+    /// The greedy cutoffs at the threshold (fewer than h − 1 if fewer hosts suffice;
+    /// empty for h = 1 and h = ∞).
+    pub cutoffs: Vec<Float>,
+    /// For h = ∞: the maximiser x* of x F̄(x).
+    pub argmax: Option<Float>,
+}
+
+/// ρ*(F, h): the largest total load for which TAGS with `hosts` hosts has stable cutoffs;
+/// `None` hosts means h → ∞, where ρ* = E[X] / sup_x x F̄(x).
+///
+/// Pareto(1, α) with α > 1 has ρ*(h) = α/(α−1) (1 − α^(−h)) ([BDS20]):
+/// ```
+/// use rug::Float;
+/// use taskassign::dist::{DistSpec, DistFactory};
+/// use taskassign::optimize::threshold::tags_threshold;
+/// let d = DistSpec::parse("pareto:k=1,alpha=2").unwrap().build(128).unwrap();
+/// let t = tags_threshold(d.as_ref(), Some(3)).unwrap();
+/// let exact = Float::with_val(128, 2) * (Float::with_val(128, 1) - Float::with_val(128, 0.125)); // 1.75
+/// assert!(Float::with_val(128, &t.load - &exact).abs() < 1e-30);
+/// ```
+pub fn tags_threshold(dist: &dyn JobSize, hosts: Option<usize>) -> Result<Threshold, PolicyError> {
+    let bits = dist.prec();
+    let mean = dist.mean()?;
+    let lambda_lo = Float::with_val(bits, 1u32) / &mean;
+    let (argmax, sup) = dist.sup_x_tail()?;
+    if !(sup > 0) {
+        return Err(PolicyError::Num(NumError::NotFinite(format!(
+            "sup x F̄(x) = {}",
+            show(&sup)
+        ))));
+    }
+    let lambda_hi = Float::with_val(bits, 1u32) / &sup;
+    let Some(h) = hosts else {
+        let load = Float::with_val(bits, &mean / &sup);
+        return Ok(Threshold {
+            load,
+            lambda: lambda_hi,
+            cutoffs: vec![],
+            argmax: Some(argmax),
+        });
+    };
+    if h < 1 {
+        return Err(PolicyError::BadHosts(h));
+    }
+    if h == 1 || lambda_hi <= lambda_lo {
+        // One host: ρ < 1. sup x F̄(x) = E[X] only for a point mass, where every kill wastes.
+        return Ok(Threshold {
+            load: Float::with_val(bits, 1),
+            lambda: lambda_lo,
+            cutoffs: vec![],
+            argmax: None,
+        });
+    }
+    // Φ(λ) = (leftover load − 1) − (hosts not reached): continuous and increasing in λ,
+    // zero exactly when the h-th host is left with load 1.
+    let phi = |lambda: &Float| -> Result<Float, NumError> {
+        let g = greedy(dist, lambda, h).map_err(|e| NumError::NotFinite(e.to_string()))?;
+        if g.stuck {
+            return Ok(Float::with_val(bits, 1));
+        }
+        let unused = Float::with_val(bits, h - g.end_host);
+        Ok(g.last_load - 1u32 - unused)
+    };
+    let r = solve_increasing(
+        &format!("TAGS threshold with {h} hosts"),
+        &lambda_lo,
+        &lambda_hi,
+        phi,
+    )?;
+    let lambda = r.x;
+    let g = greedy(dist, &lambda, h)?;
+    let load = Float::with_val(bits, &lambda * &mean);
+    Ok(Threshold {
+        load,
+        lambda,
+        cutoffs: g.cutoffs,
+        argmax: None,
+    })
+}

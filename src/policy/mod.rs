@@ -1,0 +1,286 @@
+//! Dispatching policies with given cutoffs: per-host loads, stability, mean waiting,
+//! response and slowdown, exactly as `DESIGN.md` defines them.
+//!
+//! Every objective is a sum of per-host terms that depend on two consecutive cutoffs
+//! (s_{i−1}, s_i), so the optimiser can treat the cutoffs as a chain.
+
+pub mod random;
+pub mod sita;
+pub mod tags;
+
+use crate::dist::{DistError, JobSize};
+use crate::num::{parse_decimal, show, NumError};
+use rug::float::Special;
+use rug::Float;
+use thiserror::Error;
+
+/// Errors of the policy layer.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum PolicyError {
+    /// Cutoffs of the wrong count, out of order or outside the support.
+    #[error("cutoffs: {0}")]
+    BadCutoffs(String),
+    /// A load outside (0, h) or a non-positive λ.
+    #[error("load: {0}")]
+    BadLoad(String),
+    /// A host count below 1.
+    #[error("hosts must be at least 1, got {0}")]
+    BadHosts(usize),
+    /// The metric needs a moment that is infinite.
+    #[error("the mean {metric} is infinite for this distribution: {source}")]
+    InfiniteMetric {
+        /// The metric's name.
+        metric: &'static str,
+        /// The infinite moment.
+        source: DistError,
+    },
+    /// A distribution error.
+    #[error(transparent)]
+    Dist(#[from] DistError),
+    /// A numeric error.
+    #[error(transparent)]
+    Num(#[from] NumError),
+}
+
+impl PolicyError {
+    /// Turns an infinite moment met while computing `metric` into [`PolicyError::InfiniteMetric`].
+    pub fn for_metric(self, metric: Metric) -> Self {
+        match self {
+            PolicyError::Dist(e @ DistError::InfiniteMoment { .. }) => {
+                PolicyError::InfiniteMetric {
+                    metric: metric.name(),
+                    source: e,
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+/// The routing policies with closed forms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PolicyKind {
+    /// Size-Interval Task Assignment: host i serves sizes in (s_{i−1}, s_i].
+    Sita,
+    /// Task Assignment by Guessing Size: kill at s_i and restart at host i+1.
+    Tags,
+    /// Uniformly random host.
+    Random,
+}
+
+impl PolicyKind {
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            PolicyKind::Sita => "sita",
+            PolicyKind::Tags => "tags",
+            PolicyKind::Random => "random",
+        }
+    }
+}
+
+/// What is averaged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// Mean waiting time E[W] (for TAGS including the wasted service).
+    Waiting,
+    /// Mean response time E[W] + E[X].
+    Response,
+    /// Mean slowdown E[W/X].
+    Slowdown,
+}
+
+impl Metric {
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Waiting => "waiting",
+            Metric::Response => "response",
+            Metric::Slowdown => "slowdown",
+        }
+    }
+}
+
+/// How the user gave the load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadSpec {
+    /// Total offered load ρ = λ E[X] (`--load`).
+    Total(String),
+    /// Load per host u, ρ = u h (`--load-per-host`).
+    PerHost(String),
+    /// Arrival rate λ (`--lambda`).
+    Lambda(String),
+}
+
+impl LoadSpec {
+    /// Resolves to (λ, ρ) at the distribution's precision, checking 0 < ρ < h.
+    ///
+    /// ```
+    /// use taskassign::dist::{DistSpec, DistFactory};
+    /// use taskassign::policy::LoadSpec;
+    /// let d = DistSpec::parse("exp:rate=2").unwrap().build(100).unwrap();
+    /// let (lambda, rho) = LoadSpec::PerHost("0.25".into()).resolve(d.as_ref(), 2).unwrap();
+    /// assert_eq!(rho, 0.5);
+    /// assert_eq!(lambda, 1); // ρ / E[X] = 0.5 / 0.5
+    /// assert!(LoadSpec::Total("2".into()).resolve(d.as_ref(), 2).is_err());
+    /// ```
+    pub fn resolve(&self, dist: &dyn JobSize, hosts: usize) -> Result<(Float, Float), PolicyError> {
+        let bits = dist.prec();
+        let mean = dist.mean()?;
+        let num = |s: &str| parse_decimal(s, bits).map_err(|e| PolicyError::BadLoad(e.to_string()));
+        let (lambda, rho) = match self {
+            LoadSpec::Total(s) => {
+                let rho = num(s)?;
+                (Float::with_val(bits, &rho / &mean), rho)
+            }
+            LoadSpec::PerHost(s) => {
+                let rho = num(s)? * Float::with_val(bits, hosts);
+                (Float::with_val(bits, &rho / &mean), rho)
+            }
+            LoadSpec::Lambda(s) => {
+                let lambda = num(s)?;
+                let rho = Float::with_val(bits, &lambda * &mean);
+                (lambda, rho)
+            }
+        };
+        if !(rho > 0) {
+            return Err(PolicyError::BadLoad(format!(
+                "the load must be positive, got ρ = {}",
+                show(&rho)
+            )));
+        }
+        if rho >= hosts {
+            return Err(PolicyError::BadLoad(format!(
+                "total load ρ = λE[X] = {} must be below the number of hosts {hosts}: no policy is stable",
+                show(&rho)
+            )));
+        }
+        Ok((lambda, rho))
+    }
+}
+
+/// The result of evaluating a policy with given cutoffs.
+#[derive(Debug, Clone)]
+pub struct Evaluation {
+    /// Per-host loads ρ_i.
+    pub host_loads: Vec<Float>,
+    /// Every ρ_i < 1.
+    pub stable: bool,
+    /// The metric's value (+∞ when unstable).
+    pub value: Float,
+    /// The part due to queueing (+∞ when unstable).
+    pub queueing: Float,
+    /// The part due to service wasted on hosts that killed the job (TAGS; 0 otherwise).
+    pub wasted: Float,
+    /// Mean waiting in queue at each host (+∞ when that host is unstable).
+    pub host_waiting: Vec<Float>,
+}
+
+/// Full cutoff vector s_0 < s_1 < … < s_h from the h − 1 interior cutoffs, checking count,
+/// order and that each lies strictly inside the support.
+pub fn full_cutoffs(
+    dist: &dyn JobSize,
+    hosts: usize,
+    interior: &[Float],
+) -> Result<Vec<Float>, PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
+    if interior.len() != hosts - 1 {
+        return Err(PolicyError::BadCutoffs(format!(
+            "{hosts} hosts need {} cutoffs, got {}",
+            hosts - 1,
+            interior.len()
+        )));
+    }
+    let bits = dist.prec();
+    let lo = dist.lower();
+    let hi = dist.upper();
+    let mut s = Vec::with_capacity(hosts + 1);
+    s.push(lo.clone());
+    for (i, c) in interior.iter().enumerate() {
+        if !(*c > lo && *c < hi) {
+            return Err(PolicyError::BadCutoffs(format!(
+                "cutoff {} = {} is outside the support ({}, {})",
+                i + 1,
+                show(c),
+                show(&lo),
+                show(&hi)
+            )));
+        }
+        if i > 0 && *c <= interior[i - 1] {
+            return Err(PolicyError::BadCutoffs(format!(
+                "cutoffs must increase: s{} = {} ≤ s{} = {}",
+                i + 1,
+                show(c),
+                i,
+                show(&interior[i - 1])
+            )));
+        }
+        s.push(Float::with_val(bits, c));
+    }
+    s.push(hi);
+    Ok(s)
+}
+
+/// Evaluates `policy` for `dist` with arrival rate `lambda`, `hosts` hosts and the h − 1
+/// interior cutoffs (ignored by Random, which needs none).
+pub fn evaluate(
+    policy: PolicyKind,
+    dist: &dyn JobSize,
+    lambda: &Float,
+    hosts: usize,
+    cutoffs: &[Float],
+    metric: Metric,
+) -> Result<Evaluation, PolicyError> {
+    match policy {
+        PolicyKind::Sita => {
+            sita::evaluate(dist, lambda, &full_cutoffs(dist, hosts, cutoffs)?, metric)
+        }
+        PolicyKind::Tags => {
+            tags::evaluate(dist, lambda, &full_cutoffs(dist, hosts, cutoffs)?, metric)
+        }
+        PolicyKind::Random => random::evaluate(dist, lambda, hosts, metric),
+    }
+}
+
+/// +∞ at `bits`.
+pub(crate) fn inf(bits: u32) -> Float {
+    Float::with_val(bits, Special::Infinity)
+}
+
+/// Maps an infinite moment to an infinite-metric error.
+pub(crate) fn metric_moment(
+    metric: Metric,
+    r: Result<Float, DistError>,
+) -> Result<Float, PolicyError> {
+    r.map_err(|e| match e {
+        e @ DistError::InfiniteMoment { .. } => PolicyError::InfiniteMetric {
+            metric: metric.name(),
+            source: e,
+        },
+        other => PolicyError::Dist(other),
+    })
+}
+
+/// Mean waiting in an M/G/1 FCFS queue with arrival rate λ and service second moment m2
+/// (Pollaczek–Khinchine): λ m2 / (2 (1 − ρ)); +∞ when ρ ≥ 1.
+///
+/// ```
+/// use rug::Float;
+/// use taskassign::policy::pk_waiting;
+/// // M/M/1 with λ = 1/2, μ = 1: W = ρ/(μ(1−ρ)) = 1.
+/// let b = 64;
+/// let w = pk_waiting(&Float::with_val(b, 0.5), &Float::with_val(b, 2), &Float::with_val(b, 0.5));
+/// assert_eq!(w, 1);
+/// ```
+pub fn pk_waiting(lambda: &Float, m2: &Float, rho: &Float) -> Float {
+    let bits = m2.prec().max(rho.prec());
+    if *rho >= 1 {
+        return inf(bits);
+    }
+    let num = Float::with_val(bits, lambda * m2);
+    let den = (Float::with_val(bits, 1u32) - rho) * 2u32;
+    num / den
+}

@@ -1,0 +1,128 @@
+//! TAGS: every job starts at host 1; host i runs it for at most s_i and a job not done is
+//! killed and restarted from scratch at the tail of host i+1's queue (Harchol-Balter 2002;
+//! Bachmat, Doncel & Sarfati 2019, 2020).
+//!
+//! Host i sees the jobs with X > s_{i−1} and serves min(X, s_i):
+//! ρ_i = λ (M_1(s_{i−1}, s_i) + s_i F̄(s_i)),
+//! Q_i = λ (M_2(s_{i−1}, s_i) + s_i² F̄(s_i)) / (2 (1 − ρ_i)),
+//! E[W] = Σ_i F̄(s_{i−1}) Q_i + Σ_{i<h} s_i F̄(s_i)  (queueing + wasted service).
+//!
+//! Hosts ≥ 2 do not see a Poisson stream: Q_i for i ≥ 2 is the standard Poisson
+//! approximation used by the papers; it is exact at host 1.
+
+use super::{inf, metric_moment, pk_waiting, Evaluation, Metric, PolicyError};
+use crate::dist::JobSize;
+use rug::Float;
+
+/// One TAGS host with cutoffs (a, b]: it sees the jobs with X > a and serves min(X, b).
+#[derive(Debug, Clone)]
+pub struct TagsHost {
+    /// ρ_i = λ (M_1(a, b) + b F̄(b)).
+    pub load: Float,
+    /// Mean waiting in queue at the host, Q_i (Poisson approximation for i ≥ 2).
+    pub waiting: Float,
+}
+
+/// b F̄(b) and b² F̄(b), zero when b is the (possibly infinite) top of the support.
+fn killed_terms(dist: &dyn JobSize, b: &Float) -> (Float, Float) {
+    let bits = dist.prec();
+    if b.is_infinite() || *b >= dist.upper() {
+        return (Float::with_val(bits, 0), Float::with_val(bits, 0));
+    }
+    let t = dist.tail(b);
+    let bt = Float::with_val(bits, b * &t);
+    let b2t = Float::with_val(bits, b * &bt);
+    (bt, b2t)
+}
+
+/// Load of the TAGS host (a, b]: λ E[min(X, b); X > a].
+pub fn host_load(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    a: &Float,
+    b: &Float,
+) -> Result<Float, PolicyError> {
+    let bits = dist.prec();
+    let m1 = dist.partial_moment(1, a, b)?;
+    let (bt, _) = killed_terms(dist, b);
+    Ok(Float::with_val(
+        bits,
+        lambda * Float::with_val(bits, &m1 + &bt),
+    ))
+}
+
+/// The TAGS host (a, b].
+pub fn host(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    a: &Float,
+    b: &Float,
+) -> Result<TagsHost, PolicyError> {
+    let bits = dist.prec();
+    let m1 = dist.partial_moment(1, a, b)?;
+    let (bt, b2t) = killed_terms(dist, b);
+    let load = Float::with_val(bits, lambda * Float::with_val(bits, &m1 + &bt));
+    let waiting = if load >= 1 {
+        inf(bits)
+    } else {
+        let m2 = dist.partial_moment(2, a, b)?;
+        pk_waiting(lambda, &Float::with_val(bits, &m2 + &b2t), &load)
+    };
+    Ok(TagsHost { load, waiting })
+}
+
+/// TAGS with the full cutoff vector s_0 < … < s_h.
+pub fn evaluate(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    s: &[Float],
+    metric: Metric,
+) -> Result<Evaluation, PolicyError> {
+    let bits = dist.prec();
+    let top = dist.upper();
+    let lo_open = dist.lower_open();
+    let hosts = s.len() - 1;
+    let mut host_loads = Vec::with_capacity(hosts);
+    let mut host_waiting = Vec::with_capacity(hosts);
+    let mut queueing = Float::with_val(bits, 0);
+    let mut wasted = Float::with_val(bits, 0);
+    // Weight of a per-host quantity over the jobs with X > a: P(X > a) for waiting,
+    // E[1/X; X > a] for slowdown.
+    let weight_above = |a: &Float| -> Result<Float, PolicyError> {
+        match metric {
+            Metric::Slowdown => metric_moment(metric, dist.partial_moment(-1, a, &top)),
+            _ => Ok(dist.partial_moment(0, a, &top)?),
+        }
+    };
+    for i in 1..=hosts {
+        let a = if i == 1 { &lo_open } else { &s[i - 1] };
+        let h = host(dist, lambda, a, &s[i]).map_err(|e| e.for_metric(metric))?;
+        let w = weight_above(a)?;
+        if !w.is_zero() {
+            queueing += Float::with_val(bits, &w * &h.waiting);
+        }
+        if i < hosts {
+            let wi = weight_above(&s[i])?;
+            wasted += Float::with_val(bits, &s[i] * &wi);
+        }
+        host_loads.push(h.load);
+        host_waiting.push(h.waiting);
+    }
+    let stable = host_loads.iter().all(|r| *r < 1);
+    if !stable {
+        queueing = inf(bits);
+    }
+    let waiting = Float::with_val(bits, &queueing + &wasted);
+    let value = match metric {
+        Metric::Response => Float::with_val(bits, &waiting + &dist.mean()?),
+        _ => waiting,
+    };
+    Ok(Evaluation {
+        host_loads,
+        stable,
+        value,
+        queueing,
+        wasted,
+        host_waiting,
+    })
+}

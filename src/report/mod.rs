@@ -1,0 +1,120 @@
+//! Certified results and their rendering (text and JSON).
+//!
+//! Each result is computed twice, at the two precisions of [`crate::num::certify_bits`],
+//! and every number is printed with the significant digits on which both runs agree.
+
+pub mod eval;
+pub mod threshold;
+
+use crate::num::certify::{certify_pair, Certified};
+use rug::Float;
+use serde_json::{Map, Value};
+
+/// Certifies matching vectors of values from the low and high precision runs.
+pub fn certify_all(lo: &[Float], hi: &[Float], wanted: u32) -> Vec<Certified> {
+    lo.iter()
+        .zip(hi)
+        .map(|(a, b)| certify_pair(a, b, wanted))
+        .collect()
+}
+
+/// The smallest count of certified digits among `xs` (the `digits` reported).
+pub fn min_digits<'a, I: IntoIterator<Item = &'a Certified>>(xs: I, wanted: u32) -> u32 {
+    xs.into_iter().map(|c| c.digits).min().unwrap_or(wanted)
+}
+
+/// An ordered list of (key, value) pairs rendered as JSON or aligned text.
+#[derive(Debug, Clone, Default)]
+pub struct Record {
+    fields: Vec<(String, Value)>,
+}
+
+impl Record {
+    /// Adds a string field.
+    pub fn text(&mut self, k: &str, v: impl Into<String>) -> &mut Self {
+        self.fields.push((k.to_string(), Value::String(v.into())));
+        self
+    }
+    /// Adds an integer field.
+    pub fn int(&mut self, k: &str, v: u64) -> &mut Self {
+        self.fields.push((k.to_string(), Value::from(v)));
+        self
+    }
+    /// Adds a host count: an integer, or the string "inf" for h → ∞.
+    pub fn hosts(&mut self, k: &str, h: Option<usize>) -> &mut Self {
+        match h {
+            Some(h) => self.int(k, h as u64),
+            None => self.text(k, "inf"),
+        }
+    }
+    /// Adds a boolean field.
+    pub fn flag(&mut self, k: &str, v: bool) -> &mut Self {
+        self.fields.push((k.to_string(), Value::Bool(v)));
+        self
+    }
+    /// Adds a certified number (a decimal string).
+    pub fn num(&mut self, k: &str, v: &Certified) -> &mut Self {
+        self.text(k, v.text.clone())
+    }
+    /// Adds a list of certified numbers.
+    pub fn nums(&mut self, k: &str, v: &[Certified]) -> &mut Self {
+        self.fields.push((
+            k.to_string(),
+            Value::Array(v.iter().map(|c| Value::String(c.text.clone())).collect()),
+        ));
+        self
+    }
+    /// Adds a list of strings.
+    pub fn texts(&mut self, k: &str, v: &[String]) -> &mut Self {
+        self.fields.push((
+            k.to_string(),
+            Value::Array(v.iter().map(|c| Value::String(c.clone())).collect()),
+        ));
+        self
+    }
+    /// One JSON object, keys in insertion order.
+    pub fn to_json(&self) -> String {
+        let mut m = Map::new();
+        for (k, v) in &self.fields {
+            m.insert(k.clone(), v.clone());
+        }
+        Value::Object(m).to_string()
+    }
+    /// Aligned `key  value` lines.
+    pub fn to_text(&self) -> String {
+        let w = self.fields.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+        let mut out = String::new();
+        for (k, v) in &self.fields {
+            let shown = match v {
+                Value::String(s) => s.clone(),
+                Value::Array(a) => {
+                    let parts: Vec<String> = a
+                        .iter()
+                        .map(|x| {
+                            x.as_str()
+                                .map(str::to_string)
+                                .unwrap_or_else(|| x.to_string())
+                        })
+                        .collect();
+                    if parts.is_empty() {
+                        "(none)".to_string()
+                    } else {
+                        parts.join(", ")
+                    }
+                }
+                other => other.to_string(),
+            };
+            out.push_str(&format!("{k:<w$}  {shown}\n"));
+        }
+        out
+    }
+}
+
+/// The sentence printed when fewer digits than asked are certain.
+pub fn digits_note(certified: u32, wanted: u32) -> Option<String> {
+    if certified < wanted {
+        Some(format!("only {certified} of the {wanted} requested significant digits are certified (two precisions agree on {certified})"))
+    } else {
+        None
+    }
+}
