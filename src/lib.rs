@@ -10,3 +10,4 @@ pub mod num;
 pub mod optimize;
 pub mod policy;
 pub mod report;
+pub mod sim;

@@ -22,12 +22,22 @@ fn build(spec: &str) -> Box<dyn JobSize> {
 fn assert_close(what: &str, got: &Float, want: &Float) {
     let err = Float::with_val(BITS, got - want).abs();
     let scale = Float::with_val(BITS, want.abs_ref());
-    assert!(got.is_finite() && want.is_finite(), "{what}: got {got}, want {want}");
+    assert!(
+        got.is_finite() && want.is_finite(),
+        "{what}: got {got}, want {want}"
+    );
     let ok = err.is_zero() || (err.get_exp().unwrap() - scale.get_exp().unwrap_or(0)) < REL_TOL_EXP;
     assert!(ok, "{what}: got {got}, want {want}");
 }
 
-fn eval(p: PolicyKind, d: &dyn JobSize, lambda: &Float, h: usize, cut: &[Float], m: Metric) -> taskassign::policy::Evaluation {
+fn eval(
+    p: PolicyKind,
+    d: &dyn JobSize,
+    lambda: &Float,
+    h: usize,
+    cut: &[Float],
+    m: Metric,
+) -> taskassign::policy::Evaluation {
     evaluate(p, d, lambda, h, cut, m).unwrap()
 }
 
@@ -42,7 +52,11 @@ fn one_host_is_mm1_for_exponential_sizes() {
             let e = eval(p, d.as_ref(), &r, 1, &[], Metric::Waiting);
             assert_close(&format!("{p:?} ρ={rho}"), &e.value, &want);
             let resp = eval(p, d.as_ref(), &r, 1, &[], Metric::Response);
-            assert_close("response", &resp.value, &(Float::with_val(BITS, &want + 1u32)));
+            assert_close(
+                "response",
+                &resp.value,
+                &(Float::with_val(BITS, &want + 1u32)),
+            );
             assert!(evaluate(p, d.as_ref(), &r, 1, &[], Metric::Slowdown).is_err());
         }
     }
@@ -61,7 +75,8 @@ fn one_host_is_pollaczek_khinchine() {
         for rho in ["0.3", "0.8"] {
             let r = f(rho);
             let lambda = Float::with_val(BITS, &r / &mean);
-            let w = Float::with_val(BITS, &lambda * &pf) / (Float::with_val(BITS, &one - &r) * 2u32);
+            let w =
+                Float::with_val(BITS, &lambda * &pf) / (Float::with_val(BITS, &one - &r) * 2u32);
             let inv = (Float::with_val(BITS, &one / &pf) + 1u32) / 2u32;
             for pol in [PolicyKind::Sita, PolicyKind::Tags] {
                 let e = eval(pol, d.as_ref(), &lambda, 1, &[], Metric::Waiting);
@@ -82,8 +97,16 @@ fn random_is_pk_with_split_stream() {
         let rho = f("0.7") * Float::with_val(BITS, h);
         let lambda = Float::with_val(BITS, &rho * 2u32);
         let lh = Float::with_val(BITS, &lambda / Float::with_val(BITS, h));
-        let want = Float::with_val(BITS, &lh / 3u32) / ((Float::with_val(BITS, 1) - Float::with_val(BITS, &lh / 2u32)) * 2u32);
-        let e = eval(PolicyKind::Random, d.as_ref(), &lambda, h, &[], Metric::Waiting);
+        let want = Float::with_val(BITS, &lh / 3u32)
+            / ((Float::with_val(BITS, 1) - Float::with_val(BITS, &lh / 2u32)) * 2u32);
+        let e = eval(
+            PolicyKind::Random,
+            d.as_ref(),
+            &lambda,
+            h,
+            &[],
+            Metric::Waiting,
+        );
         assert_close("random", &e.value, &want);
     }
 }
@@ -102,15 +125,30 @@ fn sita_two_hosts_exponential_by_hand() {
         let m1a = Float::with_val(BITS, 1) - Float::with_val(BITS, &s + 1u32) * &e;
         let q = Float::with_val(BITS, &s * &s) + Float::with_val(BITS, &s * 2u32) + 2u32;
         let m2a = Float::with_val(BITS, 2) - Float::with_val(BITS, &q * &e);
-        let (m0b, m1b, m2b) = (e.clone(), Float::with_val(BITS, &s + 1u32) * &e, Float::with_val(BITS, &q * &e));
+        let (m0b, m1b, m2b) = (
+            e.clone(),
+            Float::with_val(BITS, &s + 1u32) * &e,
+            Float::with_val(BITS, &q * &e),
+        );
         let w = |m0: &Float, m1: &Float, m2: &Float| {
             let rho = Float::with_val(BITS, &lambda * m1);
             Float::with_val(BITS, m0 * &lambda) * m2 / ((Float::with_val(BITS, 1) - rho) * 2u32)
         };
         let want = w(&m0a, &m1a, &m2a) + w(&m0b, &m1b, &m2b);
-        let got = eval(PolicyKind::Sita, d.as_ref(), &lambda, 2, std::slice::from_ref(&s), Metric::Waiting);
+        let got = eval(
+            PolicyKind::Sita,
+            d.as_ref(),
+            &lambda,
+            2,
+            std::slice::from_ref(&s),
+            Metric::Waiting,
+        );
         assert_close("sita exp", &got.value, &want);
-        assert_close("host load 1", &got.host_loads[0], &Float::with_val(BITS, &lambda * &m1a));
+        assert_close(
+            "host load 1",
+            &got.host_loads[0],
+            &Float::with_val(BITS, &lambda * &m1a),
+        );
     }
 }
 
@@ -127,7 +165,10 @@ fn tags_two_hosts_uniform_by_hand() {
         let s2 = Float::with_val(BITS, &s * &s);
         let s3 = Float::with_val(BITS, &s2 * &s);
         let tail = Float::with_val(BITS, &one - &s);
-        let r1 = Float::with_val(BITS, &lambda * Float::with_val(BITS, &s - Float::with_val(BITS, &s2 / 2u32)));
+        let r1 = Float::with_val(
+            BITS,
+            &lambda * Float::with_val(BITS, &s - Float::with_val(BITS, &s2 / 2u32)),
+        );
         let m21 = Float::with_val(BITS, &s3 / 3u32) + Float::with_val(BITS, &s2 * &tail);
         let q1 = Float::with_val(BITS, &lambda * &m21) / (Float::with_val(BITS, &one - &r1) * 2u32);
         let r2 = Float::with_val(BITS, &lambda * Float::with_val(BITS, &one - &s2)) / 2u32;
@@ -135,12 +176,23 @@ fn tags_two_hosts_uniform_by_hand() {
         let q2 = Float::with_val(BITS, &lambda * &m22) / (Float::with_val(BITS, &one - &r2) * 2u32);
         let wasted = Float::with_val(BITS, &s * &tail);
         let queueing = Float::with_val(BITS, &q1 + Float::with_val(BITS, &tail * &q2));
-        let got = eval(PolicyKind::Tags, d.as_ref(), &lambda, 2, std::slice::from_ref(&s), Metric::Waiting);
+        let got = eval(
+            PolicyKind::Tags,
+            d.as_ref(),
+            &lambda,
+            2,
+            std::slice::from_ref(&s),
+            Metric::Waiting,
+        );
         assert_close("tags rho1", &got.host_loads[0], &r1);
         assert_close("tags rho2", &got.host_loads[1], &r2);
         assert_close("tags queueing", &got.queueing, &queueing);
         assert_close("tags wasted", &got.wasted, &wasted);
-        assert_close("tags total", &got.value, &Float::with_val(BITS, &queueing + &wasted));
+        assert_close(
+            "tags total",
+            &got.value,
+            &Float::with_val(BITS, &queueing + &wasted),
+        );
     }
 }
 
@@ -151,8 +203,22 @@ fn tags_slowdown_by_size_class() {
     let d = build("uniform:a=1,b=2");
     let lambda = f("0.5");
     let cut = [f("1.2"), f("1.5")];
-    let e = eval(PolicyKind::Tags, d.as_ref(), &lambda, 3, &cut, Metric::Slowdown);
-    let w = eval(PolicyKind::Tags, d.as_ref(), &lambda, 3, &cut, Metric::Waiting);
+    let e = eval(
+        PolicyKind::Tags,
+        d.as_ref(),
+        &lambda,
+        3,
+        &cut,
+        Metric::Slowdown,
+    );
+    let w = eval(
+        PolicyKind::Tags,
+        d.as_ref(),
+        &lambda,
+        3,
+        &cut,
+        Metric::Waiting,
+    );
     let q = &w.host_waiting;
     let bounds = [f("1"), cut[0].clone(), cut[1].clone(), f("2")];
     let mut want = Float::with_val(BITS, 0);
@@ -173,7 +239,14 @@ fn tags_slowdown_by_size_class() {
 #[test]
 fn unstable_cutoffs_give_infinite_mean_not_nan() {
     let d = build("exp:rate=1");
-    let e = eval(PolicyKind::Tags, d.as_ref(), &f("1.4"), 2, &[f("0.1")], Metric::Waiting);
+    let e = eval(
+        PolicyKind::Tags,
+        d.as_ref(),
+        &f("1.4"),
+        2,
+        &[f("0.1")],
+        Metric::Waiting,
+    );
     assert!(!e.stable);
     assert!(e.value.is_infinite() && !e.value.is_nan());
 }
@@ -182,9 +255,13 @@ fn unstable_cutoffs_give_infinite_mean_not_nan() {
 fn loads_resolve_with_the_tags_convention() {
     // ρ = λ E[X]; --load-per-host u means ρ = u h.
     let d = build("uniform:a=0,b=2");
-    let (l, r) = LoadSpec::Total("1.5".into()).resolve(d.as_ref(), 2).unwrap();
+    let (l, r) = LoadSpec::Total("1.5".into())
+        .resolve(d.as_ref(), 2)
+        .unwrap();
     assert_eq!((l.clone(), r), (f("1.5"), f("1.5")));
-    let (l2, r2) = LoadSpec::PerHost("0.75".into()).resolve(d.as_ref(), 2).unwrap();
+    let (l2, r2) = LoadSpec::PerHost("0.75".into())
+        .resolve(d.as_ref(), 2)
+        .unwrap();
     assert_eq!((l2, r2), (l, f("1.5")));
     assert!(LoadSpec::Lambda("0".into()).resolve(d.as_ref(), 2).is_err());
     assert!(LoadSpec::Total("2".into()).resolve(d.as_ref(), 2).is_err());
@@ -194,14 +271,33 @@ fn loads_resolve_with_the_tags_convention() {
 fn huge_p_evaluates_without_overflow() {
     for p in ["1e1000", "1e100000"] {
         let d = build(&format!("bp:k=1,p={p},alpha=1"));
-        let (lambda, _) = LoadSpec::Total("0.5".into()).resolve(d.as_ref(), 2).unwrap();
+        let (lambda, _) = LoadSpec::Total("0.5".into())
+            .resolve(d.as_ref(), 2)
+            .unwrap();
         let half = Float::with_val(BITS, f(p).sqrt_ref());
         for pol in [PolicyKind::Sita, PolicyKind::Tags] {
-            let e = eval(pol, d.as_ref(), &lambda, 2, std::slice::from_ref(&half), Metric::Waiting);
-            assert!(e.stable && e.value.is_finite() && e.value > 0, "{pol:?} {p}");
+            let e = eval(
+                pol,
+                d.as_ref(),
+                &lambda,
+                2,
+                std::slice::from_ref(&half),
+                Metric::Waiting,
+            );
+            assert!(
+                e.stable && e.value.is_finite() && e.value > 0,
+                "{pol:?} {p}"
+            );
         }
         // SITA with BP α=1 cutoff √p: ρ_1 = ρ_2 (each interval carries half of ln p).
-        let e = eval(PolicyKind::Sita, d.as_ref(), &lambda, 2, &[half], Metric::Waiting);
+        let e = eval(
+            PolicyKind::Sita,
+            d.as_ref(),
+            &lambda,
+            2,
+            &[half],
+            Metric::Waiting,
+        );
         assert_close("equal split", &e.host_loads[0], &e.host_loads[1]);
     }
 }

@@ -33,7 +33,12 @@ fn pareto_threshold_closed_form() {
             let t = tags_threshold(d.as_ref(), Some(h as usize)).unwrap();
             let want = Float::with_val(BITS, 1) - Float::with_val(BITS, (&a).pow_ref_neg(h));
             let want = Float::with_val(BITS, &lead * &want);
-            assert!(rel_err(&t.load, &want) < EXACT_TOL, "α={alpha} h={h}: {} vs {}", t.load, want);
+            assert!(
+                rel_err(&t.load, &want) < EXACT_TOL,
+                "α={alpha} h={h}: {} vs {}",
+                t.load,
+                want
+            );
         }
         let inf = tags_threshold(d.as_ref(), None).unwrap();
         assert!(rel_err(&inf.load, &lead) < EXACT_TOL);
@@ -96,23 +101,37 @@ fn infinite_hosts_limit() {
     let d = build("exp:rate=1", BITS);
     assert!(rel_err(&tags_threshold(d.as_ref(), None).unwrap().load, &e) < EXACT_TOL);
     let d = build("uniform:a=0,b=1", BITS);
-    assert!(rel_err(&tags_threshold(d.as_ref(), None).unwrap().load, &Float::with_val(BITS, 2)) < EXACT_TOL);
+    assert!(
+        rel_err(
+            &tags_threshold(d.as_ref(), None).unwrap().load,
+            &Float::with_val(BITS, 2)
+        ) < EXACT_TOL
+    );
     let d = build("bp:k=1,p=1e6,alpha=1", BITS);
     let p = Float::with_val(BITS, 1_000_000);
-    let want = Float::with_val(BITS, p.ln_ref()) / (Float::with_val(BITS, 1) - Float::with_val(BITS, 1) / &p);
+    let want = Float::with_val(BITS, p.ln_ref())
+        / (Float::with_val(BITS, 1) - Float::with_val(BITS, 1) / &p);
     assert!(rel_err(&tags_threshold(d.as_ref(), None).unwrap().load, &want) < EXACT_TOL);
 }
 
 #[test]
 fn thresholds_increase_with_h_towards_the_limit() {
     // Monotone in h (more hosts never hurt) and bounded by the h → ∞ value.
-    for spec in ["exp:rate=1", "uniform:a=0,b=1", "bp:k=1,p=1e4,alpha=0.5", "hyperexp:p=0.1,rate1=0.1,rate2=10"] {
+    for spec in [
+        "exp:rate=1",
+        "uniform:a=0,b=1",
+        "bp:k=1,p=1e4,alpha=0.5",
+        "hyperexp:p=0.1,rate1=0.1,rate2=10",
+    ] {
         let d = build(spec, 96);
         let lim = tags_threshold(d.as_ref(), None).unwrap().load;
         let mut prev = Float::with_val(96, 1);
         for h in 2..=12 {
             let t = tags_threshold(d.as_ref(), Some(h)).unwrap().load;
-            assert!(t > prev && t < lim, "{spec} h={h}: {t} prev {prev} lim {lim}");
+            assert!(
+                t > prev && t < lim,
+                "{spec} h={h}: {t} prev {prev} lim {lim}"
+            );
             prev = t;
         }
     }
@@ -127,15 +146,27 @@ const DELTA: f64 = 0.03;
 /// Whether some cutoffs on a quantile grid make every host's load < 1 (h = 2 or 3).
 fn exhaustive_stable(d: &dyn JobSize, lambda: &Float, h: usize) -> bool {
     let bits = d.prec();
-    let grid: Vec<Float> = (1..GRID).map(|i| d.quantile(&Float::with_val(bits, i as f64 / GRID as f64)).unwrap()).collect();
+    let grid: Vec<Float> = (1..GRID)
+        .map(|i| {
+            d.quantile(&Float::with_val(bits, i as f64 / GRID as f64))
+                .unwrap()
+        })
+        .collect();
     let lo = d.lower_open();
     let top = d.upper();
-    let first: Vec<bool> = grid.iter().map(|s| host_load(d, lambda, &lo, s).unwrap() < 1).collect();
-    let last: Vec<bool> = grid.iter().map(|s| host_load(d, lambda, s, &top).unwrap() < 1).collect();
+    let first: Vec<bool> = grid
+        .iter()
+        .map(|s| host_load(d, lambda, &lo, s).unwrap() < 1)
+        .collect();
+    let last: Vec<bool> = grid
+        .iter()
+        .map(|s| host_load(d, lambda, s, &top).unwrap() < 1)
+        .collect();
     match h {
         2 => (0..grid.len()).any(|i| first[i] && last[i]),
         3 => (0..grid.len()).filter(|&i| first[i]).any(|i| {
-            (i + 1..grid.len()).any(|j| last[j] && host_load(d, lambda, &grid[i], &grid[j]).unwrap() < 1)
+            (i + 1..grid.len())
+                .any(|j| last[j] && host_load(d, lambda, &grid[i], &grid[j]).unwrap() < 1)
         }),
         _ => unreachable!(),
     }
@@ -145,15 +176,29 @@ fn exhaustive_stable(d: &dyn JobSize, lambda: &Float, h: usize) -> bool {
 fn greedy_decision_matches_exhaustive_search() {
     // [BDS19]: stable cutoffs exist iff the greedy construction leaves the last host a load
     // below 1. Checked against brute force just below and just above ρ*.
-    for spec in ["exp:rate=1", "uniform:a=0,b=1", "bp:k=1,p=100,alpha=0.5", "bp:k=1,p=1e4,alpha=1.5", "hyperexp:p=0.2,rate1=0.25,rate2=4"] {
+    for spec in [
+        "exp:rate=1",
+        "uniform:a=0,b=1",
+        "bp:k=1,p=100,alpha=0.5",
+        "bp:k=1,p=1e4,alpha=1.5",
+        "hyperexp:p=0.2,rate1=0.25,rate2=4",
+    ] {
         let d = build(spec, 64);
         let mean = d.mean().unwrap();
         for h in [2usize, 3] {
             let t = tags_threshold(d.as_ref(), Some(h)).unwrap();
             for (factor, expect) in [(1.0 - DELTA, true), (1.0 + DELTA, false)] {
                 let lambda = Float::with_val(64, &t.load * factor) / &mean;
-                assert_eq!(greedy(d.as_ref(), &lambda, h).unwrap().stable(), expect, "{spec} h={h} greedy");
-                assert_eq!(exhaustive_stable(d.as_ref(), &lambda, h), expect, "{spec} h={h} ×{factor} exhaustive");
+                assert_eq!(
+                    greedy(d.as_ref(), &lambda, h).unwrap().stable(),
+                    expect,
+                    "{spec} h={h} greedy"
+                );
+                assert_eq!(
+                    exhaustive_stable(d.as_ref(), &lambda, h),
+                    expect,
+                    "{spec} h={h} ×{factor} exhaustive"
+                );
             }
         }
     }
@@ -161,7 +206,11 @@ fn greedy_decision_matches_exhaustive_search() {
 
 #[test]
 fn thirty_and_three_hundred_digits_agree() {
-    for spec in ["exp:rate=1", "bp:k=1,p=1e10,alpha=0.5", "bp:k=1,p=1e1000,alpha=1.5"] {
+    for spec in [
+        "exp:rate=1",
+        "bp:k=1,p=1e10,alpha=0.5",
+        "bp:k=1,p=1e1000,alpha=1.5",
+    ] {
         let d = DistSpec::parse(spec).unwrap();
         for h in [Some(2), Some(5), None] {
             let a = threshold_certified(&d, h, 30).unwrap();
@@ -173,7 +222,12 @@ fn thirty_and_three_hundred_digits_agree() {
             // The 30-digit string is the 300-digit value rounded: within half a unit in the
             // 30th digit.
             let rel = Float::with_val(1100, &x - &y) / &y;
-            assert!(rel.abs() < 5.01e-30, "{spec} {h:?}: {} vs {}", a.load.text, b.load.text);
+            assert!(
+                rel.abs() < 5.01e-30,
+                "{spec} {h:?}: {} vs {}",
+                a.load.text,
+                b.load.text
+            );
         }
     }
 }

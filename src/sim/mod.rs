@@ -1,0 +1,1 @@
+//! Simulators that cross-check the analytic formulas (dispatching to FCFS hosts).
