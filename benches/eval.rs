@@ -1,1 +1,108 @@
-fn main() {}
+//! Benchmarks of the analytic core through the library API.
+//!
+//! * `eval/{sita,tags}/h{2,16}/bits{64,256,1024}`: one evaluation of the mean waiting time
+//!   for BP(k = 1, p = 1e10, α = 1) at total load ρ = 0.5 with geometric cutoffs
+//!   s_i = k (p/k)^(i/h). The distribution, λ and the cutoffs are built once, outside the
+//!   timed loop. TAGS is stable there: for α = 1 every geometric interval carries
+//!   E[X; s_{i−1} < X ≤ s_i] = E[X]/h and s_i F̄(s_i) < 1, so
+//!   ρ_i < ρ/h + λ = 0.5/h + 0.5/E[X] ≈ 0.5/h + 0.022 < 1 (checked below before timing).
+//! * `threshold/tags/h{2,10}/bits128`: the TAGS stability threshold ρ*(F, h) for the same
+//!   distribution (the distribution is built once).
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use rug::ops::Pow;
+use rug::Float;
+use taskassign::dist::{DistFactory, DistSpec, JobSize};
+use taskassign::optimize::threshold::tags_threshold;
+use taskassign::policy::{evaluate, LoadSpec, Metric, PolicyKind};
+
+/// The job-size distribution of every benchmark.
+const SPEC: &str = "bp:k=1,p=1e10,alpha=1";
+/// Total offered load ρ = λ E[X] of the evaluations.
+const LOAD: &str = "0.5";
+/// Host counts of the evaluations.
+const EVAL_HOSTS: [usize; 2] = [2, 16];
+/// Working precisions (bits) of the evaluations.
+const EVAL_BITS: [u32; 3] = [64, 256, 1024];
+/// Host counts of the threshold benchmarks.
+const THRESHOLD_HOSTS: [usize; 2] = [2, 10];
+/// Working precision (bits) of the threshold benchmarks.
+const THRESHOLD_BITS: u32 = 128;
+/// Samples per threshold benchmark (criterion's minimum; each run takes milliseconds).
+const THRESHOLD_SAMPLES: usize = 10;
+
+/// The h − 1 interior geometric cutoffs k (p/k)^(i/h), i = 1 … h − 1.
+fn geometric_cutoffs(d: &dyn JobSize, hosts: usize) -> Vec<Float> {
+    let bits = d.prec();
+    let k = d.lower();
+    let ratio = Float::with_val(bits, d.upper() / &k);
+    (1..hosts)
+        .map(|i| {
+            let e = Float::with_val(bits, i) / Float::with_val(bits, hosts);
+            Float::with_val(bits, (&ratio).pow(&e)) * &k
+        })
+        .collect()
+}
+
+fn bench_eval(c: &mut Criterion) {
+    let spec = DistSpec::parse(SPEC).expect("valid spec");
+    let mut group = c.benchmark_group("eval");
+    for policy in [PolicyKind::Sita, PolicyKind::Tags] {
+        for hosts in EVAL_HOSTS {
+            for bits in EVAL_BITS {
+                let d = spec.build(bits).expect("distribution builds");
+                let (lambda, _rho) = LoadSpec::Total(LOAD.into())
+                    .resolve(d.as_ref(), hosts)
+                    .expect("load is valid");
+                let cutoffs = geometric_cutoffs(d.as_ref(), hosts);
+                let first = evaluate(
+                    policy,
+                    d.as_ref(),
+                    &lambda,
+                    hosts,
+                    &cutoffs,
+                    Metric::Waiting,
+                )
+                .expect("evaluation succeeds");
+                assert!(
+                    first.stable && first.value.is_finite(),
+                    "{} h={hosts} bits={bits} must be stable",
+                    policy.name()
+                );
+                let id =
+                    BenchmarkId::from_parameter(format!("{}/h{hosts}/bits{bits}", policy.name()));
+                group.bench_function(id, |b| {
+                    b.iter(|| {
+                        evaluate(
+                            policy,
+                            black_box(d.as_ref()),
+                            black_box(&lambda),
+                            hosts,
+                            black_box(&cutoffs),
+                            Metric::Waiting,
+                        )
+                        .expect("evaluation succeeds")
+                    })
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+fn bench_threshold(c: &mut Criterion) {
+    let spec = DistSpec::parse(SPEC).expect("valid spec");
+    let d = spec.build(THRESHOLD_BITS).expect("distribution builds");
+    let mut group = c.benchmark_group("threshold");
+    group.sample_size(THRESHOLD_SAMPLES);
+    for hosts in THRESHOLD_HOSTS {
+        let id = BenchmarkId::from_parameter(format!("tags/h{hosts}/bits{THRESHOLD_BITS}"));
+        group.bench_function(id, |b| {
+            b.iter(|| tags_threshold(black_box(d.as_ref()), Some(hosts)).expect("threshold"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_eval, bench_threshold);
+criterion_main!(benches);

@@ -2,11 +2,15 @@
 
 use crate::dist::{DistFactory, DistSpec};
 use crate::num::{check_digits, DEFAULT_DIGITS};
+use crate::optimize::OptPolicy;
 use crate::policy::{LoadSpec, Metric, PolicyKind};
 use crate::report::eval::{eval_certified, eval_record, EvalRequest};
+use crate::report::optimize::{optimize_certified, optimize_record, OptimizeRequest};
 use crate::report::threshold::{threshold_certified, threshold_record};
 use crate::report::Record;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+mod simulate;
 
 /// Exit status for bad input.
 pub const EXIT_BAD_INPUT: i32 = 2;
@@ -32,9 +36,15 @@ enum Command {
     /// Evaluate SITA, TAGS or Random with given cutoffs: host loads, stability, mean
     /// waiting / response / slowdown (TAGS: queueing and wasted parts).
     Eval(EvalArgs),
+    /// Optimal cutoffs: SITA-opt, SITA-E (equal loads), TAGS-opt, TAGS-minmax (smallest
+    /// largest mean queue length); global search, then polished to the digits asked.
+    Optimize(OptimizeArgs),
     /// TAGS stability threshold rho*(F, h): the largest total load for which stable
     /// cutoffs exist, and the greedy cutoffs at it.
     Threshold(ThresholdArgs),
+    /// Simulate h FCFS hosts under sita|tags|random|rr|lwl|jsq: mean waiting, response,
+    /// slowdown and per-host waiting with 95% half-widths, compared with the formula.
+    Simulate(simulate::SimulateArgs),
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -103,6 +113,41 @@ struct EvalArgs {
     format: Format,
 }
 
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+enum OptPolicyArg {
+    Sita,
+    #[value(name = "sita-e")]
+    SitaE,
+    Tags,
+    #[value(name = "tags-minmax")]
+    TagsMinmax,
+}
+
+#[derive(Args, Debug)]
+struct OptimizeArgs {
+    /// What to optimise. tags-minmax minimises the largest mean queue length
+    /// lambda_i*Q_i over the hosts (jobs waiting, not in service; lambda_i = lambda*P(X > s_{i-1})).
+    #[arg(long, value_enum)]
+    policy: OptPolicyArg,
+    /// Job-size distribution, family:key=value,...
+    #[arg(long, value_name = "SPEC")]
+    dist: String,
+    /// Number of hosts h >= 1.
+    #[arg(long, allow_hyphen_values = true)]
+    hosts: i64,
+    #[command(flatten)]
+    load: LoadArgs,
+    /// What is minimised and reported.
+    #[arg(long, value_enum, default_value = "waiting")]
+    metric: MetricArg,
+    /// Significant decimal digits wanted (each printed digit is certified).
+    #[arg(long, default_value_t = i64::from(DEFAULT_DIGITS), allow_hyphen_values = true)]
+    digits: i64,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
 #[derive(Args, Debug)]
 struct ThresholdArgs {
     /// Job-size distribution, family:key=value,...
@@ -140,16 +185,51 @@ fn render(rec: &Record, format: Format) -> String {
     }
 }
 
+fn load_of(l: LoadArgs) -> Result<LoadSpec, (i32, String)> {
+    match (l.load, l.load_per_host, l.lambda) {
+        (Some(r), _, _) => Ok(LoadSpec::Total(r)),
+        (_, Some(u), _) => Ok(LoadSpec::PerHost(u)),
+        (_, _, Some(l)) => Ok(LoadSpec::Lambda(l)),
+        _ => Err(bad("give one of --load, --load-per-host, --lambda")),
+    }
+}
+
+fn metric_of(m: MetricArg) -> Metric {
+    match m {
+        MetricArg::Waiting => Metric::Waiting,
+        MetricArg::Response => Metric::Response,
+        MetricArg::Slowdown => Metric::Slowdown,
+    }
+}
+
+fn run_optimize(a: OptimizeArgs) -> Outcome {
+    let digits = check_digits(a.digits).map_err(bad)?;
+    let hosts = hosts_of(a.hosts)?;
+    let dist = DistSpec::parse(&a.dist).map_err(bad)?;
+    let load = load_of(a.load)?;
+    let policy = match a.policy {
+        OptPolicyArg::Sita => OptPolicy::Sita,
+        OptPolicyArg::SitaE => OptPolicy::SitaE,
+        OptPolicyArg::Tags => OptPolicy::Tags,
+        OptPolicyArg::TagsMinmax => OptPolicy::TagsMinmax,
+    };
+    let req = OptimizeRequest {
+        policy,
+        dist: &dist,
+        hosts,
+        load,
+        metric: metric_of(a.metric),
+        digits,
+    };
+    let rep = optimize_certified(&req).map_err(bad)?;
+    Ok(render(&optimize_record(&req, &rep), a.format))
+}
+
 fn run_eval(a: EvalArgs) -> Outcome {
     let digits = check_digits(a.digits).map_err(bad)?;
     let hosts = hosts_of(a.hosts)?;
     let dist = DistSpec::parse(&a.dist).map_err(bad)?;
-    let load = match (a.load.load, a.load.load_per_host, a.load.lambda) {
-        (Some(r), _, _) => LoadSpec::Total(r),
-        (_, Some(u), _) => LoadSpec::PerHost(u),
-        (_, _, Some(l)) => LoadSpec::Lambda(l),
-        _ => return Err(bad("give one of --load, --load-per-host, --lambda")),
-    };
+    let load = load_of(a.load)?;
     let cutoffs: Vec<String> = a
         .cutoffs
         .split(',')
@@ -162,11 +242,7 @@ fn run_eval(a: EvalArgs) -> Outcome {
         PolicyArg::Tags => PolicyKind::Tags,
         PolicyArg::Random => PolicyKind::Random,
     };
-    let metric = match a.metric {
-        MetricArg::Waiting => Metric::Waiting,
-        MetricArg::Response => Metric::Response,
-        MetricArg::Slowdown => Metric::Slowdown,
-    };
+    let metric = metric_of(a.metric);
     let req = EvalRequest {
         policy,
         dist: &dist,
@@ -218,19 +294,30 @@ where
                 print!("{e}");
                 return 0;
             }
-            // clap's message, first line only: one clear line.
+            // clap's message up to its first blank line (the indented lines after
+            // "required arguments were not provided:" name the options), joined into one
+            // clear line; the usage and help hints after it are dropped.
             let msg = e.to_string();
-            let line = msg
+            let first: Vec<&str> = msg
                 .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("bad arguments");
+                .map(str::trim)
+                .skip_while(|l| l.is_empty())
+                .take_while(|l| !l.is_empty())
+                .collect();
+            let line = if first.is_empty() {
+                "bad arguments".to_string()
+            } else {
+                first.join(" ")
+            };
             eprintln!("taskassign: {}", line.trim_start_matches("error: "));
             return EXIT_BAD_INPUT;
         }
     };
     let out = match cli.command {
         Command::Eval(a) => run_eval(a),
+        Command::Optimize(a) => run_optimize(a),
         Command::Threshold(a) => run_threshold(a),
+        Command::Simulate(a) => simulate::run_simulate(a),
     };
     match out {
         Ok(s) => {

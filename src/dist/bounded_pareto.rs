@@ -1,6 +1,8 @@
 //! Bounded Pareto BP(k, p, α): density α k^α x^(−α−1) / (1 − (k/p)^α) on [k, p].
 
-use super::{check_order, clip, rel_power_integral, to_f64_param, DistError, JobSize, Sampler};
+use super::{
+    check_order, clip, fast_pow, rel_power_integral, to_f64_param, DistError, JobSize, Sampler,
+};
 use crate::num::show;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -86,7 +88,7 @@ impl JobSize for BoundedPareto {
             return Float::with_val(b, 0);
         }
         // (k/x)^α (1 − (x/p)^α) / norm
-        let kx = Float::with_val(b, &self.k / x).pow(&self.alpha);
+        let kx = fast_pow(&Float::with_val(b, &self.k / x), &self.alpha);
         let lxp = Float::with_val(b, x / &self.p).ln();
         let one_minus = -Float::with_val(b, &self.alpha * &lxp).exp_m1();
         kx * one_minus / &self.norm
@@ -98,7 +100,7 @@ impl JobSize for BoundedPareto {
         }
         // α/k · (k/x)^(α+1) / norm
         let e = Float::with_val(b, &self.alpha + 1u32);
-        let r = Float::with_val(b, &self.k / x).pow(&e);
+        let r = fast_pow(&Float::with_val(b, &self.k / x), &e);
         Some(r * &self.alpha / &self.k / &self.norm)
     }
     fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
@@ -109,7 +111,7 @@ impl JobSize for BoundedPareto {
         };
         // α k^α / norm · ∫_a^b x^(j−α−1) dx, and k^α a^(j−α) = a^j (k/a)^α.
         let t = Float::with_val(bits, j) - &self.alpha;
-        let ka = Float::with_val(bits, &self.k / &a).pow(&self.alpha);
+        let ka = fast_pow(&Float::with_val(bits, &self.k / &a), &self.alpha);
         let aj = Float::with_val(bits, (&a).pow(j));
         Ok(rel_power_integral(bits, &t, &a, &b) * aj * ka * &self.alpha / &self.norm)
     }

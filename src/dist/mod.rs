@@ -330,6 +330,26 @@ pub fn golden_max<F: FnMut(&Float) -> Float>(
     }
 }
 
+/// x^e for x ≥ 0 as exp(e · ln x): about five times cheaper than MPFR's correctly rounded
+/// `pow` (which the cutoff search calls millions of times). The relative error is about
+/// |e ln x| · 2^−bits, i.e. log2|e ln x| bits (18 bits at x = 1e100000), which the guard
+/// bits absorb and the two-precision certification measures.
+///
+/// ```
+/// use rug::Float;
+/// let b = 128;
+/// let x = taskassign::dist::fast_pow(&Float::with_val(b, 2), &Float::with_val(b, 10));
+/// assert!((x - 1024u32).abs() < 1e-30);
+/// ```
+pub fn fast_pow(x: &Float, e: &Float) -> Float {
+    let bits = x.prec().max(e.prec());
+    if x.is_zero() {
+        return Float::with_val(bits, 0);
+    }
+    let l = Float::with_val(bits, x.ln_ref());
+    Float::with_val(bits, l * e).exp()
+}
+
 /// (1/a^t) ∫_a^b x^(t−1) dx for 0 < a < b, written with expm1 so that t → 0 is continuous
 /// and t = 0 is exactly ln(b/a): expm1(t ln(b/a)) / t. `b` may be +∞ when t < 0 (then the
 /// value is −1/t). This is the kernel of every power-law partial moment.

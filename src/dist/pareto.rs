@@ -1,6 +1,8 @@
 //! Pareto (unbounded) with scale k and shape α: F̄(x) = (k/x)^α for x ≥ k.
 
-use super::{check_order, clip, rel_power_integral, to_f64_param, DistError, JobSize, Sampler};
+use super::{
+    check_order, clip, fast_pow, rel_power_integral, to_f64_param, DistError, JobSize, Sampler,
+};
 use crate::num::show;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -65,7 +67,7 @@ impl JobSize for Pareto {
         if x.is_infinite() {
             return Float::with_val(b, 0);
         }
-        Float::with_val(b, &self.k / x).pow(&self.alpha)
+        fast_pow(&Float::with_val(b, &self.k / x), &self.alpha)
     }
     fn density(&self, x: &Float) -> Option<Float> {
         let b = self.prec();
@@ -73,7 +75,7 @@ impl JobSize for Pareto {
             return Some(Float::with_val(b, 0));
         }
         let e = Float::with_val(b, &self.alpha + 1u32);
-        Some(Float::with_val(b, &self.k / x).pow(&e) * &self.alpha / &self.k)
+        Some(fast_pow(&Float::with_val(b, &self.k / x), &e) * &self.alpha / &self.k)
     }
     fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
         check_order(j)?;
@@ -90,7 +92,7 @@ impl JobSize for Pareto {
                 b: "inf".into(),
             });
         }
-        let ka = Float::with_val(bits, &self.k / &a).pow(&self.alpha);
+        let ka = fast_pow(&Float::with_val(bits, &self.k / &a), &self.alpha);
         let aj = Float::with_val(bits, (&a).pow(j));
         Ok(rel_power_integral(bits, &t, &a, &b) * aj * ka * &self.alpha)
     }

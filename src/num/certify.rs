@@ -7,14 +7,14 @@ use rug::Float;
 /// A decimal string carrying only certified significant digits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Certified {
-    /// Scientific notation (`"1.2345e-3"`), `"0"`, or `"inf"`.
+    /// Scientific notation (`"1.2345e-3"`), `"0e0"`, or `"inf"`.
     pub text: String,
     /// Significant digits certified (the digits of `text`).
     pub digits: u32,
 }
 
 /// Renders `x` in scientific notation with exactly `k ≥ 1` significant digits (trailing
-/// zeros kept, since they are significant), rounded to nearest: `d.ddd…eX`. Zero is `"0"`, infinities `"inf"`/`"-inf"`, NaN `"nan"`.
+/// zeros kept, since they are significant), rounded to nearest: `d.ddd…eX`. Zero is `"0e0"`, infinities `"inf"`/`"-inf"`, NaN `"nan"`.
 ///
 /// ```
 /// use rug::Float;
@@ -24,7 +24,7 @@ pub struct Certified {
 /// ```
 pub fn to_sci(x: &Float, k: u32) -> String {
     if x.is_zero() {
-        return "0".to_string();
+        return "0e0".to_string();
     }
     if x.is_infinite() {
         return if x.is_sign_negative() { "-inf" } else { "inf" }.to_string();
@@ -53,7 +53,8 @@ pub fn to_sci(x: &Float, k: u32) -> String {
 
 /// Compares a value computed at a lower precision (`lo`) with the same value computed at a
 /// higher one (`hi`) and keeps the significant digits (at most `wanted`) on which their
-/// roundings agree. Returns `digits = 0` when not even the first digit agrees.
+/// roundings agree. Returns `digits = 0` and the text [`UNDETERMINED`] when not even the
+/// first digit agrees.
 ///
 /// ```
 /// use rug::Float;
@@ -67,7 +68,7 @@ pub fn to_sci(x: &Float, k: u32) -> String {
 pub fn certify_pair(lo: &Float, hi: &Float, wanted: u32) -> Certified {
     if lo.is_zero() && hi.is_zero() {
         return Certified {
-            text: "0".into(),
+            text: "0e0".into(),
             digits: wanted,
         };
     }
@@ -79,7 +80,7 @@ pub fn certify_pair(lo: &Float, hi: &Float, wanted: u32) -> Certified {
     }
     if !lo.is_finite() || !hi.is_finite() || lo.is_zero() || hi.is_zero() {
         return Certified {
-            text: to_sci(hi, 1),
+            text: UNDETERMINED.to_string(),
             digits: 0,
         };
     }
@@ -106,10 +107,14 @@ pub fn certify_pair(lo: &Float, hi: &Float, wanted: u32) -> Certified {
         k -= 1;
     }
     Certified {
-        text: to_sci(hi, 1),
+        text: UNDETERMINED.to_string(),
         digits: 0,
     }
 }
+
+/// The text printed for a value of which not even the first significant digit is certain
+/// (no digit is printed that is not certified).
+pub const UNDETERMINED: &str = "undetermined";
 
 #[cfg(test)]
 mod tests {
@@ -121,7 +126,7 @@ mod tests {
         assert_eq!(to_sci(&Float::with_val(b, 1), 5), "1.0000e0");
         assert_eq!(to_sci(&Float::with_val(b, 0.5), 1), "5e-1");
         assert_eq!(to_sci(&Float::with_val(b, 99.96), 3), "1.00e2");
-        assert_eq!(to_sci(&Float::with_val(b, 0), 3), "0");
+        assert_eq!(to_sci(&Float::with_val(b, 0), 3), "0e0");
         let huge = crate::num::parse_decimal("2.5e100000", b).unwrap();
         assert_eq!(to_sci(&huge, 4), "2.500e100000");
     }

@@ -1,4 +1,415 @@
-//! Searches over the policy formulas: TAGS stability thresholds (and, later, optimal
-//! cutoffs).
+//! Searches over the policy formulas: optimal cutoffs (SITA-opt, SITA-E, TAGS-opt,
+//! TAGS-minmax) and TAGS stability thresholds.
+//!
+//! Optimal cutoffs are found in three stages. (1) A global search: the objective is a chain
+//! of per-host terms, so dynamic programming finds the exact optimum over a grid of
+//! cutoffs (log-spaced, or at quantiles) for any h ([`grid`]). (2) A damped Newton
+//! refinement at a low precision from the grid optimum, and (3) the same at the working
+//! precision, on the analytic gradient ([`polish`]): the cutoffs are a root of the gradient
+//! and so reach full precision. Each certified result is stage (3) at two precisions.
 
+pub mod chain;
+pub mod grid;
+pub mod polish;
 pub mod threshold;
+
+use crate::dist::{DistFactory, JobSize};
+use crate::num::root::{expand_upper, solve_increasing};
+use crate::num::{show, NumError};
+use crate::policy::{evaluate, Evaluation, LoadSpec, Metric, PolicyError, PolicyKind};
+use chain::{Chain, ChainKind};
+use rug::Float;
+
+/// Precision of the global search and the first refinement.
+pub const SEARCH_BITS: u32 = 64;
+
+/// What is optimised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OptPolicy {
+    /// SITA with the cutoffs that minimise the metric.
+    Sita,
+    /// SITA with equal host loads (ρ_i = ρ/h).
+    SitaE,
+    /// TAGS with the cutoffs that minimise the metric.
+    Tags,
+    /// TAGS with the cutoffs that minimise the largest mean queue length λ_i Q_i
+    /// (jobs waiting, not in service, at host i; λ_i = λ P(X > s_{i−1})).
+    TagsMinmax,
+}
+
+impl OptPolicy {
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            OptPolicy::Sita => "sita",
+            OptPolicy::SitaE => "sita-e",
+            OptPolicy::Tags => "tags",
+            OptPolicy::TagsMinmax => "tags-minmax",
+        }
+    }
+    /// The routing policy whose cutoffs these are.
+    pub fn routing(self) -> PolicyKind {
+        match self {
+            OptPolicy::Sita | OptPolicy::SitaE => PolicyKind::Sita,
+            OptPolicy::Tags | OptPolicy::TagsMinmax => PolicyKind::Tags,
+        }
+    }
+}
+
+/// An optimum at one precision.
+#[derive(Debug, Clone)]
+pub struct Optimum {
+    /// The h − 1 cutoffs; idle trailing hosts have their cutoff at the top of the support.
+    pub cutoffs: Vec<Float>,
+    /// Hosts left idle (their cutoffs are the top).
+    pub idle_hosts: usize,
+    /// The policy evaluated at the cutoffs (metric value, loads, queueing, wasted).
+    pub eval: Evaluation,
+    /// For TAGS-minmax: the minimised largest mean queue length.
+    pub max_queue: Option<Float>,
+    /// Newton iterations of the final polish.
+    pub iterations: usize,
+}
+
+fn chain_kind(p: OptPolicy) -> ChainKind {
+    match p {
+        OptPolicy::Sita | OptPolicy::SitaE => ChainKind::Sita,
+        OptPolicy::Tags => ChainKind::Tags,
+        OptPolicy::TagsMinmax => ChainKind::TagsQueueLength,
+    }
+}
+
+/// Rejects a load at which no TAGS cutoffs are stable, naming the threshold.
+pub fn check_tags_stable(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    rho: &Float,
+    hosts: usize,
+) -> Result<(), PolicyError> {
+    if hosts > 1 && !threshold::greedy(dist, lambda, hosts)?.stable() {
+        let t = threshold::tags_threshold(dist, Some(hosts))?;
+        return Err(PolicyError::BadLoad(format!(
+            "total load ρ = {} is at or above the TAGS stability threshold ρ*(F, {hosts}) = {}: no cutoffs are stable",
+            show(rho),
+            show(&t.load)
+        )));
+    }
+    Ok(())
+}
+
+/// Stage (1) and (2): global grid search and a low-precision refinement. Returns the free
+/// cutoffs (those below the top) to start the final polish from.
+pub fn search_start(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+) -> Result<Vec<Float>, PolicyError> {
+    let d = dist.build(SEARCH_BITS)?;
+    let (lambda, rho) = load.resolve(d.as_ref(), hosts)?;
+    if policy.routing() == PolicyKind::Tags {
+        check_tags_stable(d.as_ref(), &lambda, &rho, hosts)?;
+    }
+    if hosts == 1 {
+        return Ok(vec![]);
+    }
+    let g = grid::make_grid(d.as_ref(), grid::grid_size(hosts))?;
+    let kind = chain_kind(policy);
+    let best = grid::grid_optimum(
+        d.as_ref(),
+        &lambda,
+        hosts,
+        kind,
+        metric,
+        &g,
+        policy == OptPolicy::TagsMinmax,
+    )?;
+    let top = d.upper();
+    let free: Vec<Float> = best.cutoffs.into_iter().filter(|c| *c < top).collect();
+    if !has_density(d.as_ref()) || policy == OptPolicy::TagsMinmax {
+        return Ok(free);
+    }
+    let ch = Chain::new(d.as_ref(), lambda, kind, metric);
+    let free = polish::trim_idle(&ch, &free)?;
+    match polish::polish(&ch, hosts, &free) {
+        Ok(p) => Ok(p.cutoffs),
+        // Newton from the grid failed: coordinate descent (slower, but each cutoff is
+        // placed by its own terms) and Newton again.
+        Err(_) => {
+            let coarse = polish::coordinate_descent(&ch, hosts, &free)?;
+            Ok(polish::polish(&ch, hosts, &coarse)?.cutoffs)
+        }
+    }
+}
+
+fn has_density(d: &dyn JobSize) -> bool {
+    let x = d.quantile(&Float::with_val(d.prec(), 0.5)).ok();
+    x.and_then(|x| d.density(&x)).is_some()
+}
+
+/// Stage (3) at the distribution's precision: the optimum for `policy`, starting from the
+/// free cutoffs `start` of [`search_start`] (ignored by SITA-E and TAGS-minmax, which are
+/// solved as chains of one-dimensional roots).
+pub fn optimum_at(
+    dist: &dyn JobSize,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    start: &[Float],
+) -> Result<Optimum, PolicyError> {
+    let bits = dist.prec();
+    let (lambda, rho) = load.resolve(dist, hosts)?;
+    if policy.routing() == PolicyKind::Tags {
+        check_tags_stable(dist, &lambda, &rho, hosts)?;
+    }
+    let (free, max_queue, iterations) = match policy {
+        _ if hosts == 1 => (vec![], None, 0),
+        OptPolicy::SitaE => (sita_e_cutoffs(dist, hosts)?, None, 0),
+        OptPolicy::TagsMinmax => {
+            let (c, level) = tags_minmax_cutoffs(dist, &lambda, hosts, start)?;
+            (c, Some(level), 0)
+        }
+        OptPolicy::Sita | OptPolicy::Tags => {
+            if has_density(dist) {
+                let ch = Chain::new(dist, lambda.clone(), chain_kind(policy), metric);
+                let start = polish::trim_idle(&ch, start)?;
+                let p = polish::polish(&ch, hosts, &start)?;
+                (p.cutoffs, None, p.iterations)
+            } else {
+                (
+                    start.iter().map(|c| Float::with_val(bits, c)).collect(),
+                    None,
+                    0,
+                )
+            }
+        }
+    };
+    let used = free.len() + 1;
+    let mut eval = evaluate(policy.routing(), dist, &lambda, used, &free, metric)?;
+    let idle_hosts = hosts - used;
+    let top = dist.upper();
+    let mut cutoffs = free;
+    for _ in 0..idle_hosts {
+        cutoffs.push(top.clone());
+        eval.host_loads.push(Float::with_val(bits, 0));
+        eval.host_waiting.push(Float::with_val(bits, 0));
+    }
+    Ok(Optimum {
+        cutoffs,
+        idle_hosts,
+        eval,
+        max_queue,
+        iterations,
+    })
+}
+
+/// SITA-E: the cutoffs with M_1(s_0, s_i) = (i/h) E[X] (equal loads), each found as a root
+/// (from the side of the support that keeps more digits).
+pub fn sita_e_cutoffs(dist: &dyn JobSize, hosts: usize) -> Result<Vec<Float>, PolicyError> {
+    let bits = dist.prec();
+    let mean = dist.mean()?;
+    let lo_open = dist.lower_open();
+    let lo = dist.lower();
+    let top = dist.upper();
+    let mut out: Vec<Float> = Vec::with_capacity(hosts - 1);
+    for i in 1..hosts {
+        let below =
+            Float::with_val(bits, &mean * Float::with_val(bits, i)) / Float::with_val(bits, hosts);
+        let above = Float::with_val(bits, &mean * Float::with_val(bits, hosts - i))
+            / Float::with_val(bits, hosts);
+        let use_below = 2 * i <= hosts;
+        let f = |s: &Float| -> Result<Float, NumError> {
+            let r = if use_below {
+                dist.partial_moment(1, &lo_open, s).map(|m| m - &below)
+            } else {
+                dist.partial_moment(1, s, &top)
+                    .map(|m| Float::with_val(bits, &above - &m))
+            };
+            r.map_err(|e| NumError::NotFinite(e.to_string()))
+        };
+        let from = out.last().cloned().unwrap_or_else(|| lo.clone());
+        let hi = if top.is_infinite() {
+            let start = if from > 0 {
+                Float::with_val(bits, &from * 2u32)
+            } else {
+                Float::with_val(bits, 1)
+            };
+            expand_upper("SITA-E cutoff", &start, f)?
+        } else {
+            top.clone()
+        };
+        let r = solve_increasing(&format!("SITA-E cutoff {i}"), &from, &hi, f)?;
+        out.push(r.x);
+    }
+    Ok(out)
+}
+
+/// TAGS-minmax: the cutoffs that equalise the hosts' mean queue lengths L_i = λ_i Q_i at
+/// the smallest feasible level c. L_i rises with s_i and falls with s_{i−1}, so for a level
+/// c the greedy choice (each host at exactly c) is feasible iff the last host's L ≤ c; the
+/// optimal c is the root of c − L_last(c). Returns (free cutoffs, c).
+pub fn tags_minmax_cutoffs(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    hosts: usize,
+    start: &[Float],
+) -> Result<(Vec<Float>, Float), PolicyError> {
+    let bits = dist.prec();
+    let ch = Chain::new(
+        dist,
+        lambda.clone(),
+        ChainKind::TagsQueueLength,
+        Metric::Waiting,
+    );
+    let lo = dist.lower();
+    let top = dist.upper();
+    let to_num = |e: PolicyError| NumError::NotFinite(e.to_string());
+    // Greedy at level c: returns (cutoffs, leftover L of the host that ends at the top).
+    let greedy = |c: &Float| -> Result<(Vec<Float>, Float, bool), NumError> {
+        let mut cut: Vec<Float> = Vec::with_capacity(hosts - 1);
+        let mut a = lo.clone();
+        for i in 1..=hosts {
+            let full = ch.term(&a, &top).map_err(to_num)?;
+            if i == hosts || full <= *c {
+                return Ok((cut, full, false));
+            }
+            let f = |b: &Float| -> Result<Float, NumError> {
+                let v = ch.term(&a, b).map_err(to_num)?;
+                Ok(if v.is_infinite() {
+                    Float::with_val(bits, 1u32)
+                } else {
+                    v - c
+                })
+            };
+            if f(&a)? >= 0 {
+                return Ok((cut, full, true));
+            }
+            let hi = if top.is_infinite() {
+                let from = if a > 0 {
+                    Float::with_val(bits, &a * 2u32)
+                } else {
+                    Float::with_val(bits, 1)
+                };
+                expand_upper("TAGS-minmax cutoff", &from, f)?
+            } else {
+                top.clone()
+            };
+            let r = solve_increasing(&format!("TAGS-minmax cutoff {i}"), &a, &hi, f)?;
+            a = r.x.clone();
+            cut.push(r.x);
+        }
+        Ok((
+            cut,
+            Float::with_val(bits, rug::float::Special::Infinity),
+            true,
+        ))
+    };
+    let psi = |c: &Float| -> Result<Float, NumError> {
+        let (_, last, stuck) = greedy(c)?;
+        if stuck || last.is_infinite() {
+            return Ok(Float::with_val(bits, -1));
+        }
+        Ok(Float::with_val(bits, c - &last))
+    };
+    // Bracket: the level of the starting cutoffs (feasible) and 0.
+    let mut hi = Float::with_val(bits, 0);
+    {
+        let mut a = lo.clone();
+        for (i, b) in start.iter().chain(std::iter::once(&top)).enumerate() {
+            let v = ch.term(&a, &Float::with_val(bits, b))?;
+            if v > hi {
+                hi = v;
+            }
+            a = Float::with_val(bits, b);
+            if i + 1 >= hosts {
+                break;
+            }
+        }
+    }
+    if !hi.is_finite() || hi.is_zero() {
+        hi = Float::with_val(bits, 1);
+    }
+    let mut tries = 0;
+    while psi(&hi)? < 0 {
+        hi *= 2u32;
+        tries += 1;
+        if tries > crate::num::root::EXPAND_LIMIT {
+            return Err(PolicyError::BadLoad(
+                "TAGS-minmax: no feasible queue-length level".into(),
+            ));
+        }
+    }
+    let r = solve_increasing("TAGS-minmax level", &Float::with_val(bits, 0), &hi, psi)?;
+    // The root finder keeps a bracket; use its feasible (upper) end.
+    let (cut, _, _) = greedy(&r.hi)?;
+    Ok((cut, r.hi))
+}
+
+/// Optimum at the two certifying precisions (b1 < b2) from one shared search.
+pub fn optimal_cutoffs_pair(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    bits: (u32, u32),
+) -> Result<(Optimum, Optimum), PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
+    let start = match policy {
+        OptPolicy::SitaE => vec![],
+        _ => search_start(dist, load, hosts, policy, metric)?,
+    };
+    let a = optimum_at(
+        dist.build(bits.0)?.as_ref(),
+        load,
+        hosts,
+        policy,
+        metric,
+        &start,
+    )?;
+    // Both runs start from the same search result, so that their agreement means something.
+    let b = optimum_at(
+        dist.build(bits.1)?.as_ref(),
+        load,
+        hosts,
+        policy,
+        metric,
+        &start,
+    )?;
+    Ok((a, b))
+}
+
+impl Optimum {
+    /// The cutoffs below the top (the non-idle ones).
+    pub fn cutoffs_free(&self) -> Vec<Float> {
+        self.cutoffs[..self.cutoffs.len() - self.idle_hosts].to_vec()
+    }
+}
+
+/// The optimum at the working precision for `digits` digits (uncertified; the report
+/// layer certifies by [`optimal_cutoffs_pair`]). The library entry point for sweeps.
+pub fn optimal_cutoffs(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    digits: u32,
+) -> Result<Optimum, PolicyError> {
+    let start = match policy {
+        OptPolicy::SitaE => vec![],
+        _ => search_start(dist, load, hosts, policy, metric)?,
+    };
+    optimum_at(
+        dist.build(crate::num::working_bits(digits))?.as_ref(),
+        load,
+        hosts,
+        policy,
+        metric,
+        &start,
+    )
+}

@@ -4,6 +4,7 @@
 //! and every number is printed with the significant digits on which both runs agree.
 
 pub mod eval;
+pub mod optimize;
 pub mod threshold;
 
 use crate::num::certify::{certify_pair, Certified};

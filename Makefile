@@ -1,0 +1,38 @@
+# taskassign: common commands. `make test` is the project's test command (CI runs it
+# through .ci/run on a fresh Debian machine).
+
+CARGO ?= cargo
+# Root (CI) installs packages directly; anyone else goes through sudo.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+RUN := $(CARGO) run --release --quiet --
+
+.PHONY: all deps test demo lint bench
+
+all: test
+
+# m4 is needed by the GMP/MPFR build of gmp-mpfr-sys (rug's backend).
+deps:
+	@command -v m4 >/dev/null || ($(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y m4)
+
+# Release: the MPFR-heavy tests are much faster optimised. Both steps run; the first
+# failing exit status is kept.
+test: deps
+	@status=0; \
+	$(CARGO) test --release --all-targets --no-fail-fast || status=$$?; \
+	$(CARGO) test --release --doc || { s=$$?; [ $$status -ne 0 ] || status=$$s; }; \
+	exit $$status
+
+# The README's first commands (until a `check` command exists).
+demo: deps
+	$(RUN) threshold --dist exp:rate=1 --hosts 2
+	$(RUN) threshold --dist uniform:a=0,b=1 --hosts 2
+	$(RUN) threshold --dist pareto:k=1,alpha=2 --hosts 3
+	$(RUN) threshold --dist bp:k=1,p=1e10,alpha=1 --hosts 10
+	$(RUN) eval --policy tags --dist bp:k=1,p=1e10,alpha=1 --hosts 2 --load 0.5 --cutoffs 1000
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --all-targets -- -D warnings
+
+bench: deps
+	$(CARGO) bench --bench eval

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Side-by-side peer for `taskassign optimize`: the same SITA/TAGS formulas for Bounded
+Pareto sizes written in mpmath, minimised by golden-section search (h = 2) and nested
+golden-section search (h = 3), at the same number of digits.
+
+Run (from the repository root, after `cargo build --release`):
+
+    python3 benches/peer/optimize_peer.py            # timing table + value cross-check
+    python3 benches/peer/optimize_peer.py --quick    # one case, fewer repetitions
+
+It times the peer in-process and `target/release/taskassign optimize` as a subprocess
+(process start-up included, which favours the peer), alternating the two so that machine
+noise hits both, and prints the median time of each and their ratio. It also checks that
+the two optimal values agree to the digits requested: an independent implementation.
+"""
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+import mpmath as mp
+
+BIN = "target/release/taskassign"
+GOLDEN_GUARD = 10  # extra decimal digits of working precision in the peer
+
+
+class BP:
+    """Bounded Pareto BP(k, p, alpha) with closed-form partial moments."""
+
+    def __init__(self, k, p, a):
+        self.k, self.p, self.a = mp.mpf(k), mp.mpf(p), mp.mpf(a)
+        self.norm = 1 - (self.k / self.p) ** self.a
+
+    def m(self, j, lo, hi):
+        lo, hi = max(lo, self.k), min(hi, self.p)
+        if lo >= hi:
+            return mp.mpf(0)
+        c = self.a * self.k ** self.a / self.norm
+        t = j - self.a
+        if t == 0:
+            return c * mp.log(hi / lo)
+        return c * (hi ** t - lo ** t) / t
+
+    def tail(self, x):
+        if x >= self.p:
+            return mp.mpf(0)
+        return ((self.k / x) ** self.a - (self.k / self.p) ** self.a) / self.norm
+
+    def mean(self):
+        return self.m(1, self.k, self.p)
+
+
+def sita(d, lam, cuts):
+    s = [d.k] + cuts + [d.p]
+    w = mp.mpf(0)
+    for a, b in zip(s, s[1:]):
+        rho = lam * d.m(1, a, b)
+        if rho >= 1:
+            return mp.inf
+        w += d.m(0, a, b) * lam * d.m(2, a, b) / (2 * (1 - rho))
+    return w
+
+
+def tags(d, lam, cuts):
+    s = [d.k] + cuts + [d.p]
+    w = mp.mpf(0)
+    for i, (a, b) in enumerate(zip(s, s[1:])):
+        last = i == len(s) - 2
+        bt = mp.mpf(0) if last else b * d.tail(b)
+        rho = lam * (d.m(1, a, b) + bt)
+        if rho >= 1:
+            return mp.inf
+        q = lam * (d.m(2, a, b) + b * bt) / (2 * (1 - rho))
+        w += (1 if i == 0 else d.tail(a)) * q
+        if not last:
+            w += bt
+    return w
+
+
+def golden(f, lo, hi, tol):
+    """Minimise f on [lo, hi] (in ln s) to an interval of width tol."""
+    g = (mp.sqrt(5) - 1) / 2
+    c, e = hi - g * (hi - lo), lo + g * (hi - lo)
+    fc, fe = f(c), f(e)
+    while hi - lo > tol:
+        if fc < fe:
+            hi, e, fe = e, c, fc
+            c = hi - g * (hi - lo)
+            fc = f(c)
+        else:
+            lo, c, fc = c, e, fe
+            e = lo + g * (hi - lo)
+            fe = f(e)
+    return (c, fc) if fc < fe else (e, fe)
+
+
+def peer_optimum(policy, k, p, alpha, load, h, digits):
+    mp.mp.dps = digits + GOLDEN_GUARD
+    d = BP(k, p, alpha)
+    lam = mp.mpf(load) / d.mean()
+    obj = sita if policy == "sita" else tags
+    lk, lp = mp.log(d.k), mp.log(d.p)
+    # The value is flat at the minimum: a ln-cutoff to 10^-(digits/2 + 2) gives the value
+    # to about `digits` digits.
+    tol = mp.mpf(10) ** (-(digits // 2 + 2))
+    if h == 2:
+        x, v = golden(lambda y: obj(d, lam, [mp.exp(y)]), lk, lp, tol)
+        return v, [mp.exp(x)]
+    if h == 3:
+        def inner(y1):
+            return golden(lambda y2: obj(d, lam, [mp.exp(y1), mp.exp(y2)]), y1, lp, tol)
+        x1, v = golden(lambda y1: inner(y1)[1], lk, lp, tol)
+        return v, [mp.exp(x1), mp.exp(inner(x1)[0])]
+    raise ValueError("peer handles h = 2 and 3")
+
+
+def ours(policy, k, p, alpha, load, h, digits):
+    out = subprocess.run(
+        [BIN, "optimize", "--policy", policy, "--dist", f"bp:k={k},p={p},alpha={alpha}",
+         "--hosts", str(h), "--load", load, "--digits", str(digits), "--format", "json"],
+        check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def main():
+    quick = "--quick" in sys.argv
+    cases = [("sita", "1", "1e10", "1.5", "0.5", 2, 30), ("tags", "1", "1e10", "1.5", "0.5", 2, 30),
+             ("sita", "1", "1e10", "0.5", "0.7", 2, 30), ("tags", "1", "1e1000", "1", "0.5", 2, 30),
+             ("sita", "1", "1e10", "1.5", "0.5", 3, 20)]
+    reps = 3 if quick else 5
+    if quick:
+        cases = cases[:1]
+    print("| policy | dist | h | load | digits | peer s | taskassign s | ratio | values agree to |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for (pol, k, p, a, load, h, digits) in cases:
+        tp, to = [], []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            pv, _ = peer_optimum(pol, k, p, a, load, h, digits)
+            tp.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            r = ours(pol, k, p, a, load, h, digits)
+            to.append(time.perf_counter() - t0)
+        mp.mp.dps = digits + GOLDEN_GUARD
+        ov = mp.mpf(r["value"])
+        agree = -mp.log10(abs(ov - pv) / abs(pv)) if ov != pv else digits
+        mp_s, our_s = statistics.median(tp), statistics.median(to)
+        print(f"| {pol} | bp:k={k},p={p},alpha={a} | {h} | {load} | {digits} | {mp_s:.3f} | {our_s:.4f} | "
+              f"{mp_s / our_s:.0f}x | {float(agree):.1f} digits |")
+
+
+if __name__ == "__main__":
+    main()

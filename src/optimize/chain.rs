@@ -1,0 +1,265 @@
+//! The objectives as chains: J(s) = Σ_i T_i(s_{i−1}, s_i), each host's term depending on
+//! two consecutive cutoffs only, with closed-form partial derivatives.
+//!
+//! SITA (waiting): T(a, b) = w(a,b) · λ m₂ / (2 (1 − λ m₁)), m_j = M_j(a, b), and w = M_0
+//! (waiting, response) or M_{−1} (slowdown).
+//!
+//! TAGS (waiting): T(a, b) = G(a) · Q(a, b) + [b < top] b G(b), with G(x) = P(X > x)
+//! (or E[1/X; X > x] for slowdown), Q = λ n₂ / (2 (1 − λ n₁)), n₁ = M_1(a,b) + b F̄(b),
+//! n₂ = M_2(a,b) + b² F̄(b). Derivatives: ∂M_j/∂b = b^j f(b), ∂M_j/∂a = −a^j f(a),
+//! ∂n₁/∂b = F̄(b), ∂n₂/∂b = 2b F̄(b), ∂G/∂a = −a^{j_w} f(a).
+//!
+//! TAGS-minmax uses L(a, b) = λ P(X > a) Q(a, b), the mean number waiting in host i's queue
+//! (Little's law), and minimises max_i L_i.
+
+use crate::dist::{DistError, JobSize};
+use crate::policy::{Metric, PolicyError};
+use rug::Float;
+
+/// Which chain objective.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChainKind {
+    /// SITA mean waiting / response / slowdown.
+    Sita,
+    /// TAGS mean waiting (queueing + wasted) / response / slowdown.
+    Tags,
+    /// TAGS mean queue length per host (for the minmax objective).
+    TagsQueueLength,
+}
+
+/// The moment order of the weight: 0 (waiting, response) or −1 (slowdown).
+pub fn weight_order(metric: Metric) -> i32 {
+    match metric {
+        Metric::Slowdown => -1,
+        _ => 0,
+    }
+}
+
+/// λ n₂ / (2 (1 − λ n₁)), +∞ when λ n₁ ≥ 1.
+pub fn pk(bits: u32, lambda: &Float, n1: &Float, n2: &Float) -> Float {
+    let rho = Float::with_val(bits, lambda * n1);
+    if rho >= 1 {
+        return Float::with_val(bits, rug::float::Special::Infinity);
+    }
+    Float::with_val(bits, lambda * n2) / ((Float::with_val(bits, 1u32) - rho) * 2u32)
+}
+
+/// A host term and its partial derivatives in a and b.
+#[derive(Debug, Clone)]
+pub struct TermGrad {
+    /// T(a, b) (+∞ if the host is unstable).
+    pub value: Float,
+    /// ∂T/∂a (0 for the first host, whose a is fixed).
+    pub da: Float,
+    /// ∂T/∂b (0 for the last host, whose b is fixed).
+    pub db: Float,
+}
+
+/// Evaluates chain terms directly from a distribution (used by the polish at full
+/// precision).
+pub struct Chain<'a> {
+    /// The distribution.
+    pub dist: &'a dyn JobSize,
+    /// Arrival rate.
+    pub lambda: Float,
+    /// The objective.
+    pub kind: ChainKind,
+    /// The metric (waiting, response or slowdown).
+    pub metric: Metric,
+    /// s_0 (the host-1 interval is opened just below it, to include an atom there).
+    pub lo: Float,
+    /// s_h.
+    pub top: Float,
+}
+
+impl<'a> Chain<'a> {
+    /// A chain for `dist` at rate `lambda`.
+    pub fn new(dist: &'a dyn JobSize, lambda: Float, kind: ChainKind, metric: Metric) -> Self {
+        Chain {
+            lo: dist.lower(),
+            top: dist.upper(),
+            dist,
+            lambda,
+            kind,
+            metric,
+        }
+    }
+
+    fn bits(&self) -> u32 {
+        self.dist.prec()
+    }
+
+    fn left(&self, a: &Float) -> Float {
+        if *a <= self.lo {
+            self.dist.lower_open()
+        } else {
+            a.clone()
+        }
+    }
+
+    fn m(&self, j: i32, a: &Float, b: &Float) -> Result<Float, PolicyError> {
+        self.dist
+            .partial_moment(j, &self.left(a), b)
+            .map_err(|e| PolicyError::from(e).for_metric(self.metric))
+    }
+
+    /// G(x) = E[X^{j_w}; X > x].
+    fn g(&self, x: &Float) -> Result<Float, PolicyError> {
+        self.m(weight_order(self.metric), x, &self.top)
+    }
+
+    fn density(&self, x: &Float) -> Result<Float, PolicyError> {
+        if x.is_infinite() {
+            return Ok(Float::with_val(self.bits(), 0));
+        }
+        self.dist.density(x).ok_or_else(|| {
+            PolicyError::Dist(DistError::BadParameter {
+                family: self.dist.family(),
+                why: "a discrete distribution has no density: the cutoffs are optimised on its atoms only".into(),
+            })
+        })
+    }
+
+    /// x^j as a float (x finite).
+    fn powj(&self, x: &Float, j: i32) -> Float {
+        let b = self.bits();
+        match j {
+            0 => Float::with_val(b, 1),
+            1 => Float::with_val(b, x),
+            2 => Float::with_val(b, x * x),
+            -1 => Float::with_val(b, 1u32) / x,
+            _ => Float::with_val(b, x * x) * x,
+        }
+    }
+
+    /// The term T(a, b).
+    pub fn term(&self, a: &Float, b: &Float) -> Result<Float, PolicyError> {
+        Ok(self.term_grad(a, b, false)?.value)
+    }
+
+    /// T(a, b) and, if `grad`, its partial derivatives (∂/∂a is 0 at a = s_0 and ∂/∂b is 0
+    /// at b = top, where they are fixed).
+    pub fn term_grad(&self, a: &Float, b: &Float, grad: bool) -> Result<TermGrad, PolicyError> {
+        let bits = self.bits();
+        let lam = &self.lambda;
+        let zero = || Float::with_val(bits, 0);
+        let inf = || Float::with_val(bits, rug::float::Special::Infinity);
+        let a_free = *a > self.lo;
+        let b_free = *b < self.top;
+        let jw = weight_order(self.metric);
+        match self.kind {
+            ChainKind::Sita => {
+                let w = self.m(jw, a, b)?;
+                let m1 = self.m(1, a, b)?;
+                let rho = Float::with_val(bits, lam * &m1);
+                if rho >= 1 {
+                    return Ok(TermGrad {
+                        value: inf(),
+                        da: zero(),
+                        db: zero(),
+                    });
+                }
+                let m2 = self.m(2, a, b)?;
+                let one_m = Float::with_val(bits, 1u32) - &rho;
+                let r = Float::with_val(bits, lam * &m2) / Float::with_val(bits, &one_m * 2u32);
+                let value = Float::with_val(bits, &w * &r);
+                if !grad {
+                    return Ok(TermGrad {
+                        value,
+                        da: zero(),
+                        db: zero(),
+                    });
+                }
+                // dT/dx = w_x R + w (λ m2_x / (2(1−ρ)) + R λ m1_x / (1−ρ)), with
+                // m_j_x = ± x^j f(x).
+                let d = |x: &Float, sign: i32| -> Result<Float, PolicyError> {
+                    let f = self.density(x)?;
+                    let wx = Float::with_val(bits, &f * &self.powj(x, jw)) * sign;
+                    let m1x = Float::with_val(bits, &f * x) * sign;
+                    let m2x = Float::with_val(bits, &f * &self.powj(x, 2)) * sign;
+                    let rx = Float::with_val(bits, lam * &m2x)
+                        / Float::with_val(bits, &one_m * 2u32)
+                        + Float::with_val(bits, &r * lam) * &m1x / &one_m;
+                    Ok(Float::with_val(bits, &wx * &r) + Float::with_val(bits, &w * &rx))
+                };
+                let da = if a_free { d(a, -1)? } else { zero() };
+                let db = if b_free { d(b, 1)? } else { zero() };
+                Ok(TermGrad { value, da, db })
+            }
+            ChainKind::Tags | ChainKind::TagsQueueLength => {
+                let tail_b = if b_free { self.dist.tail(b) } else { zero() };
+                let btail = Float::with_val(bits, b * &tail_b);
+                let btail = if b_free { btail } else { zero() };
+                let n1 = self.m(1, a, b)? + &btail;
+                let rho = Float::with_val(bits, lam * &n1);
+                if rho >= 1 {
+                    return Ok(TermGrad {
+                        value: inf(),
+                        da: zero(),
+                        db: zero(),
+                    });
+                }
+                let b2tail = if b_free {
+                    Float::with_val(bits, b * &btail)
+                } else {
+                    zero()
+                };
+                let n2 = self.m(2, a, b)? + &b2tail;
+                let one_m = Float::with_val(bits, 1u32) - &rho;
+                let q = Float::with_val(bits, lam * &n2) / Float::with_val(bits, &one_m * 2u32);
+                // Weight of the queueing term: G(a) for the mean, λ P(X > a) for the
+                // queue length.
+                let (ga, ga_order) = match self.kind {
+                    ChainKind::TagsQueueLength => {
+                        (Float::with_val(bits, lam * &self.m(0, a, &self.top)?), 0)
+                    }
+                    _ => (self.g(a)?, jw),
+                };
+                let waste_on = self.kind == ChainKind::Tags && b_free;
+                let gb = if waste_on { self.g(b)? } else { zero() };
+                let mut value = Float::with_val(bits, &ga * &q);
+                if waste_on {
+                    value += Float::with_val(bits, b * &gb);
+                }
+                if !grad {
+                    return Ok(TermGrad {
+                        value,
+                        da: zero(),
+                        db: zero(),
+                    });
+                }
+                let qx = |n1x: &Float, n2x: &Float| -> Float {
+                    Float::with_val(bits, lam * n2x) / Float::with_val(bits, &one_m * 2u32)
+                        + Float::with_val(bits, &q * lam) * n1x / &one_m
+                };
+                let da = if a_free {
+                    let f = self.density(a)?;
+                    let n1a = -Float::with_val(bits, &f * a);
+                    let n2a = -Float::with_val(bits, &f * &self.powj(a, 2));
+                    let mut gaa = -Float::with_val(bits, &f * &self.powj(a, ga_order));
+                    if self.kind == ChainKind::TagsQueueLength {
+                        gaa *= lam;
+                    }
+                    Float::with_val(bits, &gaa * &q) + Float::with_val(bits, &ga * &qx(&n1a, &n2a))
+                } else {
+                    zero()
+                };
+                let db = if b_free {
+                    let n1b = tail_b.clone();
+                    let n2b = Float::with_val(bits, &btail * 2u32);
+                    let mut v = Float::with_val(bits, &ga * &qx(&n1b, &n2b));
+                    if waste_on {
+                        let f = self.density(b)?;
+                        let gbb = -Float::with_val(bits, &f * &self.powj(b, jw));
+                        v += &gb;
+                        v += Float::with_val(bits, b * &gbb);
+                    }
+                    v
+                } else {
+                    zero()
+                };
+                Ok(TermGrad { value, da, db })
+            }
+        }
+    }
+}

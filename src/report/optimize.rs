@@ -1,0 +1,166 @@
+//! `optimize`: optimal cutoffs, certified.
+
+use super::{certify_all, digits_note, min_digits, Record};
+use crate::dist::DistFactory;
+use crate::num::certify::{certify_pair, Certified};
+use crate::num::certify_bits;
+use crate::optimize::{optimal_cutoffs_pair, OptPolicy};
+use crate::policy::{LoadSpec, Metric, PolicyError};
+
+/// What `optimize` computes.
+pub struct OptimizeRequest<'a> {
+    /// The objective.
+    pub policy: OptPolicy,
+    /// Job sizes.
+    pub dist: &'a dyn DistFactory,
+    /// Hosts.
+    pub hosts: usize,
+    /// Load.
+    pub load: LoadSpec,
+    /// Metric minimised (and reported).
+    pub metric: Metric,
+    /// Digits wanted.
+    pub digits: u32,
+}
+
+/// A certified optimum.
+#[derive(Debug, Clone)]
+pub struct OptimizeReport {
+    /// λ.
+    pub lambda: Certified,
+    /// ρ.
+    pub load: Certified,
+    /// The h − 1 cutoffs (idle hosts: the top of the support).
+    pub cutoffs: Vec<Certified>,
+    /// Per-host loads.
+    pub host_loads: Vec<Certified>,
+    /// The metric at the cutoffs.
+    pub value: Certified,
+    /// Queueing part.
+    pub queueing: Certified,
+    /// Wasted part.
+    pub wasted: Certified,
+    /// TAGS-minmax: the largest mean queue length.
+    pub max_queue: Option<Certified>,
+    /// Idle hosts.
+    pub idle_hosts: usize,
+    /// Stable.
+    pub stable: bool,
+    /// Fewest certified digits.
+    pub digits: u32,
+}
+
+/// Runs the optimisation at two precisions and certifies.
+pub fn optimize_certified(req: &OptimizeRequest) -> Result<OptimizeReport, PolicyError> {
+    let (b1, b2) = certify_bits(req.digits);
+    let (a, b) = optimal_cutoffs_pair(
+        req.dist,
+        &req.load,
+        req.hosts,
+        req.policy,
+        req.metric,
+        (b1, b2),
+    )?;
+    let w = req.digits;
+    let da = req.dist.build(b1)?;
+    let db = req.dist.build(b2)?;
+    let (la, ra) = req.load.resolve(da.as_ref(), req.hosts)?;
+    let (lb, rb) = req.load.resolve(db.as_ref(), req.hosts)?;
+    let same_shape = a.cutoffs.len() == b.cutoffs.len() && a.idle_hosts == b.idle_hosts;
+    let cutoffs = if same_shape {
+        certify_all(&a.cutoffs, &b.cutoffs, w)
+    } else {
+        certify_all(&a.cutoffs, &a.cutoffs, 0)
+    };
+    let rep = OptimizeReport {
+        lambda: certify_pair(&la, &lb, w),
+        load: certify_pair(&ra, &rb, w),
+        cutoffs,
+        host_loads: certify_all(&a.eval.host_loads, &b.eval.host_loads, w),
+        value: certify_pair(&a.eval.value, &b.eval.value, w),
+        queueing: certify_pair(&a.eval.queueing, &b.eval.queueing, w),
+        wasted: certify_pair(&a.eval.wasted, &b.eval.wasted, w),
+        max_queue: match (&a.max_queue, &b.max_queue) {
+            (Some(x), Some(y)) => Some(certify_pair(x, y, w)),
+            _ => None,
+        },
+        idle_hosts: b.idle_hosts,
+        stable: b.eval.stable,
+        digits: 0,
+    };
+    let all = [
+        &rep.lambda,
+        &rep.load,
+        &rep.value,
+        &rep.queueing,
+        &rep.wasted,
+    ]
+    .into_iter()
+    .chain(rep.cutoffs.iter())
+    .chain(rep.host_loads.iter())
+    .chain(rep.max_queue.iter());
+    let digits = min_digits(all, w);
+    Ok(OptimizeReport { digits, ..rep })
+}
+
+/// The record printed by `optimize`.
+pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
+    let mut rec = Record::default();
+    rec.text("policy", req.policy.name())
+        .text("dist", req.dist.describe())
+        .int("hosts", req.hosts as u64)
+        .num("lambda", &r.lambda)
+        .num("load", &r.load)
+        .text("metric", req.metric.name())
+        .nums("cutoffs", &r.cutoffs)
+        .nums("host_loads", &r.host_loads)
+        .num("value", &r.value)
+        .num("queueing", &r.queueing)
+        .num("wasted", &r.wasted)
+        .flag("stable", r.stable)
+        .int("digits", u64::from(r.digits))
+        .int("idle_hosts", r.idle_hosts as u64);
+    if let Some(m) = &r.max_queue {
+        rec.num("max_queue_length", m);
+    }
+    let mut notes = Vec::new();
+    match req.policy {
+        OptPolicy::SitaE => notes.push("SITA-E: cutoffs equalise the host loads".to_string()),
+        OptPolicy::TagsMinmax => notes.push(
+            "TAGS-minmax: cutoffs minimise the largest mean queue length lambda_i*Q_i (jobs waiting at host i); value is the metric at those cutoffs"
+                .to_string(),
+        ),
+        _ => notes.push("global optimum: grid search by dynamic programming, then Newton on the analytic gradient".to_string()),
+    }
+    if req.policy.routing() == crate::policy::PolicyKind::Tags && req.hosts > 1 {
+        notes.push(
+            "TAGS hosts >= 2 use the Poisson approximation of the papers (exact at host 1)"
+                .to_string(),
+        );
+    }
+    let undetermined: Vec<String> = r
+        .cutoffs
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.digits == 0)
+        .map(|(i, _)| (i + 1).to_string())
+        .collect();
+    if !undetermined.is_empty() {
+        notes.push(format!(
+            "cutoff(s) {} undetermined at this precision: moving them changes the {} by less than its last certified digit (ask for more --digits to place them)",
+            undetermined.join(", "),
+            req.metric.name()
+        ));
+    }
+    if r.idle_hosts > 0 {
+        notes.push(format!(
+            "{} trailing host(s) idle: fewer hosts do better here",
+            r.idle_hosts
+        ));
+    }
+    if let Some(n) = digits_note(r.digits, req.digits) {
+        notes.push(n);
+    }
+    rec.texts("notes", &notes);
+    rec
+}

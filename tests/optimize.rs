@@ -1,0 +1,382 @@
+//! Optimal cutoffs: global optimality against brute force, first-order conditions by finite
+//! differences of the policy formulas (not of the optimiser's gradient), closed forms,
+//! two-precision agreement, monotonicity.
+
+use rug::Float;
+use taskassign::dist::{DistFactory, DistSpec, JobSize};
+use taskassign::num::parse_decimal;
+use taskassign::optimize::{optimal_cutoffs, OptPolicy};
+use taskassign::policy::{evaluate, LoadSpec, Metric, PolicyKind};
+use taskassign::report::optimize::{optimize_certified, OptimizeRequest};
+
+/// Brute-force grid points for h = 2.
+const GRID_2: usize = 3000;
+/// Brute-force grid points per cutoff for h = 3.
+const GRID_3: usize = 160;
+/// The optimum may not be worse than any grid point by more than this relative amount
+/// (rounding of 64-bit evaluations).
+const NOT_WORSE_TOL: f64 = 1e-12;
+
+fn spec(s: &str) -> DistSpec {
+    DistSpec::parse(s).unwrap()
+}
+
+fn value_at(
+    d: &dyn JobSize,
+    load: &LoadSpec,
+    p: PolicyKind,
+    h: usize,
+    cut: &[Float],
+    m: Metric,
+) -> Option<Float> {
+    let (lambda, _) = load.resolve(d, h).unwrap();
+    let e = evaluate(p, d, &lambda, h, cut, m).ok()?;
+    if e.stable {
+        Some(e.value)
+    } else {
+        None
+    }
+}
+
+/// Grid points strictly inside the support: log-spaced on [k, p] for bounded supports
+/// away from 0, otherwise at quantiles.
+fn brute_grid(d: &dyn JobSize, n: usize) -> Vec<Float> {
+    let b = d.prec();
+    let (lo, hi) = (d.lower(), d.upper());
+    (1..n)
+        .map(|i| {
+            let t = i as f64 / n as f64;
+            if lo > 0 && hi.is_finite() {
+                let l = Float::with_val(b, lo.ln_ref()) * (1.0 - t)
+                    + Float::with_val(b, hi.ln_ref()) * t;
+                l.exp()
+            } else {
+                d.quantile(&Float::with_val(b, t)).unwrap()
+            }
+        })
+        .collect()
+}
+
+fn rel(a: &Float, b: &Float) -> f64 {
+    (Float::with_val(a.prec(), a - b) / b).abs().to_f64()
+}
+
+const CASES: &[(&str, &str)] = &[
+    ("bp:k=1,p=1e6,alpha=0.5", "0.5"),
+    ("bp:k=1,p=1e6,alpha=1", "0.5"),
+    ("bp:k=1,p=1e6,alpha=1.5", "0.7"),
+    ("exp:rate=1", "0.8"),
+    ("uniform:a=0,b=1", "0.6"),
+    ("hyperexp:p=0.1,rate1=0.1,rate2=10", "0.5"),
+];
+
+#[test]
+fn two_hosts_global_against_brute_force() {
+    for (s, load) in CASES {
+        let f = spec(s);
+        let d = f.build(64).unwrap();
+        let load = LoadSpec::Total((*load).into());
+        for (pol, kind) in [
+            (OptPolicy::Sita, PolicyKind::Sita),
+            (OptPolicy::Tags, PolicyKind::Tags),
+        ] {
+            let opt = optimal_cutoffs(&f, &load, 2, pol, Metric::Waiting, 15).unwrap();
+            let grid = brute_grid(d.as_ref(), GRID_2);
+            let mut best: Option<(Float, Float)> = None;
+            for g in &grid {
+                if let Some(v) = value_at(
+                    d.as_ref(),
+                    &load,
+                    kind,
+                    2,
+                    std::slice::from_ref(g),
+                    Metric::Waiting,
+                ) {
+                    if best.as_ref().is_none_or(|(bv, _)| v < *bv) {
+                        best = Some((v, g.clone()));
+                    }
+                }
+            }
+            let (bv, bg) = best.unwrap();
+            let ov = Float::with_val(64, &opt.eval.value);
+            assert!(
+                ov.to_f64() <= bv.to_f64() * (1.0 + NOT_WORSE_TOL),
+                "{s} {pol:?}: optimum {ov} worse than grid {bv} at {bg}"
+            );
+            // The best grid point is within one grid step of the optimum: compare values
+            // (the objective is flat there) to the grid's resolution.
+            assert!(
+                rel(&bv, &ov) < 1e-3,
+                "{s} {pol:?}: grid {bv} vs optimum {ov}"
+            );
+            if opt.idle_hosts > 0 {
+                // One host does at least as well as any grid cutoff (checked above): the
+                // objective is flat towards the top, and there is no cutoff to locate.
+                continue;
+            }
+            let cut = Float::with_val(64, &opt.cutoffs[0]);
+            let step = if d.lower() > 0 && d.upper().is_finite() {
+                (Float::with_val(64, d.upper().ln_ref()) - Float::with_val(64, d.lower().ln_ref()))
+                    .to_f64()
+                    / GRID_2 as f64
+            } else {
+                0.05
+            };
+            let dist_ln = (Float::with_val(64, cut.ln_ref()) - Float::with_val(64, bg.ln_ref()))
+                .abs()
+                .to_f64();
+            assert!(
+                dist_ln < 4.0 * step.max(0.01),
+                "{s} {pol:?}: cutoff {cut} vs grid best {bg}"
+            );
+        }
+    }
+}
+
+#[test]
+fn three_hosts_global_against_brute_force() {
+    for (s, load) in CASES {
+        let f = spec(s);
+        let d = f.build(64).unwrap();
+        let load = LoadSpec::Total((*load).into());
+        let grid = brute_grid(d.as_ref(), GRID_3);
+        for (pol, kind) in [
+            (OptPolicy::Sita, PolicyKind::Sita),
+            (OptPolicy::Tags, PolicyKind::Tags),
+        ] {
+            let opt = optimal_cutoffs(&f, &load, 3, pol, Metric::Waiting, 15).unwrap();
+            let ov = Float::with_val(64, &opt.eval.value).to_f64();
+            let mut best = f64::INFINITY;
+            for i in 0..grid.len() {
+                for j in i + 1..grid.len() {
+                    let c = [grid[i].clone(), grid[j].clone()];
+                    if let Some(v) = value_at(d.as_ref(), &load, kind, 3, &c, Metric::Waiting) {
+                        best = best.min(v.to_f64());
+                    }
+                }
+            }
+            assert!(
+                ov <= best * (1.0 + NOT_WORSE_TOL),
+                "{s} {pol:?}: optimum {ov} vs grid {best}"
+            );
+            assert!(
+                (best - ov) / ov < 2e-2,
+                "{s} {pol:?}: optimum {ov} far below grid {best}?"
+            );
+        }
+    }
+}
+
+#[test]
+fn sita_bp_alpha_one_two_hosts_cuts_at_geometric_mean() {
+    // BP(k,p,1), h = 2: the SITA objective is symmetric under s -> kp/s (the density
+    // ∝ x^-2 maps M_0·M_2 and M_1 of one host onto the other's), so the optimum is
+    // s = √(kp) exactly, at any load (derivation in this comment; HBV10: α = 1 balances).
+    for (k, p, load) in [
+        ("1", "1e10", "0.5"),
+        ("2", "1e300", "0.9"),
+        ("1", "1e1000", "0.3"),
+    ] {
+        let f = spec(&format!("bp:k={k},p={p},alpha=1"));
+        let o = optimal_cutoffs(
+            &f,
+            &LoadSpec::Total(load.into()),
+            2,
+            OptPolicy::Sita,
+            Metric::Waiting,
+            40,
+        )
+        .unwrap();
+        let b = o.cutoffs[0].prec();
+        let want = (parse_decimal(k, b).unwrap() * parse_decimal(p, b).unwrap()).sqrt();
+        assert!(
+            rel(&o.cutoffs[0], &want) < 1e-38,
+            "p={p}: {} vs {}",
+            o.cutoffs[0],
+            want
+        );
+    }
+}
+
+#[test]
+fn first_order_conditions_hold_by_finite_differences() {
+    // Central differences of the policy formula (policy::evaluate, independent of the
+    // optimiser's analytic gradient) at 400 bits with relative step 1e-40: truncation
+    // ~1e-80, rounding ~1e-120/1e-40; so s ∂J/∂s / J must vanish to ~1e-60 at a 50-digit
+    // optimum (50 digits: the optimum's own error 1e-50 enters squared in J, linearly in ∂J).
+    const FOC_TOL: f64 = 1e-45;
+    let bits = 400;
+    for (s, load) in [
+        ("bp:k=1,p=1e6,alpha=1.5", "0.7"),
+        ("exp:rate=1", "0.8"),
+        ("bp:k=1,p=1e100,alpha=0.5", "0.5"),
+    ] {
+        let f = spec(s);
+        let d = f.build(bits).unwrap();
+        let load = LoadSpec::Total(load.into());
+        for (pol, kind) in [
+            (OptPolicy::Sita, PolicyKind::Sita),
+            (OptPolicy::Tags, PolicyKind::Tags),
+        ] {
+            let o = optimal_cutoffs(&f, &load, 3, pol, Metric::Waiting, 50).unwrap();
+            // Idle hosts (cutoff at the top) are left out: the policy then has fewer hosts.
+            let cut: Vec<Float> = o
+                .cutoffs_free()
+                .iter()
+                .map(|c| Float::with_val(bits, c))
+                .collect();
+            let h = cut.len() + 1;
+            let j0 = value_at(d.as_ref(), &load, kind, h, &cut, Metric::Waiting).unwrap();
+            for i in 0..cut.len() {
+                let step = Float::with_val(bits, &cut[i]) * parse_decimal("1e-40", bits).unwrap();
+                let mut up = cut.clone();
+                up[i] += &step;
+                let mut dn = cut.clone();
+                dn[i] -= &step;
+                let ju = value_at(d.as_ref(), &load, kind, h, &up, Metric::Waiting).unwrap();
+                let jd = value_at(d.as_ref(), &load, kind, h, &dn, Metric::Waiting).unwrap();
+                let g = (ju - jd) / (step * 2u32) * &cut[i] / &j0;
+                let g = g.to_f64();
+                assert!(
+                    g.abs() < FOC_TOL,
+                    "{s} {pol:?} cutoff {i}: s dJ/ds / J = {g}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn thirty_and_three_hundred_digits_agree() {
+    for (s, pol, h) in [
+        ("bp:k=1,p=1e10,alpha=1.5", OptPolicy::Tags, 3),
+        ("bp:k=1,p=1e1000,alpha=0.5", OptPolicy::Sita, 4),
+        ("exp:rate=1", OptPolicy::TagsMinmax, 3),
+        ("uniform:a=0,b=1", OptPolicy::SitaE, 5),
+    ] {
+        let f = spec(s);
+        let mk = |digits| OptimizeRequest {
+            policy: pol,
+            dist: &f,
+            hosts: h,
+            load: LoadSpec::Total("0.6".into()),
+            metric: Metric::Waiting,
+            digits,
+        };
+        let a = optimize_certified(&mk(30)).unwrap();
+        let b = optimize_certified(&mk(300)).unwrap();
+        assert_eq!(a.digits, 30, "{s} {pol:?}");
+        assert_eq!(b.digits, 300, "{s} {pol:?}");
+        let pairs = [(&a.value, &b.value)]
+            .into_iter()
+            .chain(a.cutoffs.iter().zip(b.cutoffs.iter()));
+        for (x, y) in pairs {
+            let xf = parse_decimal(&x.text, 1100).unwrap();
+            let yf = parse_decimal(&y.text, 1100).unwrap();
+            let r = (Float::with_val(1100, &xf - &yf) / &yf).abs();
+            assert!(r < 5.01e-30, "{s} {pol:?}: {} vs {}", x.text, y.text);
+        }
+    }
+}
+
+#[test]
+fn monotone_in_hosts_and_load_and_sita_e_is_worse() {
+    let f = spec("bp:k=1,p=1e8,alpha=1.2");
+    for pol in [OptPolicy::Sita, OptPolicy::Tags] {
+        let mut prev: Option<Float> = None;
+        for h in 1..=6 {
+            let o = optimal_cutoffs(
+                &f,
+                &LoadSpec::Total("0.8".into()),
+                h,
+                pol,
+                Metric::Waiting,
+                20,
+            )
+            .unwrap();
+            if let Some(p) = &prev {
+                assert!(
+                    o.eval.value <= *p,
+                    "{pol:?} h={h}: {} > {}",
+                    o.eval.value,
+                    p
+                );
+            }
+            prev = Some(o.eval.value);
+        }
+        let mut prev: Option<Float> = None;
+        for load in ["0.2", "0.4", "0.6", "0.8", "0.95"] {
+            let o = optimal_cutoffs(
+                &f,
+                &LoadSpec::Total(load.into()),
+                3,
+                pol,
+                Metric::Waiting,
+                20,
+            )
+            .unwrap();
+            if let Some(p) = &prev {
+                assert!(o.eval.value > *p, "{pol:?} load={load}");
+            }
+            prev = Some(o.eval.value);
+        }
+    }
+    for h in 2..=5 {
+        let load = LoadSpec::PerHost("0.7".into());
+        let opt = optimal_cutoffs(&f, &load, h, OptPolicy::Sita, Metric::Waiting, 20).unwrap();
+        let e = optimal_cutoffs(&f, &load, h, OptPolicy::SitaE, Metric::Waiting, 20).unwrap();
+        assert!(opt.eval.value <= e.eval.value);
+        // SITA-E loads are equal: ρ_i = ρ/h = 0.7.
+        for r in &e.eval.host_loads {
+            assert!(
+                rel(r, &parse_decimal("0.7", r.prec()).unwrap()) < 1e-18,
+                "{r}"
+            );
+        }
+    }
+}
+
+#[test]
+fn tags_minmax_equalises_queue_lengths_and_beats_tags_opt_on_its_objective() {
+    // Mean queue length at host i: λ P(X > s_{i-1}) Q_i (Little's law), Q_i the host's
+    // mean wait in queue (host_waiting).
+    let f = spec("bp:k=1,p=1e6,alpha=1");
+    let load = LoadSpec::Total("0.7".into());
+    let d = f.build(96).unwrap();
+    let (lambda, _) = load.resolve(d.as_ref(), 3).unwrap();
+    let qlen = |cut: &[Float]| -> Vec<Float> {
+        let e = evaluate(
+            PolicyKind::Tags,
+            d.as_ref(),
+            &lambda,
+            3,
+            cut,
+            Metric::Waiting,
+        )
+        .unwrap();
+        let mut s = vec![d.lower_open()];
+        s.extend(cut.iter().cloned());
+        (0..3)
+            .map(|i| Float::with_val(96, &lambda * &d.tail(&s[i])) * &e.host_waiting[i])
+            .collect()
+    };
+    let mm = optimal_cutoffs(&f, &load, 3, OptPolicy::TagsMinmax, Metric::Waiting, 25).unwrap();
+    let cut: Vec<Float> = mm.cutoffs.iter().map(|c| Float::with_val(96, c)).collect();
+    let l = qlen(&cut);
+    for x in &l {
+        assert!(rel(x, &l[0]) < 1e-20, "unequal queue lengths {l:?}");
+    }
+    let opt = optimal_cutoffs(&f, &load, 3, OptPolicy::Tags, Metric::Waiting, 25).unwrap();
+    let lo: Vec<Float> = qlen(
+        &opt.cutoffs
+            .iter()
+            .map(|c| Float::with_val(96, c))
+            .collect::<Vec<_>>(),
+    );
+    let max_opt = lo.iter().fold(
+        Float::with_val(96, 0),
+        |m, x| if *x > m { x.clone() } else { m },
+    );
+    assert!(l[0] <= max_opt);
+    assert!(opt.eval.value <= mm.eval.value);
+}
