@@ -10,6 +10,7 @@ use crate::report::threshold::{threshold_certified, threshold_record};
 use crate::report::Record;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod check;
 mod simulate;
 
 /// Exit status for bad input.
@@ -45,6 +46,9 @@ enum Command {
     /// Simulate h FCFS hosts under sita|tags|random|rr|lwl|jsq: mean waiting, response,
     /// slowdown and per-host waiting with 95% half-widths, compared with the formula.
     Simulate(simulate::SimulateArgs),
+    /// Run claim files (default proofs-check/): every published statement computed and
+    /// judged PASS / FAIL / INCONCLUSIVE; exit 0 if nothing fails, 1 if something does.
+    Check(check::CheckArgs),
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -318,6 +322,13 @@ where
         Command::Optimize(a) => run_optimize(a),
         Command::Threshold(a) => run_threshold(a),
         Command::Simulate(a) => simulate::run_simulate(a),
+        Command::Check(a) => match check::run_check(a) {
+            Ok((s, code)) => {
+                print!("{s}");
+                return code;
+            }
+            Err(e) => Err(e),
+        },
     };
     match out {
         Ok(s) => {

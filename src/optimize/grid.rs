@@ -9,15 +9,13 @@
 
 use super::chain::{pk, weight_order, ChainKind};
 use crate::dist::{DistError, JobSize};
-use crate::num::root::{expand_upper, solve_increasing};
-use crate::num::NumError;
 use crate::policy::{Metric, PolicyError};
 use rug::Float;
 
 /// Grid points: `GRID_BASE + GRID_PER_HOST · h`, at most `GRID_MAX`.
-pub const GRID_BASE: usize = 200;
+pub const GRID_BASE: usize = 160;
 /// Extra grid points per host.
-pub const GRID_PER_HOST: usize = 16;
+pub const GRID_PER_HOST: usize = 24;
 /// Largest grid.
 pub const GRID_MAX: usize = 800;
 /// Range of the logistic variable t of the quantile grid u = 1/(1+e^−t) (u from about
@@ -66,41 +64,40 @@ pub fn make_grid(dist: &dyn JobSize, n: usize) -> Result<Vec<Float>, PolicyError
             pts.push(x);
         }
     }
-    let mean = dist.mean()?;
+    // Work quantiles, by interpolating ln x against logit(W), W(x) = M_1(s_0, x)/E[X], on
+    // the points above: no root finding, and they add points where the work is.
+    pts.retain(|x| x.is_finite() && *x > lo && *x < hi && *x > 0);
+    pts.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    pts.dedup();
     let lo_open = dist.lower_open();
-    for i in 1..m {
-        let u = level(i);
-        let upper_half = u > 0.5;
-        let target = if upper_half {
-            Float::with_val(bits, 1u32) - &u
-        } else {
-            u.clone()
-        } * &mean;
-        let f = |x: &Float| -> Result<Float, NumError> {
-            let r = if upper_half {
-                dist.partial_moment(1, x, &hi)
-                    .map(|v| Float::with_val(bits, &target - &v))
-            } else {
-                dist.partial_moment(1, &lo_open, x).map(|v| v - &target)
-            };
-            r.map_err(|e| NumError::NotFinite(e.to_string()))
-        };
-        let top = if hi.is_finite() {
-            hi.clone()
-        } else {
-            let from = if lo > 0 {
-                Float::with_val(bits, &lo * 2u32)
-            } else {
-                Float::with_val(bits, 1)
-            };
-            match expand_upper("work quantile", &from, f) {
-                Ok(t) => t,
-                Err(_) => continue,
-            }
-        };
-        if let Ok(r) = solve_increasing("work quantile", &lo, &top, f) {
-            pts.push(r.x);
+    let mut table: Vec<(f64, Float)> = Vec::with_capacity(pts.len());
+    for x in &pts {
+        let below = dist.partial_moment(1, &lo_open, x)?;
+        let above = dist.partial_moment(1, x, &hi)?;
+        if below > 0 && above > 0 {
+            // logit W = ln(below/above), computed without 1 − W.
+            let lw = Float::with_val(bits, &below / &above).ln().to_f64();
+            table.push((lw, Float::with_val(bits, x.ln_ref())));
         }
+    }
+    if table.len() >= 2 {
+        let mut extra = Vec::with_capacity(m);
+        for i in 1..m {
+            let t = -QUANTILE_T_RANGE + 2.0 * QUANTILE_T_RANGE * i as f64 / m as f64;
+            let k = table.partition_point(|(w, _)| *w < t);
+            if k == 0 || k >= table.len() {
+                continue;
+            }
+            let (w0, y0) = &table[k - 1];
+            let (w1, y1) = &table[k];
+            if w1 <= w0 {
+                continue;
+            }
+            let f = (t - w0) / (w1 - w0);
+            let y = Float::with_val(bits, y0 * (1.0 - f)) + Float::with_val(bits, y1 * f);
+            extra.push(y.exp());
+        }
+        pts.extend(extra);
     }
     pts.retain(|x| x.is_finite() && *x > lo && *x < hi);
     pts.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
@@ -191,85 +188,120 @@ pub struct GridOptimum {
     pub value: Float,
 }
 
-/// The table of host terms T(x_k, x_l) for k < l (row-major by l), +∞ when unstable.
-fn term_table(
-    dist: &dyn JobSize,
-    lambda: &Float,
+/// Host terms T(x_k, x_l) on the grid, computed when first needed (the DP for h = 2 needs
+/// only O(N) of the N²/2 pairs) from cumulative moments; +∞ when unstable.
+struct Terms<'a> {
+    dist: &'a dyn JobSize,
+    lambda: Float,
     kind: ChainKind,
     metric: Metric,
-    g: &[Float],
-) -> Result<Vec<Vec<Float>>, PolicyError> {
-    let bits = dist.prec();
-    let c = Cumulative::new(dist, g)?;
-    let n = g.len() - 1;
-    let jw = weight_order(metric);
-    let inf = Float::with_val(bits, rug::float::Special::Infinity);
-    let mut t = Vec::with_capacity(n + 1);
-    for l in 0..=n {
-        let mut row = Vec::with_capacity(l);
-        for k in 0..l {
-            let v = match kind {
-                ChainKind::Sita => {
-                    match (c.m(jw, k, l, bits), c.m(1, k, l, bits), c.m(2, k, l, bits)) {
-                        (Some(w), Some(m1), Some(m2)) => {
-                            let q = pk(bits, lambda, &m1, &m2);
-                            if w.is_zero() {
-                                Float::with_val(bits, 0)
-                            } else {
-                                Float::with_val(bits, &w * &q)
-                            }
-                        }
-                        (_, Some(m1), _) if Float::with_val(bits, lambda * &m1) >= 1 => inf.clone(),
-                        _ => return Err(infinite(metric, dist)),
-                    }
-                }
-                ChainKind::Tags | ChainKind::TagsQueueLength => {
-                    let free_b = l < n;
-                    let bt = if free_b {
-                        Float::with_val(bits, &g[l] * &c.tail[l])
-                    } else {
-                        Float::with_val(bits, 0)
-                    };
-                    let (Some(m1), Some(m2)) = (c.m(1, k, l, bits), c.m(2, k, l, bits)) else {
-                        return Err(infinite(metric, dist));
-                    };
-                    let n1 = m1 + &bt;
-                    // b² F̄(b) only below the top (∞ · 0 would be NaN for unbounded sizes).
-                    let n2 = if free_b {
-                        m2 + Float::with_val(bits, &g[l] * &bt)
-                    } else {
-                        m2
-                    };
-                    let q = pk(bits, lambda, &n1, &n2);
-                    let ga = if kind == ChainKind::TagsQueueLength {
-                        c.up_c[1][k]
-                            .clone()
-                            .map(|x| Float::with_val(bits, lambda * &x))
-                    } else {
-                        c.up_c[(jw + 1) as usize][k].clone()
-                    };
-                    let Some(ga) = ga else {
-                        return Err(infinite(metric, dist));
-                    };
-                    let mut v = if ga.is_zero() {
-                        Float::with_val(bits, 0)
-                    } else {
-                        Float::with_val(bits, &ga * &q)
-                    };
-                    if kind == ChainKind::Tags && free_b {
-                        let Some(gb) = c.up_c[(jw + 1) as usize][l].clone() else {
-                            return Err(infinite(metric, dist));
-                        };
-                        v += Float::with_val(bits, &g[l] * &gb);
-                    }
-                    v
-                }
-            };
-            row.push(v);
-        }
-        t.push(row);
+    g: &'a [Float],
+    c: Cumulative,
+    memo: Vec<Vec<Option<Float>>>,
+}
+
+impl<'a> Terms<'a> {
+    fn new(
+        dist: &'a dyn JobSize,
+        lambda: &Float,
+        kind: ChainKind,
+        metric: Metric,
+        g: &'a [Float],
+    ) -> Result<Self, PolicyError> {
+        let c = Cumulative::new(dist, g)?;
+        let memo = (0..g.len()).map(|l| vec![None; l]).collect();
+        Ok(Terms {
+            dist,
+            lambda: lambda.clone(),
+            kind,
+            metric,
+            g,
+            c,
+            memo,
+        })
     }
-    Ok(t)
+
+    fn t(&mut self, k: usize, l: usize) -> Result<&Float, PolicyError> {
+        if self.memo[l][k].is_none() {
+            let v = self.compute(k, l)?;
+            self.memo[l][k] = Some(v);
+        }
+        self.memo[l][k]
+            .as_ref()
+            .ok_or_else(|| PolicyError::BadCutoffs("grid term missing".into()))
+    }
+
+    fn compute(&self, k: usize, l: usize) -> Result<Float, PolicyError> {
+        let bits = self.dist.prec();
+        let n = self.g.len() - 1;
+        let jw = weight_order(self.metric);
+        let inf = Float::with_val(bits, rug::float::Special::Infinity);
+        let v = match self.kind {
+            ChainKind::Sita => {
+                match (
+                    self.c.m(jw, k, l, bits),
+                    self.c.m(1, k, l, bits),
+                    self.c.m(2, k, l, bits),
+                ) {
+                    (Some(w), Some(m1), Some(m2)) => {
+                        let q = pk(bits, &self.lambda, &m1, &m2);
+                        if w.is_zero() {
+                            Float::with_val(bits, 0)
+                        } else {
+                            Float::with_val(bits, &w * &q)
+                        }
+                    }
+                    (_, Some(m1), _) if Float::with_val(bits, &self.lambda * &m1) >= 1 => {
+                        inf.clone()
+                    }
+                    _ => return Err(infinite(self.metric, self.dist)),
+                }
+            }
+            ChainKind::Tags | ChainKind::TagsQueueLength => {
+                let free_b = l < n;
+                let bt = if free_b {
+                    Float::with_val(bits, &self.g[l] * &self.c.tail[l])
+                } else {
+                    Float::with_val(bits, 0)
+                };
+                let (Some(m1), Some(m2)) = (self.c.m(1, k, l, bits), self.c.m(2, k, l, bits))
+                else {
+                    return Err(infinite(self.metric, self.dist));
+                };
+                let n1 = m1 + &bt;
+                // b² F̄(b) only below the top (∞ · 0 would be NaN for unbounded sizes).
+                let n2 = if free_b {
+                    m2 + Float::with_val(bits, &self.g[l] * &bt)
+                } else {
+                    m2
+                };
+                let q = pk(bits, &self.lambda, &n1, &n2);
+                let ga = if self.kind == ChainKind::TagsQueueLength {
+                    self.c.up_c[1][k]
+                        .clone()
+                        .map(|x| Float::with_val(bits, &self.lambda * &x))
+                } else {
+                    self.c.up_c[(jw + 1) as usize][k].clone()
+                };
+                let Some(ga) = ga else {
+                    return Err(infinite(self.metric, self.dist));
+                };
+                let mut v = if ga.is_zero() {
+                    Float::with_val(bits, 0)
+                } else {
+                    Float::with_val(bits, &ga * &q)
+                };
+                if self.kind == ChainKind::Tags && free_b {
+                    let Some(gb) = self.c.up_c[(jw + 1) as usize][l].clone() else {
+                        return Err(infinite(self.metric, self.dist));
+                    };
+                    v += Float::with_val(bits, &self.g[l] * &gb);
+                }
+                v
+            }
+        };
+        Ok(v)
+    }
 }
 
 fn infinite(metric: Metric, dist: &dyn JobSize) -> PolicyError {
@@ -285,7 +317,10 @@ fn infinite(metric: Metric, dist: &dyn JobSize) -> PolicyError {
 }
 
 /// Exact optimum over the grid by dynamic programming; `minmax` replaces the sum by a max.
-pub fn grid_optimum(
+/// Returns the best placement for each number u = 1 … h of hosts in use (the others idle
+/// at the top), best first: the objective can have a local minimum with all hosts busy and
+/// a better one with fewer (TAGS at light load), so the refinement starts from several.
+pub fn grid_optima(
     dist: &dyn JobSize,
     lambda: &Float,
     hosts: usize,
@@ -293,12 +328,13 @@ pub fn grid_optimum(
     metric: Metric,
     g: &[Float],
     minmax: bool,
-) -> Result<GridOptimum, PolicyError> {
+) -> Result<Vec<GridOptimum>, PolicyError> {
     let bits = dist.prec();
     let n = g.len() - 1;
-    let t = term_table(dist, lambda, kind, metric, g)?;
+    let mut t = Terms::new(dist, lambda, kind, metric, g)?;
     let inf = Float::with_val(bits, rug::float::Special::Infinity);
-    // v[l]: best cost of hosts 1..i ending at x_l; arg[i][l]: the previous index.
+    // v[l]: best cost of hosts 1..i ending at x_l (no idle host yet); arg[i][l]: the
+    // previous index. Reaching the top at layer u means u hosts in use.
     let mut v: Vec<Float> = (0..=n)
         .map(|l| {
             if l == 0 {
@@ -310,11 +346,10 @@ pub fn grid_optimum(
         .collect();
     let mut arg: Vec<Vec<usize>> = Vec::with_capacity(hosts);
     let mut tmp = Float::new(bits);
+    let mut found: Vec<GridOptimum> = Vec::new();
     for i in 1..=hosts {
         let mut nv: Vec<Float> = vec![inf.clone(); n + 1];
         let mut na = vec![usize::MAX; n + 1];
-        // The last host must end at the top; earlier ones may end anywhere (or stay at the
-        // top, idle).
         let ls: Vec<usize> = if i == hosts {
             vec![n]
         } else {
@@ -322,13 +357,17 @@ pub fn grid_optimum(
         };
         for l in ls {
             for k in 0..l {
-                if v[k].is_infinite() || t[l][k].is_infinite() {
+                if k == n || v[k].is_infinite() {
+                    continue;
+                }
+                let tkl = t.t(k, l)?;
+                if tkl.is_infinite() {
                     continue;
                 }
                 if minmax {
-                    tmp.assign_max(&v[k], &t[l][k]);
+                    tmp.assign_max(&v[k], tkl);
                 } else {
-                    tmp.assign_sum(&v[k], &t[l][k]);
+                    tmp.assign_sum(&v[k], tkl);
                 }
                 if tmp < nv[l] {
                     nv[l].clone_from(&tmp);
@@ -336,28 +375,182 @@ pub fn grid_optimum(
                 }
             }
         }
-        // Idle host: stays at the top.
-        if i > 1 && v[n] < nv[n] {
-            nv[n].clone_from(&v[n]);
-            na[n] = n;
+        arg.push(na);
+        if nv[n].is_finite() {
+            // u = i hosts in use: backtrack, then the rest idle at the top.
+            let mut idx = vec![n; i + 1];
+            for m in (1..=i).rev() {
+                idx[m - 1] = arg[m - 1][idx[m]];
+            }
+            let mut cutoffs: Vec<Float> = idx[1..i].iter().map(|&k| g[k].clone()).collect();
+            cutoffs.resize(hosts - 1, g[n].clone());
+            found.push(GridOptimum {
+                cutoffs,
+                value: nv[n].clone(),
+            });
         }
         v = nv;
-        arg.push(na);
     }
-    if v[n].is_infinite() {
+    if found.is_empty() {
         return Err(PolicyError::BadLoad(
             "no cutoffs on the search grid keep every host stable".into(),
         ));
     }
-    let mut idx = vec![n; hosts + 1];
-    for i in (1..=hosts).rev() {
-        idx[i - 1] = arg[i - 1][idx[i]];
+    found.sort_by(|a, b| {
+        a.value
+            .partial_cmp(&b.value)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    Ok(found)
+}
+
+/// The best grid placement (see [`grid_optima`]).
+pub fn grid_optimum(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    hosts: usize,
+    kind: ChainKind,
+    metric: Metric,
+    g: &[Float],
+    minmax: bool,
+) -> Result<GridOptimum, PolicyError> {
+    let mut all = grid_optima(dist, lambda, hosts, kind, metric, g, minmax)?;
+    Ok(all.swap_remove(0))
+}
+
+/// The largest gap between consecutive positive finite grid points, in ln s (the first
+/// zoom half-width).
+pub fn max_ln_gap(g: &[Float]) -> f64 {
+    g.windows(2)
+        .filter(|w| w[0] > 0 && w[1].is_finite())
+        .map(|w| Float::with_val(w[0].prec(), &w[1] / &w[0]).ln().to_f64())
+        .fold(0.0, f64::max)
+}
+
+/// Points per zoom window (each cutoff's window in ln s).
+pub const ZOOM_POINTS: usize = 24;
+/// Zoom rounds at most.
+pub const ZOOM_ROUNDS: usize = 6;
+/// Zooming stops when every window's half-width in ln s is below this.
+pub const ZOOM_MIN_WIDTH: f64 = 1e-7;
+
+/// Refines a grid placement of the free cutoffs (u − 1 of them; hosts after u idle) by
+/// dynamic programming over windows around each cutoff, shrinking the windows each round.
+/// Each round is exact over its windows, so cutoffs that move the objective only slightly
+/// are still placed where the chain's terms put them. `width` is the first half-width in
+/// ln s.
+#[allow(clippy::too_many_arguments)]
+pub fn zoom(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    hosts: usize,
+    kind: ChainKind,
+    metric: Metric,
+    start: &[Float],
+    width: f64,
+    minmax: bool,
+) -> Result<GridOptimum, PolicyError> {
+    let bits = dist.prec();
+    let lo = dist.lower();
+    let top = dist.upper();
+    let u = start.len() + 1;
+    let mut cur: Vec<Float> = start.to_vec();
+    let mut w = width.max(ZOOM_MIN_WIDTH);
+    let mut value = Float::with_val(bits, rug::float::Special::Infinity);
+    for _round in 0..ZOOM_ROUNDS {
+        // Window points, in ln s around each cutoff.
+        let mut pts: Vec<Float> = vec![lo.clone(), top.clone()];
+        let mut layer_of: Vec<Vec<Float>> = Vec::with_capacity(u - 1);
+        for x in &cur {
+            let y = Float::with_val(bits, x.ln_ref());
+            let mut layer = Vec::with_capacity(ZOOM_POINTS + 1);
+            for i in 0..=ZOOM_POINTS {
+                let t = -w + 2.0 * w * i as f64 / ZOOM_POINTS as f64;
+                let p = Float::with_val(bits, &y + t).exp();
+                if p > lo && p < top {
+                    layer.push(p);
+                }
+            }
+            layer.push(x.clone());
+            pts.extend(layer.iter().cloned());
+            layer_of.push(layer);
+        }
+        pts.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+        pts.dedup();
+        let n = pts.len() - 1;
+        let index = |x: &Float| pts.partition_point(|p| p < x);
+        let mut layers: Vec<Vec<usize>> = vec![vec![0]];
+        for l in &layer_of {
+            let mut v: Vec<usize> = l.iter().map(index).collect();
+            v.sort_unstable();
+            v.dedup();
+            layers.push(v);
+        }
+        layers.push(vec![n]);
+        let mut t = Terms::new(dist, lambda, kind, metric, &pts)?;
+        let inf = Float::with_val(bits, rug::float::Special::Infinity);
+        let mut v: Vec<Float> = vec![Float::with_val(bits, 0)];
+        let mut args: Vec<Vec<usize>> = Vec::with_capacity(layers.len());
+        let mut tmp = Float::new(bits);
+        for m in 1..layers.len() {
+            let mut nv = vec![inf.clone(); layers[m].len()];
+            let mut na = vec![usize::MAX; layers[m].len()];
+            for (a, &l) in layers[m].iter().enumerate() {
+                for (b, &k) in layers[m - 1].iter().enumerate() {
+                    if k >= l || v[b].is_infinite() {
+                        continue;
+                    }
+                    let tkl = t.t(k, l)?;
+                    if tkl.is_infinite() {
+                        continue;
+                    }
+                    if minmax {
+                        tmp.assign_max(&v[b], tkl);
+                    } else {
+                        tmp.assign_sum(&v[b], tkl);
+                    }
+                    if tmp < nv[a] {
+                        nv[a].clone_from(&tmp);
+                        na[a] = b;
+                    }
+                }
+            }
+            v = nv;
+            args.push(na);
+        }
+        if v[0].is_infinite() {
+            break;
+        }
+        // Backtrack.
+        let last = layers.len() - 1;
+        let mut pos = 0usize;
+        let mut chosen = vec![0usize; layers.len()];
+        chosen[last] = n;
+        for m in (1..=last).rev() {
+            pos = args[m - 1][pos];
+            chosen[m - 1] = layers[m - 1][pos];
+        }
+        let next: Vec<Float> = chosen[1..layers.len() - 1]
+            .iter()
+            .map(|&k| pts[k].clone())
+            .collect();
+        // Shrink the windows unless a cutoff sits at the edge of its window.
+        let at_edge = next.iter().zip(&cur).any(|(a, b)| {
+            let d = Float::with_val(bits, a / b).ln().abs().to_f64();
+            d >= 0.999 * w
+        });
+        cur = next;
+        value = v[0].clone();
+        if !at_edge {
+            w /= ZOOM_POINTS as f64 / 4.0;
+        }
+        if w < ZOOM_MIN_WIDTH {
+            break;
+        }
     }
-    let cutoffs = idx[1..hosts].iter().map(|&k| g[k].clone()).collect();
-    Ok(GridOptimum {
-        cutoffs,
-        value: v[n].clone(),
-    })
+    let mut cutoffs = cur;
+    cutoffs.resize(hosts - 1, top);
+    Ok(GridOptimum { cutoffs, value })
 }
 
 trait AssignOps {

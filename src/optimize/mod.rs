@@ -20,6 +20,11 @@ use crate::policy::{evaluate, Evaluation, LoadSpec, Metric, PolicyError, PolicyK
 use chain::{Chain, ChainKind};
 use rug::Float;
 
+/// Host counts whose grid optimum is within this factor of the best are all refined.
+pub const CANDIDATE_RATIO: f64 = 1.25;
+/// At most this many host counts are zoomed and refined.
+pub const MAX_CANDIDATES: usize = 4;
+
 /// Precision of the global search and the first refinement.
 pub const SEARCH_BITS: u32 = 64;
 
@@ -106,17 +111,34 @@ pub fn search_start(
     policy: OptPolicy,
     metric: Metric,
 ) -> Result<Vec<Float>, PolicyError> {
+    Ok(search_starts(dist, load, hosts, policy, metric)?.swap_remove(0))
+}
+
+/// Relative difference below which two refined candidates tie at the search precision:
+/// both go on to the working precision, which decides.
+pub const TIE_BITS: u32 = SEARCH_BITS - 16;
+
+/// As [`search_start`], but every candidate that ties with the best at the search
+/// precision (best first).
+pub fn search_starts(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+) -> Result<Vec<Vec<Float>>, PolicyError> {
     let d = dist.build(SEARCH_BITS)?;
     let (lambda, rho) = load.resolve(d.as_ref(), hosts)?;
     if policy.routing() == PolicyKind::Tags {
         check_tags_stable(d.as_ref(), &lambda, &rho, hosts)?;
     }
     if hosts == 1 {
-        return Ok(vec![]);
+        return Ok(vec![vec![]]);
     }
     let g = grid::make_grid(d.as_ref(), grid::grid_size(hosts))?;
     let kind = chain_kind(policy);
-    let best = grid::grid_optimum(
+    let top = d.upper();
+    let candidates = grid::grid_optima(
         d.as_ref(),
         &lambda,
         hosts,
@@ -125,22 +147,46 @@ pub fn search_start(
         &g,
         policy == OptPolicy::TagsMinmax,
     )?;
-    let top = d.upper();
-    let free: Vec<Float> = best.cutoffs.into_iter().filter(|c| *c < top).collect();
+    let free_of = |c: &grid::GridOptimum| -> Vec<Float> {
+        c.cutoffs.iter().filter(|x| **x < top).cloned().collect()
+    };
     if !has_density(d.as_ref()) || policy == OptPolicy::TagsMinmax {
-        return Ok(free);
+        return Ok(vec![free_of(&candidates[0])]);
     }
     let ch = Chain::new(d.as_ref(), lambda, kind, metric);
-    let free = polish::trim_idle(&ch, &free)?;
-    match polish::polish(&ch, hosts, &free) {
-        Ok(p) => Ok(p.cutoffs),
-        // Newton from the grid failed: coordinate descent (slower, but each cutoff is
-        // placed by its own terms) and Newton again.
-        Err(_) => {
-            let coarse = polish::coordinate_descent(&ch, hosts, &free)?;
-            Ok(polish::polish(&ch, hosts, &coarse)?.cutoffs)
+    // Zoom and refine every host count whose grid value is within CANDIDATE_RATIO of the
+    // best, and keep the lowest refined value. Only a starting point is needed: the
+    // working precision finishes the polish (and reports an error if it cannot).
+    let best_grid = candidates[0].value.clone();
+    let width = grid::max_ln_gap(&g);
+    let mut refined: Vec<(Float, Vec<Float>)> = Vec::new();
+    for c in candidates.iter().take(MAX_CANDIDATES) {
+        if Float::with_val(SEARCH_BITS, &c.value / &best_grid) > CANDIDATE_RATIO {
+            continue;
         }
+        let z = grid::zoom(
+            d.as_ref(),
+            &ch.lambda,
+            hosts,
+            kind,
+            metric,
+            &free_of(c),
+            width,
+            false,
+        )?;
+        let p = polish::refine(&ch, hosts, &free_of(&z), polish::SEARCH_POLISH_ITER)?;
+        refined.push((p.value, p.cutoffs));
     }
+    refined.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
+    let Some(first) = refined.first().map(|r| r.0.clone()) else {
+        return Ok(vec![free_of(&candidates[0])]);
+    };
+    let tie = Float::with_val(SEARCH_BITS, first.abs_ref()) >> TIE_BITS;
+    Ok(refined
+        .into_iter()
+        .filter(|(v, _)| Float::with_val(SEARCH_BITS, v - &first) <= tie)
+        .map(|(_, c)| c)
+        .collect())
 }
 
 fn has_density(d: &dyn JobSize) -> bool {
@@ -174,8 +220,7 @@ pub fn optimum_at(
         OptPolicy::Sita | OptPolicy::Tags => {
             if has_density(dist) {
                 let ch = Chain::new(dist, lambda.clone(), chain_kind(policy), metric);
-                let start = polish::trim_idle(&ch, start)?;
-                let p = polish::polish(&ch, hosts, &start)?;
+                let p = polish::polish(&ch, hosts, start)?;
                 (p.cutoffs, None, p.iterations)
             } else {
                 (
@@ -203,6 +248,37 @@ pub fn optimum_at(
         max_queue,
         iterations,
     })
+}
+
+/// [`optimum_at`] from each of `starts` (see [`search_starts`]), keeping the lowest value.
+pub fn optimum_from(
+    dist: &dyn JobSize,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    starts: &[Vec<Float>],
+) -> Result<Optimum, PolicyError> {
+    let mut best: Option<Optimum> = None;
+    let mut last_err = None;
+    for st in starts {
+        match optimum_at(dist, load, hosts, policy, metric, st) {
+            Ok(o) => {
+                if best.as_ref().is_none_or(|b| o.eval.value < b.eval.value) {
+                    best = Some(o);
+                }
+            }
+            Err(e) => last_err = Some(e),
+        }
+        if matches!(policy, OptPolicy::SitaE | OptPolicy::TagsMinmax) {
+            break;
+        }
+    }
+    match (best, last_err) {
+        (Some(b), _) => Ok(b),
+        (None, Some(e)) => Err(e),
+        (None, None) => optimum_at(dist, load, hosts, policy, metric, &[]),
+    }
 }
 
 /// SITA-E: the cutoffs with M_1(s_0, s_i) = (i/h) E[X] (equal loads), each found as a root
@@ -347,7 +423,8 @@ pub fn tags_minmax_cutoffs(
     Ok((cut, r.hi))
 }
 
-/// Optimum at the two certifying precisions (b1 < b2) from one shared search.
+/// Optimum at the two certifying precisions (b1 < b2) from one shared search: both runs
+/// start from the same candidates, so that their agreement means something.
 pub fn optimal_cutoffs_pair(
     dist: &dyn DistFactory,
     load: &LoadSpec,
@@ -359,28 +436,37 @@ pub fn optimal_cutoffs_pair(
     if hosts < 1 {
         return Err(PolicyError::BadHosts(hosts));
     }
-    let start = match policy {
-        OptPolicy::SitaE => vec![],
-        _ => search_start(dist, load, hosts, policy, metric)?,
-    };
-    let a = optimum_at(
+    let starts = starts_for(dist, load, hosts, policy, metric)?;
+    let a = optimum_from(
         dist.build(bits.0)?.as_ref(),
         load,
         hosts,
         policy,
         metric,
-        &start,
+        &starts,
     )?;
-    // Both runs start from the same search result, so that their agreement means something.
-    let b = optimum_at(
+    let b = optimum_from(
         dist.build(bits.1)?.as_ref(),
         load,
         hosts,
         policy,
         metric,
-        &start,
+        &starts,
     )?;
     Ok((a, b))
+}
+
+fn starts_for(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+) -> Result<Vec<Vec<Float>>, PolicyError> {
+    match policy {
+        OptPolicy::SitaE => Ok(vec![vec![]]),
+        _ => search_starts(dist, load, hosts, policy, metric),
+    }
 }
 
 impl Optimum {
@@ -400,16 +486,16 @@ pub fn optimal_cutoffs(
     metric: Metric,
     digits: u32,
 ) -> Result<Optimum, PolicyError> {
-    let start = match policy {
-        OptPolicy::SitaE => vec![],
-        _ => search_start(dist, load, hosts, policy, metric)?,
-    };
-    optimum_at(
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
+    let starts = starts_for(dist, load, hosts, policy, metric)?;
+    optimum_from(
         dist.build(crate::num::working_bits(digits))?.as_ref(),
         load,
         hosts,
         policy,
         metric,
-        &start,
+        &starts,
     )
 }

@@ -77,22 +77,33 @@ fn value_grad_scaled(
         terms.push(t);
     }
     let mut g = Vec::with_capacity(n);
-    let mut scale = Vec::with_capacity(n);
     if grad {
         for m in 1..=n {
             let d = Float::with_val(bits, &terms[m - 1].db + &terms[m].da);
             g.push(d * &s[m - 1]);
-            scale.push(j.clone());
         }
     }
-    Ok((j, g, scale))
+    Ok((j, g, terms.into_iter().map(|t| t.value).collect()))
+}
+
+/// J(new) − J(old) summed term by term: each host's change is computed to its own
+/// relative precision, so a step that moves only small terms is still seen when J itself
+/// (dominated by the largest terms) cannot resolve it.
+fn delta_j(new: &[Float], old: &[Float]) -> Float {
+    let bits = new.first().map(|x| x.prec()).unwrap_or(64);
+    let mut d = Float::with_val(bits, 0);
+    for (a, b) in new.iter().zip(old) {
+        d += Float::with_val(bits, a - b);
+    }
+    d
 }
 
 /// max_m |g_m| / J: the gradient in ln s relative to the objective.
-fn merit(g: &[Float], scale: &[Float]) -> Float {
+fn merit(g: &[Float], j: &Float) -> Float {
     let bits = g.first().map(|x| x.prec()).unwrap_or(64);
     let mut m = Float::with_val(bits, 0);
-    for (x, sc) in g.iter().zip(scale) {
+    for x in g {
+        let sc = j;
         let r = if sc.is_zero() {
             Float::with_val(bits, x.abs_ref())
         } else {
@@ -108,108 +119,6 @@ fn merit(g: &[Float], scale: &[Float]) -> Float {
 /// Bits of the working precision the gradient is assumed to lose to rounding: the polish
 /// stops when max_m |∂J/∂ln s_m| / J ≤ 2^−(bits − NOISE_BITS).
 pub const NOISE_BITS: u32 = 16;
-
-/// Drops trailing cutoffs whose host does better idle: while T(s_{n−1}, top) ≤
-/// T(s_{n−1}, s_n) + T(s_n, top), the last free cutoff goes to the top. The comparison
-/// uses only the terms involved, so it is decided even when those hosts' contribution is
-/// far below the rounding error of the total (TAGS with α > 1 and huge p leaves the last
-/// hosts nearly empty; their optimal cutoffs run to the top of the support).
-pub fn trim_idle(chain: &Chain, start: &[Float]) -> Result<Vec<Float>, PolicyError> {
-    let mut s = start.to_vec();
-    while let Some(last) = s.last().cloned() {
-        let a = if s.len() >= 2 {
-            s[s.len() - 2].clone()
-        } else {
-            chain.lo.clone()
-        };
-        let with_host = chain.term(&a, &last)? + chain.term(&last, &chain.top)?;
-        let without = chain.term(&a, &chain.top)?;
-        if without <= with_host {
-            s.pop();
-        } else {
-            break;
-        }
-    }
-    Ok(s)
-}
-
-/// Sweeps of coordinate descent before Newton, at most.
-pub const COORD_MAX_SWEEPS: usize = 60;
-/// Coordinate descent stops when no ln-cutoff moved more than this in a sweep.
-pub const COORD_TOL: f64 = 1e-6;
-/// Smallest half-width (in ln s) of a cutoff's search window after the first sweep.
-pub const COORD_MIN_WINDOW: f64 = 1e-4;
-/// A cutoff's next window is this many times its last move (at least the minimum).
-pub const COORD_WINDOW_GROWTH: f64 = 4.0;
-
-/// Coordinate descent (nonlinear Gauss–Seidel): each cutoff in turn minimises the two host
-/// terms that depend on it, by golden-section search in ln s between its neighbours (the
-/// whole gap in the first sweep, then a window a few times its last move). Each
-/// one-dimensional problem sees only its own terms, so cutoffs whose effect on the total is
-/// far below its rounding error (the first cutoffs when p = 1e1000, or the last ones of a
-/// light tail) are still placed. Used at the search precision, before Newton.
-pub fn coordinate_descent(
-    chain: &Chain,
-    hosts: usize,
-    start: &[Float],
-) -> Result<Vec<Float>, PolicyError> {
-    let bits = chain.dist.prec();
-    let n = start.len();
-    let mut s: Vec<Float> = start.iter().map(|x| Float::with_val(bits, x)).collect();
-    let inf = || Float::with_val(bits, rug::float::Special::Infinity);
-    let mut window = vec![f64::INFINITY; n];
-    for _sweep in 0..COORD_MAX_SWEEPS {
-        let mut moved = 0f64;
-        for m in 0..n {
-            let full = full_vector(chain, &s, hosts);
-            let (a, c) = (full[m].clone(), full[m + 2].clone());
-            let local = |y: &Float| -> Float {
-                let x = Float::with_val(bits, y.exp_ref());
-                if !(x > a && (x < c || c.is_infinite())) {
-                    return inf();
-                }
-                match (chain.term(&a, &x), chain.term(&x, &c)) {
-                    (Ok(u), Ok(v)) => u + v,
-                    _ => inf(),
-                }
-            };
-            let y0 = Float::with_val(bits, s[m].ln_ref());
-            // The gap between the neighbours (or 40 e-folds beyond an end at 0 or ∞).
-            let ya = if a > 0 {
-                Float::with_val(bits, a.ln_ref())
-            } else {
-                Float::with_val(bits, &y0 - 40u32)
-            };
-            let yc = if c.is_finite() {
-                Float::with_val(bits, c.ln_ref())
-            } else {
-                Float::with_val(bits, &y0 + 40u32)
-            };
-            let (ya, yc) = if window[m].is_finite() {
-                (
-                    ya.max(&Float::with_val(bits, &y0 - window[m])),
-                    yc.min(&Float::with_val(bits, &y0 + window[m])),
-                )
-            } else {
-                (ya, yc)
-            };
-            let (y, v) = crate::dist::golden_max(bits, ya, yc, |y| -local(y));
-            let cur = local(&y0);
-            let d = if (-v) < cur {
-                s[m] = Float::with_val(bits, y.exp_ref());
-                Float::with_val(bits, &y - &y0).abs().to_f64()
-            } else {
-                0.0
-            };
-            moved = moved.max(d);
-            window[m] = (COORD_WINDOW_GROWTH * d).max(COORD_MIN_WINDOW);
-        }
-        if moved < COORD_TOL {
-            break;
-        }
-    }
-    Ok(s)
-}
 
 fn exp_all(y: &[Float]) -> Vec<Float> {
     y.iter()
@@ -274,11 +183,52 @@ pub struct Polished {
     pub value: Float,
     /// Newton iterations used.
     pub iterations: usize,
+    /// Whether the stopping test was met (false only from [`refine`]).
+    pub converged: bool,
 }
 
 /// Refines `start` (free cutoffs, increasing, inside the support) to a stationary point of
 /// the chain objective at the chain's precision.
 pub fn polish(chain: &Chain, hosts: usize, start: &[Float]) -> Result<Polished, PolicyError> {
+    polish_with_limit(chain, hosts, start, POLISH_MAX_ITER)
+}
+
+/// Newton iterations of the search-precision refinement, which only needs a good start.
+pub const SEARCH_POLISH_ITER: usize = 40;
+
+/// [`polish`] with an iteration limit.
+pub fn polish_with_limit(
+    chain: &Chain,
+    hosts: usize,
+    start: &[Float],
+    max_iter: usize,
+) -> Result<Polished, PolicyError> {
+    let p = newton(chain, hosts, start, max_iter)?;
+    if p.converged {
+        Ok(p)
+    } else {
+        Err(no_convergence(p.iterations, &p.cutoffs))
+    }
+}
+
+/// A bounded refinement for the search stage: the point reached after at most `max_iter`
+/// iterations, converged or not (only a starting point is needed there).
+pub fn refine(
+    chain: &Chain,
+    hosts: usize,
+    start: &[Float],
+    max_iter: usize,
+) -> Result<Polished, PolicyError> {
+    newton(chain, hosts, start, max_iter)
+}
+
+/// The damped Newton iteration; `converged` says whether its stopping test was met.
+fn newton(
+    chain: &Chain,
+    hosts: usize,
+    start: &[Float],
+    max_iter: usize,
+) -> Result<Polished, PolicyError> {
     let bits = chain.dist.prec();
     let n = start.len();
     let mut s: Vec<Float> = start.iter().map(|x| Float::with_val(bits, x)).collect();
@@ -288,6 +238,7 @@ pub fn polish(chain: &Chain, hosts: usize, start: &[Float]) -> Result<Polished, 
             cutoffs: s,
             value: j,
             iterations: 0,
+            converged: true,
         });
     }
     if !j.is_finite() {
@@ -305,7 +256,7 @@ pub fn polish(chain: &Chain, hosts: usize, start: &[Float]) -> Result<Polished, 
     let delta = Float::with_val(bits, 1u32) >> (bits / 2);
     let floor = Float::with_val(bits, 1u32) >> bits.saturating_sub(NOISE_BITS);
     let mut mu = LM_MU_START;
-    for it in 1..=POLISH_MAX_ITER {
+    for it in 1..=max_iter {
         // Tridiagonal Hessian by forward differences, columns coloured mod 3.
         let mut d = vec![Float::with_val(bits, 0); n];
         let mut e = vec![Float::with_val(bits, 0); n.saturating_sub(1)];
@@ -341,7 +292,7 @@ pub fn polish(chain: &Chain, hosts: usize, start: &[Float]) -> Result<Polished, 
         for i in 0..e.len() {
             e[i] = Float::with_val(bits, &e[i] + &e2[i]) / 2u32;
         }
-        let gnorm = merit(&g, &sc);
+        let gnorm = merit(&g, &j);
         if gnorm <= floor {
             // ∂J/∂ln s_m is below J's own rounding for every m: the value is as precise as
             // this precision allows, and cutoffs that move J by less are not determined
@@ -350,10 +301,28 @@ pub fn polish(chain: &Chain, hosts: usize, start: &[Float]) -> Result<Polished, 
                 cutoffs: s,
                 value: j,
                 iterations: it - 1,
+                converged: true,
             });
         }
-        let rhs: Vec<Float> = g.iter().map(|x| -Float::with_val(bits, x)).collect();
+        let mut rhs: Vec<Float> = g.iter().map(|x| -Float::with_val(bits, x)).collect();
+        // Cutoffs whose gradient is already below J's rounding are frozen for this step:
+        // J cannot see them, and their (possibly huge) Newton steps would only force
+        // damping on the others.
+        let jfloor = Float::with_val(bits, j.abs_ref()) * &floor;
+        for i in 0..n {
+            if Float::with_val(bits, g[i].abs_ref()) <= jfloor {
+                d[i] = Float::with_val(bits, 1);
+                rhs[i] = Float::with_val(bits, 0);
+                if i > 0 {
+                    e[i - 1] = Float::with_val(bits, 0);
+                }
+                if i < e.len() {
+                    e[i] = Float::with_val(bits, 0);
+                }
+            }
+        }
         // A trial step: Ok(Some(..)) if feasible and stable there.
+        // (y, s, J, gradient, host terms, step size)
         type Trial = (Vec<Float>, Vec<Float>, Float, Vec<Float>, Vec<Float>, Float);
         let try_step = |step: &[Float]| -> Result<Option<Trial>, PolicyError> {
             let yn: Vec<Float> = y
@@ -378,8 +347,9 @@ pub fn polish(chain: &Chain, hosts: usize, start: &[Float]) -> Result<Polished, 
             if let Some(t) = try_step(&step)? {
                 // J may not rise beyond its rounding: merit alone could lead uphill to a
                 // saddle or another stationary point.
-                let j_cap = Float::with_val(bits, &j + Float::with_val(bits, j.abs_ref()) * &floor);
-                if t.2 <= j_cap && (merit(&t.3, &t.4) < gnorm || t.5 <= tol) {
+                let j_cap = Float::with_val(bits, j.abs_ref()) * &floor;
+                let dj = delta_j(&t.4, &sc);
+                if dj <= j_cap && (merit(&t.3, &t.2) < gnorm || t.5 <= tol) {
                     taken = Some(t);
                 }
             }
@@ -407,10 +377,9 @@ pub fn polish(chain: &Chain, hosts: usize, start: &[Float]) -> Result<Polished, 
                 if let Some(step) = solve_tridiag(&dd, &e, &rhs) {
                     let size = norm_inf(&step);
                     if let Some(t) = try_step(&step)? {
-                        let j_cap =
-                            Float::with_val(bits, &j + Float::with_val(bits, j.abs_ref()) * &floor);
-                        if t.2 < j
-                            || (size < grad_phase && t.2 <= j_cap && merit(&t.3, &t.4) < gnorm)
+                        let j_cap = Float::with_val(bits, j.abs_ref()) * &floor;
+                        let dj = delta_j(&t.4, &sc);
+                        if dj < 0 || (size < grad_phase && dj <= j_cap && merit(&t.3, &t.2) < gnorm)
                         {
                             mu = (mu / LM_MU_FACTOR).max(LM_MU_MIN);
                             taken = Some(t);
@@ -423,12 +392,18 @@ pub fn polish(chain: &Chain, hosts: usize, start: &[Float]) -> Result<Polished, 
                             cutoffs: s,
                             value: j,
                             iterations: it,
+                            converged: true,
                         });
                     }
                 }
                 mu *= LM_MU_FACTOR;
                 if mu > LM_MU_MAX {
-                    return Err(no_convergence(it, &s));
+                    return Ok(Polished {
+                        cutoffs: s,
+                        value: j,
+                        iterations: it,
+                        converged: false,
+                    });
                 }
             }
         }
@@ -443,11 +418,17 @@ pub fn polish(chain: &Chain, hosts: usize, start: &[Float]) -> Result<Polished, 
                     cutoffs: s,
                     value: j,
                     iterations: it,
+                    converged: true,
                 });
             }
         }
     }
-    Err(no_convergence(POLISH_MAX_ITER, &s))
+    Ok(Polished {
+        cutoffs: s,
+        value: j,
+        iterations: max_iter,
+        converged: false,
+    })
 }
 
 fn no_convergence(iterations: usize, s: &[Float]) -> PolicyError {
