@@ -3,7 +3,11 @@
 //! Layers (dependencies flow one way): [`num`] ← [`dist`] ← [`policy`] ← [`optimize`] ←
 //! [`report`] ← the `taskassign` binary's `cli`.
 #![warn(missing_docs)]
+// Domain checks are written `!(x > 0)` on purpose: the negation also rejects NaN, which
+// `x <= 0` would let through.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+pub mod claims;
 pub mod cli;
 pub mod dist;
 pub mod num;

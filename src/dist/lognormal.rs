@@ -1,41 +1,333 @@
-//! LogNormal (placeholder until implemented).
-use super::{DistError, JobSize};
+//! Lognormal: ln X ~ N(μ, σ²), F̄(x) = Q((ln x − μ)/σ) with Q(z) = erfc(z/√2)/2.
+//!
+//! Partial moments (Johnson, Kotz & Balakrishnan, *Continuous Univariate Distributions*
+//! vol. 1, 2nd ed., §14.3, the "incomplete moments"):
+//! M_j(a, b) = exp(jμ + j²σ²/2) [Φ(z_b) − Φ(z_a)],  z_x = (ln x − μ − jσ²)/σ.
+//! The difference of Φ is taken as a difference of upper tails Q when both z > 0 and of
+//! lower tails when both z < 0, so no digit is lost to Φ ≈ 1; a short interval gets
+//! log2(b/(b−a)) extra bits. MPFR's erfc is correctly rounded for every argument.
+
+use super::{check_order, clip, to_f64_param, DistError, JobSize, Sampler};
+use crate::num::{root, show, NumError};
+use rand::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rug::float::{Constant, Special};
 use rug::Float;
-/// LogNormal.
+
+/// Guard bits of the lognormal formulas.
+pub const LOGNORMAL_GUARD_BITS: u32 = 16;
+/// The f64 sampler needs |μ| + SIM_SIGMAS·σ below ln(f64::MAX), so that samples this many
+/// standard deviations out (probability about 10^-15) are still finite.
+pub const SIM_SIGMAS: f64 = 8.0;
+/// Limit on the doublings that bracket a z-root.
+const BRACKET_DOUBLINGS: usize = 64;
+
+/// Lognormal distribution on (0, ∞).
 #[derive(Debug, Clone)]
-pub struct LogNormal;
+pub struct LogNormal {
+    mu: Float,
+    sigma: Float,
+}
+
 impl LogNormal {
-    /// LogNormal(mu, sigma).
-    pub fn new(_mu: Float, _sigma: Float) -> Result<Self, DistError> {
-        Err(DistError::BadParameter {
-            family: "lognormal",
-            why: "not implemented yet".into(),
-        })
+    /// LogNormal(μ, σ) with σ > 0; the precision is that of `mu`.
+    ///
+    /// E[X] = e^(μ + σ²/2):
+    /// ```
+    /// use rug::Float;
+    /// use taskassign::dist::{JobSize, lognormal::LogNormal};
+    /// let b = 128;
+    /// let d = LogNormal::new(Float::with_val(b, 0), Float::with_val(b, 2)).unwrap();
+    /// let exact = Float::with_val(b, 2).exp();
+    /// assert!((d.mean().unwrap() - exact).abs() < 1e-35);
+    /// ```
+    pub fn new(mu: Float, sigma: Float) -> Result<Self, DistError> {
+        let f = "lognormal";
+        if !mu.is_finite() {
+            return Err(DistError::BadParameter {
+                family: f,
+                why: format!("mu must be finite, got {}", show(&mu)),
+            });
+        }
+        if sigma.is_nan() || sigma <= 0 || sigma.is_infinite() {
+            return Err(DistError::BadParameter {
+                family: f,
+                why: format!("sigma must be > 0 and finite, got {}", show(&sigma)),
+            });
+        }
+        let sigma = Float::with_val(mu.prec(), sigma);
+        Ok(LogNormal { mu, sigma })
+    }
+
+    /// (ln x − μ − shift)/σ at `bits` (±∞ at x = 0, ∞).
+    fn z(&self, bits: u32, x: &Float, shift: &Float) -> Float {
+        if x.is_zero() {
+            return Float::with_val(bits, Special::NegInfinity);
+        }
+        if x.is_infinite() {
+            return Float::with_val(bits, Special::Infinity);
+        }
+        let l = Float::with_val(bits, x.ln_ref()) - &self.mu - shift;
+        l / &self.sigma
     }
 }
+
+/// Upper normal tail Q(z) = erfc(z/√2)/2 at `bits` (Q(−∞) = 1, Q(∞) = 0).
+///
+/// ```
+/// use rug::Float;
+/// use taskassign::dist::lognormal::normal_q;
+/// assert_eq!(normal_q(64, &Float::with_val(64, 0)), 0.5);
+/// // Q(40) ≈ 3.66e-350, far below f64's range but exact in MPFR.
+/// assert!(normal_q(64, &Float::with_val(64, 40)).to_f64() == 0.0);
+/// assert!(normal_q(64, &Float::with_val(64, 40)) > 0);
+/// ```
+pub fn normal_q(bits: u32, z: &Float) -> Float {
+    let r2 = Float::with_val(bits, 2u32).sqrt();
+    let v = Float::with_val(bits, z / &r2).erfc();
+    v / 2u32
+}
+
+/// Standard normal density φ(z) at `bits`.
+fn normal_pdf(bits: u32, z: &Float) -> Float {
+    let half_sq = Float::with_val(bits, z.square_ref()) / 2u32;
+    let two_pi = Float::with_val(bits, Constant::Pi) * 2u32;
+    (-half_sq).exp() / two_pi.sqrt()
+}
+
+/// Φ(zb) − Φ(za) for za < zb, without cancellation against 1.
+fn normal_mass(bits: u32, za: &Float, zb: &Float) -> Float {
+    if *za >= 0 {
+        normal_q(bits, za) - normal_q(bits, zb)
+    } else if *zb <= 0 {
+        normal_q(bits, &Float::with_val(bits, -zb)) - normal_q(bits, &Float::with_val(bits, -za))
+    } else {
+        Float::with_val(bits, 1u32)
+            - normal_q(bits, &Float::with_val(bits, -za))
+            - normal_q(bits, zb)
+    }
+}
+
+/// Brackets and solves an increasing g(z) = 0, doubling the bracket outwards from [−1, 1].
+fn solve_z<G>(what: &str, bits: u32, mut g: G) -> Result<Float, DistError>
+where
+    G: FnMut(&Float) -> Float,
+{
+    let mut lo = Float::with_val(bits, -1);
+    let mut hi = Float::with_val(bits, 1);
+    let mut ok = false;
+    for _ in 0..BRACKET_DOUBLINGS {
+        let glo = g(&lo);
+        let ghi = g(&hi);
+        if glo <= 0 && ghi >= 0 {
+            ok = true;
+            break;
+        }
+        if glo > 0 {
+            lo *= 2u32;
+        }
+        if ghi < 0 {
+            hi *= 2u32;
+        }
+    }
+    if !ok {
+        return Err(DistError::Num(NumError::NoBracket {
+            what: what.to_string(),
+            lo: show(&lo),
+            hi: show(&hi),
+        }));
+    }
+    Ok(root::solve_increasing(what, &lo, &hi, |z| Ok(g(z)))?.x)
+}
+
 impl JobSize for LogNormal {
     fn family(&self) -> &'static str {
         "lognormal"
     }
     fn prec(&self) -> u32 {
-        0
+        self.mu.prec()
     }
     fn lower(&self) -> Float {
-        unimplemented!()
+        Float::with_val(self.prec(), 0)
     }
     fn upper(&self) -> Float {
-        unimplemented!()
+        Float::with_val(self.prec(), Special::Infinity)
     }
-    fn tail(&self, _x: &Float) -> Float {
-        unimplemented!()
+    fn tail(&self, x: &Float) -> Float {
+        let b = self.prec();
+        if *x <= 0 {
+            return Float::with_val(b, 1);
+        }
+        let w = b + LOGNORMAL_GUARD_BITS;
+        let z = self.z(w, x, &Float::with_val(w, 0));
+        Float::with_val(b, normal_q(w, &z))
     }
-    fn density(&self, _x: &Float) -> Option<Float> {
-        None
+    fn cdf(&self, x: &Float) -> Float {
+        let b = self.prec();
+        if *x <= 0 {
+            return Float::with_val(b, 0);
+        }
+        let w = b + LOGNORMAL_GUARD_BITS;
+        let z = self.z(w, x, &Float::with_val(w, 0));
+        Float::with_val(b, normal_q(w, &(-z)))
     }
-    fn partial_moment(&self, _j: i32, _a: &Float, _b: &Float) -> Result<Float, DistError> {
-        unimplemented!()
+    fn density(&self, x: &Float) -> Option<Float> {
+        // φ((ln x − μ)/σ) / (σ x)
+        let b = self.prec();
+        if *x <= 0 || x.is_infinite() {
+            return Some(Float::with_val(b, 0));
+        }
+        let w = b + LOGNORMAL_GUARD_BITS;
+        let z = self.z(w, x, &Float::with_val(w, 0));
+        let v = normal_pdf(w, &z) / &self.sigma / x;
+        Some(Float::with_val(b, v))
     }
-    fn sampler(&self) -> Result<Box<dyn super::Sampler>, DistError> {
-        unimplemented!()
+    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        check_order(j)?;
+        let bits = self.prec();
+        let Some((a, b)) = clip(a, b, &self.lower(), &self.upper(), bits) else {
+            return Ok(Float::with_val(bits, 0));
+        };
+        // A short interval loses log2(b/(b−a)) bits in Φ(z_b) − Φ(z_a), plus the bits of
+        // |ln b| in ln b − ln a and of σ (the z-interval is σ times shorter).
+        let mut extra = 0i32;
+        if b.is_finite() && a > 0 {
+            let width = Float::with_val(bits + LOGNORMAL_GUARD_BITS, &b - &a);
+            extra = (b.get_exp().unwrap_or(0) - width.get_exp().unwrap_or(0)).max(0);
+            let lb = Float::with_val(bits, b.ln_ref());
+            extra += lb.get_exp().unwrap_or(0).max(0) + self.sigma.get_exp().unwrap_or(0).max(0);
+        }
+        let w = bits + LOGNORMAL_GUARD_BITS + extra as u32;
+        let jf = Float::with_val(w, j);
+        let s2 = Float::with_val(w, self.sigma.square_ref());
+        let shift = Float::with_val(w, &jf * &s2);
+        let za = self.z(w, &a, &shift);
+        let zb = self.z(w, &b, &shift);
+        let mass = normal_mass(w, &za, &zb);
+        // exp(jμ + j²σ²/2)
+        let e = Float::with_val(w, &jf * &self.mu) + Float::with_val(w, &jf * &jf) * &s2 / 2u32;
+        Ok(Float::with_val(bits, mass * e.exp()))
+    }
+    fn quantile(&self, u: &Float) -> Result<Float, DistError> {
+        let b = self.prec();
+        if !(*u > 0 && *u < 1) {
+            return Err(DistError::BadParameter {
+                family: "lognormal",
+                why: format!("quantile level {} not in (0,1)", show(u)),
+            });
+        }
+        // z = Φ^-1(u) in z-space (robust for any μ), then x = e^(μ + σz). Above the median
+        // solve (1 − u) − Q(z) = 0 so that u near 1 keeps its digits.
+        let w = b + LOGNORMAL_GUARD_BITS;
+        let z = if *u <= 0.5 {
+            let uu = Float::with_val(w, u);
+            solve_z("lognormal quantile", w, |z| {
+                normal_q(w, &Float::with_val(w, -z)) - &uu
+            })?
+        } else {
+            let v = Float::with_val(w, 1u32) - Float::with_val(w + u.prec(), u);
+            solve_z("lognormal quantile", w, |z| {
+                Float::with_val(w, &v) - normal_q(w, z)
+            })?
+        };
+        let x = (Float::with_val(w, &z * &self.sigma) + &self.mu).exp();
+        Ok(Float::with_val(b, x))
+    }
+    fn sup_x_tail(&self) -> Result<(Float, Float), DistError> {
+        // With ln x = μ + σz, x F̄(x) = e^(μ+σz) Q(z); d/dz ln(…) = σ − φ(z)/Q(z), and the
+        // inverse Mills ratio φ/Q increases from 0 to ∞, so the maximiser is its root.
+        let b = self.prec();
+        let w = b + LOGNORMAL_GUARD_BITS;
+        let sigma = Float::with_val(w, &self.sigma);
+        let z = solve_z("lognormal sup x F(x)", w, |z| {
+            normal_pdf(w, z) / normal_q(w, z) - &sigma
+        })?;
+        let x = (Float::with_val(w, &z * &sigma) + &self.mu).exp();
+        let v = Float::with_val(w, &x * &normal_q(w, &z));
+        Ok((Float::with_val(b, x), Float::with_val(b, v)))
+    }
+    fn sampler(&self) -> Result<Box<dyn Sampler>, DistError> {
+        let mu = to_f64_param("lognormal", "mu", &self.mu)?;
+        let sigma = to_f64_param("lognormal", "sigma", &self.sigma)?;
+        if mu.abs() + SIM_SIGMAS * sigma >= f64::MAX.ln() {
+            return Err(DistError::NotSimulable {
+                family: "lognormal",
+                why: format!(
+                    "|mu| + {SIM_SIGMAS} sigma = {} exceeds ln(f64::MAX)",
+                    mu.abs() + SIM_SIGMAS * sigma
+                ),
+            });
+        }
+        Ok(Box::new(LogNormalSampler { mu, sigma }))
+    }
+}
+
+struct LogNormalSampler {
+    mu: f64,
+    sigma: f64,
+}
+
+impl Sampler for LogNormalSampler {
+    fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> f64 {
+        // Box–Muller (Box & Muller, Ann. Math. Stat. 29, 1958); 1 − u1 ∈ (0, 1].
+        let u1: f64 = rng.random();
+        let u2: f64 = rng.random();
+        let n = (-2.0 * (-u1).ln_1p()).sqrt() * (std::f64::consts::TAU * u2).cos();
+        (self.mu + self.sigma * n).exp()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Relative tolerance (in bits below the working precision) of the unit checks.
+    const SLACK_BITS: u32 = 8;
+
+    fn close(bits: u32, x: &Float, y: &Float) -> bool {
+        let d = Float::with_val(bits, x - y).abs();
+        d <= Float::with_val(bits, y.abs_ref()) >> (bits - SLACK_BITS)
+    }
+
+    #[test]
+    fn quantile_inverts_cdf() {
+        for bits in [64u32, 300] {
+            let d = LogNormal::new(Float::with_val(bits, 1.5), Float::with_val(bits, 2)).unwrap();
+            for u in [1e-10f64, 0.2, 0.5, 0.9, 1.0 - 1e-12] {
+                let uf = Float::with_val(bits, u);
+                let x = d.quantile(&uf).unwrap();
+                let back = if u <= 0.5 {
+                    d.cdf(&x)
+                } else {
+                    Float::with_val(bits, 1u32) - d.tail(&x)
+                };
+                assert!(close(bits, &back, &uf), "u {u}: {}", show(&back));
+            }
+        }
+    }
+
+    #[test]
+    fn sup_is_a_maximum() {
+        // The maximiser beats its neighbours (x F̄(x) is smooth there).
+        for sigma in [0.5f64, 0.8, 2.0, 10.0] {
+            let b = 128;
+            let d = LogNormal::new(Float::with_val(b, 0), Float::with_val(b, sigma)).unwrap();
+            let (x, v) = d.sup_x_tail().unwrap();
+            for f in [0.99f64, 1.01] {
+                let y = Float::with_val(b, &x * f);
+                let vy = Float::with_val(b, &y * &d.tail(&y));
+                assert!(vy < v, "sigma {sigma}");
+            }
+            assert!(close(b, &v, &Float::with_val(b, &x * &d.tail(&x))));
+        }
+    }
+
+    #[test]
+    fn bad_parameters() {
+        let b = 64;
+        assert!(LogNormal::new(Float::with_val(b, 0), Float::with_val(b, 0)).is_err());
+        assert!(LogNormal::new(Float::with_val(b, Special::Nan), Float::with_val(b, 1)).is_err());
+        let far = LogNormal::new(Float::with_val(b, 1000), Float::with_val(b, 1)).unwrap();
+        assert!(matches!(far.sampler(), Err(DistError::NotSimulable { .. })));
     }
 }

@@ -131,8 +131,10 @@ impl Cumulative {
     fn new(dist: &dyn JobSize, g: &[Float]) -> Result<Self, PolicyError> {
         let lo_open = dist.lower_open();
         let top = dist.upper();
-        let mut lo_c = vec![Vec::with_capacity(g.len()); 4];
-        let mut up_c = vec![Vec::with_capacity(g.len()); 4];
+        let mut lo_c: Vec<Vec<Option<Float>>> =
+            (0..4).map(|_| Vec::with_capacity(g.len())).collect();
+        let mut up_c: Vec<Vec<Option<Float>>> =
+            (0..4).map(|_| Vec::with_capacity(g.len())).collect();
         for (k, x) in g.iter().enumerate() {
             let from = if k == 0 { &lo_open } else { x };
             for j in -1..=2i32 {
@@ -356,8 +358,8 @@ pub fn grid_optima(
             (1..=n).collect()
         };
         for l in ls {
-            for k in 0..l {
-                if k == n || v[k].is_infinite() {
+            for (k, vk) in v.iter().enumerate().take(l) {
+                if k == n || vk.is_infinite() {
                     continue;
                 }
                 let tkl = t.t(k, l)?;
@@ -365,9 +367,9 @@ pub fn grid_optima(
                     continue;
                 }
                 if minmax {
-                    tmp.assign_max(&v[k], tkl);
+                    tmp.assign_max(vk, tkl);
                 } else {
-                    tmp.assign_sum(&v[k], tkl);
+                    tmp.assign_sum(vk, tkl);
                 }
                 if tmp < nv[l] {
                     nv[l].clone_from(&tmp);
