@@ -7,6 +7,8 @@ Run (from the repository root, after `cargo build --release`):
 
     python3 benches/peer/optimize_peer.py            # timing table + value cross-check
     python3 benches/peer/optimize_peer.py --quick    # one case, fewer repetitions
+    python3 benches/peer/optimize_peer.py --certify  # peer also runs twice (as certification)
+    python3 benches/peer/optimize_peer.py --values   # 2-host optimal values for the tests
 
 It times the peer in-process and `target/release/taskassign optimize` as a subprocess
 (process start-up included, which favours the peer), alternating the two so that machine
@@ -123,12 +125,24 @@ def ours(policy, k, p, alpha, load, h, digits):
     return json.loads(out)
 
 
+def values():
+    """Prints the 2-host optimal values (20 digits) that tests/optimize_cli.rs compares."""
+    for (pol, k, p, a, load) in [("sita", "1", "1e10", "1.5", "0.5"), ("tags", "1", "1e10", "1.5", "0.5"),
+                                 ("sita", "1", "1e10", "0.5", "0.7"), ("tags", "1", "1e1000", "1", "0.5")]:
+        v, cuts = peer_optimum(pol, k, p, a, load, 2, 30)
+        print(pol, f"bp:k={k},p={p},alpha={a}", load, mp.nstr(v, 20, min_fixed=1, max_fixed=0), mp.nstr(cuts[0], 15))
+
+
 def main():
+    if "--values" in sys.argv:
+        values()
+        return
     quick = "--quick" in sys.argv
     cases = [("sita", "1", "1e10", "1.5", "0.5", 2, 30), ("tags", "1", "1e10", "1.5", "0.5", 2, 30),
              ("sita", "1", "1e10", "0.5", "0.7", 2, 30), ("tags", "1", "1e1000", "1", "0.5", 2, 30),
              ("sita", "1", "1e10", "1.5", "0.5", 3, 20)]
     reps = 3 if quick else 5
+    certify = "--certify" in sys.argv
     if quick:
         cases = cases[:1]
     print("| policy | dist | h | load | digits | peer s | taskassign s | ratio | values agree to |")
@@ -138,6 +152,9 @@ def main():
         for _ in range(reps):
             t0 = time.perf_counter()
             pv, _ = peer_optimum(pol, k, p, a, load, h, digits)
+            if certify:
+                # Equal footing: taskassign certifies by a second run at higher precision.
+                peer_optimum(pol, k, p, a, load, h, digits + digits // 4 + 10)
             tp.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
             r = ours(pol, k, p, a, load, h, digits)
