@@ -1,0 +1,421 @@
+//! From the user's vocabulary (a distribution spec, a load, cutoffs as decimal strings) to a
+//! [`SimConfig`] and the analytic values the simulation is compared with.
+//!
+//! The load, λ and the cutoffs are resolved in MPFR at [`ANALYTIC_BITS`] exactly as `eval`
+//! resolves them, then rounded to f64 for the simulator. The analytic mean waiting (the
+//! formulas of `policy`, DESIGN.md) exists for SITA, Random and TAGS (exact at host 1, the
+//! Poisson approximation at hosts ≥ 2), for any policy with one host (Pollaczek–Khinchine),
+//! and for Least-Work-Left with exponential sizes (M/M/h: Erlang C); only with Poisson
+//! arrivals.
+
+use super::stats::{Estimate, HeavyTail};
+use super::{simulate, simulate_with_threads, Arrivals, SimConfig, SimError, SimPolicy, SimResult};
+use crate::dist::{DistError, DistFactory, JobSize};
+use crate::num::{parse_decimal, show};
+use crate::policy::{self, tags, LoadSpec, Metric, PolicyError, PolicyKind};
+use rug::Float;
+
+/// Precision (bits) of the analytic side: λ, ρ, the cutoffs and the formulas' values
+/// (they are compared with f64 simulations, so double precision plus guard bits suffices).
+pub const ANALYTIC_BITS: u32 = 128;
+
+/// A simulation request in the user's vocabulary.
+pub struct SimRequest<'a> {
+    /// The policy.
+    pub policy: SimPolicy,
+    /// Job sizes.
+    pub dist: &'a dyn DistFactory,
+    /// Hosts h ≥ 1.
+    pub hosts: usize,
+    /// The load (ρ, ρ/h or λ).
+    pub load: LoadSpec,
+    /// The h − 1 interior cutoffs as decimal strings (SITA, TAGS).
+    pub cutoffs: Vec<String>,
+    /// Renewal arrivals: the gap distribution (rescaled to mean 1/λ); `None` for Poisson.
+    pub interarrival: Option<&'a dyn DistFactory>,
+    /// Measured jobs per replication.
+    pub jobs: u64,
+    /// Discarded jobs at the start of each replication.
+    pub warmup: u64,
+    /// Replications.
+    pub replications: usize,
+    /// Base seed.
+    pub seed: u64,
+    /// Sweep point.
+    pub point: u64,
+}
+
+/// The analytic values a simulation is compared with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analytic {
+    /// Mean waiting (TAGS: queueing plus wasted service); +∞ when infinite.
+    pub waiting: f64,
+    /// Mean waiting per visit at each host, when the formula gives it.
+    pub host_waiting: Option<Vec<f64>>,
+    /// Whether each host's value is exact (TAGS hosts ≥ 2: the Poisson approximation).
+    pub host_exact: Vec<bool>,
+    /// Which formula, in words.
+    pub source: &'static str,
+}
+
+/// A request resolved: the f64 configuration and the analytic side.
+#[derive(Debug)]
+pub struct Prepared {
+    /// What the simulator runs.
+    pub config: SimConfig,
+    /// λ (MPFR).
+    pub lambda: Float,
+    /// Total load ρ = λ E\[X\] (MPFR).
+    pub load: Float,
+    /// The interior cutoffs (MPFR), as parsed.
+    pub cutoffs: Vec<Float>,
+    /// Per-host loads when the policy determines them (SITA, TAGS, Random, RR).
+    pub host_loads: Option<Vec<f64>>,
+    /// The analytic values, when a formula exists.
+    pub analytic: Option<Analytic>,
+    /// E\[X²; X > x_n\] / E\[X²\] with P(X > x_n) = 1/n, n = jobs per replication: the input
+    /// of the a-priori heavy-tail rule ([`HeavyTail::with_unseen_share`]).
+    pub unseen_share: f64,
+    /// Sentences for the output's `notes`.
+    pub notes: Vec<String>,
+}
+
+impl Prepared {
+    /// Simulates (rayon's current pool, or a pool of `threads` threads) and adds the
+    /// a-priori heavy-tail rule to the result's diagnosis.
+    pub fn run(
+        &self,
+        threads: Option<usize>,
+        progress: Option<&(dyn Fn(usize, usize) + Sync)>,
+    ) -> Result<SimResult, SimError> {
+        let mut r = match threads {
+            Some(t) => simulate_with_threads(&self.config, t, progress)?,
+            None => simulate(&self.config, progress)?,
+        };
+        r.heavy_tail = r.heavy_tail.with_unseen_share(self.unseen_share);
+        Ok(r)
+    }
+}
+
+/// E\[X²; X > x_n\] / E\[X²\] where P(X > x_n) = 1/n: the share of the second moment carried
+/// by the sizes that n draws meet less than once on average. 1 when E\[X²\] is infinite,
+/// 0 for n < 2.
+///
+/// ```
+/// use taskassign::dist::{DistFactory, DistSpec};
+/// use taskassign::sim::setup::unseen_second_moment_share;
+/// // Exp(1): x_n = ln n and E[X²; X > x] = e^(−x)(x² + 2x + 2), so the share is
+/// // ((ln n)² + 2 ln n + 2)/(2n).
+/// let d = DistSpec::parse("exp:rate=1").unwrap().build(128).unwrap();
+/// let l = 1000f64.ln();
+/// let want = (l * l + 2.0 * l + 2.0) / 2000.0;
+/// let got = unseen_second_moment_share(d.as_ref(), 1000).unwrap();
+/// assert!((got - want).abs() < 1e-12);
+/// ```
+pub fn unseen_second_moment_share(d: &dyn JobSize, n: u64) -> Result<f64, DistError> {
+    if n < 2 {
+        return Ok(0.0);
+    }
+    let bits = d.prec();
+    let total = match d.moment(2) {
+        Ok(m) => m,
+        Err(DistError::InfiniteMoment { .. }) => return Ok(1.0),
+        Err(e) => return Err(e),
+    };
+    if total.is_zero() {
+        return Ok(0.0);
+    }
+    let u = Float::with_val(bits, 1u32) - Float::with_val(bits, 1u32) / Float::with_val(bits, n);
+    let x = d.quantile(&u)?;
+    let tail = d.partial_moment(2, &x, &d.upper())?;
+    Ok((tail / total).to_f64())
+}
+
+/// The note attached to TAGS with two or more hosts.
+pub const TAGS_NOTE: &str = "TAGS analytic waiting: exact at host 1; hosts >= 2 use the Poisson approximation of the papers (their arrivals are not Poisson), so z measures the approximation error too";
+
+/// Resolves a request (validating everything the simulator needs).
+pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
+    let bits = ANALYTIC_BITS;
+    let d = req.dist.build(bits)?;
+    let (lambda, rho) = req.load.resolve(d.as_ref(), req.hosts)?;
+    let cutoffs = req
+        .cutoffs
+        .iter()
+        .map(|c| parse_decimal(c, bits).map_err(|e| PolicyError::BadCutoffs(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    let full = if req.policy.uses_cutoffs() {
+        Some(policy::full_cutoffs(d.as_ref(), req.hosts, &cutoffs)?)
+    } else if !cutoffs.is_empty() {
+        return Err(SimError::Policy(PolicyError::BadCutoffs(format!(
+            "{} takes no cutoffs",
+            req.policy.name()
+        ))));
+    } else {
+        None
+    };
+    let sizes = d.sampler()?;
+    let mut notes = Vec::new();
+    let arrivals = match req.interarrival {
+        None => Arrivals::Poisson,
+        Some(g) => {
+            let gd = g.build(bits)?;
+            let mean = gd.mean()?;
+            let scale =
+                (Float::with_val(bits, 1u32) / (Float::with_val(bits, &lambda * &mean))).to_f64();
+            notes.push(format!(
+                "renewal arrivals: gaps from {} rescaled to mean 1/lambda; the formulas assume Poisson arrivals, so no analytic value is given",
+                g.describe()
+            ));
+            Arrivals::Renewal {
+                gaps: gd.sampler()?,
+                scale,
+            }
+        }
+    };
+    let host_loads = host_loads(req.policy, d.as_ref(), &lambda, req.hosts, full.as_deref())?;
+    if let Some(loads) = &host_loads {
+        if let Some((i, r)) = loads.iter().enumerate().find(|(_, r)| **r >= 1.0) {
+            return Err(SimError::Unstable(format!(
+                "host {} has load {} >= 1 (total load {}): the mean waiting is infinite and a simulation would not settle",
+                i + 1,
+                show(&Float::with_val(53, *r)),
+                show(&rho)
+            )));
+        }
+    }
+    let analytic = if req.interarrival.is_none() {
+        analytic(
+            req.policy,
+            d.as_ref(),
+            &lambda,
+            req.hosts,
+            &cutoffs,
+            &mut notes,
+        )?
+    } else {
+        None
+    };
+    let unseen_share = match unseen_second_moment_share(d.as_ref(), req.jobs) {
+        Ok(s) => s,
+        Err(e) => {
+            notes.push(format!(
+                "the a-priori heavy-tail rule could not be evaluated: {e}"
+            ));
+            0.0
+        }
+    };
+    let config = SimConfig {
+        policy: req.policy,
+        hosts: req.hosts,
+        lambda: lambda.to_f64(),
+        cutoffs: cutoffs.iter().map(Float::to_f64).collect(),
+        sizes,
+        arrivals,
+        jobs: req.jobs,
+        warmup: req.warmup,
+        replications: req.replications,
+        seed: req.seed,
+        point: req.point,
+    };
+    config.validate()?;
+    Ok(Prepared {
+        config,
+        lambda,
+        load: rho,
+        cutoffs,
+        host_loads,
+        analytic,
+        unseen_share,
+        notes,
+    })
+}
+
+/// Per-host loads for the policies that fix them: SITA λ M_1(s_{i−1}, s_i), TAGS
+/// λ (M_1(s_{i−1}, s_i) + s_i F̄(s_i)), Random and Round-Robin ρ/h. `None` for LWL and
+/// JSQ (stable iff ρ < h, which the load check ensured).
+fn host_loads(
+    policy: SimPolicy,
+    d: &dyn JobSize,
+    lambda: &Float,
+    hosts: usize,
+    full: Option<&[Float]>,
+) -> Result<Option<Vec<f64>>, SimError> {
+    let bits = d.prec();
+    let lo_open = d.lower_open();
+    let per_interval = |f: &dyn Fn(&Float, &Float) -> Result<Float, PolicyError>| {
+        full.map(|s| {
+            (1..s.len())
+                .map(|i| {
+                    let a = if i == 1 { &lo_open } else { &s[i - 1] };
+                    f(a, &s[i]).map(|x| x.to_f64())
+                })
+                .collect::<Result<Vec<f64>, PolicyError>>()
+        })
+        .transpose()
+    };
+    Ok(match policy {
+        SimPolicy::Sita => {
+            per_interval(&|a, b| Ok(Float::with_val(bits, lambda * &d.partial_moment(1, a, b)?)))?
+        }
+        SimPolicy::Tags => per_interval(&|a, b| tags::host_load(d, lambda, a, b))?,
+        SimPolicy::Random | SimPolicy::RoundRobin => {
+            let u = Float::with_val(bits, lambda * &d.mean()?) / Float::with_val(bits, hosts);
+            Some(vec![u.to_f64(); hosts])
+        }
+        SimPolicy::Lwl | SimPolicy::Jsq => None,
+    })
+}
+
+/// Mean waiting of the M/M/h queue (Erlang C) with arrival rate λ, mean size m and h
+/// servers, offered load a = λ m < h: C(h, a) m / (h − a), where C is computed from the
+/// Erlang-B recursion B_0 = 1, B_k = a B_{k−1} / (k + a B_{k−1}) and C = h B_h / (h − a (1 −
+/// B_h)) (Kleinrock 1975, §3.5; the recursion avoids a^h/h! overflow).
+///
+/// ```
+/// use taskassign::sim::setup::erlang_c_waiting;
+/// // M/M/1: W = ρ/(μ − λ) = 0.5/(1 − 0.5) with m = 1.
+/// assert!((erlang_c_waiting(0.5, 1.0, 1) - 1.0).abs() < 1e-15);
+/// // M/M/2 with a = 1: C = 1/3, W = C m/(h − a) = 1/3.
+/// assert!((erlang_c_waiting(1.0, 1.0, 2) - 1.0 / 3.0).abs() < 1e-15);
+/// ```
+pub fn erlang_c_waiting(lambda: f64, mean: f64, hosts: usize) -> f64 {
+    let a = lambda * mean;
+    let h = hosts as f64;
+    if a >= h {
+        return f64::INFINITY;
+    }
+    let mut b = 1.0;
+    for k in 1..=hosts {
+        b = a * b / (k as f64 + a * b);
+    }
+    let c = h * b / (h - a * (1.0 - b));
+    c * mean / (h - a)
+}
+
+fn analytic(
+    policy: SimPolicy,
+    d: &dyn JobSize,
+    lambda: &Float,
+    hosts: usize,
+    cutoffs: &[Float],
+    notes: &mut Vec<String>,
+) -> Result<Option<Analytic>, SimError> {
+    let kind = match policy {
+        SimPolicy::Sita => Some(PolicyKind::Sita),
+        SimPolicy::Tags => Some(PolicyKind::Tags),
+        SimPolicy::Random => Some(PolicyKind::Random),
+        // With one host every policy is the same M/G/1 queue.
+        _ if hosts == 1 => Some(PolicyKind::Random),
+        _ => None,
+    };
+    if let Some(kind) = kind {
+        let source = match (policy, kind) {
+            (SimPolicy::Sita, _) => "SITA formula (Pollaczek-Khinchine per host, exact)",
+            (SimPolicy::Tags, _) if hosts > 1 => {
+                notes.push(TAGS_NOTE.to_string());
+                "TAGS formula (exact at host 1, Poisson approximation at hosts >= 2)"
+            }
+            (SimPolicy::Tags, _) => "TAGS formula with one host (M/G/1, exact)",
+            (SimPolicy::Random, _) => "Random formula (M/G/1 per host, exact)",
+            _ => "one host: M/G/1 Pollaczek-Khinchine (exact)",
+        };
+        let args: &[Float] = if kind == PolicyKind::Random {
+            &[]
+        } else {
+            cutoffs
+        };
+        return match policy::evaluate(kind, d, lambda, hosts, args, Metric::Waiting) {
+            Ok(e) => {
+                let mut host_exact = vec![true; hosts];
+                if policy == SimPolicy::Tags {
+                    host_exact.iter_mut().skip(1).for_each(|x| *x = false);
+                }
+                Ok(Some(Analytic {
+                    waiting: e.value.to_f64(),
+                    host_waiting: Some(e.host_waiting.iter().map(Float::to_f64).collect()),
+                    host_exact,
+                    source,
+                }))
+            }
+            Err(PolicyError::InfiniteMetric { .. }) => {
+                notes.push("the analytic mean waiting is infinite (E[X^2] is infinite on some host): the simulated mean does not converge".into());
+                Ok(Some(Analytic {
+                    waiting: f64::INFINITY,
+                    host_waiting: None,
+                    host_exact: vec![true; hosts],
+                    source,
+                }))
+            }
+            Err(e) => Err(e.into()),
+        };
+    }
+    if policy == SimPolicy::Lwl && d.family() == "exp" {
+        let mean = d.mean()?.to_f64();
+        return Ok(Some(Analytic {
+            waiting: erlang_c_waiting(lambda.to_f64(), mean, hosts),
+            host_waiting: None,
+            host_exact: vec![true; hosts],
+            source: "M/M/h Erlang C (exact for exponential sizes)",
+        }));
+    }
+    Ok(None)
+}
+
+/// A simulated quantity, for the claims engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quantity {
+    /// Mean waiting (TAGS: including wasted service).
+    Waiting,
+    /// Mean response time.
+    Response,
+    /// Mean slowdown.
+    Slowdown,
+    /// Mean queueing delay per visit at host i (0-based).
+    HostWaiting(usize),
+}
+
+/// Simulates `req` and returns the estimate of `q` with its heavy-tail diagnosis: the entry
+/// point for claims that need a simulated value (e.g. Least-Work-Left's waiting). Combine
+/// with [`super::stats::decide`] to get HOLDS / FAILS / INCONCLUSIVE.
+///
+/// ```
+/// use taskassign::dist::DistSpec;
+/// use taskassign::policy::LoadSpec;
+/// use taskassign::sim::setup::{erlang_c_waiting, simulated_mean, Quantity, SimRequest};
+/// use taskassign::sim::stats::{decide, Relation, Verdict};
+/// use taskassign::sim::SimPolicy;
+/// // "LWL with exponential sizes is within 10 % of Erlang C" at ρ = 1.2 on 2 hosts.
+/// let d = DistSpec::parse("exp:rate=1").unwrap();
+/// let req = SimRequest {
+///     policy: SimPolicy::Lwl, dist: &d, hosts: 2, load: LoadSpec::Total("1.2".into()),
+///     cutoffs: vec![], interarrival: None, jobs: 100_000, warmup: 10_000,
+///     replications: 10, seed: 1, point: 0,
+/// };
+/// let (est, tail) = simulated_mean(&req, Quantity::Waiting).unwrap();
+/// let target = erlang_c_waiting(1.2, 1.0, 2);
+/// let ok = decide(&est, Relation::Within { target, rel: 0.1 }, tail.warned());
+/// assert_eq!(ok.verdict, Verdict::Holds, "{}", ok.reason);
+/// // Too few jobs to tell a 1 % difference: INCONCLUSIVE, not a wrong verdict.
+/// let short = SimRequest { jobs: 2_000, warmup: 200, ..req };
+/// let (est, tail) = simulated_mean(&short, Quantity::Waiting).unwrap();
+/// let tight = decide(&est, Relation::Within { target, rel: 0.01 }, tail.warned());
+/// assert_eq!(tight.verdict, Verdict::Inconclusive, "{}", tight.reason);
+/// ```
+pub fn simulated_mean(req: &SimRequest, q: Quantity) -> Result<(Estimate, HeavyTail), SimError> {
+    let p = prepare(req)?;
+    let r = p.run(None, None)?;
+    let e = match q {
+        Quantity::Waiting => r.waiting,
+        Quantity::Response => r.response,
+        Quantity::Slowdown => r.slowdown,
+        Quantity::HostWaiting(i) => *r.host_waiting.get(i).ok_or_else(|| {
+            SimError::BadConfig(format!(
+                "host {} does not exist ({} hosts)",
+                i + 1,
+                req.hosts
+            ))
+        })?,
+    };
+    Ok((e, r.heavy_tail))
+}
