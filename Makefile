@@ -36,3 +36,5 @@ lint:
 
 bench: deps
 	$(CARGO) bench --bench eval
+	$(CARGO) bench --bench optimize
+	$(CARGO) bench --bench sim
