@@ -128,7 +128,7 @@ fn finite(r: Result<Float, DistError>) -> Result<Option<Float>, PolicyError> {
 }
 
 impl Cumulative {
-    fn new(dist: &dyn JobSize, g: &[Float]) -> Result<Self, PolicyError> {
+    fn new(dist: &dyn JobSize, g: &[Float], orders: &[i32]) -> Result<Self, PolicyError> {
         let lo_open = dist.lower_open();
         let top = dist.upper();
         let mut lo_c: Vec<Vec<Option<Float>>> =
@@ -138,6 +138,13 @@ impl Cumulative {
         for (k, x) in g.iter().enumerate() {
             let from = if k == 0 { &lo_open } else { x };
             for j in -1..=2i32 {
+                // Only the orders the objective uses (the weight's, 1 and 2; 0 for the
+                // queue length): the others stay None and are never read.
+                if !orders.contains(&j) {
+                    lo_c[(j + 1) as usize].push(None);
+                    up_c[(j + 1) as usize].push(None);
+                    continue;
+                }
                 lo_c[(j + 1) as usize].push(finite(dist.partial_moment(j, &lo_open, x))?);
                 up_c[(j + 1) as usize].push(finite(dist.partial_moment(j, from, &top))?);
             }
@@ -210,7 +217,13 @@ impl<'a> Terms<'a> {
         metric: Metric,
         g: &'a [Float],
     ) -> Result<Self, PolicyError> {
-        let c = Cumulative::new(dist, g)?;
+        let jw = weight_order(metric);
+        let orders: Vec<i32> = if kind == ChainKind::TagsQueueLength {
+            vec![0, 1, 2]
+        } else {
+            vec![jw, 1, 2]
+        };
+        let c = Cumulative::new(dist, g, &orders)?;
         let memo = (0..g.len()).map(|l| vec![None; l]).collect();
         Ok(Terms {
             dist,
