@@ -6,7 +6,7 @@ CARGO ?= cargo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN := $(CARGO) run --release --quiet --
 
-.PHONY: all deps test demo lint bench
+.PHONY: all deps check test demo lint bench
 
 all: test
 
@@ -22,7 +22,11 @@ test: deps
 	$(CARGO) test --release --doc || { s=$$?; [ $$status -ne 0 ] || status=$$s; }; \
 	exit $$status
 
-# The README's first commands (until a `check` command exists).
+# The README's first command: every claim in proofs-check/, judged (exit 1 if one fails).
+check: deps
+	$(RUN) check
+
+# A short demonstration: thresholds and one evaluation.
 demo: deps
 	$(RUN) threshold --dist exp:rate=1 --hosts 2
 	$(RUN) threshold --dist uniform:a=0,b=1 --hosts 2

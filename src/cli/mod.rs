@@ -11,7 +11,9 @@ use crate::report::Record;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod check;
+mod design;
 mod simulate;
+mod tables;
 
 /// Exit status for bad input.
 pub const EXIT_BAD_INPUT: i32 = 2;
@@ -49,6 +51,12 @@ enum Command {
     /// Run claim files (default proofs-check/): every published statement computed and
     /// judged PASS / FAIL / INCONCLUSIVE; exit 0 if nothing fails, 1 if something does.
     Check(check::CheckArgs),
+    /// The fewest hosts, and their optimal cutoffs, meeting a mean waiting or slowdown
+    /// target, for SITA and for TAGS (decentralised QoS design, [BD21]).
+    Design(design::DesignArgs),
+    /// Regenerate data/: each claim's table (CSV, Markdown, LaTeX) and the SVG figures;
+    /// --check compares a fresh regeneration with data/ and exits 1 on a difference.
+    Tables(tables::TablesArgs),
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -323,6 +331,14 @@ where
         Command::Threshold(a) => run_threshold(a),
         Command::Simulate(a) => simulate::run_simulate(a),
         Command::Check(a) => match check::run_check(a) {
+            Ok((s, code)) => {
+                print!("{s}");
+                return code;
+            }
+            Err(e) => Err(e),
+        },
+        Command::Design(a) => design::run_design(a),
+        Command::Tables(a) => match tables::run_tables(a) {
             Ok((s, code)) => {
                 print!("{s}");
                 return code;

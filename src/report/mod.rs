@@ -3,8 +3,10 @@
 //! Each result is computed twice, at the two precisions of [`crate::num::certify_bits`],
 //! and every number is printed with the significant digits on which both runs agree.
 
+pub mod claims;
 pub mod eval;
 pub mod optimize;
+pub mod tables;
 pub mod threshold;
 
 use crate::num::certify::{certify_pair, Certified};

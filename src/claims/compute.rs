@@ -1,0 +1,1066 @@
+//! Evaluating a quantity expression at one grid point, at two precisions.
+//!
+//! Every number is a [`Pair`]: the value at the working precision for the claim's digits
+//! and at the higher certifying precision of [`crate::num::certify_bits`]. Their difference
+//! is the numerical uncertainty the verdicts use; the digits on which they agree are the
+//! ones printed.
+//!
+//! Computed quantities (the names a claim file may call):
+//!
+//! | call | value | fields |
+//! |---|---|---|
+//! | `opt(P)` P ∈ sita, sita-e, tags, tags-minmax | the optimum's metric | `value`, `queueing`, `wasted`, `cutoff[i]`, `host_load[i]`, `host_waiting[i]`, `max_queue`, `idle_hosts`, `lambda`, `rho` |
+//! | `eval(P, cutoffs=Q)` P ∈ sita, tags, random; Q an `opt` policy or `"c1,c2"` | the metric at those cutoffs | as `opt` |
+//! | `threshold()` | ρ*(F, h) (h may be `inf`) | `load`, `lambda`, `cutoff[i]`, `argmax` |
+//! | `lwl()` | Least-Work-Left by the Lee–Longton approximation (labelled) | `value` |
+//! | `tags_stable()` | 1 if stable TAGS cutoffs exist at the load (greedy), else 0 | |
+//! | `tags_stable_search(n)` | the same decided by exhaustive search over an n-point grid | |
+//! | `mean()`, `moment(j)`, `sup_x_tail()` | E[X], E[X^j], sup x F̄(x) | |
+//!
+//! Every call takes overrides `name=value`: `dist="…"`, `hosts=…|inf`, `load=…`,
+//! `lambda=…`, `load_per_host=…`, `metric=…`, or any grid variable (`alpha=1`).
+
+use super::expr::{Arg, Expr, Field, Op};
+use crate::dist::{DistFactory, DistSpec, JobSize};
+use crate::num::certify::to_sci;
+use crate::num::parse_decimal;
+use crate::optimize::threshold::{greedy, tags_threshold, Threshold};
+use crate::optimize::{grid::make_grid, optimal_cutoffs_pair, OptPolicy, Optimum};
+use crate::policy::{evaluate, tags::host_load, Evaluation, LoadSpec, Metric, PolicyKind};
+use rug::Float;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+/// A value at the two precisions (low, high).
+#[derive(Debug, Clone)]
+pub struct Pair {
+    /// At the working precision.
+    pub lo: Float,
+    /// At the certifying (higher) precision.
+    pub hi: Float,
+}
+
+impl Pair {
+    fn map2(&self, o: &Pair, f: impl Fn(&Float, &Float) -> Float) -> Pair {
+        Pair {
+            lo: f(&self.lo, &o.lo),
+            hi: f(&self.hi, &o.hi),
+        }
+    }
+    fn map(&self, f: impl Fn(&Float) -> Float) -> Pair {
+        Pair {
+            lo: f(&self.lo),
+            hi: f(&self.hi),
+        }
+    }
+    /// |hi − lo|: the numerical uncertainty.
+    pub fn spread(&self) -> Float {
+        Float::with_val(self.hi.prec(), &self.hi - &self.lo).abs()
+    }
+    fn exact(bits: (u32, u32), v: i64) -> Pair {
+        Pair {
+            lo: Float::with_val(bits.0, v),
+            hi: Float::with_val(bits.1, v),
+        }
+    }
+}
+
+/// The system of a claim, as written (templates and expressions).
+#[derive(Debug, Clone)]
+pub struct SetupDef {
+    /// Distribution template.
+    pub dist: String,
+    /// Hosts expression, or `None` for `inf`.
+    pub hosts: Option<Expr>,
+    /// Load: (kind, expression); kind is `load`, `load_per_host` or `lambda`.
+    pub load: Option<(String, Expr)>,
+    /// Metric.
+    pub metric: Metric,
+    /// Digits.
+    pub digits: u32,
+}
+
+/// A computed object, cached per claim.
+#[derive(Debug)]
+enum Computed {
+    Opt(Box<(Optimum, Optimum)>, Pair, Pair),
+    Eval(Box<(Evaluation, Evaluation)>, Vec<Pair>, Pair, Pair),
+    Thr(Box<(Threshold, Threshold)>),
+    Num(Pair),
+}
+
+/// Results shared by the points of one claim (same key, same numbers).
+#[derive(Default)]
+pub struct Cache {
+    map: Mutex<HashMap<String, Arc<Result<Computed, String>>>>,
+}
+
+impl Cache {
+    fn get_or(
+        &self,
+        key: String,
+        f: impl FnOnce() -> Result<Computed, String>,
+    ) -> Arc<Result<Computed, String>> {
+        if let Ok(m) = self.map.lock() {
+            if let Some(v) = m.get(&key) {
+                return v.clone();
+            }
+        }
+        let v = Arc::new(f());
+        if let Ok(mut m) = self.map.lock() {
+            m.insert(key, v.clone());
+        }
+        v
+    }
+}
+
+/// The resolved system at a point.
+#[derive(Debug, Clone)]
+struct System {
+    dist: String,
+    hosts: Option<usize>,
+    load: Option<LoadSpec>,
+    metric: Metric,
+}
+
+/// Evaluation context: one grid point.
+pub struct Ctx<'a> {
+    /// Grid variables at this point (name, value as written).
+    pub vars: BTreeMap<String, String>,
+    /// The claim's setup.
+    pub setup: &'a SetupDef,
+    /// Overrides of setup keys made by enclosing calls.
+    pub over: BTreeMap<String, OverVal>,
+    /// The cache.
+    pub cache: &'a Cache,
+    /// The two precisions.
+    pub bits: (u32, u32),
+}
+
+/// An override's value.
+#[derive(Debug, Clone)]
+pub enum OverVal {
+    /// A text (a dist spec, a metric, `inf`).
+    Text(String),
+    /// A number rendered as a decimal string.
+    Number(String),
+}
+
+/// Rounds of substitution (a grid value may itself hold `{p}`).
+pub const SUBSTITUTION_DEPTH: usize = 3;
+
+/// Replaces `{name}` by the variable's value (repeatedly, so that a grid value such as
+/// `"uniform:a=1,b={p}"` is completed too).
+pub fn substitute(t: &str, vars: &BTreeMap<String, String>) -> Result<String, String> {
+    let mut s = substitute_once(t, vars)?;
+    for _ in 1..SUBSTITUTION_DEPTH {
+        if !s.contains('{') {
+            break;
+        }
+        s = substitute_once(&s, vars)?;
+    }
+    Ok(s)
+}
+
+fn substitute_once(t: &str, vars: &BTreeMap<String, String>) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = t;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let j = after
+            .find('}')
+            .ok_or_else(|| format!("unclosed '{{' in '{t}'"))?;
+        let name = after[..j].trim();
+        let v = vars
+            .get(name)
+            .ok_or_else(|| format!("'{t}' uses {{{name}}}, which is not a grid variable"))?;
+        out.push_str(v);
+        rest = &after[j + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn metric_named(s: &str) -> Result<Metric, String> {
+    match s.trim() {
+        "waiting" => Ok(Metric::Waiting),
+        "response" => Ok(Metric::Response),
+        "slowdown" => Ok(Metric::Slowdown),
+        other => Err(format!(
+            "unknown metric '{other}' (waiting, response, slowdown)"
+        )),
+    }
+}
+
+/// Parses a metric name of the schema.
+pub fn parse_metric(s: &str) -> Result<Metric, String> {
+    metric_named(s)
+}
+
+fn opt_policy(s: &str) -> Result<OptPolicy, String> {
+    Ok(match s {
+        "sita" => OptPolicy::Sita,
+        "sita-e" => OptPolicy::SitaE,
+        "tags" => OptPolicy::Tags,
+        "tags-minmax" => OptPolicy::TagsMinmax,
+        other => {
+            return Err(format!(
+                "unknown policy '{other}' for opt (sita, sita-e, tags, tags-minmax)"
+            ))
+        }
+    })
+}
+
+/// Digits kept when a computed number becomes a decimal string (a load from an
+/// expression): far more than any claim asks for, so the string is exact to the
+/// working precision.
+pub const RENDER_EXTRA_DIGITS: u32 = 10;
+
+/// Names recognised as calls.
+pub const QUANTITIES: &[&str] = &[
+    "opt",
+    "eval",
+    "threshold",
+    "lwl",
+    "tags_stable",
+    "tags_stable_search",
+    "mean",
+    "moment",
+    "sup_x_tail",
+];
+/// Mathematical functions.
+pub const FUNCTIONS: &[&str] = &["ln", "log10", "exp", "sqrt", "abs", "min", "max"];
+/// Setup keys an override may set.
+pub const SETUP_KEYS: &[&str] = &["dist", "hosts", "load", "lambda", "load_per_host", "metric"];
+
+/// Largest grid accepted by `tags_stable_search`.
+pub const MAX_SEARCH_GRID: usize = 400;
+
+impl<'a> Ctx<'a> {
+    fn digits(&self) -> u32 {
+        self.setup.digits
+    }
+
+    fn child(&self) -> Ctx<'a> {
+        Ctx {
+            vars: self.vars.clone(),
+            setup: self.setup,
+            over: self.over.clone(),
+            cache: self.cache,
+            bits: self.bits,
+        }
+    }
+
+    fn render(&self, p: &Pair) -> String {
+        to_sci(&p.hi, self.digits() + RENDER_EXTRA_DIGITS)
+    }
+
+    fn num_literal(&self, s: &str) -> Result<Pair, String> {
+        Ok(Pair {
+            lo: parse_decimal(s, self.bits.0).map_err(|e| e.to_string())?,
+            hi: parse_decimal(s, self.bits.1).map_err(|e| e.to_string())?,
+        })
+    }
+
+    /// The system at this point (the load is left out when `with_load` is false).
+    fn system(&self, with_load: bool) -> Result<System, String> {
+        let dist = match self.over.get("dist") {
+            Some(OverVal::Text(s)) | Some(OverVal::Number(s)) => substitute(s, &self.vars)?,
+            None => substitute(&self.setup.dist, &self.vars)?,
+        };
+        let metric = match self.over.get("metric") {
+            Some(OverVal::Text(s)) | Some(OverVal::Number(s)) => metric_named(s)?,
+            None => self.setup.metric,
+        };
+        let hosts = match self.over.get("hosts") {
+            Some(OverVal::Text(s)) if s == "inf" => None,
+            Some(OverVal::Text(s)) | Some(OverVal::Number(s)) => Some(hosts_from_text(s)?),
+            None => match &self.setup.hosts {
+                None => None,
+                Some(Expr::Var(v)) if self.vars.get(v).is_some_and(|x| x == "inf") => None,
+                Some(e) => {
+                    let mut c = self.child();
+                    c.over
+                        .insert("__no_load".into(), OverVal::Text(String::new()));
+                    let v = c.eval(e)?;
+                    Some(hosts_from_text(&to_sci(&v.hi, 30))?)
+                }
+            },
+        };
+        let load = if !with_load || self.over.contains_key("__no_load") {
+            None
+        } else {
+            let given = ["load", "lambda", "load_per_host"]
+                .iter()
+                .find_map(|k| self.over.get(*k).map(|v| (k.to_string(), v.clone())));
+            let (kind, text) = match given {
+                Some((k, OverVal::Number(s))) | Some((k, OverVal::Text(s))) => (k, s),
+                None => match &self.setup.load {
+                    None => {
+                        return Err("the setup gives no load (load, lambda or load_per_host)".into())
+                    }
+                    Some((k, e)) => {
+                        let text = match e {
+                            Expr::Num(s) => s.clone(),
+                            Expr::Var(v) if self.vars.contains_key(v) => self.vars[v].clone(),
+                            _ => {
+                                let mut c = self.child();
+                                c.over
+                                    .insert("__no_load".into(), OverVal::Text(String::new()));
+                                let v = c.eval(e)?;
+                                c.render(&v)
+                            }
+                        };
+                        (k.clone(), text)
+                    }
+                },
+            };
+            Some(match kind.as_str() {
+                "lambda" => LoadSpec::Lambda(text),
+                "load_per_host" => LoadSpec::PerHost(text),
+                _ => LoadSpec::Total(text),
+            })
+        };
+        Ok(System {
+            dist,
+            hosts,
+            load,
+            metric,
+        })
+    }
+
+    /// Evaluates an expression at both precisions.
+    pub fn eval(&self, e: &Expr) -> Result<Pair, String> {
+        match e {
+            Expr::Num(s) => self.num_literal(s),
+            Expr::Var(v) => self.var(v),
+            Expr::Neg(a) => Ok(self.eval(a)?.map(|x| Float::with_val(x.prec(), -x))),
+            Expr::Bin(op, a, b) => {
+                let x = self.eval(a)?;
+                let y = self.eval(b)?;
+                Ok(match op {
+                    Op::Add => x.map2(&y, |a, b| Float::with_val(a.prec(), a + b)),
+                    Op::Sub => x.map2(&y, |a, b| Float::with_val(a.prec(), a - b)),
+                    Op::Mul => x.map2(&y, |a, b| Float::with_val(a.prec(), a * b)),
+                    Op::Div => {
+                        if y.hi.is_zero() || y.lo.is_zero() {
+                            return Err(format!("division by zero in {e}"));
+                        }
+                        x.map2(&y, |a, b| Float::with_val(a.prec(), a / b))
+                    }
+                    Op::Pow => x.map2(&y, |a, b| {
+                        use rug::ops::Pow;
+                        Float::with_val(a.prec(), a.pow(b))
+                    }),
+                })
+            }
+            Expr::Call { name, args, field } => self.call(name, args, field.as_ref()),
+        }
+    }
+
+    fn var(&self, v: &str) -> Result<Pair, String> {
+        if let Some(s) = self.vars.get(v) {
+            if s == "inf" {
+                return Err(format!("variable {v} is inf, not a number"));
+            }
+            return self.num_literal(s);
+        }
+        match v {
+            "hosts" => {
+                let s = self.system(false)?;
+                let h = s
+                    .hosts
+                    .ok_or_else(|| "hosts is inf, not a number".to_string())?;
+                Ok(Pair::exact(self.bits, h as i64))
+            }
+            "rho" | "lambda" => {
+                let s = self.system(true)?;
+                let load = s.load.ok_or("no load at this point")?;
+                let hosts = s.hosts.unwrap_or(1);
+                let spec = DistSpec::parse(&s.dist).map_err(|e| e.to_string())?;
+                let one = |bits: u32| -> Result<Float, String> {
+                    let d = spec.build(bits).map_err(|e| e.to_string())?;
+                    let (l, r) = load.resolve(d.as_ref(), hosts).map_err(|e| e.to_string())?;
+                    Ok(if v == "rho" { r } else { l })
+                };
+                Ok(Pair {
+                    lo: one(self.bits.0)?,
+                    hi: one(self.bits.1)?,
+                })
+            }
+            _ => Err(format!(
+                "unknown name '{v}' (not a grid variable; known: hosts, rho, lambda)"
+            )),
+        }
+    }
+
+    fn call(&self, name: &str, args: &[Arg], field: Option<&Field>) -> Result<Pair, String> {
+        if FUNCTIONS.contains(&name) {
+            if field.is_some() {
+                return Err(format!("{name}() has no fields"));
+            }
+            return self.function(name, args);
+        }
+        if !QUANTITIES.contains(&name) {
+            return Err(format!(
+                "unknown function '{name}' (quantities: {}; functions: {})",
+                QUANTITIES.join(", "),
+                FUNCTIONS.join(", ")
+            ));
+        }
+        // Positional words and overrides.
+        let mut c = self.child();
+        let mut pos: Vec<&Arg> = Vec::new();
+        for a in args {
+            match a {
+                Arg::Named(n, v) => {
+                    let val = match v.as_ref() {
+                        Arg::Str(s) => OverVal::Text(s.clone()),
+                        Arg::Pos(Expr::Var(w)) if w == "inf" => OverVal::Text("inf".into()),
+                        Arg::Pos(Expr::Var(w)) if self.vars.contains_key(w) => {
+                            OverVal::Text(self.vars[w].clone())
+                        }
+                        Arg::Pos(Expr::Var(w)) if n == "metric" => OverVal::Text(w.clone()),
+                        Arg::Pos(Expr::Num(s)) => OverVal::Number(s.clone()),
+                        Arg::Pos(e) => OverVal::Number(self.render(&self.eval(e)?)),
+                        Arg::Named(..) => return Err(format!("nested '=' in {name}()")),
+                    };
+                    if SETUP_KEYS.contains(&n.as_str()) {
+                        if ["load", "lambda", "load_per_host"].contains(&n.as_str()) {
+                            for k in ["load", "lambda", "load_per_host"] {
+                                c.over.remove(k);
+                            }
+                        }
+                        c.over.insert(n.clone(), val);
+                    } else {
+                        let s = match val {
+                            OverVal::Text(s) | OverVal::Number(s) => s,
+                        };
+                        c.vars.insert(n.clone(), s);
+                    }
+                }
+                other => pos.push(other),
+            }
+        }
+        let word = |i: usize| -> Result<String, String> {
+            match pos.get(i) {
+                Some(Arg::Pos(Expr::Var(w))) => Ok(w.clone()),
+                Some(Arg::Str(s)) => Ok(s.clone()),
+                Some(other) => Err(format!("{name}(): expected a name, got '{other}'")),
+                None => Err(format!("{name}(): missing argument {}", i + 1)),
+            }
+        };
+        match name {
+            "opt" => {
+                if pos.len() != 1 {
+                    return Err("opt(POLICY, ...) takes one policy".into());
+                }
+                c.opt_field(&opt_policy(&word(0)?)?, field)
+            }
+            "eval" => {
+                if pos.len() != 1 {
+                    return Err("eval(POLICY, cutoffs=..., ...) takes one policy".into());
+                }
+                c.eval_field(&word(0)?, args, field)
+            }
+            "threshold" => {
+                if !pos.is_empty() {
+                    return Err("threshold() takes only overrides such as hosts=inf".into());
+                }
+                c.threshold_field(field)
+            }
+            "lwl" => {
+                only_value(name, field)?;
+                c.lwl()
+            }
+            "tags_stable" => {
+                only_value(name, field)?;
+                c.tags_stable()
+            }
+            "tags_stable_search" => {
+                only_value(name, field)?;
+                let n = match pos.first() {
+                    Some(Arg::Pos(e)) => {
+                        let v = self.eval(e)?;
+                        let n = v.hi.to_f64();
+                        if !(n >= 2.0 && n <= MAX_SEARCH_GRID as f64) {
+                            return Err(format!(
+                                "tags_stable_search(n): n must be between 2 and {MAX_SEARCH_GRID}"
+                            ));
+                        }
+                        n as usize
+                    }
+                    _ => return Err("tags_stable_search(n) needs the grid size n".into()),
+                };
+                c.tags_stable_search(n)
+            }
+            "mean" | "moment" | "sup_x_tail" => {
+                only_value(name, field)?;
+                let j = if name == "moment" {
+                    match pos.first() {
+                        Some(Arg::Pos(Expr::Num(s))) => s
+                            .parse::<i32>()
+                            .map_err(|_| format!("moment(j): j must be -1, 0, 1 or 2, got {s}"))?,
+                        Some(Arg::Pos(Expr::Neg(b))) => match b.as_ref() {
+                            Expr::Num(s) if s == "1" => -1,
+                            _ => return Err("moment(j): j must be -1, 0, 1 or 2".into()),
+                        },
+                        _ => return Err("moment(j) needs the order j".into()),
+                    }
+                } else {
+                    1
+                };
+                c.dist_number(name, j)
+            }
+            _ => Err(format!("unknown quantity '{name}'")),
+        }
+    }
+
+    fn function(&self, name: &str, args: &[Arg]) -> Result<Pair, String> {
+        let vals: Vec<Pair> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Pos(e) => self.eval(e),
+                other => Err(format!("{name}(): unexpected argument '{other}'")),
+            })
+            .collect::<Result<_, _>>()?;
+        if name == "min" || name == "max" {
+            let mut it = vals.into_iter();
+            let mut acc = it
+                .next()
+                .ok_or_else(|| format!("{name}() needs at least one argument"))?;
+            for v in it {
+                let take = if name == "min" {
+                    v.hi < acc.hi
+                } else {
+                    v.hi > acc.hi
+                };
+                if take {
+                    acc = v;
+                }
+            }
+            return Ok(acc);
+        }
+        if vals.len() != 1 {
+            return Err(format!("{name}() takes one argument"));
+        }
+        let x = &vals[0];
+        let domain = |ok: bool| -> Result<(), String> {
+            if ok {
+                Ok(())
+            } else {
+                Err(format!("{name}() of {} is undefined", to_sci(&x.hi, 6)))
+            }
+        };
+        Ok(match name {
+            "ln" => {
+                domain(x.hi > 0 && x.lo > 0)?;
+                x.map(|v| Float::with_val(v.prec(), v.ln_ref()))
+            }
+            "log10" => {
+                domain(x.hi > 0 && x.lo > 0)?;
+                x.map(|v| Float::with_val(v.prec(), v.log10_ref()))
+            }
+            "exp" => x.map(|v| Float::with_val(v.prec(), v.exp_ref())),
+            "sqrt" => {
+                domain(x.hi >= 0 && x.lo >= 0)?;
+                x.map(|v| Float::with_val(v.prec(), v.sqrt_ref()))
+            }
+            _ => x.map(|v| Float::with_val(v.prec(), v.abs_ref())),
+        })
+    }
+
+    fn spec(&self, s: &System) -> Result<DistSpec, String> {
+        DistSpec::parse(&s.dist).map_err(|e| e.to_string())
+    }
+
+    fn need_hosts(s: &System, what: &str) -> Result<usize, String> {
+        s.hosts.ok_or_else(|| {
+            format!("{what} needs a finite number of hosts (hosts = inf is only for threshold)")
+        })
+    }
+
+    fn opt_pair(&self, policy: OptPolicy) -> Result<Arc<Result<Computed, String>>, String> {
+        let s = self.system(true)?;
+        let hosts = Self::need_hosts(&s, "opt")?;
+        let load = s.load.clone().ok_or("opt needs a load")?;
+        let key = format!(
+            "opt|{}|{}|{hosts}|{load:?}|{}",
+            policy.name(),
+            s.dist,
+            s.metric.name()
+        );
+        let bits = self.bits;
+        Ok(self.cache.get_or(key, || {
+            let spec = self.spec(&s)?;
+            let (a, b) = optimal_cutoffs_pair(&spec, &load, hosts, policy, s.metric, bits)
+                .map_err(|e| {
+                    format!(
+                        "optimize --policy {} --dist {} --hosts {hosts} {}: {e}",
+                        policy.name(),
+                        s.dist,
+                        load_flag(&load)
+                    )
+                })?;
+            let resolve = |bits: u32| -> Result<(Float, Float), String> {
+                let d = spec.build(bits).map_err(|e| e.to_string())?;
+                load.resolve(d.as_ref(), hosts).map_err(|e| e.to_string())
+            };
+            let (l1, r1) = resolve(bits.0)?;
+            let (l2, r2) = resolve(bits.1)?;
+            Ok(Computed::Opt(
+                Box::new((a, b)),
+                Pair { lo: l1, hi: l2 },
+                Pair { lo: r1, hi: r2 },
+            ))
+        }))
+    }
+
+    fn opt_field(&self, policy: &OptPolicy, field: Option<&Field>) -> Result<Pair, String> {
+        let r = self.opt_pair(*policy)?;
+        match r.as_ref() {
+            Ok(Computed::Opt(ab, lam, rho)) => {
+                let (a, b) = ab.as_ref();
+                let f = field.map(|f| f.name.as_str()).unwrap_or("value");
+                match f {
+                    "max_queue" => match (&a.max_queue, &b.max_queue) {
+                        (Some(x), Some(y)) => Ok(Pair {
+                            lo: x.clone(),
+                            hi: y.clone(),
+                        }),
+                        _ => Err("max_queue exists only for opt(tags-minmax)".into()),
+                    },
+                    "idle_hosts" => Ok(Pair::exact(self.bits, b.idle_hosts as i64)),
+                    "cutoff" => {
+                        if a.cutoffs.len() != b.cutoffs.len() {
+                            return Err(
+                                "the two precisions disagree on the number of cutoffs".into()
+                            );
+                        }
+                        pick(&a.cutoffs, &b.cutoffs, field, "cutoff")
+                    }
+                    _ => eval_fields(&a.eval, &b.eval, lam, rho, field),
+                }
+            }
+            Ok(_) => Err("internal: cache entry of the wrong kind".into()),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    fn eval_field(
+        &self,
+        policy: &str,
+        args: &[Arg],
+        field: Option<&Field>,
+    ) -> Result<Pair, String> {
+        let kind = match policy {
+            "sita" => PolicyKind::Sita,
+            "tags" => PolicyKind::Tags,
+            "random" => PolicyKind::Random,
+            other => {
+                return Err(format!(
+                    "unknown policy '{other}' for eval (sita, tags, random)"
+                ))
+            }
+        };
+        let cut = args.iter().find_map(|a| match a {
+            Arg::Named(n, v) if n == "cutoffs" => Some(v.as_ref().clone()),
+            _ => None,
+        });
+        let s = self.system(true)?;
+        let hosts = Self::need_hosts(&s, "eval")?;
+        let load = s.load.clone().ok_or("eval needs a load")?;
+        // Cutoffs at each precision.
+        let (c1, c2): (Vec<Float>, Vec<Float>) = match (&cut, kind) {
+            (None, PolicyKind::Random) => (vec![], vec![]),
+            (None, _) => return Err(
+                "eval(sita|tags, cutoffs=...) needs cutoffs: an opt policy (sita-e) or \"c1,c2\""
+                    .into(),
+            ),
+            (Some(Arg::Str(list)), _) => {
+                let parse = |bits: u32| -> Result<Vec<Float>, String> {
+                    list.split(',')
+                        .map(str::trim)
+                        .filter(|x| !x.is_empty())
+                        .map(|x| {
+                            parse_decimal(&substitute(x, &self.vars)?, bits)
+                                .map_err(|e| e.to_string())
+                        })
+                        .collect()
+                };
+                (parse(self.bits.0)?, parse(self.bits.1)?)
+            }
+            (Some(Arg::Pos(Expr::Var(w))), _) => {
+                let p = opt_policy(w)?;
+                let r = self.opt_pair(p)?;
+                match r.as_ref() {
+                    Ok(Computed::Opt(ab, _, _)) => (ab.0.cutoffs_free(), ab.1.cutoffs_free()),
+                    Ok(_) => return Err("internal: cache entry of the wrong kind".into()),
+                    Err(e) => return Err(e.clone()),
+                }
+            }
+            (Some(other), _) => {
+                return Err(format!(
+                    "cutoffs={other}: give an opt policy name or a string \"c1,c2\""
+                ))
+            }
+        };
+        let used = if kind == PolicyKind::Random {
+            hosts
+        } else {
+            c1.len() + 1
+        };
+        let key = format!(
+            "eval|{}|{}|{used}|{load:?}|{}|{}",
+            kind.name(),
+            s.dist,
+            s.metric.name(),
+            c2.iter()
+                .map(|c| to_sci(c, 40))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let bits = self.bits;
+        let r = self.cache.get_or(key, || {
+            let spec = self.spec(&s)?;
+            let run = |b: u32, cuts: &[Float]| -> Result<(Evaluation, Float, Float), String> {
+                let d = spec.build(b).map_err(|e| e.to_string())?;
+                let (l, rho) = load.resolve(d.as_ref(), used).map_err(|e| e.to_string())?;
+                let e = evaluate(kind, d.as_ref(), &l, used, cuts, s.metric)
+                    .map_err(|e| e.to_string())?;
+                Ok((e, l, rho))
+            };
+            let (e1, l1, r1) = run(bits.0, &c1)?;
+            let (e2, l2, r2) = run(bits.1, &c2)?;
+            let cuts = c1
+                .iter()
+                .zip(&c2)
+                .map(|(a, b)| Pair {
+                    lo: a.clone(),
+                    hi: b.clone(),
+                })
+                .collect();
+            Ok(Computed::Eval(
+                Box::new((e1, e2)),
+                cuts,
+                Pair { lo: l1, hi: l2 },
+                Pair { lo: r1, hi: r2 },
+            ))
+        });
+        match r.as_ref() {
+            Ok(Computed::Eval(ee, cuts, lam, rho)) => {
+                if field.map(|f| f.name.as_str()) == Some("cutoff") {
+                    let lo: Vec<Float> = cuts.iter().map(|p| p.lo.clone()).collect();
+                    let hi: Vec<Float> = cuts.iter().map(|p| p.hi.clone()).collect();
+                    return pick(&lo, &hi, field, "cutoff");
+                }
+                eval_fields(&ee.0, &ee.1, lam, rho, field)
+            }
+            Ok(_) => Err("internal: cache entry of the wrong kind".into()),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    fn threshold_field(&self, field: Option<&Field>) -> Result<Pair, String> {
+        let s = self.system(false)?;
+        let key = format!("thr|{}|{:?}", s.dist, s.hosts);
+        let bits = self.bits;
+        let r = self.cache.get_or(key, || {
+            let spec = self.spec(&s)?;
+            let run = |b: u32| -> Result<Threshold, String> {
+                let d = spec.build(b).map_err(|e| e.to_string())?;
+                tags_threshold(d.as_ref(), s.hosts).map_err(|e| {
+                    let h = s
+                        .hosts
+                        .map(|h| h.to_string())
+                        .unwrap_or_else(|| "inf".into());
+                    format!("threshold --dist {} --hosts {h}: {e}", s.dist)
+                })
+            };
+            Ok(Computed::Thr(Box::new((run(bits.0)?, run(bits.1)?))))
+        });
+        match r.as_ref() {
+            Ok(Computed::Thr(tt)) => {
+                let (a, b) = tt.as_ref();
+                match field.map(|f| f.name.as_str()).unwrap_or("load") {
+                    "load" => Ok(Pair {
+                        lo: a.load.clone(),
+                        hi: b.load.clone(),
+                    }),
+                    "lambda" => Ok(Pair {
+                        lo: a.lambda.clone(),
+                        hi: b.lambda.clone(),
+                    }),
+                    "argmax" => match (&a.argmax, &b.argmax) {
+                        (Some(x), Some(y)) => Ok(Pair {
+                            lo: x.clone(),
+                            hi: y.clone(),
+                        }),
+                        _ => Err("argmax exists only for threshold(hosts=inf)".into()),
+                    },
+                    "cutoff" => pick(&a.cutoffs, &b.cutoffs, field, "cutoff"),
+                    other => Err(format!(
+                        "threshold() has no field '{other}' (load, lambda, cutoff[i], argmax)"
+                    )),
+                }
+            }
+            Ok(_) => Err("internal: cache entry of the wrong kind".into()),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    fn per_precision<F>(&self, key: String, f: F) -> Result<Pair, String>
+    where
+        F: Fn(&dyn JobSize, &System) -> Result<Float, String>,
+    {
+        let s = self.system(!key.starts_with("dist|"))?;
+        let key = format!(
+            "{key}|{}|{:?}|{:?}|{}",
+            s.dist,
+            s.hosts,
+            s.load,
+            s.metric.name()
+        );
+        let bits = self.bits;
+        let r = self.cache.get_or(key, || {
+            let spec = self.spec(&s)?;
+            let run = |b: u32| -> Result<Float, String> {
+                let d = spec.build(b).map_err(|e| e.to_string())?;
+                f(d.as_ref(), &s)
+            };
+            Ok(Computed::Num(Pair {
+                lo: run(bits.0)?,
+                hi: run(bits.1)?,
+            }))
+        });
+        match r.as_ref() {
+            Ok(Computed::Num(p)) => Ok(p.clone()),
+            Ok(_) => Err("internal: cache entry of the wrong kind".into()),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    fn dist_number(&self, name: &str, j: i32) -> Result<Pair, String> {
+        let name = name.to_string();
+        self.per_precision(format!("dist|{name}|{j}"), move |d, _| {
+            match name.as_str() {
+                "sup_x_tail" => d.sup_x_tail().map(|(_, v)| v).map_err(|e| e.to_string()),
+                _ => d.moment(j).map_err(|e| e.to_string()),
+            }
+        })
+    }
+
+    fn lwl(&self) -> Result<Pair, String> {
+        self.per_precision("lwl".into(), |d, s| {
+            let hosts = Self::need_hosts(s, "lwl")?;
+            let load = s.load.clone().ok_or("lwl needs a load")?;
+            let (lambda, rho) = load.resolve(d, hosts).map_err(|e| e.to_string())?;
+            lee_longton(d, &lambda, &rho, hosts, s.metric)
+        })
+    }
+
+    fn tags_stable(&self) -> Result<Pair, String> {
+        self.per_precision("stable".into(), |d, s| {
+            let hosts = Self::need_hosts(s, "tags_stable")?;
+            let load = s.load.clone().ok_or("tags_stable needs a load")?;
+            let (lambda, _) = load.resolve(d, hosts).map_err(|e| e.to_string())?;
+            let g = greedy(d, &lambda, hosts).map_err(|e| e.to_string())?;
+            Ok(Float::with_val(d.prec(), u32::from(g.stable())))
+        })
+    }
+
+    fn tags_stable_search(&self, n: usize) -> Result<Pair, String> {
+        self.per_precision(format!("search|{n}"), move |d, s| {
+            let hosts = Self::need_hosts(s, "tags_stable_search")?;
+            let load = s.load.clone().ok_or("tags_stable_search needs a load")?;
+            let (lambda, _) = load.resolve(d, hosts).map_err(|e| e.to_string())?;
+            let ok = exhaustive_stable(d, &lambda, hosts, n)?;
+            Ok(Float::with_val(d.prec(), u32::from(ok)))
+        })
+    }
+}
+
+fn load_flag(l: &LoadSpec) -> String {
+    match l {
+        LoadSpec::Total(s) => format!("--load {s}"),
+        LoadSpec::PerHost(s) => format!("--load-per-host {s}"),
+        LoadSpec::Lambda(s) => format!("--lambda {s}"),
+    }
+}
+
+fn hosts_from_text(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    if let Ok(h) = t.parse::<usize>() {
+        return if h >= 1 {
+            Ok(h)
+        } else {
+            Err("hosts must be at least 1".into())
+        };
+    }
+    let x = parse_decimal(t, 64).map_err(|_| format!("hosts '{t}' is not a number"))?;
+    let r = x.to_f64();
+    if r >= 1.0 && r.fract() == 0.0 && r < 1e6 {
+        Ok(r as usize)
+    } else {
+        Err(format!("hosts must be a positive integer, got {t}"))
+    }
+}
+
+fn only_value(name: &str, field: Option<&Field>) -> Result<(), String> {
+    match field {
+        None => Ok(()),
+        Some(f) if f.name == "value" && f.index.is_none() => Ok(()),
+        Some(f) => Err(format!("{name}() has no field '{}'", f.name)),
+    }
+}
+
+fn pick(lo: &[Float], hi: &[Float], field: Option<&Field>, what: &str) -> Result<Pair, String> {
+    let i = field.and_then(|f| f.index).ok_or_else(|| {
+        format!("{what} needs an index: {what}[1] is the first, {what}[-1] the last")
+    })?;
+    let n = hi.len() as i64;
+    let k = if i < 0 { n + i } else { i - 1 };
+    if k < 0 || k >= n || lo.len() != hi.len() {
+        return Err(format!("{what}[{i}] does not exist ({n} of them)"));
+    }
+    Ok(Pair {
+        lo: lo[k as usize].clone(),
+        hi: hi[k as usize].clone(),
+    })
+}
+
+fn eval_fields(
+    a: &Evaluation,
+    b: &Evaluation,
+    lam: &Pair,
+    rho: &Pair,
+    field: Option<&Field>,
+) -> Result<Pair, String> {
+    let f = field.map(|f| f.name.as_str()).unwrap_or("value");
+    let p = |x: &Float, y: &Float| Pair {
+        lo: x.clone(),
+        hi: y.clone(),
+    };
+    match f {
+        "value" => Ok(p(&a.value, &b.value)),
+        "queueing" => Ok(p(&a.queueing, &b.queueing)),
+        "wasted" => Ok(p(&a.wasted, &b.wasted)),
+        "lambda" => Ok(lam.clone()),
+        "rho" => Ok(rho.clone()),
+        "host_load" => pick(&a.host_loads, &b.host_loads, field, "host_load"),
+        "host_waiting" => pick(&a.host_waiting, &b.host_waiting, field, "host_waiting"),
+        other => Err(format!(
+            "no field '{other}' (value, queueing, wasted, cutoff[i], host_load[i], host_waiting[i], max_queue, idle_hosts, lambda, rho)"
+        )),
+    }
+}
+
+/// Erlang's C formula: the probability that an arrival waits in M/M/h with offered load
+/// a = λE[X] < h, by the stable recursion on Erlang B: B_0 = 1,
+/// B_n = a B_{n−1} / (n + a B_{n−1}); C = h B_h / (h − a (1 − B_h)).
+///
+/// ```
+/// use rug::Float;
+/// use taskassign::claims::compute::erlang_c;
+/// // M/M/1: C = ρ.
+/// let c = erlang_c(&Float::with_val(64, 0.5), 1);
+/// assert_eq!(c, 0.5);
+/// // M/M/2 with a = 1: C = 1/3.
+/// let c = erlang_c(&Float::with_val(64, 1), 2);
+/// assert!((c - 1.0f64 / 3.0).abs() < 1e-15);
+/// ```
+pub fn erlang_c(a: &Float, hosts: usize) -> Float {
+    let bits = a.prec();
+    let mut b = Float::with_val(bits, 1u32);
+    for n in 1..=hosts {
+        let ab = Float::with_val(bits, a * &b);
+        let den = Float::with_val(bits, &ab + Float::with_val(bits, n));
+        b = ab / den;
+    }
+    let h = Float::with_val(bits, hosts);
+    let one_b = Float::with_val(bits, 1u32) - &b;
+    let den = Float::with_val(bits, &h - Float::with_val(bits, a * &one_b));
+    Float::with_val(bits, &h * &b) / den
+}
+
+/// Least-Work-Left (the M/G/h FCFS queue) by the Lee–Longton approximation — an
+/// **approximation**, not an exact value (Lee & Longton 1959; see Whitt, "Approximations
+/// for the GI/G/m queue", 1993): E[W] ≈ (1 + C²)/2 · E[W_{M/M/h}] with
+/// E[W_{M/M/h}] = C(h, ρ) E[X] / (h − ρ), C² = Var X / E[X]², i.e.
+/// E[W] ≈ C(h, ρ) E[X²] / (2 E[X] (h − ρ)). Exact for h = 1 (Pollaczek–Khinchine).
+/// Waiting in FCFS does not depend on the job's own size, so E[W/X] = E[W] E[1/X].
+pub fn lee_longton(
+    d: &dyn JobSize,
+    lambda: &Float,
+    rho: &Float,
+    hosts: usize,
+    metric: Metric,
+) -> Result<Float, String> {
+    let bits = d.prec();
+    let _ = lambda;
+    let m1 = d.mean().map_err(|e| e.to_string())?;
+    let m2 = d.moment(2).map_err(|e| e.to_string())?;
+    let c = erlang_c(rho, hosts);
+    let h = Float::with_val(bits, hosts);
+    let den = Float::with_val(bits, &h - rho) * Float::with_val(bits, &m1 * 2u32);
+    let w = Float::with_val(bits, &c * &m2) / den;
+    Ok(match metric {
+        Metric::Waiting => w,
+        Metric::Response => w + m1,
+        Metric::Slowdown => {
+            let inv = d.moment(-1).map_err(|e| e.to_string())?;
+            w * inv
+        }
+    })
+}
+
+/// Whether any TAGS cutoffs on an n-point grid (the optimiser's grid of job-count and work
+/// quantiles and log-spaced points, independent of the greedy construction) make every
+/// host's load below 1: an exhaustive search of all increasing (h − 1)-tuples, organised
+/// as a reachability table over the chain of hosts (host i's load depends only on
+/// (s_{i−1}, s_i)), which visits every pair of consecutive cutoffs.
+pub fn exhaustive_stable(
+    d: &dyn JobSize,
+    lambda: &Float,
+    hosts: usize,
+    n: usize,
+) -> Result<bool, String> {
+    let top = d.upper();
+    let lo_open = d.lower_open();
+    if hosts == 1 {
+        let full = Float::with_val(d.prec(), lambda * &d.mean().map_err(|e| e.to_string())?);
+        return Ok(full < 1);
+    }
+    let grid = make_grid(d, n).map_err(|e| e.to_string())?;
+    let pts: Vec<Float> = grid
+        .into_iter()
+        .filter(|x| *x > d.lower() && *x < top)
+        .collect();
+    let load = |a: &Float, b: &Float| -> Result<bool, String> {
+        Ok(host_load(d, lambda, a, b).map_err(|e| e.to_string())? < 1)
+    };
+    // reach[j]: some stable assignment of hosts 1..i ends with s_i = pts[j].
+    let mut reach: Vec<bool> = pts
+        .iter()
+        .map(|x| load(&lo_open, x))
+        .collect::<Result<_, _>>()?;
+    for _ in 2..hosts {
+        let mut next = vec![false; pts.len()];
+        for j in 0..pts.len() {
+            for m in 0..j {
+                if reach[m] && load(&pts[m], &pts[j])? {
+                    next[j] = true;
+                    break;
+                }
+            }
+        }
+        reach = next;
+    }
+    for (m, x) in pts.iter().enumerate() {
+        if reach[m] && load(x, &top)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}

@@ -1,0 +1,65 @@
+//! Claims: published statements as TOML files, computed at two precisions and judged.
+//!
+//! A claim file (schema in `proofs-check/README.md`, types in [`schema`]) names its source,
+//! the statement, the project's reading of it, the system ([`compute::SetupDef`]), a grid
+//! of parameters and one or more checks: a quantity (an expression of [`expr`] over the
+//! computed quantities of [`compute`]), a relation and a tolerance, optionally after a
+//! limit along a sequence ([`extrapolate`]). [`run`] evaluates them and gives each check a
+//! verdict: PASS, FAIL or INCONCLUSIVE, with the margin and the grid point that came
+//! closest to violating the relation.
+//!
+//! The uncertainty a verdict uses is the difference between the two precisions (and, for
+//! a limit, the extrapolation's error estimate): a relation that holds or fails only
+//! within it is INCONCLUSIVE.
+
+pub mod compile;
+pub mod compute;
+pub mod design;
+pub mod expr;
+pub mod extrapolate;
+pub mod run;
+pub mod schema;
+
+pub use compile::{load_paths, Claim};
+pub use run::{run_claim, ClaimResult, Verdict};
+
+use thiserror::Error;
+
+/// Errors of the claims layer.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ClaimError {
+    /// A malformed claim file: the file, the line, the key.
+    #[error("{path}:{line}: {key}: {why}")]
+    Schema {
+        /// The file.
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// The key (or table) at fault.
+        key: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// A file or folder that cannot be read.
+    #[error("{path}: {why}")]
+    Io {
+        /// The path.
+        path: String,
+        /// What went wrong.
+        why: String,
+    },
+    /// Two claim files with one id.
+    #[error("{path}: id '{id}' is also used by {other}")]
+    DuplicateId {
+        /// The second file.
+        path: String,
+        /// The id.
+        id: String,
+        /// The first file.
+        other: String,
+    },
+    /// A computation that cannot be done (bad `design` request, …).
+    #[error("{0}")]
+    Compute(String),
+}

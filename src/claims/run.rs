@@ -1,0 +1,782 @@
+//! Running a claim: every grid point at two precisions (in parallel), limits by
+//! extrapolation, relations, verdicts, margins and the worst point.
+
+use super::compile::{Check, Claim, Relation};
+use super::compute::{Cache, Ctx, Pair};
+use super::extrapolate::extrapolate;
+use crate::num::certify::{certify_pair, to_sci};
+use crate::num::{certify_bits, parse_decimal};
+use rayon::prelude::*;
+use rug::Float;
+use std::collections::BTreeMap;
+
+/// A verdict. The order is severity: PASS < INCONCLUSIVE < FAIL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    /// The relation holds at every point, beyond the numerical uncertainty.
+    Pass,
+    /// Some point is within the uncertainty of the bound, or could not be computed.
+    Inconclusive,
+    /// The relation fails at some point beyond the uncertainty.
+    Fail,
+}
+
+impl Verdict {
+    /// `PASS`, `FAIL`, `INCONCLUSIVE`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::Inconclusive => "INCONCLUSIVE",
+        }
+    }
+}
+
+/// Significant digits of margins in reports.
+pub const MARGIN_DIGITS: u32 = 4;
+
+/// One evaluated grid point.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// Variable assignments (grid variables, then the limit variable).
+    pub point: Vec<(String, String)>,
+    /// The certified value, or the error that stopped it.
+    pub value: Result<String, String>,
+    /// Certified significant digits.
+    pub digits: u32,
+}
+
+/// A sequence and its extrapolated limit.
+#[derive(Debug, Clone)]
+pub struct LimitRow {
+    /// The limit: `p -> inf`.
+    pub towards: String,
+    /// The other variables.
+    pub outer: Vec<(String, String)>,
+    /// (value of the limit variable, certified quantity).
+    pub sequence: Vec<(String, String)>,
+    /// The estimate (8 significant digits).
+    pub estimate: String,
+    /// Its error estimate (3 significant digits): extrapolation spread plus the difference
+    /// between the two precisions' estimates.
+    pub error: String,
+    /// The degree used.
+    pub degree: usize,
+}
+
+/// One comparison the relation makes (a point, a step along a variable, a limit).
+#[derive(Debug, Clone)]
+pub struct Judged {
+    /// Which point or step.
+    pub label: String,
+    /// The quantity (certified, or a limit as `estimate ± error`).
+    pub value: String,
+    /// The bound as compared.
+    pub bound: String,
+    /// Margin: positive when the relation holds (absolute).
+    pub margin: String,
+    /// Margin divided by the scale of the bound (or of the values), for ranking.
+    pub rel_margin: f64,
+    /// The uncertainty the verdict allowed for.
+    pub uncertainty: String,
+    /// The verdict here.
+    pub verdict: Verdict,
+}
+
+/// The outcome of one check.
+#[derive(Debug, Clone)]
+pub struct CheckResult {
+    /// Name.
+    pub name: String,
+    /// Meaning.
+    pub meaning: Option<String>,
+    /// Quantity as written.
+    pub quantity: String,
+    /// Relation as written (with bound and `along`).
+    pub relation: String,
+    /// Verdict.
+    pub verdict: Verdict,
+    /// The expected verdict.
+    pub expect: Verdict,
+    /// Why a non-PASS verdict is expected.
+    pub finding: Option<String>,
+    /// Margin at the worst comparison.
+    pub margin: String,
+    /// Relative margin at the worst comparison.
+    pub rel_margin: f64,
+    /// The worst comparison's label.
+    pub worst_point: String,
+    /// Every evaluated point.
+    pub rows: Vec<Row>,
+    /// Limits.
+    pub limits: Vec<LimitRow>,
+    /// Every comparison.
+    pub judged: Vec<Judged>,
+}
+
+impl CheckResult {
+    /// Whether the verdict is the expected one.
+    pub fn as_expected(&self) -> bool {
+        self.verdict == self.expect
+    }
+    /// Whether this check makes `check` exit with status 1: an unexpected FAIL, or an
+    /// expected FAIL that no longer fails (the documented finding does not reproduce).
+    pub fn fails_run(&self) -> bool {
+        (self.verdict == Verdict::Fail && self.expect != Verdict::Fail)
+            || (self.expect == Verdict::Fail && self.verdict != Verdict::Fail)
+    }
+}
+
+/// The outcome of a claim.
+#[derive(Debug, Clone)]
+pub struct ClaimResult {
+    /// The claim.
+    pub claim: Claim,
+    /// The worst verdict of its checks.
+    pub verdict: Verdict,
+    /// Checks.
+    pub checks: Vec<CheckResult>,
+    /// Index of the check that decided the verdict and margin.
+    pub worst_check: usize,
+}
+
+impl ClaimResult {
+    /// Whether every check has its expected verdict.
+    pub fn as_expected(&self) -> bool {
+        self.checks.iter().all(CheckResult::as_expected)
+    }
+    /// Whether the claim makes the run fail.
+    pub fn fails_run(&self) -> bool {
+        self.checks.iter().any(CheckResult::fails_run)
+    }
+    /// The deciding check.
+    pub fn worst(&self) -> Option<&CheckResult> {
+        self.checks.get(self.worst_check)
+    }
+}
+
+fn label(point: &[(String, String)]) -> String {
+    if point.is_empty() {
+        return "(single point)".into();
+    }
+    point
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn cartesian(grid: &[(String, Vec<String>)]) -> Vec<Vec<(String, String)>> {
+    let mut out: Vec<Vec<(String, String)>> = vec![vec![]];
+    for (k, vals) in grid {
+        let mut next = Vec::with_capacity(out.len() * vals.len());
+        for p in &out {
+            for v in vals {
+                let mut q = p.clone();
+                q.push((k.clone(), v.clone()));
+                next.push(q);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+/// Variable assignments of a grid point.
+type Point = Vec<(String, String)>;
+
+/// Values at one point: quantity, bound, total tolerance (at the high precision).
+struct PointVal {
+    q: Pair,
+    bound: Option<Pair>,
+    tol: Float,
+}
+
+fn eval_point(
+    claim: &Claim,
+    check: &Check,
+    point: &[(String, String)],
+    cache: &Cache,
+) -> Result<PointVal, String> {
+    let bits = certify_bits(claim.setup.digits);
+    let vars: BTreeMap<String, String> = point.iter().cloned().collect();
+    let ctx = Ctx {
+        vars,
+        setup: &claim.setup,
+        over: BTreeMap::new(),
+        cache,
+        bits,
+    };
+    let q = ctx.eval(&check.quantity)?;
+    if q.hi.is_nan() || q.lo.is_nan() {
+        return Err("the quantity is not a number (NaN)".into());
+    }
+    let bound = match &check.bound {
+        Some(b) => Some(ctx.eval(b)?),
+        None => None,
+    };
+    let mut tol = ctx.eval(&check.tolerance)?.hi;
+    let rel = parse_decimal(&check.rel_tolerance, bits.1).map_err(|e| e.to_string())?;
+    if let Some(b) = &bound {
+        if b.hi.is_finite() {
+            tol += Float::with_val(bits.1, &rel * &Float::with_val(bits.1, b.hi.abs_ref()));
+        }
+    }
+    Ok(PointVal { q, bound, tol })
+}
+
+/// A value the relation judges: after limits, with its uncertainty.
+struct Item {
+    point: Vec<(String, String)>,
+    value: Result<(Float, Float, String), String>,
+    bound: Option<Pair>,
+    tol: Float,
+}
+
+fn judge(m: &Float, u: &Float, strict: bool) -> Verdict {
+    let lo = Float::with_val(m.prec(), m - u);
+    let hi = Float::with_val(m.prec(), m + u);
+    if (strict && lo > 0) || (!strict && lo >= 0) {
+        Verdict::Pass
+    } else if hi < 0 || (strict && hi <= 0 && u.is_zero()) {
+        Verdict::Fail
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+fn scaled(m: &Float, scale: &Float) -> f64 {
+    let s = scale.to_f64().abs();
+    let r = if s > 0.0 && s.is_finite() {
+        Float::with_val(m.prec(), m / scale.clone().abs()).to_f64()
+    } else {
+        m.to_f64()
+    };
+    if r.is_nan() {
+        f64::NEG_INFINITY
+    } else {
+        r
+    }
+}
+
+fn pointwise(check: &Check, it: &Item) -> Judged {
+    let lab = label(&it.point);
+    let (v, u, text) = match &it.value {
+        Ok(x) => x.clone(),
+        Err(e) => {
+            return Judged {
+                label: lab,
+                value: format!("error: {e}"),
+                bound: String::new(),
+                margin: "-".into(),
+                rel_margin: f64::NEG_INFINITY,
+                uncertainty: "-".into(),
+                verdict: Verdict::Inconclusive,
+            }
+        }
+    };
+    let bits = v.prec();
+    let b = it
+        .bound
+        .as_ref()
+        .map(|b| b.hi.clone())
+        .unwrap_or_else(|| Float::with_val(bits, 0));
+    let ub = it
+        .bound
+        .as_ref()
+        .map(Pair::spread)
+        .unwrap_or_else(|| Float::with_val(bits, 0));
+    let u = Float::with_val(bits, &u + &ub);
+    let tol = &it.tol;
+    let (m, strict, bound_text) = match check.relation {
+        Relation::Le | Relation::Lt => (
+            Float::with_val(bits, &b + tol) - &v,
+            check.relation == Relation::Lt,
+            format!("{} {}", check.relation.name(), to_sci(&b, 8)),
+        ),
+        Relation::Ge | Relation::Gt => (
+            Float::with_val(bits, &v - &b) + tol,
+            check.relation == Relation::Gt,
+            format!("{} {}", check.relation.name(), to_sci(&b, 8)),
+        ),
+        Relation::Eq => (
+            Float::with_val(bits, tol - Float::with_val(bits, &v - &b).abs()),
+            false,
+            format!("== {} ± {}", to_sci(&b, 8), to_sci(tol, 3)),
+        ),
+        _ => {
+            // sign_as: the sign of the bound expression, |b| ≤ tol counting as zero
+            let sign_b = if Float::with_val(bits, b.abs_ref()) <= *tol {
+                0
+            } else if b > 0 {
+                1
+            } else {
+                -1
+            };
+            let m = match sign_b {
+                1 => Float::with_val(bits, &v - tol),
+                -1 => Float::with_val(bits, -&v) - tol,
+                _ => Float::with_val(bits, tol - Float::with_val(bits, v.abs_ref())),
+            };
+            let t = match sign_b {
+                1 => format!(
+                    "> {} (sign of {} > 0)",
+                    to_sci(tol, 3),
+                    check.bound_text.clone().unwrap_or_default()
+                ),
+                -1 => format!(
+                    "< -{} (sign of {} < 0)",
+                    to_sci(tol, 3),
+                    check.bound_text.clone().unwrap_or_default()
+                ),
+                _ => format!(
+                    "|·| <= {} (sign of {} = 0)",
+                    to_sci(tol, 3),
+                    check.bound_text.clone().unwrap_or_default()
+                ),
+            };
+            (m, sign_b != 0, t)
+        }
+    };
+    let scale = if b.is_zero() {
+        tol.clone()
+    } else {
+        Float::with_val(bits, b.abs_ref())
+    };
+    Judged {
+        label: lab,
+        value: text,
+        bound: bound_text,
+        margin: to_sci(&m, MARGIN_DIGITS),
+        rel_margin: scaled(&m, &scale),
+        uncertainty: to_sci(&u, 3),
+        verdict: judge(&m, &u, strict),
+    }
+}
+
+fn along(check: &Check, items: &[Item]) -> Vec<Judged> {
+    let Some(var) = check.along.as_deref() else {
+        return vec![];
+    };
+    let order: Vec<String> = check
+        .grid
+        .iter()
+        .find(|(k, _)| k == var)
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    // group by the other variables, keeping first-seen order
+    let mut groups: Vec<(Point, Vec<&Item>)> = Vec::new();
+    for it in items {
+        let key: Vec<(String, String)> =
+            it.point.iter().filter(|(k, _)| k != var).cloned().collect();
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some(g) => g.1.push(it),
+            None => groups.push((key, vec![it])),
+        }
+    }
+    let val_of = |it: &Item| -> String {
+        it.point
+            .iter()
+            .find(|(k, _)| k == var)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    let mut out = Vec::new();
+    for (key, mut g) in groups {
+        g.sort_by_key(|it| {
+            order
+                .iter()
+                .position(|o| *o == val_of(it))
+                .unwrap_or(usize::MAX)
+        });
+        let ctx_label = label(&key);
+        let errs: Vec<String> = g
+            .iter()
+            .filter_map(|it| {
+                it.value
+                    .as_ref()
+                    .err()
+                    .map(|e| format!("{var}={}: {e}", val_of(it)))
+            })
+            .collect();
+        if !errs.is_empty() {
+            out.push(Judged {
+                label: format!("{ctx_label}; {var} = {}", order.join(",")),
+                value: format!("error: {}", errs.join("; ")),
+                bound: String::new(),
+                margin: "-".into(),
+                rel_margin: f64::NEG_INFINITY,
+                uncertainty: "-".into(),
+                verdict: Verdict::Inconclusive,
+            });
+            continue;
+        }
+        let vals: Vec<(String, Float, Float, String, Float)> =
+            g.iter()
+                .filter_map(|it| {
+                    it.value.as_ref().ok().map(|(v, u, t)| {
+                        (val_of(it), v.clone(), u.clone(), t.clone(), it.tol.clone())
+                    })
+                })
+                .collect();
+        let mut push = |a: &(String, Float, Float, String, Float),
+                        b: &(String, Float, Float, String, Float),
+                        m: Float,
+                        what: &str| {
+            let bits = m.prec();
+            let u = Float::with_val(bits, &a.2 + &b.2);
+            let scale =
+                Float::with_val(bits, a.1.abs_ref()).max(&Float::with_val(bits, b.1.abs_ref()));
+            let sep = if ctx_label == "(single point)" {
+                String::new()
+            } else {
+                format!("{ctx_label}; ")
+            };
+            out.push(Judged {
+                label: format!("{sep}{var}={} vs {var}={}", a.0, b.0),
+                value: format!("{} vs {}", a.3, b.3),
+                bound: what.to_string(),
+                margin: to_sci(&m, MARGIN_DIGITS),
+                rel_margin: scaled(&m, &scale),
+                uncertainty: to_sci(&u, 3),
+                verdict: judge(&m, &u, false),
+            });
+        };
+        match check.relation {
+            Relation::Increasing | Relation::Decreasing => {
+                for w in vals.windows(2) {
+                    let d = Float::with_val(w[0].1.prec(), &w[1].1 - &w[0].1);
+                    let m = if check.relation == Relation::Increasing {
+                        d
+                    } else {
+                        -d
+                    } + &w[1].4;
+                    push(&w[0], &w[1], m, check.relation.name());
+                }
+            }
+            _ => {
+                let at = check.at.clone().unwrap_or_default();
+                let Some(a) = vals.iter().find(|x| x.0 == at) else {
+                    continue;
+                };
+                for b in vals.iter().filter(|x| x.0 != at) {
+                    let d = Float::with_val(a.1.prec(), &a.1 - &b.1);
+                    let m = if check.relation == Relation::Argmax {
+                        d
+                    } else {
+                        -d
+                    } + &a.4;
+                    let what = if check.relation == Relation::Argmax {
+                        "value at `at` >= others"
+                    } else {
+                        "value at `at` <= others"
+                    };
+                    push(a, b, m, what);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Runs one check of a claim.
+pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
+    let digits = claim.setup.digits;
+    let outer = cartesian(&check.grid);
+    let mut points: Vec<Vec<(String, String)>> = Vec::new();
+    match &check.limit {
+        Some(l) => {
+            for o in &outer {
+                for v in &l.values {
+                    let mut p = o.clone();
+                    p.push((l.var.clone(), v.clone()));
+                    points.push(p);
+                }
+            }
+        }
+        None => points = outer.clone(),
+    }
+    let vals: Vec<Result<PointVal, String>> = points
+        .par_iter()
+        .map(|p| eval_point(claim, check, p, cache))
+        .collect();
+    let rows: Vec<Row> = points
+        .iter()
+        .zip(&vals)
+        .map(|(p, v)| {
+            let (value, d) = match v {
+                Ok(pv) => {
+                    let c = certify_pair(&pv.q.lo, &pv.q.hi, digits);
+                    (Ok(c.text), c.digits)
+                }
+                Err(e) => (Err(e.clone()), 0),
+            };
+            Row {
+                point: p.clone(),
+                value,
+                digits: d,
+            }
+        })
+        .collect();
+    let bits = certify_bits(digits).1;
+    let mut limits = Vec::new();
+    let mut items: Vec<Item> = Vec::new();
+    match &check.limit {
+        None => {
+            for (p, v) in points.iter().zip(vals) {
+                items.push(match v {
+                    Ok(pv) => {
+                        let c = certify_pair(&pv.q.lo, &pv.q.hi, digits);
+                        Item {
+                            point: p.clone(),
+                            value: Ok((pv.q.hi.clone(), pv.q.spread(), c.text)),
+                            bound: pv.bound,
+                            tol: pv.tol,
+                        }
+                    }
+                    Err(e) => Item {
+                        point: p.clone(),
+                        value: Err(e),
+                        bound: None,
+                        tol: Float::with_val(bits, 0),
+                    },
+                });
+            }
+        }
+        Some(l) => {
+            let n = l.values.len();
+            for (oi, o) in outer.iter().enumerate() {
+                let seg = &vals[oi * n..(oi + 1) * n];
+                let seq: Vec<(String, String)> = l
+                    .values
+                    .iter()
+                    .zip(seg)
+                    .map(|(v, r)| {
+                        (
+                            v.clone(),
+                            match r {
+                                Ok(pv) => certify_pair(&pv.q.lo, &pv.q.hi, digits).text,
+                                Err(e) => format!("error: {e}"),
+                            },
+                        )
+                    })
+                    .collect();
+                let errs: Vec<String> = l
+                    .values
+                    .iter()
+                    .zip(seg)
+                    .filter_map(|(v, r)| r.as_ref().err().map(|e| format!("{}={v}: {e}", l.var)))
+                    .collect();
+                if !errs.is_empty() {
+                    items.push(Item {
+                        point: o.clone(),
+                        value: Err(errs.join("; ")),
+                        bound: None,
+                        tol: Float::with_val(bits, 0),
+                    });
+                    continue;
+                }
+                let ok: Vec<&PointVal> = seg.iter().filter_map(|r| r.as_ref().ok()).collect();
+                let xs_of = |b: u32| -> Result<Vec<Float>, String> {
+                    l.values
+                        .iter()
+                        .map(|v| {
+                            parse_decimal(v, b)
+                                .map(|x| l.transform.apply(&x))
+                                .map_err(|e| e.to_string())
+                        })
+                        .collect()
+                };
+                let res = (|| -> Result<(Float, Float, usize), String> {
+                    let xs_hi = xs_of(bits)?;
+                    let xs_lo = xs_of(ok[0].q.lo.prec())?;
+                    let ys_hi: Vec<Float> = ok.iter().map(|p| p.q.hi.clone()).collect();
+                    let ys_lo: Vec<Float> = ok.iter().map(|p| p.q.lo.clone()).collect();
+                    if ys_hi.iter().any(|y| !y.is_finite()) {
+                        return Err("the sequence has a non-finite value".into());
+                    }
+                    let a = extrapolate(&xs_hi, &ys_hi, l.degree).ok_or("empty sequence")?;
+                    let b = extrapolate(&xs_lo, &ys_lo, l.degree).ok_or("empty sequence")?;
+                    let cert = Float::with_val(bits, &a.estimate - &b.estimate).abs();
+                    Ok((a.estimate, a.error + cert, a.degree))
+                })();
+                match res {
+                    Ok((est, err, deg)) => {
+                        let last = ok[n - 1];
+                        let text = format!("{} ± {}", to_sci(&est, 8), to_sci(&err, 3));
+                        limits.push(LimitRow {
+                            towards: format!("{} -> {}", l.var, l.transform.towards()),
+                            outer: o.clone(),
+                            sequence: seq,
+                            estimate: to_sci(&est, 8),
+                            error: to_sci(&err, 3),
+                            degree: deg,
+                        });
+                        items.push(Item {
+                            point: o.clone(),
+                            value: Ok((est, err, text)),
+                            bound: last.bound.clone(),
+                            tol: last.tol.clone(),
+                        });
+                    }
+                    Err(e) => items.push(Item {
+                        point: o.clone(),
+                        value: Err(e),
+                        bound: None,
+                        tol: Float::with_val(bits, 0),
+                    }),
+                }
+            }
+        }
+    }
+    let mut judged: Vec<Judged> = if check.relation.is_along() {
+        along(check, &items)
+    } else {
+        items
+            .iter()
+            .map(|it| {
+                let mut j = pointwise(check, it);
+                if let Some(l) = &check.limit {
+                    j.label = format!(
+                        "{} -> {} ({}){}",
+                        l.var,
+                        l.transform.towards(),
+                        l.transform.name(),
+                        if it.point.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" at {}", label(&it.point))
+                        }
+                    );
+                }
+                j
+            })
+            .collect()
+    };
+    // Independent values.
+    for ev in &check.expected_values {
+        let point: Vec<(String, String)> = check
+            .grid
+            .iter()
+            .filter_map(|(k, _)| ev.at.get(k).map(|v| (k.clone(), v.clone())))
+            .collect();
+        let lab = format!("expected value at {} ({})", label(&point), ev.source);
+        let res = (|| -> Result<Judged, String> {
+            let pv = eval_point(claim, check, &point, cache)?;
+            let want = parse_decimal(&ev.value, bits).map_err(|e| e.to_string())?;
+            let tol = parse_decimal(&ev.tolerance, bits).map_err(|e| e.to_string())?;
+            let m = Float::with_val(bits, &tol - Float::with_val(bits, &pv.q.hi - &want).abs());
+            let u = pv.q.spread();
+            Ok(Judged {
+                label: lab.clone(),
+                value: certify_pair(&pv.q.lo, &pv.q.hi, digits).text,
+                bound: format!("== {} ± {}", ev.value, ev.tolerance),
+                margin: to_sci(&m, MARGIN_DIGITS),
+                rel_margin: scaled(&m, &tol),
+                uncertainty: to_sci(&u, 3),
+                verdict: judge(&m, &u, false),
+            })
+        })();
+        judged.push(res.unwrap_or_else(|e| Judged {
+            label: lab,
+            value: format!("error: {e}"),
+            bound: String::new(),
+            margin: "-".into(),
+            rel_margin: f64::NEG_INFINITY,
+            uncertainty: "-".into(),
+            verdict: Verdict::Inconclusive,
+        }));
+    }
+    let verdict = judged
+        .iter()
+        .map(|j| j.verdict)
+        .max()
+        .unwrap_or(Verdict::Inconclusive);
+    let worst = judged
+        .iter()
+        .filter(|j| j.verdict == verdict)
+        .min_by(|a, b| {
+            a.rel_margin
+                .partial_cmp(&b.rel_margin)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+    let relation = match (check.relation.is_along(), &check.along) {
+        (true, Some(a)) => match &check.at {
+            Some(at) => format!("{} along {a} at {a}={at}", check.relation.name()),
+            None => format!("{} along {a}", check.relation.name()),
+        },
+        _ => format!(
+            "{} {}",
+            check.relation.name(),
+            check.bound_text.clone().unwrap_or_default()
+        ),
+    };
+    CheckResult {
+        name: check.name.clone(),
+        meaning: check.meaning.clone(),
+        quantity: check.quantity_text.clone(),
+        relation,
+        verdict,
+        expect: check.expect,
+        finding: check.finding.clone(),
+        margin: worst
+            .map(|w| w.margin.clone())
+            .unwrap_or_else(|| "-".into()),
+        rel_margin: worst.map(|w| w.rel_margin).unwrap_or(f64::NEG_INFINITY),
+        worst_point: worst
+            .map(|w| w.label.clone())
+            .unwrap_or_else(|| "(no comparison)".into()),
+        rows,
+        limits,
+        judged,
+    }
+}
+
+/// Runs every check of a claim (points in parallel; one cache per claim).
+pub fn run_claim(claim: &Claim) -> ClaimResult {
+    let cache = Cache::default();
+    let checks: Vec<CheckResult> = claim
+        .checks
+        .iter()
+        .map(|c| run_check(claim, c, &cache))
+        .collect();
+    let verdict = checks
+        .iter()
+        .map(|c| c.verdict)
+        .max()
+        .unwrap_or(Verdict::Inconclusive);
+    // The deciding check: one that makes the run fail first, else the worst verdict with
+    // the smallest relative margin.
+    let worst_check = checks
+        .iter()
+        .enumerate()
+        .min_by(|(_, a), (_, b)| {
+            (!a.fails_run(), std::cmp::Reverse(a.verdict))
+                .cmp(&(!b.fails_run(), std::cmp::Reverse(b.verdict)))
+                .then(
+                    a.rel_margin
+                        .partial_cmp(&b.rel_margin)
+                        .unwrap_or(std::cmp::Ordering::Equal),
+                )
+        })
+        .map(|(i, _)| i)
+        .unwrap_or(0);
+    ClaimResult {
+        claim: claim.clone(),
+        verdict,
+        checks,
+        worst_check,
+    }
+}
+
+/// Runs claims in parallel, calling `tick` as each finishes; results in input order.
+pub fn run_all(claims: &[Claim], tick: &(dyn Fn(&ClaimResult) + Sync)) -> Vec<ClaimResult> {
+    claims
+        .par_iter()
+        .map(|c| {
+            let r = run_claim(c);
+            tick(&r);
+            r
+        })
+        .collect()
+}

@@ -1,0 +1,218 @@
+//! The claim-file schema (TOML), as documented in `proofs-check/README.md`, and its
+//! reading with errors that name the file, the line and the key.
+
+use super::ClaimError;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use toml::Spanned;
+
+/// Where a statement comes from.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    /// Paper key, e.g. `BDS20`.
+    pub paper: String,
+    /// Seed file in `../shared/seeds/`, e.g. `000_cd45625dab727f36.txt`.
+    pub seed: String,
+    /// The paper's words.
+    pub words: String,
+    /// Where in the paper (abstract, theorem, …).
+    #[serde(default)]
+    pub location: Option<String>,
+}
+
+/// The system evaluated at every grid point. Every text may use `{var}` to insert a grid
+/// variable's value; `hosts` and the load are expressions.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Setup {
+    /// Distribution spec, e.g. `"bp:k=1,p={p},alpha={alpha}"`.
+    pub dist: Spanned<String>,
+    /// Hosts: an integer, `"inf"` (thresholds only) or an expression such as `"{h}"`.
+    #[serde(default)]
+    pub hosts: Option<Spanned<toml::Value>>,
+    /// Total load ρ = λE[X] (an expression, e.g. `"0.5"` or `"{f} * threshold()"`).
+    #[serde(default)]
+    pub load: Option<Spanned<String>>,
+    /// Load per host u (ρ = u·h), an expression.
+    #[serde(default)]
+    pub load_per_host: Option<Spanned<String>>,
+    /// Arrival rate λ, an expression (e.g. `"0.5 / p"`).
+    #[serde(default)]
+    pub lambda: Option<Spanned<String>>,
+    /// waiting | response | slowdown (default waiting).
+    #[serde(default)]
+    pub metric: Option<Spanned<String>>,
+    /// Significant digits of the certified computation (default 20).
+    #[serde(default)]
+    pub digits: Option<Spanned<i64>>,
+}
+
+/// A limit: the check applies to the extrapolated limit of the quantity along `var`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitSpec {
+    /// The variable that grows (or shrinks).
+    pub var: Spanned<String>,
+    /// Its values, in order (the last is closest to the limit).
+    pub values: Spanned<Vec<Spanned<toml::Value>>>,
+    /// x = t(var) → 0: `"1/ln"`, `"1/x"`, `"1/sqrt"`, or `"x"` (var → 0).
+    pub transform: Spanned<String>,
+    /// Polynomial degree of the extrapolation (default 2).
+    #[serde(default)]
+    pub degree: Option<Spanned<i64>>,
+}
+
+/// A value known from an independent source at one grid point.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedValue {
+    /// The grid point (a value for each grid variable that is fixed).
+    pub at: BTreeMap<String, Spanned<toml::Value>>,
+    /// The value, a decimal string.
+    pub value: Spanned<String>,
+    /// Absolute tolerance, a decimal string.
+    pub tolerance: Spanned<String>,
+    /// Where the value comes from (closed form, paper, independent computation).
+    pub source: String,
+}
+
+/// One check of a claim: a quantity, a relation, and optionally a grid of its own and a
+/// limit.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckSpec {
+    /// Short name (default `check1`, `check2`, …).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// What this check means in words.
+    #[serde(default)]
+    pub meaning: Option<String>,
+    /// The quantity (an expression).
+    pub quantity: Spanned<String>,
+    /// `<=`, `<`, `>=`, `>`, `==`, `increasing`, `decreasing`, `argmax`, `argmin`,
+    /// `sign_as`.
+    pub relation: Spanned<String>,
+    /// The bound (an expression; for `sign_as`, the expression whose sign is expected).
+    #[serde(default)]
+    pub bound: Option<Spanned<String>>,
+    /// Absolute tolerance (an expression, default 0).
+    #[serde(default)]
+    pub tolerance: Option<Spanned<String>>,
+    /// Relative tolerance (a decimal, default 0): adds rel · |bound|.
+    #[serde(default)]
+    pub rel_tolerance: Option<Spanned<String>>,
+    /// For `increasing`/`decreasing`/`argmax`/`argmin`: the grid variable.
+    #[serde(default)]
+    pub along: Option<Spanned<String>>,
+    /// For `argmax`/`argmin`: where the extreme is claimed to be.
+    #[serde(default)]
+    pub at: Option<Spanned<toml::Value>>,
+    /// Grid variables of this check only (added to, or replacing, the claim's grid).
+    #[serde(default)]
+    pub grid: BTreeMap<String, Spanned<Vec<Spanned<toml::Value>>>>,
+    /// The limit taken before the relation is applied.
+    #[serde(default)]
+    pub limit: Option<LimitSpec>,
+    /// The verdict the catalogue expects: pass (default), fail, inconclusive.
+    #[serde(default)]
+    pub expect: Option<Spanned<String>>,
+    /// Why a verdict other than pass is expected (the evidence, in words).
+    #[serde(default)]
+    pub finding: Option<String>,
+    /// Values from independent sources that the quantity must match.
+    #[serde(default)]
+    pub expected_values: Vec<ExpectedValue>,
+}
+
+/// A claim file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimFile {
+    /// Unique id (the CLAIMS.md row, plus a suffix when a row has several files).
+    pub id: Spanned<String>,
+    /// The CLAIMS.md row this file checks (default: the id).
+    #[serde(default)]
+    pub row: Option<String>,
+    /// The statement as a reader would say it.
+    pub statement: String,
+    /// The project's interpretation where the source leaves a choice open, and why.
+    pub reading: String,
+    /// Where it comes from.
+    pub source: Source,
+    /// Any other remark (approximations used, points left out and why).
+    #[serde(default)]
+    pub notes: Option<String>,
+    /// The system.
+    pub setup: Setup,
+    /// Grid variables: each a non-empty list; the grid is their Cartesian product.
+    #[serde(default)]
+    pub grid: BTreeMap<String, Spanned<Vec<Spanned<toml::Value>>>>,
+    /// The checks (at least one).
+    #[serde(rename = "check")]
+    pub checks: Vec<CheckSpec>,
+}
+
+/// 1-based line of a byte offset.
+pub fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())]
+        .bytes()
+        .filter(|&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The key (or table header) written on a line, for error messages.
+fn key_on_line(text: &str, line: usize) -> Option<String> {
+    let l = text.lines().nth(line.checked_sub(1)?)?.trim();
+    if let Some(h) = l.strip_prefix('[') {
+        let h = h.trim_start_matches('[');
+        return Some(h.split(']').next()?.trim().to_string());
+    }
+    let (k, _) = l.split_once('=')?;
+    let k = k.trim();
+    if k.is_empty() || k.contains(' ') {
+        None
+    } else {
+        Some(k.to_string())
+    }
+}
+
+/// Builds a schema error at a byte range.
+pub fn err_at(path: &str, text: &str, span: Range<usize>, key: &str, why: &str) -> ClaimError {
+    ClaimError::Schema {
+        path: path.to_string(),
+        line: line_of(text, span.start),
+        key: key.to_string(),
+        why: why.to_string(),
+    }
+}
+
+/// Parses a claim file's text.
+pub fn parse_file(path: &str, text: &str) -> Result<ClaimFile, ClaimError> {
+    toml::from_str::<ClaimFile>(text).map_err(|e| {
+        let msg = e.message().trim().replace('\n', " ");
+        let (line, key) = match e.span() {
+            Some(sp) => {
+                let line = line_of(text, sp.start);
+                // serde names the key for unknown and missing fields; else read it from the line.
+                let named = msg.split('`').nth(1).filter(|_| {
+                    msg.starts_with("unknown field") || msg.starts_with("missing field")
+                });
+                let key = named
+                    .map(str::to_string)
+                    .or_else(|| key_on_line(text, line))
+                    .unwrap_or_else(|| "(document)".into());
+                (line, key)
+            }
+            None => (1, "(document)".into()),
+        };
+        ClaimError::Schema {
+            path: path.to_string(),
+            line,
+            key,
+            why: msg,
+        }
+    })
+}

@@ -1,0 +1,150 @@
+//! `taskassign design`: the fewest hosts, and their optimal cutoffs, that meet a mean
+//! waiting (or slowdown) target for SITA and for TAGS ([BD21]).
+
+use crate::claims::design::{design, Design, Target};
+use crate::dist::{DistFactory, DistSpec};
+use crate::num::check_digits;
+use crate::optimize::OptPolicy;
+use crate::report::Record;
+use clap::{Args, ValueEnum};
+
+/// Default largest host count tried.
+pub const DEFAULT_MAX_HOSTS: i64 = 32;
+/// Default significant digits of `design`.
+pub const DEFAULT_DESIGN_DIGITS: i64 = 20;
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub(crate) enum DesignPolicy {
+    Sita,
+    Tags,
+    Both,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub(crate) enum DesignFormat {
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct DesignArgs {
+    /// Job-size distribution, family:key=value,...
+    #[arg(long, value_name = "SPEC")]
+    dist: String,
+    /// Total offered load rho = lambda*E[X].
+    #[arg(long, value_name = "RHO", allow_hyphen_values = true)]
+    load: String,
+    /// Target mean waiting time.
+    #[arg(
+        long,
+        value_name = "W",
+        allow_hyphen_values = true,
+        conflicts_with = "target_slowdown"
+    )]
+    target_waiting: Option<String>,
+    /// Target mean slowdown E[W/X].
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    target_slowdown: Option<String>,
+    /// Which policy to design.
+    #[arg(long, value_enum, default_value = "both")]
+    policy: DesignPolicy,
+    /// Largest number of hosts tried.
+    #[arg(long, default_value_t = DEFAULT_MAX_HOSTS, allow_hyphen_values = true)]
+    max_hosts: i64,
+    /// Significant digits (certified).
+    #[arg(long, default_value_t = DEFAULT_DESIGN_DIGITS, allow_hyphen_values = true)]
+    digits: i64,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: DesignFormat,
+}
+
+fn record(dist: &str, load: &str, target: &Target, d: &Design) -> Record {
+    let mut r = Record::default();
+    r.text("policy", d.policy)
+        .text("dist", dist)
+        .text("load", load);
+    match target {
+        Target::Waiting(w) => r.text("target_waiting", w.clone()),
+        Target::Slowdown(s) => r.text("target_slowdown", s.clone()),
+    };
+    match d.hosts {
+        Some(h) => r.int("hosts", h as u64),
+        None => r.text("hosts", "none"),
+    };
+    r.nums("cutoffs", &d.cutoffs)
+        .nums("host_loads", &d.host_loads);
+    if let Some(v) = &d.value {
+        r.num("value", v);
+    }
+    let tried: Vec<String> = d
+        .attempts
+        .iter()
+        .map(|a| match &a.value {
+            Ok(v) => format!("h={}: {}", a.hosts, v.text),
+            Err(e) => format!("h={}: infeasible ({e})", a.hosts),
+        })
+        .collect();
+    r.texts("tried", &tried);
+    r
+}
+
+/// Runs `design`.
+pub(crate) fn run_design(a: DesignArgs) -> Result<String, (i32, String)> {
+    let bad = |e: String| (super::EXIT_BAD_INPUT, e);
+    let digits = check_digits(a.digits).map_err(|e| bad(e.to_string()))?;
+    if a.max_hosts < 1 {
+        return Err(bad(format!(
+            "max-hosts must be at least 1, got {}",
+            a.max_hosts
+        )));
+    }
+    let max_hosts = a.max_hosts as usize;
+    let dist = DistSpec::parse(&a.dist).map_err(|e| bad(e.to_string()))?;
+    let target = match (a.target_waiting, a.target_slowdown) {
+        (Some(w), _) => Target::Waiting(w),
+        (_, Some(s)) => Target::Slowdown(s),
+        _ => return Err(bad("give --target-waiting or --target-slowdown".into())),
+    };
+    let policies: Vec<OptPolicy> = match a.policy {
+        DesignPolicy::Sita => vec![OptPolicy::Sita],
+        DesignPolicy::Tags => vec![OptPolicy::Tags],
+        DesignPolicy::Both => vec![OptPolicy::Sita, OptPolicy::Tags],
+    };
+    let mut out = String::new();
+    let mut designs = Vec::new();
+    for p in policies {
+        let d = design(&dist, &a.load, &target, p, max_hosts, digits)
+            .map_err(|e| bad(e.to_string()))?;
+        designs.push(d);
+    }
+    let unmet: Vec<&str> = designs
+        .iter()
+        .filter(|d| d.hosts.is_none())
+        .map(|d| d.policy)
+        .collect();
+    if unmet.len() == designs.len() {
+        return Err(bad(format!(
+            "the target is not met by {} with up to {max_hosts} hosts (raise --max-hosts or relax the target)",
+            unmet.join(" or ")
+        )));
+    }
+    match a.format {
+        DesignFormat::Json => {
+            let parts: Vec<String> = designs
+                .iter()
+                .map(|d| record(&dist.describe(), &a.load, &target, d).to_json())
+                .collect();
+            out.push_str(&format!("{{\"designs\":[{}]}}\n", parts.join(",")));
+        }
+        DesignFormat::Text => {
+            for (i, d) in designs.iter().enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                out.push_str(&record(&dist.describe(), &a.load, &target, d).to_text());
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,74 @@
+//! `taskassign tables [--out data] [--check]`: regenerates every table and figure.
+
+use super::check::{run_claims_with_progress, DEFAULT_CLAIMS_DIR};
+use crate::claims::load_paths;
+use crate::report::tables::{claim_files, compare, figure_files, write_files};
+use clap::Args;
+use std::path::PathBuf;
+
+/// Default output folder.
+pub const DEFAULT_TABLES_DIR: &str = "data";
+
+#[derive(Args, Debug)]
+pub(crate) struct TablesArgs {
+    /// Output folder.
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_TABLES_DIR)]
+    out: PathBuf,
+    /// Claim files or folders (default proofs-check/).
+    #[arg(long = "claims", value_name = "PATH")]
+    claims: Vec<PathBuf>,
+    /// Regenerate into a temporary folder and fail (exit 1) on any difference with --out.
+    #[arg(long)]
+    check: bool,
+}
+
+/// Runs `tables`; returns the report and the exit status.
+pub(crate) fn run_tables(a: TablesArgs) -> Result<(String, i32), (i32, String)> {
+    let bad = |e: String| (super::EXIT_BAD_INPUT, e);
+    let paths = if a.claims.is_empty() {
+        vec![PathBuf::from(DEFAULT_CLAIMS_DIR)]
+    } else {
+        a.claims.clone()
+    };
+    let claims = load_paths(&paths).map_err(|e| bad(e.to_string()))?;
+    let mut made_by = format!("taskassign tables --out {}", a.out.display());
+    if !a.claims.is_empty() {
+        for c in &a.claims {
+            made_by.push_str(&format!(" --claims {}", c.display()));
+        }
+    }
+    let rs = run_claims_with_progress(&claims);
+    let mut files = claim_files(&rs, &made_by);
+    files.extend(figure_files(&made_by).map_err(bad)?);
+    if a.check {
+        let tmp = tempfile::tempdir().map_err(|e| bad(format!("temporary folder: {e}")))?;
+        write_files(tmp.path(), &files).map_err(bad)?;
+        let diffs = compare(&a.out, &files);
+        if diffs.is_empty() {
+            Ok((
+                format!(
+                    "tables --check: {} files up to date in {}\n",
+                    files.len(),
+                    a.out.display()
+                ),
+                0,
+            ))
+        } else {
+            let mut s = format!(
+                "tables --check: {} of {} files differ from a fresh regeneration (run `{made_by}`):\n",
+                diffs.len(),
+                files.len()
+            );
+            for d in diffs {
+                s.push_str(&format!("  {d}\n"));
+            }
+            Ok((s, 1))
+        }
+    } else {
+        write_files(&a.out, &files).map_err(bad)?;
+        Ok((
+            format!("wrote {} files under {}\n", files.len(), a.out.display()),
+            0,
+        ))
+    }
+}

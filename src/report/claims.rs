@@ -1,0 +1,443 @@
+//! Reports of `check`: a text table, one JSON object, Markdown, and per-claim CSV.
+
+use crate::claims::run::{CheckResult, ClaimResult, Verdict};
+use serde_json::{json, Map, Value};
+
+/// Counts over a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Claims run.
+    pub claims: usize,
+    /// Checks run.
+    pub checks: usize,
+    /// Claims whose verdict is PASS.
+    pub pass: usize,
+    /// FAIL.
+    pub fail: usize,
+    /// INCONCLUSIVE.
+    pub inconclusive: usize,
+    /// Claims with a FAIL their file expects (a documented finding).
+    pub expected_fail: usize,
+    /// Claims that make the run fail (unexpected FAIL, or an expected FAIL that passed).
+    pub failing_run: usize,
+}
+
+impl Summary {
+    /// Exit status of `check`: 1 when some claim fails the run, else 0.
+    pub fn exit_status(&self) -> i32 {
+        i32::from(self.failing_run > 0)
+    }
+}
+
+/// Counts the results.
+pub fn summary(rs: &[ClaimResult]) -> Summary {
+    let mut s = Summary {
+        claims: rs.len(),
+        ..Summary::default()
+    };
+    for r in rs {
+        s.checks += r.checks.len();
+        match r.verdict {
+            Verdict::Pass => s.pass += 1,
+            Verdict::Fail => s.fail += 1,
+            Verdict::Inconclusive => s.inconclusive += 1,
+        }
+        if r.verdict == Verdict::Fail && !r.fails_run() {
+            s.expected_fail += 1;
+        }
+        if r.fails_run() {
+            s.failing_run += 1;
+        }
+    }
+    s
+}
+
+fn rel(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.3e}")
+    } else if x > 0.0 {
+        "inf".into()
+    } else {
+        "-inf".into()
+    }
+}
+
+/// The verdict as shown, with the expectation when it is not PASS.
+pub fn verdict_shown(r: &ClaimResult) -> String {
+    let v = r.verdict.name();
+    if r.fails_run() {
+        let w = r.checks.iter().find(|c| c.fails_run());
+        match w {
+            Some(c) if c.expect != Verdict::Pass => format!("{v} (expected {})", c.expect.name()),
+            _ => v.to_string(),
+        }
+    } else if r.verdict != Verdict::Pass && r.as_expected() {
+        format!("{v} (expected)")
+    } else {
+        v.to_string()
+    }
+}
+
+fn check_json(c: &CheckResult) -> Value {
+    let limits: Vec<Value> = c
+        .limits
+        .iter()
+        .map(|l| {
+            let mut at = Map::new();
+            for (k, v) in &l.outer {
+                at.insert(k.clone(), Value::String(v.clone()));
+            }
+            json!({
+                "at": at,
+                "sequence": l.sequence.iter().map(|(x, y)| json!([x, y])).collect::<Vec<_>>(),
+                "estimate": l.estimate,
+                "error": l.error,
+                "degree": l.degree,
+            })
+        })
+        .collect();
+    let points: Vec<Value> = c
+        .rows
+        .iter()
+        .map(|r| {
+            let mut m = Map::new();
+            for (k, v) in &r.point {
+                m.insert(k.clone(), Value::String(v.clone()));
+            }
+            match &r.value {
+                Ok(v) => {
+                    m.insert("value".into(), Value::String(v.clone()));
+                    m.insert("digits".into(), Value::from(r.digits));
+                }
+                Err(e) => {
+                    m.insert("error".into(), Value::String(e.clone()));
+                }
+            }
+            Value::Object(m)
+        })
+        .collect();
+    let judged: Vec<Value> = c
+        .judged
+        .iter()
+        .map(|j| {
+            json!({
+                "point": j.label,
+                "value": j.value,
+                "bound": j.bound,
+                "margin": j.margin,
+                "rel_margin": rel(j.rel_margin),
+                "uncertainty": j.uncertainty,
+                "verdict": j.verdict.name(),
+            })
+        })
+        .collect();
+    json!({
+        "name": c.name,
+        "meaning": c.meaning,
+        "quantity": c.quantity,
+        "relation": c.relation,
+        "verdict": c.verdict.name(),
+        "expect": c.expect.name(),
+        "as_expected": c.as_expected(),
+        "finding": c.finding,
+        "margin": c.margin,
+        "rel_margin": rel(c.rel_margin),
+        "worst_point": c.worst_point,
+        "limits": limits,
+        "points": points,
+        "comparisons": judged,
+    })
+}
+
+/// One claim as JSON.
+pub fn claim_json(r: &ClaimResult) -> Value {
+    let c = &r.claim;
+    let w = r.worst();
+    json!({
+        "id": c.id,
+        "row": c.row,
+        "file": c.path,
+        "source": format!("{}, {}: \"{}\"", c.source.paper, c.source.seed, c.source.words.trim()),
+        "paper": c.source.paper,
+        "seed": c.source.seed,
+        "location": c.source.location,
+        "statement": c.statement,
+        "reading": c.reading,
+        "notes": c.notes,
+        "verdict": r.verdict.name(),
+        "as_expected": r.as_expected(),
+        "fails_run": r.fails_run(),
+        "margin": w.map(|w| w.margin.clone()),
+        "rel_margin": w.map(|w| rel(w.rel_margin)),
+        "worst_point": w.map(|w| format!("{}: {}", w.name, w.worst_point)),
+        "digits": c.setup.digits,
+        "checks": r.checks.iter().map(check_json).collect::<Vec<_>>(),
+    })
+}
+
+/// The whole run as one JSON object `{"claims": [...], "summary": {...}}`.
+pub fn to_json(rs: &[ClaimResult]) -> String {
+    let s = summary(rs);
+    let v = json!({
+        "claims": rs.iter().map(claim_json).collect::<Vec<_>>(),
+        "summary": {
+            "claims": s.claims,
+            "checks": s.checks,
+            "pass": s.pass,
+            "fail": s.fail,
+            "inconclusive": s.inconclusive,
+            "expected_fail": s.expected_fail,
+            "failing_run": s.failing_run,
+            "exit_status": s.exit_status(),
+        }
+    });
+    v.to_string()
+}
+
+fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut w: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            if i < w.len() {
+                w[i] = w[i].max(c.chars().count());
+            }
+        }
+    }
+    let line = |cells: Vec<String>| -> String {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            let pad = w[i].saturating_sub(c.chars().count());
+            s.push_str(c);
+            if i + 1 < cells.len() {
+                s.push_str(&" ".repeat(pad + 2));
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(headers.iter().map(|h| h.to_string()).collect());
+    out.push_str(&line(w.iter().map(|n| "-".repeat(*n)).collect()));
+    for r in rows {
+        out.push_str(&line(r.clone()));
+    }
+    out
+}
+
+/// The limits found, one line each.
+pub fn limit_lines(rs: &[ClaimResult]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in rs {
+        for c in &r.checks {
+            for l in &c.limits {
+                let at = l
+                    .outer
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                out.push(format!(
+                    "{}/{}: {} = {} ± {} as {}{}",
+                    r.claim.id,
+                    c.name,
+                    c.quantity,
+                    l.estimate,
+                    l.error,
+                    l.towards,
+                    if at.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" [{at}]")
+                    }
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The text report: a table (id, source, verdict, margin, worst point), the limits
+/// found, and a summary line.
+pub fn to_text(rs: &[ClaimResult]) -> String {
+    let rows: Vec<Vec<String>> = rs
+        .iter()
+        .map(|r| {
+            let w = r.worst();
+            vec![
+                r.claim.id.clone(),
+                r.claim.source_short(),
+                verdict_shown(r),
+                w.map(|w| w.margin.clone()).unwrap_or_default(),
+                w.map(|w| format!("{}: {}", w.name, w.worst_point))
+                    .unwrap_or_default(),
+            ]
+        })
+        .collect();
+    let mut out = table(&["id", "source", "verdict", "margin", "worst point"], &rows);
+    let lim = limit_lines(rs);
+    if !lim.is_empty() {
+        out.push_str("\nlimits (extrapolated estimate ± error):\n");
+        for l in lim {
+            out.push_str(&format!("  {l}\n"));
+        }
+    }
+    let s = summary(rs);
+    out.push_str(&format!(
+        "\n{} claims ({} checks): {} PASS, {} FAIL ({} expected: documented findings), {} INCONCLUSIVE; {}\n",
+        s.claims,
+        s.checks,
+        s.pass,
+        s.fail,
+        s.expected_fail,
+        s.inconclusive,
+        if s.failing_run == 0 {
+            "nothing fails unexpectedly".to_string()
+        } else {
+            format!("{} claim(s) fail", s.failing_run)
+        }
+    ));
+    out
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The Markdown report: the summary table, then each claim with its reading, its checks
+/// and their worst points, and its limits.
+pub fn to_markdown(rs: &[ClaimResult]) -> String {
+    let mut out = String::from("# taskassign check\n\n| id | source | verdict | margin | worst point |\n|---|---|---|---|---|\n");
+    for r in rs {
+        let w = r.worst();
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            r.claim.id,
+            md_escape(&r.claim.source_short()),
+            verdict_shown(r),
+            w.map(|w| w.margin.clone()).unwrap_or_default(),
+            md_escape(
+                &w.map(|w| format!("{}: {}", w.name, w.worst_point))
+                    .unwrap_or_default()
+            )
+        ));
+    }
+    let s = summary(rs);
+    out.push_str(&format!(
+        "\n{} claims: {} PASS, {} FAIL ({} expected), {} INCONCLUSIVE.\n",
+        s.claims, s.pass, s.fail, s.expected_fail, s.inconclusive
+    ));
+    for r in rs {
+        let c = &r.claim;
+        out.push_str(&format!("\n## {}\n\n", c.id));
+        out.push_str(&format!(
+            "*Source*: {} ({}{}): \"{}\"\n\n",
+            c.source.paper,
+            c.source.seed,
+            c.source
+                .location
+                .as_ref()
+                .map(|l| format!(", {l}"))
+                .unwrap_or_default(),
+            c.source.words.trim()
+        ));
+        out.push_str(&format!("*Statement*: {}\n\n", c.statement));
+        out.push_str(&format!("*Reading*: {}\n\n", c.reading));
+        if let Some(n) = &c.notes {
+            out.push_str(&format!("*Notes*: {n}\n\n"));
+        }
+        out.push_str(&format!("*Verdict*: **{}**\n\n", verdict_shown(r)));
+        out.push_str("| check | quantity | relation | verdict | margin | worst point |\n|---|---|---|---|---|---|\n");
+        for k in &r.checks {
+            out.push_str(&format!(
+                "| {} | `{}` | {} | {}{} | {} | {} |\n",
+                k.name,
+                md_escape(&k.quantity),
+                md_escape(&k.relation),
+                k.verdict.name(),
+                if k.expect != Verdict::Pass {
+                    format!(" (expected {})", k.expect.name())
+                } else {
+                    String::new()
+                },
+                k.margin,
+                md_escape(&k.worst_point)
+            ));
+        }
+        for k in &r.checks {
+            if let Some(f) = &k.finding {
+                out.push_str(&format!("\n*Finding ({})*: {}\n", k.name, f.trim()));
+            }
+        }
+        for k in &r.checks {
+            if k.limits.is_empty() {
+                continue;
+            }
+            out.push_str(&format!("\nLimits of `{}`:\n\n", md_escape(&k.quantity)));
+            for l in &k.limits {
+                let at = l
+                    .outer
+                    .iter()
+                    .map(|(a, b)| format!("{a}={b}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let seq = l
+                    .sequence
+                    .iter()
+                    .map(|(x, y)| format!("{x}: {y}"))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                out.push_str(&format!(
+                    "- {}: **{} ± {}** (sequence {seq})\n",
+                    if at.is_empty() { "-".into() } else { at },
+                    l.estimate,
+                    l.error
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn csv_cell(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Every evaluated point and every comparison of a claim, as CSV
+/// (`check,kind,point,value,bound,margin,verdict`).
+pub fn claim_csv(r: &ClaimResult) -> String {
+    let mut out = String::from("check,kind,point,value,bound,margin,verdict\n");
+    for k in &r.checks {
+        for row in &k.rows {
+            let p = row
+                .point
+                .iter()
+                .map(|(a, b)| format!("{a}={b}"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let v = match &row.value {
+                Ok(v) => v.clone(),
+                Err(e) => format!("error: {e}"),
+            };
+            out.push_str(&format!(
+                "{},value,{},{},,,\n",
+                csv_cell(&k.name),
+                csv_cell(&p),
+                csv_cell(&v)
+            ));
+        }
+        for j in &k.judged {
+            out.push_str(&format!(
+                "{},comparison,{},{},{},{},{}\n",
+                csv_cell(&k.name),
+                csv_cell(&j.label),
+                csv_cell(&j.value),
+                csv_cell(&j.bound),
+                csv_cell(&j.margin),
+                j.verdict.name()
+            ));
+        }
+    }
+    out
+}
