@@ -16,7 +16,7 @@ pub mod threshold;
 use crate::dist::{DistFactory, JobSize};
 use crate::num::root::{expand_upper, solve_increasing};
 use crate::num::{show, NumError};
-use crate::policy::{evaluate, Evaluation, LoadSpec, Metric, PolicyError, PolicyKind};
+use crate::policy::{evaluate, tags, Evaluation, LoadSpec, Metric, PolicyError, PolicyKind};
 use chain::{Chain, ChainKind};
 use rug::Float;
 
@@ -135,7 +135,21 @@ pub fn search_starts(
     if hosts == 1 {
         return Ok(vec![vec![]]);
     }
-    let g = grid::make_grid(d.as_ref(), grid::grid_size(hosts))?;
+    let mut g = grid::make_grid(d.as_ref(), grid::grid_size(hosts))?;
+    // Seeds that are stable whenever anything is: equal SITA loads (ρ/h < 1) and, for
+    // TAGS, the equal-load cutoffs. Near the TAGS threshold (or with load > 1 and huge p)
+    // the stable region can fall between grid points; with these on the grid the DP
+    // always has a stable path to start from.
+    let mut seeds: Vec<Float> = sita_e_cutoffs(d.as_ref(), hosts).unwrap_or_default();
+    if policy.routing() == PolicyKind::Tags {
+        if let Ok((c, _)) = tags_equal_load_cutoffs(d.as_ref(), &lambda, hosts) {
+            seeds.extend(c);
+        }
+    }
+    let (glo, gtop) = (d.lower(), d.upper());
+    g.extend(seeds.into_iter().filter(|x| *x > glo && *x < gtop));
+    g.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    g.dedup();
     let kind = chain_kind(policy);
     let top = d.upper();
     let candidates = grid::grid_optima(
@@ -323,9 +337,7 @@ pub fn sita_e_cutoffs(dist: &dyn JobSize, hosts: usize) -> Result<Vec<Float>, Po
 }
 
 /// TAGS-minmax: the cutoffs that equalise the hosts' mean queue lengths L_i = λ_i Q_i at
-/// the smallest feasible level c. L_i rises with s_i and falls with s_{i−1}, so for a level
-/// c the greedy choice (each host at exactly c) is feasible iff the last host's L ≤ c; the
-/// optimal c is the root of c − L_last(c). Returns (free cutoffs, c).
+/// the smallest feasible level c (see [`equalize`]). Returns (free cutoffs, c).
 pub fn tags_minmax_cutoffs(
     dist: &dyn JobSize,
     lambda: &Float,
@@ -341,18 +353,74 @@ pub fn tags_minmax_cutoffs(
     );
     let lo = dist.lower();
     let top = dist.upper();
+    // Bracket: the level of the starting cutoffs (feasible).
+    let mut hi = Float::with_val(bits, 0);
+    let mut a = lo.clone();
+    for (i, b) in start.iter().chain(std::iter::once(&top)).enumerate() {
+        let v = ch.term(&a, &Float::with_val(bits, b))?;
+        if v > hi {
+            hi = v;
+        }
+        a = Float::with_val(bits, b);
+        if i + 1 >= hosts {
+            break;
+        }
+    }
+    if !hi.is_finite() || hi.is_zero() {
+        hi = Float::with_val(bits, 1);
+    }
+    equalize(dist, hosts, &|a, b| ch.term(a, b), hi, true, "TAGS-minmax")
+}
+
+/// TAGS cutoffs that equalise the host loads ρ_i at the smallest feasible level: stable
+/// whenever any stable cutoffs exist (the level is then below 1), so they seed the search
+/// near the stability threshold, where stable cutoffs are rare on a grid.
+pub fn tags_equal_load_cutoffs(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    hosts: usize,
+) -> Result<(Vec<Float>, Float), PolicyError> {
+    let one = Float::with_val(dist.prec(), 1);
+    equalize(
+        dist,
+        hosts,
+        &|a, b| tags::host_load(dist, lambda, a, b),
+        one,
+        false,
+        "TAGS equal-load",
+    )
+}
+
+/// A per-host quantity L(s_{i−1}, s_i) that rises with s_i and falls with s_{i−1}.
+type HostTerm<'a> = dyn Fn(&Float, &Float) -> Result<Float, PolicyError> + 'a;
+
+/// Equalises `term` over the hosts at the smallest feasible level c: for a level c the
+/// greedy choice (each host in turn at exactly c) is feasible iff the host that ends at the
+/// top has L ≤ c, so the optimal c is the root of c − L_last(c). `hi` is a level to start
+/// the bracket from (doubled until feasible when `expand`). Returns (free cutoffs, c).
+fn equalize(
+    dist: &dyn JobSize,
+    hosts: usize,
+    term: &HostTerm,
+    hi: Float,
+    expand: bool,
+    what: &str,
+) -> Result<(Vec<Float>, Float), PolicyError> {
+    let bits = dist.prec();
+    let lo = dist.lower();
+    let top = dist.upper();
     let to_num = |e: PolicyError| NumError::NotFinite(e.to_string());
-    // Greedy at level c: returns (cutoffs, leftover L of the host that ends at the top).
+    // Greedy at level c: (cutoffs, L of the host that ends at the top, stuck).
     let greedy = |c: &Float| -> Result<(Vec<Float>, Float, bool), NumError> {
         let mut cut: Vec<Float> = Vec::with_capacity(hosts - 1);
         let mut a = lo.clone();
         for i in 1..=hosts {
-            let full = ch.term(&a, &top).map_err(to_num)?;
+            let full = term(&a, &top).map_err(to_num)?;
             if i == hosts || full <= *c {
                 return Ok((cut, full, false));
             }
             let f = |b: &Float| -> Result<Float, NumError> {
-                let v = ch.term(&a, b).map_err(to_num)?;
+                let v = term(&a, b).map_err(to_num)?;
                 Ok(if v.is_infinite() {
                     Float::with_val(bits, 1u32)
                 } else {
@@ -368,11 +436,11 @@ pub fn tags_minmax_cutoffs(
                 } else {
                     Float::with_val(bits, 1)
                 };
-                expand_upper("TAGS-minmax cutoff", &from, f)?
+                expand_upper(&format!("{what} cutoff"), &from, f)?
             } else {
                 top.clone()
             };
-            let r = solve_increasing(&format!("TAGS-minmax cutoff {i}"), &a, &hi, f)?;
+            let r = solve_increasing(&format!("{what} cutoff {i}"), &a, &hi, f)?;
             a = r.x.clone();
             cut.push(r.x);
         }
@@ -389,35 +457,24 @@ pub fn tags_minmax_cutoffs(
         }
         Ok(Float::with_val(bits, c - &last))
     };
-    // Bracket: the level of the starting cutoffs (feasible) and 0.
-    let mut hi = Float::with_val(bits, 0);
-    {
-        let mut a = lo.clone();
-        for (i, b) in start.iter().chain(std::iter::once(&top)).enumerate() {
-            let v = ch.term(&a, &Float::with_val(bits, b))?;
-            if v > hi {
-                hi = v;
-            }
-            a = Float::with_val(bits, b);
-            if i + 1 >= hosts {
-                break;
-            }
-        }
-    }
-    if !hi.is_finite() || hi.is_zero() {
-        hi = Float::with_val(bits, 1);
-    }
+    let mut hi = hi;
     let mut tries = 0;
     while psi(&hi)? < 0 {
+        if !expand {
+            return Err(PolicyError::BadLoad(format!("{what}: no feasible level")));
+        }
         hi *= 2u32;
         tries += 1;
         if tries > crate::num::root::EXPAND_LIMIT {
-            return Err(PolicyError::BadLoad(
-                "TAGS-minmax: no feasible queue-length level".into(),
-            ));
+            return Err(PolicyError::BadLoad(format!("{what}: no feasible level")));
         }
     }
-    let r = solve_increasing("TAGS-minmax level", &Float::with_val(bits, 0), &hi, psi)?;
+    let r = solve_increasing(
+        &format!("{what} level"),
+        &Float::with_val(bits, 0),
+        &hi,
+        psi,
+    )?;
     // The root finder keeps a bracket; use its feasible (upper) end.
     let (cut, _, _) = greedy(&r.hi)?;
     Ok((cut, r.hi))

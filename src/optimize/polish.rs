@@ -18,6 +18,8 @@ pub const POLISH_SLACK_BITS: u32 = 12;
 pub const POLISH_GRADIENT_PHASE: f64 = 0.3;
 /// Initial and minimal Levenberg–Marquardt damping, and its growth factor.
 pub const LM_MU_START: f64 = 1e-3;
+/// How many times a step that crosses a stability boundary is halved before it is given up.
+pub const BOUNDARY_HALVINGS: usize = 200;
 /// Smallest damping (the step is then pure Newton to working precision).
 pub const LM_MU_MIN: f64 = 1e-15;
 /// Floor of |H_ii| used to scale the damping when a diagonal entry vanishes.
@@ -324,21 +326,31 @@ fn newton(
         // A trial step: Ok(Some(..)) if feasible and stable there.
         // (y, s, J, gradient, host terms, step size)
         type Trial = (Vec<Float>, Vec<Float>, Float, Vec<Float>, Vec<Float>, Float);
+        // A trial step, shortened by halves while it leaves the support or makes a host
+        // unstable: optima can sit within 1e-50 of a host's stability boundary (a huge
+        // last-host term pushes the cutoff against it), and halving reaches them
+        // geometrically. Ok(None) if no shortened step is admissible.
         let try_step = |step: &[Float]| -> Result<Option<Trial>, PolicyError> {
-            let yn: Vec<Float> = y
-                .iter()
-                .zip(step)
-                .map(|(a, b)| Float::with_val(bits, a + b))
-                .collect();
-            let sn = exp_all(&yn);
-            if !feasible(chain, &sn) {
-                return Ok(None);
+            let mut step: Vec<Float> = step.to_vec();
+            for _ in 0..=BOUNDARY_HALVINGS {
+                let yn: Vec<Float> = y
+                    .iter()
+                    .zip(&step)
+                    .map(|(a, b)| Float::with_val(bits, a + b))
+                    .collect();
+                let sn = exp_all(&yn);
+                if feasible(chain, &sn) {
+                    let (jn, gn, scn) = value_grad_scaled(chain, &sn, hosts, true)?;
+                    if jn.is_finite() {
+                        let size = norm_inf(&step);
+                        return Ok(Some((yn, sn, jn, gn, scn, size)));
+                    }
+                }
+                for x in step.iter_mut() {
+                    *x /= 2u32;
+                }
             }
-            let (jn, gn, scn) = value_grad_scaled(chain, &sn, hosts, true)?;
-            if !jn.is_finite() {
-                return Ok(None);
-            }
-            Ok(Some((yn, sn, jn, gn, scn, norm_inf(step))))
+            Ok(None)
         };
         // 1. The plain Newton step, accepted if it lowers the normalised gradient: near
         //    the optimum this converges quadratically even where J cannot resolve it.
