@@ -273,13 +273,28 @@ pub fn optimum_from(
     metric: Metric,
     starts: &[Vec<Float>],
 ) -> Result<Optimum, PolicyError> {
-    let mut best: Option<Optimum> = None;
+    Ok(best_of(dist, load, hosts, policy, metric, starts)?.0)
+}
+
+/// As [`optimum_from`], also returning the index of the start that won.
+fn best_of(
+    dist: &dyn JobSize,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    starts: &[Vec<Float>],
+) -> Result<(Optimum, usize), PolicyError> {
+    let mut best: Option<(Optimum, usize)> = None;
     let mut last_err = None;
-    for st in starts {
+    for (i, st) in starts.iter().enumerate() {
         match optimum_at(dist, load, hosts, policy, metric, st) {
             Ok(o) => {
-                if best.as_ref().is_none_or(|b| o.eval.value < b.eval.value) {
-                    best = Some(o);
+                if best
+                    .as_ref()
+                    .is_none_or(|(b, _)| o.eval.value < b.eval.value)
+                {
+                    best = Some((o, i));
                 }
             }
             Err(e) => last_err = Some(e),
@@ -291,7 +306,7 @@ pub fn optimum_from(
     match (best, last_err) {
         (Some(b), _) => Ok(b),
         (None, Some(e)) => Err(e),
-        (None, None) => optimum_at(dist, load, hosts, policy, metric, &[]),
+        (None, None) => Ok((optimum_at(dist, load, hosts, policy, metric, &[])?, 0)),
     }
 }
 
@@ -494,7 +509,9 @@ pub fn optimal_cutoffs_pair(
         return Err(PolicyError::BadHosts(hosts));
     }
     let starts = starts_for(dist, load, hosts, policy, metric)?;
-    let a = optimum_from(
+    // The lower precision decides between candidates that tied at the search precision;
+    // the higher one polishes the winner's start afresh.
+    let (a, won) = best_of(
         dist.build(bits.0)?.as_ref(),
         load,
         hosts,
@@ -508,7 +525,7 @@ pub fn optimal_cutoffs_pair(
         hosts,
         policy,
         metric,
-        &starts,
+        &starts[won..=won],
     )?;
     Ok((a, b))
 }
