@@ -22,12 +22,16 @@ fn f64_moment(density: &dyn Fn(f64) -> f64, j: i32, a: f64, b: f64, scale: f64) 
     quadrature::double_exponential::integrate(g, a.ln(), b.ln(), QUAD_TARGET * scale).integral
 }
 
+/// A density written from its textbook definition.
+type Density = Box<dyn Fn(f64) -> f64>;
+/// (spec, density, intervals (a, b]).
+type Case = (&'static str, Density, Vec<(f64, f64)>);
+
 #[test]
 fn partial_moments_match_an_independent_f64_quadrature() {
     let pi = std::f64::consts::PI;
     // (spec, density written from the textbook definition, intervals)
-    type Density = Box<dyn Fn(f64) -> f64>;
-    let cases: Vec<(&str, Density, Vec<(f64, f64)>)> = vec![
+    let cases: Vec<Case> = vec![
         // BP(k,p,α): α k^α x^(−α−1) / (1 − (k/p)^α)
         (
             "bp:k=1,p=1e6,alpha=1.5",

@@ -36,6 +36,9 @@ pub enum Relation {
     Eq,
     /// sign(quantity) = sign(bound), with |quantity| ≤ tolerance counting as zero.
     SignAs,
+    /// The quantity's interval (value ± its uncertainty: a simulation's 95 % half-width)
+    /// contains the bound, and is at most `tolerance` wide on each side.
+    Consistent,
     /// Non-decreasing along a grid variable (steps ≥ −tolerance).
     Increasing,
     /// Non-increasing along a grid variable.
@@ -55,6 +58,7 @@ impl Relation {
             ">" => Relation::Gt,
             "==" | "=" => Relation::Eq,
             "sign_as" => Relation::SignAs,
+            "consistent" => Relation::Consistent,
             "increasing" => Relation::Increasing,
             "decreasing" => Relation::Decreasing,
             "argmax" => Relation::Argmax,
@@ -71,6 +75,7 @@ impl Relation {
             Relation::Gt => ">",
             Relation::Eq => "==",
             Relation::SignAs => "sign_as",
+            Relation::Consistent => "consistent",
             Relation::Increasing => "increasing",
             Relation::Decreasing => "decreasing",
             Relation::Argmax => "argmax",
@@ -229,6 +234,7 @@ const BUILTIN_NAMES: &[&str] = &[
     "tags",
     "tags-minmax",
     "random",
+    "balanced",
     "waiting",
     "response",
     "slowdown",
@@ -442,7 +448,7 @@ fn compile_check(
     let quantity = c.expr(&cs.quantity, "quantity")?;
     check_names(c, &quantity, cs.quantity.span(), "quantity", &vars)?;
     let relation = Relation::parse(cs.relation.get_ref()).map_or_else(
-        || c.err(cs.relation.span(), "relation", format!("unknown relation '{}' (<=, <, >=, >, ==, sign_as, increasing, decreasing, argmax, argmin)", cs.relation.get_ref())),
+        || c.err(cs.relation.span(), "relation", format!("unknown relation '{}' (<=, <, >=, >, ==, sign_as, consistent, increasing, decreasing, argmax, argmin)", cs.relation.get_ref())),
         Ok,
     )?;
     let bound = match &cs.bound {
@@ -468,6 +474,13 @@ fn compile_check(
         }
         None => (Expr::Num("0".into()), "0".into()),
     };
+    if relation == Relation::Consistent && cs.tolerance.is_none() && cs.rel_tolerance.is_none() {
+        return c.err(
+            cs.relation.span(),
+            "tolerance",
+            "relation 'consistent' needs `tolerance`: the widest half-width that counts as resolving a difference (a wider interval is INCONCLUSIVE)",
+        );
+    }
     let rel_tolerance = match &cs.rel_tolerance {
         Some(t) => {
             parse_decimal(t.get_ref(), 64)

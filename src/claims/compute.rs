@@ -13,12 +13,18 @@
 //! | `eval(P, cutoffs=Q)` P ∈ sita, tags, random; Q an `opt` policy or `"c1,c2"` | the metric at those cutoffs | as `opt` |
 //! | `threshold()` | ρ*(F, h) (h may be `inf`) | `load`, `lambda`, `cutoff[i]`, `argmax` |
 //! | `lwl()` | Least-Work-Left by the Lee–Longton approximation (labelled) | `value` |
+//! | `lwl_sim(jobs=, replications=, seed=, warmup=)` | Least-Work-Left simulated (mean ± 95 % half-width) | `value` |
+//! | `tags_host_error(host=i, cutoffs=Q, …)` | (formula − simulated)/simulated at TAGS host i, simulated; Q = `balanced`, an `opt` policy or `"c1,c2"` | `value`, `simulated`, `formula`, `load` |
 //! | `tags_stable()` | 1 if stable TAGS cutoffs exist at the load (greedy), else 0 | |
 //! | `tags_stable_search(n)` | the same decided by exhaustive search over an n-point grid | |
 //! | `mean()`, `moment(j)`, `sup_x_tail()` | E[X], E[X^j], sup x F̄(x) | |
 //!
 //! Every call takes overrides `name=value`: `dist="…"`, `hosts=…|inf`, `load=…`,
 //! `lambda=…`, `load_per_host=…`, `metric=…`, or any grid variable (`alpha=1`).
+//!
+//! A simulated value also carries its 95 % half-width and heavy-tail warnings
+//! ([`SimUnc`]), propagated through the expression; the verdicts add the half-width to the
+//! numerical uncertainty and treat a warning as INCONCLUSIVE.
 
 use super::expr::{Arg, Expr, Field, Op};
 use crate::dist::{DistFactory, DistSpec, JobSize};
@@ -27,17 +33,43 @@ use crate::num::parse_decimal;
 use crate::optimize::threshold::{greedy, tags_threshold, Threshold};
 use crate::optimize::{grid::make_grid, optimal_cutoffs_pair, OptPolicy, Optimum};
 use crate::policy::{evaluate, tags::host_load, Evaluation, LoadSpec, Metric, PolicyKind};
+use crate::sim::setup::{simulated_mean, Quantity, SimRequest, ANALYTIC_BITS};
+use crate::sim::tags_error::{balanced_cutoffs, tags_poisson_error, TagsHostError};
+use crate::sim::SimPolicy;
 use rug::Float;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
-/// A value at the two precisions (low, high).
+/// A value at the two precisions (low, high), and, when it depends on a simulation, the
+/// simulation's statistical uncertainty.
 #[derive(Debug, Clone)]
 pub struct Pair {
     /// At the working precision.
     pub lo: Float,
     /// At the certifying (higher) precision.
     pub hi: Float,
+    /// The statistical uncertainty of a simulated value (`None` for computed values).
+    pub sim: Option<Box<SimUnc>>,
+}
+
+/// The statistical uncertainty a simulated quantity carries through an expression.
+///
+/// A simulated mean enters with its 95 % confidence half-width (Student t over independent
+/// replications, [`crate::sim::stats`]). Arithmetic propagates it as the largest change of
+/// the result over the inputs' intervals (exact bounds for `+ − × ÷ ln log10 exp sqrt abs
+/// min max`, first order for `^`), adding the contributions of the inputs linearly: this
+/// is conservative when two inputs come from the same simulation (their errors may be
+/// correlated) and never narrower than the delta method. A divisor whose interval contains
+/// 0 makes the half-width infinite.
+#[derive(Debug, Clone)]
+pub struct SimUnc {
+    /// 95 % half-width (at the certifying precision; +∞ when it cannot be bounded).
+    pub half_width: Float,
+    /// Heavy-tail warnings of the simulations the value depends on: while any is present,
+    /// the interval is not trusted and the verdict is INCONCLUSIVE.
+    pub warnings: Vec<String>,
+    /// The simulations the value depends on, in words (for the evidence).
+    pub sources: Vec<String>,
 }
 
 impl Pair {
@@ -45,23 +77,167 @@ impl Pair {
         Pair {
             lo: f(&self.lo, &o.lo),
             hi: f(&self.hi, &o.hi),
+            sim: None,
         }
     }
     fn map(&self, f: impl Fn(&Float) -> Float) -> Pair {
         Pair {
             lo: f(&self.lo),
             hi: f(&self.hi),
+            sim: None,
         }
     }
     /// |hi − lo|: the numerical uncertainty.
     pub fn spread(&self) -> Float {
         Float::with_val(self.hi.prec(), &self.hi - &self.lo).abs()
     }
+    /// The simulation's 95 % half-width, 0 for a computed value.
+    pub fn sim_half_width(&self) -> Float {
+        match &self.sim {
+            Some(s) => s.half_width.clone(),
+            None => Float::with_val(self.hi.prec(), 0),
+        }
+    }
+    /// The total uncertainty a verdict allows for: the spread between the precisions plus
+    /// the simulation's half-width.
+    pub fn uncertainty(&self) -> Float {
+        Float::with_val(self.hi.prec(), self.spread() + self.sim_half_width())
+    }
+    /// Heavy-tail warnings of the simulations behind the value.
+    pub fn warnings(&self) -> &[String] {
+        self.sim.as_ref().map_or(&[], |s| s.warnings.as_slice())
+    }
     fn exact(bits: (u32, u32), v: i64) -> Pair {
         Pair {
             lo: Float::with_val(bits.0, v),
             hi: Float::with_val(bits.1, v),
+            sim: None,
         }
+    }
+    /// A simulated estimate: the same f64 at both precisions, with its half-width.
+    fn simulated(
+        bits: (u32, u32),
+        mean: f64,
+        hw: f64,
+        warnings: Vec<String>,
+        source: String,
+    ) -> Pair {
+        Pair {
+            lo: Float::with_val(bits.0, mean),
+            hi: Float::with_val(bits.1, mean),
+            sim: Some(Box::new(SimUnc {
+                half_width: Float::with_val(bits.1, hw),
+                warnings,
+                sources: vec![source],
+            })),
+        }
+    }
+    /// `self` with a simulation uncertainty of half-width `hw` built from `inputs`' (none
+    /// when no input is simulated).
+    fn with_sim_of(mut self, inputs: &[&Pair], hw: Float) -> Pair {
+        if inputs.iter().all(|p| p.sim.is_none()) {
+            return self;
+        }
+        let mut warnings: Vec<String> = Vec::new();
+        let mut sources: Vec<String> = Vec::new();
+        for s in inputs.iter().filter_map(|p| p.sim.as_ref()) {
+            for w in &s.warnings {
+                if !warnings.contains(w) {
+                    warnings.push(w.clone());
+                }
+            }
+            for w in &s.sources {
+                if !sources.contains(w) {
+                    sources.push(w.clone());
+                }
+            }
+        }
+        let hw = if hw.is_nan() {
+            Float::with_val(hw.prec(), rug::float::Special::Infinity)
+        } else {
+            hw
+        };
+        self.sim = Some(Box::new(SimUnc {
+            half_width: hw,
+            warnings,
+            sources,
+        }));
+        self
+    }
+}
+
+fn inf(bits: u32) -> Float {
+    Float::with_val(bits, rug::float::Special::Infinity)
+}
+
+/// The half-width of `x op y` (result `r`) from the inputs' half-widths: the largest
+/// |(x + dx) op (y + dy) − x op y| over |dx| ≤ u_x, |dy| ≤ u_y (first order for `^`).
+fn bin_half_width(op: Op, x: &Pair, y: &Pair, r: &Pair) -> Float {
+    let bits = r.hi.prec();
+    let ux = x.sim_half_width();
+    let uy = y.sim_half_width();
+    let ax = Float::with_val(bits, x.hi.abs_ref());
+    let ay = Float::with_val(bits, y.hi.abs_ref());
+    let ar = Float::with_val(bits, r.hi.abs_ref());
+    match op {
+        Op::Add | Op::Sub => Float::with_val(bits, &ux + &uy),
+        // |x dy + y dx + dx dy|
+        Op::Mul => {
+            Float::with_val(bits, &ax * &uy)
+                + Float::with_val(bits, &ay * &ux)
+                + Float::with_val(bits, &ux * &uy)
+        }
+        // |(x + dx)/(y + dy) − x/y| = |y dx − x dy| / |y (y + dy)| ≤ (u_x + |x/y| u_y)/(|y| − u_y)
+        Op::Div => {
+            if uy >= ay {
+                inf(bits)
+            } else {
+                Float::with_val(bits, &ux + Float::with_val(bits, &ar * &uy))
+                    / Float::with_val(bits, &ay - &uy)
+            }
+        }
+        // first order: |x^y| (|y| u_x/|x| + |ln|x|| u_y)
+        Op::Pow => {
+            if ax.is_zero() {
+                return inf(bits);
+            }
+            let a = Float::with_val(bits, y.hi.abs_ref()) * &ux / &ax;
+            let b = Float::with_val(bits, ax.ln_ref()).abs() * &uy;
+            Float::with_val(bits, &ar * Float::with_val(bits, &a + &b))
+        }
+    }
+}
+
+/// The half-width of a one-argument function of `x` (result `r`).
+fn fn_half_width(name: &str, x: &Pair, r: &Pair) -> Float {
+    let bits = r.hi.prec();
+    let u = x.sim_half_width();
+    if u.is_zero() {
+        return u;
+    }
+    let v = &x.hi;
+    match name {
+        // the lower end is the farther: −ln(1 − u/x)
+        "ln" | "log10" => {
+            if u >= *v {
+                return inf(bits);
+            }
+            let q = Float::with_val(bits, &u / v);
+            let d = -Float::with_val(bits, (Float::with_val(bits, 1) - q).ln_ref());
+            if name == "log10" {
+                d / Float::with_val(bits, 10).ln()
+            } else {
+                d
+            }
+        }
+        // e^x (e^u − 1)
+        "exp" => Float::with_val(bits, &r.hi * (Float::with_val(bits, u.exp_ref()) - 1u32)),
+        // √x − √(max(x − u, 0))
+        "sqrt" => {
+            let low = Float::with_val(bits, v - &u).max(&Float::with_val(bits, 0));
+            Float::with_val(bits, &r.hi - low.sqrt())
+        }
+        _ => u,
     }
 }
 
@@ -87,6 +263,10 @@ enum Computed {
     Eval(Box<(Evaluation, Evaluation)>, Vec<Pair>, Pair, Pair),
     Thr(Box<(Threshold, Threshold)>),
     Num(Pair),
+    /// Per-host TAGS approximation errors, the heavy-tail warnings, the simulation in words.
+    TagsErr(Vec<TagsHostError>, Vec<String>, String),
+    /// Cutoffs as decimal strings.
+    Cuts(Vec<String>),
 }
 
 /// Results shared by the points of one claim (same key, same numbers).
@@ -223,6 +403,8 @@ pub const QUANTITIES: &[&str] = &[
     "eval",
     "threshold",
     "lwl",
+    "lwl_sim",
+    "tags_host_error",
     "tags_stable",
     "tags_stable_search",
     "mean",
@@ -233,6 +415,60 @@ pub const QUANTITIES: &[&str] = &[
 pub const FUNCTIONS: &[&str] = &["ln", "log10", "exp", "sqrt", "abs", "min", "max"];
 /// Setup keys an override may set.
 pub const SETUP_KEYS: &[&str] = &["dist", "hosts", "load", "lambda", "load_per_host", "metric"];
+
+/// Options of the simulated quantities (`lwl_sim`, `tags_host_error`).
+pub const SIM_KEYS: &[&str] = &["jobs", "replications", "seed", "warmup"];
+/// Measured jobs per replication of a simulated quantity unless `jobs=` says otherwise.
+pub const DEFAULT_SIM_JOBS: u64 = 200_000;
+/// Replications of a simulated quantity unless `replications=` says otherwise.
+pub const DEFAULT_SIM_REPLICATIONS: usize = 10;
+/// Base seed of a simulated quantity unless `seed=` says otherwise.
+pub const DEFAULT_SIM_SEED: u64 = 1;
+/// Warm-up is jobs / this unless `warmup=` says otherwise (as `taskassign simulate`).
+pub const DEFAULT_SIM_WARMUP_FRACTION: u64 = 10;
+/// The sweep-point coordinate of every simulated quantity's random streams: every grid
+/// point of a claim uses the streams (seed, 0, replication) — common random numbers; a
+/// different `seed=` gives an independent run.
+pub const SIM_POINT: u64 = 0;
+/// Significant digits of the cutoffs handed to the simulator: enough to round-trip an f64
+/// (the simulator runs in f64; the formula it is compared with uses the same decimal).
+const SIM_CUTOFF_DIGITS: u32 = 17;
+/// Largest integer a simulation option may take (exact in f64).
+const MAX_SIM_OPTION: f64 = 9.007_199_254_740_992e15;
+
+/// Named arguments a quantity reads itself (they are not setup overrides).
+fn own_args(name: &str) -> &'static [&'static str] {
+    match name {
+        "eval" => &["cutoffs"],
+        "lwl_sim" => SIM_KEYS,
+        "tags_host_error" => &["jobs", "replications", "seed", "warmup", "host", "cutoffs"],
+        _ => &[],
+    }
+}
+
+/// Options of one simulation.
+#[derive(Debug, Clone, Copy)]
+struct SimOpts {
+    jobs: u64,
+    replications: usize,
+    seed: u64,
+    warmup: u64,
+}
+
+impl SimOpts {
+    fn key(&self) -> String {
+        format!(
+            "{}|{}|{}|{}",
+            self.jobs, self.replications, self.seed, self.warmup
+        )
+    }
+    fn describe(&self) -> String {
+        format!(
+            "{} replications x {} jobs ({} warm-up), seed {}",
+            self.replications, self.jobs, self.warmup, self.seed
+        )
+    }
+}
 
 /// Largest grid accepted by `tags_stable_search`.
 pub const MAX_SEARCH_GRID: usize = 400;
@@ -260,6 +496,7 @@ impl<'a> Ctx<'a> {
         Ok(Pair {
             lo: parse_decimal(s, self.bits.0).map_err(|e| e.to_string())?,
             hi: parse_decimal(s, self.bits.1).map_err(|e| e.to_string())?,
+            sim: None,
         })
     }
 
@@ -335,11 +572,16 @@ impl<'a> Ctx<'a> {
         match e {
             Expr::Num(s) => self.num_literal(s),
             Expr::Var(v) => self.var(v),
-            Expr::Neg(a) => Ok(self.eval(a)?.map(|x| Float::with_val(x.prec(), -x))),
+            Expr::Neg(a) => {
+                let x = self.eval(a)?;
+                let hw = x.sim_half_width();
+                Ok(x.map(|v| Float::with_val(v.prec(), -v))
+                    .with_sim_of(&[&x], hw))
+            }
             Expr::Bin(op, a, b) => {
                 let x = self.eval(a)?;
                 let y = self.eval(b)?;
-                Ok(match op {
+                let r = match op {
                     Op::Add => x.map2(&y, |a, b| Float::with_val(a.prec(), a + b)),
                     Op::Sub => x.map2(&y, |a, b| Float::with_val(a.prec(), a - b)),
                     Op::Mul => x.map2(&y, |a, b| Float::with_val(a.prec(), a * b)),
@@ -353,7 +595,12 @@ impl<'a> Ctx<'a> {
                         use rug::ops::Pow;
                         Float::with_val(a.prec(), a.pow(b))
                     }),
-                })
+                };
+                if x.sim.is_none() && y.sim.is_none() {
+                    return Ok(r);
+                }
+                let hw = bin_half_width(*op, &x, &y, &r);
+                Ok(r.with_sim_of(&[&x, &y], hw))
             }
             Expr::Call { name, args, field } => self.call(name, args, field.as_ref()),
         }
@@ -387,6 +634,7 @@ impl<'a> Ctx<'a> {
                 Ok(Pair {
                     lo: one(self.bits.0)?,
                     hi: one(self.bits.1)?,
+                    sim: None,
                 })
             }
             _ => Err(format!(
@@ -412,8 +660,10 @@ impl<'a> Ctx<'a> {
         // Positional words and overrides.
         let mut c = self.child();
         let mut pos: Vec<&Arg> = Vec::new();
+        let own = own_args(name);
         for a in args {
             match a {
+                Arg::Named(n, _) if own.contains(&n.as_str()) => {}
                 Arg::Named(n, v) => {
                     let val = match v.as_ref() {
                         Arg::Str(s) => OverVal::Text(s.clone()),
@@ -474,6 +724,36 @@ impl<'a> Ctx<'a> {
                 only_value(name, field)?;
                 c.lwl()
             }
+            "lwl_sim" => {
+                only_value(name, field)?;
+                if !pos.is_empty() {
+                    return Err("lwl_sim() takes only named options (jobs=, replications=, seed=, warmup=) and overrides".into());
+                }
+                let opts = self.sim_opts(args)?;
+                c.lwl_sim(opts)
+            }
+            "tags_host_error" => {
+                if !pos.is_empty() {
+                    return Err(
+                        "tags_host_error(host=i, cutoffs=..., ...) takes only named arguments"
+                            .into(),
+                    );
+                }
+                let opts = self.sim_opts(args)?;
+                let host = match self.named_number(args, "host")? {
+                    Some(h) => h,
+                    None => {
+                        return Err(
+                            "tags_host_error needs host=i (1-based; -1 is the last host)".into(),
+                        )
+                    }
+                };
+                let cut = args.iter().find_map(|a| match a {
+                    Arg::Named(n, v) if n == "cutoffs" => Some(v.as_ref().clone()),
+                    _ => None,
+                });
+                c.tags_host_error(opts, host, cut.as_ref(), field)
+            }
             "tags_stable" => {
                 only_value(name, field)?;
                 c.tags_stable()
@@ -526,21 +806,31 @@ impl<'a> Ctx<'a> {
             })
             .collect::<Result<_, _>>()?;
         if name == "min" || name == "max" {
-            let mut it = vals.into_iter();
-            let mut acc = it
-                .next()
-                .ok_or_else(|| format!("{name}() needs at least one argument"))?;
-            for v in it {
-                let take = if name == "min" {
-                    v.hi < acc.hi
-                } else {
-                    v.hi > acc.hi
+            // |min(x + dx, …) − min(x, …)| ≤ max |dx|: the largest half-width of the arguments.
+            let bits = self.bits.1;
+            let hw = vals
+                .iter()
+                .map(Pair::sim_half_width)
+                .fold(Float::with_val(bits, 0), |a, b| a.max(&b));
+            let refs: Vec<&Pair> = vals.iter().collect();
+            let mut acc: Option<&Pair> = None;
+            for v in &vals {
+                let take = match acc {
+                    None => true,
+                    Some(a) if name == "min" => v.hi < a.hi,
+                    Some(a) => v.hi > a.hi,
                 };
                 if take {
-                    acc = v;
+                    acc = Some(v);
                 }
             }
-            return Ok(acc);
+            let acc = acc.ok_or_else(|| format!("{name}() needs at least one argument"))?;
+            let picked = Pair {
+                lo: acc.lo.clone(),
+                hi: acc.hi.clone(),
+                sim: None,
+            };
+            return Ok(picked.with_sim_of(&refs, hw));
         }
         if vals.len() != 1 {
             return Err(format!("{name}() takes one argument"));
@@ -553,7 +843,7 @@ impl<'a> Ctx<'a> {
                 Err(format!("{name}() of {} is undefined", to_sci(&x.hi, 6)))
             }
         };
-        Ok(match name {
+        let r = match name {
             "ln" => {
                 domain(x.hi > 0 && x.lo > 0)?;
                 x.map(|v| Float::with_val(v.prec(), v.ln_ref()))
@@ -568,7 +858,12 @@ impl<'a> Ctx<'a> {
                 x.map(|v| Float::with_val(v.prec(), v.sqrt_ref()))
             }
             _ => x.map(|v| Float::with_val(v.prec(), v.abs_ref())),
-        })
+        };
+        if x.sim.is_none() {
+            return Ok(r);
+        }
+        let hw = fn_half_width(name, x, &r);
+        Ok(r.with_sim_of(&[x], hw))
     }
 
     fn spec(&self, s: &System) -> Result<DistSpec, String> {
@@ -611,8 +906,16 @@ impl<'a> Ctx<'a> {
             let (l2, r2) = resolve(bits.1)?;
             Ok(Computed::Opt(
                 Box::new((a, b)),
-                Pair { lo: l1, hi: l2 },
-                Pair { lo: r1, hi: r2 },
+                Pair {
+                    lo: l1,
+                    hi: l2,
+                    sim: None,
+                },
+                Pair {
+                    lo: r1,
+                    hi: r2,
+                    sim: None,
+                },
             ))
         }))
     }
@@ -628,6 +931,7 @@ impl<'a> Ctx<'a> {
                         (Some(x), Some(y)) => Ok(Pair {
                             lo: x.clone(),
                             hi: y.clone(),
+                            sim: None,
                         }),
                         _ => Err("max_queue exists only for opt(tags-minmax)".into()),
                     },
@@ -739,13 +1043,22 @@ impl<'a> Ctx<'a> {
                 .map(|(a, b)| Pair {
                     lo: a.clone(),
                     hi: b.clone(),
+                    sim: None,
                 })
                 .collect();
             Ok(Computed::Eval(
                 Box::new((e1, e2)),
                 cuts,
-                Pair { lo: l1, hi: l2 },
-                Pair { lo: r1, hi: r2 },
+                Pair {
+                    lo: l1,
+                    hi: l2,
+                    sim: None,
+                },
+                Pair {
+                    lo: r1,
+                    hi: r2,
+                    sim: None,
+                },
             ))
         });
         match r.as_ref() {
@@ -787,15 +1100,18 @@ impl<'a> Ctx<'a> {
                     "load" => Ok(Pair {
                         lo: a.load.clone(),
                         hi: b.load.clone(),
+                        sim: None,
                     }),
                     "lambda" => Ok(Pair {
                         lo: a.lambda.clone(),
                         hi: b.lambda.clone(),
+                        sim: None,
                     }),
                     "argmax" => match (&a.argmax, &b.argmax) {
                         (Some(x), Some(y)) => Ok(Pair {
                             lo: x.clone(),
                             hi: y.clone(),
+                            sim: None,
                         }),
                         _ => Err("argmax exists only for threshold(hosts=inf)".into()),
                     },
@@ -832,6 +1148,7 @@ impl<'a> Ctx<'a> {
             Ok(Computed::Num(Pair {
                 lo: run(bits.0)?,
                 hi: run(bits.1)?,
+                sim: None,
             }))
         });
         match r.as_ref() {
@@ -858,6 +1175,285 @@ impl<'a> Ctx<'a> {
             let (lambda, rho) = load.resolve(d, hosts).map_err(|e| e.to_string())?;
             lee_longton(d, &lambda, &rho, hosts, s.metric)
         })
+    }
+
+    /// The value of a named argument `key=` as a number (evaluated at this point).
+    fn named_number(&self, args: &[Arg], key: &str) -> Result<Option<i64>, String> {
+        let Some(v) = args.iter().find_map(|a| match a {
+            Arg::Named(n, v) if n == key => Some(v.as_ref()),
+            _ => None,
+        }) else {
+            return Ok(None);
+        };
+        let x = match v {
+            Arg::Pos(e) => self.eval(e)?.hi.to_f64(),
+            Arg::Str(t) => parse_decimal(&substitute(t, &self.vars)?, 64)
+                .map_err(|e| format!("{key}={t}: {e}"))?
+                .to_f64(),
+            Arg::Named(..) => return Err(format!("nested '=' in {key}=")),
+        };
+        if !(x.is_finite() && x.fract() == 0.0 && x.abs() <= MAX_SIM_OPTION) {
+            return Err(format!("{key}= must be an integer, got {x}"));
+        }
+        Ok(Some(x as i64))
+    }
+
+    /// `jobs=`, `replications=`, `seed=`, `warmup=` with their defaults.
+    fn sim_opts(&self, args: &[Arg]) -> Result<SimOpts, String> {
+        let count = |key: &str, min: i64| -> Result<Option<u64>, String> {
+            match self.named_number(args, key)? {
+                None => Ok(None),
+                Some(v) if v >= min => Ok(Some(v as u64)),
+                Some(v) => Err(format!("{key}= must be at least {min}, got {v}")),
+            }
+        };
+        let jobs = count("jobs", 1)?.unwrap_or(DEFAULT_SIM_JOBS);
+        let replications = match count("replications", crate::sim::MIN_REPLICATIONS as i64)? {
+            None => DEFAULT_SIM_REPLICATIONS,
+            Some(r) if r <= crate::sim::MAX_REPLICATIONS as u64 => r as usize,
+            Some(r) => {
+                return Err(format!(
+                    "replications= must be at most {}, got {r}",
+                    crate::sim::MAX_REPLICATIONS
+                ))
+            }
+        };
+        let seed = count("seed", 0)?.unwrap_or(DEFAULT_SIM_SEED);
+        let warmup = count("warmup", 0)?.unwrap_or(jobs / DEFAULT_SIM_WARMUP_FRACTION);
+        Ok(SimOpts {
+            jobs,
+            replications,
+            seed,
+            warmup,
+        })
+    }
+
+    /// Least-Work-Left (the M/G/h central FCFS queue), simulated: the metric's mean with its
+    /// 95 % half-width and the heavy-tail diagnosis ([`simulated_mean`]).
+    fn lwl_sim(&self, opts: SimOpts) -> Result<Pair, String> {
+        let s = self.system(true)?;
+        let hosts = Self::need_hosts(&s, "lwl_sim")?;
+        let load = s.load.clone().ok_or("lwl_sim needs a load")?;
+        let key = format!(
+            "lwlsim|{}|{hosts}|{load:?}|{}|{}",
+            s.dist,
+            s.metric.name(),
+            opts.key()
+        );
+        let bits = self.bits;
+        let r = self.cache.get_or(key, || {
+            let spec = self.spec(&s)?;
+            let req = SimRequest {
+                policy: SimPolicy::Lwl,
+                dist: &spec,
+                hosts,
+                load: load.clone(),
+                cutoffs: vec![],
+                interarrival: None,
+                jobs: opts.jobs,
+                warmup: opts.warmup,
+                replications: opts.replications,
+                seed: opts.seed,
+                point: SIM_POINT,
+            };
+            let q = match s.metric {
+                Metric::Waiting => Quantity::Waiting,
+                Metric::Response => Quantity::Response,
+                Metric::Slowdown => Quantity::Slowdown,
+            };
+            let what = format!(
+                "simulate --policy lwl --dist {} --hosts {hosts} {} --jobs {} --replications {} --seed {} --warmup {}",
+                s.dist,
+                load_flag(&load),
+                opts.jobs,
+                opts.replications,
+                opts.seed,
+                opts.warmup
+            );
+            let (est, tail) = simulated_mean(&req, q).map_err(|e| format!("{what}: {e}"))?;
+            if !est.mean.is_finite() {
+                return Err(format!("{what}: no finite estimate"));
+            }
+            Ok(Computed::Num(Pair::simulated(
+                bits,
+                est.mean,
+                est.half_width,
+                tail.describe(),
+                format!("LWL {} simulated ({})", s.metric.name(), opts.describe()),
+            )))
+        });
+        match r.as_ref() {
+            Ok(Computed::Num(p)) => Ok(p.clone()),
+            Ok(_) => Err("internal: cache entry of the wrong kind".into()),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    /// The TAGS cutoffs named by `cutoffs=` as decimal strings: `balanced` (equal host
+    /// loads, [`balanced_cutoffs`]), an `opt` policy, or a string `'c1,c2'`.
+    fn tags_cutoff_texts(
+        &self,
+        s: &System,
+        hosts: usize,
+        load: &LoadSpec,
+        cut: Option<&Arg>,
+    ) -> Result<Vec<String>, String> {
+        match cut {
+            None => Err("tags_host_error needs cutoffs=balanced, an opt policy (cutoffs=tags) or a string 'c1,c2'".into()),
+            Some(Arg::Pos(Expr::Var(w))) if w == "balanced" => {
+                let key = format!("balanced|{}|{hosts}|{load:?}", s.dist);
+                let r = self.cache.get_or(key, || {
+                    let spec = self.spec(s)?;
+                    let d = spec.build(ANALYTIC_BITS).map_err(|e| e.to_string())?;
+                    let (lambda, _) =
+                        load.resolve(d.as_ref(), hosts).map_err(|e| e.to_string())?;
+                    let (c, _) = balanced_cutoffs(d.as_ref(), &lambda, hosts)
+                        .map_err(|e| format!("balanced TAGS cutoffs for {}: {e}", s.dist))?;
+                    Ok(Computed::Cuts(
+                        c.iter().map(|x| to_sci(x, SIM_CUTOFF_DIGITS)).collect(),
+                    ))
+                });
+                match r.as_ref() {
+                    Ok(Computed::Cuts(c)) => Ok(c.clone()),
+                    Ok(_) => Err("internal: cache entry of the wrong kind".into()),
+                    Err(e) => Err(e.clone()),
+                }
+            }
+            Some(Arg::Pos(Expr::Var(w))) => {
+                let p = opt_policy(w)?;
+                let r = self.opt_pair(p)?;
+                match r.as_ref() {
+                    Ok(Computed::Opt(ab, _, _)) => Ok(ab
+                        .1
+                        .cutoffs_free()
+                        .iter()
+                        .map(|x| to_sci(x, SIM_CUTOFF_DIGITS))
+                        .collect()),
+                    Ok(_) => Err("internal: cache entry of the wrong kind".into()),
+                    Err(e) => Err(e.clone()),
+                }
+            }
+            Some(Arg::Str(list)) => list
+                .split(',')
+                .map(str::trim)
+                .filter(|x| !x.is_empty())
+                .map(|x| substitute(x, &self.vars))
+                .collect(),
+            Some(other) => Err(format!(
+                "cutoffs={other}: give balanced, an opt policy name or a string 'c1,c2'"
+            )),
+        }
+    }
+
+    /// The relative error (formula − simulated)/simulated of the TAGS formula's queueing
+    /// delay per visit at host `host` ([`tags_poisson_error`]; exact at host 1, the Poisson
+    /// approximation at hosts ≥ 2), with its 95 % half-width. Fields: `value` (the relative
+    /// error), `simulated`, `formula`, `load` (ρ_i).
+    fn tags_host_error(
+        &self,
+        opts: SimOpts,
+        host: i64,
+        cut: Option<&Arg>,
+        field: Option<&Field>,
+    ) -> Result<Pair, String> {
+        let s = self.system(true)?;
+        let hosts = Self::need_hosts(&s, "tags_host_error")?;
+        let load = s.load.clone().ok_or("tags_host_error needs a load")?;
+        let cutoffs = self.tags_cutoff_texts(&s, hosts, &load, cut)?;
+        let k = if host < 0 {
+            hosts as i64 + host
+        } else {
+            host - 1
+        };
+        if host == 0 || k < 0 || k >= hosts as i64 {
+            return Err(format!(
+                "host={host} does not exist ({hosts} hosts; 1-based, -1 is the last)"
+            ));
+        }
+        let key = format!(
+            "tagserr|{}|{hosts}|{load:?}|{}|{}",
+            s.dist,
+            cutoffs.join(","),
+            opts.key()
+        );
+        let bits = self.bits;
+        let r = self.cache.get_or(key, || {
+            let spec = self.spec(&s)?;
+            let req = SimRequest {
+                policy: SimPolicy::Tags,
+                dist: &spec,
+                hosts,
+                load: load.clone(),
+                cutoffs: cutoffs.clone(),
+                interarrival: None,
+                jobs: opts.jobs,
+                warmup: opts.warmup,
+                replications: opts.replications,
+                seed: opts.seed,
+                point: SIM_POINT,
+            };
+            let (rows, tail) = tags_poisson_error(&req).map_err(|e| {
+                format!(
+                    "simulate --policy tags --dist {} --hosts {hosts} {} --cutoffs {} --jobs {} --replications {} --seed {}: {e}",
+                    s.dist,
+                    load_flag(&load),
+                    cutoffs.join(","),
+                    opts.jobs,
+                    opts.replications,
+                    opts.seed
+                )
+            })?;
+            Ok(Computed::TagsErr(
+                rows,
+                tail.describe(),
+                format!(
+                    "TAGS simulated, cutoffs {} ({})",
+                    cutoffs.join(","),
+                    opts.describe()
+                ),
+            ))
+        });
+        match r.as_ref() {
+            Ok(Computed::TagsErr(rows, warnings, source)) => {
+                let row = rows
+                    .get(k as usize)
+                    .ok_or_else(|| format!("host {} not simulated", k + 1))?;
+                let sim = |mean: f64, hw: f64| -> Result<Pair, String> {
+                    if !mean.is_finite() {
+                        return Err(format!(
+                            "host {}: no finite estimate (no job visited it?)",
+                            row.host
+                        ));
+                    }
+                    Ok(Pair::simulated(
+                        bits,
+                        mean,
+                        hw,
+                        warnings.clone(),
+                        format!("host {}: {source}", row.host),
+                    ))
+                };
+                match field.map(|f| f.name.as_str()).unwrap_or("value") {
+                    "value" => sim(row.rel_error, row.rel_error_half_width),
+                    "simulated" => sim(row.simulated.mean, row.simulated.half_width),
+                    "formula" => Ok(Pair {
+                        lo: Float::with_val(bits.0, row.formula),
+                        hi: Float::with_val(bits.1, row.formula),
+                        sim: None,
+                    }),
+                    "load" => Ok(Pair {
+                        lo: Float::with_val(bits.0, row.load),
+                        hi: Float::with_val(bits.1, row.load),
+                        sim: None,
+                    }),
+                    other => Err(format!(
+                        "tags_host_error() has no field '{other}' (value, simulated, formula, load)"
+                    )),
+                }
+            }
+            Ok(_) => Err("internal: cache entry of the wrong kind".into()),
+            Err(e) => Err(e.clone()),
+        }
     }
 
     fn tags_stable(&self) -> Result<Pair, String> {
@@ -927,6 +1523,7 @@ fn pick(lo: &[Float], hi: &[Float], field: Option<&Field>, what: &str) -> Result
     Ok(Pair {
         lo: lo[k as usize].clone(),
         hi: hi[k as usize].clone(),
+        sim: None,
     })
 }
 
@@ -941,6 +1538,7 @@ fn eval_fields(
     let p = |x: &Float, y: &Float| Pair {
         lo: x.clone(),
         hi: y.clone(),
+        sim: None,
     };
     match f {
         "value" => Ok(p(&a.value, &b.value)),

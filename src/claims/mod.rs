@@ -9,8 +9,9 @@
 //! closest to violating the relation.
 //!
 //! The uncertainty a verdict uses is the difference between the two precisions (and, for
-//! a limit, the extrapolation's error estimate): a relation that holds or fails only
-//! within it is INCONCLUSIVE.
+//! a limit, the extrapolation's error estimate; for a simulated quantity, the simulation's
+//! 95 % half-width carried through the expression): a relation that holds or fails only
+//! within it is INCONCLUSIVE, and so is one whose simulation raised the heavy-tail warning.
 
 pub mod compile;
 pub mod compute;

@@ -34,6 +34,75 @@ impl Verdict {
 
 /// Significant digits of margins in reports.
 pub const MARGIN_DIGITS: u32 = 4;
+/// Most significant digits shown for a simulated value (fewer when its half-width is wide).
+pub const SIM_VALUE_DIGITS: u32 = 6;
+/// `consistent` fails only when the bound is more than this many half-widths from the
+/// value: a 95 % interval misses an exact value at 5 % of the points by chance, but a miss
+/// by two half-widths (about 4 standard errors) is not chance.
+pub const CONSISTENT_FAIL_HALF_WIDTHS: u32 = 2;
+/// Significant digits of a simulated value's half-width.
+pub const SIM_HALF_WIDTH_DIGITS: u32 = 2;
+
+/// A simulated value as `mean ± half-width` and the significant digits its half-width
+/// supports (1 to [`SIM_VALUE_DIGITS`]); `None` for a computed value.
+fn sim_text(q: &Pair) -> Option<(String, u32)> {
+    let s = q.sim.as_ref()?;
+    let hw = &s.half_width;
+    let digits = if q.hi.is_zero() || !hw.is_finite() || hw.is_zero() {
+        if hw.is_zero() {
+            SIM_VALUE_DIGITS
+        } else {
+            2
+        }
+    } else {
+        let r = Float::with_val(hw.prec(), q.hi.abs_ref()) / hw;
+        // down to the half-width's leading digit, and one more
+        let d = r.to_f64().log10().floor() + 2.0;
+        if d.is_finite() {
+            d.clamp(2.0, f64::from(SIM_VALUE_DIGITS)) as u32
+        } else {
+            2
+        }
+    };
+    Some((
+        format!(
+            "{} ± {}",
+            to_sci(&q.hi, digits),
+            to_sci(hw, SIM_HALF_WIDTH_DIGITS)
+        ),
+        digits,
+    ))
+}
+
+/// The text of a value in a comparison: certified digits, or for a simulated value
+/// `mean ± half-width (95%, simulated: …)`.
+fn value_text(q: &Pair, digits: u32) -> String {
+    match (sim_text(q), &q.sim) {
+        (Some((t, _)), Some(s)) => format!("{t} (95%, simulated: {})", s.sources.join("; ")),
+        _ => certify_pair(&q.lo, &q.hi, digits).text,
+    }
+}
+
+/// Heavy-tail warnings of a quantity and its bound (deduplicated).
+fn warnings_of(q: &Pair, bound: Option<&Pair>) -> Vec<String> {
+    let mut w: Vec<String> = q.warnings().to_vec();
+    if let Some(b) = bound {
+        for x in b.warnings() {
+            if !w.contains(x) {
+                w.push(x.clone());
+            }
+        }
+    }
+    w
+}
+
+/// The evidence appended when heavy-tail warnings make a comparison INCONCLUSIVE.
+fn heavy_tail_note(w: &[String]) -> String {
+    format!(
+        "; INCONCLUSIVE whatever the margin, the interval is not trusted: {}",
+        w.join("; ")
+    )
+}
 
 /// One evaluated grid point.
 #[derive(Debug, Clone)]
@@ -231,6 +300,8 @@ struct Item {
     value: Result<(Float, Float, String), String>,
     bound: Option<Pair>,
     tol: Float,
+    /// Heavy-tail warnings of the simulations behind the value (or its bound).
+    warn: Vec<String>,
 }
 
 fn judge(m: &Float, u: &Float, strict: bool) -> Verdict {
@@ -284,10 +355,50 @@ fn pointwise(check: &Check, it: &Item) -> Judged {
     let ub = it
         .bound
         .as_ref()
-        .map(Pair::spread)
+        .map(Pair::uncertainty)
         .unwrap_or_else(|| Float::with_val(bits, 0));
     let u = Float::with_val(bits, &u + &ub);
     let tol = &it.tol;
+    let scale = if b.is_zero() {
+        tol.clone()
+    } else {
+        Float::with_val(bits, b.abs_ref())
+    };
+    let warned = |mut j: Judged| -> Judged {
+        if !it.warn.is_empty() {
+            j.value.push_str(&heavy_tail_note(&it.warn));
+            j.verdict = Verdict::Inconclusive;
+        }
+        j
+    };
+    if check.relation == Relation::Consistent {
+        // PASS: the interval v ± u contains b (margin u − |v − b| ≥ 0) and resolves
+        // differences of the tolerance (u ≤ tol). FAIL: b is more than
+        // CONSISTENT_FAIL_HALF_WIDTHS half-widths away. Otherwise INCONCLUSIVE.
+        let d = Float::with_val(bits, &v - &b).abs();
+        let m = Float::with_val(bits, &u - &d);
+        let far = Float::with_val(bits, &u * CONSISTENT_FAIL_HALF_WIDTHS);
+        let verdict = if d > far {
+            Verdict::Fail
+        } else if m >= 0 && u <= *tol {
+            Verdict::Pass
+        } else {
+            Verdict::Inconclusive
+        };
+        return warned(Judged {
+            label: lab,
+            value: text,
+            bound: format!(
+                "interval contains {} (half-width <= {})",
+                to_sci(&b, 8),
+                to_sci(tol, 3)
+            ),
+            margin: to_sci(&m, MARGIN_DIGITS),
+            rel_margin: scaled(&m, &u),
+            uncertainty: to_sci(&u, 3),
+            verdict,
+        });
+    }
     let (m, strict, bound_text) = match check.relation {
         Relation::Le | Relation::Lt => (
             Float::with_val(bits, &b + tol) - &v,
@@ -338,12 +449,7 @@ fn pointwise(check: &Check, it: &Item) -> Judged {
             (m, sign_b != 0, t)
         }
     };
-    let scale = if b.is_zero() {
-        tol.clone()
-    } else {
-        Float::with_val(bits, b.abs_ref())
-    };
-    Judged {
+    warned(Judged {
         label: lab,
         value: text,
         bound: bound_text,
@@ -351,7 +457,7 @@ fn pointwise(check: &Check, it: &Item) -> Judged {
         rel_margin: scaled(&m, &scale),
         uncertainty: to_sci(&u, 3),
         verdict: judge(&m, &u, strict),
-    }
+    })
 }
 
 fn along(check: &Check, items: &[Item]) -> Vec<Judged> {
@@ -419,6 +525,14 @@ fn along(check: &Check, items: &[Item]) -> Vec<Judged> {
                     })
                 })
                 .collect();
+        let mut warn: Vec<String> = Vec::new();
+        for it in &g {
+            for w in &it.warn {
+                if !warn.contains(w) {
+                    warn.push(w.clone());
+                }
+            }
+        }
         let mut push = |a: &(String, Float, Float, String, Float),
                         b: &(String, Float, Float, String, Float),
                         m: Float,
@@ -432,14 +546,19 @@ fn along(check: &Check, items: &[Item]) -> Vec<Judged> {
             } else {
                 format!("{ctx_label}; ")
             };
+            let (note, verdict) = if warn.is_empty() {
+                (String::new(), judge(&m, &u, false))
+            } else {
+                (heavy_tail_note(&warn), Verdict::Inconclusive)
+            };
             out.push(Judged {
                 label: format!("{sep}{var}={} vs {var}={}", a.0, b.0),
-                value: format!("{} vs {}", a.3, b.3),
+                value: format!("{} vs {}{note}", a.3, b.3),
                 bound: what.to_string(),
                 margin: to_sci(&m, MARGIN_DIGITS),
                 rel_margin: scaled(&m, &scale),
                 uncertainty: to_sci(&u, 3),
-                verdict: judge(&m, &u, false),
+                verdict,
             });
         };
         match check.relation {
@@ -505,10 +624,13 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
         .zip(&vals)
         .map(|(p, v)| {
             let (value, d) = match v {
-                Ok(pv) => {
-                    let c = certify_pair(&pv.q.lo, &pv.q.hi, digits);
-                    (Ok(c.text), c.digits)
-                }
+                Ok(pv) => match sim_text(&pv.q) {
+                    Some((t, k)) => (Ok(t), k),
+                    None => {
+                        let c = certify_pair(&pv.q.lo, &pv.q.hi, digits);
+                        (Ok(c.text), c.digits)
+                    }
+                },
                 Err(e) => (Err(e.clone()), 0),
             };
             Row {
@@ -525,20 +647,23 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
         None => {
             for (p, v) in points.iter().zip(vals) {
                 items.push(match v {
-                    Ok(pv) => {
-                        let c = certify_pair(&pv.q.lo, &pv.q.hi, digits);
-                        Item {
-                            point: p.clone(),
-                            value: Ok((pv.q.hi.clone(), pv.q.spread(), c.text)),
-                            bound: pv.bound,
-                            tol: pv.tol,
-                        }
-                    }
+                    Ok(pv) => Item {
+                        point: p.clone(),
+                        value: Ok((
+                            pv.q.hi.clone(),
+                            pv.q.uncertainty(),
+                            value_text(&pv.q, digits),
+                        )),
+                        warn: warnings_of(&pv.q, pv.bound.as_ref()),
+                        bound: pv.bound,
+                        tol: pv.tol,
+                    },
                     Err(e) => Item {
                         point: p.clone(),
                         value: Err(e),
                         bound: None,
                         tol: Float::with_val(bits, 0),
+                        warn: vec![],
                     },
                 });
             }
@@ -561,18 +686,25 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
                         )
                     })
                     .collect();
-                let errs: Vec<String> = l
+                let mut errs: Vec<String> = l
                     .values
                     .iter()
                     .zip(seg)
                     .filter_map(|(v, r)| r.as_ref().err().map(|e| format!("{}={v}: {e}", l.var)))
                     .collect();
+                if seg
+                    .iter()
+                    .any(|r| r.as_ref().is_ok_and(|pv| pv.q.sim.is_some()))
+                {
+                    errs.push("a simulated quantity cannot be extrapolated to a limit (its half-widths do not carry through the extrapolation, and a simulation cannot reach the limit's sizes)".into());
+                }
                 if !errs.is_empty() {
                     items.push(Item {
                         point: o.clone(),
                         value: Err(errs.join("; ")),
                         bound: None,
                         tol: Float::with_val(bits, 0),
+                        warn: vec![],
                     });
                     continue;
                 }
@@ -617,6 +749,7 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
                             value: Ok((est, err, text)),
                             bound: last.bound.clone(),
                             tol: last.tol.clone(),
+                            warn: vec![],
                         });
                     }
                     Err(e) => items.push(Item {
@@ -624,6 +757,7 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
                         value: Err(e),
                         bound: None,
                         tol: Float::with_val(bits, 0),
+                        warn: vec![],
                     }),
                 }
             }
@@ -666,15 +800,23 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
             let want = parse_decimal(&ev.value, bits).map_err(|e| e.to_string())?;
             let tol = parse_decimal(&ev.tolerance, bits).map_err(|e| e.to_string())?;
             let m = Float::with_val(bits, &tol - Float::with_val(bits, &pv.q.hi - &want).abs());
-            let u = pv.q.spread();
+            let u = pv.q.uncertainty();
+            let warn = warnings_of(&pv.q, None);
+            let mut value = value_text(&pv.q, digits);
+            let verdict = if warn.is_empty() {
+                judge(&m, &u, false)
+            } else {
+                value.push_str(&heavy_tail_note(&warn));
+                Verdict::Inconclusive
+            };
             Ok(Judged {
                 label: lab.clone(),
-                value: certify_pair(&pv.q.lo, &pv.q.hi, digits).text,
+                value,
                 bound: format!("== {} ± {}", ev.value, ev.tolerance),
                 margin: to_sci(&m, MARGIN_DIGITS),
                 rel_margin: scaled(&m, &tol),
                 uncertainty: to_sci(&u, 3),
-                verdict: judge(&m, &u, false),
+                verdict,
             })
         })();
         judged.push(res.unwrap_or_else(|e| Judged {

@@ -92,7 +92,7 @@ pub struct CheckSpec {
     /// The quantity (an expression).
     pub quantity: Spanned<String>,
     /// `<=`, `<`, `>=`, `>`, `==`, `increasing`, `decreasing`, `argmax`, `argmin`,
-    /// `sign_as`.
+    /// `sign_as`, `consistent`.
     pub relation: Spanned<String>,
     /// The bound (an expression; for `sign_as`, the expression whose sign is expected).
     #[serde(default)]
