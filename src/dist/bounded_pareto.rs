@@ -1,5 +1,6 @@
 //! Bounded Pareto BP(k, p, α): density α k^α x^(−α−1) / (1 − (k/p)^α) on [k, p].
 
+use super::ziggurat::exp1;
 use super::{
     check_order, clip, fast_pow, rel_power_integral, to_f64_param, DistError, JobSize, Sampler,
 };
@@ -168,8 +169,22 @@ struct BpSampler {
     norm: f64,
 }
 
+/// Below this probability mass 1 − (k/p)^α the sampler inverts the CDF; above it, it draws
+/// a Pareto variate k·e^(E/α) (E ~ Exp(1) by the ziggurat) and rejects it above p, which
+/// then succeeds with probability ≥ 1/2 and costs one `exp` instead of one `powf`.
+pub const BP_REJECTION_MIN_MASS: f64 = 0.5;
+
 impl Sampler for BpSampler {
     fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> f64 {
+        if self.norm >= BP_REJECTION_MIN_MASS {
+            // Pareto(k, α) conditioned on X ≤ p is BP(k, p, α).
+            loop {
+                let x = self.k * (exp1(rng) * self.inv_alpha).exp();
+                if x <= self.p {
+                    return x;
+                }
+            }
+        }
         let u: f64 = rng.random();
         (self.k * (1.0 - u * self.norm).powf(-self.inv_alpha)).min(self.p)
     }

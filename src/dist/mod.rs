@@ -17,6 +17,7 @@ pub mod pareto;
 pub mod spec;
 pub mod uniform;
 pub mod weibull;
+pub mod ziggurat;
 
 pub use spec::{DistFactory, DistSpec};
 
