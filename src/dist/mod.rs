@@ -91,6 +91,13 @@ pub const MOMENT_ORDERS: [i32; 4] = [-1, 0, 1, 2];
 pub trait Sampler: Send + Sync {
     /// One job size.
     fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> f64;
+    /// Fills `out` with job sizes (one virtual call for a whole block; the same sequence as
+    /// repeated [`Sampler::sample`]).
+    fn fill(&self, rng: &mut Xoshiro256PlusPlus, out: &mut [f64]) {
+        for x in out {
+            *x = self.sample(rng);
+        }
+    }
 }
 
 /// A job-size distribution built at a precision.

@@ -397,8 +397,8 @@ fn drive<K: Kernel>(cfg: &SimConfig, rep: u64, mut kernel: K) -> RepStats {
             // 1.7× faster than two separate loops).
             match &cfg.arrivals {
                 Arrivals::Poisson => {
-                    for (tt, x) in ts[..b].iter_mut().zip(xs[..b].iter_mut()) {
-                        *x = cfg.sizes.sample(&mut rx);
+                    cfg.sizes.fill(&mut rx, &mut xs[..b]);
+                    for tt in ts[..b].iter_mut() {
                         // Exp(λ) gap: an Exp(1) ziggurat variate times 1/λ.
                         t += exp1(&mut ra) * mean_gap;
                         *tt = t;
