@@ -169,13 +169,20 @@ pub fn tags_threshold(dist: &dyn JobSize, hosts: Option<usize>) -> Result<Thresh
         let unused = Float::with_val(bits, h - g.end_host);
         Ok(g.last_load - 1u32 - unused)
     };
-    let r = solve_increasing(
-        &format!("TAGS threshold with {h} hosts"),
-        &lambda_lo,
-        &lambda_hi,
-        phi,
-    )?;
-    let lambda = r.x;
+    // With a step tail (empirical, atoms) the supremum of x F̄(x) is a left limit that is
+    // not attained: h hosts may then be stable right up to λ = 1/sup, and since no h can
+    // do better, ρ*(F, h) = ρ*(F, ∞) there.
+    let lambda = if phi(&lambda_hi)? <= 0 {
+        lambda_hi
+    } else {
+        solve_increasing(
+            &format!("TAGS threshold with {h} hosts"),
+            &lambda_lo,
+            &lambda_hi,
+            phi,
+        )?
+        .x
+    };
     let g = greedy(dist, &lambda, h)?;
     let load = Float::with_val(bits, &lambda * &mean);
     Ok(Threshold {
