@@ -241,3 +241,23 @@ fn huge_p_thresholds() {
         assert_eq!(t.cutoffs.len(), 3);
     }
 }
+
+#[test]
+fn empirical_step_tail_threshold() {
+    // Sizes {1, 2, 2, 3, 10, 100, 1000}: E[X] = 1118/7, sup x F̄(x) = 1000 · P(X ≥ 1000) =
+    // 1000/7 (a left limit, not attained). At λ = 7/1000 the greedy first cutoff solves
+    // (118 + s)/7 = 1000/7, s = 882, and leaves host 2 the load λ·1000/7 = 1 exactly: so
+    // ρ*(2) = ρ*(∞) = E[X]/sup = 1.118 (derived by hand here).
+    let dir = std::env::temp_dir().join(format!("taskassign-emp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sizes.txt");
+    std::fs::write(&path, "1\n2\n2\n3\n10\n100\n1000\n").unwrap();
+    let d = build(&format!("empirical:file={}", path.display()), BITS);
+    let want = parse_decimal("1.118", BITS).unwrap();
+    for h in [Some(2), Some(3), None] {
+        let t = tags_threshold(d.as_ref(), h).unwrap();
+        assert!(rel_err(&t.load, &want) < EXACT_TOL, "h={h:?}: {}", t.load);
+    }
+    let t2 = tags_threshold(d.as_ref(), Some(2)).unwrap();
+    assert!(rel_err(&t2.cutoffs[0], &Float::with_val(BITS, 882)) < EXACT_TOL);
+}
