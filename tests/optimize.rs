@@ -380,3 +380,41 @@ fn tags_minmax_equalises_queue_lengths_and_beats_tags_opt_on_its_objective() {
     assert!(l[0] <= max_opt);
     assert!(opt.eval.value <= mm.eval.value);
 }
+
+#[test]
+fn optimum_pinned_against_a_stability_boundary() {
+    // BP(1, 1e100, 1.5), SITA, h = 2, ρ = 1.2: host 1 is stable only for s < 36 (λ M_1(1, s)
+    // = 1.2 (1 − s^-1/2) < 1), while the huge E[X²] of host 2 pushes the cutoff against that
+    // boundary: s* = 36 (1 − O(1e-24)). Newton fails there; the bracketed gradient roots
+    // must still give a stable optimum satisfying the first-order condition, checked by
+    // central differences of the policy formula at 600 bits with a relative step of 1e-60
+    // (below the distance to the boundary).
+    const FOC_TOL: f64 = 1e-30;
+    let bits = 600;
+    let f = spec("bp:k=1,p=1e100,alpha=1.5");
+    let load = LoadSpec::Total("1.2".into());
+    let o = optimal_cutoffs(&f, &load, 2, OptPolicy::Sita, Metric::Waiting, 50).unwrap();
+    assert!(o.eval.stable && o.eval.host_loads[0] < 1);
+    let d = f.build(bits).unwrap();
+    let s = Float::with_val(bits, &o.cutoffs[0]);
+    assert!(s < 36 && s > 35.999);
+    let step = Float::with_val(bits, &s) * parse_decimal("1e-60", bits).unwrap();
+    let j = |x: Float| {
+        value_at(
+            d.as_ref(),
+            &load,
+            PolicyKind::Sita,
+            2,
+            &[x],
+            Metric::Waiting,
+        )
+        .unwrap()
+    };
+    let j0 = j(s.clone());
+    let g = (j(Float::with_val(bits, &s + &step)) - j(Float::with_val(bits, &s - &step)))
+        / (step * 2u32)
+        * &s
+        / &j0;
+    let g = g.to_f64();
+    assert!(g.abs() < FOC_TOL, "s dJ/ds / J = {g}");
+}

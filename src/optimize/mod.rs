@@ -234,7 +234,14 @@ pub fn optimum_at(
         OptPolicy::Sita | OptPolicy::Tags => {
             if has_density(dist) {
                 let ch = Chain::new(dist, lambda.clone(), chain_kind(policy), metric);
-                let p = polish::polish(&ch, hosts, start)?;
+                // Newton first; where it fails (optima pinned against a host's stability
+                // boundary) the bracketed coordinate roots of the gradient.
+                let p = match polish::polish(&ch, hosts, start) {
+                    Ok(p) => p,
+                    Err(newton_err) => {
+                        polish::coordinate_roots(&ch, hosts, start).map_err(|_| newton_err)?
+                    }
+                };
                 (p.cutoffs, None, p.iterations)
             } else {
                 (
