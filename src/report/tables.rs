@@ -214,6 +214,11 @@ const COLORS: [RGBColor; 6] = [
     RGBColor(140, 86, 75),
 ];
 
+/// Vertical margin of a figure, as a fraction of the data's range.
+const PLOT_PAD_FRACTION: f64 = 0.05;
+/// Smallest vertical margin (a flat series still gets a visible band).
+const PLOT_PAD_MIN: f64 = 1e-9;
+
 fn draw(
     title: &str,
     xlabel: &str,
@@ -237,7 +242,7 @@ fn draw(
         if x0 > x1 {
             (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
         }
-        let pad = ((y1 - y0) * 0.05).max(1e-9);
+        let pad = ((y1 - y0) * PLOT_PAD_FRACTION).max(PLOT_PAD_MIN);
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 18))
             .margin(12)
@@ -279,8 +284,13 @@ fn draw(
             .map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
     }
-    // The command that made it, as an XML comment after the root element's start.
-    let note = format!("<!-- made by: {made_by} -->\n");
+    // The command that made it, as the SVG's <desc> right after the root element's start
+    // (not an XML comment: "--out" would put a forbidden "--" inside one).
+    let escaped = made_by
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    let note = format!("<desc>made by: {escaped}</desc>\n");
     Ok(match buf.find('>') {
         Some(i) => format!("{}\n{}{}", &buf[..=i], note, &buf[i + 1..]),
         None => note + &buf,
