@@ -32,6 +32,7 @@ use crate::num::certify::to_sci;
 use crate::num::parse_decimal;
 use crate::optimize::threshold::{greedy, tags_threshold, Threshold};
 use crate::optimize::{grid::make_grid, optimal_cutoffs_pair, OptPolicy, Optimum};
+use crate::policy::mmh::erlang_c;
 use crate::policy::{evaluate, tags::host_load, Evaluation, LoadSpec, Metric, PolicyKind};
 use crate::sim::setup::{simulated_mean, Quantity, SimRequest, ANALYTIC_BITS};
 use crate::sim::tags_error::{balanced_cutoffs, tags_poisson_error, TagsHostError};
@@ -1552,34 +1553,6 @@ fn eval_fields(
             "no field '{other}' (value, queueing, wasted, cutoff[i], host_load[i], host_waiting[i], max_queue, idle_hosts, lambda, rho)"
         )),
     }
-}
-
-/// Erlang's C formula: the probability that an arrival waits in M/M/h with offered load
-/// a = λE[X] < h, by the stable recursion on Erlang B: B_0 = 1,
-/// B_n = a B_{n−1} / (n + a B_{n−1}); C = h B_h / (h − a (1 − B_h)).
-///
-/// ```
-/// use rug::Float;
-/// use taskassign::claims::compute::erlang_c;
-/// // M/M/1: C = ρ.
-/// let c = erlang_c(&Float::with_val(64, 0.5), 1);
-/// assert_eq!(c, 0.5);
-/// // M/M/2 with a = 1: C = 1/3.
-/// let c = erlang_c(&Float::with_val(64, 1), 2);
-/// assert!((c - 1.0f64 / 3.0).abs() < 1e-15);
-/// ```
-pub fn erlang_c(a: &Float, hosts: usize) -> Float {
-    let bits = a.prec();
-    let mut b = Float::with_val(bits, 1u32);
-    for n in 1..=hosts {
-        let ab = Float::with_val(bits, a * &b);
-        let den = Float::with_val(bits, &ab + Float::with_val(bits, n));
-        b = ab / den;
-    }
-    let h = Float::with_val(bits, hosts);
-    let one_b = Float::with_val(bits, 1u32) - &b;
-    let den = Float::with_val(bits, &h - Float::with_val(bits, a * &one_b));
-    Float::with_val(bits, &h * &b) / den
 }
 
 /// Least-Work-Left (the M/G/h FCFS queue) by the Lee–Longton approximation — an

@@ -4,6 +4,7 @@
 //! Every objective is a sum of per-host terms that depend on two consecutive cutoffs
 //! (s_{i−1}, s_i), so the optimiser can treat the cutoffs as a chain.
 
+pub mod mmh;
 pub mod random;
 pub mod sita;
 pub mod tags;

@@ -267,10 +267,8 @@ fn host_loads(
     })
 }
 
-/// Mean waiting of the M/M/h queue (Erlang C) with arrival rate λ, mean size m and h
-/// servers, offered load a = λ m < h: C(h, a) m / (h − a), where C is computed from the
-/// Erlang-B recursion B_0 = 1, B_k = a B_{k−1} / (k + a B_{k−1}) and C = h B_h / (h − a (1 −
-/// B_h)) (Kleinrock 1975, §3.5; the recursion avoids a^h/h! overflow).
+/// Mean waiting of the M/M/h queue (Erlang C) in f64, for comparisons with the simulator:
+/// [`crate::policy::mmh::mmh_waiting`] at 64 bits.
 ///
 /// ```
 /// use taskassign::sim::setup::erlang_c_waiting;
@@ -280,17 +278,13 @@ fn host_loads(
 /// assert!((erlang_c_waiting(1.0, 1.0, 2) - 1.0 / 3.0).abs() < 1e-15);
 /// ```
 pub fn erlang_c_waiting(lambda: f64, mean: f64, hosts: usize) -> f64 {
-    let a = lambda * mean;
-    let h = hosts as f64;
-    if a >= h {
-        return f64::INFINITY;
-    }
-    let mut b = 1.0;
-    for k in 1..=hosts {
-        b = a * b / (k as f64 + a * b);
-    }
-    let c = h * b / (h - a * (1.0 - b));
-    c * mean / (h - a)
+    const BITS: u32 = 64;
+    crate::policy::mmh::mmh_waiting(
+        &Float::with_val(BITS, lambda),
+        &Float::with_val(BITS, mean),
+        hosts,
+    )
+    .to_f64()
 }
 
 fn analytic(
