@@ -1,6 +1,6 @@
 //! `eval`: one policy with given cutoffs, certified.
 
-use super::{certify_all, digits_note, min_digits, Record};
+use super::{certify_all, digits_note, min_digits, PolicyKeys, Record};
 use crate::dist::DistFactory;
 use crate::num::certify::{certify_pair, Certified};
 use crate::num::{certify_bits, parse_decimal, show};
@@ -126,20 +126,22 @@ pub fn eval_certified(req: &EvalRequest) -> Result<EvalReport, PolicyError> {
 /// The record printed by `eval` (keys of DESIGN.md, then notes).
 pub fn eval_record(req: &EvalRequest, r: &EvalReport) -> Record {
     let mut rec = Record::default();
-    rec.text("policy", req.policy.name())
-        .text("dist", req.dist.describe())
-        .int("hosts", req.hosts as u64)
-        .num("lambda", &r.lambda)
-        .num("load", &r.load)
-        .text("metric", req.metric.name())
-        .nums("cutoffs", &r.cutoffs)
-        .nums("host_loads", &r.host_loads)
-        .num("value", &r.value)
-        .num("queueing", &r.queueing)
-        .num("wasted", &r.wasted)
-        .flag("stable", r.stable)
-        .int("digits", u64::from(r.digits))
-        .nums("host_waiting", &r.host_waiting);
+    rec.policy_keys(PolicyKeys {
+        policy: req.policy.name(),
+        dist: req.dist.describe(),
+        hosts: req.hosts,
+        lambda: &r.lambda,
+        load: &r.load,
+        metric: req.metric.name(),
+        cutoffs: &r.cutoffs,
+        host_loads: &r.host_loads,
+        value: &r.value,
+        queueing: &r.queueing,
+        wasted: &r.wasted,
+        stable: r.stable,
+        digits: r.digits,
+    })
+    .nums("host_waiting", &r.host_waiting);
     let mut notes = Vec::new();
     if req.policy == PolicyKind::Tags && req.hosts > 1 {
         notes.push(

@@ -26,6 +26,36 @@ pub fn min_digits<'a, I: IntoIterator<Item = &'a Certified>>(xs: I, wanted: u32)
     xs.into_iter().map(|c| c.digits).min().unwrap_or(wanted)
 }
 
+/// The keys DESIGN.md fixes for `eval` and `optimize`, in its order.
+pub struct PolicyKeys<'a> {
+    /// Policy name.
+    pub policy: &'a str,
+    /// Distribution spec.
+    pub dist: String,
+    /// Hosts.
+    pub hosts: usize,
+    /// λ.
+    pub lambda: &'a Certified,
+    /// ρ.
+    pub load: &'a Certified,
+    /// Metric name.
+    pub metric: &'a str,
+    /// Cutoffs.
+    pub cutoffs: &'a [Certified],
+    /// Per-host loads.
+    pub host_loads: &'a [Certified],
+    /// The metric's value.
+    pub value: &'a Certified,
+    /// Queueing part.
+    pub queueing: &'a Certified,
+    /// Wasted part.
+    pub wasted: &'a Certified,
+    /// All hosts stable.
+    pub stable: bool,
+    /// Fewest certified digits.
+    pub digits: u32,
+}
+
 /// An ordered list of (key, value) pairs rendered as JSON or aligned text.
 #[derive(Debug, Clone, Default)]
 pub struct Record {
@@ -33,6 +63,22 @@ pub struct Record {
 }
 
 impl Record {
+    /// Adds the keys of `eval` and `optimize` (one place for the command-line contract).
+    pub fn policy_keys(&mut self, k: PolicyKeys) -> &mut Self {
+        self.text("policy", k.policy)
+            .text("dist", k.dist)
+            .int("hosts", k.hosts as u64)
+            .num("lambda", k.lambda)
+            .num("load", k.load)
+            .text("metric", k.metric)
+            .nums("cutoffs", k.cutoffs)
+            .nums("host_loads", k.host_loads)
+            .num("value", k.value)
+            .num("queueing", k.queueing)
+            .num("wasted", k.wasted)
+            .flag("stable", k.stable)
+            .int("digits", u64::from(k.digits))
+    }
     /// Adds a string field.
     pub fn text(&mut self, k: &str, v: impl Into<String>) -> &mut Self {
         self.fields.push((k.to_string(), Value::String(v.into())));

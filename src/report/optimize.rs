@@ -1,6 +1,6 @@
 //! `optimize`: optimal cutoffs, certified.
 
-use super::{certify_all, digits_note, min_digits, Record};
+use super::{certify_all, digits_note, min_digits, PolicyKeys, Record};
 use crate::dist::DistFactory;
 use crate::num::certify::{certify_pair, Certified};
 use crate::num::certify_bits;
@@ -106,20 +106,22 @@ pub fn optimize_certified(req: &OptimizeRequest) -> Result<OptimizeReport, Polic
 /// The record printed by `optimize`.
 pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
     let mut rec = Record::default();
-    rec.text("policy", req.policy.name())
-        .text("dist", req.dist.describe())
-        .int("hosts", req.hosts as u64)
-        .num("lambda", &r.lambda)
-        .num("load", &r.load)
-        .text("metric", req.metric.name())
-        .nums("cutoffs", &r.cutoffs)
-        .nums("host_loads", &r.host_loads)
-        .num("value", &r.value)
-        .num("queueing", &r.queueing)
-        .num("wasted", &r.wasted)
-        .flag("stable", r.stable)
-        .int("digits", u64::from(r.digits))
-        .int("idle_hosts", r.idle_hosts as u64);
+    rec.policy_keys(PolicyKeys {
+        policy: req.policy.name(),
+        dist: req.dist.describe(),
+        hosts: req.hosts,
+        lambda: &r.lambda,
+        load: &r.load,
+        metric: req.metric.name(),
+        cutoffs: &r.cutoffs,
+        host_loads: &r.host_loads,
+        value: &r.value,
+        queueing: &r.queueing,
+        wasted: &r.wasted,
+        stable: r.stable,
+        digits: r.digits,
+    })
+    .int("idle_hosts", r.idle_hosts as u64);
     if let Some(m) = &r.max_queue {
         rec.num("max_queue_length", m);
     }
