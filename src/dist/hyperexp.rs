@@ -1,7 +1,7 @@
 //! Two-phase hyperexponential: with probability p an Exp(rate1), otherwise an Exp(rate2).
 
 use super::exponential::{ExpSampler, Exponential};
-use super::{check_order, to_f64_param, DistError, JobSize, Sampler};
+use super::{check_order, f64_normal, ln_add_exp, to_f64_param, DistError, JobSize, Sampler};
 use crate::num::show;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -15,6 +15,8 @@ pub struct HyperExp {
     q: Float,
     e1: Exponential,
     e2: Exponential,
+    /// (ln p, ln(1 − p)) for [`JobSize::ln_partial_moment_f64`].
+    ln_pq: Option<(f64, f64)>,
 }
 
 impl HyperExp {
@@ -45,7 +47,16 @@ impl HyperExp {
         };
         let e1 = Exponential::new(Float::with_val(bits, rate1)).map_err(wrap)?;
         let e2 = Exponential::new(Float::with_val(bits, rate2)).map_err(wrap)?;
-        Ok(HyperExp { p, q, e1, e2 })
+        let w = bits + 16;
+        let ln_pq = f64_normal(&Float::with_val(w, p.ln_ref()))
+            .zip(f64_normal(&Float::with_val(w, q.ln_ref())));
+        Ok(HyperExp {
+            p,
+            q,
+            e1,
+            e2,
+            ln_pq,
+        })
     }
 }
 
@@ -82,6 +93,13 @@ impl JobSize for HyperExp {
         let m1 = self.e1.partial_moment(j, a, b).map_err(wrap)?;
         let m2 = self.e2.partial_moment(j, a, b).map_err(wrap)?;
         Ok(m1 * &self.p + m2 * &self.q)
+    }
+    fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
+        // ln(p M1 + q M2) by log-sum-exp of the branches (both positive: no cancellation).
+        let (lp, lq) = self.ln_pq?;
+        let m1 = self.e1.ln_moment_f64(j, ln_a, ln_b)?;
+        let m2 = self.e2.ln_moment_f64(j, ln_a, ln_b)?;
+        Some(ln_add_exp(lp + m1, lq + m2))
     }
     fn sampler(&self) -> Result<Box<dyn Sampler>, DistError> {
         Ok(Box::new(H2Sampler {

@@ -7,7 +7,10 @@
 //! lower tails when both z < 0, so no digit is lost to Φ ≈ 1; a short interval gets
 //! log2(b/(b−a)) extra bits. MPFR's erfc is correctly rounded for every argument.
 
-use super::{check_order, clip, to_f64_param, DistError, JobSize, Sampler};
+use super::{
+    check_order, clip, f64_normal, f64_order_ok, ln_gl6, ln_one_minus_exp, to_f64_param, DistError,
+    JobSize, Sampler, GL6_MAX_VARIATION,
+};
 use crate::num::{root, show, NumError};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -27,6 +30,91 @@ const BRACKET_DOUBLINGS: usize = 64;
 pub struct LogNormal {
     mu: Float,
     sigma: Float,
+    /// Constants of [`JobSize::ln_partial_moment_f64`] (`None` if μ or σ do not fit).
+    f64c: Option<LogNormalF64>,
+}
+
+/// f64 constants of the lognormal's log-domain moments, computed once in MPFR.
+#[derive(Debug, Clone)]
+struct LogNormalF64 {
+    mu: f64,
+    sigma: f64,
+    /// ln(σ √(2π)).
+    ln_norm: f64,
+    /// μ + jσ² for j = −1, 0, 1, 2 (the z of order j is (ln x − μ − jσ²)/σ).
+    shift: [f64; 4],
+    /// jμ + j²σ²/2.
+    pref: [f64; 4],
+}
+
+impl LogNormalF64 {
+    fn new(mu: &Float, sigma: &Float) -> Option<Self> {
+        let w = mu.prec() + 16;
+        let s2 = Float::with_val(w, sigma.square_ref());
+        let two_pi = Float::with_val(w, Constant::Pi) * 2u32;
+        let ln_norm = Float::with_val(w, sigma * two_pi.sqrt()).ln();
+        let mut shift = [0.0; 4];
+        let mut pref = [0.0; 4];
+        for (i, j) in (-1i32..=2).enumerate() {
+            shift[i] = f64_normal(&(Float::with_val(w, &s2 * j) + mu))?;
+            let p = Float::with_val(w, mu * j) + Float::with_val(w, &s2 * (j * j)) / 2u32;
+            pref[i] = f64_normal(&p)?;
+        }
+        Some(LogNormalF64 {
+            mu: f64_normal(mu)?,
+            sigma: f64_normal(sigma)?,
+            ln_norm: f64_normal(&ln_norm)?,
+            shift,
+            pref,
+        })
+    }
+}
+
+/// Above this x the f64 erfc(x) would leave the normal range (erfc(26) ≈ 5.7e-296): the
+/// scaled e^(x²) erfc(x) takes over.
+const ERFC_SCALED_FROM: f64 = 26.0;
+
+/// ln Q(z), Q(z) = erfc(z/√2)/2 the upper normal tail, in f64 for every z (−∞ at z = ∞).
+/// For z/√2 < 26 it is the logarithm of the `libm` erfc (musl's, < 1 ulp); beyond,
+/// −z²/2 + ln(√π x e^(x²) erfc(x)) − ln(2√π x) with the asymptotic series
+/// √π x e^(x²) erfc(x) = Σ_n (−1)^n (2n−1)!!/(2x²)^n (A&S 7.1.23), whose terms fall below
+/// 10^-17 by n = 7 for x ≥ 26. For z < 0 it is ln(1 − Q(−z)).
+///
+/// ```
+/// use taskassign::dist::lognormal::ln_normal_q;
+/// assert!((ln_normal_q(0.0) - 0.5f64.ln()).abs() < 1e-16);
+/// // Q(40) ≈ 3.655893540915e-350: below f64, its logarithm is not.
+/// assert!((ln_normal_q(40.0) - (-804.6084420137538)).abs() < 1e-12);
+/// ```
+pub fn ln_normal_q(z: f64) -> f64 {
+    if z == f64::INFINITY {
+        return f64::NEG_INFINITY;
+    }
+    if z < 0.0 {
+        return (-0.5 * libm::erfc(-z * std::f64::consts::FRAC_1_SQRT_2)).ln_1p();
+    }
+    let x = z * std::f64::consts::FRAC_1_SQRT_2;
+    if x < ERFC_SCALED_FROM {
+        return (0.5 * libm::erfc(x)).ln();
+    }
+    let r = 0.5 / (x * x);
+    let (mut term, mut sum) = (1.0f64, 1.0f64);
+    for n in 1..20 {
+        term *= -((2 * n - 1) as f64) * r;
+        sum += term;
+        if term.abs() < 1e-17 {
+            break;
+        }
+    }
+    // Q(z) = e^(−z²/2) · sum / (2√π x)
+    let ln_2_sqrt_pi = (2.0 * std::f64::consts::PI.sqrt()).ln();
+    -0.5 * z * z + sum.ln() - ln_2_sqrt_pi - x.ln()
+}
+
+/// Q(z) = erfc(z/√2)/2 in f64 (for the middle of the distribution, where it does not
+/// underflow).
+fn normal_q_f64(z: f64) -> f64 {
+    0.5 * libm::erfc(z * std::f64::consts::FRAC_1_SQRT_2)
 }
 
 impl LogNormal {
@@ -56,7 +144,8 @@ impl LogNormal {
             });
         }
         let sigma = Float::with_val(mu.prec(), sigma);
-        Ok(LogNormal { mu, sigma })
+        let f64c = LogNormalF64::new(&mu, &sigma);
+        Ok(LogNormal { mu, sigma, f64c })
     }
 
     /// (ln x − μ − shift)/σ at `bits` (±∞ at x = 0, ∞).
@@ -207,6 +296,44 @@ impl JobSize for LogNormal {
         // exp(jμ + j²σ²/2)
         let e = Float::with_val(w, &jf * &self.mu) + Float::with_val(w, &jf * &jf) * &s2 / 2u32;
         Ok(Float::with_val(bits, mass * e.exp()))
+    }
+    fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
+        // ln M = jμ + j²σ²/2 + ln(Φ(z_b) − Φ(z_a)) with z = (ln x − μ − jσ²)/σ, the
+        // difference taken between upper tails (both z ≥ 0), lower tails (both ≤ 0) or as
+        // 1 − Q(−z_a) − Q(z_b), as in the MPFR form. A short interval (the log-integrand
+        // jτ − (τ−μ)²/(2σ²), τ = ln x, varies by at most GL6_MAX_VARIATION over it) is
+        // integrated by Gauss–Legendre instead: the tails would cancel. Outside it the tail
+        // ratio is at most e^−1/2 or so, and 1 − Q − Q at least Φ(1/2) − Φ(−1/2).
+        let f = self.f64c.as_ref()?;
+        if !f64_order_ok(j) || ln_a.is_nan() || ln_b.is_nan() {
+            return None;
+        }
+        if ln_a >= ln_b {
+            return Some(f64::NEG_INFINITY);
+        }
+        let i = (j + 1) as usize;
+        let (m, s) = (f.shift[i], f.sigma);
+        let za = (ln_a - m) / s;
+        let zb = (ln_b - m) / s;
+        let l = ln_b - ln_a;
+        if l.is_finite() && l * za.abs().max(zb.abs()) / s <= GL6_MAX_VARIATION {
+            let tm = 0.5 * (ln_a + ln_b);
+            let dm = tm - f.mu;
+            let jf = f64::from(j);
+            let inv2s2 = 0.5 / (s * s);
+            let psi_m = jf * tm - dm * dm * inv2s2 - f.ln_norm;
+            return Some(psi_m + ln_gl6(0.5 * l, |h| jf * h - h * (2.0 * dm + h) * inv2s2));
+        }
+        let ln_mass = if za >= 0.0 {
+            let qa = ln_normal_q(za);
+            qa + ln_one_minus_exp(ln_normal_q(zb) - qa)
+        } else if zb <= 0.0 {
+            let qb = ln_normal_q(-zb);
+            qb + ln_one_minus_exp(ln_normal_q(-za) - qb)
+        } else {
+            (-(normal_q_f64(-za) + normal_q_f64(zb))).ln_1p()
+        };
+        Some(f.pref[i] + ln_mass)
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
         let b = self.prec();

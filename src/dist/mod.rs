@@ -397,3 +397,305 @@ pub fn rel_power_integral(bits: u32, t: &Float, a: &Float, b: &Float) -> Float {
     }
     Float::with_val(bits, t * &l).exp_m1() / t
 }
+
+// ---------------------------------------------------------------------------------------
+// f64 log-domain helpers for `JobSize::ln_partial_moment_f64`.
+//
+// Every family's f64 form works with logarithms throughout (ln x, ln M), so that points and
+// parameters far outside f64's range (p = 10^100000) are handled; values are exponentiated
+// only where they are known to fit. The helpers below are the shared kernels.
+//
+// Precision. No f64 form subtracts two nearly equal values on a short interval (b close to
+// a), so none loses the log2(b/(b − a)) bits a difference of closed-form antiderivatives
+// would: the width ln(b/a) is formed exactly from the f64 inputs and enters through expm1
+// (power laws, the exponential's incomplete gammas, j = 0 everywhere), and intervals on
+// which the log-integrand varies by less than GL6_MAX_VARIATION go to a Gauss–Legendre rule
+// (E[1/X] of the exponential, lognormal, Weibull), which needs no difference at all. What
+// remains is the rounding of the inputs themselves (ln a = 230258 has an ulp of 3e-11, so
+// t·ln a carries 1e-16 of |ln M|) and a bounded loss where two tails are subtracted on a
+// wide interval (at most a factor 12.5 for the exponential, about √s for a Weibull near its
+// mode); tests/dist_f64_search.rs measures the result against MPFR.
+// ---------------------------------------------------------------------------------------
+
+/// Whether j is a moment order of the f64 form (the MPFR form reports an error instead).
+pub fn f64_order_ok(j: i32) -> bool {
+    MOMENT_ORDERS.contains(&j)
+}
+
+/// A Float as an unevaluated sum hi + lo of two f64 (a "double-double"), so that a constant
+/// such as ln μ keeps about 106 bits: adding it to ln x then rounds only once. `None` if it
+/// is not finite in f64.
+pub fn f64_pair(x: &Float) -> Option<(f64, f64)> {
+    let hi = x.to_f64();
+    if !hi.is_finite() {
+        return None;
+    }
+    let lo = Float::with_val(x.prec() + 64, x - hi).to_f64();
+    Some((hi, lo))
+}
+
+/// A Float as f64 if it is finite, and normal or zero (a subnormal or an underflow to 0 of
+/// a nonzero value, or an overflow, would make an f64 formula wrong).
+pub fn f64_normal(x: &Float) -> Option<f64> {
+    let v = x.to_f64();
+    if v.is_finite() && (v.is_normal() || x.is_zero()) {
+        Some(v)
+    } else {
+        None
+    }
+}
+
+/// Error-free sum: s + e = a + b exactly, s = fl(a + b) (Knuth's TwoSum).
+pub fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    let e = (a - (s - bb)) + (b - bb);
+    (s, e)
+}
+
+/// A point x = e^ℓ given by its logarithm ℓ = hi + lo (a double-double), with its value
+/// e^ℓ in f64 (0 or +∞ where it does not fit: the formulas that use it tolerate that).
+#[derive(Debug, Clone, Copy)]
+pub struct LnPoint {
+    /// ln x, leading part (−∞ for x = 0, +∞ for x = ∞).
+    pub hi: f64,
+    /// ln x, trailing part (0 when hi is infinite).
+    pub lo: f64,
+    /// x = e^(hi + lo) rounded to f64 (relative error about one ulp).
+    pub x: f64,
+}
+
+impl LnPoint {
+    /// The point with logarithm ln_x + (c_hi + c_lo), the sum kept exact as a double-double
+    /// (e.g. ln(μx) from ln x and ln μ).
+    pub fn shifted(ln_x: f64, c_hi: f64, c_lo: f64) -> Self {
+        if ln_x.is_infinite() {
+            return Self::from_ln(ln_x);
+        }
+        let (s, e) = two_sum(ln_x, c_hi);
+        Self::from_parts(s, e + c_lo)
+    }
+
+    /// The point with logarithm `hi + lo` (renormalised).
+    pub fn from_parts(hi: f64, lo: f64) -> Self {
+        if hi.is_infinite() {
+            return Self::from_ln(hi);
+        }
+        let (hi, lo) = two_sum(hi, lo);
+        // e^(hi+lo) = e^hi (1 + lo + …), |lo| ≤ ulp(hi) so the square is negligible.
+        let x = hi.exp() * (1.0 + lo);
+        LnPoint { hi, lo, x }
+    }
+
+    /// The point with logarithm `l` (an f64, no trailing part).
+    pub fn from_ln(l: f64) -> Self {
+        LnPoint {
+            hi: l,
+            lo: 0.0,
+            x: l.exp(),
+        }
+    }
+
+    /// The point whose logarithm is the mean of the two points' logarithms (the geometric
+    /// mean), the logarithm kept as a double-double.
+    pub fn log_midpoint(&self, other: &LnPoint) -> Self {
+        if self.hi.is_infinite() || other.hi.is_infinite() {
+            return Self::from_ln(0.5 * (self.hi + other.hi));
+        }
+        let (s, e) = two_sum(self.hi, other.hi);
+        Self::from_parts(0.5 * s, 0.5 * (e + self.lo + other.lo))
+    }
+
+    /// ln x as one f64.
+    pub fn ln(&self) -> f64 {
+        self.hi + self.lo
+    }
+
+    /// ln(other) − ln(self) as one f64 (the trailing parts kept: exact for close points).
+    pub fn ln_ratio(&self, other: &LnPoint) -> f64 {
+        if self.hi.is_infinite() || other.hi.is_infinite() {
+            return other.hi - self.hi;
+        }
+        (other.hi - self.hi) + (other.lo - self.lo)
+    }
+}
+
+/// Whether the double-double x = (hi, lo) is below y (both normalised, |lo| ≤ ulp(hi)/2).
+fn dd_less(x: (f64, f64), y: (f64, f64)) -> bool {
+    x.0 < y.0 || (x.0 == y.0 && x.1 < y.1)
+}
+
+/// A log-interval clipped to a support, as [`clip_ln`] returns it.
+#[derive(Debug, Clone, Copy)]
+pub struct LnInterval {
+    /// ln a after clipping (a double-double; −∞ for a = 0).
+    pub a: (f64, f64),
+    /// ln b after clipping (+∞ for b = ∞).
+    pub b: (f64, f64),
+    /// ln(b/a) > 0 (+∞ if a = 0 or b = ∞), exact for close ends.
+    pub width: f64,
+}
+
+impl LnInterval {
+    /// ln(a/r) for a reference point r given by its double-double logarithm.
+    pub fn a_rel(&self, r: (f64, f64)) -> f64 {
+        dd_diff(self.a, r)
+    }
+    /// ln(b/r).
+    pub fn b_rel(&self, r: (f64, f64)) -> f64 {
+        dd_diff(self.b, r)
+    }
+}
+
+/// x − y for double-doubles, rounded to f64 (infinities kept).
+fn dd_diff(x: (f64, f64), y: (f64, f64)) -> f64 {
+    if x.0.is_infinite() || y.0.is_infinite() {
+        return x.0 - y.0;
+    }
+    (x.0 - y.0) + (x.1 - y.1)
+}
+
+/// Clips the log-interval (ln a, ln b] to the support [lo, hi] whose ends are given by
+/// double-double logarithms (lo = (−∞, 0) for a lower end 0, hi = (+∞, 0) for an unbounded
+/// support), as [`clip`] does with the MPFR values; `None` if the result is empty. The ends
+/// keep their trailing parts, so that a point one ulp of ln k above k, or an interval
+/// ending 10^-9 above ln p, are clipped exactly where the MPFR form clips them.
+pub fn clip_ln(ln_a: f64, ln_b: f64, lo: (f64, f64), hi: (f64, f64)) -> Option<LnInterval> {
+    let a = if dd_less((ln_a, 0.0), lo) {
+        lo
+    } else {
+        (ln_a, 0.0)
+    };
+    let b = if dd_less(hi, (ln_b, 0.0)) {
+        hi
+    } else {
+        (ln_b, 0.0)
+    };
+    if !dd_less(a, b) {
+        return None;
+    }
+    let width = dd_diff(b, a);
+    if width > 0.0 {
+        Some(LnInterval { a, b, width })
+    } else {
+        None
+    }
+}
+
+/// ln(1 − e^(−x)) for x ≥ 0 (x = 0 gives −∞, x = +∞ gives 0), given also ln x (which may be
+/// far below f64's range): for small x it is ln x + ln((1 − e^(−x))/x), so that an x that
+/// underflows still gives the right logarithm.
+pub fn ln_one_minus_exp_neg(x: f64, ln_x: f64) -> f64 {
+    if x < 0.5 {
+        let r = if x == 0.0 { 1.0 } else { -(-x).exp_m1() / x };
+        ln_x + r.ln()
+    } else {
+        (-(-x).exp_m1()).ln()
+    }
+}
+
+/// ln(1 − e^d) for d ≤ 0 (d = 0 gives −∞, d = −∞ gives 0), accurate for every d
+/// (Mächler's rule: expm1 near 0, log1p far from it).
+pub fn ln_one_minus_exp(d: f64) -> f64 {
+    if d > -std::f64::consts::LN_2 {
+        (-d.exp_m1()).ln()
+    } else {
+        (-d.exp()).ln_1p()
+    }
+}
+
+/// ln(e^x + e^y), with −∞ (a zero term) and +∞ handled.
+pub fn ln_add_exp(x: f64, y: f64) -> f64 {
+    let (hi, lo) = if x >= y { (x, y) } else { (y, x) };
+    if hi == f64::INFINITY || lo == f64::NEG_INFINITY {
+        return hi;
+    }
+    hi + (lo - hi).exp().ln_1p()
+}
+
+/// ln((1 − e^(−τ l))/τ) for τ ≥ 0 and l > 0 (l may be +∞): ln l at τ = 0, −ln τ at l = ∞.
+/// This is the log of ∫ over a log-interval of width l of e^(−τ s) ds, written so that
+/// neither a small τl (no cancellation, no underflow of τl) nor a large one overflows.
+pub fn ln_expm1_ratio(tau: f64, l: f64) -> f64 {
+    if l == f64::INFINITY {
+        return if tau > 0.0 { -tau.ln() } else { f64::INFINITY };
+    }
+    let x = tau * l;
+    if x < 0.5 {
+        // (1 − e^(−x))/τ = l · (1 − e^(−x))/x, the ratio in (0.78, 1].
+        let r = if x == 0.0 { 1.0 } else { -(-x).exp_m1() / x };
+        l.ln() + r.ln()
+    } else {
+        (-(-x).exp_m1()).ln() - tau.ln()
+    }
+}
+
+/// ln(e^c ∫_a^b (x/r)^t dx/x) for a power-law integrand, from s_a = ln(a/r), s_b = ln(b/r)
+/// and l = ln(b/a) > 0 given separately (so that a short interval keeps all its digits).
+/// a = 0 (s_a = −∞) or b = ∞ (s_b = +∞) are allowed; the value is +∞ when the integral
+/// diverges there (t ≤ 0 at 0, t ≥ 0 at ∞).
+///
+/// With t > 0 the value is c + t s_b + ln((1 − (a/b)^t)/t) (b^t factored out), with t < 0
+/// it is c + t s_a + ln((1 − (b/a)^t)/(−t)), with t = 0 it is c + ln l: no overflow for
+/// any l, no cancellation for a short interval.
+///
+/// ```
+/// use taskassign::dist::ln_power_integral_f64;
+/// // ∫_1^2 x dx = 3/2 (t = 2), ∫_1^e dx/x = 1 (t = 0)
+/// let v = ln_power_integral_f64(2.0, 0.0, 0.0, 2f64.ln(), 2f64.ln());
+/// assert!((v - 1.5f64.ln()).abs() < 1e-15);
+/// assert!(ln_power_integral_f64(0.0, 0.0, 0.0, 1.0, 1.0).abs() < 1e-16);
+/// ```
+pub fn ln_power_integral_f64(t: f64, c: f64, s_a: f64, s_b: f64, l: f64) -> f64 {
+    if t > 0.0 {
+        if s_b == f64::INFINITY {
+            return f64::INFINITY;
+        }
+        c + t * s_b + ln_expm1_ratio(t, l)
+    } else if t < 0.0 {
+        if s_a == f64::NEG_INFINITY {
+            return f64::INFINITY;
+        }
+        c + t * s_a + ln_expm1_ratio(-t, l)
+    } else {
+        c + l.ln()
+    }
+}
+
+/// Gauss–Legendre nodes on [0, 1] (the positive half of the symmetric 6-point rule) …
+const GL6_NODES: [f64; 3] = [
+    0.238_619_186_083_196_9,
+    0.661_209_386_466_264_5,
+    0.932_469_514_203_152,
+];
+/// … and their weights (Abramowitz & Stegun, Table 25.4).
+const GL6_WEIGHTS: [f64; 3] = [
+    0.467_913_934_572_691,
+    0.360_761_573_048_138_6,
+    0.171_324_492_379_170_3,
+];
+
+/// Largest variation of the log-integrand over an interval for which [`ln_gl6`] is used:
+/// the n-point rule's error on [−1, 1] is 2^(2n+1) (n!)^4 / ((2n+1) ((2n)!)^3) · f^(2n)(ξ)
+/// (A&S 25.4.30), 1.5·10^-12·c^12·e^|c| for f = e^(c·s) and n = 6: below 10^-19 of the
+/// integral for |c| ≤ 0.25, i.e. a variation ≤ 0.5 over the interval.
+pub const GL6_MAX_VARIATION: f64 = 0.5;
+
+/// Largest width of a log-interval ln b − ln a for [`ln_gl6`] when the log-integrand has a
+/// term in e^τ (τ = ln x: exponential, Weibull): with h ≤ 1/2 its n-th derivative in the
+/// scaled variable is at most h^n times the variation, so the bound above applies.
+pub const GL6_MAX_LOG_WIDTH: f64 = 1.0;
+
+/// ln ∫_{−h}^{h} e^(ψ(s)) ds by the 6-point Gauss–Legendre rule, for a short interval over
+/// which ψ varies by at most [`GL6_MAX_VARIATION`]; `dpsi(s)` = ψ(s) − ψ(0) (computed by
+/// the caller without cancellation). The caller adds ψ(0). This is how the exponential's
+/// E[1/X], the lognormal and the Weibull treat an interval too short for a difference of
+/// two closed-form terms to keep its digits.
+pub fn ln_gl6(h: f64, dpsi: impl Fn(f64) -> f64) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..3 {
+        let s = h * GL6_NODES[i];
+        sum += GL6_WEIGHTS[i] * (dpsi(s).exp() + dpsi(-s).exp());
+    }
+    h.ln() + sum.ln()
+}

@@ -1,5 +1,6 @@
 //! Pareto (unbounded) with scale k and shape α: F̄(x) = (k/x)^α for x ≥ k.
 
+use super::bounded_pareto::{power_law_moments, PowerLawF64};
 use super::ziggurat::exp1;
 use super::{
     check_order, clip, fast_pow, rel_power_integral, to_f64_param, DistError, JobSize, Sampler,
@@ -14,6 +15,8 @@ use rug::Float;
 pub struct Pareto {
     k: Float,
     alpha: Float,
+    /// Constants of [`JobSize::ln_partial_moment_f64`] (`None`: α does not fit in f64).
+    f64c: Option<PowerLawF64>,
 }
 
 impl Pareto {
@@ -42,7 +45,9 @@ impl Pareto {
             });
         }
         let alpha = Float::with_val(k.prec(), alpha);
-        Ok(Pareto { k, alpha })
+        let one = Float::with_val(k.prec(), 1u32);
+        let f64c = PowerLawF64::new(&k, None, &alpha, &one);
+        Ok(Pareto { k, alpha, f64c })
     }
 }
 
@@ -95,6 +100,40 @@ impl JobSize for Pareto {
         let ka = fast_pow(&Float::with_val(bits, &self.k / &a), &self.alpha);
         let aj = Float::with_val(bits, (&a).pow(j));
         Ok(rel_power_integral(bits, &t, &a, &b) * aj * ka * &self.alpha)
+    }
+    fn partial_moments(&self, js: &[i32], a: &Float, b: &Float) -> Result<Vec<Float>, DistError> {
+        // The errors of the first failing order, in the order of `js`, as the default
+        // (one `partial_moment` per order) reports them.
+        let bits = self.prec();
+        let clipped = clip(a, b, &self.k, &self.upper(), bits);
+        for &j in js {
+            check_order(j)?;
+            if let Some((a, b)) = &clipped {
+                if b.is_infinite() && self.alpha <= j {
+                    return Err(DistError::InfiniteMoment {
+                        family: "pareto",
+                        j,
+                        a: show(a),
+                        b: "inf".into(),
+                    });
+                }
+            }
+        }
+        let Some((a, b)) = clipped else {
+            return Ok(js.iter().map(|_| Float::with_val(bits, 0)).collect());
+        };
+        Ok(power_law_moments(
+            bits,
+            js,
+            &a,
+            &b,
+            &self.k,
+            &self.alpha,
+            |m| m * &self.alpha,
+        ))
+    }
+    fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
+        self.f64c.as_ref()?.ln_moment(j, ln_a, ln_b)
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
         let b = self.prec();

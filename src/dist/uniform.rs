@@ -1,6 +1,9 @@
 //! Uniform on [a, b] with 0 ≤ a < b.
 
-use super::{check_order, clip, to_f64_param, DistError, JobSize, Sampler};
+use super::{
+    check_order, clip, clip_ln, f64_normal, f64_order_ok, f64_pair, ln_power_integral_f64,
+    to_f64_param, DistError, JobSize, Sampler,
+};
 use crate::num::show;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -12,6 +15,36 @@ pub struct Uniform {
     a: Float,
     b: Float,
     width: Float,
+    /// Constants of [`JobSize::ln_partial_moment_f64`].
+    f64c: Option<UniformF64>,
+}
+
+/// f64 constants of the uniform's log-domain moments: only logarithms enter, so any
+/// bounds (10^-400, 10^100000) fit.
+#[derive(Debug, Clone)]
+struct UniformF64 {
+    /// ln a as a double-double ((−∞, 0) for a = 0).
+    ln_lo: (f64, f64),
+    /// ln b.
+    ln_hi: (f64, f64),
+    /// −ln(b − a).
+    c: f64,
+}
+
+impl UniformF64 {
+    fn new(a: &Float, b: &Float, width: &Float) -> Option<Self> {
+        let w = a.prec() + 16;
+        let ln_lo = if a.is_zero() {
+            (f64::NEG_INFINITY, 0.0)
+        } else {
+            f64_pair(&Float::with_val(w, a.ln_ref()))?
+        };
+        Some(UniformF64 {
+            ln_lo,
+            ln_hi: f64_pair(&Float::with_val(w, b.ln_ref()))?,
+            c: f64_normal(&-Float::with_val(w, width.ln_ref()))?,
+        })
+    }
 }
 
 impl Uniform {
@@ -42,7 +75,8 @@ impl Uniform {
         let bits = a.prec();
         let b = Float::with_val(bits, b);
         let width = Float::with_val(bits, &b - &a);
-        Ok(Uniform { a, b, width })
+        let f64c = UniformF64::new(&a, &b, &width);
+        Ok(Uniform { a, b, width, f64c })
     }
 }
 
@@ -105,6 +139,25 @@ impl JobSize for Uniform {
             }
         };
         Ok(v / &self.width)
+    }
+    fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
+        // M_j = (1/w) ∫_a^b x^j dx: the power-law kernel with t = j + 1 (t = 0 is ln(b/a)),
+        // after clipping to the support in log space.
+        let f = self.f64c.as_ref()?;
+        if !f64_order_ok(j) || ln_a.is_nan() || ln_b.is_nan() {
+            return None;
+        }
+        let Some(iv) = clip_ln(ln_a, ln_b, f.ln_lo, f.ln_hi) else {
+            return Some(f64::NEG_INFINITY);
+        };
+        let (la, lb) = (iv.a_rel((0.0, 0.0)), iv.b_rel((0.0, 0.0)));
+        Some(ln_power_integral_f64(
+            f64::from(j + 1),
+            f.c,
+            la,
+            lb,
+            iv.width,
+        ))
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
         if !(*u > 0 && *u < 1) {

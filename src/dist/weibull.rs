@@ -20,7 +20,12 @@
 //! Where Γ(s, y_a) − Γ(s, y_b) cancels (a short interval) the computation is repeated at
 //! log2(b/(b−a)) more bits; for y ≥ s the loss is at most that (since −d ln Γ(s,y)/dy ≥ 1/y).
 
-use super::{check_order, clip, to_f64_param, DistError, JobSize, Sampler};
+use super::exponential::{interval_width, LENTZ_EPS};
+use super::{
+    check_order, clip, f64_normal, f64_order_ok, f64_pair, ln_add_exp, ln_gl6, ln_one_minus_exp,
+    ln_one_minus_exp_neg, ln_power_integral_f64, to_f64_param, two_sum, DistError, JobSize,
+    LnPoint, Sampler, GL6_MAX_LOG_WIDTH, GL6_MAX_VARIATION,
+};
 use crate::num::show;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -43,6 +48,224 @@ pub const GAMMA_MAX_TERMS: usize = 1_000_000;
 pub struct Weibull {
     shape: Float,
     scale: Float,
+    /// Constants of [`JobSize::ln_partial_moment_f64`] (`None` for a shape outside
+    /// [`WEIBULL_F64_MIN_SHAPE`, f64's range]).
+    f64c: Option<WeibullF64>,
+}
+
+/// Smallest shape with an f64 form: the gamma shapes s = 1 + j/k stay within ±1000, where
+/// the f64 series and continued fractions converge in a few hundred terms.
+pub const WEIBULL_F64_MIN_SHAPE: f64 = 2.0 / 999.0;
+/// Term limit of the f64 series and continued fractions (they need about 9√|s| + 20 terms:
+/// 280 for the lower series at y = s = 1001, under 100 for the fraction).
+const F64_MAX_TERMS: usize = 5000;
+/// Relative size of the last term kept by the f64 series.
+const F64_SERIES_EPS: f64 = 1e-17;
+
+/// f64 constants of the Weibull's log-domain moments, computed once in MPFR.
+#[derive(Debug, Clone)]
+struct WeibullF64 {
+    /// Shape k as a double-double.
+    k: (f64, f64),
+    /// ln λ as a double-double.
+    ln_scale: (f64, f64),
+    /// Gamma shapes s_j = 1 + j/k for j = −1, 0, 1, 2.
+    s: [f64; 4],
+}
+
+impl WeibullF64 {
+    fn new(shape: &Float, scale: &Float) -> Option<Self> {
+        let w = shape.prec() + 16;
+        let kf = f64_normal(shape)?;
+        if kf < WEIBULL_F64_MIN_SHAPE {
+            return None;
+        }
+        let mut s = [0.0; 4];
+        for (i, j) in (-1i32..=2).enumerate() {
+            s[i] = f64_normal(&(Float::with_val(w, j) / shape + 1u32))?;
+        }
+        Some(WeibullF64 {
+            k: f64_pair(shape)?,
+            ln_scale: f64_pair(&Float::with_val(w, scale.ln_ref()))?,
+            s,
+        })
+    }
+
+    /// y = (x/λ)^k from ln x: ln y = k (ln x − ln λ) as a double-double (an FMA for the
+    /// product), so that y = 10^5 still has a relative error of about one ulp.
+    fn y_point(&self, ln_x: f64) -> LnPoint {
+        if ln_x.is_infinite() {
+            return LnPoint::from_ln(ln_x);
+        }
+        let (dh, e) = two_sum(ln_x, -self.ln_scale.0);
+        let (dh, dl) = two_sum(dh, e - self.ln_scale.1);
+        let p = dh * self.k.0;
+        let pe = dh.mul_add(self.k.0, -p);
+        LnPoint::from_parts(p, pe + dh * self.k.1 + dl * self.k.0)
+    }
+}
+
+/// ln Σ_{n≥0} y^n/((s+1)(s+2)…(s+n)) for 0 < y ≤ s (the lower incomplete gamma is
+/// γ(s, y) = y^s e^−y / s · this sum; every term positive).
+fn ln_lower_series(s: f64, y: f64) -> f64 {
+    let (mut term, mut sum) = (1.0f64, 1.0f64);
+    for n in 1..F64_MAX_TERMS {
+        term *= y / (s + n as f64);
+        sum += term;
+        if term <= F64_SERIES_EPS * sum {
+            return sum.ln();
+        }
+    }
+    f64::NAN
+}
+
+/// ln D(s, y) with Γ(s, y) = e^−y y^s / D, D the continued fraction
+/// y + 1 − s − 1(1−s)/(y + 3 − s − 2(2−s)/(y + 5 − s − …)) (A&S 6.5.31, the one of
+/// [`upper_gamma_cf`]), modified Lentz; for y ≥ max(1, s).
+fn ln_upper_cf(s: f64, y: f64) -> f64 {
+    let tiny = 1e-300;
+    let ys = y - s;
+    let b0 = ys + 1.0;
+    let mut f = if b0 == 0.0 { tiny } else { b0 };
+    let (mut c, mut d) = (f, 0.0f64);
+    for n in 1..F64_MAX_TERMS {
+        let nf = n as f64;
+        let a = -nf * (nf - s);
+        let b = ys + 2.0 * nf + 1.0;
+        d = a * d + b;
+        if d == 0.0 {
+            d = tiny;
+        }
+        d = 1.0 / d;
+        c = b + a / c;
+        if c == 0.0 {
+            c = tiny;
+        }
+        let delta = c * d;
+        f *= delta;
+        if (delta - 1.0).abs() <= LENTZ_EPS {
+            return f.ln();
+        }
+    }
+    f64::NAN
+}
+
+/// ln ∫_lo^hi y^(s−1) e^−y dy over 0 ≤ lo < hi ≤ 1 by the termwise series
+/// Σ_n (−1)^n/n! I_n, I_n = ∫ y^(s+n−1) dy (each an exact power integral, any s; the
+/// alternation costs at most a factor e^(2·hi) ≤ e²). The terms are taken relative to I_0
+/// (I_n ≤ I_0 as y ≤ 1); for s + n > 0 by the recurrences hi^(s+n+1) = hi·hi^(s+n) and
+/// 1 − ρ^(t+1) = (1 − ρ^t) + ρ^t (1 − ρ), ρ = lo/hi, which add positive numbers only.
+fn ln_gamma_termwise(s: f64, lo: &LnPoint, hi: &LnPoint, ly: f64) -> f64 {
+    let (la, lb) = (lo.ln(), hi.ln());
+    let ln_i0 = ln_power_integral_f64(s, 0.0, la, lb, ly);
+    let v = -(-ly).exp_m1();
+    let mut sum = 1.0f64;
+    let mut fact = 1.0f64;
+    // hi^t / I_0 and 1 − ρ^t, once t = s + n > 0
+    let mut rec: Option<(f64, f64)> = None;
+    for n in 1..F64_MAX_TERMS {
+        let nf = n as f64;
+        let t = s + nf;
+        fact *= nf;
+        let r = if t <= 0.0 {
+            (ln_power_integral_f64(t, 0.0, la, lb, ly) - ln_i0).exp()
+        } else {
+            let (base, u) = match rec {
+                None => ((t * lb - ln_i0).exp(), -(-t * ly).exp_m1()),
+                Some((base, u)) => (base * hi.x, u + (1.0 - u) * v),
+            };
+            rec = Some((base, u));
+            base * u / t
+        };
+        let term = r / fact;
+        sum += if n % 2 == 1 { -term } else { term };
+        if term <= F64_SERIES_EPS * sum.abs() {
+            break;
+        }
+    }
+    ln_i0 + sum.ln()
+}
+
+/// ln ∫_lo^hi y^(s−1) e^−y dy for a piece of the y-axis inside [0, 1], [1, s] or
+/// [max(1, s), ∞): by Gauss–Legendre in ln y if the piece is short (at most
+/// [`GL6_MAX_LOG_WIDTH`] wide in ln y with the log-integrand s ln y − y varying by at most
+/// [`GL6_MAX_VARIATION`]), else by the termwise series below 1, by the lower incomplete
+/// gamma γ(s, hi) − γ(s, lo) on [1, s] (the integrand increases up to the mode s − 1) and
+/// by the upper one Γ(s, lo) − Γ(s, hi) above. The differences are formed as
+/// ln(1 − e^d) with d = ln γ(lo) − ln γ(hi) (or the Γ ratio) assembled from s·ln(hi/lo),
+/// hi − lo and the logs of the slowly varying series (continued fraction), so that a piece
+/// that is not short loses at most a few digits (about √s ulps near the mode).
+fn ln_gamma_piece(s: f64, lo: &LnPoint, hi: &LnPoint, region: Region) -> f64 {
+    let ly = lo.ln_ratio(hi);
+    let (w, _) = interval_width(lo, hi, ly);
+    if lo.hi.is_finite()
+        && hi.x.is_finite()
+        && ly <= GL6_MAX_LOG_WIDTH
+        && ly * (s - lo.x).abs().max((s - hi.x).abs()) <= GL6_MAX_VARIATION
+    {
+        let m = lo.log_midpoint(hi);
+        return s * m.ln() - m.x + ln_gl6(0.5 * ly, |h| s * h - m.x * h.exp_m1());
+    }
+    match region {
+        Region::Termwise => ln_gamma_termwise(s, lo, hi, ly),
+        Region::Lower => {
+            let (sl, sh) = (ln_lower_series(s, lo.x), ln_lower_series(s, hi.x));
+            let d = -s * ly + w + sl - sh;
+            s * hi.ln() - hi.x - s.ln() + sh + ln_one_minus_exp(d)
+        }
+        Region::Upper => {
+            let cl = ln_upper_cf(s, lo.x);
+            let ln_g = s * lo.ln() - lo.x - cl;
+            if !hi.x.is_finite() {
+                return ln_g;
+            }
+            let d = s * ly - w - ln_upper_cf(s, hi.x) + cl;
+            ln_g + ln_one_minus_exp(d)
+        }
+    }
+}
+
+/// Where a piece of the y-axis lies, which decides its formula in [`ln_gamma_piece`].
+#[derive(Debug, Clone, Copy)]
+enum Region {
+    /// [0, 1].
+    Termwise,
+    /// [1, s] for s > 1.
+    Lower,
+    /// [max(1, s), ∞).
+    Upper,
+}
+
+/// ln ∫_{ya}^{yb} y^(s−1) e^−y dy (ya = 0 needs s > 0), split at y = 1 and y = s into
+/// pieces of positive integrals, each by [`ln_gamma_piece`], added in log space.
+fn ln_gamma_interval_f64(s: f64, pa: &LnPoint, pb: &LnPoint) -> f64 {
+    // The pieces' ends: pa, the cuts strictly inside (pa, pb), pb.
+    let mut ends = [*pa; 4];
+    let mut n = 1;
+    let mut cut = |p: LnPoint| {
+        if pa.ln() < p.ln() && p.ln() < pb.ln() {
+            ends[n] = p;
+            n += 1;
+        }
+    };
+    cut(LnPoint::from_ln(0.0));
+    if s > 1.0 {
+        cut(LnPoint::from_ln(s.ln()));
+    }
+    ends[n] = *pb;
+    let mut total = f64::NEG_INFINITY;
+    for w in ends[..=n].windows(2) {
+        // A piece lies in one region, that of its lower end.
+        let region = if w[0].ln() < 0.0 {
+            Region::Termwise
+        } else if s > 1.0 && w[0].ln() < s.ln() {
+            Region::Lower
+        } else {
+            Region::Upper
+        };
+        total = ln_add_exp(total, ln_gamma_piece(s, &w[0], &w[1], region));
+    }
+    total
 }
 
 impl Weibull {
@@ -72,7 +295,8 @@ impl Weibull {
             });
         }
         let scale = Float::with_val(shape.prec(), scale);
-        Ok(Weibull { shape, scale })
+        let f64c = WeibullF64::new(&shape, &scale);
+        Ok(Weibull { shape, scale, f64c })
     }
 
     /// (x/λ)^k at `bits`.
@@ -172,6 +396,37 @@ impl JobSize for Weibull {
         };
         let lj = Float::with_val(wb, (&self.scale).pow(j));
         Ok(Float::with_val(bits, g * lj))
+    }
+    fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
+        // M_j = λ^j ∫_{y_a}^{y_b} y^(s−1) e^−y dy, y = (x/λ)^k, s = 1 + j/k (module doc);
+        // j = 0 is e^−ya (1 − e^−(yb−ya)) with yb − ya from ln(yb/ya) = k ln(b/a).
+        let f = self.f64c.as_ref()?;
+        if !f64_order_ok(j) || ln_a.is_nan() || ln_b.is_nan() {
+            return None;
+        }
+        if ln_a >= ln_b {
+            return Some(f64::NEG_INFINITY);
+        }
+        let pa = f.y_point(ln_a);
+        let pb = f.y_point(ln_b);
+        if pa.x == f64::INFINITY {
+            // ln M ≈ −y_a is below −f64::MAX.
+            return Some(f64::NEG_INFINITY);
+        }
+        if j == 0 {
+            let ly = pa.ln_ratio(&pb);
+            let (w, ln_w) = interval_width(&pa, &pb, ly);
+            return Some(-pa.x + ln_one_minus_exp_neg(w, ln_w));
+        }
+        let s = f.s[(j + 1) as usize];
+        if pa.hi == f64::NEG_INFINITY && s <= 0.0 {
+            return Some(f64::INFINITY);
+        }
+        let lg = ln_gamma_interval_f64(s, &pa, &pb);
+        let jf = f64::from(j);
+        let v = jf * f.ln_scale.0 + jf * f.ln_scale.1 + lg;
+        // A safeguard: the series and fractions converge on every range the shapes allow.
+        (!v.is_nan()).then_some(v)
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
         let b = self.prec();
