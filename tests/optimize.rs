@@ -418,3 +418,71 @@ fn optimum_pinned_against_a_stability_boundary() {
     let g = g.to_f64();
     assert!(g.abs() < FOC_TOL, "s dJ/ds / J = {g}");
 }
+
+/// The f64 search on logarithms (`Search::Auto`, used wherever the family has f64 partial
+/// moments) and the MPFR grid search (`Search::Mpfr`) are two independent global searches:
+/// polished at 160 bits from their starts, they must reach the same optimum. Source of the
+/// expected value: the MPFR search; tolerance 1e-30 relative on the value (both polishes
+/// converge to the working precision, ~48 digits).
+#[test]
+fn f64_search_agrees_with_mpfr_search() {
+    use taskassign::optimize::chain::ChainKind;
+    use taskassign::optimize::fast::LnChain;
+    use taskassign::optimize::{optimum_from, search_starts_with, Search};
+    let cases: &[(&str, &str, usize)] = &[
+        ("bp:k=1,p=1e10,alpha=1.5", "0.5", 2),
+        ("bp:k=1,p=1e10,alpha=0.5", "0.8", 3),
+        ("bp:k=1,p=1e1000,alpha=1", "0.5", 4),
+        ("bp:k=1,p=1e100000,alpha=1.5", "0.9", 3),
+        ("pareto:k=1,alpha=2.5", "0.7", 3),
+        ("exp:rate=1", "0.8", 3),
+        ("uniform:a=0,b=1", "0.6", 2),
+        ("hyperexp:p=0.1,rate1=0.1,rate2=10", "0.5", 4),
+        ("lognormal:mu=0,sigma=2", "0.7", 3),
+        ("weibull:shape=0.5,scale=1", "0.6", 2),
+    ];
+    let bits = 160;
+    for (s, load, hosts) in cases {
+        let f = spec(s);
+        let load = LoadSpec::Total((*load).into());
+        for pol in [OptPolicy::Sita, OptPolicy::Tags, OptPolicy::TagsMinmax] {
+            for metric in [Metric::Waiting, Metric::Slowdown] {
+                if pol == OptPolicy::TagsMinmax && metric == Metric::Slowdown {
+                    continue;
+                }
+                let run = |search| -> Result<Float, String> {
+                    let st = search_starts_with(&f, &load, *hosts, pol, metric, search)
+                        .map_err(|e| e.to_string())?;
+                    let d = f.build(bits).unwrap();
+                    let o = optimum_from(d.as_ref(), &load, *hosts, pol, metric, &st)
+                        .map_err(|e| e.to_string())?;
+                    Ok(match o.max_queue {
+                        Some(q) => q,
+                        None => o.eval.value,
+                    })
+                };
+                // The test means something only where the f64 search is used.
+                let d64 = f.build(64).unwrap();
+                let (lambda, _) = load.resolve(d64.as_ref(), *hosts).unwrap();
+                let kind = match pol {
+                    OptPolicy::Sita => ChainKind::Sita,
+                    OptPolicy::Tags => ChainKind::Tags,
+                    _ => ChainKind::TagsQueueLength,
+                };
+                assert!(
+                    LnChain::new(d64.as_ref(), &lambda, kind, metric).is_some(),
+                    "{s}: no f64 search"
+                );
+                let (a, b) = (run(Search::Auto), run(Search::Mpfr));
+                match (a, b) {
+                    (Ok(a), Ok(b)) => assert!(
+                        rel(&a, &b) < 1e-30,
+                        "{s} h={hosts} {pol:?} {metric:?}: f64 search {a} vs MPFR search {b}"
+                    ),
+                    (Err(a), Err(b)) => assert_eq!(a, b, "{s} {pol:?} {metric:?}"),
+                    (a, b) => panic!("{s} h={hosts} {pol:?} {metric:?}: {a:?} vs {b:?}"),
+                }
+            }
+        }
+    }
+}

@@ -103,6 +103,25 @@ impl<'a> Chain<'a> {
             .map_err(|e| PolicyError::from(e).for_metric(self.metric))
     }
 
+    /// M_j(a, b) for N orders at once (shared work, see [`JobSize::partial_moments`]).
+    fn ms3<const N: usize>(
+        &self,
+        js: &[i32; N],
+        a: &Float,
+        b: &Float,
+    ) -> Result<[Float; N], PolicyError> {
+        let v = self
+            .dist
+            .partial_moments(js, &self.left(a), b)
+            .map_err(|e| PolicyError::from(e).for_metric(self.metric))?;
+        <[Float; N]>::try_from(v).map_err(|_| {
+            PolicyError::BadCutoffs(format!(
+                "{}: partial_moments returned the wrong number of orders",
+                self.dist.family()
+            ))
+        })
+    }
+
     /// G(x) = E[X^{j_w}; X > x].
     fn g(&self, x: &Float) -> Result<Float, PolicyError> {
         self.m(weight_order(self.metric), x, &self.top)
@@ -149,8 +168,7 @@ impl<'a> Chain<'a> {
         let jw = weight_order(self.metric);
         match self.kind {
             ChainKind::Sita => {
-                let w = self.m(jw, a, b)?;
-                let m1 = self.m(1, a, b)?;
+                let [w, m1, m2] = self.ms3(&[jw, 1, 2], a, b)?;
                 let rho = Float::with_val(bits, lam * &m1);
                 if rho >= 1 {
                     return Ok(TermGrad {
@@ -159,7 +177,6 @@ impl<'a> Chain<'a> {
                         db: zero(),
                     });
                 }
-                let m2 = self.m(2, a, b)?;
                 let one_m = Float::with_val(bits, 1u32) - &rho;
                 let r = Float::with_val(bits, lam * &m2) / Float::with_val(bits, &one_m * 2u32);
                 let value = Float::with_val(bits, &w * &r);
@@ -190,7 +207,8 @@ impl<'a> Chain<'a> {
                 let tail_b = if b_free { self.dist.tail(b) } else { zero() };
                 let btail = Float::with_val(bits, b * &tail_b);
                 let btail = if b_free { btail } else { zero() };
-                let n1 = self.m(1, a, b)? + &btail;
+                let [m1, m2] = self.ms3(&[1, 2], a, b)?;
+                let n1 = m1 + &btail;
                 let rho = Float::with_val(bits, lam * &n1);
                 if rho >= 1 {
                     return Ok(TermGrad {
@@ -204,7 +222,7 @@ impl<'a> Chain<'a> {
                 } else {
                     zero()
                 };
-                let n2 = self.m(2, a, b)? + &b2tail;
+                let n2 = m2 + &b2tail;
                 let one_m = Float::with_val(bits, 1u32) - &rho;
                 let q = Float::with_val(bits, lam * &n2) / Float::with_val(bits, &one_m * 2u32);
                 // Weight of the queueing term: G(a) for the mean, λ P(X > a) for the

@@ -9,6 +9,7 @@
 //! and so reach full precision. Each certified result is stage (3) at two precisions.
 
 pub mod chain;
+pub mod fast;
 pub mod grid;
 pub mod polish;
 pub mod threshold;
@@ -127,6 +128,29 @@ pub fn search_starts(
     policy: OptPolicy,
     metric: Metric,
 ) -> Result<Vec<Vec<Float>>, PolicyError> {
+    search_starts_with(dist, load, hosts, policy, metric, Search::Auto)
+}
+
+/// Which global search [`search_starts_with`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Search {
+    /// The f64 search on logarithms ([`fast`]) where the distribution has f64 partial
+    /// moments and it finds a stable placement; the MPFR search otherwise.
+    Auto,
+    /// The MPFR grid search ([`grid`]) always (the reference the f64 search is tested
+    /// against).
+    Mpfr,
+}
+
+/// [`search_starts`] with a choice of global search.
+pub fn search_starts_with(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    search: Search,
+) -> Result<Vec<Vec<Float>>, PolicyError> {
     let d = dist.build(SEARCH_BITS)?;
     let (lambda, rho) = load.resolve(d.as_ref(), hosts)?;
     if policy.routing() == PolicyKind::Tags {
@@ -134,6 +158,13 @@ pub fn search_starts(
     }
     if hosts == 1 {
         return Ok(vec![vec![]]);
+    }
+    if search == Search::Auto && has_density(d.as_ref()) {
+        if let Some(lc) = fast::LnChain::new(d.as_ref(), &lambda, chain_kind(policy), metric) {
+            if let Some(starts) = fast_starts(&lc, d.as_ref(), &lambda, hosts, policy, metric)? {
+                return Ok(starts);
+            }
+        }
     }
     let mut g = grid::make_grid(d.as_ref(), grid::grid_size(hosts))?;
     // Seeds that are stable whenever anything is: equal SITA loads (ρ/h < 1) and, for
@@ -173,7 +204,7 @@ pub fn search_starts(
     // working precision finishes the polish (and reports an error if it cannot).
     let best_grid = candidates[0].value.clone();
     let width = grid::max_ln_gap(&g);
-    let mut refined: Vec<(Float, Vec<Float>)> = Vec::new();
+    let mut zoomed: Vec<Vec<Float>> = Vec::new();
     for c in candidates.iter().take(MAX_CANDIDATES) {
         if Float::with_val(SEARCH_BITS, &c.value / &best_grid) > CANDIDATE_RATIO {
             continue;
@@ -188,19 +219,102 @@ pub fn search_starts(
             width,
             false,
         )?;
-        let p = polish::refine(&ch, hosts, &free_of(&z), polish::SEARCH_POLISH_ITER)?;
-        refined.push((p.value, p.cutoffs));
+        zoomed.push(free_of(&z));
+    }
+    let refined = refine_candidates(&ch, hosts, &zoomed)?;
+    if refined.is_empty() {
+        return Ok(vec![free_of(&candidates[0])]);
+    }
+    Ok(refined)
+}
+
+/// Refines each start at the search precision (a bounded Newton run) and returns those
+/// that tie with the best refined value at [`TIE_BITS`], best first. Starts whose
+/// refinement fails are dropped.
+fn refine_candidates(
+    ch: &Chain,
+    hosts: usize,
+    starts: &[Vec<Float>],
+) -> Result<Vec<Vec<Float>>, PolicyError> {
+    let mut refined: Vec<(Float, Vec<Float>)> = Vec::new();
+    let mut last_err = None;
+    for st in starts {
+        match polish::refine(ch, hosts, st, polish::SEARCH_POLISH_ITER) {
+            Ok(p) => refined.push((p.value, p.cutoffs)),
+            Err(e) => last_err = Some(e),
+        }
+    }
+    if refined.is_empty() {
+        return match last_err {
+            Some(e) if starts.len() == 1 => Err(e),
+            _ => Ok(vec![]),
+        };
     }
     refined.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
-    let Some(first) = refined.first().map(|r| r.0.clone()) else {
-        return Ok(vec![free_of(&candidates[0])]);
-    };
+    let first = refined[0].0.clone();
     let tie = Float::with_val(SEARCH_BITS, first.abs_ref()) >> TIE_BITS;
     Ok(refined
         .into_iter()
         .filter(|(v, _)| Float::with_val(SEARCH_BITS, v - &first) <= tie)
         .map(|(_, c)| c)
         .collect())
+}
+
+/// The global search in f64 ([`fast`]): the grid DP and the zoom on logarithms, then the
+/// same MPFR refinement as the MPFR search. `None` when it finds no stable placement (the
+/// MPFR search then decides, and reports the error if there is one).
+fn fast_starts(
+    lc: &fast::LnChain,
+    d: &dyn JobSize,
+    lambda: &Float,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+) -> Result<Option<Vec<Vec<Float>>>, PolicyError> {
+    let minmax = policy == OptPolicy::TagsMinmax;
+    let mut g = fast::ln_grid(lc, hosts, grid::grid_size(hosts) / 3);
+    let mut cands = fast::ln_grid_optima(lc, hosts, &g, minmax);
+    if cands.is_empty() && policy.routing() == PolicyKind::Tags {
+        // Near the TAGS threshold the stable cutoffs can fall between grid points: the
+        // equal-load cutoffs are stable whenever anything is.
+        if let Ok((c, _)) = tags_equal_load_cutoffs(d, lambda, hosts) {
+            g.extend(
+                c.iter()
+                    .map(|x| Float::with_val(SEARCH_BITS, x.ln_ref()).to_f64()),
+            );
+            g.retain(|y| !y.is_nan());
+            g.sort_by(f64::total_cmp);
+            g.dedup();
+            cands = fast::ln_grid_optima(lc, hosts, &g, minmax);
+        }
+    }
+    if cands.is_empty() {
+        return Ok(None);
+    }
+    let to_floats = |ys: &[f64]| -> Vec<Float> {
+        ys.iter()
+            .filter(|y| **y < lc.y_top)
+            .map(|y| Float::with_val(SEARCH_BITS, *y).exp())
+            .collect()
+    };
+    if minmax {
+        return Ok(Some(vec![to_floats(&cands[0].ys)]));
+    }
+    let best = cands[0].ln_value;
+    let width = fast::max_gap(&g);
+    let zoomed: Vec<Vec<Float>> = cands
+        .iter()
+        .take(MAX_CANDIDATES)
+        .filter(|c| c.ln_value - best <= CANDIDATE_RATIO.ln())
+        .map(|c| to_floats(&fast::ln_zoom(lc, c, width, false).ys))
+        .collect();
+    let ch = Chain::new(d, lambda.clone(), chain_kind(policy), metric);
+    let refined = refine_candidates(&ch, hosts, &zoomed)?;
+    Ok(if refined.is_empty() {
+        None
+    } else {
+        Some(refined)
+    })
 }
 
 fn has_density(d: &dyn JobSize) -> bool {

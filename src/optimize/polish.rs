@@ -365,11 +365,24 @@ fn newton(
     let floor = Float::with_val(bits, 1u32) >> bits.saturating_sub(NOISE_BITS);
     let mut mu = LM_MU_START;
     for it in 1..=max_iter {
-        // Tridiagonal Hessian by forward differences, columns coloured mod 3.
+        let gnorm = merit(&g, &j);
+        if gnorm <= floor {
+            // ∂J/∂ln s_m is below J's own rounding for every m: the value is as precise as
+            // this precision allows, and cutoffs that move J by less are not determined
+            // further (the two-precision certification shows how many digits they have).
+            return Ok(Polished {
+                cutoffs: s,
+                value: j,
+                iterations: it - 1,
+                converged: true,
+            });
+        }
+        // Tridiagonal Hessian by forward differences, columns coloured mod 3 (a colour
+        // with no cutoff, n < 3, costs nothing).
         let mut d = vec![Float::with_val(bits, 0); n];
         let mut e = vec![Float::with_val(bits, 0); n.saturating_sub(1)];
         let mut e2 = vec![Float::with_val(bits, 0); n.saturating_sub(1)];
-        for colour in 0..3 {
+        for colour in 0..3.min(n) {
             let yp: Vec<Float> = y
                 .iter()
                 .enumerate()
@@ -399,18 +412,6 @@ fn newton(
         }
         for i in 0..e.len() {
             e[i] = Float::with_val(bits, &e[i] + &e2[i]) / 2u32;
-        }
-        let gnorm = merit(&g, &j);
-        if gnorm <= floor {
-            // ∂J/∂ln s_m is below J's own rounding for every m: the value is as precise as
-            // this precision allows, and cutoffs that move J by less are not determined
-            // further (the two-precision certification shows how many digits they have).
-            return Ok(Polished {
-                cutoffs: s,
-                value: j,
-                iterations: it - 1,
-                converged: true,
-            });
         }
         let mut rhs: Vec<Float> = g.iter().map(|x| -Float::with_val(bits, x)).collect();
         // Cutoffs whose gradient is already below J's rounding are frozen for this step:

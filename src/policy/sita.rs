@@ -28,6 +28,22 @@ pub fn host(
     b: &Float,
 ) -> Result<SitaHost, PolicyError> {
     let bits = dist.prec();
+    // All three orders at once where they are finite (shared logarithms and powers).
+    if let Ok(v) = dist.partial_moments(&[0, 1, 2], a, b) {
+        if let Ok([prob, m1, m2]) = <[Float; 3]>::try_from(v) {
+            let load = Float::with_val(bits, lambda * &m1);
+            let waiting = if load >= 1 {
+                inf(bits)
+            } else {
+                pk_waiting(lambda, &m2, &load)
+            };
+            return Ok(SitaHost {
+                load,
+                waiting,
+                prob,
+            });
+        }
+    }
     let m1 = dist.partial_moment(1, a, b)?;
     let load = Float::with_val(bits, lambda * &m1);
     let waiting = if load >= 1 {

@@ -59,8 +59,20 @@ pub fn host(
     b: &Float,
 ) -> Result<TagsHost, PolicyError> {
     let bits = dist.prec();
-    let m1 = dist.partial_moment(1, a, b)?;
     let (bt, b2t) = killed_terms(dist, b);
+    // Both orders at once where they are finite (shared logarithms and powers).
+    if let Ok(v) = dist.partial_moments(&[1, 2], a, b) {
+        if let Ok([m1, m2]) = <[Float; 2]>::try_from(v) {
+            let load = Float::with_val(bits, lambda * Float::with_val(bits, &m1 + &bt));
+            let waiting = if load >= 1 {
+                inf(bits)
+            } else {
+                pk_waiting(lambda, &Float::with_val(bits, &m2 + &b2t), &load)
+            };
+            return Ok(TagsHost { load, waiting });
+        }
+    }
+    let m1 = dist.partial_moment(1, a, b)?;
     let load = Float::with_val(bits, lambda * Float::with_val(bits, &m1 + &bt));
     let waiting = if load >= 1 {
         inf(bits)
