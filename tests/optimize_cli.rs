@@ -166,3 +166,33 @@ fn two_hosts_match_mpmath() {
         assert_eq!(v["value"].as_str(), Some(*want), "{pol} {d}");
     }
 }
+
+#[test]
+fn repeat_reports_the_time_per_run_and_rejects_bad_counts() {
+    for bad in ["0", "-3", "10001"] {
+        expect_bad(
+            &[
+                "optimize", "--policy", "sita", "--dist", BP, "--hosts", "2", "--load", "0.5",
+                "--repeat", bad,
+            ],
+            "--repeat",
+        );
+    }
+    let args = [
+        "optimize", "--policy", "tags", "--dist", BP, "--hosts", "2", "--load", "0.5", "--digits",
+        "20", "--format", "json",
+    ];
+    let once: Value = serde_json::from_slice(&run(&args).stdout).unwrap();
+    let mut more = args.to_vec();
+    more.extend(["--repeat", "5"]);
+    let out = run(&more);
+    assert!(out.status.success());
+    let rep: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The repeated runs print the same certified result, plus the timing keys.
+    assert_eq!(rep["value"], once["value"]);
+    assert_eq!(rep["cutoffs"], once["cutoffs"]);
+    assert_eq!(rep["runs"], 5);
+    let t: f64 = rep["seconds_per_run"].as_str().unwrap().parse().unwrap();
+    assert!(t > 0.0 && t < 60.0, "{t}");
+    assert!(once.get("seconds_per_run").is_none());
+}

@@ -70,6 +70,50 @@ pub struct Chain<'a> {
     pub lo: Float,
     /// s_h.
     pub top: Float,
+    /// Recent per-point values (density, tail, G), keyed by the point: neighbouring host
+    /// terms share their cutoff, and each such value costs a power or a partial moment.
+    cache: PointCache,
+}
+
+/// Which per-point value a [`PointCache`] entry holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PointValue {
+    Density,
+    Tail,
+    G,
+}
+
+/// A few recent (point, kind) → value entries.
+#[derive(Default)]
+struct PointCache(std::cell::RefCell<Vec<(PointValue, Float, Float)>>);
+
+/// Entries kept by [`PointCache`] (a value-and-gradient pass touches each cutoff from its
+/// two neighbouring terms, one right after the other).
+const POINT_CACHE_SIZE: usize = 8;
+
+impl PointCache {
+    fn get_or(
+        &self,
+        kind: PointValue,
+        x: &Float,
+        f: impl FnOnce() -> Result<Float, PolicyError>,
+    ) -> Result<Float, PolicyError> {
+        if let Some((_, _, v)) = self
+            .0
+            .borrow()
+            .iter()
+            .find(|(k, p, _)| *k == kind && p == x && p.prec() == x.prec())
+        {
+            return Ok(v.clone());
+        }
+        let v = f()?;
+        let mut c = self.0.borrow_mut();
+        if c.len() >= POINT_CACHE_SIZE {
+            c.remove(0);
+        }
+        c.push((kind, x.clone(), v.clone()));
+        Ok(v)
+    }
 }
 
 impl<'a> Chain<'a> {
@@ -78,6 +122,7 @@ impl<'a> Chain<'a> {
         Chain {
             lo: dist.lower(),
             top: dist.upper(),
+            cache: PointCache::default(),
             dist,
             lambda,
             kind,
@@ -124,13 +169,31 @@ impl<'a> Chain<'a> {
 
     /// G(x) = E[X^{j_w}; X > x].
     fn g(&self, x: &Float) -> Result<Float, PolicyError> {
-        self.m(weight_order(self.metric), x, &self.top)
+        // For the mean (j_w = 0) G is the tail F̄(x), which the TAGS term needs anyway; at
+        // s_0 the partial moment from just below it keeps an atom there.
+        if weight_order(self.metric) == 0 && *x > self.lo {
+            return self.tail(x);
+        }
+        self.cache.get_or(PointValue::G, x, || {
+            self.m(weight_order(self.metric), x, &self.top)
+        })
+    }
+
+    /// F̄(x).
+    fn tail(&self, x: &Float) -> Result<Float, PolicyError> {
+        self.cache
+            .get_or(PointValue::Tail, x, || Ok(self.dist.tail(x)))
     }
 
     fn density(&self, x: &Float) -> Result<Float, PolicyError> {
         if x.is_infinite() {
             return Ok(Float::with_val(self.bits(), 0));
         }
+        self.cache
+            .get_or(PointValue::Density, x, || self.density_uncached(x))
+    }
+
+    fn density_uncached(&self, x: &Float) -> Result<Float, PolicyError> {
         self.dist.density(x).ok_or_else(|| {
             PolicyError::Dist(DistError::BadParameter {
                 family: self.dist.family(),
@@ -204,7 +267,7 @@ impl<'a> Chain<'a> {
                 Ok(TermGrad { value, da, db })
             }
             ChainKind::Tags | ChainKind::TagsQueueLength => {
-                let tail_b = if b_free { self.dist.tail(b) } else { zero() };
+                let tail_b = if b_free { self.tail(b)? } else { zero() };
                 let btail = Float::with_val(bits, b * &tail_b);
                 let btail = if b_free { btail } else { zero() };
                 let [m1, m2] = self.ms3(&[1, 2], a, b)?;

@@ -191,6 +191,17 @@ impl<'a> LnChain<'a> {
 /// with bisection where the values are infinite: y with f(y) ≈ target, to about 1e-12
 /// relative in y.
 pub fn solve_increasing_f64(f: impl Fn(f64) -> f64, target: f64, lo: f64, hi: f64) -> f64 {
+    solve_increasing_f64_tol(f, target, lo, hi, 1e-12)
+}
+
+/// [`solve_increasing_f64`] to a relative tolerance `tol` in y.
+pub fn solve_increasing_f64_tol(
+    f: impl Fn(f64) -> f64,
+    target: f64,
+    lo: f64,
+    hi: f64,
+    tol: f64,
+) -> f64 {
     let (mut a, mut b) = (lo, hi);
     let (mut fa, mut fb) = (f(a) - target, f(b) - target);
     if !(fa < 0.0) {
@@ -201,7 +212,7 @@ pub fn solve_increasing_f64(f: impl Fn(f64) -> f64, target: f64, lo: f64, hi: f6
     }
     let mut side = 0i32;
     for _ in 0..200 {
-        if (b - a).abs() <= 1e-12 * (1.0 + a.abs().max(b.abs())) {
+        if (b - a).abs() <= tol * (1.0 + a.abs().max(b.abs())) {
             break;
         }
         let x = if fa.is_finite() && fb.is_finite() {
@@ -238,6 +249,10 @@ pub fn solve_increasing_f64(f: impl Fn(f64) -> f64, target: f64, lo: f64, hi: f6
     }
     0.5 * (a + b)
 }
+
+/// Relative tolerance of the quantile grid points in y: they only need to be near their
+/// levels (the SITA-E seeds, which must be stable, are solved to 1e-12).
+const GRID_TOL: f64 = 1e-5;
 
 /// Range of the logistic levels of the quantile points (as in [`super::grid`]).
 const T_RANGE: f64 = super::grid::QUANTILE_T_RANGE;
@@ -279,14 +294,14 @@ pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
     // then converges as fast as in the interior, where bisection towards the end would
     // need ~50 halvings for a level like e^−40).
     let last = spaced.len() - 1;
-    let solve = |j: i32, table: &[f64], t: f64| -> f64 {
+    let solve = |j: i32, table: &[f64], t: f64, tol: f64| -> f64 {
         let i = table.partition_point(|v| *v < t).clamp(1, last);
         let (lo, hi) = (spaced[i - 1], spaced[i]);
         if lo == y_lo && y_lo.is_finite() && hi > lo {
             let u_hi = (hi - lo).ln();
             let u_lo = (y_lo.abs().max(1.0) * 1e-15).ln();
             if u_lo < u_hi {
-                let u = solve_increasing_f64(|u| logit(j, y_lo + u.exp()), t, u_lo, u_hi);
+                let u = solve_increasing_f64_tol(|u| logit(j, y_lo + u.exp()), t, u_lo, u_hi, tol);
                 return y_lo + u.exp();
             }
         }
@@ -294,22 +309,23 @@ pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
             let v_hi = (hi - lo).ln();
             let v_lo = (y_top.abs().max(1.0) * 1e-15).ln();
             if v_lo < v_hi {
-                let v = solve_increasing_f64(|v| -logit(j, y_top - v.exp()), -t, v_lo, v_hi);
+                let v =
+                    solve_increasing_f64_tol(|v| -logit(j, y_top - v.exp()), -t, v_lo, v_hi, tol);
                 return y_top - v.exp();
             }
         }
-        solve_increasing_f64(|y| logit(j, y), t, lo, hi)
+        solve_increasing_f64_tol(|y| logit(j, y), t, lo, hi, tol)
     };
     for j in [0, 1] {
         let table: Vec<f64> = spaced.iter().map(|&y| logit(j, y)).collect();
         for i in 1..m {
             let t = -T_RANGE + 2.0 * T_RANGE * i as f64 / m as f64;
-            pts.push(solve(j, &table, t));
+            pts.push(solve(j, &table, t, GRID_TOL));
         }
         if j == 1 {
             for i in 1..hosts {
                 let t = (i as f64 / (hosts - i) as f64).ln();
-                pts.push(solve(1, &table, t));
+                pts.push(solve(1, &table, t, 1e-12));
             }
         }
     }
@@ -321,6 +337,17 @@ pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
     g.extend(pts);
     g.push(y_top);
     g
+}
+
+/// Points of each family of the f64 grid (log-spaced, count quantiles, work quantiles):
+/// `FAST_GRID_BASE + FAST_GRID_PER_HOST · h`, at most a third of [`super::grid::GRID_MAX`].
+pub const FAST_GRID_BASE: usize = 32;
+/// See [`FAST_GRID_BASE`].
+pub const FAST_GRID_PER_HOST: usize = 12;
+
+/// The per-family point count of [`ln_grid`] for `hosts` hosts.
+pub fn fast_grid_size(hosts: usize) -> usize {
+    (FAST_GRID_BASE + FAST_GRID_PER_HOST * hosts).min(super::grid::GRID_MAX / 3)
 }
 
 /// A grid placement: the h − 1 cutoffs in y (idle hosts at `y_top`) and ln J there.
@@ -415,7 +442,7 @@ pub const LN_ZOOM_ROUNDS: usize = 12;
 /// The zoom stops at this half-width in y (relative to 1 + |y|): below it f64 values of J
 /// no longer rank the points (J − J* ≈ J·Δy² reaches its rounding), and the MPFR Newton
 /// refinement takes over.
-pub const LN_ZOOM_MIN_WIDTH: f64 = 1e-6;
+pub const LN_ZOOM_MIN_WIDTH: f64 = 1e-5;
 
 /// Refines a placement by dynamic programming over shrinking windows around each busy
 /// host's cutoff (as [`super::grid::zoom`], in f64). `width` is the first half-width.

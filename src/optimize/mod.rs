@@ -75,6 +75,12 @@ pub struct Optimum {
     pub max_queue: Option<Float>,
     /// Newton iterations of the final polish.
     pub iterations: usize,
+    /// Per cutoff (idle ones included), the relative precision to which the optimum
+    /// determines it at this precision (see [`polish::Polished::resolution`]); 0 where
+    /// the cutoff is exact (idle hosts, SITA-E and minmax roots), empty if unknown.
+    pub resolution: Vec<f64>,
+    /// The polish's last Hessian (a start for a polish at a higher precision).
+    pub hessian: Option<polish::Hessian>,
 }
 
 fn chain_kind(p: OptPolicy) -> ChainKind {
@@ -272,7 +278,7 @@ fn fast_starts(
     metric: Metric,
 ) -> Result<Option<Vec<Vec<Float>>>, PolicyError> {
     let minmax = policy == OptPolicy::TagsMinmax;
-    let mut g = fast::ln_grid(lc, hosts, grid::grid_size(hosts) / 3);
+    let mut g = fast::ln_grid(lc, hosts, fast::fast_grid_size(hosts));
     let mut cands = fast::ln_grid_optima(lc, hosts, &g, minmax);
     if cands.is_empty() && policy.routing() == PolicyKind::Tags {
         // Near the TAGS threshold the stable cutoffs can fall between grid points: the
@@ -333,36 +339,59 @@ pub fn optimum_at(
     metric: Metric,
     start: &[Float],
 ) -> Result<Optimum, PolicyError> {
+    optimum_at_hint(dist, load, hosts, policy, metric, start, None)
+}
+
+/// [`optimum_at`] whose Newton polish takes its first step with `hint` (see
+/// [`polish::polish_with_hint`]).
+fn optimum_at_hint(
+    dist: &dyn JobSize,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    start: &[Float],
+    hint: Option<&polish::Hessian>,
+) -> Result<Optimum, PolicyError> {
     let bits = dist.prec();
     let (lambda, rho) = load.resolve(dist, hosts)?;
     if policy.routing() == PolicyKind::Tags {
         check_tags_stable(dist, &lambda, &rho, hosts)?;
     }
-    let (free, max_queue, iterations) = match policy {
-        _ if hosts == 1 => (vec![], None, 0),
-        OptPolicy::SitaE => (sita_e_cutoffs(dist, hosts)?, None, 0),
+    let (free, max_queue, iterations, mut resolution, hessian) = match policy {
+        _ if hosts == 1 => (vec![], None, 0, vec![], None),
+        OptPolicy::SitaE => {
+            let c = sita_e_cutoffs(dist, hosts)?;
+            let r = vec![0.0; c.len()];
+            (c, None, 0, r, None)
+        }
         OptPolicy::TagsMinmax => {
             let (c, level) = tags_minmax_cutoffs(dist, &lambda, hosts, start)?;
-            (c, Some(level), 0)
+            let r = vec![0.0; c.len()];
+            (c, Some(level), 0, r, None)
         }
         OptPolicy::Sita | OptPolicy::Tags => {
             if has_density(dist) {
                 let ch = Chain::new(dist, lambda.clone(), chain_kind(policy), metric);
                 // Newton first; where it fails (optima pinned against a host's stability
                 // boundary) the bracketed coordinate roots of the gradient.
-                let p = match polish::polish(&ch, hosts, start) {
+                let p = match polish::polish_with_hint(
+                    &ch,
+                    hosts,
+                    start,
+                    polish::POLISH_MAX_ITER,
+                    hint,
+                ) {
                     Ok(p) => p,
                     Err(newton_err) => {
                         polish::coordinate_roots(&ch, hosts, start).map_err(|_| newton_err)?
                     }
                 };
-                (p.cutoffs, None, p.iterations)
+                (p.cutoffs, None, p.iterations, p.resolution, p.hessian)
             } else {
-                (
-                    start.iter().map(|c| Float::with_val(bits, c)).collect(),
-                    None,
-                    0,
-                )
+                let c: Vec<Float> = start.iter().map(|c| Float::with_val(bits, c)).collect();
+                let r = vec![0.0; c.len()];
+                (c, None, 0, r, None)
             }
         }
     };
@@ -371,6 +400,9 @@ pub fn optimum_at(
     let idle_hosts = hosts - used;
     let top = dist.upper();
     let mut cutoffs = free;
+    if !resolution.is_empty() {
+        resolution.resize(hosts - 1, 0.0);
+    }
     for _ in 0..idle_hosts {
         cutoffs.push(top.clone());
         eval.host_loads.push(Float::with_val(bits, 0));
@@ -382,6 +414,8 @@ pub fn optimum_at(
         eval,
         max_queue,
         iterations,
+        resolution,
+        hessian,
     })
 }
 
@@ -505,6 +539,9 @@ pub fn tags_minmax_cutoffs(
     if !hi.is_finite() || hi.is_zero() {
         hi = Float::with_val(bits, 1);
     }
+    // The start may be the minmax cutoffs themselves (from a lower precision), whose level
+    // rounds to either side of the root at this precision: widen the bracket.
+    hi *= 2u32;
     equalize(dist, hosts, &|a, b| ch.term(a, b), hi, true, "TAGS-minmax")
 }
 
@@ -526,6 +563,10 @@ pub fn tags_equal_load_cutoffs(
         "TAGS equal-load",
     )
 }
+
+/// How many times [`equalize`] lowers its lower level bracket by 2^(4·bits) looking for an
+/// infeasible level.
+const LEVEL_SHRINKS: usize = 16;
 
 /// A per-host quantity L(s_{i−1}, s_i) that rises with s_i and falls with s_{i−1}.
 type HostTerm<'a> = dyn Fn(&Float, &Float) -> Result<Float, PolicyError> + 'a;
@@ -605,12 +646,19 @@ fn equalize(
             return Err(PolicyError::BadLoad(format!("{what}: no feasible level")));
         }
     }
-    let r = solve_increasing(
-        &format!("{what} level"),
-        &Float::with_val(bits, 0),
-        &hi,
-        psi,
-    )?;
+    // A positive lower end, far below, lets the root finder bisect geometrically (levels
+    // can span thousands of decades at p = 1e100000); 0 if even that level is feasible.
+    let mut lo_c = Float::with_val(bits, &hi >> (4 * bits));
+    for _ in 0..LEVEL_SHRINKS {
+        if lo_c.is_zero() || psi(&lo_c)? < 0 {
+            break;
+        }
+        lo_c >>= 4 * bits;
+    }
+    if lo_c.is_zero() || psi(&lo_c)? >= 0 {
+        lo_c = Float::with_val(bits, 0);
+    }
+    let r = solve_increasing(&format!("{what} level"), &lo_c, &hi, psi)?;
     // The root finder keeps a bracket; use its feasible (upper) end.
     let (cut, _, _) = greedy(&r.hi)?;
     Ok((cut, r.hi))
@@ -631,8 +679,11 @@ pub fn optimal_cutoffs_pair(
     }
     let starts = starts_for(dist, load, hosts, policy, metric)?;
     // The lower precision decides between candidates that tied at the search precision;
-    // the higher one polishes the winner's start afresh.
-    let (a, won) = best_of(
+    // the higher one starts from its optimum, and from its Hessian, so that it only has to
+    // confirm convergence at its own precision. (Its cutoffs are still the root of its
+    // own gradient; what the lower precision leaves undetermined is bounded by the
+    // resolution each run reports, which the certification applies.)
+    let (a, _won) = best_of(
         dist.build(bits.0)?.as_ref(),
         load,
         hosts,
@@ -640,13 +691,14 @@ pub fn optimal_cutoffs_pair(
         metric,
         &starts,
     )?;
-    let b = optimum_from(
+    let b = optimum_at_hint(
         dist.build(bits.1)?.as_ref(),
         load,
         hosts,
         policy,
         metric,
-        &starts[won..=won],
+        &a.cutoffs_free(),
+        a.hessian.as_ref(),
     )?;
     Ok((a, b))
 }

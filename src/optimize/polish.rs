@@ -38,7 +38,7 @@ fn value_grad(
     hosts: usize,
     grad: bool,
 ) -> Result<(Float, Vec<Float>), PolicyError> {
-    let (j, g, _) = value_grad_scaled(chain, s, hosts, grad)?;
+    let (j, g, _, _) = value_grad_scaled(chain, s, hosts, grad)?;
     Ok((j, g))
 }
 
@@ -53,14 +53,19 @@ fn full_vector(chain: &Chain, s: &[Float], hosts: usize) -> Vec<Float> {
     full
 }
 
-/// As [`value_grad`], plus the scale by which each gradient component is normalised in the
-/// acceptance and convergence tests (J itself).
+/// J, its gradient in ln s, the host terms, and the merit: max_m |∂J/∂ln s_m| / scale_m,
+/// with scale_m the larger of |J| and (|∂T_m/∂s_m| + |∂T_{m+1}/∂s_m|)·s_m. The second
+/// scale is what the rounding of the two pieces that cancel in ∂J/∂s_m is relative to: at
+/// many hosts a component can be pure rounding noise far above J's own rounding, and
+/// Newton cannot reduce it further.
+type ValueGrad = (Float, Vec<Float>, Vec<Float>, Float);
+
 fn value_grad_scaled(
     chain: &Chain,
     s: &[Float],
     hosts: usize,
     grad: bool,
-) -> Result<(Float, Vec<Float>, Vec<Float>), PolicyError> {
+) -> Result<ValueGrad, PolicyError> {
     let bits = chain.dist.prec();
     let n = s.len();
     let full = full_vector(chain, s, hosts);
@@ -80,13 +85,27 @@ fn value_grad_scaled(
         terms.push(t);
     }
     let mut g = Vec::with_capacity(n);
+    let mut mrt = Float::with_val(bits, 0);
     if grad {
+        let ja = Float::with_val(bits, j.abs_ref());
         for m in 1..=n {
             let d = Float::with_val(bits, &terms[m - 1].db + &terms[m].da);
-            g.push(d * &s[m - 1]);
+            let gm = d * &s[m - 1];
+            let pieces = Float::with_val(bits, terms[m - 1].db.abs_ref())
+                + Float::with_val(bits, terms[m].da.abs_ref());
+            let scale = Float::with_val(bits, &pieces * &s[m - 1]).max(&ja);
+            let r = if scale.is_zero() {
+                Float::with_val(bits, gm.abs_ref())
+            } else {
+                Float::with_val(bits, &gm / &scale).abs()
+            };
+            if r > mrt {
+                mrt = r;
+            }
+            g.push(gm);
         }
     }
-    Ok((j, g, terms.into_iter().map(|t| t.value).collect()))
+    Ok((j, g, terms.into_iter().map(|t| t.value).collect(), mrt))
 }
 
 /// J(new) − J(old) summed term by term: each host's change is computed to its own
@@ -99,24 +118,6 @@ fn delta_j(new: &[Float], old: &[Float]) -> Float {
         d += Float::with_val(bits, a - b);
     }
     d
-}
-
-/// max_m |g_m| / J: the gradient in ln s relative to the objective.
-fn merit(g: &[Float], j: &Float) -> Float {
-    let bits = g.first().map(|x| x.prec()).unwrap_or(64);
-    let mut m = Float::with_val(bits, 0);
-    for x in g {
-        let sc = j;
-        let r = if sc.is_zero() {
-            Float::with_val(bits, x.abs_ref())
-        } else {
-            Float::with_val(bits, x / sc).abs()
-        };
-        if r > m {
-            m = r;
-        }
-    }
-    m
 }
 
 /// Bits of the working precision the gradient is assumed to lose to rounding: the polish
@@ -188,6 +189,23 @@ pub struct Polished {
     pub iterations: usize,
     /// Whether the stopping test was met (false only from [`refine`]).
     pub converged: bool,
+    /// The last finite-difference Hessian of J in ln s (Newton only): a start for the
+    /// polish at a higher precision.
+    pub hessian: Option<Hessian>,
+    /// Per free cutoff, the relative precision to which the optimum determines it:
+    /// 2^−(bits − NOISE_BITS) |J| / |∂²J/∂(ln s_i)²| (the stopping test treats a gradient
+    /// below J's rounding as zero, so the root is known only to that over the curvature);
+    /// +∞ where the curvature is not positive. Empty if unknown (bracketed roots).
+    pub resolution: Vec<f64>,
+}
+
+/// A symmetric tridiagonal Hessian of J in y = ln s: diagonal `d`, off-diagonal `e`.
+#[derive(Debug, Clone)]
+pub struct Hessian {
+    /// Diagonal.
+    pub d: Vec<Float>,
+    /// Off-diagonal (length n − 1).
+    pub e: Vec<Float>,
 }
 
 /// Refines `start` (free cutoffs, increasing, inside the support) to a stationary point of
@@ -295,11 +313,19 @@ pub fn coordinate_roots(
                 value: j,
                 iterations: sweep,
                 converged: true,
+                hessian: None,
+                resolution: Vec::new(),
             });
         }
     }
     Err(no_convergence(ROOT_SWEEPS, &s))
 }
+
+/// A Newton step that lowers the merit by less than this factor counts as slow progress,
+/// and longer steps along it are tried.
+pub const SLOW_RATIO: f64 = 0.1;
+/// At most this many doublings of a slow Newton step.
+pub const EXTRAPOLATE_MAX: usize = 12;
 
 /// Newton iterations of the search-precision refinement, which only needs a good start.
 pub const SEARCH_POLISH_ITER: usize = 40;
@@ -311,7 +337,22 @@ pub fn polish_with_limit(
     start: &[Float],
     max_iter: usize,
 ) -> Result<Polished, PolicyError> {
-    let p = newton(chain, hosts, start, max_iter)?;
+    polish_with_hint(chain, hosts, start, max_iter, None)
+}
+
+/// [`polish_with_limit`] whose first Newton step uses `hint` (the Hessian of a polish at a
+/// lower precision, from the same start) instead of differencing the gradient: from a
+/// start accurate to b₀ bits, one step with a Hessian accurate to about b₀/2 bits lands
+/// within 2^−1.5b₀, so a polish at 1.25 b₀ bits then only has to confirm convergence. The
+/// fixed point is still the root of this precision's gradient.
+pub fn polish_with_hint(
+    chain: &Chain,
+    hosts: usize,
+    start: &[Float],
+    max_iter: usize,
+    hint: Option<&Hessian>,
+) -> Result<Polished, PolicyError> {
+    let p = newton(chain, hosts, start, max_iter, hint)?;
     if p.converged {
         Ok(p)
     } else {
@@ -327,26 +368,58 @@ pub fn refine(
     start: &[Float],
     max_iter: usize,
 ) -> Result<Polished, PolicyError> {
-    newton(chain, hosts, start, max_iter)
+    newton(chain, hosts, start, max_iter, None)
 }
 
-/// The damped Newton iteration; `converged` says whether its stopping test was met.
+/// The damped Newton iteration; `converged` says whether its stopping test was met. The
+/// result carries the last Hessian and the per-cutoff resolution it implies.
 fn newton(
     chain: &Chain,
     hosts: usize,
     start: &[Float],
     max_iter: usize,
+    hint: Option<&Hessian>,
+) -> Result<Polished, PolicyError> {
+    let mut last: Option<Hessian> = None;
+    let mut p = newton_inner(chain, hosts, start, max_iter, hint, &mut last)?;
+    let bits = chain.dist.prec();
+    if let Some(h) = &last {
+        let floor = Float::with_val(bits, p.value.abs_ref()) >> bits.saturating_sub(NOISE_BITS);
+        p.resolution =
+            h.d.iter()
+                .map(|dii| {
+                    if *dii > 0 {
+                        Float::with_val(bits, &floor / dii).to_f64()
+                    } else {
+                        f64::INFINITY
+                    }
+                })
+                .collect();
+    }
+    p.hessian = last;
+    Ok(p)
+}
+
+fn newton_inner(
+    chain: &Chain,
+    hosts: usize,
+    start: &[Float],
+    max_iter: usize,
+    hint: Option<&Hessian>,
+    last: &mut Option<Hessian>,
 ) -> Result<Polished, PolicyError> {
     let bits = chain.dist.prec();
     let n = start.len();
     let mut s: Vec<Float> = start.iter().map(|x| Float::with_val(bits, x)).collect();
-    let (mut j, mut g, mut sc) = value_grad_scaled(chain, &s, hosts, true)?;
+    let (mut j, mut g, mut sc, mut mrt) = value_grad_scaled(chain, &s, hosts, true)?;
     if n == 0 {
         return Ok(Polished {
             cutoffs: s,
             value: j,
             iterations: 0,
             converged: true,
+            hessian: None,
+            resolution: Vec::new(),
         });
     }
     if !j.is_finite() {
@@ -365,7 +438,7 @@ fn newton(
     let floor = Float::with_val(bits, 1u32) >> bits.saturating_sub(NOISE_BITS);
     let mut mu = LM_MU_START;
     for it in 1..=max_iter {
-        let gnorm = merit(&g, &j);
+        let gnorm = mrt.clone();
         if gnorm <= floor {
             // ∂J/∂ln s_m is below J's own rounding for every m: the value is as precise as
             // this precision allows, and cutoffs that move J by less are not determined
@@ -375,6 +448,8 @@ fn newton(
                 value: j,
                 iterations: it - 1,
                 converged: true,
+                hessian: None,
+                resolution: Vec::new(),
             });
         }
         // Tridiagonal Hessian by forward differences, columns coloured mod 3 (a colour
@@ -382,7 +457,20 @@ fn newton(
         let mut d = vec![Float::with_val(bits, 0); n];
         let mut e = vec![Float::with_val(bits, 0); n.saturating_sub(1)];
         let mut e2 = vec![Float::with_val(bits, 0); n.saturating_sub(1)];
-        for colour in 0..3.min(n) {
+        let hinted = match hint {
+            Some(h) if it == 1 && h.d.len() == n && h.e.len() == e.len() => {
+                for (x, v) in d.iter_mut().zip(&h.d) {
+                    *x = Float::with_val(bits, v);
+                }
+                for (x, v) in e2.iter_mut().zip(&h.e) {
+                    *x = Float::with_val(bits, v);
+                }
+                e.clone_from(&e2);
+                true
+            }
+            _ => false,
+        };
+        for colour in 0..if hinted { 0 } else { 3.min(n) } {
             let yp: Vec<Float> = y
                 .iter()
                 .enumerate()
@@ -413,6 +501,10 @@ fn newton(
         for i in 0..e.len() {
             e[i] = Float::with_val(bits, &e[i] + &e2[i]) / 2u32;
         }
+        *last = Some(Hessian {
+            d: d.clone(),
+            e: e.clone(),
+        });
         let mut rhs: Vec<Float> = g.iter().map(|x| -Float::with_val(bits, x)).collect();
         // Cutoffs whose gradient is already below J's rounding are frozen for this step:
         // J cannot see them, and their (possibly huge) Newton steps would only force
@@ -432,7 +524,15 @@ fn newton(
         }
         // A trial step: Ok(Some(..)) if feasible and stable there.
         // (y, s, J, gradient, host terms, step size)
-        type Trial = (Vec<Float>, Vec<Float>, Float, Vec<Float>, Vec<Float>, Float);
+        type Trial = (
+            Vec<Float>,
+            Vec<Float>,
+            Float,
+            Vec<Float>,
+            Vec<Float>,
+            Float,
+            Float,
+        );
         // A trial step, shortened by halves while it leaves the support or makes a host
         // unstable: optima can sit within 1e-50 of a host's stability boundary (a huge
         // last-host term pushes the cutoff against it), and halving reaches them
@@ -447,10 +547,10 @@ fn newton(
                     .collect();
                 let sn = exp_all(&yn);
                 if feasible(chain, &sn) {
-                    let (jn, gn, scn) = value_grad_scaled(chain, &sn, hosts, true)?;
+                    let (jn, gn, scn, mn) = value_grad_scaled(chain, &sn, hosts, true)?;
                     if jn.is_finite() {
                         let size = norm_inf(&step);
-                        return Ok(Some((yn, sn, jn, gn, scn, size)));
+                        return Ok(Some((yn, sn, jn, gn, scn, size, mn)));
                     }
                 }
                 for x in step.iter_mut() {
@@ -468,8 +568,32 @@ fn newton(
                 // saddle or another stationary point.
                 let j_cap = Float::with_val(bits, j.abs_ref()) * &floor;
                 let dj = delta_j(&t.4, &sc);
-                if dj <= j_cap && (merit(&t.3, &t.2) < gnorm || t.5 <= tol) {
-                    taken = Some(t);
+                let mt = t.6.clone();
+                if dj <= j_cap && (mt < gnorm || t.5 <= tol) {
+                    // Slow progress (the merit falls by less than SLOW_RATIO) means a
+                    // direction in which J flattens exponentially, where each Newton step
+                    // has the same length: try longer steps along it while J does not rise
+                    // and the merit keeps falling.
+                    let slow = Float::with_val(bits, &gnorm * SLOW_RATIO);
+                    let mut best = t;
+                    let mut best_merit = mt;
+                    if best_merit > slow && best.5 > tol {
+                        let mut longer = step.clone();
+                        for _ in 0..EXTRAPOLATE_MAX {
+                            for x in longer.iter_mut() {
+                                *x *= 2u32;
+                            }
+                            let Some(t2) = try_step(&longer)? else { break };
+                            let m2 = t2.6.clone();
+                            if delta_j(&t2.4, &best.4) <= j_cap && m2 < best_merit {
+                                best = t2;
+                                best_merit = m2;
+                            } else {
+                                break;
+                            }
+                        }
+                    }
+                    taken = Some(best);
                 }
             }
         }
@@ -498,8 +622,7 @@ fn newton(
                     if let Some(t) = try_step(&step)? {
                         let j_cap = Float::with_val(bits, j.abs_ref()) * &floor;
                         let dj = delta_j(&t.4, &sc);
-                        if dj < 0 || (size < grad_phase && dj <= j_cap && merit(&t.3, &t.2) < gnorm)
-                        {
+                        if dj < 0 || (size < grad_phase && dj <= j_cap && t.6 < gnorm) {
                             mu = (mu / LM_MU_FACTOR).max(LM_MU_MIN);
                             taken = Some(t);
                             break;
@@ -512,6 +635,8 @@ fn newton(
                             value: j,
                             iterations: it,
                             converged: true,
+                            hessian: None,
+                            resolution: Vec::new(),
                         });
                     }
                 }
@@ -522,22 +647,27 @@ fn newton(
                         value: j,
                         iterations: it,
                         converged: false,
+                        hessian: None,
+                        resolution: Vec::new(),
                     });
                 }
             }
         }
-        if let Some((yn, sn, jn, gn, scn, size)) = taken {
+        if let Some((yn, sn, jn, gn, scn, size, mn)) = taken {
             y = yn;
             s = sn;
             j = jn;
             g = gn;
             sc = scn;
+            mrt = mn;
             if size <= tol {
                 return Ok(Polished {
                     cutoffs: s,
                     value: j,
                     iterations: it,
                     converged: true,
+                    hessian: None,
+                    resolution: Vec::new(),
                 });
             }
         }
@@ -547,6 +677,8 @@ fn newton(
         value: j,
         iterations: max_iter,
         converged: false,
+        hessian: None,
+        resolution: Vec::new(),
     })
 }
 

@@ -4,7 +4,7 @@ use super::{certify_all, digits_note, min_digits, PolicyKeys, Record};
 use crate::dist::DistFactory;
 use crate::num::certify::{certify_pair, Certified};
 use crate::num::certify_bits;
-use crate::optimize::{optimal_cutoffs_pair, OptPolicy};
+use crate::optimize::{optimal_cutoffs_pair, OptPolicy, Optimum};
 use crate::policy::{LoadSpec, Metric, PolicyError};
 
 /// What `optimize` computes.
@@ -50,6 +50,42 @@ pub struct OptimizeReport {
     pub digits: u32,
 }
 
+/// The cutoffs' digits on which both precisions agree, at most as many as the optimum
+/// determines: a cutoff known to relative precision r (the larger of the two runs'
+/// [`crate::optimize::Optimum::resolution`]) keeps at most ⌊−log10 r⌋ digits, so a cutoff
+/// that barely moves J is never certified by the two runs merely sharing a start.
+fn certify_cutoffs(a: &Optimum, b: &Optimum, wanted: u32) -> Vec<Certified> {
+    a.cutoffs
+        .iter()
+        .zip(&b.cutoffs)
+        .enumerate()
+        .map(|(i, (x, y))| {
+            let r = match (a.resolution.get(i), b.resolution.get(i)) {
+                (Some(p), Some(q)) => p.max(*q),
+                _ => 0.0,
+            };
+            let cap = if r > 0.0 {
+                let d = -r.log10();
+                if d.is_finite() && d >= 1.0 {
+                    (d.floor() as u32).min(wanted)
+                } else {
+                    0
+                }
+            } else {
+                wanted
+            };
+            if cap == 0 {
+                Certified {
+                    text: crate::num::certify::UNDETERMINED.to_string(),
+                    digits: 0,
+                }
+            } else {
+                certify_pair(x, y, cap)
+            }
+        })
+        .collect()
+}
+
 /// Runs the optimisation at two precisions and certifies.
 pub fn optimize_certified(req: &OptimizeRequest) -> Result<OptimizeReport, PolicyError> {
     let (b1, b2) = certify_bits(req.digits);
@@ -68,7 +104,7 @@ pub fn optimize_certified(req: &OptimizeRequest) -> Result<OptimizeReport, Polic
     let (lb, rb) = req.load.resolve(db.as_ref(), req.hosts)?;
     let same_shape = a.cutoffs.len() == b.cutoffs.len() && a.idle_hosts == b.idle_hosts;
     let cutoffs = if same_shape {
-        certify_all(&a.cutoffs, &b.cutoffs, w)
+        certify_cutoffs(&a, &b, w)
     } else {
         certify_all(&a.cutoffs, &a.cutoffs, 0)
     };
@@ -165,4 +201,52 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
     }
     rec.texts("notes", &notes);
     rec
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::Evaluation;
+    use rug::Float;
+
+    fn optimum(cut: &str, bits: u32, resolution: Vec<f64>) -> Optimum {
+        let x = crate::num::parse_decimal(cut, bits).unwrap();
+        let z = Float::with_val(bits, 0);
+        Optimum {
+            cutoffs: vec![x],
+            idle_hosts: 0,
+            eval: Evaluation {
+                host_loads: vec![],
+                stable: true,
+                value: z.clone(),
+                queueing: z.clone(),
+                wasted: z,
+                host_waiting: vec![],
+            },
+            max_queue: None,
+            iterations: 1,
+            resolution,
+            hessian: None,
+        }
+    }
+
+    #[test]
+    fn cutoff_digits_are_capped_by_the_resolution() {
+        // Two runs that agree on 40 digits of a cutoff (as a polish that never moved it
+        // would): the digits printed follow the resolution, not the agreement. Expected
+        // values by hand: r = 3e-12 allows ⌊−log10 r⌋ = 11 digits; r = +∞ none.
+        let c = "1.234567890123456789012345678901234567890";
+        let (a, b) = (optimum(c, 200, vec![3e-12]), optimum(c, 260, vec![1e-14]));
+        let got = certify_cutoffs(&a, &b, 30);
+        assert_eq!(got[0].digits, 11);
+        assert_eq!(got[0].text, "1.2345678901e0");
+        let (a, b) = (
+            optimum(c, 200, vec![f64::INFINITY]),
+            optimum(c, 260, vec![1e-40]),
+        );
+        assert_eq!(certify_cutoffs(&a, &b, 30)[0].text, "undetermined");
+        // No resolution known (bracketed roots): the agreement alone decides.
+        let (a, b) = (optimum(c, 200, vec![]), optimum(c, 260, vec![]));
+        assert_eq!(certify_cutoffs(&a, &b, 30)[0].digits, 30);
+    }
 }
