@@ -321,6 +321,12 @@ pub fn coordinate_roots(
     Err(no_convergence(ROOT_SWEEPS, &s))
 }
 
+/// A step shorter than 2^−(bits/2) that leaves the merit above this fraction of its
+/// previous value counts as a stall; [`STALL_ITER`] stalls in a row end the polish.
+pub const STALL_RATIO: f64 = 0.5;
+/// See [`STALL_RATIO`].
+pub const STALL_ITER: usize = 3;
+
 /// A Newton step that lowers the merit by less than this factor counts as slow progress,
 /// and longer steps along it are tried.
 pub const SLOW_RATIO: f64 = 0.1;
@@ -381,15 +387,22 @@ fn newton(
     hint: Option<&Hessian>,
 ) -> Result<Polished, PolicyError> {
     let mut last: Option<Hessian> = None;
-    let mut p = newton_inner(chain, hosts, start, max_iter, hint, &mut last)?;
+    let mut last_g: Vec<Float> = Vec::new();
+    let mut p = newton_inner(chain, hosts, start, max_iter, hint, &mut last, &mut last_g)?;
     let bits = chain.dist.prec();
     if let Some(h) = &last {
         let floor = Float::with_val(bits, p.value.abs_ref()) >> bits.saturating_sub(NOISE_BITS);
+        // The distance to the root is about max(rounding floor, |g_i|) / H_ii.
         p.resolution =
             h.d.iter()
-                .map(|dii| {
+                .enumerate()
+                .map(|(i, dii)| {
+                    let gi = last_g
+                        .get(i)
+                        .map(|x| Float::with_val(bits, x.abs_ref()))
+                        .unwrap_or_else(|| Float::with_val(bits, 0));
                     if *dii > 0 {
-                        Float::with_val(bits, &floor / dii).to_f64()
+                        Float::with_val(bits, floor.clone().max(&gi) / dii).to_f64()
                     } else {
                         f64::INFINITY
                     }
@@ -407,6 +420,7 @@ fn newton_inner(
     max_iter: usize,
     hint: Option<&Hessian>,
     last: &mut Option<Hessian>,
+    last_g: &mut Vec<Float>,
 ) -> Result<Polished, PolicyError> {
     let bits = chain.dist.prec();
     let n = start.len();
@@ -437,6 +451,9 @@ fn newton_inner(
     let delta = Float::with_val(bits, 1u32) >> (bits / 2);
     let floor = Float::with_val(bits, 1u32) >> bits.saturating_sub(NOISE_BITS);
     let mut mu = LM_MU_START;
+    let mut stalls = 0usize;
+    let stall_step = Float::with_val(bits, 1u32) >> (bits / 2);
+    last_g.clone_from(&g);
     for it in 1..=max_iter {
         let gnorm = mrt.clone();
         if gnorm <= floor {
@@ -654,13 +671,22 @@ fn newton_inner(
             }
         }
         if let Some((yn, sn, jn, gn, scn, size, mn)) = taken {
+            // Stagnation at the gradient's rounding: tiny steps that no longer lower the
+            // merit (the gradient's noise is above the floor assumed, e.g. many hosts with
+            // terms of very different sizes). The resolution then uses the gradient reached.
+            if size < stall_step && mn >= Float::with_val(bits, &mrt * STALL_RATIO) {
+                stalls += 1;
+            } else {
+                stalls = 0;
+            }
             y = yn;
             s = sn;
             j = jn;
             g = gn;
             sc = scn;
             mrt = mn;
-            if size <= tol {
+            last_g.clone_from(&g);
+            if size <= tol || stalls >= STALL_ITER {
                 return Ok(Polished {
                     cutoffs: s,
                     value: j,
