@@ -105,66 +105,55 @@ pub(crate) fn power_law_moments(
     scale: impl Fn(Float) -> Float,
 ) -> Vec<Float> {
     let ka = fast_pow(&Float::with_val(bits, k / a), alpha);
-    let l = if b.is_infinite() {
-        None
-    } else {
-        Some(Float::with_val(bits, b / a).ln())
-    };
+    let scaled = |j: i32, r: Float| scale(r * Float::with_val(bits, a.pow(j)) * &ka);
+    let ts: Vec<Float> = js
+        .iter()
+        .map(|&j| Float::with_val(bits, j) - alpha)
+        .collect();
+    if b.is_infinite() {
+        // ∫_a^∞ x^(t−1) dx / a^t = −1/t (t < 0 here: the caller rejected infinite moments).
+        return js
+            .iter()
+            .zip(&ts)
+            .map(|(&j, t)| scaled(j, -(Float::with_val(bits, 1u32) / t)))
+            .collect();
+    }
     let ratio = Float::with_val(bits, b / a);
+    let l = Float::with_val(bits, ratio.ln_ref());
+    let tls: Vec<Float> = ts.iter().map(|t| Float::with_val(bits, t * &l)).collect();
+    let shares =
+        |i: usize| !ts[i].is_zero() && Float::with_val(bits, tls[i].abs_ref()) >= EXPM1_SHARE_FROM;
     // The shared exponential e^(t_j₀ l) is that of the sharing order with the smallest |t|:
     // the rounding of l enters it amplified by |t_j₀| l, no more than in any order's own
     // exponential.
-    let j0 = l.as_ref().and_then(|l| {
-        js.iter()
-            .copied()
-            .filter(|&j| {
-                let t = Float::with_val(bits, j) - alpha;
-                !t.is_zero() && Float::with_val(bits, &t * l).abs() >= EXPM1_SHARE_FROM
-            })
-            .min_by(|&x, &y| {
-                let tx = Float::with_val(bits, x) - alpha;
-                let ty = Float::with_val(bits, y) - alpha;
-                tx.abs()
-                    .partial_cmp(&ty.abs())
-                    .unwrap_or(std::cmp::Ordering::Equal)
-            })
-    });
-    let shared: Option<(i32, Float)> = match (j0, &l) {
-        (Some(j0), Some(l)) => {
-            let t = Float::with_val(bits, j0) - alpha;
-            Some((j0, Float::with_val(bits, &t * l).exp()))
-        }
-        _ => None,
-    };
+    let shared: Option<(i32, Float)> = (0..js.len())
+        .filter(|&i| shares(i))
+        .min_by(|&x, &y| {
+            ts[x]
+                .as_abs()
+                .partial_cmp(&*ts[y].as_abs())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+        .map(|i| (js[i], Float::with_val(bits, tls[i].exp_ref())));
     js.iter()
-        .map(|&j| {
-            let t = Float::with_val(bits, j) - alpha;
-            let r = match &l {
-                None => -(Float::with_val(bits, 1u32) / &t),
-                Some(l) if t.is_zero() => l.clone(),
-                Some(l) => {
-                    let tl = Float::with_val(bits, &t * l);
-                    if Float::with_val(bits, tl.abs_ref()) < EXPM1_SHARE_FROM {
-                        tl.exp_m1() / &t
+        .enumerate()
+        .map(|(i, &j)| {
+            let t = &ts[i];
+            let r = match &shared {
+                _ if t.is_zero() => l.clone(),
+                Some((j0, e0)) if shares(i) => {
+                    let d = j - j0;
+                    let rp = Float::with_val(bits, (&ratio).pow(d.abs()));
+                    let e = if d >= 0 {
+                        Float::with_val(bits, e0 * &rp)
                     } else {
-                        let e = match &shared {
-                            Some((j0, e0)) => {
-                                let d = j - j0;
-                                let rp = Float::with_val(bits, (&ratio).pow(d.abs()));
-                                if d >= 0 {
-                                    Float::with_val(bits, e0 * &rp)
-                                } else {
-                                    Float::with_val(bits, e0 / &rp)
-                                }
-                            }
-                            None => tl.exp(),
-                        };
-                        (e - 1u32) / &t
-                    }
+                        Float::with_val(bits, e0 / &rp)
+                    };
+                    (e - 1u32) / t
                 }
+                _ => Float::with_val(bits, tls[i].exp_m1_ref()) / t,
             };
-            let aj = Float::with_val(bits, a.pow(j));
-            scale(r * aj * &ka)
+            scaled(j, r)
         })
         .collect()
 }

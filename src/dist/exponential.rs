@@ -2,7 +2,8 @@
 
 use super::{
     check_order, clip, f64_order_ok, f64_pair, ln_gl6, ln_one_minus_exp_neg, to_f64_param,
-    DistError, JobSize, LnPoint, Sampler, GL6_MAX_LOG_WIDTH, GL6_MAX_VARIATION,
+    DistError, JobSize, LnPoint, Sampler, F64_SERIES_EPS, F64_TINY, GL6_MAX_LOG_WIDTH,
+    GL6_MAX_VARIATION,
 };
 use crate::num::show;
 use rand::Rng;
@@ -133,8 +134,6 @@ impl Exponential {
     }
 }
 
-/// Relative tolerance that ends the f64 series and continued fractions.
-const F64_SERIES_EPS: f64 = 1e-17;
 /// Convergence test |Δ − 1| ≤ LENTZ_EPS of the f64 continued fractions (two ulps of 1: the
 /// factors Δ approach 1 geometrically, so the neglected ones multiply to about this much).
 pub(crate) const LENTZ_EPS: f64 = 2.0 * f64::EPSILON;
@@ -216,7 +215,7 @@ pub(crate) fn interval_width(pa: &LnPoint, pb: &LnPoint, l: f64) -> (f64, f64) {
         return (f64::INFINITY, pb.ln());
     }
     let ln_w = pb.ln() + ln_one_minus_exp_neg(l, l.ln());
-    let w = if pa.x < 1e-290 {
+    let w = if pa.x < F64_TINY {
         ln_w.exp()
     } else if l < 1.0 {
         pa.x * l.exp_m1()

@@ -9,7 +9,7 @@
 
 use super::{
     check_order, clip, f64_normal, f64_order_ok, ln_gl6, ln_one_minus_exp, to_f64_param, DistError,
-    JobSize, Sampler, GL6_MAX_VARIATION,
+    JobSize, Sampler, F64_SERIES_EPS, GL6_MAX_VARIATION,
 };
 use crate::num::{root, show, NumError};
 use rand::Rng;
@@ -102,7 +102,7 @@ pub fn ln_normal_q(z: f64) -> f64 {
     for n in 1..20 {
         term *= -((2 * n - 1) as f64) * r;
         sum += term;
-        if term.abs() < 1e-17 {
+        if term.abs() < F64_SERIES_EPS {
             break;
         }
     }

@@ -417,6 +417,14 @@ pub fn rel_power_integral(bits: u32, t: &Float, a: &Float, b: &Float) -> Float {
 // mode); tests/dist_f64_search.rs measures the result against MPFR.
 // ---------------------------------------------------------------------------------------
 
+/// Relative size of the last term kept by the f64 series and continued fractions of the
+/// f64 forms (below f64's unit roundoff, so a sum of order one is complete).
+pub const F64_SERIES_EPS: f64 = 1e-17;
+
+/// Smallest positive f64 that the f64 forms treat as a value rather than as 0 (an
+/// underflow guard: below it they work from logarithms only).
+pub const F64_TINY: f64 = 1e-290;
+
 /// Whether j is a moment order of the f64 form (the MPFR form reports an error instead).
 pub fn f64_order_ok(j: i32) -> bool {
     MOMENT_ORDERS.contains(&j)
@@ -698,4 +706,37 @@ pub fn ln_gl6(h: f64, dpsi: impl Fn(f64) -> f64) -> f64 {
         sum += GL6_WEIGHTS[i] * (dpsi(s).exp() + dpsi(-s).exp());
     }
     h.ln() + sum.ln()
+}
+
+#[cfg(test)]
+mod f64_helper_tests {
+    use super::*;
+
+    /// Relative tolerance of the checks below: a few ulps (each side rounds a handful of
+    /// times).
+    const ULPS: f64 = 4.0 * f64::EPSILON;
+
+    #[test]
+    fn ln_add_exp_matches_direct_sum() {
+        // Source: ln(e^a + e^b) computed directly where nothing overflows.
+        for (a, b) in [(0.0, 0.0), (1.0, -3.0), (-700.0, -701.5), (5.0, 40.0)] {
+            let direct = (f64::exp(a) + f64::exp(b)).ln();
+            assert!((ln_add_exp(a, b) - direct).abs() <= ULPS * direct.abs().max(1.0));
+        }
+        assert_eq!(ln_add_exp(f64::NEG_INFINITY, 2.0), 2.0);
+        assert_eq!(ln_add_exp(3.0, f64::INFINITY), f64::INFINITY);
+    }
+
+    #[test]
+    fn ln_one_minus_exp_matches_direct() {
+        // Source: ln(1 − e^d) directly, for d where 1 − e^d keeps its digits (|d| ≥ 1e-3
+        // loses at most 10 bits to the subtraction: tolerance 2^10 ulps).
+        for d in [-1e-3, -0.5, -0.7, -2.0, -30.0] {
+            let direct = (1.0 - f64::exp(d)).ln();
+            let tol = 1024.0 * f64::EPSILON * direct.abs().max(1.0);
+            assert!((ln_one_minus_exp(d) - direct).abs() <= tol, "{d}");
+        }
+        assert_eq!(ln_one_minus_exp(0.0), f64::NEG_INFINITY);
+        assert_eq!(ln_one_minus_exp(f64::NEG_INFINITY), 0.0);
+    }
 }

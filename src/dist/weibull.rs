@@ -24,7 +24,7 @@ use super::exponential::{interval_width, LENTZ_EPS};
 use super::{
     check_order, clip, f64_normal, f64_order_ok, f64_pair, ln_add_exp, ln_gl6, ln_one_minus_exp,
     ln_one_minus_exp_neg, ln_power_integral_f64, to_f64_param, two_sum, DistError, JobSize,
-    LnPoint, Sampler, GL6_MAX_LOG_WIDTH, GL6_MAX_VARIATION,
+    LnPoint, Sampler, F64_SERIES_EPS, GL6_MAX_LOG_WIDTH, GL6_MAX_VARIATION,
 };
 use crate::num::show;
 use rand::Rng;
@@ -59,8 +59,6 @@ pub const WEIBULL_F64_MIN_SHAPE: f64 = 2.0 / 999.0;
 /// Term limit of the f64 series and continued fractions (they need about 9√|s| + 20 terms:
 /// 280 for the lower series at y = s = 1001, under 100 for the fraction).
 const F64_MAX_TERMS: usize = 5000;
-/// Relative size of the last term kept by the f64 series.
-const F64_SERIES_EPS: f64 = 1e-17;
 
 /// f64 constants of the Weibull's log-domain moments, computed once in MPFR.
 #[derive(Debug, Clone)]
@@ -123,7 +121,7 @@ fn ln_lower_series(s: f64, y: f64) -> f64 {
 /// y + 1 − s − 1(1−s)/(y + 3 − s − 2(2−s)/(y + 5 − s − …)) (A&S 6.5.31, the one of
 /// [`upper_gamma_cf`]), modified Lentz; for y ≥ max(1, s).
 fn ln_upper_cf(s: f64, y: f64) -> f64 {
-    let tiny = 1e-300;
+    let tiny = f64::MIN_POSITIVE;
     let ys = y - s;
     let b0 = ys + 1.0;
     let mut f = if b0 == 0.0 { tiny } else { b0 };

@@ -149,7 +149,7 @@ impl<'a> Chain<'a> {
     }
 
     /// M_j(a, b) for N orders at once (shared work, see [`JobSize::partial_moments`]).
-    fn ms3<const N: usize>(
+    fn moments<const N: usize>(
         &self,
         js: &[i32; N],
         a: &Float,
@@ -231,7 +231,7 @@ impl<'a> Chain<'a> {
         let jw = weight_order(self.metric);
         match self.kind {
             ChainKind::Sita => {
-                let [w, m1, m2] = self.ms3(&[jw, 1, 2], a, b)?;
+                let [w, m1, m2] = self.moments(&[jw, 1, 2], a, b)?;
                 let rho = Float::with_val(bits, lam * &m1);
                 if rho >= 1 {
                     return Ok(TermGrad {
@@ -270,7 +270,7 @@ impl<'a> Chain<'a> {
                 let tail_b = if b_free { self.tail(b)? } else { zero() };
                 let btail = Float::with_val(bits, b * &tail_b);
                 let btail = if b_free { btail } else { zero() };
-                let [m1, m2] = self.ms3(&[1, 2], a, b)?;
+                let [m1, m2] = self.moments(&[1, 2], a, b)?;
                 let n1 = m1 + &btail;
                 let rho = Float::with_val(bits, lam * &n1);
                 if rho >= 1 {

@@ -3,7 +3,7 @@
 //! The grid search of [`super::grid`] only has to find the basin of the global optimum, yet
 //! in MPFR each partial moment costs microseconds. Here every quantity is carried as its
 //! natural logarithm in f64: the cutoffs as y = ln s and the moments, host terms and
-//! objective values as ln M, ln T, ln J (a sum is `ln_add`). f64 then covers p = 10^100000
+//! objective values as ln M, ln T, ln J (a sum is [`ln_add_exp`]). f64 then covers p = 10^100000
 //! (ln p ≈ 2.3e5) with a relative error of J near 1e-16 · |ln J| + 1e-12, ample to rank
 //! grid points, and a partial moment costs tens of nanoseconds
 //! ([`JobSize::ln_partial_moment_f64`]).
@@ -14,29 +14,9 @@
 //! polished in MPFR.
 
 use super::chain::{weight_order, ChainKind};
-use crate::dist::JobSize;
+use crate::dist::{ln_add_exp, ln_one_minus_exp, JobSize};
 use crate::policy::Metric;
 use rug::Float;
-
-/// ln(e^a + e^b), exact for infinite arguments (ln 0 = −∞).
-#[inline]
-pub fn ln_add(a: f64, b: f64) -> f64 {
-    let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
-    if lo == f64::NEG_INFINITY || hi == f64::INFINITY {
-        return hi;
-    }
-    hi + (lo - hi).exp().ln_1p()
-}
-
-/// ln(1 − e^x) for x < 0 (ln(1 − ρ) from ln ρ), −∞ at x = 0 and NaN above.
-#[inline]
-fn ln_one_minus_exp(x: f64) -> f64 {
-    if x > -std::f64::consts::LN_2 {
-        (-x.exp_m1()).ln()
-    } else {
-        (-x.exp()).ln_1p()
-    }
-}
 
 /// The chain objective on logarithms (see [`super::chain`] for the terms).
 pub struct LnChain<'a> {
@@ -137,8 +117,8 @@ impl<'a> LnChain<'a> {
                 let (n1, n2, ln_gb) = if b_free {
                     let lt = self.ln_m(0, yb, self.y_top);
                     (
-                        ln_add(self.ln_m(1, ya, yb), yb + lt),
-                        ln_add(self.ln_m(2, ya, yb), 2.0 * yb + lt),
+                        ln_add_exp(self.ln_m(1, ya, yb), yb + lt),
+                        ln_add_exp(self.ln_m(2, ya, yb), 2.0 * yb + lt),
                         if self.kind == ChainKind::Tags {
                             yb + self.ln_m(self.jw, yb, self.y_top)
                         } else {
@@ -165,7 +145,7 @@ impl<'a> LnChain<'a> {
                 } else {
                     ga + q
                 };
-                ln_add(queue, ln_gb)
+                ln_add_exp(queue, ln_gb)
             }
         }
     }
@@ -180,7 +160,11 @@ impl<'a> LnChain<'a> {
                 break;
             }
             let t = self.ln_term(a, b);
-            acc = if minmax { acc.max(t) } else { ln_add(acc, t) };
+            acc = if minmax {
+                acc.max(t)
+            } else {
+                ln_add_exp(acc, t)
+            };
             a = b;
         }
         acc
@@ -191,8 +175,17 @@ impl<'a> LnChain<'a> {
 /// with bisection where the values are infinite: y with f(y) ≈ target, to about 1e-12
 /// relative in y.
 pub fn solve_increasing_f64(f: impl Fn(f64) -> f64, target: f64, lo: f64, hi: f64) -> f64 {
-    solve_increasing_f64_tol(f, target, lo, hi, 1e-12)
+    solve_increasing_f64_tol(f, target, lo, hi, ROOT_TOL)
 }
+
+/// Relative tolerance in y of [`solve_increasing_f64`] (and of the SITA-E seed cutoffs of
+/// [`ln_grid`], which must be stable): a few ulps of y short of f64's resolution.
+pub const ROOT_TOL: f64 = 1e-12;
+
+/// Smallest distance, relative to max(1, |y|), of a grid point from a finite end of the
+/// support in the end brackets of [`ln_grid`] (about 5 ulps of y: closer points round onto
+/// the end).
+const END_GAP: f64 = 1e-15;
 
 /// [`solve_increasing_f64`] to a relative tolerance `tol` in y.
 pub fn solve_increasing_f64_tol(
@@ -299,7 +292,7 @@ pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
         let (lo, hi) = (spaced[i - 1], spaced[i]);
         if lo == y_lo && y_lo.is_finite() && hi > lo {
             let u_hi = (hi - lo).ln();
-            let u_lo = (y_lo.abs().max(1.0) * 1e-15).ln();
+            let u_lo = (y_lo.abs().max(1.0) * END_GAP).ln();
             if u_lo < u_hi {
                 let u = solve_increasing_f64_tol(|u| logit(j, y_lo + u.exp()), t, u_lo, u_hi, tol);
                 return y_lo + u.exp();
@@ -307,7 +300,7 @@ pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
         }
         if hi == y_top && y_top.is_finite() && hi > lo {
             let v_hi = (hi - lo).ln();
-            let v_lo = (y_top.abs().max(1.0) * 1e-15).ln();
+            let v_lo = (y_top.abs().max(1.0) * END_GAP).ln();
             if v_lo < v_hi {
                 let v =
                     solve_increasing_f64_tol(|v| -logit(j, y_top - v.exp()), -t, v_lo, v_hi, tol);
@@ -325,7 +318,7 @@ pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
         if j == 1 {
             for i in 1..hosts {
                 let t = (i as f64 / (hosts - i) as f64).ln();
-                pts.push(solve(1, &table, t, 1e-12));
+                pts.push(solve(1, &table, t, ROOT_TOL));
             }
         }
     }
@@ -409,7 +402,7 @@ pub fn ln_grid_optima(ch: &LnChain, hosts: usize, g: &[f64], minmax: bool) -> Ve
                 if t >= nv[l] {
                     continue;
                 }
-                let c = if minmax { vk.max(t) } else { ln_add(vk, t) };
+                let c = if minmax { vk.max(t) } else { ln_add_exp(vk, t) };
                 if c < nv[l] {
                     nv[l] = c;
                     na[l] = k;
@@ -477,7 +470,11 @@ pub fn ln_zoom(ch: &LnChain, start: &LnPlacement, width: f64, minmax: bool) -> L
                     if t.is_nan() || t == f64::INFINITY {
                         continue;
                     }
-                    let c = if minmax { v[b].max(t) } else { ln_add(v[b], t) };
+                    let c = if minmax {
+                        v[b].max(t)
+                    } else {
+                        ln_add_exp(v[b], t)
+                    };
                     if c < nv[a] {
                         nv[a] = c;
                         na[a] = b;
@@ -533,26 +530,6 @@ pub fn max_gap(g: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ln_add_matches_direct_sum() {
-        // Source: e^a + e^b computed directly where it does not overflow; tolerance 1e-15.
-        for (a, b) in [(0.0, 0.0), (1.0, -3.0), (-700.0, -701.5), (5.0, 40.0)] {
-            let direct = (f64::exp(a) + f64::exp(b)).ln();
-            assert!((ln_add(a, b) - direct).abs() <= 1e-15 * direct.abs().max(1.0));
-        }
-        assert_eq!(ln_add(f64::NEG_INFINITY, 2.0), 2.0);
-        assert_eq!(ln_add(3.0, f64::INFINITY), f64::INFINITY);
-    }
-
-    #[test]
-    fn ln_one_minus_exp_matches_direct() {
-        // Source: ln(1 − e^x) directly, in the range where it keeps its digits; tol 1e-14.
-        for x in [-1e-3, -0.5, -0.7, -2.0, -30.0] {
-            let direct = (1.0 - f64::exp(x)).ln();
-            assert!((ln_one_minus_exp(x) - direct).abs() <= 1e-12 * direct.abs().max(1.0));
-        }
-    }
 
     #[test]
     fn illinois_finds_roots() {

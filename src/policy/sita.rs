@@ -28,31 +28,30 @@ pub fn host(
     b: &Float,
 ) -> Result<SitaHost, PolicyError> {
     let bits = dist.prec();
-    // All three orders at once where they are finite (shared logarithms and powers).
-    if let Ok(v) = dist.partial_moments(&[0, 1, 2], a, b) {
-        if let Ok([prob, m1, m2]) = <[Float; 3]>::try_from(v) {
-            let load = Float::with_val(bits, lambda * &m1);
-            let waiting = if load >= 1 {
-                inf(bits)
-            } else {
-                pk_waiting(lambda, &m2, &load)
-            };
-            return Ok(SitaHost {
-                load,
-                waiting,
-                prob,
-            });
-        }
-    }
-    let m1 = dist.partial_moment(1, a, b)?;
+    // All three orders at once (shared logarithms and powers) where they are finite; else
+    // one at a time, M_2 only for a stable host (it may be infinite when the host is not).
+    let batch: Option<[Float; 3]> = dist
+        .partial_moments(&[0, 1, 2], a, b)
+        .ok()
+        .and_then(|v| v.try_into().ok());
+    let (prob, m1, m2) = match batch {
+        Some([p, m1, m2]) => (p, m1, Some(m2)),
+        None => (
+            dist.partial_moment(0, a, b)?,
+            dist.partial_moment(1, a, b)?,
+            None,
+        ),
+    };
     let load = Float::with_val(bits, lambda * &m1);
     let waiting = if load >= 1 {
         inf(bits)
     } else {
-        let m2 = dist.partial_moment(2, a, b)?;
+        let m2 = match m2 {
+            Some(m2) => m2,
+            None => dist.partial_moment(2, a, b)?,
+        };
         pk_waiting(lambda, &m2, &load)
     };
-    let prob = dist.partial_moment(0, a, b)?;
     Ok(SitaHost {
         load,
         waiting,

@@ -60,24 +60,24 @@ pub fn host(
 ) -> Result<TagsHost, PolicyError> {
     let bits = dist.prec();
     let (bt, b2t) = killed_terms(dist, b);
-    // Both orders at once where they are finite (shared logarithms and powers).
-    if let Ok(v) = dist.partial_moments(&[1, 2], a, b) {
-        if let Ok([m1, m2]) = <[Float; 2]>::try_from(v) {
-            let load = Float::with_val(bits, lambda * Float::with_val(bits, &m1 + &bt));
-            let waiting = if load >= 1 {
-                inf(bits)
-            } else {
-                pk_waiting(lambda, &Float::with_val(bits, &m2 + &b2t), &load)
-            };
-            return Ok(TagsHost { load, waiting });
-        }
-    }
-    let m1 = dist.partial_moment(1, a, b)?;
+    // Both orders at once (shared logarithms and powers) where they are finite; else one at
+    // a time, M_2 only for a stable host (it may be infinite when the host is not).
+    let batch: Option<[Float; 2]> = dist
+        .partial_moments(&[1, 2], a, b)
+        .ok()
+        .and_then(|v| v.try_into().ok());
+    let (m1, m2) = match batch {
+        Some([m1, m2]) => (m1, Some(m2)),
+        None => (dist.partial_moment(1, a, b)?, None),
+    };
     let load = Float::with_val(bits, lambda * Float::with_val(bits, &m1 + &bt));
     let waiting = if load >= 1 {
         inf(bits)
     } else {
-        let m2 = dist.partial_moment(2, a, b)?;
+        let m2 = match m2 {
+            Some(m2) => m2,
+            None => dist.partial_moment(2, a, b)?,
+        };
         pk_waiting(lambda, &Float::with_val(bits, &m2 + &b2t), &load)
     };
     Ok(TagsHost { load, waiting })
