@@ -1,15 +1,17 @@
 //! Bounded Pareto BP(k, p, α): density α k^α x^(−α−1) / (1 − (k/p)^α) on [k, p].
 
+use super::point::{PowerLaw, LOG_GUARD_BITS};
 use super::ziggurat::exp1;
 use super::{
     check_order, clip, clip_ln, f64_normal, f64_order_ok, f64_pair, fast_pow,
-    ln_power_integral_f64, rel_power_integral, to_f64_param, DistError, JobSize, Sampler,
+    ln_power_integral_f64_lt, rel_power_integral, to_f64_param, DistError, JobSize, Point, Sampler,
 };
 use crate::num::show;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::ops::Pow;
 use rug::Float;
+use std::sync::OnceLock;
 
 /// Bounded Pareto distribution.
 #[derive(Debug, Clone)]
@@ -19,8 +21,11 @@ pub struct BoundedPareto {
     alpha: Float,
     /// 1 − (k/p)^α, computed as −expm1(α ln(k/p)) (no cancellation for small α).
     norm: Float,
-    /// Constants of [`JobSize::ln_partial_moment_f64`] (`None`: α does not fit in f64).
-    f64c: Option<PowerLawF64>,
+    /// Constants of [`JobSize::ln_partial_moment_f64`] (`None`: α does not fit in f64),
+    /// made when first needed (only the optimiser's search reads them).
+    f64c: OnceLock<Option<PowerLawF64>>,
+    /// Per-point evaluation ([`JobSize::point`]).
+    pl: PowerLaw,
 }
 
 /// The f64 constants of a power-law density α k^α x^(−α−1) / norm on [k, p] (p = ∞ for
@@ -35,6 +40,8 @@ pub(crate) struct PowerLawF64 {
     ln_p: (f64, f64),
     /// t_j = j − α for j = −1, 0, 1, 2 (rounded once from MPFR, so t_j = 0 only if α = j).
     t: [f64; 4],
+    /// ln |t_j|.
+    ln_abs_t: [f64; 4],
     /// c_j = ln(α/norm) + j ln k, so that ln(α k^α b^t_j / norm) = c_j + t_j ln(b/k).
     c: [f64; 4],
 }
@@ -60,6 +67,7 @@ impl PowerLawF64 {
             ln_k: f64_pair(&ln_k)?,
             ln_p,
             t,
+            ln_abs_t: t.map(|x| x.abs().ln()),
             c,
         })
     }
@@ -78,8 +86,9 @@ impl PowerLawF64 {
             return Some(f64::NEG_INFINITY);
         };
         let i = (j + 1) as usize;
-        Some(ln_power_integral_f64(
+        Some(ln_power_integral_f64_lt(
             self.t[i],
+            self.ln_abs_t[i],
             self.c[i],
             iv.a_rel(self.ln_k),
             iv.b_rel(self.ln_k),
@@ -198,15 +207,24 @@ impl BoundedPareto {
         let bits = k.prec();
         let p = Float::with_val(bits, p);
         let alpha = Float::with_val(bits, alpha);
-        let l = Float::with_val(bits, &k / &p).ln();
-        let norm = -Float::with_val(bits, &alpha * &l).exp_m1();
-        let f64c = PowerLawF64::new(&k, Some(&p), &alpha, &norm);
+        // ln(k/p) with LOG_GUARD_BITS guard bits, from the exact p − k where p < 2k (Sterbenz),
+        // so that the norm keeps every digit even for p close to k (ln(p/k) is kept for the
+        // points).
+        let g = bits + LOG_GUARD_BITS;
+        let l = if p < Float::with_val(g, &k * 2u32) {
+            -Float::with_val(g, Float::with_val(g, &p - &k) / &k).ln_1p()
+        } else {
+            Float::with_val(g, &k / &p).ln()
+        };
+        let norm = Float::with_val(bits, -Float::with_val(g, &alpha * &l).exp_m1());
+        let pl = PowerLaw::with_ln_pk(&k, &p, &alpha, &norm, -l);
         Ok(BoundedPareto {
             k,
             p,
             alpha,
             norm,
-            f64c,
+            f64c: OnceLock::new(),
+            pl,
         })
     }
 
@@ -283,8 +301,43 @@ impl JobSize for BoundedPareto {
             |m| m * &self.alpha / &self.norm,
         ))
     }
+    fn point(&self, x: &Float) -> Point {
+        self.pl.point(x)
+    }
+    fn tail_at(&self, p: &Point) -> Float {
+        if p.aux.len() != 2 {
+            return self.tail(&p.x);
+        }
+        self.pl.tail(p)
+    }
+    fn density_at(&self, p: &Point) -> Option<Float> {
+        if p.aux.len() != 2 {
+            return self.density(&p.x);
+        }
+        Some(self.pl.density(p))
+    }
+    fn moments_between(&self, js: &[i32], a: &Point, b: &Point) -> Result<Vec<Float>, DistError> {
+        for &j in js {
+            check_order(j)?;
+        }
+        // Points made elsewhere (without this family's values) take the plain path.
+        if a.aux.len() != 2 || b.aux.len() != 2 {
+            return self.partial_moments(js, &a.x, &b.x);
+        }
+        self.pl
+            .moments(js, a, b)
+            .map_err(|j| DistError::InfiniteMoment {
+                family: "bp",
+                j,
+                a: show(&a.x),
+                b: show(&b.x),
+            })
+    }
     fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
-        self.f64c.as_ref()?.ln_moment(j, ln_a, ln_b)
+        self.f64c
+            .get_or_init(|| PowerLawF64::new(&self.k, Some(&self.p), &self.alpha, &self.norm))
+            .as_ref()?
+            .ln_moment(j, ln_a, ln_b)
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
         let b = self.prec();

@@ -14,11 +14,13 @@ pub mod exponential;
 pub mod hyperexp;
 pub mod lognormal;
 pub mod pareto;
+pub mod point;
 pub mod spec;
 pub mod uniform;
 pub mod weibull;
 pub mod ziggurat;
 
+pub use point::Point;
 pub use spec::{DistFactory, DistSpec};
 
 use crate::num::{self, show, NumError};
@@ -137,6 +139,24 @@ pub trait JobSize: Send + Sync + std::fmt::Debug {
     /// (an absolute error of 1e-12 + 1e-15 |ln M| in the returned logarithm).
     fn ln_partial_moment_f64(&self, _j: i32, _ln_a: f64, _ln_b: f64) -> Option<f64> {
         None
+    }
+    /// x as a [`Point`] carrying the values that the tail, the density and the partial
+    /// moments at x share (the `*_at` methods read them). The default carries none.
+    fn point(&self, x: &Float) -> Point {
+        Point::plain(x)
+    }
+    /// F̄ at a point made by [`JobSize::point`] (use [`Point::tail`], which caches it).
+    fn tail_at(&self, p: &Point) -> Float {
+        self.tail(&p.x)
+    }
+    /// The density at a point made by [`JobSize::point`] (use [`Point::density`], which
+    /// caches it).
+    fn density_at(&self, p: &Point) -> Option<Float> {
+        self.density(&p.x)
+    }
+    /// [`JobSize::partial_moments`] between two points made by [`JobSize::point`].
+    fn moments_between(&self, js: &[i32], a: &Point, b: &Point) -> Result<Vec<Float>, DistError> {
+        self.partial_moments(js, &a.x, &b.x)
     }
     /// E[X].
     fn mean(&self) -> Result<Float, DistError> {
@@ -625,8 +645,14 @@ pub fn ln_add_exp(x: f64, y: f64) -> f64 {
 /// This is the log of ∫ over a log-interval of width l of e^(−τ s) ds, written so that
 /// neither a small τl (no cancellation, no underflow of τl) nor a large one overflows.
 pub fn ln_expm1_ratio(tau: f64, l: f64) -> f64 {
+    ln_expm1_ratio_by(tau, l, || tau.ln())
+}
+
+/// [`ln_expm1_ratio`] with ln τ supplied (read only where needed).
+#[inline]
+fn ln_expm1_ratio_by(tau: f64, l: f64, ln_tau: impl FnOnce() -> f64) -> f64 {
     if l == f64::INFINITY {
-        return if tau > 0.0 { -tau.ln() } else { f64::INFINITY };
+        return if tau > 0.0 { -ln_tau() } else { f64::INFINITY };
     }
     let x = tau * l;
     if x < 0.5 {
@@ -634,7 +660,7 @@ pub fn ln_expm1_ratio(tau: f64, l: f64) -> f64 {
         let r = if x == 0.0 { 1.0 } else { -(-x).exp_m1() / x };
         l.ln() + r.ln()
     } else {
-        (-(-x).exp_m1()).ln() - tau.ln()
+        (-(-x).exp_m1()).ln() - ln_tau()
     }
 }
 
@@ -655,16 +681,40 @@ pub fn ln_expm1_ratio(tau: f64, l: f64) -> f64 {
 /// assert!(ln_power_integral_f64(0.0, 0.0, 0.0, 1.0, 1.0).abs() < 1e-16);
 /// ```
 pub fn ln_power_integral_f64(t: f64, c: f64, s_a: f64, s_b: f64, l: f64) -> f64 {
+    ln_power_integral_f64_by(t, c, s_a, s_b, l, || t.abs().ln())
+}
+
+/// [`ln_power_integral_f64`] with ln |t| precomputed (a family whose orders have fixed t).
+pub(crate) fn ln_power_integral_f64_lt(
+    t: f64,
+    ln_abs_t: f64,
+    c: f64,
+    s_a: f64,
+    s_b: f64,
+    l: f64,
+) -> f64 {
+    ln_power_integral_f64_by(t, c, s_a, s_b, l, || ln_abs_t)
+}
+
+#[inline]
+fn ln_power_integral_f64_by(
+    t: f64,
+    c: f64,
+    s_a: f64,
+    s_b: f64,
+    l: f64,
+    ln_abs_t: impl FnOnce() -> f64,
+) -> f64 {
     if t > 0.0 {
         if s_b == f64::INFINITY {
             return f64::INFINITY;
         }
-        c + t * s_b + ln_expm1_ratio(t, l)
+        c + t * s_b + ln_expm1_ratio_by(t, l, ln_abs_t)
     } else if t < 0.0 {
         if s_a == f64::NEG_INFINITY {
             return f64::INFINITY;
         }
-        c + t * s_a + ln_expm1_ratio(-t, l)
+        c + t * s_a + ln_expm1_ratio_by(-t, l, ln_abs_t)
     } else {
         c + l.ln()
     }

@@ -1,22 +1,28 @@
 //! Pareto (unbounded) with scale k and shape α: F̄(x) = (k/x)^α for x ≥ k.
 
 use super::bounded_pareto::{power_law_moments, PowerLawF64};
+use super::point::PowerLaw;
 use super::ziggurat::exp1;
 use super::{
-    check_order, clip, fast_pow, rel_power_integral, to_f64_param, DistError, JobSize, Sampler,
+    check_order, clip, fast_pow, rel_power_integral, to_f64_param, DistError, JobSize, Point,
+    Sampler,
 };
 use crate::num::show;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::ops::Pow;
 use rug::Float;
+use std::sync::OnceLock;
 
 /// Pareto distribution on [k, ∞).
 #[derive(Debug, Clone)]
 pub struct Pareto {
     k: Float,
     alpha: Float,
-    /// Constants of [`JobSize::ln_partial_moment_f64`] (`None`: α does not fit in f64).
-    f64c: Option<PowerLawF64>,
+    /// Constants of [`JobSize::ln_partial_moment_f64`] (`None`: α does not fit in f64),
+    /// made when first needed (only the optimiser's search reads them).
+    f64c: OnceLock<Option<PowerLawF64>>,
+    /// Per-point evaluation ([`JobSize::point`]).
+    pl: PowerLaw,
 }
 
 impl Pareto {
@@ -46,8 +52,14 @@ impl Pareto {
         }
         let alpha = Float::with_val(k.prec(), alpha);
         let one = Float::with_val(k.prec(), 1u32);
-        let f64c = PowerLawF64::new(&k, None, &alpha, &one);
-        Ok(Pareto { k, alpha, f64c })
+        let inf = Float::with_val(k.prec(), rug::float::Special::Infinity);
+        let pl = PowerLaw::new(&k, &inf, &alpha, &one);
+        Ok(Pareto {
+            k,
+            alpha,
+            f64c: OnceLock::new(),
+            pl,
+        })
     }
 }
 
@@ -132,8 +144,43 @@ impl JobSize for Pareto {
             |m| m * &self.alpha,
         ))
     }
+    fn point(&self, x: &Float) -> Point {
+        self.pl.point(x)
+    }
+    fn tail_at(&self, p: &Point) -> Float {
+        if p.aux.len() != 2 {
+            return self.tail(&p.x);
+        }
+        self.pl.tail(p)
+    }
+    fn density_at(&self, p: &Point) -> Option<Float> {
+        if p.aux.len() != 2 {
+            return self.density(&p.x);
+        }
+        Some(self.pl.density(p))
+    }
+    fn moments_between(&self, js: &[i32], a: &Point, b: &Point) -> Result<Vec<Float>, DistError> {
+        for &j in js {
+            check_order(j)?;
+        }
+        if a.aux.len() != 2 || b.aux.len() != 2 {
+            return self.partial_moments(js, &a.x, &b.x);
+        }
+        self.pl
+            .moments(js, a, b)
+            .map_err(|j| DistError::InfiniteMoment {
+                family: "pareto",
+                j,
+                a: show(&a.x.clone().max(&self.k)),
+                b: "inf".into(),
+            })
+    }
     fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
-        self.f64c.as_ref()?.ln_moment(j, ln_a, ln_b)
+        let one = Float::with_val(self.prec(), 1u32);
+        self.f64c
+            .get_or_init(|| PowerLawF64::new(&self.k, None, &self.alpha, &one))
+            .as_ref()?
+            .ln_moment(j, ln_a, ln_b)
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
         let b = self.prec();
