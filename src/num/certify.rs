@@ -88,14 +88,13 @@ pub fn certify_pair(lo: &Float, hi: &Float, wanted: u32) -> Certified {
     let p = hi.prec().max(lo.prec());
     let diff = Float::with_val(p, lo - hi).abs();
     let mut k = wanted.max(1);
-    if !diff.is_zero() {
-        let rel = Float::with_val(p, &diff / hi).abs();
-        let est = -rel.log10().to_f64();
-        if est.is_finite() {
-            let est = est.floor().max(1.0);
-            if est < f64::from(k) {
-                k = est as u32;
-            }
+    if let (false, Some(ed), Some(eh)) = (diff.is_zero(), diff.get_exp(), hi.get_exp()) {
+        // |lo − hi| / |hi| > 2^(ed − 1 − eh): at most (eh − ed + 1)·log10 2 digits agree.
+        // An upper bound, so no agreeing digit is lost; the strings below decide.
+        let est = (f64::from(eh) - f64::from(ed) + 1.0) * std::f64::consts::LOG10_2;
+        let est = est.floor().max(1.0);
+        if est < f64::from(k) {
+            k = est as u32;
         }
     }
     while k >= 1 {

@@ -12,7 +12,7 @@
 //! TAGS-minmax uses L(a, b) = λ P(X > a) Q(a, b), the mean number waiting in host i's queue
 //! (Little's law), and minimises max_i L_i.
 
-use crate::dist::{DistError, JobSize};
+use crate::dist::{DistError, JobSize, Point};
 use crate::policy::{Metric, PolicyError};
 use rug::Float;
 
@@ -56,7 +56,9 @@ pub struct TermGrad {
 }
 
 /// Evaluates chain terms directly from a distribution (used by the polish at full
-/// precision).
+/// precision). Terms take [`Point`]s: the values a distribution shares at a cutoff (its
+/// logarithm, powers, tail and density) are computed once per cutoff, although two host
+/// terms read each one.
 pub struct Chain<'a> {
     /// The distribution.
     pub dist: &'a dyn JobSize,
@@ -70,59 +72,21 @@ pub struct Chain<'a> {
     pub lo: Float,
     /// s_h.
     pub top: Float,
-    /// Recent per-point values (density, tail, G), keyed by the point: neighbouring host
-    /// terms share their cutoff, and each such value costs a power or a partial moment.
-    cache: PointCache,
-}
-
-/// Which per-point value a [`PointCache`] entry holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PointValue {
-    Density,
-    Tail,
-    G,
-}
-
-/// A few recent (point, kind) → value entries.
-#[derive(Default)]
-struct PointCache(std::cell::RefCell<Vec<(PointValue, Float, Float)>>);
-
-/// Entries kept by [`PointCache`] (a value-and-gradient pass touches each cutoff from its
-/// two neighbouring terms, one right after the other).
-const POINT_CACHE_SIZE: usize = 8;
-
-impl PointCache {
-    fn get_or(
-        &self,
-        kind: PointValue,
-        x: &Float,
-        f: impl FnOnce() -> Result<Float, PolicyError>,
-    ) -> Result<Float, PolicyError> {
-        if let Some((_, _, v)) = self
-            .0
-            .borrow()
-            .iter()
-            .find(|(k, p, _)| *k == kind && p == x && p.prec() == x.prec())
-        {
-            return Ok(v.clone());
-        }
-        let v = f()?;
-        let mut c = self.0.borrow_mut();
-        if c.len() >= POINT_CACHE_SIZE {
-            c.remove(0);
-        }
-        c.push((kind, x.clone(), v.clone()));
-        Ok(v)
-    }
+    /// The point just below s_0 ([`JobSize::lower_open`]) that opens host 1's interval.
+    lo_point: Point,
+    /// The point s_h.
+    top_point: Point,
 }
 
 impl<'a> Chain<'a> {
     /// A chain for `dist` at rate `lambda`.
     pub fn new(dist: &'a dyn JobSize, lambda: Float, kind: ChainKind, metric: Metric) -> Self {
+        let top = dist.upper();
         Chain {
             lo: dist.lower(),
-            top: dist.upper(),
-            cache: PointCache::default(),
+            lo_point: dist.point(&dist.lower_open()),
+            top_point: dist.point(&top),
+            top,
             dist,
             lambda,
             kind,
@@ -134,67 +98,61 @@ impl<'a> Chain<'a> {
         self.dist.prec()
     }
 
-    fn left(&self, a: &Float) -> Float {
-        if *a <= self.lo {
-            self.dist.lower_open()
+    /// The cutoff x as a point of the distribution, as the right end of a host's interval
+    /// (s_h and above: s_h).
+    pub fn point(&self, x: &Float) -> Point {
+        if *x >= self.top {
+            self.top_point.clone()
         } else {
-            a.clone()
+            self.dist.point(x)
         }
     }
 
-    fn m(&self, j: i32, a: &Float, b: &Float) -> Result<Float, PolicyError> {
-        self.dist
-            .partial_moment(j, &self.left(a), b)
-            .map_err(|e| PolicyError::from(e).for_metric(self.metric))
+    /// The cutoff x as the left end of a host's interval: s_0 and below give the point
+    /// just below s_0 that opens host 1's interval (to take an atom at s_0).
+    pub fn left_point(&self, x: &Float) -> Point {
+        if *x <= self.lo {
+            self.lo_point.clone()
+        } else {
+            self.point(x)
+        }
     }
 
-    /// M_j(a, b) for N orders at once (shared work, see [`JobSize::partial_moments`]).
+    /// M_j(a, b) for N orders at once (shared work, see [`JobSize::moments_between`]).
     fn moments<const N: usize>(
         &self,
         js: &[i32; N],
-        a: &Float,
-        b: &Float,
+        a: &Point,
+        b: &Point,
     ) -> Result<[Float; N], PolicyError> {
         let v = self
             .dist
-            .partial_moments(js, &self.left(a), b)
+            .moments_between(js, a, b)
             .map_err(|e| PolicyError::from(e).for_metric(self.metric))?;
         <[Float; N]>::try_from(v).map_err(|_| {
             PolicyError::BadCutoffs(format!(
-                "{}: partial_moments returned the wrong number of orders",
+                "{}: moments_between returned the wrong number of orders",
                 self.dist.family()
             ))
         })
     }
 
     /// G(x) = E[X^{j_w}; X > x].
-    fn g(&self, x: &Float) -> Result<Float, PolicyError> {
+    fn g(&self, x: &Point) -> Result<Float, PolicyError> {
         // For the mean (j_w = 0) G is the tail F̄(x), which the TAGS term needs anyway; at
         // s_0 the partial moment from just below it keeps an atom there.
-        if weight_order(self.metric) == 0 && *x > self.lo {
-            return self.tail(x);
+        if weight_order(self.metric) == 0 && x.x > self.lo {
+            return Ok(x.tail(self.dist));
         }
-        self.cache.get_or(PointValue::G, x, || {
-            self.m(weight_order(self.metric), x, &self.top)
-        })
+        let [g] = self.moments(&[weight_order(self.metric)], x, &self.top_point)?;
+        Ok(g)
     }
 
-    /// F̄(x).
-    fn tail(&self, x: &Float) -> Result<Float, PolicyError> {
-        self.cache
-            .get_or(PointValue::Tail, x, || Ok(self.dist.tail(x)))
-    }
-
-    fn density(&self, x: &Float) -> Result<Float, PolicyError> {
-        if x.is_infinite() {
+    fn density(&self, x: &Point) -> Result<Float, PolicyError> {
+        if x.x.is_infinite() {
             return Ok(Float::with_val(self.bits(), 0));
         }
-        self.cache
-            .get_or(PointValue::Density, x, || self.density_uncached(x))
-    }
-
-    fn density_uncached(&self, x: &Float) -> Result<Float, PolicyError> {
-        self.dist.density(x).ok_or_else(|| {
+        x.density(self.dist).ok_or_else(|| {
             PolicyError::Dist(DistError::BadParameter {
                 family: self.dist.family(),
                 why: "a discrete distribution has no density: the cutoffs are optimised on its atoms only".into(),
@@ -216,13 +174,17 @@ impl<'a> Chain<'a> {
 
     /// The term T(a, b).
     pub fn term(&self, a: &Float, b: &Float) -> Result<Float, PolicyError> {
-        Ok(self.term_grad(a, b, false)?.value)
+        Ok(self
+            .term_grad(&self.left_point(a), &self.point(b), false)?
+            .value)
     }
 
     /// T(a, b) and, if `grad`, its partial derivatives (∂/∂a is 0 at a = s_0 and ∂/∂b is 0
-    /// at b = top, where they are fixed).
-    pub fn term_grad(&self, a: &Float, b: &Float, grad: bool) -> Result<TermGrad, PolicyError> {
+    /// at b = top, where they are fixed), for a made by [`Chain::left_point`] and b by
+    /// [`Chain::point`].
+    pub fn term_grad(&self, pa: &Point, pb: &Point, grad: bool) -> Result<TermGrad, PolicyError> {
         let bits = self.bits();
+        let (a, b) = (&pa.x, &pb.x);
         let lam = &self.lambda;
         let zero = || Float::with_val(bits, 0);
         let inf = || Float::with_val(bits, rug::float::Special::Infinity);
@@ -231,7 +193,7 @@ impl<'a> Chain<'a> {
         let jw = weight_order(self.metric);
         match self.kind {
             ChainKind::Sita => {
-                let [w, m1, m2] = self.moments(&[jw, 1, 2], a, b)?;
+                let [w, m1, m2] = self.moments(&[jw, 1, 2], pa, pb)?;
                 let rho = Float::with_val(bits, lam * &m1);
                 if rho >= 1 {
                     return Ok(TermGrad {
@@ -252,8 +214,9 @@ impl<'a> Chain<'a> {
                 }
                 // dT/dx = w_x R + w (λ m2_x / (2(1−ρ)) + R λ m1_x / (1−ρ)), with
                 // m_j_x = ± x^j f(x).
-                let d = |x: &Float, sign: i32| -> Result<Float, PolicyError> {
-                    let f = self.density(x)?;
+                let d = |px: &Point, sign: i32| -> Result<Float, PolicyError> {
+                    let x = &px.x;
+                    let f = self.density(px)?;
                     let wx = Float::with_val(bits, &f * &self.powj(x, jw)) * sign;
                     let m1x = Float::with_val(bits, &f * x) * sign;
                     let m2x = Float::with_val(bits, &f * &self.powj(x, 2)) * sign;
@@ -262,15 +225,15 @@ impl<'a> Chain<'a> {
                         + Float::with_val(bits, &r * lam) * &m1x / &one_m;
                     Ok(Float::with_val(bits, &wx * &r) + Float::with_val(bits, &w * &rx))
                 };
-                let da = if a_free { d(a, -1)? } else { zero() };
-                let db = if b_free { d(b, 1)? } else { zero() };
+                let da = if a_free { d(pa, -1)? } else { zero() };
+                let db = if b_free { d(pb, 1)? } else { zero() };
                 Ok(TermGrad { value, da, db })
             }
             ChainKind::Tags | ChainKind::TagsQueueLength => {
-                let tail_b = if b_free { self.tail(b)? } else { zero() };
+                let tail_b = if b_free { pb.tail(self.dist) } else { zero() };
                 let btail = Float::with_val(bits, b * &tail_b);
                 let btail = if b_free { btail } else { zero() };
-                let [m1, m2] = self.moments(&[1, 2], a, b)?;
+                let [m1, m2] = self.moments(&[1, 2], pa, pb)?;
                 let n1 = m1 + &btail;
                 let rho = Float::with_val(bits, lam * &n1);
                 if rho >= 1 {
@@ -292,12 +255,13 @@ impl<'a> Chain<'a> {
                 // queue length.
                 let (ga, ga_order) = match self.kind {
                     ChainKind::TagsQueueLength => {
-                        (Float::with_val(bits, lam * &self.m(0, a, &self.top)?), 0)
+                        let [m0] = self.moments(&[0], pa, &self.top_point)?;
+                        (Float::with_val(bits, lam * &m0), 0)
                     }
-                    _ => (self.g(a)?, jw),
+                    _ => (self.g(pa)?, jw),
                 };
                 let waste_on = self.kind == ChainKind::Tags && b_free;
-                let gb = if waste_on { self.g(b)? } else { zero() };
+                let gb = if waste_on { self.g(pb)? } else { zero() };
                 let mut value = Float::with_val(bits, &ga * &q);
                 if waste_on {
                     value += Float::with_val(bits, b * &gb);
@@ -314,7 +278,7 @@ impl<'a> Chain<'a> {
                         + Float::with_val(bits, &q * lam) * n1x / &one_m
                 };
                 let da = if a_free {
-                    let f = self.density(a)?;
+                    let f = self.density(pa)?;
                     let n1a = -Float::with_val(bits, &f * a);
                     let n2a = -Float::with_val(bits, &f * &self.powj(a, 2));
                     let mut gaa = -Float::with_val(bits, &f * &self.powj(a, ga_order));
@@ -330,7 +294,7 @@ impl<'a> Chain<'a> {
                     let n2b = Float::with_val(bits, &btail * 2u32);
                     let mut v = Float::with_val(bits, &ga * &qx(&n1b, &n2b));
                     if waste_on {
-                        let f = self.density(b)?;
+                        let f = self.density(pb)?;
                         let gbb = -Float::with_val(bits, &f * &self.powj(b, jw));
                         v += &gb;
                         v += Float::with_val(bits, b * &gbb);

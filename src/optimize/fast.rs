@@ -30,6 +30,14 @@ pub struct LnChain<'a> {
     pub y_top: f64,
 }
 
+/// The per-point part of the TAGS host terms at a cutoff y: ln F̄(e^y) and ln G(e^y) =
+/// ln E[X^{j_w}; X > e^y] (NaN for SITA, whose terms have none).
+#[derive(Debug, Clone, Copy)]
+pub struct Above {
+    ln_tail: f64,
+    ln_g: f64,
+}
+
 impl<'a> LnChain<'a> {
     /// The f64 chain, or `None` if the distribution has no f64 partial moments, has an atom
     /// at its lower end, or λ does not fit in f64 logarithms.
@@ -97,9 +105,34 @@ impl<'a> LnChain<'a> {
         self.ln_lambda + ln_n2 - std::f64::consts::LN_2 - ln_one_minus_exp(ln_rho)
     }
 
+    /// The per-point part of the host terms at y (see [`Above`]).
+    pub fn above(&self, y: f64) -> Above {
+        match self.kind {
+            ChainKind::Sita => Above {
+                ln_tail: f64::NAN,
+                ln_g: f64::NAN,
+            },
+            _ => {
+                let ln_tail = self.ln_m(0, y, self.y_top);
+                let ln_g = if self.jw == 0 {
+                    ln_tail
+                } else {
+                    self.ln_m(self.jw, y, self.y_top)
+                };
+                Above { ln_tail, ln_g }
+            }
+        }
+    }
+
     /// ln T(e^ya, e^yb): +∞ for an unstable host (or an infinite moment), −∞ for a zero
     /// term, NaN only if the distribution fails.
     pub fn ln_term(&self, ya: f64, yb: f64) -> f64 {
+        self.ln_term_at(ya, yb, &self.above(ya), &self.above(yb))
+    }
+
+    /// [`LnChain::ln_term`] given the per-point parts at ya and yb (a grid computes them
+    /// once per point: they are half of a TAGS term's moments).
+    pub fn ln_term_at(&self, ya: f64, yb: f64, above_a: &Above, above_b: &Above) -> f64 {
         let b_free = yb < self.y_top;
         match self.kind {
             ChainKind::Sita => {
@@ -115,12 +148,12 @@ impl<'a> LnChain<'a> {
             }
             ChainKind::Tags | ChainKind::TagsQueueLength => {
                 let (n1, n2, ln_gb) = if b_free {
-                    let lt = self.ln_m(0, yb, self.y_top);
+                    let lt = above_b.ln_tail;
                     (
                         ln_add_exp(self.ln_m(1, ya, yb), yb + lt),
                         ln_add_exp(self.ln_m(2, ya, yb), 2.0 * yb + lt),
                         if self.kind == ChainKind::Tags {
-                            yb + self.ln_m(self.jw, yb, self.y_top)
+                            yb + above_b.ln_g
                         } else {
                             f64::NEG_INFINITY
                         },
@@ -137,8 +170,8 @@ impl<'a> LnChain<'a> {
                     return f64::INFINITY;
                 }
                 let ga = match self.kind {
-                    ChainKind::TagsQueueLength => self.ln_lambda + self.ln_m(0, ya, self.y_top),
-                    _ => self.ln_m(self.jw, ya, self.y_top),
+                    ChainKind::TagsQueueLength => self.ln_lambda + above_a.ln_tail,
+                    _ => above_a.ln_g,
                 };
                 let queue = if ga == f64::NEG_INFINITY {
                     f64::NEG_INFINITY
@@ -195,8 +228,26 @@ pub fn solve_increasing_f64_tol(
     hi: f64,
     tol: f64,
 ) -> f64 {
+    let (fa, fb) = (f(lo), f(hi));
+    illinois(f, target, (lo, fa), (hi, fb), tol, ROOT_MAX_EVALS)
+}
+
+/// Evaluations of [`solve_increasing_f64_tol`] at most (far more than its tolerance needs).
+const ROOT_MAX_EVALS: usize = 200;
+
+/// The Illinois iteration of [`solve_increasing_f64_tol`] from a bracket whose end values
+/// are known, stopping after `max_evals` evaluations of `f` (then at the bracket's
+/// interpolation point, or its midpoint where an end value is infinite).
+fn illinois(
+    f: impl Fn(f64) -> f64,
+    target: f64,
+    (lo, f_lo): (f64, f64),
+    (hi, f_hi): (f64, f64),
+    tol: f64,
+    max_evals: usize,
+) -> f64 {
     let (mut a, mut b) = (lo, hi);
-    let (mut fa, mut fb) = (f(a) - target, f(b) - target);
+    let (mut fa, mut fb) = (f_lo - target, f_hi - target);
     if !(fa < 0.0) {
         return a;
     }
@@ -204,20 +255,20 @@ pub fn solve_increasing_f64_tol(
         return b;
     }
     let mut side = 0i32;
-    for _ in 0..200 {
+    let next = |a: f64, b: f64, fa: f64, fb: f64| -> f64 {
+        if fa.is_finite() && fb.is_finite() {
+            let x = (a * fb - b * fa) / (fb - fa);
+            if x > a && x < b {
+                return x;
+            }
+        }
+        0.5 * (a + b)
+    };
+    for _ in 0..max_evals {
         if (b - a).abs() <= tol * (1.0 + a.abs().max(b.abs())) {
             break;
         }
-        let x = if fa.is_finite() && fb.is_finite() {
-            let x = (a * fb - b * fa) / (fb - fa);
-            if x > a && x < b {
-                x
-            } else {
-                0.5 * (a + b)
-            }
-        } else {
-            0.5 * (a + b)
-        };
+        let x = next(a, b, fa, fb);
         let fx = f(x) - target;
         if fx.is_nan() {
             return 0.5 * (a + b);
@@ -240,12 +291,19 @@ pub fn solve_increasing_f64_tol(
             return x;
         }
     }
+    if max_evals < ROOT_MAX_EVALS {
+        return next(a, b, fa, fb);
+    }
     0.5 * (a + b)
 }
 
 /// Relative tolerance of the quantile grid points in y: they only need to be near their
-/// levels (the SITA-E seeds, which must be stable, are solved to 1e-12).
+/// levels (the SITA-E seeds, which must be stable, are solved to 1e-12) …
 const GRID_TOL: f64 = 1e-5;
+/// … and evaluations per quantile point at most (Illinois steps from the bracket of
+/// log-spaced points around it, whose values are known; the point is the last
+/// interpolation).
+const GRID_EVALS: usize = 2;
 
 /// Range of the logistic levels of the quantile points (as in [`super::grid`]).
 const T_RANGE: f64 = super::grid::QUANTILE_T_RANGE;
@@ -287,14 +345,15 @@ pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
     // then converges as fast as in the interior, where bisection towards the end would
     // need ~50 halvings for a level like e^−40).
     let last = spaced.len() - 1;
-    let solve = |j: i32, table: &[f64], t: f64, tol: f64| -> f64 {
+    let solve = |j: i32, table: &[f64], t: f64, tol: f64, evals: usize| -> f64 {
         let i = table.partition_point(|v| *v < t).clamp(1, last);
         let (lo, hi) = (spaced[i - 1], spaced[i]);
         if lo == y_lo && y_lo.is_finite() && hi > lo {
             let u_hi = (hi - lo).ln();
             let u_lo = (y_lo.abs().max(1.0) * END_GAP).ln();
             if u_lo < u_hi {
-                let u = solve_increasing_f64_tol(|u| logit(j, y_lo + u.exp()), t, u_lo, u_hi, tol);
+                let f = |u: f64| logit(j, y_lo + u.exp());
+                let u = illinois(f, t, (u_lo, f(u_lo)), (u_hi, table[i]), tol, evals);
                 return y_lo + u.exp();
             }
         }
@@ -302,23 +361,30 @@ pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
             let v_hi = (hi - lo).ln();
             let v_lo = (y_top.abs().max(1.0) * END_GAP).ln();
             if v_lo < v_hi {
-                let v =
-                    solve_increasing_f64_tol(|v| -logit(j, y_top - v.exp()), -t, v_lo, v_hi, tol);
+                let f = |v: f64| -logit(j, y_top - v.exp());
+                let v = illinois(f, -t, (v_lo, f(v_lo)), (v_hi, -table[i - 1]), tol, evals);
                 return y_top - v.exp();
             }
         }
-        solve_increasing_f64_tol(|y| logit(j, y), t, lo, hi, tol)
+        illinois(
+            |y| logit(j, y),
+            t,
+            (lo, table[i - 1]),
+            (hi, table[i]),
+            tol,
+            evals,
+        )
     };
     for j in [0, 1] {
         let table: Vec<f64> = spaced.iter().map(|&y| logit(j, y)).collect();
         for i in 1..m {
             let t = -T_RANGE + 2.0 * T_RANGE * i as f64 / m as f64;
-            pts.push(solve(j, &table, t, GRID_TOL));
+            pts.push(solve(j, &table, t, GRID_TOL, GRID_EVALS));
         }
         if j == 1 {
             for i in 1..hosts {
                 let t = (i as f64 / (hosts - i) as f64).ln();
-                pts.push(solve(1, &table, t, ROOT_TOL));
+                pts.push(solve(1, &table, t, ROOT_TOL, ROOT_MAX_EVALS));
             }
         }
     }
@@ -352,10 +418,12 @@ pub struct LnPlacement {
     pub ln_value: f64,
 }
 
-/// Host terms on a grid, computed when first needed.
+/// Host terms on a grid, computed when first needed (and kept when `memo` is not empty).
 struct LnTerms<'a, 'c> {
     ch: &'c LnChain<'a>,
     g: &'c [f64],
+    /// The per-point parts of the terms at each grid point.
+    above: Vec<Above>,
     memo: Vec<f64>,
 }
 
@@ -363,14 +431,19 @@ impl LnTerms<'_, '_> {
     #[inline]
     fn t(&mut self, k: usize, l: usize) -> f64 {
         let i = l * self.g.len() + k;
-        let v = self.memo[i];
-        if !v.is_nan() {
-            return v;
+        if let Some(&v) = self.memo.get(i) {
+            if !v.is_nan() {
+                return v;
+            }
         }
-        let v = self.ch.ln_term(self.g[k], self.g[l]);
+        let v = self
+            .ch
+            .ln_term_at(self.g[k], self.g[l], &self.above[k], &self.above[l]);
         // A NaN (a failed moment) is never stored as "not computed": it counts as unstable.
         let v = if v.is_nan() { f64::INFINITY } else { v };
-        self.memo[i] = v;
+        if let Some(m) = self.memo.get_mut(i) {
+            *m = v;
+        }
         v
     }
 }
@@ -380,11 +453,15 @@ impl LnTerms<'_, '_> {
 /// placement is stable.
 pub fn ln_grid_optima(ch: &LnChain, hosts: usize, g: &[f64], minmax: bool) -> Vec<LnPlacement> {
     let n = g.len() - 1;
-    let mut terms = LnTerms {
-        ch,
-        g,
-        memo: vec![f64::NAN; g.len() * g.len()],
+    // With two hosts every pair is read once (host 1 from s_0, host 2 to the top): no
+    // table of g.len()² terms is needed.
+    let memo = if hosts > 2 {
+        vec![f64::NAN; g.len() * g.len()]
+    } else {
+        Vec::new()
     };
+    let above = g.iter().map(|&y| ch.above(y)).collect();
+    let mut terms = LnTerms { ch, g, above, memo };
     let mut v = vec![f64::INFINITY; n + 1];
     v[0] = f64::NEG_INFINITY;
     let mut arg: Vec<Vec<usize>> = Vec::with_capacity(hosts);
@@ -456,6 +533,10 @@ pub fn ln_zoom(ch: &LnChain, start: &LnPlacement, width: f64, minmax: bool) -> L
             layers.push(layer);
         }
         layers.push(vec![ch.y_top]);
+        let above: Vec<Vec<Above>> = layers
+            .iter()
+            .map(|l| l.iter().map(|&y| ch.above(y)).collect())
+            .collect();
         let mut v = vec![f64::NEG_INFINITY];
         let mut args: Vec<Vec<usize>> = Vec::with_capacity(layers.len());
         for m in 1..layers.len() {
@@ -466,7 +547,7 @@ pub fn ln_zoom(ch: &LnChain, start: &LnPlacement, width: f64, minmax: bool) -> L
                     if ya >= yb || v[b] == f64::INFINITY {
                         continue;
                     }
-                    let t = ch.ln_term(ya, yb);
+                    let t = ch.ln_term_at(ya, yb, &above[m - 1][b], &above[m][a]);
                     if t.is_nan() || t == f64::INFINITY {
                         continue;
                     }
@@ -517,6 +598,112 @@ pub fn ln_zoom(ch: &LnChain, start: &LnPlacement, width: f64, minmax: bool) -> L
     let mut ys = cur;
     ys.resize(hosts - 1, ch.y_top);
     LnPlacement { ys, ln_value: best }
+}
+
+/// Relative tolerance in y of [`ln_brent`]: about the square root of f64's precision, below
+/// which values of J no longer rank points (J − J* ≈ J''·Δy²/2 reaches J's rounding).
+pub const LN_BRENT_TOL: f64 = 3e-8;
+/// Evaluations of [`ln_brent`] at most.
+pub const LN_BRENT_MAX_EVALS: usize = 100;
+
+/// A placement with exactly one busy cutoff (two busy hosts, e.g. h = 2) refined by Brent's
+/// minimisation (golden sections and parabolic steps) of ln J over that cutoff, between its
+/// neighbours on the grid `g`, to [`LN_BRENT_TOL`]: about twenty evaluations where the zoom
+/// needs a few hundred. `None` for other placements (they are zoomed). The result is never
+/// worse than `start`.
+pub fn ln_brent(ch: &LnChain, start: &LnPlacement, g: &[f64]) -> Option<LnPlacement> {
+    let busy: Vec<usize> = (0..start.ys.len())
+        .filter(|&i| start.ys[i] < ch.y_top)
+        .collect();
+    if busy.len() != 1 || busy[0] != 0 {
+        return None;
+    }
+    let y0 = start.ys[0];
+    let k = g.partition_point(|v| *v < y0);
+    if k == 0 || k + 1 >= g.len() || g[k] != y0 {
+        return None;
+    }
+    let (mut a, mut b) = (g[k - 1], g[k + 1]);
+    let f = |y: f64| -> f64 {
+        let v = ln_add_exp(ch.ln_term(ch.y_lo, y), ch.ln_term(y, ch.y_top));
+        if v.is_nan() {
+            f64::INFINITY
+        } else {
+            v
+        }
+    };
+    // Brent's method: x the best point so far, w the second best, v the previous w.
+    const GOLDEN: f64 = 0.381_966_011_250_105_1;
+    let (mut x, mut fx) = (y0, start.ln_value);
+    let (mut w, mut fw, mut v, mut fv) = (x, fx, x, fx);
+    let (mut d, mut e) = (0.0f64, 0.0f64);
+    for _ in 0..LN_BRENT_MAX_EVALS {
+        let m = 0.5 * (a + b);
+        let tol = LN_BRENT_TOL * (1.0 + x.abs());
+        if (x - m).abs() <= 2.0 * tol - 0.5 * (b - a) {
+            break;
+        }
+        let mut golden = true;
+        if e.abs() > tol {
+            // Parabola through x, w, v.
+            let r = (x - w) * (fx - fv);
+            let q0 = (x - v) * (fx - fw);
+            let mut p = (x - v) * q0 - (x - w) * r;
+            let mut q = 2.0 * (q0 - r);
+            if q > 0.0 {
+                p = -p;
+            }
+            q = q.abs();
+            if p.is_finite()
+                && q.is_finite()
+                && p.abs() < (0.5 * q * e).abs()
+                && p > q * (a - x)
+                && p < q * (b - x)
+            {
+                e = d;
+                d = p / q;
+                let u = x + d;
+                if u - a < 2.0 * tol || b - u < 2.0 * tol {
+                    d = if x < m { tol } else { -tol };
+                }
+                golden = false;
+            }
+        }
+        if golden {
+            e = if x < m { b - x } else { a - x };
+            d = GOLDEN * e;
+        }
+        let u = if d.abs() >= tol {
+            x + d
+        } else if d > 0.0 {
+            x + tol
+        } else {
+            x - tol
+        };
+        let fu = f(u);
+        if fu <= fx {
+            if u < x {
+                b = x;
+            } else {
+                a = x;
+            }
+            (v, fv, w, fw, x, fx) = (w, fw, x, fx, u, fu);
+        } else {
+            if u < x {
+                a = u;
+            } else {
+                b = u;
+            }
+            if fu <= fw || w == x {
+                (v, fv, w, fw) = (w, fw, u, fu);
+            } else if fu <= fv || v == x || v == w {
+                (v, fv) = (u, fu);
+            }
+        }
+    }
+    let mut ys = start.ys.clone();
+    ys[0] = x;
+    Some(LnPlacement { ys, ln_value: fx })
 }
 
 /// The largest gap between consecutive finite grid points (the first zoom half-width).

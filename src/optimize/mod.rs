@@ -81,6 +81,10 @@ pub struct Optimum {
     pub resolution: Vec<f64>,
     /// The polish's last Hessian (a start for a polish at a higher precision).
     pub hessian: Option<polish::Hessian>,
+    /// The arrival rate λ the load resolved to at this precision.
+    pub lambda: Float,
+    /// The total load ρ = λ E[X] at this precision.
+    pub load: Float,
 }
 
 fn chain_kind(p: OptPolicy) -> ChainKind {
@@ -312,7 +316,10 @@ fn fast_starts(
         .iter()
         .take(MAX_CANDIDATES)
         .filter(|c| c.ln_value - best <= CANDIDATE_RATIO.ln())
-        .map(|c| to_floats(&fast::ln_zoom(lc, c, width, false).ys))
+        .map(|c| {
+            let z = fast::ln_brent(lc, c, &g).unwrap_or_else(|| fast::ln_zoom(lc, c, width, false));
+            to_floats(&z.ys)
+        })
         .collect();
     let ch = Chain::new(d, lambda.clone(), chain_kind(policy), metric);
     let refined = refine_candidates(&ch, hosts, &zoomed)?;
@@ -323,9 +330,9 @@ fn fast_starts(
     })
 }
 
+/// Whether the family has a density (discrete families answer `None` everywhere).
 fn has_density(d: &dyn JobSize) -> bool {
-    let x = d.quantile(&Float::with_val(d.prec(), 0.5)).ok();
-    x.and_then(|x| d.density(&x)).is_some()
+    d.density(&d.lower()).is_some()
 }
 
 /// Stage (3) at the distribution's precision: the optimum for `policy`, starting from the
@@ -353,11 +360,29 @@ fn optimum_at_hint(
     start: &[Float],
     hint: Option<&polish::Hessian>,
 ) -> Result<Optimum, PolicyError> {
-    let bits = dist.prec();
     let (lambda, rho) = load.resolve(dist, hosts)?;
-    if policy.routing() == PolicyKind::Tags {
+    let r = optimum_at_resolved(dist, &lambda, &rho, hosts, policy, metric, start, hint);
+    if r.is_err() && policy.routing() == PolicyKind::Tags {
+        // A load no TAGS cutoffs can stabilise is reported by its threshold (it is checked
+        // here, after the fact, because a stable optimum proves stability by itself).
         check_tags_stable(dist, &lambda, &rho, hosts)?;
     }
+    r
+}
+
+/// [`optimum_at_hint`] for the resolved load (λ, ρ).
+#[allow(clippy::too_many_arguments)]
+fn optimum_at_resolved(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    rho: &Float,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    start: &[Float],
+    hint: Option<&polish::Hessian>,
+) -> Result<Optimum, PolicyError> {
+    let bits = dist.prec();
     let (free, max_queue, iterations, mut resolution, hessian) = match policy {
         _ if hosts == 1 => (vec![], None, 0, vec![], None),
         OptPolicy::SitaE => {
@@ -366,7 +391,7 @@ fn optimum_at_hint(
             (c, None, 0, r, None)
         }
         OptPolicy::TagsMinmax => {
-            let (c, level) = tags_minmax_cutoffs(dist, &lambda, hosts, start)?;
+            let (c, level) = tags_minmax_cutoffs(dist, lambda, hosts, start)?;
             let r = vec![0.0; c.len()];
             (c, Some(level), 0, r, None)
         }
@@ -396,7 +421,7 @@ fn optimum_at_hint(
         }
     };
     let used = free.len() + 1;
-    let mut eval = evaluate(policy.routing(), dist, &lambda, used, &free, metric)?;
+    let mut eval = evaluate(policy.routing(), dist, lambda, used, &free, metric)?;
     let idle_hosts = hosts - used;
     let top = dist.upper();
     let mut cutoffs = free;
@@ -416,6 +441,8 @@ fn optimum_at_hint(
         iterations,
         resolution,
         hessian,
+        lambda: lambda.clone(),
+        load: rho.clone(),
     })
 }
 

@@ -5,6 +5,7 @@
 //! the working precision, not its square root.
 
 use super::chain::{Chain, TermGrad};
+use crate::dist::Point;
 use crate::num::root::solve_increasing;
 use crate::num::NumError;
 use crate::policy::PolicyError;
@@ -69,6 +70,18 @@ fn value_grad_scaled(
     let bits = chain.dist.prec();
     let n = s.len();
     let full = full_vector(chain, s, hosts);
+    // Each cutoff's shared values once; s_0 only ever starts host 1's interval.
+    let points: Vec<Point> = full
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            if i == 0 {
+                chain.left_point(x)
+            } else {
+                chain.point(x)
+            }
+        })
+        .collect();
     let mut j = Float::with_val(bits, 0);
     let mut terms: Vec<TermGrad> = Vec::with_capacity(hosts);
     for i in 1..=hosts {
@@ -79,7 +92,7 @@ fn value_grad_scaled(
                 db: Float::with_val(bits, 0),
             }
         } else {
-            chain.term_grad(&full[i - 1], &full[i], grad)?
+            chain.term_grad(&points[i - 1], &points[i], grad)?
         };
         j += &t.value;
         terms.push(t);
@@ -237,13 +250,15 @@ pub fn coordinate_roots(
         for m in 0..n {
             let full = full_vector(chain, &s, hosts);
             let (a, c) = (full[m].clone(), full[m + 2].clone());
+            let (pa, pc) = (chain.left_point(&a), chain.point(&c));
             // ∂(T_m + T_{m+1})/∂s_m at x, +1 where a host is unstable.
             let grad = |x: &Float| -> Result<Float, NumError> {
+                let px = chain.point(x);
                 let left = chain
-                    .term_grad(&a, x, true)
+                    .term_grad(&pa, &px, true)
                     .map_err(|e| NumError::NotFinite(e.to_string()))?;
                 let right = chain
-                    .term_grad(x, &c, true)
+                    .term_grad(&px, &pc, true)
                     .map_err(|e| NumError::NotFinite(e.to_string()))?;
                 if !left.value.is_finite() || !right.value.is_finite() {
                     return Ok(Float::with_val(bits, 1));

@@ -59,7 +59,9 @@ pub fn greedy(dist: &dyn JobSize, lambda: &Float, hosts: usize) -> Result<Greedy
         } else {
             cutoffs[i - 2].clone()
         };
-        let full = Float::with_val(bits, lambda * &dist.partial_moment(1, &a, &top)?);
+        // The same formula as the root function below (at b = top nothing is killed), so
+        // that "full ≥ 1" and a sign change at the top agree to the last bit.
+        let full = host_load(dist, lambda, &a, &top)?;
         if i == hosts || full < 1 {
             return Ok(Greedy {
                 cutoffs,

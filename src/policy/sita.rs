@@ -6,7 +6,7 @@
 //! (Harchol-Balter & Vesilo 2010, §2).
 
 use super::{inf, metric_moment, pk_waiting, Evaluation, Metric, PolicyError};
-use crate::dist::JobSize;
+use crate::dist::{JobSize, Point};
 use rug::Float;
 
 /// One SITA host serving the sizes in (a, b].
@@ -27,20 +27,29 @@ pub fn host(
     a: &Float,
     b: &Float,
 ) -> Result<SitaHost, PolicyError> {
+    host_at(dist, lambda, &dist.point(a), &dist.point(b))
+}
+
+/// [`host`] between points made by [`JobSize::point`].
+pub fn host_at(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    a: &Point,
+    b: &Point,
+) -> Result<SitaHost, PolicyError> {
     let bits = dist.prec();
+    let one = |j: i32| -> Result<Float, PolicyError> {
+        Ok(dist.moments_between(&[j], a, b)?.swap_remove(0))
+    };
     // All three orders at once (shared logarithms and powers) where they are finite; else
     // one at a time, M_2 only for a stable host (it may be infinite when the host is not).
     let batch: Option<[Float; 3]> = dist
-        .partial_moments(&[0, 1, 2], a, b)
+        .moments_between(&[0, 1, 2], a, b)
         .ok()
         .and_then(|v| v.try_into().ok());
     let (prob, m1, m2) = match batch {
         Some([p, m1, m2]) => (p, m1, Some(m2)),
-        None => (
-            dist.partial_moment(0, a, b)?,
-            dist.partial_moment(1, a, b)?,
-            None,
-        ),
+        None => (one(0)?, one(1)?, None),
     };
     let load = Float::with_val(bits, lambda * &m1);
     let waiting = if load >= 1 {
@@ -48,7 +57,7 @@ pub fn host(
     } else {
         let m2 = match m2 {
             Some(m2) => m2,
-            None => dist.partial_moment(2, a, b)?,
+            None => one(2)?,
         };
         pk_waiting(lambda, &m2, &load)
     };
@@ -71,12 +80,20 @@ pub fn evaluate(
     let mut host_loads = Vec::with_capacity(s.len() - 1);
     let mut host_waiting = Vec::with_capacity(s.len() - 1);
     let mut total = Float::with_val(bits, 0);
+    // Each cutoff's shared values once (two hosts read each); the first host's interval
+    // opens just below s_0, to take an atom there.
+    let points: Vec<Point> = (0..s.len())
+        .map(|i| dist.point(if i == 0 { &lo_open } else { &s[i] }))
+        .collect();
     for i in 1..s.len() {
-        // The first host also takes an atom at the low end of the support.
-        let a = if i == 1 { &lo_open } else { &s[i - 1] };
-        let h = host(dist, lambda, a, &s[i]).map_err(|e| e.for_metric(metric))?;
+        let (a, b) = (&points[i - 1], &points[i]);
+        let h = host_at(dist, lambda, a, b).map_err(|e| e.for_metric(metric))?;
         let weight = match metric {
-            Metric::Slowdown => metric_moment(metric, dist.partial_moment(-1, a, &s[i]))?,
+            Metric::Slowdown => metric_moment(
+                metric,
+                dist.moments_between(&[-1], a, b)
+                    .map(|mut v| v.swap_remove(0)),
+            )?,
             _ => h.prob.clone(),
         };
         if !weight.is_zero() {

@@ -11,7 +11,7 @@
 //! approximation used by the papers; it is exact at host 1.
 
 use super::{inf, metric_moment, pk_waiting, Evaluation, Metric, PolicyError};
-use crate::dist::JobSize;
+use crate::dist::{JobSize, Point};
 use rug::Float;
 
 /// One TAGS host with cutoffs (a, b]: it sees the jobs with X > a and serves min(X, b).
@@ -24,14 +24,14 @@ pub struct TagsHost {
 }
 
 /// b F̄(b) and b² F̄(b), zero when b is the (possibly infinite) top of the support.
-fn killed_terms(dist: &dyn JobSize, b: &Float) -> (Float, Float) {
+fn killed_terms(dist: &dyn JobSize, b: &Point) -> (Float, Float) {
     let bits = dist.prec();
-    if b.is_infinite() || *b >= dist.upper() {
+    if b.x.is_infinite() || b.x >= dist.upper() {
         return (Float::with_val(bits, 0), Float::with_val(bits, 0));
     }
-    let t = dist.tail(b);
-    let bt = Float::with_val(bits, b * &t);
-    let b2t = Float::with_val(bits, b * &bt);
+    let t = b.tail(dist);
+    let bt = Float::with_val(bits, &b.x * &t);
+    let b2t = Float::with_val(bits, &b.x * &bt);
     (bt, b2t)
 }
 
@@ -43,8 +43,9 @@ pub fn host_load(
     b: &Float,
 ) -> Result<Float, PolicyError> {
     let bits = dist.prec();
-    let m1 = dist.partial_moment(1, a, b)?;
-    let (bt, _) = killed_terms(dist, b);
+    let (pa, pb) = (dist.point(a), dist.point(b));
+    let m1 = dist.moments_between(&[1], &pa, &pb)?.swap_remove(0);
+    let (bt, _) = killed_terms(dist, &pb);
     Ok(Float::with_val(
         bits,
         lambda * Float::with_val(bits, &m1 + &bt),
@@ -58,17 +59,30 @@ pub fn host(
     a: &Float,
     b: &Float,
 ) -> Result<TagsHost, PolicyError> {
+    host_at(dist, lambda, &dist.point(a), &dist.point(b))
+}
+
+/// [`host`] between points made by [`JobSize::point`].
+pub fn host_at(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    a: &Point,
+    b: &Point,
+) -> Result<TagsHost, PolicyError> {
     let bits = dist.prec();
     let (bt, b2t) = killed_terms(dist, b);
     // Both orders at once (shared logarithms and powers) where they are finite; else one at
     // a time, M_2 only for a stable host (it may be infinite when the host is not).
+    let one = |j: i32| -> Result<Float, PolicyError> {
+        Ok(dist.moments_between(&[j], a, b)?.swap_remove(0))
+    };
     let batch: Option<[Float; 2]> = dist
-        .partial_moments(&[1, 2], a, b)
+        .moments_between(&[1, 2], a, b)
         .ok()
         .and_then(|v| v.try_into().ok());
     let (m1, m2) = match batch {
         Some([m1, m2]) => (m1, Some(m2)),
-        None => (dist.partial_moment(1, a, b)?, None),
+        None => (one(1)?, None),
     };
     let load = Float::with_val(bits, lambda * Float::with_val(bits, &m1 + &bt));
     let waiting = if load >= 1 {
@@ -76,7 +90,7 @@ pub fn host(
     } else {
         let m2 = match m2 {
             Some(m2) => m2,
-            None => dist.partial_moment(2, a, b)?,
+            None => one(2)?,
         };
         pk_waiting(lambda, &Float::with_val(bits, &m2 + &b2t), &load)
     };
@@ -100,21 +114,31 @@ pub fn evaluate(
     let mut wasted = Float::with_val(bits, 0);
     // Weight of a per-host quantity over the jobs with X > a: P(X > a) for waiting,
     // E[1/X; X > a] for slowdown.
-    let weight_above = |a: &Float| -> Result<Float, PolicyError> {
-        match metric {
-            Metric::Slowdown => metric_moment(metric, dist.partial_moment(-1, a, &top)),
-            _ => Ok(dist.partial_moment(0, a, &top)?),
-        }
+    // Each cutoff's shared values once (two hosts read each).
+    let points: Vec<Point> = (0..=hosts)
+        .map(|i| dist.point(if i == 0 { &lo_open } else { &s[i] }))
+        .collect();
+    let top_point = dist.point(&top);
+    let weight_above = |a: &Point| -> Result<Float, PolicyError> {
+        let j = match metric {
+            Metric::Slowdown => -1,
+            _ => 0,
+        };
+        metric_moment(
+            metric,
+            dist.moments_between(&[j], a, &top_point)
+                .map(|mut v| v.swap_remove(0)),
+        )
     };
     for i in 1..=hosts {
-        let a = if i == 1 { &lo_open } else { &s[i - 1] };
-        let h = host(dist, lambda, a, &s[i]).map_err(|e| e.for_metric(metric))?;
+        let a = &points[i - 1];
+        let h = host_at(dist, lambda, a, &points[i]).map_err(|e| e.for_metric(metric))?;
         let w = weight_above(a)?;
         if !w.is_zero() {
             queueing += Float::with_val(bits, &w * &h.waiting);
         }
         if i < hosts {
-            let wi = weight_above(&s[i])?;
+            let wi = weight_above(&points[i])?;
             wasted += Float::with_val(bits, &s[i] * &wi);
         }
         host_loads.push(h.load);

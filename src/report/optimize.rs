@@ -98,10 +98,7 @@ pub fn optimize_certified(req: &OptimizeRequest) -> Result<OptimizeReport, Polic
         (b1, b2),
     )?;
     let w = req.digits;
-    let da = req.dist.build(b1)?;
-    let db = req.dist.build(b2)?;
-    let (la, ra) = req.load.resolve(da.as_ref(), req.hosts)?;
-    let (lb, rb) = req.load.resolve(db.as_ref(), req.hosts)?;
+    let (la, ra, lb, rb) = (&a.lambda, &a.load, &b.lambda, &b.load);
     let same_shape = a.cutoffs.len() == b.cutoffs.len() && a.idle_hosts == b.idle_hosts;
     let cutoffs = if same_shape {
         certify_cutoffs(&a, &b, w)
@@ -109,8 +106,8 @@ pub fn optimize_certified(req: &OptimizeRequest) -> Result<OptimizeReport, Polic
         certify_all(&a.cutoffs, &a.cutoffs, 0)
     };
     let rep = OptimizeReport {
-        lambda: certify_pair(&la, &lb, w),
-        load: certify_pair(&ra, &rb, w),
+        lambda: certify_pair(la, lb, w),
+        load: certify_pair(ra, rb, w),
         cutoffs,
         host_loads: certify_all(&a.eval.host_loads, &b.eval.host_loads, w),
         value: certify_pair(&a.eval.value, &b.eval.value, w),
@@ -227,6 +224,8 @@ mod tests {
             iterations: 1,
             resolution,
             hessian: None,
+            lambda: Float::with_val(bits, 1),
+            load: Float::with_val(bits, 0.5),
         }
     }
 
