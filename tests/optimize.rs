@@ -199,6 +199,49 @@ fn sita_bp_alpha_one_two_hosts_cuts_at_geometric_mean() {
 }
 
 #[test]
+fn f64_brent_finds_the_geometric_mean_cut() {
+    // The closed form of the test above (s* = √(kp) for SITA, BP(k, p, 1), h = 2) against
+    // the f64 Brent refinement of the grid optimum. Tolerance: 10·LN_BRENT_TOL·√(1 + |ln J|)
+    // in ln s (Brent stops within its tolerance of a minimiser J resolves, and the f64
+    // value of J has a relative error of about 1e-16·|ln J|).
+    use taskassign::optimize::chain::ChainKind;
+    use taskassign::optimize::fast::{
+        fast_grid_size, ln_brent, ln_grid, ln_grid_optima, LnChain, LN_BRENT_TOL,
+    };
+    for (k, p, load) in [
+        ("1", "1e10", "0.5"),
+        ("2", "1e300", "0.9"),
+        ("1", "1e1000", "0.3"),
+        ("1", "1e100000", "0.7"),
+    ] {
+        let d = spec(&format!("bp:k={k},p={p},alpha=1")).build(64).unwrap();
+        let (lambda, _) = LoadSpec::Total(load.into()).resolve(d.as_ref(), 2).unwrap();
+        let lc = LnChain::new(d.as_ref(), &lambda, ChainKind::Sita, Metric::Waiting).unwrap();
+        let g = ln_grid(&lc, 2, fast_grid_size(2));
+        let start = ln_grid_optima(&lc, 2, &g, false).swap_remove(0);
+        let z = ln_brent(&lc, &start, &g).expect("one busy cutoff");
+        assert!(
+            z.ln_value <= start.ln_value,
+            "p={p}: Brent worse than the grid"
+        );
+        let b = 200;
+        let want = Float::with_val(
+            b,
+            parse_decimal(k, b).unwrap() * parse_decimal(p, b).unwrap(),
+        )
+        .sqrt()
+        .ln()
+        .to_f64();
+        let tol = 10.0 * LN_BRENT_TOL * (1.0 + z.ln_value.abs()).sqrt();
+        assert!(
+            (z.ys[0] - want).abs() <= tol,
+            "p={p}: Brent ln s = {} vs ln √(kp) = {want} (tolerance {tol:.1e})",
+            z.ys[0]
+        );
+    }
+}
+
+#[test]
 fn first_order_conditions_hold_by_finite_differences() {
     // Central differences of the policy formula (policy::evaluate, independent of the
     // optimiser's analytic gradient) at 400 bits with relative step 1e-40: truncation

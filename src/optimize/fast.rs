@@ -600,8 +600,9 @@ pub fn ln_zoom(ch: &LnChain, start: &LnPlacement, width: f64, minmax: bool) -> L
     LnPlacement { ys, ln_value: best }
 }
 
-/// Relative tolerance in y of [`ln_brent`]: about the square root of f64's precision, below
-/// which values of J no longer rank points (J − J* ≈ J''·Δy²/2 reaches J's rounding).
+/// Tolerance in y of [`ln_brent`], times √(1 + |ln J|): about the square root of the
+/// relative precision of J in the f64 chain (1e-16·|ln J|), below which values of J no
+/// longer rank points (J − J* ≈ J''·Δy²/2 reaches J's rounding).
 pub const LN_BRENT_TOL: f64 = 3e-8;
 /// Evaluations of [`ln_brent`] at most.
 pub const LN_BRENT_MAX_EVALS: usize = 100;
@@ -639,7 +640,7 @@ pub fn ln_brent(ch: &LnChain, start: &LnPlacement, g: &[f64]) -> Option<LnPlacem
     let (mut d, mut e) = (0.0f64, 0.0f64);
     for _ in 0..LN_BRENT_MAX_EVALS {
         let m = 0.5 * (a + b);
-        let tol = LN_BRENT_TOL * (1.0 + x.abs());
+        let tol = LN_BRENT_TOL * (1.0 + fx.abs()).sqrt();
         if (x - m).abs() <= 2.0 * tol - 0.5 * (b - a) {
             break;
         }

@@ -161,13 +161,48 @@ pub fn search_starts_with(
     metric: Metric,
     search: Search,
 ) -> Result<Vec<Vec<Float>>, PolicyError> {
+    Ok(hinted_starts(dist, load, hosts, policy, metric, search)?
+        .into_iter()
+        .map(|s| s.cutoffs)
+        .collect())
+}
+
+/// A start for the polish at the working precision: the free cutoffs, and the Hessian of
+/// the search-precision refinement there (the polish's first Newton step uses it instead
+/// of differencing the gradient).
+#[derive(Debug, Clone)]
+pub struct Start {
+    /// The free cutoffs.
+    pub cutoffs: Vec<Float>,
+    /// The refinement's last Hessian, if it had one.
+    pub hessian: Option<polish::Hessian>,
+}
+
+impl Start {
+    fn bare(cutoffs: Vec<Float>) -> Self {
+        Start {
+            cutoffs,
+            hessian: None,
+        }
+    }
+}
+
+/// [`search_starts_with`], each start with the refinement's Hessian.
+fn hinted_starts(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    search: Search,
+) -> Result<Vec<Start>, PolicyError> {
     let d = dist.build(SEARCH_BITS)?;
     let (lambda, rho) = load.resolve(d.as_ref(), hosts)?;
     if policy.routing() == PolicyKind::Tags {
         check_tags_stable(d.as_ref(), &lambda, &rho, hosts)?;
     }
     if hosts == 1 {
-        return Ok(vec![vec![]]);
+        return Ok(vec![Start::bare(vec![])]);
     }
     if search == Search::Auto && has_density(d.as_ref()) {
         if let Some(lc) = fast::LnChain::new(d.as_ref(), &lambda, chain_kind(policy), metric) {
@@ -206,7 +241,7 @@ pub fn search_starts_with(
         c.cutoffs.iter().filter(|x| **x < top).cloned().collect()
     };
     if !has_density(d.as_ref()) || policy == OptPolicy::TagsMinmax {
-        return Ok(vec![free_of(&candidates[0])]);
+        return Ok(vec![Start::bare(free_of(&candidates[0]))]);
     }
     let ch = Chain::new(d.as_ref(), lambda, kind, metric);
     // Zoom and refine every host count whose grid value is within CANDIDATE_RATIO of the
@@ -233,7 +268,7 @@ pub fn search_starts_with(
     }
     let refined = refine_candidates(&ch, hosts, &zoomed)?;
     if refined.is_empty() {
-        return Ok(vec![free_of(&candidates[0])]);
+        return Ok(vec![Start::bare(free_of(&candidates[0]))]);
     }
     Ok(refined)
 }
@@ -245,12 +280,18 @@ fn refine_candidates(
     ch: &Chain,
     hosts: usize,
     starts: &[Vec<Float>],
-) -> Result<Vec<Vec<Float>>, PolicyError> {
-    let mut refined: Vec<(Float, Vec<Float>)> = Vec::new();
+) -> Result<Vec<Start>, PolicyError> {
+    let mut refined: Vec<(Float, Start)> = Vec::new();
     let mut last_err = None;
     for st in starts {
         match polish::refine(ch, hosts, st, polish::SEARCH_POLISH_ITER) {
-            Ok(p) => refined.push((p.value, p.cutoffs)),
+            Ok(p) => refined.push((
+                p.value,
+                Start {
+                    cutoffs: p.cutoffs,
+                    hessian: p.hessian,
+                },
+            )),
             Err(e) => last_err = Some(e),
         }
     }
@@ -280,7 +321,7 @@ fn fast_starts(
     hosts: usize,
     policy: OptPolicy,
     metric: Metric,
-) -> Result<Option<Vec<Vec<Float>>>, PolicyError> {
+) -> Result<Option<Vec<Start>>, PolicyError> {
     let minmax = policy == OptPolicy::TagsMinmax;
     let mut g = fast::ln_grid(lc, hosts, fast::fast_grid_size(hosts));
     let mut cands = fast::ln_grid_optima(lc, hosts, &g, minmax);
@@ -308,7 +349,7 @@ fn fast_starts(
             .collect()
     };
     if minmax {
-        return Ok(Some(vec![to_floats(&cands[0].ys)]));
+        return Ok(Some(vec![Start::bare(to_floats(&cands[0].ys))]));
     }
     let best = cands[0].ln_value;
     let width = fast::max_gap(&g);
@@ -455,7 +496,8 @@ pub fn optimum_from(
     metric: Metric,
     starts: &[Vec<Float>],
 ) -> Result<Optimum, PolicyError> {
-    Ok(best_of(dist, load, hosts, policy, metric, starts)?.0)
+    let starts: Vec<Start> = starts.iter().cloned().map(Start::bare).collect();
+    Ok(best_of(dist, load, hosts, policy, metric, &starts)?.0)
 }
 
 /// As [`optimum_from`], also returning the index of the start that won.
@@ -465,12 +507,13 @@ fn best_of(
     hosts: usize,
     policy: OptPolicy,
     metric: Metric,
-    starts: &[Vec<Float>],
+    starts: &[Start],
 ) -> Result<(Optimum, usize), PolicyError> {
     let mut best: Option<(Optimum, usize)> = None;
     let mut last_err = None;
     for (i, st) in starts.iter().enumerate() {
-        match optimum_at(dist, load, hosts, policy, metric, st) {
+        let hint = st.hessian.as_ref();
+        match optimum_at_hint(dist, load, hosts, policy, metric, &st.cutoffs, hint) {
             Ok(o) => {
                 if best
                     .as_ref()
@@ -736,10 +779,10 @@ fn starts_for(
     hosts: usize,
     policy: OptPolicy,
     metric: Metric,
-) -> Result<Vec<Vec<Float>>, PolicyError> {
+) -> Result<Vec<Start>, PolicyError> {
     match policy {
-        OptPolicy::SitaE => Ok(vec![vec![]]),
-        _ => search_starts(dist, load, hosts, policy, metric),
+        OptPolicy::SitaE => Ok(vec![Start::bare(vec![])]),
+        _ => hinted_starts(dist, load, hosts, policy, metric, Search::Auto),
     }
 }
 
@@ -764,12 +807,13 @@ pub fn optimal_cutoffs(
         return Err(PolicyError::BadHosts(hosts));
     }
     let starts = starts_for(dist, load, hosts, policy, metric)?;
-    optimum_from(
+    Ok(best_of(
         dist.build(crate::num::working_bits(digits))?.as_ref(),
         load,
         hosts,
         policy,
         metric,
         &starts,
-    )
+    )?
+    .0)
 }

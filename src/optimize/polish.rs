@@ -348,6 +348,10 @@ pub const SLOW_RATIO: f64 = 0.1;
 /// At most this many doublings of a slow Newton step.
 pub const EXTRAPOLATE_MAX: usize = 12;
 
+/// Largest step |Δ ln s| whose secant is used as the Hessian of one cutoff (see
+/// `newton_inner`): near the optimum; farther out the difference is taken afresh.
+pub const SECANT_MAX_STEP: f64 = 1e-3;
+
 /// Newton iterations of the search-precision refinement, which only needs a good start.
 pub const SEARCH_POLISH_ITER: usize = 40;
 
@@ -468,6 +472,8 @@ fn newton_inner(
     let mut mu = LM_MU_START;
     let mut stalls = 0usize;
     let stall_step = Float::with_val(bits, 1u32) >> (bits / 2);
+    // (y_1, ∂J/∂y_1) before the last step taken (for the one-cutoff secant).
+    let mut prev: Option<(Float, Float)> = None;
     last_g.clone_from(&g);
     for it in 1..=max_iter {
         let gnorm = mrt.clone();
@@ -489,8 +495,24 @@ fn newton_inner(
         let mut d = vec![Float::with_val(bits, 0); n];
         let mut e = vec![Float::with_val(bits, 0); n.saturating_sub(1)];
         let mut e2 = vec![Float::with_val(bits, 0); n.saturating_sub(1)];
-        let hinted = match hint {
-            Some(h) if it == 1 && h.d.len() == n && h.e.len() == e.len() => {
+        // With one cutoff, the secant of the last step replaces the difference when that
+        // step was short but above the difference step (it is then as accurate, and free):
+        // Newton becomes the secant method, of order 1.6, with one gradient per iteration.
+        let secant = match &prev {
+            Some((yp, gp)) if n == 1 => {
+                let dy = Float::with_val(bits, &y[0] - yp);
+                let size = Float::with_val(bits, dy.abs_ref());
+                let h = Float::with_val(bits, &g[0] - gp) / &dy;
+                (size >= delta && size <= SECANT_MAX_STEP && h > 0 && h.is_finite()).then_some(h)
+            }
+            _ => None,
+        };
+        let hinted = match (hint, secant) {
+            (_, Some(h)) => {
+                d[0] = h;
+                true
+            }
+            (Some(h), None) if it == 1 && h.d.len() == n && h.e.len() == e.len() => {
                 for (x, v) in d.iter_mut().zip(&h.d) {
                     *x = Float::with_val(bits, v);
                 }
@@ -694,6 +716,7 @@ fn newton_inner(
             } else {
                 stalls = 0;
             }
+            prev = Some((y[0].clone(), g[0].clone()));
             y = yn;
             s = sn;
             j = jn;
