@@ -160,11 +160,13 @@ pub trait JobSize: Send + Sync + std::fmt::Debug {
     }
     /// E[X].
     fn mean(&self) -> Result<Float, DistError> {
-        self.partial_moment(1, &self.lower_open(), &self.upper())
+        self.moment(1)
     }
-    /// E[X^j] over the whole support.
+    /// E[X^j] over the whole support (between the points of the support's ends, which
+    /// families with per-point values evaluate cheaply).
     fn moment(&self, j: i32) -> Result<Float, DistError> {
-        self.partial_moment(j, &self.lower_open(), &self.upper())
+        let (a, b) = (self.point(&self.lower_open()), self.point(&self.upper()));
+        Ok(self.moments_between(&[j], &a, &b)?.swap_remove(0))
     }
     /// A point just below the support, so that (lower_open, upper] holds all the mass
     /// (an atom at `lower` included).

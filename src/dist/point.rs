@@ -86,6 +86,8 @@ pub(crate) struct PowerLaw {
     scale: Float,
     /// ln(p/k) at the guarded precision (+∞ for the Pareto).
     ln_pk: Float,
+    /// (k/p)^α (0 for the Pareto): the top point's power, made once.
+    kpa: Float,
 }
 
 impl PowerLaw {
@@ -110,7 +112,14 @@ impl PowerLaw {
     ) -> Self {
         let bits = k.prec();
         let ln_pk = Float::with_val(bits + LOG_GUARD_BITS, ln_pk);
+        let kpa = if ln_pk.is_infinite() {
+            Float::with_val(bits, 0)
+        } else {
+            let e = Float::with_val(bits + LOG_GUARD_BITS, &ln_pk * alpha);
+            Float::with_val(bits, (-e).exp_ref())
+        };
         PowerLaw {
+            kpa,
             k: k.clone(),
             p: Float::with_val(bits, p),
             alpha: Float::with_val(bits, alpha),
@@ -131,15 +140,7 @@ impl PowerLaw {
         let (lkx, kxa) = if *x <= self.k {
             (Float::with_val(g, 0), Float::with_val(bits, 1))
         } else if *x >= self.p {
-            if self.p.is_infinite() {
-                (Float::with_val(g, &self.ln_pk), Float::with_val(bits, 0))
-            } else {
-                let e = Float::with_val(g, &self.ln_pk * &self.alpha);
-                (
-                    Float::with_val(g, &self.ln_pk),
-                    Float::with_val(bits, (-e).exp_ref()),
-                )
-            }
+            (Float::with_val(g, &self.ln_pk), self.kpa.clone())
         } else {
             // ln(x/k) to g bits relative: near k from the exact x − k (Sterbenz).
             let w = g.max(x.prec());
