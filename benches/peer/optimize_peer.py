@@ -146,12 +146,14 @@ def main():
              ("sita", "1", "1e10", "1.5", "0.5", 2, 100), ("tags", "1", "1e1000", "1", "0.5", 2, 100),
              ("sita", "1", "1e10", "1.5", "0.5", 3, 20)]
     reps = 3 if quick else 5
+    if "--rounds" in sys.argv:
+        reps = int(sys.argv[sys.argv.index("--rounds") + 1])
     certify = "--certify" in sys.argv
     if quick:
         cases = cases[:1]
     print("| policy | dist | h | load | digits | peer s | taskassign s (in process) | ratio | "
-          "taskassign s (with process start-up) | ratio | values agree to |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "ratio, best of rounds | taskassign s (with process start-up) | ratio | values agree to |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (pol, k, p, a, load, h, digits) in cases:
         tp, to, ti = [], [], []
         for _ in range(reps):
@@ -171,8 +173,10 @@ def main():
         ov = mp.mpf(r["value"])
         agree = -mp.log10(abs(ov - pv) / abs(pv)) if ov != pv else digits
         mp_s, our_s, in_s = statistics.median(tp), statistics.median(to), statistics.median(ti)
+        # The machine is shared: the fastest round of each side is the least disturbed one.
+        best = min(tp) / min(ti)
         print(f"| {pol} | bp:k={k},p={p},alpha={a} | {h} | {load} | {digits} | {mp_s:.4f} | "
-              f"{in_s:.5f} | {mp_s / in_s:.0f}x | {our_s:.4f} | {mp_s / our_s:.0f}x | "
+              f"{in_s:.5f} | {mp_s / in_s:.0f}x | {best:.0f}x | {our_s:.4f} | {mp_s / our_s:.0f}x | "
               f"{float(agree):.1f} digits |")
 
 
