@@ -70,7 +70,8 @@ const POWER_DIRECT_FROM: f64 = 0.5;
 /// Per-point evaluation of the power-law density α k^α x^(−α−1) / norm on [k, p] (p = +∞
 /// for the Pareto, with norm = 1). A point carries ln(x/k) (at LOG_GUARD_BITS extra bits)
 /// and (k/x)^α, x clamped into [k, p]; then
-/// - F̄(x) = (k/x)^α (1 − (x/p)^α) / norm, 1 − (x/p)^α = −expm1(α (ln(x/k) − ln(p/k)));
+/// - F̄(x) = (k/x)^α (1 − (x/p)^α) / norm, with (x/p)^α = (k/p)^α / (k/x)^α where it is at
+///   most ½ and 1 − (x/p)^α = −expm1(α (ln(x/k) − ln(p/k))) nearer p;
 /// - f(x) = α/k · (k/x)^α · (k/x) / norm;
 /// - M_j(a, b) = α/norm · a^j (k/a)^α · r_j with r_j = ((b/a)^t − 1)/t, t = j − α, where
 ///   (b/a)^t = (b/a)^j (k/b)^α / (k/a)^α needs no new transcendental (r_j = ln(b/a) for
@@ -182,7 +183,15 @@ impl PowerLaw {
         if self.p.is_infinite() {
             return kxa.clone();
         }
-        // ln(x/p) = ln(x/k) − ln(p/k), or directly where those nearly cancel.
+        // (x/p)^α = (k/p)^α / (k/x)^α needs no transcendental call; where it is at most ½,
+        // 1 − (x/p)^α loses no digit to the subtraction (its few ulps count at most once).
+        let r = Float::with_val(bits, &self.kpa / kxa);
+        if r <= 0.5 {
+            let one_minus = Float::with_val(bits, 1u32) - r;
+            return Float::with_val(bits, kxa * &one_minus) / &self.norm;
+        }
+        // Nearer p: 1 − (x/p)^α = −expm1(α ln(x/p)), ln(x/p) = ln(x/k) − ln(p/k), or taken
+        // directly where those nearly cancel.
         let g = bits + LOG_GUARD_BITS;
         let diff = Float::with_val(g, lkx - &self.ln_pk);
         let near = Float::with_val(g, &self.ln_pk >> LOG_DIFF_BITS);
