@@ -1,6 +1,6 @@
 //! Bounded Pareto BP(k, p, α): density α k^α x^(−α−1) / (1 − (k/p)^α) on [k, p].
 
-use super::point::{PowerLaw, LOG_GUARD_BITS};
+use super::point::{ln_ratio, PowerLaw, LOG_GUARD_BITS};
 use super::ziggurat::exp1;
 use super::{
     check_order, clip, clip_ln, f64_normal, f64_order_ok, f64_pair, fast_pow,
@@ -207,15 +207,10 @@ impl BoundedPareto {
         let bits = k.prec();
         let p = Float::with_val(bits, p);
         let alpha = Float::with_val(bits, alpha);
-        // ln(k/p) with LOG_GUARD_BITS guard bits, from the exact p − k where p < 2k (Sterbenz),
-        // so that the norm keeps every digit even for p close to k (ln(p/k) is kept for the
-        // points).
+        // ln(k/p) with LOG_GUARD_BITS guard bits, to full relative precision even for p close
+        // to k, so that the norm keeps every digit (ln(p/k) is kept for the points).
         let g = bits + LOG_GUARD_BITS;
-        let l = if p < Float::with_val(g, &k * 2u32) {
-            -Float::with_val(g, Float::with_val(g, &p - &k) / &k).ln_1p()
-        } else {
-            Float::with_val(g, &k / &p).ln()
-        };
+        let l = ln_ratio(g, &k, &p);
         let norm = Float::with_val(bits, -Float::with_val(g, &alpha * &l).exp_m1());
         let pl = PowerLaw::with_ln_pk(&k, &p, &alpha, &norm, -l);
         Ok(BoundedPareto {
@@ -305,33 +300,13 @@ impl JobSize for BoundedPareto {
         self.pl.point(x)
     }
     fn tail_at(&self, p: &Point) -> Float {
-        if p.aux.len() != 2 {
-            return self.tail(&p.x);
-        }
-        self.pl.tail(p)
+        self.pl.tail_at(self, p)
     }
     fn density_at(&self, p: &Point) -> Option<Float> {
-        if p.aux.len() != 2 {
-            return self.density(&p.x);
-        }
-        Some(self.pl.density(p))
+        self.pl.density_at(self, p)
     }
     fn moments_between(&self, js: &[i32], a: &Point, b: &Point) -> Result<Vec<Float>, DistError> {
-        for &j in js {
-            check_order(j)?;
-        }
-        // Points made elsewhere (without this family's values) take the plain path.
-        if a.aux.len() != 2 || b.aux.len() != 2 {
-            return self.partial_moments(js, &a.x, &b.x);
-        }
-        self.pl
-            .moments(js, a, b)
-            .map_err(|j| DistError::InfiniteMoment {
-                family: "bp",
-                j,
-                a: show(&a.x),
-                b: show(&b.x),
-            })
+        self.pl.moments_between(self, js, a, b)
     }
     fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
         self.f64c

@@ -158,6 +158,10 @@ pub trait JobSize: Send + Sync + std::fmt::Debug {
     fn moments_between(&self, js: &[i32], a: &Point, b: &Point) -> Result<Vec<Float>, DistError> {
         self.partial_moments(js, &a.x, &b.x)
     }
+    /// One order of [`JobSize::moments_between`].
+    fn moment_between(&self, j: i32, a: &Point, b: &Point) -> Result<Float, DistError> {
+        Ok(self.moments_between(&[j], a, b)?.swap_remove(0))
+    }
     /// E[X].
     fn mean(&self) -> Result<Float, DistError> {
         self.moment(1)
@@ -166,7 +170,7 @@ pub trait JobSize: Send + Sync + std::fmt::Debug {
     /// families with per-point values evaluate cheaply).
     fn moment(&self, j: i32) -> Result<Float, DistError> {
         let (a, b) = (self.point(&self.lower_open()), self.point(&self.upper()));
-        Ok(self.moments_between(&[j], &a, &b)?.swap_remove(0))
+        self.moment_between(j, &a, &b)
     }
     /// A point just below the support, so that (lower_open, upper] holds all the mass
     /// (an atom at `lower` included).

@@ -148,32 +148,13 @@ impl JobSize for Pareto {
         self.pl.point(x)
     }
     fn tail_at(&self, p: &Point) -> Float {
-        if p.aux.len() != 2 {
-            return self.tail(&p.x);
-        }
-        self.pl.tail(p)
+        self.pl.tail_at(self, p)
     }
     fn density_at(&self, p: &Point) -> Option<Float> {
-        if p.aux.len() != 2 {
-            return self.density(&p.x);
-        }
-        Some(self.pl.density(p))
+        self.pl.density_at(self, p)
     }
     fn moments_between(&self, js: &[i32], a: &Point, b: &Point) -> Result<Vec<Float>, DistError> {
-        for &j in js {
-            check_order(j)?;
-        }
-        if a.aux.len() != 2 || b.aux.len() != 2 {
-            return self.partial_moments(js, &a.x, &b.x);
-        }
-        self.pl
-            .moments(js, a, b)
-            .map_err(|j| DistError::InfiniteMoment {
-                family: "pareto",
-                j,
-                a: show(&a.x.clone().max(&self.k)),
-                b: "inf".into(),
-            })
+        self.pl.moments_between(self, js, a, b)
     }
     fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
         let one = Float::with_val(self.prec(), 1u32);

@@ -8,7 +8,8 @@
 //! that a host term between two prepared points needs at most one more transcendental call
 //! (an expm1 on a short interval) instead of a dozen.
 
-use super::JobSize;
+use super::{check_order, DistError, JobSize};
+use crate::num::show;
 use rug::Float;
 use std::cell::OnceCell;
 
@@ -58,14 +59,33 @@ pub(crate) const LOG_GUARD_BITS: u32 = 32;
 
 /// A difference of two guarded logarithms is used where it is at least 2^−this of the
 /// larger one (it then keeps LOG_GUARD_BITS − this bits beyond the working precision);
-/// nearer ends take ln_1p of their exact relative difference. ln(x/k) ≤ 2^18 for any x
-/// MPFR handles in practice (x ≤ 10^100000 k), so this switch happens below ln(b/a) = 2^−6
-/// and the ratio is then below 2.
+/// nearer ends take [`ln_ratio`] of the ends themselves. ln(x/k) ≤ 2^18 for any x
+/// MPFR handles in practice (x ≤ 10^100000 k), so this switch happens below ln(b/a) = 2^−6,
+/// where [`ln_ratio`] takes ln_1p of the exact difference.
 const LOG_DIFF_BITS: u32 = 24;
 
 /// Below this |t ln(b/a)|, (b/a)^t − 1 is taken by expm1; above it from the points'
 /// powers, where the subtraction of 1 amplifies their few ulps by at most 1/(1 − e^−½).
 const POWER_DIRECT_FROM: f64 = 0.5;
+
+/// Up to this (x/p)^α, the tail takes 1 − (x/p)^α by a subtraction (it then loses at most
+/// one bit); nearer p, by expm1 of the logarithm.
+const TAIL_DIRECT_UP_TO: f64 = 0.5;
+
+/// ln(x/y) for positive x, y to `bits` of relative precision: where ½ < x/y < 2, x − y is
+/// exact (Sterbenz) at the larger of the operands' precisions and ln_1p of the relative
+/// difference keeps every digit however close x and y are; elsewhere |ln(x/y)| > ln 2 and
+/// the rounding of x/y is harmless.
+pub(crate) fn ln_ratio(bits: u32, x: &Float, y: &Float) -> Float {
+    let w = bits.max(x.prec()).max(y.prec());
+    let q = Float::with_val(w, x / y);
+    if q > 0.5 && q < 2 {
+        let rel = Float::with_val(w, x - y) / y;
+        Float::with_val(bits, rel.ln_1p_ref())
+    } else {
+        Float::with_val(bits, q.ln_ref())
+    }
+}
 
 /// Per-point evaluation of the power-law density α k^α x^(−α−1) / norm on [k, p] (p = +∞
 /// for the Pareto, with norm = 1). A point carries ln(x/k) (at LOG_GUARD_BITS extra bits)
@@ -98,7 +118,7 @@ impl PowerLaw {
         let ln_pk = if p.is_infinite() {
             Float::with_val(g, rug::float::Special::Infinity)
         } else {
-            Float::with_val(g, Float::with_val(g, p / k).ln_ref())
+            ln_ratio(g, p, k)
         };
         Self::with_ln_pk(k, p, alpha, norm, ln_pk)
     }
@@ -143,15 +163,7 @@ impl PowerLaw {
         } else if *x >= self.p {
             (Float::with_val(g, &self.ln_pk), self.kpa.clone())
         } else {
-            // ln(x/k) to g bits relative: near k from the exact x − k (Sterbenz).
-            let w = g.max(x.prec());
-            let q = Float::with_val(w, x / &self.k);
-            let lkx = if q < 2 {
-                let rel = Float::with_val(w, x - &self.k) / &self.k;
-                Float::with_val(g, rel.ln_1p_ref())
-            } else {
-                Float::with_val(g, q.ln_ref())
-            };
+            let lkx = ln_ratio(g, x, &self.k);
             let e = Float::with_val(g, &lkx * &self.alpha);
             let kxa = Float::with_val(bits, (-e).exp_ref());
             (lkx, kxa)
@@ -171,7 +183,55 @@ impl PowerLaw {
         }
     }
 
-    pub(crate) fn tail(&self, pt: &Point) -> Float {
+    /// Whether `pt` carries this family's values (points made elsewhere take the plain
+    /// methods of the distribution).
+    fn owns(&self, pt: &Point) -> bool {
+        pt.aux.len() == 2
+    }
+
+    /// [`JobSize::tail_at`] for the power-law family `dist` that holds this.
+    pub(crate) fn tail_at(&self, dist: &dyn JobSize, pt: &Point) -> Float {
+        if self.owns(pt) {
+            self.tail(pt)
+        } else {
+            dist.tail(&pt.x)
+        }
+    }
+
+    /// [`JobSize::density_at`] for the power-law family `dist` that holds this.
+    pub(crate) fn density_at(&self, dist: &dyn JobSize, pt: &Point) -> Option<Float> {
+        if self.owns(pt) {
+            Some(self.density(pt))
+        } else {
+            dist.density(&pt.x)
+        }
+    }
+
+    /// [`JobSize::moments_between`] for the power-law family `dist` that holds this, with
+    /// the errors of its `partial_moments` (order checks first, then an infinite moment).
+    pub(crate) fn moments_between(
+        &self,
+        dist: &dyn JobSize,
+        js: &[i32],
+        a: &Point,
+        b: &Point,
+    ) -> Result<Vec<Float>, DistError> {
+        for &j in js {
+            check_order(j)?;
+        }
+        if !self.owns(a) || !self.owns(b) {
+            return dist.partial_moments(js, &a.x, &b.x);
+        }
+        self.moments(js, a, b)
+            .map_err(|j| DistError::InfiniteMoment {
+                family: dist.family(),
+                j,
+                a: show(&self.clamped(&a.x)),
+                b: show(&self.clamped(&b.x)),
+            })
+    }
+
+    fn tail(&self, pt: &Point) -> Float {
         let bits = self.bits();
         if pt.x <= self.k {
             return Float::with_val(bits, 1);
@@ -186,7 +246,7 @@ impl PowerLaw {
         // (x/p)^α = (k/p)^α / (k/x)^α needs no transcendental call; where it is at most ½,
         // 1 − (x/p)^α loses no digit to the subtraction (its few ulps count at most once).
         let r = Float::with_val(bits, &self.kpa / kxa);
-        if r <= 0.5 {
+        if r <= TAIL_DIRECT_UP_TO {
             let one_minus = Float::with_val(bits, 1u32) - r;
             return Float::with_val(bits, kxa * &one_minus) / &self.norm;
         }
@@ -198,16 +258,14 @@ impl PowerLaw {
         let lxp = if Float::with_val(g, diff.abs_ref()) >= near {
             diff
         } else {
-            // x/p > 0.98: x − p is exact (Sterbenz) and ln_1p keeps every digit.
-            let rel = Float::with_val(g, &pt.x - &self.p) / &self.p;
-            Float::with_val(g, rel.ln_1p_ref())
+            ln_ratio(g, &pt.x, &self.p)
         };
         let e = Float::with_val(g, &lxp * &self.alpha);
         let one_minus = -Float::with_val(bits, e.exp_m1_ref());
         Float::with_val(bits, kxa * &one_minus) / &self.norm
     }
 
-    pub(crate) fn density(&self, pt: &Point) -> Float {
+    fn density(&self, pt: &Point) -> Float {
         let bits = self.bits();
         if pt.x < self.k || pt.x > self.p {
             return Float::with_val(bits, 0);
@@ -218,7 +276,7 @@ impl PowerLaw {
 
     /// M_j(a, b) for the orders `js` (already checked), or `Err(j)` for the first order
     /// that is infinite (b = ∞ with j ≥ α).
-    pub(crate) fn moments(&self, js: &[i32], a: &Point, b: &Point) -> Result<Vec<Float>, i32> {
+    fn moments(&self, js: &[i32], a: &Point, b: &Point) -> Result<Vec<Float>, i32> {
         let bits = self.bits();
         let ac = self.clamped(&a.x);
         let bc = self.clamped(&b.x);
@@ -256,9 +314,7 @@ impl PowerLaw {
         let l = if diff >= Float::with_val(g, lkb >> LOG_DIFF_BITS) {
             Float::with_val(bits, &diff)
         } else {
-            // b/a < 1.02 here, so b − a is exact (Sterbenz) and ln_1p keeps every digit.
-            let rel = Float::with_val(bits, &bc - &ac) / &ac;
-            Float::with_val(bits, rel.ln_1p_ref())
+            ln_ratio(bits, &bc, &ac)
         };
         // (b/a)^(−α) = (k/b)^α / (k/a)^α, and b/a for the integer part of the power.
         let neg_alpha = Float::with_val(bits, kb / ka);
@@ -284,5 +340,31 @@ impl PowerLaw {
                 base(j) * r
             })
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ln_ratio_keeps_every_digit_near_one_and_far_from_it() {
+        // Source: ln(x/y) at 1000 bits from the same binary x, y (x/y formed exactly there);
+        // tolerance 4 ulps of the 128-bit result.
+        let b = 128;
+        let y = Float::with_val(b, 3);
+        for d in [-1e-30, -1e-3, 1e-35, 0.4, 3.0, 1e6] {
+            let x = Float::with_val(b, &y * Float::with_val(b, 1.0 + d));
+            let x = if x == y {
+                Float::with_val(b, &y + (Float::with_val(b, 1) >> 120u32))
+            } else {
+                x
+            };
+            let got = ln_ratio(b, &x, &y);
+            let want = Float::with_val(1000, Float::with_val(1000, &x / &y).ln_ref());
+            let err = Float::with_val(1000, &got - &want).abs();
+            let ulp = Float::with_val(1000, want.abs_ref()) >> (b - 2);
+            assert!(err <= ulp, "d = {d}: {got} vs {want}");
+        }
     }
 }

@@ -626,7 +626,9 @@ pub fn ln_brent(ch: &LnChain, start: &LnPlacement, g: &[f64]) -> Option<LnPlacem
     }
     let (mut a, mut b) = (g[k - 1], g[k + 1]);
     let f = |y: f64| -> f64 {
-        let v = ln_add_exp(ch.ln_term(ch.y_lo, y), ch.ln_term(y, ch.y_top));
+        let mut ys = start.ys.clone();
+        ys[0] = y;
+        let v = ch.ln_value(&ys, false);
         if v.is_nan() {
             f64::INFINITY
         } else {

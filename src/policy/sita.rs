@@ -38,9 +38,7 @@ pub fn host_at(
     b: &Point,
 ) -> Result<SitaHost, PolicyError> {
     let bits = dist.prec();
-    let one = |j: i32| -> Result<Float, PolicyError> {
-        Ok(dist.moments_between(&[j], a, b)?.swap_remove(0))
-    };
+    let one = |j: i32| dist.moment_between(j, a, b);
     // All three orders at once (shared logarithms and powers) where they are finite; else
     // one at a time, M_2 only for a stable host (it may be infinite when the host is not).
     let batch: Option<[Float; 3]> = dist

@@ -44,7 +44,7 @@ pub fn host_load(
 ) -> Result<Float, PolicyError> {
     let bits = dist.prec();
     let (pa, pb) = (dist.point(a), dist.point(b));
-    let m1 = dist.moments_between(&[1], &pa, &pb)?.swap_remove(0);
+    let m1 = dist.moment_between(1, &pa, &pb)?;
     let (bt, _) = killed_terms(dist, &pb);
     Ok(Float::with_val(
         bits,
@@ -73,9 +73,7 @@ pub fn host_at(
     let (bt, b2t) = killed_terms(dist, b);
     // Both orders at once (shared logarithms and powers) where they are finite; else one at
     // a time, M_2 only for a stable host (it may be infinite when the host is not).
-    let one = |j: i32| -> Result<Float, PolicyError> {
-        Ok(dist.moments_between(&[j], a, b)?.swap_remove(0))
-    };
+    let one = |j: i32| dist.moment_between(j, a, b);
     let batch: Option<[Float; 2]> = dist
         .moments_between(&[1, 2], a, b)
         .ok()
@@ -124,11 +122,7 @@ pub fn evaluate(
             Metric::Slowdown => -1,
             _ => 0,
         };
-        metric_moment(
-            metric,
-            dist.moments_between(&[j], a, &top_point)
-                .map(|mut v| v.swap_remove(0)),
-        )
+        metric_moment(metric, dist.moment_between(j, a, &top_point))
     };
     for i in 1..=hosts {
         let a = &points[i - 1];
