@@ -10,6 +10,7 @@
 pub mod claims;
 pub mod cli;
 pub mod dist;
+pub mod error;
 pub mod num;
 pub mod optimize;
 pub mod policy;

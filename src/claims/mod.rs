@@ -64,3 +64,15 @@ pub enum ClaimError {
     #[error("{0}")]
     Compute(String),
 }
+
+impl crate::error::Classify for ClaimError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        use crate::error::ErrorKind;
+        match self {
+            ClaimError::Schema { .. }
+            | ClaimError::Io { .. }
+            | ClaimError::DuplicateId { .. }
+            | ClaimError::Compute(_) => ErrorKind::Input,
+        }
+    }
+}

@@ -86,6 +86,21 @@ pub enum DistError {
     Num(#[from] NumError),
 }
 
+impl crate::error::Classify for DistError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        use crate::error::ErrorKind;
+        match self {
+            DistError::Num(e) => e.kind(),
+            DistError::BadSpec { .. }
+            | DistError::BadParameter { .. }
+            | DistError::InfiniteMoment { .. }
+            | DistError::BadOrder(_)
+            | DistError::NotSimulable { .. }
+            | DistError::File { .. } => ErrorKind::Input,
+        }
+    }
+}
+
 /// The moment orders the policies need.
 pub const MOMENT_ORDERS: [i32; 4] = [-1, 0, 1, 2];
 

@@ -111,6 +111,87 @@ pub fn certify_pair(lo: &Float, hi: &Float, wanted: u32) -> Certified {
     }
 }
 
+/// A result computed at the two precisions of a certified run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AtBoth<T> {
+    /// At the working precision.
+    pub lo: T,
+    /// At the certifying (higher) precision.
+    pub hi: T,
+}
+
+impl<T> AtBoth<T> {
+    /// Applies `f` to both results.
+    pub fn map<U>(&self, mut f: impl FnMut(&T) -> U) -> AtBoth<U> {
+        AtBoth {
+            lo: f(&self.lo),
+            hi: f(&self.hi),
+        }
+    }
+
+    /// Certifies the number `f` picks out of both results.
+    pub fn certify(&self, wanted: u32, f: impl Fn(&T) -> &Float) -> Certified {
+        certify_pair(f(&self.lo), f(&self.hi), wanted)
+    }
+
+    /// Certifies the vectors `f` picks out of both results, element by element (a vector
+    /// whose two lengths differ certifies its common prefix).
+    pub fn certify_all(&self, wanted: u32, f: impl Fn(&T) -> &[Float]) -> Vec<Certified> {
+        f(&self.lo)
+            .iter()
+            .zip(f(&self.hi))
+            .map(|(a, b)| certify_pair(a, b, wanted))
+            .collect()
+    }
+}
+
+/// The one executor of the two-precision pattern: a computation given as a function of its
+/// working precision runs at the two precisions of [`crate::num::certify_bits`], and the
+/// digits on which the two results agree are the ones a caller may print.
+///
+/// ```
+/// use rug::Float;
+/// use taskassign::num::certify::Certify;
+/// let c = Certify::digits(30);
+/// let both = c.run(|bits| Ok::<_, ()>(Float::with_val(bits, 2).sqrt())).unwrap();
+/// let v = both.certify(c.wanted(), |x| x);
+/// assert_eq!(v.digits, 30);
+/// assert!(v.text.starts_with("1.41421356237309504880168872420"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Certify {
+    digits: u32,
+    bits: (u32, u32),
+}
+
+impl Certify {
+    /// A certified run for `digits` significant digits.
+    pub fn digits(digits: u32) -> Self {
+        Certify {
+            digits,
+            bits: crate::num::certify_bits(digits),
+        }
+    }
+
+    /// The digits asked for.
+    pub fn wanted(&self) -> u32 {
+        self.digits
+    }
+
+    /// The two precisions (working, certifying).
+    pub fn bits(&self) -> (u32, u32) {
+        self.bits
+    }
+
+    /// Runs `f` at the working precision, then at the certifying one; the first error
+    /// stops the run.
+    pub fn run<T, E>(&self, f: impl Fn(u32) -> Result<T, E>) -> Result<AtBoth<T>, E> {
+        let lo = f(self.bits.0)?;
+        let hi = f(self.bits.1)?;
+        Ok(AtBoth { lo, hi })
+    }
+}
+
 /// The text printed for a value of which not even the first significant digit is certain
 /// (no digit is printed that is not certified).
 pub const UNDETERMINED: &str = "undetermined";

@@ -66,6 +66,19 @@ pub enum NumError {
     NotFinite(String),
 }
 
+impl crate::error::Classify for NumError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        use crate::error::ErrorKind;
+        match self {
+            NumError::BadNumber(_) | NumError::DigitsOutOfRange(_) => ErrorKind::Input,
+            NumError::NoBracket { .. }
+            | NumError::NoConvergence { .. }
+            | NumError::Quadrature { .. }
+            | NumError::NotFinite(_) => ErrorKind::Numerical,
+        }
+    }
+}
+
 /// Bits needed to represent `digits` significant decimal digits.
 pub fn digits_to_bits(digits: u32) -> u32 {
     (f64::from(digits) * LOG2_10).ceil() as u32

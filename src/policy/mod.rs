@@ -44,6 +44,20 @@ pub enum PolicyError {
     Num(#[from] NumError),
 }
 
+impl crate::error::Classify for PolicyError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        use crate::error::ErrorKind;
+        match self {
+            PolicyError::Dist(e) => e.kind(),
+            PolicyError::Num(e) => e.kind(),
+            PolicyError::BadCutoffs(_)
+            | PolicyError::BadLoad(_)
+            | PolicyError::BadHosts(_)
+            | PolicyError::InfiniteMetric { .. } => ErrorKind::Input,
+        }
+    }
+}
+
 impl PolicyError {
     /// Turns an infinite moment met while computing `metric` into [`PolicyError::InfiniteMetric`].
     pub fn for_metric(self, metric: Metric) -> Self {

@@ -54,6 +54,18 @@ pub enum SimError {
     ThreadPool(String),
 }
 
+impl crate::error::Classify for SimError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        use crate::error::ErrorKind;
+        match self {
+            SimError::Dist(e) => e.kind(),
+            SimError::Policy(e) => e.kind(),
+            SimError::BadConfig(_) | SimError::Unstable(_) => ErrorKind::Input,
+            SimError::ThreadPool(_) => ErrorKind::Internal,
+        }
+    }
+}
+
 /// The simulated dispatching policies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SimPolicy {
