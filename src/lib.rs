@@ -16,3 +16,5 @@ pub mod optimize;
 pub mod policy;
 pub mod report;
 pub mod sim;
+
+pub use error::{Error, ErrorKind};

@@ -4,11 +4,13 @@
 use assert_cmd::Command;
 use rug::Float;
 use std::path::{Path, PathBuf};
-use taskassign::claims::compile::{compile, Relation};
+use taskassign::claims::compile::compile;
 use taskassign::claims::expr::parse;
-use taskassign::claims::extrapolate::{extrapolate, Transform};
-use taskassign::claims::run::{run_claim, Verdict};
+use taskassign::claims::run::run_claim;
 use taskassign::claims::Claim;
+use taskassign::claims::Relation;
+use taskassign::claims::Verdict;
+use taskassign::num::extrapolate::{extrapolate, Transform};
 
 /// Exit status for bad input (DESIGN.md, "The command line").
 const EXIT_BAD_INPUT: i32 = 2;

@@ -6,7 +6,8 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 use taskassign::claims::compile::compile;
-use taskassign::claims::run::{run_claim, ClaimResult, Verdict};
+use taskassign::claims::run::{run_claim, ClaimResult};
+use taskassign::claims::Verdict;
 
 /// Exit status when a claim fails (DESIGN.md, `check`).
 const EXIT_FAIL: i32 = 1;

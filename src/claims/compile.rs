@@ -1,15 +1,21 @@
 //! From claim files to validated claims: every expression parsed, every name resolved,
 //! every grid non-empty; errors name the file, the line and the key.
 
-use super::compute::{parse_metric, SetupDef, FUNCTIONS, QUANTITIES};
-use super::expr::{self, Expr};
-use super::extrapolate::{Transform, DEFAULT_DEGREE};
-use super::run::Verdict;
-use super::schema::{err_at, parse_file, CheckSpec, ClaimFile, Source};
+use super::expr::{self, Arg, Expr};
+use super::registry::{registry, Positional, Signature};
+use super::schema::{err_at, parse_as, parse_file, CheckSpec, ClaimFile, Source};
+use super::scope::FUNCTIONS;
+use super::system::SystemSpec;
+use super::systems::dispatch::MODEL as DEFAULT_MODEL;
+use super::verdict::{Relation, Verdict};
 use super::ClaimError;
+use crate::num::extrapolate::{Transform, DEFAULT_DEGREE};
 use crate::num::{check_digits, parse_decimal};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use toml::Spanned;
 
 /// Default significant digits of a claim's computations (two-precision certified).
@@ -20,76 +26,6 @@ pub const MIN_CLAIM_DIGITS: i64 = 5;
 pub const MAX_CLAIM_DIGITS: i64 = 1000;
 /// Highest extrapolation degree accepted.
 pub const MAX_DEGREE: i64 = 8;
-
-/// The relation a check asserts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Relation {
-    /// quantity ≤ bound (+ tolerance).
-    Le,
-    /// quantity < bound.
-    Lt,
-    /// quantity ≥ bound (− tolerance).
-    Ge,
-    /// quantity > bound.
-    Gt,
-    /// |quantity − bound| ≤ tolerance.
-    Eq,
-    /// sign(quantity) = sign(bound), with |quantity| ≤ tolerance counting as zero.
-    SignAs,
-    /// The quantity's interval (value ± its uncertainty: a simulation's 95 % half-width)
-    /// contains the bound, and is at most `tolerance` wide on each side.
-    Consistent,
-    /// Non-decreasing along a grid variable (steps ≥ −tolerance).
-    Increasing,
-    /// Non-increasing along a grid variable.
-    Decreasing,
-    /// The largest value along a variable is at `at`.
-    Argmax,
-    /// The smallest value along a variable is at `at`.
-    Argmin,
-}
-
-impl Relation {
-    fn parse(s: &str) -> Option<Self> {
-        Some(match s.trim() {
-            "<=" => Relation::Le,
-            "<" => Relation::Lt,
-            ">=" => Relation::Ge,
-            ">" => Relation::Gt,
-            "==" | "=" => Relation::Eq,
-            "sign_as" => Relation::SignAs,
-            "consistent" => Relation::Consistent,
-            "increasing" => Relation::Increasing,
-            "decreasing" => Relation::Decreasing,
-            "argmax" => Relation::Argmax,
-            "argmin" => Relation::Argmin,
-            _ => return None,
-        })
-    }
-    /// The schema's spelling.
-    pub fn name(self) -> &'static str {
-        match self {
-            Relation::Le => "<=",
-            Relation::Lt => "<",
-            Relation::Ge => ">=",
-            Relation::Gt => ">",
-            Relation::Eq => "==",
-            Relation::SignAs => "sign_as",
-            Relation::Consistent => "consistent",
-            Relation::Increasing => "increasing",
-            Relation::Decreasing => "decreasing",
-            Relation::Argmax => "argmax",
-            Relation::Argmin => "argmin",
-        }
-    }
-    /// Whether the relation compares values along a variable.
-    pub fn is_along(self) -> bool {
-        matches!(
-            self,
-            Relation::Increasing | Relation::Decreasing | Relation::Argmax | Relation::Argmin
-        )
-    }
-}
 
 /// A limit along a sequence.
 #[derive(Debug, Clone)]
@@ -173,8 +109,10 @@ pub struct Claim {
     pub source: Source,
     /// Notes.
     pub notes: Option<String>,
-    /// The system.
-    pub setup: SetupDef,
+    /// The system (`[setup]`), compiled by its model.
+    pub system: Arc<dyn SystemSpec>,
+    /// Significant digits of the certified computation.
+    pub digits: u32,
     /// The checks.
     pub checks: Vec<Check>,
 }
@@ -186,13 +124,16 @@ impl Claim {
     }
 }
 
-struct Ctx<'a> {
+/// A claim file being compiled: its path and text, for errors that name the file, the
+/// line and the key.
+pub struct FileCtx<'a> {
     path: &'a str,
     text: &'a str,
 }
 
-impl Ctx<'_> {
-    fn err<T>(
+impl FileCtx<'_> {
+    /// An error at the byte range `span`, on `key`.
+    pub fn err<T>(
         &self,
         span: std::ops::Range<usize>,
         key: &str,
@@ -200,10 +141,29 @@ impl Ctx<'_> {
     ) -> Result<T, ClaimError> {
         Err(err_at(self.path, self.text, span, key, &why.into()))
     }
-    fn expr(&self, s: &Spanned<String>, key: &str) -> Result<Expr, ClaimError> {
+    /// An expression of the quantity language, or an error naming `key`.
+    pub fn expr(&self, s: &Spanned<String>, key: &str) -> Result<Expr, ClaimError> {
         expr::parse(s.get_ref())
             .or_else(|e| self.err(s.span(), key, format!("'{}': {e}", s.get_ref())))
     }
+    /// The whole file read as `T` (a model reads its `[setup]` this way, with spans).
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ClaimError> {
+        parse_as(self.path, self.text)
+    }
+}
+
+/// The keys every `[setup]` may give, whatever its model.
+#[derive(Debug, Deserialize)]
+struct CommonSetup {
+    #[serde(default)]
+    model: Option<Spanned<String>>,
+    #[serde(default)]
+    digits: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct CommonOf {
+    setup: CommonSetup,
 }
 
 fn value_text(v: &toml::Value) -> Result<String, String> {
@@ -223,69 +183,187 @@ fn value_text(v: &toml::Value) -> Result<String, String> {
     }
 }
 
-/// Names an expression may use besides grid variables.
-const BUILTIN_NAMES: &[&str] = &[
-    "hosts",
-    "rho",
-    "lambda",
-    "inf",
-    "sita",
-    "sita-e",
-    "tags",
-    "tags-minmax",
-    "random",
-    "balanced",
-    "waiting",
-    "response",
-    "slowdown",
-];
+/// What a name in an expression may be: the names a compiled claim knows.
+struct Names<'a> {
+    /// Grid and limit variables of the check.
+    vars: &'a [String],
+    /// Every variable a call may override (the grid and limit variables of the claim and
+    /// all its checks).
+    overridable: &'a [String],
+    /// The claim's system.
+    system: &'a dyn SystemSpec,
+}
 
 fn check_names(
-    c: &Ctx,
+    c: &FileCtx,
     e: &Expr,
     span: std::ops::Range<usize>,
     key: &str,
-    vars: &[String],
+    n: &Names,
 ) -> Result<(), ClaimError> {
     let mut used = Vec::new();
     expr::variables(e, &mut used);
+    let words = registry().words();
     for v in used {
-        if !vars.contains(&v) && !BUILTIN_NAMES.contains(&v.as_str()) {
+        if !n.vars.contains(&v)
+            && !n.system.variables().contains(&v.as_str())
+            && !words.contains(&v.as_str())
+        {
             return c.err(
                 span,
                 key,
                 format!(
-                    "unknown name '{v}' (grid variables: {}; also hosts, rho, lambda)",
-                    if vars.is_empty() {
+                    "unknown name '{v}' (grid variables: {}; also {})",
+                    if n.vars.is_empty() {
                         "none".to_string()
                     } else {
-                        vars.join(", ")
-                    }
+                        n.vars.join(", ")
+                    },
+                    n.system.variables().join(", ")
                 ),
             );
         }
     }
-    check_calls(c, e, span, key)
+    check_calls(c, e, span, key, n)
+}
+
+/// The quantity's declaration against a call as written.
+fn check_call(
+    sig: &Signature,
+    args: &[Arg],
+    field: Option<&expr::Field>,
+    n: &Names,
+) -> Result<(), String> {
+    let name = sig.name;
+    if let Some(m) = sig.model {
+        if m != n.system.model() {
+            return Err(format!(
+                "{name}() is a quantity of the '{m}' model; this claim's [setup] is model = \"{}\"",
+                n.system.model()
+            ));
+        }
+    }
+    let pos: Vec<&Arg> = args
+        .iter()
+        .filter(|a| !matches!(a, Arg::Named(..)))
+        .collect();
+    match sig.positional {
+        Positional::None => {
+            if !pos.is_empty() {
+                return Err(format!(
+                    "{name}() takes no positional argument, got '{}'",
+                    pos[0]
+                ));
+            }
+        }
+        Positional::Word { what, choices } => {
+            let word = match pos.as_slice() {
+                [Arg::Pos(Expr::Var(w))] | [Arg::Str(w)] => w,
+                _ => {
+                    return Err(format!(
+                        "{name}() takes one {what} ({})",
+                        choices.join(", ")
+                    ))
+                }
+            };
+            if !choices.contains(&word.as_str()) {
+                return Err(format!(
+                    "unknown {what} '{word}' for {name} ({})",
+                    choices.join(", ")
+                ));
+            }
+        }
+        Positional::Number { what } => {
+            if !matches!(pos.as_slice(), [Arg::Pos(_)]) {
+                return Err(format!("{name}() needs {what}"));
+            }
+        }
+    }
+    for a in args {
+        if let Arg::Named(k, v) = a {
+            if matches!(v.as_ref(), Arg::Named(..)) {
+                return Err(format!("nested '=' in {name}()"));
+            }
+            let own = sig.named.iter().find(|x| x.name == k.as_str());
+            if let Some(own) = own {
+                if let Arg::Pos(Expr::Var(w)) = v.as_ref() {
+                    if !own.words.is_empty()
+                        && !own.words.contains(&w.as_str())
+                        && !n.vars.contains(w)
+                    {
+                        return Err(format!(
+                            "{name}({k}={w}): {k}= takes {} or a string",
+                            own.words.join(", ")
+                        ));
+                    }
+                }
+                continue;
+            }
+            if !n.system.keys().contains(&k.as_str()) && !n.overridable.contains(k) {
+                let own: Vec<&str> = sig.named.iter().map(|x| x.name).collect();
+                return Err(format!(
+                    "{name}() has no argument '{k}' (its own: {}; setup keys: {}; or a grid variable)",
+                    if own.is_empty() { "none".to_string() } else { own.join(", ") },
+                    n.system.keys().join(", ")
+                ));
+            }
+        }
+    }
+    if let Some(f) = field {
+        let Some(spec) = sig.field(&f.name) else {
+            return Err(format!(
+                "{name}() has no field '{}' ({})",
+                f.name,
+                sig.fields_shown()
+            ));
+        };
+        match (spec.indexed, f.index) {
+            (true, None) => {
+                return Err(format!(
+                    "{name}().{0} needs an index: {0}[1] is the first, {0}[-1] the last",
+                    f.name
+                ))
+            }
+            (false, Some(_)) => {
+                return Err(format!(
+                    "{name}().{} is a number: it takes no index",
+                    f.name
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn check_calls(
-    c: &Ctx,
+    c: &FileCtx,
     e: &Expr,
     span: std::ops::Range<usize>,
     key: &str,
+    n: &Names,
 ) -> Result<(), ClaimError> {
     match e {
-        Expr::Call { name, args, .. } => {
-            if !QUANTITIES.contains(&name.as_str()) && !FUNCTIONS.contains(&name.as_str()) {
-                return c.err(
-                    span,
-                    key,
-                    format!(
-                        "unknown function '{name}' (quantities: {}; functions: {})",
-                        QUANTITIES.join(", "),
-                        FUNCTIONS.join(", ")
-                    ),
-                );
+        Expr::Call { name, args, field } => {
+            if FUNCTIONS.contains(&name.as_str()) {
+                if field.is_some() {
+                    return c.err(span, key, format!("{name}() has no fields"));
+                }
+            } else {
+                let reg = registry();
+                let Some(q) = reg.get(name) else {
+                    return c.err(
+                        span,
+                        key,
+                        format!(
+                            "unknown function '{name}' (quantities: {}; functions: {})",
+                            reg.names().join(", "),
+                            FUNCTIONS.join(", ")
+                        ),
+                    );
+                };
+                check_call(q.signature(), args, field.as_ref(), n)
+                    .or_else(|why| c.err(span.clone(), key, why))?;
             }
             for a in args {
                 let inner = match a {
@@ -293,15 +371,15 @@ fn check_calls(
                     other => other,
                 };
                 if let expr::Arg::Pos(x) = inner {
-                    check_calls(c, x, span.clone(), key)?;
+                    check_calls(c, x, span.clone(), key, n)?;
                 }
             }
             Ok(())
         }
-        Expr::Neg(a) => check_calls(c, a, span, key),
+        Expr::Neg(a) => check_calls(c, a, span, key, n),
         Expr::Bin(_, a, b) => {
-            check_calls(c, a, span.clone(), key)?;
-            check_calls(c, b, span, key)
+            check_calls(c, a, span.clone(), key, n)?;
+            check_calls(c, b, span, key, n)
         }
         _ => Ok(()),
     }
@@ -322,10 +400,17 @@ fn grid_order(raw: &toml::Table, check: Option<usize>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Whether a grid variable may not take the name `k`: a word of the language or a name
+/// some model gives a value at every point (`rho`, `lambda`, `hosts`).
+fn reserved_name(k: &str) -> bool {
+    let r = registry();
+    r.words().contains(&k) || r.model_variables().contains(&k)
+}
+
 type GridSpec = BTreeMap<String, Spanned<Vec<Spanned<toml::Value>>>>;
 
 fn compile_grid(
-    c: &Ctx,
+    c: &FileCtx,
     g: &GridSpec,
     order: &[String],
 ) -> Result<Vec<(String, Vec<String>)>, ClaimError> {
@@ -345,7 +430,7 @@ fn compile_grid(
                 "empty grid: give at least one value",
             );
         }
-        if BUILTIN_NAMES.contains(&k.as_str()) && k != "hosts" {
+        if reserved_name(k) {
             return c.err(
                 vals.span(),
                 &format!("grid.{k}"),
@@ -371,11 +456,13 @@ fn compile_grid(
 }
 
 fn compile_check(
-    c: &Ctx,
+    c: &FileCtx,
     cs: &CheckSpec,
     idx: usize,
     claim_grid: &[(String, Vec<String>)],
     raw: &toml::Table,
+    system: &dyn SystemSpec,
+    overridable: &[String],
 ) -> Result<Check, ClaimError> {
     let own = compile_grid(c, &cs.grid, &grid_order(raw, Some(idx)))?;
     let mut grid: Vec<(String, Vec<String>)> = claim_grid.to_vec();
@@ -445,8 +532,13 @@ fn compile_check(
     if let Some(l) = &limit {
         vars.push(l.var.clone());
     }
+    let names = Names {
+        vars: &vars,
+        overridable,
+        system,
+    };
     let quantity = c.expr(&cs.quantity, "quantity")?;
-    check_names(c, &quantity, cs.quantity.span(), "quantity", &vars)?;
+    check_names(c, &quantity, cs.quantity.span(), "quantity", &names)?;
     let relation = Relation::parse(cs.relation.get_ref()).map_or_else(
         || c.err(cs.relation.span(), "relation", format!("unknown relation '{}' (<=, <, >=, >, ==, sign_as, consistent, increasing, decreasing, argmax, argmin)", cs.relation.get_ref())),
         Ok,
@@ -454,7 +546,7 @@ fn compile_check(
     let bound = match &cs.bound {
         Some(b) => {
             let e = c.expr(b, "bound")?;
-            check_names(c, &e, b.span(), "bound", &vars)?;
+            check_names(c, &e, b.span(), "bound", &names)?;
             Some(e)
         }
         None => None,
@@ -469,7 +561,7 @@ fn compile_check(
     let (tolerance, tolerance_text) = match &cs.tolerance {
         Some(t) => {
             let e = c.expr(t, "tolerance")?;
-            check_names(c, &e, t.span(), "tolerance", &vars)?;
+            check_names(c, &e, t.span(), "tolerance", &names)?;
             (e, t.get_ref().clone())
         }
         None => (Expr::Num("0".into()), "0".into()),
@@ -651,7 +743,7 @@ pub fn compile(path: &str, text: &str) -> Result<Claim, ClaimError> {
         key: "(document)".into(),
         why: e.message().to_string(),
     })?;
-    let c = Ctx { path, text };
+    let c = FileCtx { path, text };
     let id = f.id.get_ref().trim().to_string();
     if id.is_empty()
         || !id
@@ -676,71 +768,43 @@ pub fn compile(path: &str, text: &str) -> Result<Claim, ClaimError> {
         }
     }
     let grid = compile_grid(&c, &f.grid, &grid_order(&raw, None))?;
-    let vars: Vec<String> = grid.iter().map(|(k, _)| k.clone()).collect();
-    let s = &f.setup;
-    // dist template names
-    {
-        let t = s.dist.get_ref();
-        let mut rest = t.as_str();
-        while let Some(i) = rest.find('{') {
-            let after = &rest[i + 1..];
-            let Some(j) = after.find('}') else {
-                return c.err(s.dist.span(), "setup.dist", "unclosed '{'");
-            };
-            let name = after[..j].trim();
-            let in_checks = f.checks.iter().any(|ch| {
-                ch.grid.contains_key(name)
-                    || ch.limit.as_ref().is_some_and(|l| l.var.get_ref() == name)
-            });
-            if !vars.iter().any(|v| v == name) && !in_checks {
-                return c.err(
-                    s.dist.span(),
-                    "setup.dist",
-                    format!("{{{name}}} is not a grid or limit variable"),
-                );
+    // The names a template or an override may use: the grid and limit variables of the
+    // claim and of every check.
+    let mut vars: Vec<String> = grid.iter().map(|(k, _)| k.clone()).collect();
+    for ch in &f.checks {
+        for k in ch.grid.keys() {
+            if !vars.contains(k) {
+                vars.push(k.clone());
             }
-            rest = &after[j + 1..];
+        }
+        if let Some(l) = &ch.limit {
+            let v = l.var.get_ref().trim().to_string();
+            if !vars.contains(&v) {
+                vars.push(v);
+            }
         }
     }
-    let hosts =
-        match &s.hosts {
-            None => None,
-            Some(h) => match h.get_ref() {
-                toml::Value::Integer(i) if *i >= 1 => Some(Expr::Num(i.to_string())),
-                toml::Value::String(t) if t.trim() == "inf" => None,
-                toml::Value::String(t) => {
-                    let e = expr::parse(t).or_else(|e| c.err(h.span(), "setup.hosts", e))?;
-                    Some(e)
-                }
-                _ => return c.err(
-                    h.span(),
-                    "setup.hosts",
-                    "hosts must be an integer ≥ 1, \"inf\", or an expression string such as \"h\"",
-                ),
-            },
-        };
-    let mut load = None;
-    for (k, v) in [
-        ("load", &s.load),
-        ("load_per_host", &s.load_per_host),
-        ("lambda", &s.lambda),
-    ] {
-        if let Some(v) = v {
-            if load.is_some() {
-                return c.err(
-                    v.span(),
-                    &format!("setup.{k}"),
-                    "give only one of load, load_per_host, lambda",
-                );
-            }
-            load = Some((k.to_string(), c.expr(v, &format!("setup.{k}"))?));
-        }
-    }
-    let metric = match &s.metric {
-        None => crate::policy::Metric::Waiting,
-        Some(m) => parse_metric(m.get_ref()).or_else(|e| c.err(m.span(), "setup.metric", e))?,
+    let common = c.parse::<CommonOf>()?.setup;
+    let model_name = common
+        .model
+        .as_ref()
+        .map_or(DEFAULT_MODEL.to_string(), |m| {
+            m.get_ref().trim().to_string()
+        });
+    let reg = registry();
+    let Some(model) = reg.get_model(&model_name) else {
+        let sp = common.model.as_ref().map(|m| m.span()).unwrap_or(0..0);
+        return c.err(
+            sp,
+            "setup.model",
+            format!(
+                "unknown model '{model_name}' ({})",
+                reg.model_names().join(", ")
+            ),
+        );
     };
-    let digits = match &s.digits {
+    let system: Arc<dyn SystemSpec> = Arc::from(model.compile(&c, &vars)?);
+    let digits = match &common.digits {
         None => DEFAULT_CLAIM_DIGITS,
         Some(d) => {
             if !(MIN_CLAIM_DIGITS..=MAX_CLAIM_DIGITS).contains(d.get_ref()) {
@@ -759,7 +823,15 @@ pub fn compile(path: &str, text: &str) -> Result<Claim, ClaimError> {
     }
     let mut checks = Vec::new();
     for (i, cs) in f.checks.iter().enumerate() {
-        checks.push(compile_check(&c, cs, i, &grid, &raw)?);
+        checks.push(compile_check(
+            &c,
+            cs,
+            i,
+            &grid,
+            &raw,
+            system.as_ref(),
+            &vars,
+        )?);
     }
     let mut names: Vec<&str> = Vec::new();
     for ch in &checks {
@@ -780,13 +852,8 @@ pub fn compile(path: &str, text: &str) -> Result<Claim, ClaimError> {
         reading: f.reading.trim().to_string(),
         source: f.source.clone(),
         notes: f.notes.as_ref().map(|n| n.trim().to_string()),
-        setup: SetupDef {
-            dist: s.dist.get_ref().clone(),
-            hosts,
-            load,
-            metric,
-            digits,
-        },
+        system,
+        digits,
         checks,
     })
 }

@@ -129,10 +129,18 @@ enum Tok {
     Sym(char),
 }
 
-/// Words that contain a hyphen but are one name.
-const HYPHEN_WORDS: &[&str] = &["sita-e", "tags-minmax"];
+/// Words that contain a hyphen but are one name: the registry's words (`sita-e`,
+/// `tags-minmax`, …).
+fn hyphen_words() -> Vec<&'static str> {
+    super::registry::registry()
+        .words()
+        .into_iter()
+        .filter(|w| w.contains('-'))
+        .collect()
+}
 
 fn lex(s: &str) -> Result<Vec<Tok>, String> {
+    let hyphenated = hyphen_words();
     let c: Vec<char> = s.chars().collect();
     let mut i = 0;
     let mut out = Vec::new();
@@ -166,12 +174,13 @@ fn lex(s: &str) -> Result<Vec<Tok>, String> {
                 i += 1;
             }
             let mut word: String = c[st..i].iter().collect();
-            for hw in HYPHEN_WORDS {
-                let rest: String = c[st..].iter().take(hw.len()).collect();
-                let after = c.get(st + hw.len());
-                if rest == *hw && !after.is_some_and(|a| a.is_ascii_alphanumeric() || *a == '_') {
-                    word = (*hw).to_string();
-                    i = st + hw.len();
+            for &hw in &hyphenated {
+                let n = hw.chars().count();
+                let rest: String = c[st..].iter().take(n).collect();
+                let after = c.get(st + n);
+                if rest == hw && !after.is_some_and(|a| a.is_ascii_alphanumeric() || *a == '_') {
+                    word = hw.to_string();
+                    i = st + n;
                 }
             }
             out.push(Tok::Name(word));

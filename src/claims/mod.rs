@@ -1,11 +1,13 @@
 //! Claims: published statements as TOML files, computed at two precisions and judged.
 //!
 //! A claim file (schema in `proofs-check/README.md`, types in [`schema`]) names its source,
-//! the statement, the project's reading of it, the system ([`compute::SetupDef`]), a grid
-//! of parameters and one or more checks: a quantity (an expression of [`expr`] over the
-//! computed quantities of [`compute`]), a relation and a tolerance, optionally after a
-//! limit along a sequence ([`extrapolate`]). [`run`] evaluates them and gives each check a
-//! verdict: PASS, FAIL or INCONCLUSIVE, with the margin and the grid point that came
+//! the statement, the project's reading of it, the system (`[setup]`, read by its model:
+//! [`system`], [`systems`]), a grid of parameters and one or more checks: a quantity (an
+//! expression of [`expr`] over the computed quantities of the [`registry`], defined in
+//! [`quantities`]), a relation and a tolerance, optionally after a limit along a sequence
+//! ([`crate::num::extrapolate`]). [`compile`] validates a file against the registry;
+//! [`run`] evaluates it ([`scope`], [`value`]) and gives each check a verdict
+//! ([`verdict`]): PASS, FAIL or INCONCLUSIVE, with the margin and the grid point that came
 //! closest to violating the relation.
 //!
 //! The uncertainty a verdict uses is the difference between the two precisions (and, for
@@ -14,15 +16,22 @@
 //! within it is INCONCLUSIVE, and so is one whose simulation raised the heavy-tail warning.
 
 pub mod compile;
-pub mod compute;
 pub mod design;
 pub mod expr;
-pub mod extrapolate;
+pub mod quantities;
+pub mod registry;
 pub mod run;
 pub mod schema;
+pub mod scope;
+pub mod system;
+pub mod systems;
+pub mod value;
+pub mod verdict;
 
 pub use compile::{load_paths, Claim};
-pub use run::{run_claim, ClaimResult, Verdict};
+pub use registry::{registry, Quantity, QuantityError};
+pub use run::{run_claim, ClaimResult};
+pub use verdict::{Relation, Verdict};
 
 use thiserror::Error;
 
@@ -63,6 +72,9 @@ pub enum ClaimError {
     /// A computation that cannot be done (bad `design` request, …).
     #[error("{0}")]
     Compute(String),
+    /// A quantity that could not be evaluated.
+    #[error(transparent)]
+    Quantity(#[from] QuantityError),
 }
 
 impl crate::error::Classify for ClaimError {
@@ -73,6 +85,7 @@ impl crate::error::Classify for ClaimError {
             | ClaimError::Io { .. }
             | ClaimError::DuplicateId { .. }
             | ClaimError::Compute(_) => ErrorKind::Input,
+            ClaimError::Quantity(e) => crate::error::Classify::kind(e),
         }
     }
 }

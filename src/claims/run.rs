@@ -1,36 +1,18 @@
 //! Running a claim: every grid point at two precisions (in parallel), limits by
 //! extrapolation, relations, verdicts, margins and the worst point.
 
-use super::compile::{Check, Claim, Relation};
-use super::compute::{Cache, Ctx, Pair};
-use super::extrapolate::extrapolate;
+use super::compile::{Check, Claim};
+use super::registry::{Cache, QuantityError};
+use super::scope::Scope;
+use super::value::Pair;
+use super::verdict::{Relation, Verdict};
+use crate::error::{Classify, ErrorKind};
 use crate::num::certify::{certify_pair, to_sci};
+use crate::num::extrapolate::extrapolate;
 use crate::num::{certify_bits, parse_decimal};
 use rayon::prelude::*;
 use rug::Float;
 use std::collections::BTreeMap;
-
-/// A verdict. The order is severity: PASS < INCONCLUSIVE < FAIL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Verdict {
-    /// The relation holds at every point, beyond the numerical uncertainty.
-    Pass,
-    /// Some point is within the uncertainty of the bound, or could not be computed.
-    Inconclusive,
-    /// The relation fails at some point beyond the uncertainty.
-    Fail,
-}
-
-impl Verdict {
-    /// `PASS`, `FAIL`, `INCONCLUSIVE`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Pass => "PASS",
-            Verdict::Fail => "FAIL",
-            Verdict::Inconclusive => "INCONCLUSIVE",
-        }
-    }
-}
 
 /// Significant digits of margins in reports.
 pub const MARGIN_DIGITS: u32 = 4;
@@ -113,6 +95,8 @@ pub struct Row {
     pub value: Result<String, String>,
     /// Certified significant digits.
     pub digits: u32,
+    /// Whose fault the error is, when the point could not be computed.
+    pub error_kind: Option<ErrorKind>,
 }
 
 /// A sequence and its extrapolated limit.
@@ -266,26 +250,22 @@ fn eval_point(
     check: &Check,
     point: &[(String, String)],
     cache: &Cache,
-) -> Result<PointVal, String> {
-    let bits = certify_bits(claim.setup.digits);
+) -> Result<PointVal, QuantityError> {
     let vars: BTreeMap<String, String> = point.iter().cloned().collect();
-    let ctx = Ctx {
-        vars,
-        setup: &claim.setup,
-        over: BTreeMap::new(),
-        cache,
-        bits,
-    };
+    let ctx = Scope::new(vars, claim.system.as_ref(), cache, claim.digits);
+    let bits = ctx.bits;
     let q = ctx.eval(&check.quantity)?;
     if q.hi.is_nan() || q.lo.is_nan() {
-        return Err("the quantity is not a number (NaN)".into());
+        return Err(QuantityError::Undefined(
+            "the quantity is not a number (NaN)".into(),
+        ));
     }
     let bound = match &check.bound {
         Some(b) => Some(ctx.eval(b)?),
         None => None,
     };
     let mut tol = ctx.eval(&check.tolerance)?.hi;
-    let rel = parse_decimal(&check.rel_tolerance, bits.1).map_err(|e| e.to_string())?;
+    let rel = parse_decimal(&check.rel_tolerance, bits.1)?;
     if let Some(b) = &bound {
         if b.hi.is_finite() {
             tol += Float::with_val(bits.1, &rel * &Float::with_val(bits.1, b.hi.abs_ref()));
@@ -600,7 +580,7 @@ fn along(check: &Check, items: &[Item]) -> Vec<Judged> {
 
 /// Runs one check of a claim.
 pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
-    let digits = claim.setup.digits;
+    let digits = claim.digits;
     let outer = cartesian(&check.grid);
     let mut points: Vec<Vec<(String, String)>> = Vec::new();
     match &check.limit {
@@ -615,7 +595,7 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
         }
         None => points = outer.clone(),
     }
-    let vals: Vec<Result<PointVal, String>> = points
+    let vals: Vec<Result<PointVal, QuantityError>> = points
         .par_iter()
         .map(|p| eval_point(claim, check, p, cache))
         .collect();
@@ -631,12 +611,13 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
                         (Ok(c.text), c.digits)
                     }
                 },
-                Err(e) => (Err(e.clone()), 0),
+                Err(e) => (Err(e.to_string()), 0),
             };
             Row {
                 point: p.clone(),
                 value,
                 digits: d,
+                error_kind: v.as_ref().err().map(|e| e.kind()),
             }
         })
         .collect();
@@ -660,7 +641,7 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
                     },
                     Err(e) => Item {
                         point: p.clone(),
-                        value: Err(e),
+                        value: Err(e.to_string()),
                         bound: None,
                         tol: Float::with_val(bits, 0),
                         warn: vec![],
@@ -796,7 +777,7 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
             .collect();
         let lab = format!("expected value at {} ({})", label(&point), ev.source);
         let res = (|| -> Result<Judged, String> {
-            let pv = eval_point(claim, check, &point, cache)?;
+            let pv = eval_point(claim, check, &point, cache).map_err(|e| e.to_string())?;
             let want = parse_decimal(&ev.value, bits).map_err(|e| e.to_string())?;
             let tol = parse_decimal(&ev.tolerance, bits).map_err(|e| e.to_string())?;
             let m = Float::with_val(bits, &tol - Float::with_val(bits, &pv.q.hi - &want).abs());

@@ -22,33 +22,6 @@ pub struct Source {
     pub location: Option<String>,
 }
 
-/// The system evaluated at every grid point. Every text may use `{var}` to insert a grid
-/// variable's value; `hosts` and the load are expressions.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Setup {
-    /// Distribution spec, e.g. `"bp:k=1,p={p},alpha={alpha}"`.
-    pub dist: Spanned<String>,
-    /// Hosts: an integer, `"inf"` (thresholds only) or an expression such as `"{h}"`.
-    #[serde(default)]
-    pub hosts: Option<Spanned<toml::Value>>,
-    /// Total load ρ = λE[X] (an expression, e.g. `"0.5"` or `"{f} * threshold()"`).
-    #[serde(default)]
-    pub load: Option<Spanned<String>>,
-    /// Load per host u (ρ = u·h), an expression.
-    #[serde(default)]
-    pub load_per_host: Option<Spanned<String>>,
-    /// Arrival rate λ, an expression (e.g. `"0.5 / p"`).
-    #[serde(default)]
-    pub lambda: Option<Spanned<String>>,
-    /// waiting | response | slowdown (default waiting).
-    #[serde(default)]
-    pub metric: Option<Spanned<String>>,
-    /// Significant digits of the certified computation (default 20).
-    #[serde(default)]
-    pub digits: Option<Spanned<i64>>,
-}
-
 /// A limit: the check applies to the extrapolated limit of the quantity along `var`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -144,8 +117,9 @@ pub struct ClaimFile {
     /// Any other remark (approximations used, points left out and why).
     #[serde(default)]
     pub notes: Option<String>,
-    /// The system.
-    pub setup: Setup,
+    /// The system: a table whose keys belong to its model (`model = "dispatch"`, the
+    /// default; see [`super::system`]), read by the model.
+    pub setup: toml::Table,
     /// Grid variables: each a non-empty list; the grid is their Cartesian product.
     #[serde(default)]
     pub grid: BTreeMap<String, Spanned<Vec<Spanned<toml::Value>>>>,
@@ -191,7 +165,12 @@ pub fn err_at(path: &str, text: &str, span: Range<usize>, key: &str, why: &str) 
 
 /// Parses a claim file's text.
 pub fn parse_file(path: &str, text: &str) -> Result<ClaimFile, ClaimError> {
-    toml::from_str::<ClaimFile>(text).map_err(|e| {
+    parse_as(path, text)
+}
+
+/// Reads a claim file's text as `T`, with errors that name the line and the key.
+pub fn parse_as<T: serde::de::DeserializeOwned>(path: &str, text: &str) -> Result<T, ClaimError> {
+    toml::from_str::<T>(text).map_err(|e| {
         let msg = e.message().trim().replace('\n', " ");
         let (line, key) = match e.span() {
             Some(sp) => {

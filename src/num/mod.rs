@@ -4,6 +4,7 @@
 //! functions here take the precision they should produce as an argument.
 
 pub mod certify;
+pub mod extrapolate;
 pub mod quad;
 pub mod root;
 

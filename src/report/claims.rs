@@ -1,6 +1,7 @@
 //! Reports of `check`: a text table, one JSON object, Markdown, and per-claim CSV.
 
-use crate::claims::run::{CheckResult, ClaimResult, Verdict};
+use crate::claims::run::{CheckResult, ClaimResult};
+use crate::claims::Verdict;
 use serde_json::{json, Map, Value};
 
 /// Counts over a run.
@@ -170,7 +171,7 @@ pub fn claim_json(r: &ClaimResult) -> Value {
         "margin": w.map(|w| w.margin.clone()),
         "rel_margin": w.map(|w| rel(w.rel_margin)),
         "worst_point": w.map(|w| format!("{}: {}", w.name, w.worst_point)),
-        "digits": c.setup.digits,
+        "digits": c.digits,
         "checks": r.checks.iter().map(check_json).collect::<Vec<_>>(),
     })
 }

@@ -102,7 +102,7 @@ fn neville(xs: &[Float], ys: &[Float]) -> Float {
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::claims::extrapolate::extrapolate;
+/// use taskassign::num::extrapolate::extrapolate;
 /// let b = 128;
 /// // y = 3 + 2x − x²: recovered exactly by degree 2.
 /// let xs: Vec<Float> = [0.5, 0.25, 0.125, 0.0625].iter().map(|&x| Float::with_val(b, x)).collect();

@@ -1,0 +1,530 @@
+//! Quantities of size-based routing: optimal cutoffs (`opt`), a policy at given cutoffs
+//! (`eval`), the TAGS stability threshold (`threshold`) and the existence of stable TAGS
+//! cutoffs (`tags_stable`, `tags_stable_search`).
+//!
+//! | call | value | fields |
+//! |---|---|---|
+//! | `opt(P)` P ∈ sita, sita-e, tags, tags-minmax | the optimum's metric | `value`, `queueing`, `wasted`, `cutoff[i]`, `host_load[i]`, `host_waiting[i]`, `max_queue`, `idle_hosts`, `lambda`, `rho` |
+//! | `eval(P, cutoffs=Q)` P ∈ sita, tags, random; Q an `opt` policy or `"c1,c2"` | the metric at those cutoffs | as `opt` but `max_queue`, `idle_hosts` |
+//! | `threshold()` | ρ*(F, h) (h may be `inf`) | `load`, `lambda`, `cutoff[i]`, `argmax` |
+//! | `tags_stable()` | 1 if stable TAGS cutoffs exist at the load (greedy), else 0 | |
+//! | `tags_stable_search(n)` | the same decided by exhaustive search over an n-point grid | |
+
+use super::{pairs, per_precision};
+use crate::claims::expr::{Arg, Expr};
+use crate::claims::registry::{
+    CacheKey, Call, FieldSpec, NamedArg, Positional, Quantity, QuantityError, Signature, VALUE_ONLY,
+};
+use crate::claims::scope::Scope;
+use crate::claims::systems::dispatch::{load_flag, DispatchSpec, DispatchSystem};
+use crate::claims::value::{Pair, Value};
+use crate::dist::DistFactory;
+use crate::dist::JobSize;
+use crate::num::certify::to_sci;
+use crate::num::parse_decimal;
+use crate::optimize::grid::make_grid;
+use crate::optimize::threshold::{greedy, tags_threshold, Threshold};
+use crate::optimize::{optimal_cutoffs_pair, OptPolicy, Optimum};
+use crate::policy::tags::host_load;
+use crate::policy::{evaluate, Evaluation, PolicyKind};
+use rug::Float;
+use std::sync::Arc;
+
+/// The policies `opt` optimises.
+pub const OPT_POLICIES: &[&str] = &["sita", "sita-e", "tags", "tags-minmax"];
+/// The policies `eval` evaluates.
+const EVAL_POLICIES: &[&str] = &["sita", "tags", "random"];
+/// Largest grid accepted by `tags_stable_search`.
+pub const MAX_SEARCH_GRID: usize = 400;
+
+/// The fields of a policy evaluated at cutoffs.
+const EVAL_FIELDS: &[FieldSpec] = &[
+    FieldSpec::scalar("value"),
+    FieldSpec::scalar("queueing"),
+    FieldSpec::scalar("wasted"),
+    FieldSpec::vector("cutoff"),
+    FieldSpec::vector("host_load"),
+    FieldSpec::vector("host_waiting"),
+    FieldSpec::scalar("lambda"),
+    FieldSpec::scalar("rho"),
+];
+/// `opt`'s fields: [`EVAL_FIELDS`] and the optimum's own.
+const OPT_FIELDS: &[FieldSpec] = &[
+    FieldSpec::scalar("value"),
+    FieldSpec::scalar("queueing"),
+    FieldSpec::scalar("wasted"),
+    FieldSpec::vector("cutoff"),
+    FieldSpec::vector("host_load"),
+    FieldSpec::vector("host_waiting"),
+    FieldSpec::scalar("max_queue"),
+    FieldSpec::scalar("idle_hosts"),
+    FieldSpec::scalar("lambda"),
+    FieldSpec::scalar("rho"),
+];
+
+/// The `opt` policy named `s`.
+pub fn opt_policy(s: &str) -> Result<OptPolicy, QuantityError> {
+    Ok(match s {
+        "sita" => OptPolicy::Sita,
+        "sita-e" => OptPolicy::SitaE,
+        "tags" => OptPolicy::Tags,
+        "tags-minmax" => OptPolicy::TagsMinmax,
+        other => {
+            return Err(QuantityError::Usage(format!(
+                "unknown policy '{other}' for opt (sita, sita-e, tags, tags-minmax)"
+            )))
+        }
+    })
+}
+
+/// An optimum at both precisions, with λ and ρ.
+pub struct OptPair {
+    /// At the working precision.
+    pub lo: Optimum,
+    /// At the certifying precision.
+    pub hi: Optimum,
+    /// λ.
+    pub lambda: Pair,
+    /// ρ.
+    pub rho: Pair,
+}
+
+/// The optimum of `policy` for the system at `scope` (cached per claim).
+pub fn opt_pair(scope: &Scope, policy: OptPolicy) -> Result<Arc<OptPair>, QuantityError> {
+    let s = DispatchSpec::resolve(scope, true)?;
+    let hosts = s.need_hosts("opt")?;
+    let load = s.need_load("opt")?;
+    let key = CacheKey::new(
+        "opt",
+        format!(
+            "{}|{}|{hosts}|{load:?}|{}",
+            policy.name(),
+            s.dist,
+            s.metric.name()
+        ),
+    );
+    let bits = scope.bits;
+    scope.cache.get_or(key, || {
+        let spec = s.spec()?;
+        let (a, b) =
+            optimal_cutoffs_pair(&spec, &load, hosts, policy, s.metric, bits).map_err(|e| {
+                QuantityError::compute(
+                    format!(
+                        "optimize --policy {} --dist {} --hosts {hosts} {}",
+                        policy.name(),
+                        s.dist,
+                        load_flag(&load)
+                    ),
+                    e,
+                )
+            })?;
+        let resolve = |bits: u32| -> Result<(Float, Float), QuantityError> {
+            let d = spec.build(bits)?;
+            Ok(load.resolve(d.as_ref(), hosts)?)
+        };
+        let (l1, r1) = resolve(bits.0)?;
+        let (l2, r2) = resolve(bits.1)?;
+        Ok(OptPair {
+            lo: a,
+            hi: b,
+            lambda: Pair::new(l1, l2),
+            rho: Pair::new(r1, r2),
+        })
+    })
+}
+
+/// The fields shared by `opt` and `eval`.
+fn eval_value(name: &'static str, a: &Evaluation, b: &Evaluation, lam: &Pair, rho: &Pair) -> Value {
+    let p = |x: &Float, y: &Float| Pair::new(x.clone(), y.clone());
+    Value::new(name, "value")
+        .with("value", p(&a.value, &b.value))
+        .with("queueing", p(&a.queueing, &b.queueing))
+        .with("wasted", p(&a.wasted, &b.wasted))
+        .with("lambda", lam.clone())
+        .with("rho", rho.clone())
+        .with_field(
+            "host_load",
+            pairs(&a.host_loads, &b.host_loads, "host loads"),
+        )
+        .with_field(
+            "host_waiting",
+            pairs(&a.host_waiting, &b.host_waiting, "host waiting times"),
+        )
+}
+
+/// `opt(P)`: the optimal cutoffs of policy P and the policy there.
+pub struct Opt;
+
+static OPT: Signature = Signature {
+    name: "opt",
+    model: Some("dispatch"),
+    positional: Positional::Word {
+        what: "policy",
+        choices: OPT_POLICIES,
+    },
+    named: &[],
+    fields: OPT_FIELDS,
+    default_field: "value",
+    summary: "the optimum's metric (global optimum over the cutoffs)",
+};
+
+impl Quantity for Opt {
+    fn signature(&self) -> &'static Signature {
+        &OPT
+    }
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        if call.pos.len() != 1 {
+            return Err(QuantityError::Usage(
+                "opt(POLICY, ...) takes one policy".into(),
+            ));
+        }
+        let r = opt_pair(&call.scope, opt_policy(&call.word(0)?)?)?;
+        let (a, b) = (&r.lo, &r.hi);
+        let v = eval_value("opt", &a.eval, &b.eval, &r.lambda, &r.rho)
+            .with_opt(
+                "max_queue",
+                a.max_queue
+                    .as_ref()
+                    .zip(b.max_queue.as_ref())
+                    .map(|(x, y)| Pair::new(x.clone(), y.clone())),
+                "max_queue exists only for opt(tags-minmax)",
+            )
+            .with(
+                "idle_hosts",
+                Pair::exact(call.scope.bits, b.idle_hosts as i64),
+            );
+        Ok(if a.cutoffs.len() != b.cutoffs.len() {
+            v.missing(
+                "cutoff",
+                "the two precisions disagree on the number of cutoffs",
+            )
+        } else {
+            v.with_field("cutoff", pairs(&a.cutoffs, &b.cutoffs, "cutoffs"))
+        })
+    }
+}
+
+/// `eval(P, cutoffs=Q)`: policy P at the cutoffs Q.
+pub struct Eval;
+
+static EVAL: Signature = Signature {
+    name: "eval",
+    model: Some("dispatch"),
+    positional: Positional::Word {
+        what: "policy",
+        choices: EVAL_POLICIES,
+    },
+    named: &[NamedArg {
+        name: "cutoffs",
+        words: OPT_POLICIES,
+    }],
+    fields: EVAL_FIELDS,
+    default_field: "value",
+    summary: "the metric at given cutoffs (an opt policy's, or a list)",
+};
+
+/// An evaluation at both precisions, with the cutoffs, λ and ρ.
+struct EvalPair {
+    lo: Evaluation,
+    hi: Evaluation,
+    cutoffs: Vec<Pair>,
+    lambda: Pair,
+    rho: Pair,
+}
+
+impl Quantity for Eval {
+    fn signature(&self) -> &'static Signature {
+        &EVAL
+    }
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        if call.pos.len() != 1 {
+            return Err(QuantityError::Usage(
+                "eval(POLICY, cutoffs=..., ...) takes one policy".into(),
+            ));
+        }
+        let policy = call.word(0)?;
+        let kind = match policy.as_str() {
+            "sita" => PolicyKind::Sita,
+            "tags" => PolicyKind::Tags,
+            "random" => PolicyKind::Random,
+            other => {
+                return Err(QuantityError::Usage(format!(
+                    "unknown policy '{other}' for eval (sita, tags, random)"
+                )))
+            }
+        };
+        let scope = &call.scope;
+        let s = DispatchSpec::resolve(scope, true)?;
+        let hosts = s.need_hosts("eval")?;
+        let load = s.need_load("eval")?;
+        // Cutoffs at each precision.
+        let (c1, c2): (Vec<Float>, Vec<Float>) = match (call.named("cutoffs"), kind) {
+            (None, PolicyKind::Random) => (vec![], vec![]),
+            (None, _) => return Err(QuantityError::Usage(
+                "eval(sita|tags, cutoffs=...) needs cutoffs: an opt policy (sita-e) or \"c1,c2\""
+                    .into(),
+            )),
+            (Some(Arg::Str(list)), _) => {
+                let parse = |bits: u32| -> Result<Vec<Float>, QuantityError> {
+                    list.split(',')
+                        .map(str::trim)
+                        .filter(|x| !x.is_empty())
+                        .map(|x| Ok(parse_decimal(&scope.substitute(x)?, bits)?))
+                        .collect()
+                };
+                (parse(scope.bits.0)?, parse(scope.bits.1)?)
+            }
+            (Some(Arg::Pos(Expr::Var(w))), _) => {
+                let r = opt_pair(scope, opt_policy(w)?)?;
+                (r.lo.cutoffs_free(), r.hi.cutoffs_free())
+            }
+            (Some(other), _) => {
+                return Err(QuantityError::Usage(format!(
+                    "cutoffs={other}: give an opt policy name or a string \"c1,c2\""
+                )))
+            }
+        };
+        let used = if kind == PolicyKind::Random {
+            hosts
+        } else {
+            c1.len() + 1
+        };
+        let key = CacheKey::new(
+            "eval",
+            format!(
+                "{}|{}|{used}|{load:?}|{}|{}",
+                kind.name(),
+                s.dist,
+                s.metric.name(),
+                c2.iter()
+                    .map(|c| to_sci(c, CUTOFF_KEY_DIGITS))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+        );
+        let bits = scope.bits;
+        let r = scope.cache.get_or(key, || {
+            let spec = s.spec()?;
+            let run =
+                |b: u32, cuts: &[Float]| -> Result<(Evaluation, Float, Float), QuantityError> {
+                    let d = spec.build(b)?;
+                    let (l, rho) = load.resolve(d.as_ref(), used)?;
+                    let e = evaluate(kind, d.as_ref(), &l, used, cuts, s.metric)?;
+                    Ok((e, l, rho))
+                };
+            let (e1, l1, r1) = run(bits.0, &c1)?;
+            let (e2, l2, r2) = run(bits.1, &c2)?;
+            let cutoffs = c1
+                .iter()
+                .zip(&c2)
+                .map(|(a, b)| Pair::new(a.clone(), b.clone()))
+                .collect();
+            Ok(EvalPair {
+                lo: e1,
+                hi: e2,
+                cutoffs,
+                lambda: Pair::new(l1, l2),
+                rho: Pair::new(r1, r2),
+            })
+        })?;
+        Ok(eval_value("eval", &r.lo, &r.hi, &r.lambda, &r.rho)
+            .with_vec("cutoff", r.cutoffs.clone()))
+    }
+}
+
+/// Significant digits of cutoffs in `eval`'s cache key (beyond any claim's precision).
+const CUTOFF_KEY_DIGITS: u32 = 40;
+
+/// `threshold()`: ρ*(F, h), the TAGS stability threshold.
+pub struct ThresholdQ;
+
+static THRESHOLD: Signature = Signature {
+    name: "threshold",
+    model: Some("dispatch"),
+    positional: Positional::None,
+    named: &[],
+    fields: &[
+        FieldSpec::scalar("load"),
+        FieldSpec::scalar("lambda"),
+        FieldSpec::vector("cutoff"),
+        FieldSpec::scalar("argmax"),
+    ],
+    default_field: "load",
+    summary: "the TAGS stability threshold ρ*(F, h) (h may be inf)",
+};
+
+impl Quantity for ThresholdQ {
+    fn signature(&self) -> &'static Signature {
+        &THRESHOLD
+    }
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        if !call.pos.is_empty() {
+            return Err(QuantityError::Usage(
+                "threshold() takes only overrides such as hosts=inf".into(),
+            ));
+        }
+        let scope = &call.scope;
+        let s = DispatchSpec::resolve(scope, false)?;
+        let key = CacheKey::new("threshold", format!("{}|{:?}", s.dist, s.hosts));
+        let bits = scope.bits;
+        let r = scope.cache.get_or(key, || {
+            let spec = s.spec()?;
+            let run = |b: u32| -> Result<Threshold, QuantityError> {
+                let d = spec.build(b)?;
+                tags_threshold(d.as_ref(), s.hosts).map_err(|e| {
+                    let h = s
+                        .hosts
+                        .map(|h| h.to_string())
+                        .unwrap_or_else(|| "inf".into());
+                    QuantityError::compute(format!("threshold --dist {} --hosts {h}", s.dist), e)
+                })
+            };
+            Ok((run(bits.0)?, run(bits.1)?))
+        })?;
+        let (a, b) = (&r.0, &r.1);
+        Ok(Value::new("threshold", "load")
+            .with("load", Pair::new(a.load.clone(), b.load.clone()))
+            .with("lambda", Pair::new(a.lambda.clone(), b.lambda.clone()))
+            .with_field("cutoff", pairs(&a.cutoffs, &b.cutoffs, "cutoffs"))
+            .with_opt(
+                "argmax",
+                a.argmax
+                    .as_ref()
+                    .zip(b.argmax.as_ref())
+                    .map(|(x, y)| Pair::new(x.clone(), y.clone())),
+                "argmax exists only for threshold(hosts=inf)",
+            ))
+    }
+}
+
+/// `tags_stable()`: whether stable TAGS cutoffs exist at the load (the greedy decision).
+pub struct TagsStable;
+
+static TAGS_STABLE: Signature = Signature {
+    name: "tags_stable",
+    model: Some("dispatch"),
+    positional: Positional::None,
+    named: &[],
+    fields: VALUE_ONLY,
+    default_field: "value",
+    summary: "1 if stable TAGS cutoffs exist at the load (greedy), else 0",
+};
+
+impl Quantity for TagsStable {
+    fn signature(&self) -> &'static Signature {
+        &TAGS_STABLE
+    }
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        let p = per_precision(&call.scope, "stable", String::new(), true, |d, s| {
+            let hosts = s.need_hosts("tags_stable")?;
+            let load = s.need_load("tags_stable")?;
+            let (lambda, _) = load.resolve(d, hosts)?;
+            let g = greedy(d, &lambda, hosts)?;
+            Ok(Float::with_val(d.prec(), u32::from(g.stable())))
+        })?;
+        Ok(Value::scalar("tags_stable", p))
+    }
+}
+
+/// `tags_stable_search(n)`: the same decided by an exhaustive search of an n-point grid.
+pub struct TagsStableSearch;
+
+static TAGS_STABLE_SEARCH: Signature = Signature {
+    name: "tags_stable_search",
+    model: Some("dispatch"),
+    positional: Positional::Number {
+        what: "the grid size n",
+    },
+    named: &[],
+    fields: VALUE_ONLY,
+    default_field: "value",
+    summary: "1 if an exhaustive search of an n-point grid finds stable TAGS cutoffs, else 0",
+};
+
+impl Quantity for TagsStableSearch {
+    fn signature(&self) -> &'static Signature {
+        &TAGS_STABLE_SEARCH
+    }
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        let n = match call.number(0)? {
+            Some(v) => {
+                let n = v.hi.to_f64();
+                if !(n >= 2.0 && n <= MAX_SEARCH_GRID as f64) {
+                    return Err(QuantityError::Usage(format!(
+                        "tags_stable_search(n): n must be between 2 and {MAX_SEARCH_GRID}"
+                    )));
+                }
+                n as usize
+            }
+            None => {
+                return Err(QuantityError::Usage(
+                    "tags_stable_search(n) needs the grid size n".into(),
+                ))
+            }
+        };
+        let p = per_precision(
+            &call.scope,
+            "search",
+            n.to_string(),
+            true,
+            |d, s: &DispatchSystem| {
+                let hosts = s.need_hosts("tags_stable_search")?;
+                let load = s.need_load("tags_stable_search")?;
+                let (lambda, _) = load.resolve(d, hosts)?;
+                let ok = exhaustive_stable(d, &lambda, hosts, n)?;
+                Ok(Float::with_val(d.prec(), u32::from(ok)))
+            },
+        )?;
+        Ok(Value::scalar("tags_stable_search", p))
+    }
+}
+
+/// Whether any TAGS cutoffs on an n-point grid (the optimiser's grid of job-count and work
+/// quantiles and log-spaced points, independent of the greedy construction) make every
+/// host's load below 1: an exhaustive search of all increasing (h − 1)-tuples, organised
+/// as a reachability table over the chain of hosts (host i's load depends only on
+/// (s_{i−1}, s_i)), which visits every pair of consecutive cutoffs.
+pub fn exhaustive_stable(
+    d: &dyn JobSize,
+    lambda: &Float,
+    hosts: usize,
+    n: usize,
+) -> Result<bool, QuantityError> {
+    let top = d.upper();
+    let lo_open = d.lower_open();
+    if hosts == 1 {
+        let full = Float::with_val(d.prec(), lambda * &d.mean()?);
+        return Ok(full < 1);
+    }
+    let grid = make_grid(d, n)?;
+    let pts: Vec<Float> = grid
+        .into_iter()
+        .filter(|x| *x > d.lower() && *x < top)
+        .collect();
+    let load = |a: &Float, b: &Float| -> Result<bool, QuantityError> {
+        Ok(host_load(d, lambda, a, b)? < 1)
+    };
+    // reach[j]: some stable assignment of hosts 1..i ends with s_i = pts[j].
+    let mut reach: Vec<bool> = pts
+        .iter()
+        .map(|x| load(&lo_open, x))
+        .collect::<Result<_, _>>()?;
+    for _ in 2..hosts {
+        let mut next = vec![false; pts.len()];
+        for j in 0..pts.len() {
+            for m in 0..j {
+                if reach[m] && load(&pts[m], &pts[j])? {
+                    next[j] = true;
+                    break;
+                }
+            }
+        }
+        reach = next;
+    }
+    for (m, x) in pts.iter().enumerate() {
+        if reach[m] && load(x, &top)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}

@@ -1,0 +1,94 @@
+//! Quantities of the job-size distribution alone: `mean()`, `moment(j)`, `sup_x_tail()`.
+
+use super::per_precision;
+use crate::claims::expr::{Arg, Expr};
+use crate::claims::registry::{Call, Positional, Quantity, QuantityError, Signature, VALUE_ONLY};
+use crate::claims::value::Value;
+
+/// `mean()`: E[X].
+pub struct Mean;
+
+static MEAN: Signature = Signature {
+    name: "mean",
+    model: Some("dispatch"),
+    positional: Positional::None,
+    named: &[],
+    fields: VALUE_ONLY,
+    default_field: "value",
+    summary: "E[X]",
+};
+
+impl Quantity for Mean {
+    fn signature(&self) -> &'static Signature {
+        &MEAN
+    }
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        let p = per_precision(&call.scope, "mean", String::new(), false, |d, _| {
+            Ok(d.moment(1)?)
+        })?;
+        Ok(Value::scalar("mean", p))
+    }
+}
+
+/// `moment(j)`: E[X^j] for j ∈ {−1, 0, 1, 2}.
+pub struct Moment;
+
+static MOMENT: Signature = Signature {
+    name: "moment",
+    model: Some("dispatch"),
+    positional: Positional::Number {
+        what: "the order j",
+    },
+    named: &[],
+    fields: VALUE_ONLY,
+    default_field: "value",
+    summary: "E[X^j], j = -1, 0, 1, 2",
+};
+
+impl Quantity for Moment {
+    fn signature(&self) -> &'static Signature {
+        &MOMENT
+    }
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        let bad = || QuantityError::Usage("moment(j): j must be -1, 0, 1 or 2".into());
+        let j: i32 = match call.pos.first() {
+            Some(Arg::Pos(Expr::Num(s))) => s.parse::<i32>().map_err(|_| {
+                QuantityError::Usage(format!("moment(j): j must be -1, 0, 1 or 2, got {s}"))
+            })?,
+            Some(Arg::Pos(Expr::Neg(b))) => match b.as_ref() {
+                Expr::Num(s) if s == "1" => -1,
+                _ => return Err(bad()),
+            },
+            _ => return Err(QuantityError::Usage("moment(j) needs the order j".into())),
+        };
+        let p = per_precision(&call.scope, "moment", j.to_string(), false, move |d, _| {
+            Ok(d.moment(j)?)
+        })?;
+        Ok(Value::scalar("moment", p))
+    }
+}
+
+/// `sup_x_tail()`: sup_x x F̄(x) (the h → ∞ TAGS threshold is E[X] divided by it).
+pub struct SupXTail;
+
+static SUP_X_TAIL: Signature = Signature {
+    name: "sup_x_tail",
+    model: Some("dispatch"),
+    positional: Positional::None,
+    named: &[],
+    fields: VALUE_ONLY,
+    default_field: "value",
+    summary: "sup_x x F̄(x)",
+};
+
+impl Quantity for SupXTail {
+    fn signature(&self) -> &'static Signature {
+        &SUP_X_TAIL
+    }
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        let p = per_precision(&call.scope, "sup_x_tail", String::new(), false, |d, _| {
+            Ok(d.sup_x_tail().map(|(_, v)| v)?)
+        })?;
+        Ok(Value::scalar("sup_x_tail", p))
+    }
+}

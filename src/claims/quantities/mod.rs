@@ -1,0 +1,80 @@
+//! The quantities a claim may call, one file per domain, all registered in [`register`].
+//!
+//! | file | quantities |
+//! |---|---|
+//! | [`dispatch`] | `opt`, `eval`, `threshold`, `tags_stable`, `tags_stable_search` |
+//! | [`dist`] | `mean`, `moment`, `sup_x_tail`, `scv` |
+//! | [`lwl`] | `lwl` (the Lee–Longton approximation, labelled) |
+//! | [`sim`] | `lwl_sim`, `tags_host_error` (simulated, with 95 % half-widths) |
+//!
+//! Adding a quantity: a type implementing [`Quantity`](super::registry::Quantity) in its
+//! domain's file, and one line below.
+
+pub mod dispatch;
+pub mod dist;
+pub mod lwl;
+pub mod sim;
+
+use super::registry::{CacheKey, QuantityError, Registry};
+use super::scope::Scope;
+use super::systems::dispatch::{DispatchSpec, DispatchSystem};
+use super::value::{FieldValue, Pair};
+use crate::dist::{DistFactory, JobSize};
+use crate::num::certify::Certify;
+use rug::Float;
+
+/// Registers every quantity.
+pub fn register(r: &mut Registry) {
+    r.quantity(dispatch::Opt)
+        .quantity(dispatch::Eval)
+        .quantity(dispatch::ThresholdQ)
+        .quantity(lwl::Lwl)
+        .quantity(sim::LwlSim)
+        .quantity(sim::TagsHostError)
+        .quantity(dispatch::TagsStable)
+        .quantity(dispatch::TagsStableSearch)
+        .quantity(dist::Mean)
+        .quantity(dist::Moment)
+        .quantity(dist::SupXTail);
+}
+
+/// A vector field from the two precisions' vectors (missing when their lengths differ).
+pub(crate) fn pairs(lo: &[Float], hi: &[Float], what: &str) -> FieldValue {
+    if lo.len() != hi.len() {
+        return FieldValue::Missing(format!(
+            "the two precisions disagree on the number of {what}"
+        ));
+    }
+    FieldValue::Vector(
+        lo.iter()
+            .zip(hi)
+            .map(|(a, b)| Pair::new(a.clone(), b.clone()))
+            .collect(),
+    )
+}
+
+/// A number computed from the distribution (and the system) at each precision, cached
+/// under `what` with the canonical system and `extra`. The load is resolved only when
+/// `with_load`.
+pub(crate) fn per_precision<F>(
+    scope: &Scope,
+    what: &'static str,
+    extra: String,
+    with_load: bool,
+    f: F,
+) -> Result<Pair, QuantityError>
+where
+    F: Fn(&dyn JobSize, &DispatchSystem) -> Result<Float, QuantityError>,
+{
+    let s = DispatchSpec::resolve(scope, with_load)?;
+    let key = CacheKey::new(what, format!("{extra}|{}", s.key()));
+    let r = scope.cache.get_or(key, || {
+        let spec = s.spec()?;
+        let both = Certify::digits(scope.digits).run(|b| {
+            let d = spec.build(b)?;
+            f(d.as_ref(), &s)
+        })?;
+        Ok(Pair::new(both.lo, both.hi))
+    })?;
+    Ok(r.as_ref().clone())
+}

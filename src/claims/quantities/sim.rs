@@ -1,0 +1,420 @@
+//! Simulated quantities: `lwl_sim(…)` (Least-Work-Left, the M/G/h central queue) and
+//! `tags_host_error(host=i, cutoffs=Q, …)` (the error of the TAGS formula's Poisson
+//! approximation at host i). Each value is a mean over independent replications with its
+//! 95 % half-width and the heavy-tail diagnosis ([`crate::claims::value::SimUnc`]).
+//!
+//! Options: `jobs=`, `replications=`, `seed=`, `warmup=`. Every grid point uses the streams
+//! (seed, [`SIM_POINT`], replication): common random numbers across the grid; another
+//! `seed=` gives an independent run.
+
+use super::dispatch::{opt_pair, opt_policy};
+use crate::claims::expr::{Arg, Expr};
+use crate::claims::registry::{
+    CacheKey, Call, FieldSpec, NamedArg, Positional, Quantity, QuantityError, Signature, VALUE_ONLY,
+};
+use crate::claims::scope::Scope;
+use crate::claims::systems::dispatch::{load_flag, DispatchSpec, DispatchSystem};
+use crate::claims::value::{Pair, Value};
+use crate::dist::DistFactory;
+use crate::num::certify::to_sci;
+use crate::policy::{LoadSpec, Metric};
+use crate::sim::setup::{simulated_mean, Quantity as SimQuantity, SimRequest, ANALYTIC_BITS};
+use crate::sim::tags_error::{balanced_cutoffs, tags_poisson_error, TagsHostError as HostRow};
+use crate::sim::SimPolicy;
+
+/// Measured jobs per replication of a simulated quantity unless `jobs=` says otherwise.
+pub const DEFAULT_SIM_JOBS: u64 = 200_000;
+/// Replications of a simulated quantity unless `replications=` says otherwise.
+pub const DEFAULT_SIM_REPLICATIONS: usize = 10;
+/// Base seed of a simulated quantity unless `seed=` says otherwise.
+pub const DEFAULT_SIM_SEED: u64 = 1;
+/// Warm-up is jobs / this unless `warmup=` says otherwise (as `taskassign simulate`).
+pub const DEFAULT_SIM_WARMUP_FRACTION: u64 = 10;
+/// The sweep-point coordinate of every simulated quantity's random streams: every grid
+/// point of a claim uses the streams (seed, 0, replication) — common random numbers; a
+/// different `seed=` gives an independent run.
+pub const SIM_POINT: u64 = 0;
+/// Significant digits of the cutoffs handed to the simulator: enough to round-trip an f64
+/// (the simulator runs in f64; the formula it is compared with uses the same decimal).
+const SIM_CUTOFF_DIGITS: u32 = 17;
+
+/// The options of a simulated quantity.
+const SIM_ARGS: &[NamedArg] = &[
+    NamedArg {
+        name: "jobs",
+        words: &[],
+    },
+    NamedArg {
+        name: "replications",
+        words: &[],
+    },
+    NamedArg {
+        name: "seed",
+        words: &[],
+    },
+    NamedArg {
+        name: "warmup",
+        words: &[],
+    },
+];
+
+/// Words `tags_host_error`'s `cutoffs=` takes: `balanced` or an `opt` policy.
+const TAGS_CUTOFF_WORDS: &[&str] = &["balanced", "sita", "sita-e", "tags", "tags-minmax"];
+
+/// Options of one simulation.
+#[derive(Debug, Clone, Copy)]
+struct SimOpts {
+    jobs: u64,
+    replications: usize,
+    seed: u64,
+    warmup: u64,
+}
+
+impl SimOpts {
+    /// `jobs=`, `replications=`, `seed=`, `warmup=` with their defaults.
+    fn of(call: &Call) -> Result<SimOpts, QuantityError> {
+        let count = |key: &str, min: i64| -> Result<Option<u64>, QuantityError> {
+            match call.named_number(key)? {
+                None => Ok(None),
+                Some(v) if v >= min => Ok(Some(v as u64)),
+                Some(v) => Err(QuantityError::Usage(format!(
+                    "{key}= must be at least {min}, got {v}"
+                ))),
+            }
+        };
+        let jobs = count("jobs", 1)?.unwrap_or(DEFAULT_SIM_JOBS);
+        let replications = match count("replications", crate::sim::MIN_REPLICATIONS as i64)? {
+            None => DEFAULT_SIM_REPLICATIONS,
+            Some(r) if r <= crate::sim::MAX_REPLICATIONS as u64 => r as usize,
+            Some(r) => {
+                return Err(QuantityError::Usage(format!(
+                    "replications= must be at most {}, got {r}",
+                    crate::sim::MAX_REPLICATIONS
+                )))
+            }
+        };
+        let seed = count("seed", 0)?.unwrap_or(DEFAULT_SIM_SEED);
+        let warmup = count("warmup", 0)?.unwrap_or(jobs / DEFAULT_SIM_WARMUP_FRACTION);
+        Ok(SimOpts {
+            jobs,
+            replications,
+            seed,
+            warmup,
+        })
+    }
+
+    fn key(&self) -> String {
+        format!(
+            "{}|{}|{}|{}",
+            self.jobs, self.replications, self.seed, self.warmup
+        )
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{} replications x {} jobs ({} warm-up), seed {}",
+            self.replications, self.jobs, self.warmup, self.seed
+        )
+    }
+}
+
+/// `lwl_sim(jobs=, replications=, seed=, warmup=)`: Least-Work-Left simulated.
+pub struct LwlSim;
+
+static LWL_SIM: Signature = Signature {
+    name: "lwl_sim",
+    model: Some("dispatch"),
+    positional: Positional::None,
+    named: SIM_ARGS,
+    fields: VALUE_ONLY,
+    default_field: "value",
+    summary: "Least-Work-Left simulated (mean ± 95 % half-width)",
+};
+
+impl Quantity for LwlSim {
+    fn signature(&self) -> &'static Signature {
+        &LWL_SIM
+    }
+
+    /// The metric's mean with its 95 % half-width and the heavy-tail diagnosis
+    /// ([`simulated_mean`]).
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        if !call.pos.is_empty() {
+            return Err(QuantityError::Usage("lwl_sim() takes only named options (jobs=, replications=, seed=, warmup=) and overrides".into()));
+        }
+        let opts = SimOpts::of(call)?;
+        let scope = &call.scope;
+        let s = DispatchSpec::resolve(scope, true)?;
+        let hosts = s.need_hosts("lwl_sim")?;
+        let load = s.need_load("lwl_sim")?;
+        let key = CacheKey::new(
+            "lwl_sim",
+            format!(
+                "{}|{hosts}|{load:?}|{}|{}",
+                s.dist,
+                s.metric.name(),
+                opts.key()
+            ),
+        );
+        let bits = scope.bits;
+        let r = scope.cache.get_or(key, || {
+            let spec = s.spec()?;
+            let req = SimRequest {
+                policy: SimPolicy::Lwl,
+                dist: &spec,
+                hosts,
+                load: load.clone(),
+                cutoffs: vec![],
+                interarrival: None,
+                jobs: opts.jobs,
+                warmup: opts.warmup,
+                replications: opts.replications,
+                seed: opts.seed,
+                point: SIM_POINT,
+            };
+            let q = match s.metric {
+                Metric::Waiting => SimQuantity::Waiting,
+                Metric::Response => SimQuantity::Response,
+                Metric::Slowdown => SimQuantity::Slowdown,
+            };
+            let what = format!(
+                "simulate --policy lwl --dist {} --hosts {hosts} {} --jobs {} --replications {} --seed {} --warmup {}",
+                s.dist,
+                load_flag(&load),
+                opts.jobs,
+                opts.replications,
+                opts.seed,
+                opts.warmup
+            );
+            let (est, tail) =
+                simulated_mean(&req, q).map_err(|e| QuantityError::compute(what.clone(), e))?;
+            if !est.mean.is_finite() {
+                return Err(QuantityError::Undefined(format!(
+                    "{what}: no finite estimate"
+                )));
+            }
+            Ok(Pair::simulated(
+                bits,
+                est.mean,
+                est.half_width,
+                tail.describe(),
+                format!("LWL {} simulated ({})", s.metric.name(), opts.describe()),
+            ))
+        })?;
+        Ok(Value::scalar("lwl_sim", r.as_ref().clone()))
+    }
+}
+
+/// `tags_host_error(host=i, cutoffs=Q, …)`: (formula − simulated)/simulated of the TAGS
+/// queueing delay per visit at host i.
+pub struct TagsHostError;
+
+static TAGS_HOST_ERROR: Signature = Signature {
+    name: "tags_host_error",
+    model: Some("dispatch"),
+    positional: Positional::None,
+    named: &[
+        NamedArg {
+            name: "jobs",
+            words: &[],
+        },
+        NamedArg {
+            name: "replications",
+            words: &[],
+        },
+        NamedArg {
+            name: "seed",
+            words: &[],
+        },
+        NamedArg {
+            name: "warmup",
+            words: &[],
+        },
+        NamedArg {
+            name: "host",
+            words: &[],
+        },
+        NamedArg {
+            name: "cutoffs",
+            words: TAGS_CUTOFF_WORDS,
+        },
+    ],
+    fields: &[
+        FieldSpec::scalar("value"),
+        FieldSpec::scalar("simulated"),
+        FieldSpec::scalar("formula"),
+        FieldSpec::scalar("load"),
+    ],
+    default_field: "value",
+    summary: "(formula - simulated)/simulated TAGS queueing delay at host i, simulated",
+};
+
+/// The TAGS cutoffs named by `cutoffs=` as decimal strings: `balanced` (equal host
+/// loads, [`balanced_cutoffs`]), an `opt` policy, or a string `'c1,c2'`.
+fn tags_cutoff_texts(
+    scope: &Scope,
+    s: &DispatchSystem,
+    hosts: usize,
+    load: &LoadSpec,
+    cut: Option<&Arg>,
+) -> Result<Vec<String>, QuantityError> {
+    match cut {
+        None => Err(QuantityError::Usage("tags_host_error needs cutoffs=balanced, an opt policy (cutoffs=tags) or a string 'c1,c2'".into())),
+        Some(Arg::Pos(Expr::Var(w))) if w == "balanced" => {
+            let key = CacheKey::new("balanced", format!("{}|{hosts}|{load:?}", s.dist));
+            let r = scope.cache.get_or(key, || {
+                let spec = s.spec()?;
+                let d = spec.build(ANALYTIC_BITS)?;
+                let (lambda, _) = load.resolve(d.as_ref(), hosts)?;
+                let (c, _) = balanced_cutoffs(d.as_ref(), &lambda, hosts).map_err(|e| {
+                    QuantityError::compute(format!("balanced TAGS cutoffs for {}", s.dist), e)
+                })?;
+                Ok(c.iter()
+                    .map(|x| to_sci(x, SIM_CUTOFF_DIGITS))
+                    .collect::<Vec<String>>())
+            })?;
+            Ok(r.as_ref().clone())
+        }
+        Some(Arg::Pos(Expr::Var(w))) => {
+            let r = opt_pair(scope, opt_policy(w)?)?;
+            Ok(r.hi
+                .cutoffs_free()
+                .iter()
+                .map(|x| to_sci(x, SIM_CUTOFF_DIGITS))
+                .collect())
+        }
+        Some(Arg::Str(list)) => list
+            .split(',')
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .map(|x| scope.substitute(x))
+            .collect(),
+        Some(other) => Err(QuantityError::Usage(format!(
+            "cutoffs={other}: give balanced, an opt policy name or a string 'c1,c2'"
+        ))),
+    }
+}
+
+/// The simulated rows of every host, the heavy-tail warnings, the simulation in words.
+type TagsErrRows = (Vec<HostRow>, Vec<String>, String);
+
+impl Quantity for TagsHostError {
+    fn signature(&self) -> &'static Signature {
+        &TAGS_HOST_ERROR
+    }
+
+    /// The relative error (formula − simulated)/simulated of the TAGS formula's queueing
+    /// delay per visit at host `host` ([`tags_poisson_error`]; exact at host 1, the Poisson
+    /// approximation at hosts ≥ 2), with its 95 % half-width. Fields: `value` (the relative
+    /// error), `simulated`, `formula`, `load` (ρ_i).
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        if !call.pos.is_empty() {
+            return Err(QuantityError::Usage(
+                "tags_host_error(host=i, cutoffs=..., ...) takes only named arguments".into(),
+            ));
+        }
+        let opts = SimOpts::of(call)?;
+        let host = call.named_number("host")?.ok_or_else(|| {
+            QuantityError::Usage(
+                "tags_host_error needs host=i (1-based; -1 is the last host)".into(),
+            )
+        })?;
+        let scope = &call.scope;
+        let s = DispatchSpec::resolve(scope, true)?;
+        let hosts = s.need_hosts("tags_host_error")?;
+        let load = s
+            .load
+            .clone()
+            .ok_or_else(|| QuantityError::Usage("tags_host_error needs a load".into()))?;
+        let cutoffs = tags_cutoff_texts(scope, &s, hosts, &load, call.named("cutoffs"))?;
+        let k = if host < 0 {
+            hosts as i64 + host
+        } else {
+            host - 1
+        };
+        if host == 0 || k < 0 || k >= hosts as i64 {
+            return Err(QuantityError::Usage(format!(
+                "host={host} does not exist ({hosts} hosts; 1-based, -1 is the last)"
+            )));
+        }
+        let key = CacheKey::new(
+            "tags_host_error",
+            format!(
+                "{}|{hosts}|{load:?}|{}|{}",
+                s.dist,
+                cutoffs.join(","),
+                opts.key()
+            ),
+        );
+        let bits = scope.bits;
+        let r = scope.cache.get_or(key, || -> Result<TagsErrRows, QuantityError> {
+            let spec = s.spec()?;
+            let req = SimRequest {
+                policy: SimPolicy::Tags,
+                dist: &spec,
+                hosts,
+                load: load.clone(),
+                cutoffs: cutoffs.clone(),
+                interarrival: None,
+                jobs: opts.jobs,
+                warmup: opts.warmup,
+                replications: opts.replications,
+                seed: opts.seed,
+                point: SIM_POINT,
+            };
+            let (rows, tail) = tags_poisson_error(&req).map_err(|e| {
+                QuantityError::compute(
+                    format!(
+                        "simulate --policy tags --dist {} --hosts {hosts} {} --cutoffs {} --jobs {} --replications {} --seed {}",
+                        s.dist,
+                        load_flag(&load),
+                        cutoffs.join(","),
+                        opts.jobs,
+                        opts.replications,
+                        opts.seed
+                    ),
+                    e,
+                )
+            })?;
+            Ok((
+                rows,
+                tail.describe(),
+                format!(
+                    "TAGS simulated, cutoffs {} ({})",
+                    cutoffs.join(","),
+                    opts.describe()
+                ),
+            ))
+        })?;
+        let (rows, warnings, source) = r.as_ref();
+        let row = rows
+            .get(k as usize)
+            .ok_or_else(|| QuantityError::Internal(format!("host {} not simulated", k + 1)))?;
+        let sim = |mean: f64, hw: f64| -> Result<Pair, String> {
+            if !mean.is_finite() {
+                return Err(format!(
+                    "host {}: no finite estimate (no job visited it?)",
+                    row.host
+                ));
+            }
+            Ok(Pair::simulated(
+                bits,
+                mean,
+                hw,
+                warnings.clone(),
+                format!("host {}: {source}", row.host),
+            ))
+        };
+        let v = Value::new("tags_host_error", "value");
+        let v = match sim(row.rel_error, row.rel_error_half_width) {
+            Ok(p) => v.with("value", p),
+            Err(e) => v.missing("value", e),
+        };
+        let v = match sim(row.simulated.mean, row.simulated.half_width) {
+            Ok(p) => v.with("simulated", p),
+            Err(e) => v.missing("simulated", e),
+        };
+        Ok(v.with("formula", Pair::from_f64(bits, row.formula))
+            .with("load", Pair::from_f64(bits, row.load)))
+    }
+}

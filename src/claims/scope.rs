@@ -1,0 +1,387 @@
+//! Evaluating an expression at one grid point, at two precisions.
+//!
+//! Every number is a [`Pair`]: the value at the working precision for the claim's digits
+//! and at the higher certifying precision of [`crate::num::certify_bits`]. Their difference
+//! is the numerical uncertainty the verdicts use; the digits on which they agree are the
+//! ones printed. Arithmetic and the mathematical functions are here; calls of computed
+//! quantities go through the [registry](super::registry), with the call's overrides of
+//! setup keys (`hosts=inf`, `load=0.5`, `dist="…"`) and of grid variables (`alpha=1`)
+//! applied to a child scope.
+//!
+//! A simulated value also carries its 95 % half-width and heavy-tail warnings
+//! ([`super::value::SimUnc`]), propagated through the expression; the verdicts add the
+//! half-width to the numerical uncertainty and treat a warning as INCONCLUSIVE.
+
+use super::expr::{Arg, Expr, Field, Op};
+use super::registry::{registry, Cache, Call, QuantityError};
+use super::system::SystemSpec;
+use super::value::{bin_half_width, fn_half_width, Pair};
+use crate::num::certify::to_sci;
+use crate::num::parse_decimal;
+use rug::Float;
+use std::collections::BTreeMap;
+
+/// Mathematical functions of the language.
+pub const FUNCTIONS: &[&str] = &["ln", "log10", "exp", "sqrt", "abs", "min", "max"];
+
+/// Rounds of substitution (a grid value may itself hold `{p}`).
+pub const SUBSTITUTION_DEPTH: usize = 3;
+
+/// Digits kept when a computed number becomes a decimal string (a load from an
+/// expression): far more than any claim asks for, so the string is exact to the
+/// working precision.
+pub const RENDER_EXTRA_DIGITS: u32 = 10;
+
+/// Largest integer a named integer argument may take (exact in f64).
+const MAX_INTEGER_ARG: f64 = 9.007_199_254_740_992e15;
+
+/// Replaces `{name}` by the variable's value (repeatedly, so that a grid value such as
+/// `"uniform:a=1,b={p}"` is completed too).
+pub fn substitute(t: &str, vars: &BTreeMap<String, String>) -> Result<String, QuantityError> {
+    let mut s = substitute_once(t, vars)?;
+    for _ in 1..SUBSTITUTION_DEPTH {
+        if !s.contains('{') {
+            break;
+        }
+        s = substitute_once(&s, vars)?;
+    }
+    Ok(s)
+}
+
+fn substitute_once(t: &str, vars: &BTreeMap<String, String>) -> Result<String, QuantityError> {
+    let mut out = String::new();
+    let mut rest = t;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let j = after
+            .find('}')
+            .ok_or_else(|| QuantityError::Usage(format!("unclosed '{{' in '{t}'")))?;
+        let name = after[..j].trim();
+        let v = vars.get(name).ok_or_else(|| {
+            QuantityError::Usage(format!(
+                "'{t}' uses {{{name}}}, which is not a grid variable"
+            ))
+        })?;
+        out.push_str(v);
+        rest = &after[j + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// An override's value.
+#[derive(Debug, Clone)]
+pub enum OverVal {
+    /// A text (a dist spec, a metric, `inf`).
+    Text(String),
+    /// A number rendered as a decimal string.
+    Number(String),
+}
+
+impl OverVal {
+    /// The text.
+    pub fn text(&self) -> &str {
+        match self {
+            OverVal::Text(s) | OverVal::Number(s) => s,
+        }
+    }
+}
+
+/// One grid point: its variables, the claim's system, the overrides made by enclosing
+/// calls, the claim's cache and the two precisions.
+pub struct Scope<'a> {
+    /// Grid variables at this point (name, value as written).
+    pub vars: BTreeMap<String, String>,
+    /// The claim's system, as written.
+    pub system: &'a dyn SystemSpec,
+    /// Overrides of setup keys made by enclosing calls.
+    pub over: BTreeMap<String, OverVal>,
+    /// The claim's cache.
+    pub cache: &'a Cache,
+    /// The two precisions.
+    pub bits: (u32, u32),
+    /// The claim's digits.
+    pub digits: u32,
+    /// Set while a setup expression (hosts, load) is being evaluated: the system it
+    /// resolves must not need the value being computed.
+    pub resolving: bool,
+}
+
+impl<'a> Scope<'a> {
+    /// The scope of a grid point.
+    pub fn new(
+        vars: BTreeMap<String, String>,
+        system: &'a dyn SystemSpec,
+        cache: &'a Cache,
+        digits: u32,
+    ) -> Self {
+        Scope {
+            vars,
+            system,
+            over: BTreeMap::new(),
+            cache,
+            bits: crate::num::certify_bits(digits),
+            digits,
+            resolving: false,
+        }
+    }
+
+    /// A copy of this scope, to apply overrides to.
+    pub fn child(&self) -> Scope<'a> {
+        Scope {
+            vars: self.vars.clone(),
+            system: self.system,
+            over: self.over.clone(),
+            cache: self.cache,
+            bits: self.bits,
+            digits: self.digits,
+            resolving: self.resolving,
+        }
+    }
+
+    /// A child scope for evaluating a setup expression.
+    pub fn resolving(&self) -> Scope<'a> {
+        let mut c = self.child();
+        c.resolving = true;
+        c
+    }
+
+    /// A computed number as a decimal string exact to the working precision.
+    pub fn render(&self, p: &Pair) -> String {
+        to_sci(&p.hi, self.digits + RENDER_EXTRA_DIGITS)
+    }
+
+    /// A decimal literal at both precisions.
+    pub fn num_literal(&self, s: &str) -> Result<Pair, QuantityError> {
+        Ok(Pair::new(
+            parse_decimal(s, self.bits.0)?,
+            parse_decimal(s, self.bits.1)?,
+        ))
+    }
+
+    /// `{var}` substitution with this point's variables.
+    pub fn substitute(&self, t: &str) -> Result<String, QuantityError> {
+        substitute(t, &self.vars)
+    }
+
+    /// Evaluates an expression at both precisions.
+    pub fn eval(&self, e: &Expr) -> Result<Pair, QuantityError> {
+        match e {
+            Expr::Num(s) => self.num_literal(s),
+            Expr::Var(v) => self.var(v),
+            Expr::Neg(a) => {
+                let x = self.eval(a)?;
+                let hw = x.sim_half_width();
+                Ok(x.map(|v| Float::with_val(v.prec(), -v))
+                    .with_sim_of(&[&x], hw))
+            }
+            Expr::Bin(op, a, b) => {
+                let x = self.eval(a)?;
+                let y = self.eval(b)?;
+                let r = match op {
+                    Op::Add => x.map2(&y, |a, b| Float::with_val(a.prec(), a + b)),
+                    Op::Sub => x.map2(&y, |a, b| Float::with_val(a.prec(), a - b)),
+                    Op::Mul => x.map2(&y, |a, b| Float::with_val(a.prec(), a * b)),
+                    Op::Div => {
+                        if y.hi.is_zero() || y.lo.is_zero() {
+                            return Err(QuantityError::Undefined(format!(
+                                "division by zero in {e}"
+                            )));
+                        }
+                        x.map2(&y, |a, b| Float::with_val(a.prec(), a / b))
+                    }
+                    Op::Pow => x.map2(&y, |a, b| {
+                        use rug::ops::Pow;
+                        Float::with_val(a.prec(), a.pow(b))
+                    }),
+                };
+                if x.sim.is_none() && y.sim.is_none() {
+                    return Ok(r);
+                }
+                let hw = bin_half_width(*op, &x, &y, &r);
+                Ok(r.with_sim_of(&[&x, &y], hw))
+            }
+            Expr::Call { name, args, field } => self.call(name, args, field.as_ref()),
+        }
+    }
+
+    fn var(&self, v: &str) -> Result<Pair, QuantityError> {
+        if let Some(s) = self.vars.get(v) {
+            if s == "inf" {
+                return Err(QuantityError::Undefined(format!(
+                    "variable {v} is inf, not a number"
+                )));
+            }
+            return self.num_literal(s);
+        }
+        if self.system.variables().contains(&v) {
+            return self.system.variable(v, self);
+        }
+        Err(QuantityError::Usage(format!(
+            "unknown name '{v}' (not a grid variable; known: {})",
+            self.system.variables().join(", ")
+        )))
+    }
+
+    fn call(&self, name: &str, args: &[Arg], field: Option<&Field>) -> Result<Pair, QuantityError> {
+        if FUNCTIONS.contains(&name) {
+            if field.is_some() {
+                return Err(QuantityError::Usage(format!("{name}() has no fields")));
+            }
+            return self.function(name, args);
+        }
+        let reg = registry();
+        let q = reg.get(name).ok_or_else(|| {
+            QuantityError::Usage(format!(
+                "unknown function '{name}' (quantities: {}; functions: {})",
+                reg.names().join(", "),
+                FUNCTIONS.join(", ")
+            ))
+        })?;
+        let sig = q.signature();
+        // Overrides and positional arguments.
+        let mut c = self.child();
+        let mut pos: Vec<&Arg> = Vec::new();
+        for a in args {
+            match a {
+                Arg::Named(n, _) if sig.takes(n) => {}
+                Arg::Named(n, v) => {
+                    let val = match v.as_ref() {
+                        Arg::Str(s) => OverVal::Text(s.clone()),
+                        Arg::Pos(Expr::Var(w)) if w == "inf" => OverVal::Text("inf".into()),
+                        Arg::Pos(Expr::Var(w)) if self.vars.contains_key(w) => {
+                            OverVal::Text(self.vars[w].clone())
+                        }
+                        Arg::Pos(Expr::Var(w))
+                            if self.system.key_words(n).contains(&w.as_str()) =>
+                        {
+                            OverVal::Text(w.clone())
+                        }
+                        Arg::Pos(Expr::Num(s)) => OverVal::Number(s.clone()),
+                        Arg::Pos(e) => OverVal::Number(self.render(&self.eval(e)?)),
+                        Arg::Named(..) => {
+                            return Err(QuantityError::Usage(format!("nested '=' in {name}()")))
+                        }
+                    };
+                    if self.system.keys().contains(&n.as_str()) {
+                        for group in self.system.exclusive() {
+                            if group.contains(&n.as_str()) {
+                                for k in group.iter() {
+                                    c.over.remove(*k);
+                                }
+                            }
+                        }
+                        c.over.insert(n.clone(), val);
+                    } else {
+                        c.vars.insert(n.clone(), val.text().to_string());
+                    }
+                }
+                other => pos.push(other),
+            }
+        }
+        let call = Call {
+            sig,
+            args,
+            pos,
+            scope: c,
+            outer: self,
+        };
+        q.eval(&call)?.field(field)
+    }
+
+    fn function(&self, name: &str, args: &[Arg]) -> Result<Pair, QuantityError> {
+        let vals: Vec<Pair> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Pos(e) => self.eval(e),
+                other => Err(QuantityError::Usage(format!(
+                    "{name}(): unexpected argument '{other}'"
+                ))),
+            })
+            .collect::<Result<_, _>>()?;
+        if name == "min" || name == "max" {
+            // |min(x + dx, …) − min(x, …)| ≤ max |dx|: the largest half-width of the arguments.
+            let bits = self.bits.1;
+            let hw = vals
+                .iter()
+                .map(Pair::sim_half_width)
+                .fold(Float::with_val(bits, 0), |a, b| a.max(&b));
+            let refs: Vec<&Pair> = vals.iter().collect();
+            let mut acc: Option<&Pair> = None;
+            for v in &vals {
+                let take = match acc {
+                    None => true,
+                    Some(a) if name == "min" => v.hi < a.hi,
+                    Some(a) => v.hi > a.hi,
+                };
+                if take {
+                    acc = Some(v);
+                }
+            }
+            let acc = acc.ok_or_else(|| {
+                QuantityError::Usage(format!("{name}() needs at least one argument"))
+            })?;
+            let picked = Pair::new(acc.lo.clone(), acc.hi.clone());
+            return Ok(picked.with_sim_of(&refs, hw));
+        }
+        if vals.len() != 1 {
+            return Err(QuantityError::Usage(format!("{name}() takes one argument")));
+        }
+        let x = &vals[0];
+        let domain = |ok: bool| -> Result<(), QuantityError> {
+            if ok {
+                Ok(())
+            } else {
+                Err(QuantityError::Undefined(format!(
+                    "{name}() of {} is undefined",
+                    to_sci(&x.hi, 6)
+                )))
+            }
+        };
+        let r = match name {
+            "ln" => {
+                domain(x.hi > 0 && x.lo > 0)?;
+                x.map(|v| Float::with_val(v.prec(), v.ln_ref()))
+            }
+            "log10" => {
+                domain(x.hi > 0 && x.lo > 0)?;
+                x.map(|v| Float::with_val(v.prec(), v.log10_ref()))
+            }
+            "exp" => x.map(|v| Float::with_val(v.prec(), v.exp_ref())),
+            "sqrt" => {
+                domain(x.hi >= 0 && x.lo >= 0)?;
+                x.map(|v| Float::with_val(v.prec(), v.sqrt_ref()))
+            }
+            _ => x.map(|v| Float::with_val(v.prec(), v.abs_ref())),
+        };
+        if x.sim.is_none() {
+            return Ok(r);
+        }
+        let hw = fn_half_width(name, x, &r);
+        Ok(r.with_sim_of(&[x], hw))
+    }
+
+    /// The value of a named argument `key=` as an integer (evaluated at this point).
+    pub fn named_number(&self, args: &[Arg], key: &str) -> Result<Option<i64>, QuantityError> {
+        let Some(v) = args.iter().find_map(|a| match a {
+            Arg::Named(n, v) if n == key => Some(v.as_ref()),
+            _ => None,
+        }) else {
+            return Ok(None);
+        };
+        let x = match v {
+            Arg::Pos(e) => self.eval(e)?.hi.to_f64(),
+            Arg::Str(t) => parse_decimal(&self.substitute(t)?, 64)
+                .map_err(|e| QuantityError::Usage(format!("{key}={t}: {e}")))?
+                .to_f64(),
+            Arg::Named(..) => return Err(QuantityError::Usage(format!("nested '=' in {key}="))),
+        };
+        if !(x.is_finite() && x.fract() == 0.0 && x.abs() <= MAX_INTEGER_ARG) {
+            return Err(QuantityError::Usage(format!(
+                "{key}= must be an integer, got {x}"
+            )));
+        }
+        Ok(Some(x as i64))
+    }
+}

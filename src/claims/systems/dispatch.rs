@@ -1,0 +1,406 @@
+//! The `dispatch` model: size-based routing of Poisson arrivals to h FCFS hosts.
+//!
+//! `[setup]` keys: `dist` (a distribution spec template, `"bp:k=1,p={p},alpha={alpha}"`),
+//! `hosts` (an integer, `"inf"` for thresholds, or an expression such as `"h"`), one of
+//! `load` (total ρ = λE[X]), `load_per_host` (ρ/h) and `lambda` (expressions), and
+//! `metric` (`waiting`, `response`, `slowdown`). A call may override any of them
+//! (`opt(tags, hosts=3, load=0.5)`); the load keys replace one another. The names `hosts`,
+//! `rho` and `lambda` have a value at every point. See ARCHITECTURE.md for the model's
+//! conventions.
+
+use crate::claims::compile::FileCtx;
+use crate::claims::expr::{self, Expr};
+use crate::claims::registry::QuantityError;
+use crate::claims::scope::{OverVal, Scope};
+use crate::claims::system::{Model, SystemSpec};
+use crate::claims::value::Pair;
+use crate::claims::ClaimError;
+use crate::dist::{DistFactory, DistSpec};
+use crate::num::certify::to_sci;
+use crate::num::parse_decimal;
+use crate::policy::{LoadSpec, Metric};
+use rug::Float;
+use serde::Deserialize;
+use std::any::Any;
+use toml::Spanned;
+
+/// The model's name in `[setup] model = "…"` (the default model).
+pub const MODEL: &str = "dispatch";
+
+/// The setup keys a call may override.
+pub const SETUP_KEYS: &[&str] = &["dist", "hosts", "load", "lambda", "load_per_host", "metric"];
+/// The keys that give the load; one at a time.
+pub const LOAD_KEYS: &[&str] = &["load", "lambda", "load_per_host"];
+/// The metric names.
+pub const METRICS: &[&str] = &["waiting", "response", "slowdown"];
+/// Names with a value at every point.
+const VARIABLES: &[&str] = &["hosts", "rho", "lambda"];
+/// Bare words of the model's values.
+const WORDS: &[&str] = &["inf", "waiting", "response", "slowdown"];
+/// Significant digits with which a hosts expression's value is read as an integer.
+const HOSTS_DIGITS: u32 = 30;
+/// Precision at which a host count written as a decimal (`1e6`) is read: exact for every
+/// integer up to [`MAX_HOSTS`].
+const HOSTS_BITS: u32 = 128;
+/// The largest host count a claim may give (the many-server models go to N = 10^6 and
+/// beyond; every count up to this is exact in f64 and in `usize`).
+pub const MAX_HOSTS: u64 = 1 << 53;
+
+/// `[setup]` of a dispatch claim, as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DispatchSetup {
+    /// `dispatch` (the default).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Significant digits (read by the compiler).
+    #[serde(default)]
+    pub digits: Option<toml::Value>,
+    /// Distribution spec, e.g. `"bp:k=1,p={p},alpha={alpha}"`.
+    pub dist: Spanned<String>,
+    /// Hosts: an integer, `"inf"` (thresholds only) or an expression such as `"{h}"`.
+    #[serde(default)]
+    pub hosts: Option<Spanned<toml::Value>>,
+    /// Total load ρ = λE[X] (an expression, e.g. `"0.5"` or `"{f} * threshold()"`).
+    #[serde(default)]
+    pub load: Option<Spanned<String>>,
+    /// Load per host u (ρ = u·h), an expression.
+    #[serde(default)]
+    pub load_per_host: Option<Spanned<String>>,
+    /// Arrival rate λ, an expression (e.g. `"0.5 / p"`).
+    #[serde(default)]
+    pub lambda: Option<Spanned<String>>,
+    /// waiting | response | slowdown (default waiting).
+    #[serde(default)]
+    pub metric: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SetupOf {
+    setup: DispatchSetup,
+}
+
+/// The dispatch system as written (templates and expressions).
+#[derive(Debug, Clone)]
+pub struct DispatchSpec {
+    /// Distribution template.
+    pub dist: String,
+    /// Hosts expression, or `None` for `inf`.
+    pub hosts: Option<Expr>,
+    /// Load: (key, expression); the key is `load`, `load_per_host` or `lambda`.
+    pub load: Option<(String, Expr)>,
+    /// Metric.
+    pub metric: Metric,
+}
+
+/// The dispatch system at one point.
+#[derive(Debug, Clone)]
+pub struct DispatchSystem {
+    /// Distribution spec.
+    pub dist: String,
+    /// Hosts (`None`: h → ∞).
+    pub hosts: Option<usize>,
+    /// The load (left out where a quantity does not need it).
+    pub load: Option<LoadSpec>,
+    /// The metric.
+    pub metric: Metric,
+}
+
+impl DispatchSystem {
+    /// The canonical text of the system, for cache keys.
+    pub fn key(&self) -> String {
+        format!(
+            "{}|{:?}|{:?}|{}",
+            self.dist,
+            self.hosts,
+            self.load,
+            self.metric.name()
+        )
+    }
+
+    /// The distribution spec.
+    pub fn spec(&self) -> Result<DistSpec, QuantityError> {
+        Ok(DistSpec::parse(&self.dist)?)
+    }
+
+    /// The host count, which `what` needs finite.
+    pub fn need_hosts(&self, what: &str) -> Result<usize, QuantityError> {
+        self.hosts.ok_or_else(|| {
+            QuantityError::Usage(format!(
+                "{what} needs a finite number of hosts (hosts = inf is only for threshold)"
+            ))
+        })
+    }
+
+    /// The load, which `what` needs.
+    pub fn need_load(&self, what: &str) -> Result<LoadSpec, QuantityError> {
+        self.load
+            .clone()
+            .ok_or_else(|| QuantityError::Usage(format!("{what} needs a load")))
+    }
+}
+
+/// The command-line flag of a load (for messages that name the equivalent command).
+pub fn load_flag(l: &LoadSpec) -> String {
+    match l {
+        LoadSpec::Total(s) => format!("--load {s}"),
+        LoadSpec::PerHost(s) => format!("--load-per-host {s}"),
+        LoadSpec::Lambda(s) => format!("--lambda {s}"),
+    }
+}
+
+/// Parses a metric name.
+pub fn parse_metric(s: &str) -> Result<Metric, String> {
+    match s.trim() {
+        "waiting" => Ok(Metric::Waiting),
+        "response" => Ok(Metric::Response),
+        "slowdown" => Ok(Metric::Slowdown),
+        other => Err(format!(
+            "unknown metric '{other}' (waiting, response, slowdown)"
+        )),
+    }
+}
+
+/// A host count written as an integer or a decimal (`1000000`, `1e6`), from 1 to
+/// [`MAX_HOSTS`].
+pub fn hosts_from_text(s: &str) -> Result<usize, QuantityError> {
+    let t = s.trim();
+    let bad = || QuantityError::Usage(format!("hosts must be a positive integer, got {t}"));
+    let n: u64 = match t.parse::<u64>() {
+        Ok(n) => n,
+        Err(_) => {
+            let x = parse_decimal(t, HOSTS_BITS)
+                .map_err(|_| QuantityError::Usage(format!("hosts '{t}' is not a number")))?;
+            if !(x.is_integer() && x >= 1 && x <= MAX_HOSTS) {
+                return Err(bad());
+            }
+            x.to_integer().and_then(|i| i.to_u64()).ok_or_else(bad)?
+        }
+    };
+    if n < 1 {
+        return Err(QuantityError::Usage("hosts must be at least 1".into()));
+    }
+    if n > MAX_HOSTS {
+        return Err(QuantityError::Usage(format!(
+            "hosts must be at most {MAX_HOSTS}, got {t}"
+        )));
+    }
+    usize::try_from(n).map_err(|_| bad())
+}
+
+impl DispatchSpec {
+    /// The spec of the scope's claim (an internal error if the claim is of another model,
+    /// which the compiler rules out).
+    pub fn of<'s>(scope: &'s Scope) -> Result<&'s DispatchSpec, QuantityError> {
+        scope
+            .system
+            .as_any()
+            .downcast_ref::<DispatchSpec>()
+            .ok_or_else(|| {
+                QuantityError::Internal(format!(
+                    "a dispatch quantity in a '{}' claim",
+                    scope.system.model()
+                ))
+            })
+    }
+
+    /// The system at the point of `scope`, with the call's overrides (the load is left
+    /// out when `with_load` is false, or while a setup expression is being resolved).
+    pub fn resolve(scope: &Scope, with_load: bool) -> Result<DispatchSystem, QuantityError> {
+        let spec = DispatchSpec::of(scope)?;
+        let dist = match scope.over.get("dist") {
+            Some(v) => scope.substitute(v.text())?,
+            None => scope.substitute(&spec.dist)?,
+        };
+        let metric = match scope.over.get("metric") {
+            Some(v) => parse_metric(v.text()).map_err(QuantityError::Usage)?,
+            None => spec.metric,
+        };
+        let hosts = match scope.over.get("hosts") {
+            Some(OverVal::Text(s)) if s == "inf" => None,
+            Some(v) => Some(hosts_from_text(v.text())?),
+            None => match &spec.hosts {
+                None => None,
+                Some(Expr::Var(v)) if scope.vars.get(v).is_some_and(|x| x == "inf") => None,
+                Some(e) => {
+                    let v = scope.resolving().eval(e)?;
+                    Some(hosts_from_text(&to_sci(&v.hi, HOSTS_DIGITS))?)
+                }
+            },
+        };
+        let load = if !with_load || scope.resolving {
+            None
+        } else {
+            let given = LOAD_KEYS
+                .iter()
+                .find_map(|k| scope.over.get(*k).map(|v| (k.to_string(), v.clone())));
+            let (kind, text) = match given {
+                Some((k, v)) => (k, v.text().to_string()),
+                None => match &spec.load {
+                    None => {
+                        return Err(QuantityError::Usage(
+                            "the setup gives no load (load, lambda or load_per_host)".into(),
+                        ))
+                    }
+                    Some((k, e)) => {
+                        let text = match e {
+                            Expr::Num(s) => s.clone(),
+                            Expr::Var(v) if scope.vars.contains_key(v) => scope.vars[v].clone(),
+                            _ => {
+                                let c = scope.resolving();
+                                let v = c.eval(e)?;
+                                c.render(&v)
+                            }
+                        };
+                        (k.clone(), text)
+                    }
+                },
+            };
+            Some(match kind.as_str() {
+                "lambda" => LoadSpec::Lambda(text),
+                "load_per_host" => LoadSpec::PerHost(text),
+                _ => LoadSpec::Total(text),
+            })
+        };
+        Ok(DispatchSystem {
+            dist,
+            hosts,
+            load,
+            metric,
+        })
+    }
+}
+
+impl SystemSpec for DispatchSpec {
+    fn model(&self) -> &'static str {
+        MODEL
+    }
+    fn keys(&self) -> &'static [&'static str] {
+        SETUP_KEYS
+    }
+    fn exclusive(&self) -> &'static [&'static [&'static str]] {
+        &[LOAD_KEYS]
+    }
+    fn key_words(&self, key: &str) -> &'static [&'static str] {
+        match key {
+            "metric" => METRICS,
+            _ => &[],
+        }
+    }
+    fn variables(&self) -> &'static [&'static str] {
+        VARIABLES
+    }
+    fn variable(&self, name: &str, scope: &Scope) -> Result<Pair, QuantityError> {
+        match name {
+            "hosts" => {
+                let s = DispatchSpec::resolve(scope, false)?;
+                let h = s
+                    .hosts
+                    .ok_or_else(|| QuantityError::Undefined("hosts is inf, not a number".into()))?;
+                Ok(Pair::exact(scope.bits, h as i64))
+            }
+            _ => {
+                let s = DispatchSpec::resolve(scope, true)?;
+                let load = s
+                    .load
+                    .clone()
+                    .ok_or_else(|| QuantityError::Usage("no load at this point".into()))?;
+                let hosts = s.hosts.unwrap_or(1);
+                let spec = s.spec()?;
+                let one = |bits: u32| -> Result<Float, QuantityError> {
+                    let d = spec.build(bits)?;
+                    let (l, r) = load.resolve(d.as_ref(), hosts)?;
+                    Ok(if name == "rho" { r } else { l })
+                };
+                Ok(Pair::new(one(scope.bits.0)?, one(scope.bits.1)?))
+            }
+        }
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// The dispatch model.
+pub struct Dispatch;
+
+impl Model for Dispatch {
+    fn name(&self) -> &'static str {
+        MODEL
+    }
+
+    fn words(&self) -> &'static [&'static str] {
+        WORDS
+    }
+
+    fn variables(&self) -> &'static [&'static str] {
+        VARIABLES
+    }
+
+    fn compile(&self, c: &FileCtx, vars: &[String]) -> Result<Box<dyn SystemSpec>, ClaimError> {
+        let s = c.parse::<SetupOf>()?.setup;
+        // dist template names
+        {
+            let t = s.dist.get_ref();
+            let mut rest = t.as_str();
+            while let Some(i) = rest.find('{') {
+                let after = &rest[i + 1..];
+                let Some(j) = after.find('}') else {
+                    return c.err(s.dist.span(), "setup.dist", "unclosed '{'");
+                };
+                let name = after[..j].trim();
+                if !vars.iter().any(|v| v == name) {
+                    return c.err(
+                        s.dist.span(),
+                        "setup.dist",
+                        format!("{{{name}}} is not a grid or limit variable"),
+                    );
+                }
+                rest = &after[j + 1..];
+            }
+        }
+        let hosts = match &s.hosts {
+            None => None,
+            Some(h) => match h.get_ref() {
+                toml::Value::Integer(i) if *i >= 1 => Some(Expr::Num(i.to_string())),
+                toml::Value::String(t) if t.trim() == "inf" => None,
+                toml::Value::String(t) => {
+                    let e = expr::parse(t).or_else(|e| c.err(h.span(), "setup.hosts", e))?;
+                    Some(e)
+                }
+                _ => return c.err(
+                    h.span(),
+                    "setup.hosts",
+                    "hosts must be an integer ≥ 1, \"inf\", or an expression string such as \"h\"",
+                ),
+            },
+        };
+        let mut load = None;
+        for (k, v) in [
+            ("load", &s.load),
+            ("load_per_host", &s.load_per_host),
+            ("lambda", &s.lambda),
+        ] {
+            if let Some(v) = v {
+                if load.is_some() {
+                    return c.err(
+                        v.span(),
+                        &format!("setup.{k}"),
+                        "give only one of load, load_per_host, lambda",
+                    );
+                }
+                load = Some((k.to_string(), c.expr(v, &format!("setup.{k}"))?));
+            }
+        }
+        let metric = match &s.metric {
+            None => Metric::Waiting,
+            Some(m) => parse_metric(m.get_ref()).or_else(|e| c.err(m.span(), "setup.metric", e))?,
+        };
+        Ok(Box::new(DispatchSpec {
+            dist: s.dist.get_ref().clone(),
+            hosts,
+            load,
+            metric,
+        }))
+    }
+}

@@ -1,0 +1,14 @@
+//! The system models a claim's `[setup]` may describe, registered in [`register`].
+//!
+//! | model | file | setup keys |
+//! |---|---|---|
+//! | `dispatch` (default) | [`dispatch`] | `dist`, `hosts`, `load` / `load_per_host` / `lambda`, `metric` |
+
+pub mod dispatch;
+
+use super::registry::Registry;
+
+/// Registers every model.
+pub fn register(r: &mut Registry) {
+    r.model(dispatch::Dispatch);
+}
