@@ -339,6 +339,78 @@ fn bad_claim_files_exit_2_naming_file_line_and_key() {
     );
 }
 
+/// Calls are validated against the quantity registry when the file is read (not at
+/// run time, point by point): unknown fields, indices on numbers, vectors without an
+/// index, unknown named arguments, positional words, models.
+#[test]
+fn calls_are_checked_against_the_registry_at_compile_time() {
+    let q = |quantity: &str| {
+        MINIMAL.replace(
+            "quantity = \"threshold()\"",
+            &format!("quantity = \"{quantity}\""),
+        )
+    };
+    for bad in [
+        "threshold().bogus",
+        "threshold().load[1]",
+        "threshold().cutoff",
+        "threshold(bogus=1)",
+        "threshold(tags)",
+        "opt(nope)",
+        "opt(tags, tags)",
+        "moment()",
+        "eval(tags, cutoffs=nope)",
+        "ln(2).value",
+    ] {
+        bad_file(&q(bad), 18, "quantity");
+    }
+    // a grid variable and a setup key may be overridden; a field of a vector indexed
+    for good in [
+        "threshold(h=3)",
+        "threshold(hosts=inf).argmax",
+        "threshold().cutoff[1]",
+        "opt(tags, load=0.5).cutoff[-1]",
+        "moment(-1)",
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = write_tmp(dir.path(), "ok.toml", &q(good));
+        let out = taskassign().arg("check").arg(&p).output().expect("runs");
+        assert_ne!(
+            out.status.code(),
+            Some(EXIT_BAD_INPUT),
+            "{good}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    bad_file(
+        &MINIMAL.replace("[setup]\n", "[setup]\nmodel = \"nope\"\n"),
+        11,
+        "setup.model",
+    );
+}
+
+/// A claim none of whose points could be computed is not a pass: `check` exits 3 (the
+/// claim could not be computed), and says so in the summary.
+#[test]
+fn a_claim_that_computes_nothing_exits_3() {
+    // ρ = 5 on 2 hosts: no policy is stable, every point is an error.
+    let text = MINIMAL.replace(
+        "quantity = \"threshold()\"",
+        "quantity = \"opt(tags, load=5)\"",
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = write_tmp(dir.path(), "none.toml", &text);
+    let out = taskassign().arg("check").arg(&p).output().expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("1 claim(s) could not be computed"), "{s}");
+}
+
 #[test]
 fn the_readme_worked_example_runs() {
     // proofs-check/README.md, "Adding a claim without writing Rust".

@@ -178,6 +178,17 @@ impl CheckResult {
         (self.verdict == Verdict::Fail && self.expect != Verdict::Fail)
             || (self.expect == Verdict::Fail && self.verdict != Verdict::Fail)
     }
+    /// Whether the check could not be computed: none of its points computed, or a point
+    /// was stopped by a numerical failure or an internal error (not by its input: a load
+    /// above the threshold at one grid point leaves that point INCONCLUSIVE, and the check
+    /// computable).
+    pub fn uncomputed(&self) -> bool {
+        (!self.rows.is_empty() && self.rows.iter().all(|r| r.value.is_err()))
+            || self
+                .rows
+                .iter()
+                .any(|r| r.error_kind.is_some_and(|k| k != ErrorKind::Input))
+    }
 }
 
 /// The outcome of a claim.
@@ -201,6 +212,10 @@ impl ClaimResult {
     /// Whether the claim makes the run fail.
     pub fn fails_run(&self) -> bool {
         self.checks.iter().any(CheckResult::fails_run)
+    }
+    /// Whether some check could not be computed ([`CheckResult::uncomputed`]).
+    pub fn uncomputed(&self) -> bool {
+        self.checks.iter().any(CheckResult::uncomputed)
     }
     /// The deciding check.
     pub fn worst(&self) -> Option<&CheckResult> {

@@ -15,8 +15,8 @@ mod design;
 mod simulate;
 mod tables;
 
-/// Exit status for bad input.
-pub const EXIT_BAD_INPUT: i32 = 2;
+use crate::error::{Classify, ErrorKind};
+pub use crate::error::{EXIT_BAD_INPUT, EXIT_NUMERICAL};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -192,8 +192,21 @@ struct ThresholdArgs {
 /// What a command produced: text for stdout, or a one-line error and exit status.
 type Outcome = Result<String, (i32, String)>;
 
+/// Bad input: exit status 2 and the message.
 fn bad<E: std::fmt::Display>(e: E) -> (i32, String) {
     (EXIT_BAD_INPUT, e.to_string())
+}
+
+/// A failure with the exit status of its kind: bad input (2), or a numerical failure or
+/// an internal error (3; an internal error says that it is a bug).
+fn fail<E: Classify + std::fmt::Display>(e: E) -> (i32, String) {
+    match e.kind() {
+        ErrorKind::Internal => (
+            EXIT_NUMERICAL,
+            format!("internal error (a bug: please report it): {e}"),
+        ),
+        k => (k.exit_code(), e.to_string()),
+    }
 }
 
 fn hosts_of(h: i64) -> Result<usize, (i32, String)> {
@@ -256,7 +269,7 @@ fn run_optimize(a: OptimizeArgs) -> Outcome {
     let mut rep = None;
     for _ in 0..a.repeat {
         let t = std::time::Instant::now();
-        rep = Some(optimize_certified(&req).map_err(bad)?);
+        rep = Some(optimize_certified(&req).map_err(fail)?);
         times.push(t.elapsed().as_secs_f64());
     }
     let rep = rep.ok_or_else(|| bad("no run"))?;
@@ -296,7 +309,7 @@ fn run_eval(a: EvalArgs) -> Outcome {
         metric,
         digits,
     };
-    let rep = eval_certified(&req).map_err(bad)?;
+    let rep = eval_certified(&req).map_err(fail)?;
     Ok(render(&eval_record(&req, &rep), a.format))
 }
 
@@ -311,7 +324,7 @@ fn run_threshold(a: ThresholdArgs) -> Outcome {
         })?)?),
     };
     let dist = DistSpec::parse(&a.dist).map_err(bad)?;
-    let rep = threshold_certified(&dist, hosts, digits).map_err(bad)?;
+    let rep = threshold_certified(&dist, hosts, digits).map_err(fail)?;
     Ok(render(
         &threshold_record(&dist as &dyn DistFactory, hosts, digits, &rep),
         a.format,
@@ -384,7 +397,12 @@ where
             0
         }
         Err((code, msg)) => {
-            eprintln!("taskassign: error: {}", msg.replace('\n', " "));
+            let what = if code == EXIT_NUMERICAL {
+                "numerical failure (the input is valid; the computation did not get through)"
+            } else {
+                "error"
+            };
+            eprintln!("taskassign: {what}: {}", msg.replace('\n', " "));
             code
         }
     }

@@ -21,12 +21,22 @@ pub struct Summary {
     pub expected_fail: usize,
     /// Claims that make the run fail (unexpected FAIL, or an expected FAIL that passed).
     pub failing_run: usize,
+    /// Claims that could not be computed: a check none of whose points computed, or a
+    /// point stopped by a numerical failure or an internal error.
+    pub uncomputed: usize,
 }
 
 impl Summary {
-    /// Exit status of `check`: 1 when some claim fails the run, else 0.
+    /// Exit status of `check`: 1 when some claim fails the run, else 3 when some claim
+    /// could not be computed, else 0.
     pub fn exit_status(&self) -> i32 {
-        i32::from(self.failing_run > 0)
+        if self.failing_run > 0 {
+            crate::error::EXIT_FAILED
+        } else if self.uncomputed > 0 {
+            crate::error::EXIT_NUMERICAL
+        } else {
+            crate::error::EXIT_OK
+        }
     }
 }
 
@@ -48,6 +58,9 @@ pub fn summary(rs: &[ClaimResult]) -> Summary {
         }
         if r.fails_run() {
             s.failing_run += 1;
+        }
+        if r.uncomputed() {
+            s.uncomputed += 1;
         }
     }
     s
@@ -189,6 +202,7 @@ pub fn to_json(rs: &[ClaimResult]) -> String {
             "inconclusive": s.inconclusive,
             "expected_fail": s.expected_fail,
             "failing_run": s.failing_run,
+            "uncomputed": s.uncomputed,
             "exit_status": s.exit_status(),
         }
     });
@@ -289,10 +303,11 @@ pub fn to_text(rs: &[ClaimResult]) -> String {
         s.fail,
         s.expected_fail,
         s.inconclusive,
-        if s.failing_run == 0 {
-            "nothing fails unexpectedly".to_string()
-        } else {
-            format!("{} claim(s) fail", s.failing_run)
+        match (s.failing_run, s.uncomputed) {
+            (0, 0) => "nothing fails unexpectedly".to_string(),
+            (0, u) => format!("{u} claim(s) could not be computed"),
+            (f, 0) => format!("{f} claim(s) fail"),
+            (f, u) => format!("{f} claim(s) fail; {u} could not be computed"),
         }
     ));
     out

@@ -404,3 +404,20 @@ impl Model for Dispatch {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_counts_read_the_same_written_either_way() {
+        // The JSQ-ready limit: 1e6 and 1000000 are the same count (both exact).
+        assert_eq!(hosts_from_text("1e6").ok(), Some(1_000_000));
+        assert_eq!(hosts_from_text("1000000").ok(), Some(1_000_000));
+        assert_eq!(hosts_from_text("2.00000e0").ok(), Some(2));
+        assert_eq!(hosts_from_text("9007199254740992").ok(), Some(1 << 53));
+        for bad in ["0", "-3", "2.5", "1e300", "9007199254740993", "abc", "inf"] {
+            assert!(hosts_from_text(bad).is_err(), "{bad}");
+        }
+    }
+}
