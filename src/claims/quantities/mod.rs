@@ -3,7 +3,7 @@
 //! | file | quantities |
 //! |---|---|
 //! | [`dispatch`] | `opt`, `eval`, `threshold`, `tags_stable`, `tags_stable_search` |
-//! | [`dist`] | `mean`, `moment`, `sup_x_tail`, `scv` |
+//! | [`dist`] | `mean`, `moment`, `sup_x_tail` |
 //! | [`lwl`] | `lwl` (the Lee–Longton approximation, labelled) |
 //! | [`sim`] | `lwl_sim`, `tags_host_error` (simulated, with 95 % half-widths) |
 //!
@@ -25,17 +25,17 @@ use rug::Float;
 
 /// Registers every quantity.
 pub fn register(r: &mut Registry) {
-    r.quantity(dispatch::Opt)
-        .quantity(dispatch::Eval)
-        .quantity(dispatch::ThresholdQ)
-        .quantity(lwl::Lwl)
-        .quantity(sim::LwlSim)
-        .quantity(sim::TagsHostError)
-        .quantity(dispatch::TagsStable)
-        .quantity(dispatch::TagsStableSearch)
-        .quantity(dist::Mean)
-        .quantity(dist::Moment)
-        .quantity(dist::SupXTail);
+    r.quantity(dispatch::Opt);
+    r.quantity(dispatch::Eval);
+    r.quantity(dispatch::ThresholdQ);
+    r.quantity(lwl::Lwl);
+    r.quantity(sim::LwlSim);
+    r.quantity(sim::TagsHostError);
+    r.quantity(dispatch::TagsStable);
+    r.quantity(dispatch::TagsStableSearch);
+    r.quantity(dist::Mean);
+    r.quantity(dist::Moment);
+    r.quantity(dist::SupXTail);
 }
 
 /// A vector field from the two precisions' vectors (missing when their lengths differ).
