@@ -275,7 +275,7 @@ fn check_call(
         }
         Positional::Number { what } => {
             if !matches!(pos.as_slice(), [Arg::Pos(_)]) {
-                return Err(format!("{name}() needs {what}"));
+                return Err(format!("{name}({what}) takes one number, {what}"));
             }
         }
     }

@@ -98,7 +98,7 @@ pub enum Positional {
     },
     /// One number, an expression (`moment(2)`); `what` names it in messages.
     Number {
-        /// What the number is (`the order j`).
+        /// The number's name (`j`).
         what: &'static str,
     },
 }
@@ -177,6 +177,19 @@ impl Signature {
     pub fn field(&self, name: &str) -> Option<&FieldSpec> {
         self.fields.iter().find(|f| f.name == name)
     }
+    /// The call as a claim writes it: `opt(sita|sita-e|tags|tags-minmax)`,
+    /// `lwl_sim(jobs=, replications=, seed=, warmup=)`.
+    pub fn usage(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        match self.positional {
+            Positional::None => {}
+            Positional::Word { choices, .. } => parts.push(choices.join("|")),
+            Positional::Number { what } => parts.push(what.to_string()),
+        }
+        parts.extend(self.named.iter().map(|a| format!("{}=", a.name)));
+        format!("{}({})", self.name, parts.join(", "))
+    }
+
     /// The fields as a claim writes them, for messages.
     pub fn fields_shown(&self) -> String {
         self.fields

@@ -29,6 +29,34 @@ pub(crate) struct CheckArgs {
     /// Also write per-claim CSV files and the report (report.md, report.json) here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Print the quantities a claim file may call (the registry), with their models,
+    /// arguments and fields, and exit.
+    #[arg(long)]
+    quantities: bool,
+}
+
+/// The registry as a table: one quantity a line.
+fn quantity_list() -> String {
+    let reg = crate::claims::registry();
+    let mut out = format!(
+        "models: {} (in [setup], model = \"...\"; default dispatch)\n\n",
+        reg.model_names().join(", ")
+    );
+    for s in reg.signatures() {
+        out.push_str(&format!(
+            "{}  [{}]\n    {}\n    fields: {} (default {})\n",
+            s.usage(),
+            s.model.unwrap_or("any model"),
+            s.summary,
+            s.fields_shown(),
+            s.default_field
+        ));
+    }
+    out.push_str(&format!(
+        "\nfunctions: {}\n",
+        crate::claims::scope::FUNCTIONS.join(", ")
+    ));
+    out
 }
 
 /// Runs claims with a progress bar on stderr when it is a terminal.
@@ -62,6 +90,9 @@ fn write(dir: &std::path::Path, name: &str, text: &str) -> Result<(), (i32, Stri
 
 /// Runs `check`; returns the report and the exit status (0 or 1), or a bad-input error.
 pub(crate) fn run_check(a: CheckArgs) -> Result<(String, i32), (i32, String)> {
+    if a.quantities {
+        return Ok((quantity_list(), 0));
+    }
     let paths = if a.paths.is_empty() {
         vec![PathBuf::from(DEFAULT_CLAIMS_DIR)]
     } else {

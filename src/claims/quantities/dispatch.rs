@@ -432,9 +432,7 @@ pub struct TagsStableSearch;
 static TAGS_STABLE_SEARCH: Signature = Signature {
     name: "tags_stable_search",
     model: Some("dispatch"),
-    positional: Positional::Number {
-        what: "the grid size n",
-    },
+    positional: Positional::Number { what: "n" },
     named: &[],
     fields: VALUE_ONLY,
     default_field: "value",

@@ -1,4 +1,10 @@
-//! Quantities of the job-size distribution alone: `mean()`, `moment(j)`, `sup_x_tail()`.
+//! Quantities of the job-size distribution alone.
+//!
+//! | call | value |
+//! |---|---|
+//! | `mean()` | E[X] |
+//! | `moment(j)` | E[X^j], j ∈ {−1, 0, 1, 2} |
+//! | `sup_x_tail()` | sup_x x F̄(x) |
 
 use super::per_precision;
 use crate::claims::expr::{Arg, Expr};

@@ -1,11 +1,14 @@
 //! The quantities a claim may call, one file per domain, all registered in [`register`].
 //!
-//! | file | quantities |
+//! | file | domain |
 //! |---|---|
-//! | [`dispatch`] | `opt`, `eval`, `threshold`, `tags_stable`, `tags_stable_search` |
-//! | [`dist`] | `mean`, `moment`, `sup_x_tail` |
-//! | [`lwl`] | `lwl` (the Lee–Longton approximation, labelled) |
-//! | [`sim`] | `lwl_sim`, `tags_host_error` (simulated, with 95 % half-widths) |
+//! | [`dispatch`] | size-based routing: optimal cutoffs, a policy at given cutoffs, TAGS thresholds and stability |
+//! | [`dist`] | the job-size distribution alone (moments and the like) |
+//! | [`lwl`] | Least-Work-Left by a labelled approximation |
+//! | [`sim`] | simulated quantities, with 95 % half-widths |
+//!
+//! Each file's documentation lists its quantities; the registry is the complete list
+//! (`taskassign check --quantities` prints it from [`super::registry::Registry::signatures`]).
 //!
 //! Adding a quantity: a type implementing [`Quantity`](super::registry::Quantity) in its
 //! domain's file, and one line below.
