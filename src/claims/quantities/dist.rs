@@ -42,9 +42,7 @@ pub struct Moment;
 static MOMENT: Signature = Signature {
     name: "moment",
     model: Some("dispatch"),
-    positional: Positional::Number {
-        what: "the order j",
-    },
+    positional: Positional::Number { what: "j" },
     named: &[],
     fields: VALUE_ONLY,
     default_field: "value",
