@@ -432,3 +432,37 @@ fn the_readme_worked_example_runs() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["claims"][0]["id"], "tags-exp-ratio");
 }
+
+/// `scv()` (Var X / E[X]^2) against closed forms: 1 for the exponential, 1/3 for the
+/// uniform on (0, 1) (E[X^2]/E[X]^2 - 1 = (1/3)/(1/4) - 1), 0 for a constant size;
+/// tolerance 1e-15, far above the 20-digit computation's rounding.
+#[test]
+fn scv_matches_closed_forms() {
+    let text = MINIMAL
+        .replace("dist = \"exp:rate=1\"", "dist = \"{d}\"")
+        .replace(
+            "h = [2, 3]",
+            "d = [\"exp:rate=2\", \"uniform:a=0,b=1\", \"det:x=3\"]",
+        )
+        .replace(
+            "quantity = \"threshold()\"\nrelation = \">=\"\nbound = \"1\"",
+            "quantity = \"scv()\"\nrelation = \"==\"\nbound = \"0\"\ntolerance = \"1e-15\"",
+        );
+    let with = |bound: &str, d: &str| {
+        text.replace("bound = \"0\"", &format!("bound = \"{bound}\""))
+            .replace(
+                "d = [\"exp:rate=2\", \"uniform:a=0,b=1\", \"det:x=3\"]",
+                &format!("d = [\"{d}\"]"),
+            )
+    };
+    for (d, bound, wrong) in [
+        ("exp:rate=2", "1", "1.001"),
+        ("uniform:a=0,b=1", "1/3", "0.3334"),
+        ("det:x=3", "0", "1e-3"),
+    ] {
+        let c = compile("scv.toml", &with(bound, d)).expect("compiles");
+        assert_eq!(run_claim(&c).verdict, Verdict::Pass, "{d}");
+        let c = compile("scv.toml", &with(wrong, d)).expect("compiles");
+        assert_eq!(run_claim(&c).verdict, Verdict::Fail, "{d} against {wrong}");
+    }
+}

@@ -5,6 +5,7 @@
 //! | `mean()` | E[X] |
 //! | `moment(j)` | E[X^j], j ∈ {−1, 0, 1, 2} |
 //! | `sup_x_tail()` | sup_x x F̄(x) |
+//! | `scv()` | Var X / E[X]² |
 
 use super::per_precision;
 use crate::claims::expr::{Arg, Expr};
@@ -94,5 +95,34 @@ impl Quantity for SupXTail {
             Ok(d.sup_x_tail().map(|(_, v)| v)?)
         })?;
         Ok(Value::scalar("sup_x_tail", p))
+    }
+}
+
+/// `scv()`: the squared coefficient of variation C² = Var X / E[X]² = E[X²]/E[X]² − 1
+/// (1 for the exponential; the redundancy literature's measure of variability).
+pub struct Scv;
+
+static SCV: Signature = Signature {
+    name: "scv",
+    model: Some("dispatch"),
+    positional: Positional::None,
+    named: &[],
+    fields: VALUE_ONLY,
+    default_field: "value",
+    summary: "squared coefficient of variation Var X / E[X]^2",
+};
+
+impl Quantity for Scv {
+    fn signature(&self) -> &'static Signature {
+        &SCV
+    }
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        let p = per_precision(&call.scope, "scv", String::new(), false, |d, _| {
+            let m1 = d.moment(1)?;
+            let m2 = d.moment(2)?;
+            let r = rug::Float::with_val(d.prec(), &m2 / &m1) / &m1;
+            Ok(r - 1u32)
+        })?;
+        Ok(Value::scalar("scv", p))
     }
 }

@@ -39,6 +39,7 @@ pub fn register(r: &mut Registry) {
     r.quantity(dist::Mean);
     r.quantity(dist::Moment);
     r.quantity(dist::SupXTail);
+    r.quantity(dist::Scv);
 }
 
 /// A vector field from the two precisions' vectors (missing when their lengths differ).
