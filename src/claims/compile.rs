@@ -131,7 +131,12 @@ pub struct FileCtx<'a> {
     text: &'a str,
 }
 
-impl FileCtx<'_> {
+impl<'a> FileCtx<'a> {
+    /// A file being compiled.
+    pub fn new(path: &'a str, text: &'a str) -> Self {
+        FileCtx { path, text }
+    }
+
     /// An error at the byte range `span`, on `key`.
     pub fn err<T>(
         &self,
@@ -734,6 +739,115 @@ fn compile_check(
     })
 }
 
+/// The `[setup]` of a claim or figure file: its model's spec and the digits. `vars` are
+/// the names its templates may use.
+fn compile_system(c: &FileCtx, vars: &[String]) -> Result<(Arc<dyn SystemSpec>, u32), ClaimError> {
+    let common = c.parse::<CommonOf>()?.setup;
+    let model_name = common
+        .model
+        .as_ref()
+        .map_or(DEFAULT_MODEL.to_string(), |m| {
+            m.get_ref().trim().to_string()
+        });
+    let reg = registry();
+    let Some(model) = reg.get_model(&model_name) else {
+        let sp = common.model.as_ref().map(|m| m.span()).unwrap_or(0..0);
+        return c.err(
+            sp,
+            "setup.model",
+            format!(
+                "unknown model '{model_name}' ({})",
+                reg.model_names().join(", ")
+            ),
+        );
+    };
+    let system: Arc<dyn SystemSpec> = Arc::from(model.compile(c, vars)?);
+    let digits = match &common.digits {
+        None => DEFAULT_CLAIM_DIGITS,
+        Some(d) => {
+            if !(MIN_CLAIM_DIGITS..=MAX_CLAIM_DIGITS).contains(d.get_ref()) {
+                return c.err(
+                    d.span(),
+                    "setup.digits",
+                    format!("digits must be between {MIN_CLAIM_DIGITS} and {MAX_CLAIM_DIGITS}"),
+                );
+            }
+            check_digits(*d.get_ref())
+                .or_else(|e| c.err(d.span(), "setup.digits", e.to_string()))?
+        }
+    };
+    Ok((system, digits))
+}
+
+/// The parts of a figure file the claim compiler validates: its grid, x axis, system and
+/// series expressions (see [`super::figure`]).
+pub(crate) struct FigureParts {
+    /// Series axes.
+    pub grid: Vec<(String, Vec<String>)>,
+    /// The x variable and its values.
+    pub x: (String, Vec<String>),
+    /// The system.
+    pub system: Arc<dyn SystemSpec>,
+    /// Digits.
+    pub digits: u32,
+    /// The series' y expressions.
+    pub ys: Vec<Expr>,
+}
+
+/// Validates a figure file's grid, x axis, `[setup]` and y expressions.
+pub(crate) fn compile_figure_parts(
+    c: &FileCtx,
+    raw: &toml::Table,
+    grid: &GridSpec,
+    x_var: &Spanned<String>,
+    x_values: &Spanned<Vec<Spanned<toml::Value>>>,
+    ys: &[&Spanned<String>],
+) -> Result<FigureParts, ClaimError> {
+    let grid = compile_grid(c, grid, &grid_order(raw, None))?;
+    let xv = x_var.get_ref().trim().to_string();
+    if grid.iter().any(|(k, _)| *k == xv) || reserved_name(&xv) {
+        return c.err(
+            x_var.span(),
+            "x.var",
+            format!("'{xv}' is a grid variable or a reserved name"),
+        );
+    }
+    let mut xgrid = BTreeMap::new();
+    xgrid.insert(xv.clone(), x_values.clone());
+    let x = compile_grid(c, &xgrid, std::slice::from_ref(&xv))?
+        .pop()
+        .map(|(_, v)| v)
+        .unwrap_or_default();
+    for v in x_values.get_ref() {
+        if let Ok(t) = value_text(v.get_ref()) {
+            if t.parse::<f64>().map_or(true, |f| !f.is_finite()) {
+                return c.err(v.span(), "x.values", format!("{t} is not a finite number"));
+            }
+        }
+    }
+    let mut vars: Vec<String> = grid.iter().map(|(k, _)| k.clone()).collect();
+    vars.push(xv.clone());
+    let (system, digits) = compile_system(c, &vars)?;
+    let names = Names {
+        vars: &vars,
+        overridable: &vars,
+        system: system.as_ref(),
+    };
+    let mut out = Vec::new();
+    for y in ys {
+        let e = c.expr(y, "series.y")?;
+        check_names(c, &e, y.span(), "series.y", &names)?;
+        out.push(e);
+    }
+    Ok(FigureParts {
+        grid,
+        x: (xv, x),
+        system,
+        digits,
+        ys: out,
+    })
+}
+
 /// Validates a parsed claim file.
 pub fn compile(path: &str, text: &str) -> Result<Claim, ClaimError> {
     let f: ClaimFile = parse_file(path, text)?;
@@ -784,40 +898,7 @@ pub fn compile(path: &str, text: &str) -> Result<Claim, ClaimError> {
             }
         }
     }
-    let common = c.parse::<CommonOf>()?.setup;
-    let model_name = common
-        .model
-        .as_ref()
-        .map_or(DEFAULT_MODEL.to_string(), |m| {
-            m.get_ref().trim().to_string()
-        });
-    let reg = registry();
-    let Some(model) = reg.get_model(&model_name) else {
-        let sp = common.model.as_ref().map(|m| m.span()).unwrap_or(0..0);
-        return c.err(
-            sp,
-            "setup.model",
-            format!(
-                "unknown model '{model_name}' ({})",
-                reg.model_names().join(", ")
-            ),
-        );
-    };
-    let system: Arc<dyn SystemSpec> = Arc::from(model.compile(&c, &vars)?);
-    let digits = match &common.digits {
-        None => DEFAULT_CLAIM_DIGITS,
-        Some(d) => {
-            if !(MIN_CLAIM_DIGITS..=MAX_CLAIM_DIGITS).contains(d.get_ref()) {
-                return c.err(
-                    d.span(),
-                    "setup.digits",
-                    format!("digits must be between {MIN_CLAIM_DIGITS} and {MAX_CLAIM_DIGITS}"),
-                );
-            }
-            check_digits(*d.get_ref())
-                .or_else(|e| c.err(d.span(), "setup.digits", e.to_string()))?
-        }
-    };
+    let (system, digits) = compile_system(&c, &vars)?;
     if f.checks.is_empty() {
         return c.err(f.id.span(), "check", "a claim needs at least one [[check]]");
     }

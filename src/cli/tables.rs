@@ -20,7 +20,13 @@ pub(crate) struct TablesArgs {
     /// Regenerate into a temporary folder and fail (exit 1) on any difference with --out.
     #[arg(long)]
     check: bool,
+    /// The folder of figure definitions (*.toml).
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_FIGURES_DIR)]
+    figures: PathBuf,
 }
+
+/// Default folder of figure definitions.
+pub const DEFAULT_FIGURES_DIR: &str = "data/figures";
 
 /// Runs `tables`; returns the report and the exit status.
 pub(crate) fn run_tables(a: TablesArgs) -> Result<(String, i32), (i32, String)> {
@@ -39,7 +45,7 @@ pub(crate) fn run_tables(a: TablesArgs) -> Result<(String, i32), (i32, String)> 
     }
     let rs = run_claims_with_progress(&claims);
     let mut files = claim_files(&rs, &made_by);
-    files.extend(figure_files(&made_by).map_err(bad)?);
+    files.extend(figure_files(&a.figures, &made_by).map_err(super::fail)?);
     if a.check {
         let tmp = tempfile::tempdir().map_err(|e| bad(format!("temporary folder: {e}")))?;
         write_files(tmp.path(), &files).map_err(bad)?;

@@ -5,16 +5,9 @@
 //! compare byte for byte.
 
 use super::claims::{claim_csv, verdict_shown};
-use crate::claims::quantities::lwl::lee_longton;
 use crate::claims::run::ClaimResult;
-use crate::dist::{DistFactory, DistSpec};
-use crate::num::certify::{certify_pair, to_sci};
-use crate::num::certify_bits;
-use crate::optimize::threshold::tags_threshold;
-use crate::optimize::{optimal_cutoffs_pair, OptPolicy};
-use crate::policy::{evaluate, LoadSpec, Metric, PolicyKind};
+use crate::num::certify::to_sci;
 use plotters::prelude::*;
-use rayon::prelude::*;
 use rug::Float;
 use std::path::Path;
 
@@ -163,32 +156,6 @@ struct Series {
     pts: Vec<(f64, f64, String)>,
 }
 
-fn pair_value(bits: (u32, u32), f: impl Fn(u32) -> Option<Float>) -> Option<(f64, String)> {
-    let a = f(bits.0)?;
-    let b = f(bits.1)?;
-    let c = certify_pair(&a, &b, FIGURE_DIGITS);
-    let v = b.to_f64();
-    if v.is_finite() {
-        Some((v, c.text))
-    } else {
-        None
-    }
-}
-
-fn opt_value(spec: &str, hosts: usize, load: &str, policy: OptPolicy) -> Option<(Float, Float)> {
-    let d = DistSpec::parse(spec).ok()?;
-    let (a, b) = optimal_cutoffs_pair(
-        &d,
-        &LoadSpec::Total(load.into()),
-        hosts,
-        policy,
-        Metric::Waiting,
-        certify_bits(FIGURE_DIGITS),
-    )
-    .ok()?;
-    Some((a.eval.value, b.eval.value))
-}
-
 fn series_csv(title: &str, xname: &str, ss: &[Series], made_by: &str) -> String {
     let mut o = format!("# made by: {made_by}\n# {title}\nseries,{xname},value\n");
     for s in ss {
@@ -317,201 +284,25 @@ fn figure(
     ])
 }
 
-/// Exponents of p in the TAGS/SITA ratio figure.
-const RATIO_LOG10_P: [u32; 9] = [2, 4, 10, 20, 50, 100, 200, 500, 1000];
-/// alpha values of the threshold and load-split figures (tenths).
-const ALPHA_TENTHS: std::ops::RangeInclusive<u32> = 2..=20;
-
-fn ratio_vs_p() -> Vec<Series> {
-    let combos: Vec<(&str, usize)> = vec![
-        ("0.5", 2),
-        ("1", 2),
-        ("1.5", 2),
-        ("0.5", 3),
-        ("1", 3),
-        ("1.5", 3),
-    ];
-    combos
-        .par_iter()
-        .map(|(a, h)| {
-            let pts = RATIO_LOG10_P
-                .iter()
-                .filter_map(|e| {
-                    let spec = format!("bp:k=1,p=1e{e},alpha={a}");
-                    let t = opt_value(&spec, *h, "0.5", OptPolicy::Tags)?;
-                    let s = opt_value(&spec, *h, "0.5", OptPolicy::Sita)?;
-                    let (v, txt) = pair_value(certify_bits(FIGURE_DIGITS), |b| {
-                        Some(if b == certify_bits(FIGURE_DIGITS).0 {
-                            Float::with_val(b, &t.0 / &s.0)
-                        } else {
-                            Float::with_val(b, &t.1 / &s.1)
-                        })
-                    })?;
-                    Some((f64::from(*e), v, txt))
-                })
-                .collect();
-            Series {
-                name: format!("alpha={a} h={h}"),
-                pts,
-            }
-        })
-        .collect()
-}
-
-fn alpha_text(t: u32) -> String {
-    format!("{}.{}", t / 10, t % 10)
-}
-
-fn threshold_vs_alpha() -> Vec<Series> {
-    let hs: Vec<Option<usize>> = vec![Some(2), Some(3), Some(5), None];
-    hs.par_iter()
-        .map(|h| {
-            let pts = ALPHA_TENTHS
-                .filter_map(|t| {
-                    let spec =
-                        DistSpec::parse(&format!("bp:k=1,p=1e10,alpha={}", alpha_text(t))).ok()?;
-                    let (v, txt) = pair_value(certify_bits(FIGURE_DIGITS), |b| {
-                        let d = spec.build(b).ok()?;
-                        Some(tags_threshold(d.as_ref(), *h).ok()?.load)
-                    })?;
-                    Some((f64::from(t) / 10.0, v, txt))
-                })
-                .collect();
-            Series {
-                name: match h {
-                    Some(h) => format!("h={h}"),
-                    None => "h=inf".into(),
-                },
-                pts,
-            }
-        })
-        .collect()
-}
-
-fn split_vs_alpha() -> Vec<Series> {
-    let ps = ["1e4", "1e10", "1e100"];
-    ps.par_iter()
-        .map(|p| {
-            let pts = ALPHA_TENTHS
-                .filter_map(|t| {
-                    let spec =
-                        DistSpec::parse(&format!("bp:k=1,p={p},alpha={}", alpha_text(t))).ok()?;
-                    let (a, b) = optimal_cutoffs_pair(
-                        &spec,
-                        &LoadSpec::Total("0.5".into()),
-                        2,
-                        OptPolicy::Sita,
-                        Metric::Waiting,
-                        certify_bits(FIGURE_DIGITS),
-                    )
-                    .ok()?;
-                    let share = |o: &crate::optimize::Optimum| -> Option<Float> {
-                        let l1 = o.eval.host_loads.first()?;
-                        let tot = Float::with_val(l1.prec(), l1 + o.eval.host_loads.get(1)?);
-                        Some(Float::with_val(l1.prec(), l1 / &tot))
-                    };
-                    let (sa, sb) = (share(&a)?, share(&b)?);
-                    let c = certify_pair(&sa, &sb, FIGURE_DIGITS);
-                    Some((f64::from(t) / 10.0, sb.to_f64(), c.text))
-                })
-                .collect();
-            Series {
-                name: format!("p={p}"),
-                pts,
-            }
-        })
-        .collect()
-}
-
-fn waiting_vs_load() -> Vec<Series> {
-    let spec_text = "bp:k=1,p=1e10,alpha=1";
-    let loads: Vec<String> = (1..=19).map(|i| format!("{}.{}", i / 10, i % 10)).collect();
-    let kinds = ["sita", "tags", "random", "lwl (Lee-Longton approx.)"];
-    kinds
-        .par_iter()
-        .map(|k| {
-            let pts = loads
-                .iter()
-                .filter_map(|l| {
-                    let x: f64 = l.parse().ok()?;
-                    let (a, b) = match *k {
-                        "sita" => opt_value(spec_text, 2, l, OptPolicy::Sita)?,
-                        "tags" => opt_value(spec_text, 2, l, OptPolicy::Tags)?,
-                        _ => {
-                            let spec = DistSpec::parse(spec_text).ok()?;
-                            let one = |bits: u32| -> Option<Float> {
-                                let d = spec.build(bits).ok()?;
-                                let (lam, rho) =
-                                    LoadSpec::Total(l.clone()).resolve(d.as_ref(), 2).ok()?;
-                                if k.starts_with("random") {
-                                    Some(
-                                        evaluate(
-                                            PolicyKind::Random,
-                                            d.as_ref(),
-                                            &lam,
-                                            2,
-                                            &[],
-                                            Metric::Waiting,
-                                        )
-                                        .ok()?
-                                        .value,
-                                    )
-                                } else {
-                                    lee_longton(d.as_ref(), &rho, 2, Metric::Waiting).ok()
-                                }
-                            };
-                            let bits = certify_bits(FIGURE_DIGITS);
-                            (one(bits.0)?, one(bits.1)?)
-                        }
-                    };
-                    let c = certify_pair(&a, &b, FIGURE_DIGITS);
-                    let v = Float::with_val(b.prec(), b.log10_ref()).to_f64();
-                    v.is_finite().then_some((x, v, c.text))
-                })
-                .collect();
-            Series {
-                name: (*k).to_string(),
-                pts,
-            }
-        })
-        .collect()
-}
-
-/// Every figure (SVG and the CSV of its data).
-pub fn figure_files(made_by: &str) -> Result<Vec<OutFile>, String> {
+/// Every figure declared in `dir` (`*.toml`, see [`crate::claims::figure`]), computed
+/// through the claims engine: its SVG and the CSV of its data. A point that cannot be
+/// computed is an error naming the figure, the series and the point.
+pub fn figure_files(dir: &Path, made_by: &str) -> Result<Vec<OutFile>, crate::Error> {
+    let figs = crate::claims::figure::load_dir(dir)?;
     let mut out = Vec::new();
-    out.extend(figure(
-        "tags-sita-ratio-vs-p",
-        "optimal TAGS / optimal SITA, BP(1, p, alpha), load 0.5",
-        "log10 p",
-        "E[W_TAGS] / E[W_SITA]",
-        ratio_vs_p(),
-        made_by,
-    )?);
-    out.extend(figure(
-        "threshold-vs-alpha",
-        "TAGS stability threshold rho*, BP(1, 1e10, alpha)",
-        "alpha",
-        "rho*",
-        threshold_vs_alpha(),
-        made_by,
-    )?);
-    out.extend(figure(
-        "sita-load-split-vs-alpha",
-        "optimal SITA, 2 hosts, load 0.5: short-job host's share of the load",
-        "alpha",
-        "rho_1 / rho",
-        split_vs_alpha(),
-        made_by,
-    )?);
-    out.extend(figure(
-        "waiting-vs-load",
-        "mean waiting, BP(1, 1e10, 1), 2 hosts (LWL: Lee-Longton approximation)",
-        "total load rho",
-        "log10 E[W]",
-        waiting_vs_load(),
-        made_by,
-    )?);
+    for f in &figs {
+        let ss: Vec<Series> = crate::claims::figure::compute(f)?
+            .into_iter()
+            .map(|s| Series {
+                name: s.name,
+                pts: s.points.into_iter().map(|p| (p.x, p.y, p.text)).collect(),
+            })
+            .collect();
+        out.extend(
+            figure(&f.name, &f.title, &f.x_label, &f.y_label, ss, made_by)
+                .map_err(|e| crate::Error::internal(format!("drawing {}: {e}", f.path)))?,
+        );
+    }
     Ok(out)
 }
 
@@ -549,6 +340,10 @@ pub fn compare(dir: &Path, files: &[OutFile]) -> Vec<String> {
                 .collect();
             names.sort();
             for n in names {
+                // figure definitions (*.toml) are inputs, not generated files
+                if n.ends_with(".toml") {
+                    continue;
+                }
                 if !files.iter().any(|f| f.path == n) {
                     diffs.push(format!(
                         "{} is not generated any more",

@@ -1,0 +1,130 @@
+//! Figures declared as data (`data/figures/*.toml`) and computed through the claims
+//! engine: values against a closed form, and a point that cannot be computed is an error
+//! of `tables` naming the figure, the series and the point (never a missing point).
+
+use assert_cmd::Command;
+use taskassign::claims::figure::{compile, compute};
+
+const PARETO: &str = r#"
+name = "pareto-threshold"
+title = "t"
+x_label = "alpha"
+y_label = "rho*"
+
+[setup]
+dist = "pareto:k=1,alpha={a}"
+hosts = "h"
+digits = 8
+
+[x]
+var = "a"
+values = ["1.5", "2", "3"]
+
+[grid]
+h = [2, 3]
+
+[[series]]
+name = "h={h}"
+y = "threshold()"
+"#;
+
+/// ρ*(Pareto(1, α), h) = α/(α − 1) · (1 − α^(−h)) ([BDS20]; the closed form the claim
+/// tags-threshold-families locks). The figure prints 8 certified digits: they must be
+/// the closed form's, rounded.
+#[test]
+fn a_declared_figure_computes_the_closed_form() {
+    let fig = compile("pareto.toml", PARETO).expect("compiles");
+    let series = compute(&fig).expect("computes");
+    assert_eq!(
+        series.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+        ["h=2", "h=3"]
+    );
+    for (s, h) in series.iter().zip([2i32, 3]) {
+        for (p, a) in s.points.iter().zip([1.5f64, 2.0, 3.0]) {
+            let exact = a / (a - 1.0) * (1.0 - a.powi(-h));
+            let shown: f64 = p.text.parse().expect("a number");
+            assert!(
+                (shown - exact).abs() <= 5e-8 * exact,
+                "h={h} alpha={a}: {} vs {exact}",
+                p.text
+            );
+            assert_eq!(p.x, a);
+            assert!((p.y - exact).abs() <= 1e-12 * exact);
+        }
+    }
+}
+
+#[test]
+fn a_point_that_cannot_be_computed_is_an_error_naming_it() {
+    // Above the TAGS threshold (about 1.9 for BP(1, 1e10, 1), h = 2) no cutoffs are stable.
+    let text = r#"
+name = "too-loaded"
+title = "t"
+x_label = "rho"
+y_label = "W"
+
+[setup]
+dist = "bp:k=1,p=1e10,alpha=1"
+hosts = 2
+load = "r"
+digits = 8
+
+[x]
+var = "r"
+values = ["0.5", "1.99"]
+
+[[series]]
+name = "tags"
+y = "opt(tags).value"
+"#;
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("f.toml"), text).expect("write");
+    let out_dir = tempfile::tempdir().expect("tempdir");
+    let claims = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        claims.path().join("none.toml"),
+        std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("proofs-check/bds20/tags-threshold-families.toml"),
+        )
+        .expect("claim"),
+    )
+    .expect("write");
+    let out = Command::cargo_bin("taskassign")
+        .expect("binary")
+        .args(["tables", "--out"])
+        .arg(out_dir.path())
+        .arg("--figures")
+        .arg(dir.path())
+        .arg("--claims")
+        .arg(claims.path())
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("series 'tags' at r=1.99") && err.contains("threshold"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn figure_files_are_validated_when_read() {
+    for (bad, why) in [
+        (
+            PARETO.replace("y = \"threshold()\"", "y = \"threshold().bogus\""),
+            "bogus",
+        ),
+        (PARETO.replace("var = \"a\"", "var = \"rho\""), "reserved"),
+        (PARETO.replace("name = \"h={h}\"\n", ""), "name"),
+        (
+            PARETO.replace("title = \"t\"", "title = \"t\"\ny_scale = \"ln\""),
+            "y_scale",
+        ),
+    ] {
+        let e = compile("bad.toml", &bad).expect_err("rejected");
+        assert!(e.to_string().contains("bad.toml:"), "{e}");
+        assert!(e.to_string().contains(why), "{why}: {e}");
+    }
+}
