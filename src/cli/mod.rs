@@ -331,6 +331,23 @@ fn run_threshold(a: ThresholdArgs) -> Outcome {
     ))
 }
 
+/// Writes `s` to stdout. A closed pipe (`taskassign … | head -1`) is the end of the
+/// output, not an error: the rest is dropped quietly, as Unix tools do.
+/// Any other write error (a full disk) is reported, and the run exits with status 3 (the
+/// results were computed but could not be delivered).
+fn emit(s: &str) -> Result<(), i32> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(s.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => {
+            eprintln!("taskassign: error: writing the output: {e}");
+            Err(EXIT_NUMERICAL)
+        }
+    }
+}
+
 /// Runs the command line `args` (program name first); prints results on stdout and a
 /// single-line error on stderr; returns the exit status.
 pub fn run<I, T>(args: I) -> i32
@@ -348,8 +365,7 @@ where
                     | ErrorKind::DisplayVersion
                     | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
             ) {
-                print!("{e}");
-                return 0;
+                return emit(&e.to_string()).err().unwrap_or(0);
             }
             // clap's message up to its first blank line (the indented lines after
             // "required arguments were not provided:" name the options), joined into one
@@ -377,25 +393,20 @@ where
         Command::Simulate(a) => simulate::run_simulate(a),
         Command::Check(a) => match check::run_check(a) {
             Ok((s, code)) => {
-                print!("{s}");
-                return code;
+                return emit(&s).err().unwrap_or(code);
             }
             Err(e) => Err(e),
         },
         Command::Design(a) => design::run_design(a),
         Command::Tables(a) => match tables::run_tables(a) {
             Ok((s, code)) => {
-                print!("{s}");
-                return code;
+                return emit(&s).err().unwrap_or(code);
             }
             Err(e) => Err(e),
         },
     };
     match out {
-        Ok(s) => {
-            print!("{s}");
-            0
-        }
+        Ok(s) => emit(&s).err().unwrap_or(0),
         Err((code, msg)) => {
             let what = if code == EXIT_NUMERICAL {
                 "numerical failure (the input is valid; the computation did not get through)"
