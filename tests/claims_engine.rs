@@ -466,3 +466,51 @@ fn scv_matches_closed_forms() {
         assert_eq!(run_claim(&c).verdict, Verdict::Fail, "{d} against {wrong}");
     }
 }
+
+/// A claim with a point that cannot be computed (ρ = 5 on 2 hosts) and one that can is
+/// INCONCLUSIVE: `check` exits 0 and counts it, `check --strict` exits 1, and the JSON
+/// gives the failed comparison's relative margin as null with the reason (never "-inf").
+#[test]
+fn inconclusive_claims_are_counted_and_fail_under_strict() {
+    let text = MINIMAL
+        .replace("h = [2, 3]", "r = [\"0.5\", \"5\"]")
+        .replace(
+            "quantity = \"threshold()\"",
+            "quantity = \"opt(tags, load=r)\"",
+        )
+        .replace("bound = \"1\"", "bound = \"0\"");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = write_tmp(dir.path(), "half.toml", &text);
+    let out = taskassign().arg("check").arg(&p).output().expect("runs");
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{s}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(s.contains("1 INCONCLUSIVE"), "{s}");
+    let out = taskassign()
+        .args(["check", "--strict"])
+        .arg(&p)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(EXIT_FAIL));
+    let out = taskassign()
+        .args(["check", "--format", "json"])
+        .arg(&p)
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("inf\""), "no infinity in JSON: {text}");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let cmp = &v["claims"][0]["checks"][0]["comparisons"];
+    let failed = cmp
+        .as_array()
+        .expect("comparisons")
+        .iter()
+        .find(|c| c["verdict"] == "INCONCLUSIVE")
+        .expect("the failed point");
+    assert!(failed["rel_margin"].is_null(), "{failed}");
+    assert!(failed["rel_margin_note"].is_string(), "{failed}");
+}

@@ -128,8 +128,12 @@ pub struct Judged {
     pub bound: String,
     /// Margin: positive when the relation holds (absolute).
     pub margin: String,
-    /// Margin divided by the scale of the bound (or of the values), for ranking.
+    /// Margin divided by the scale of the bound (or of the values), for ranking (±∞ where
+    /// f64 overflows, −∞ where there is none).
     pub rel_margin: f64,
+    /// The relative margin as a decimal (beyond f64's range too); `None` where there is
+    /// no comparison or the margin is not a number.
+    pub rel_margin_text: Option<String>,
     /// The uncertainty the verdict allowed for.
     pub uncertainty: String,
     /// The verdict here.
@@ -157,6 +161,8 @@ pub struct CheckResult {
     pub margin: String,
     /// Relative margin at the worst comparison.
     pub rel_margin: f64,
+    /// The same as a decimal ([`Judged::rel_margin_text`]).
+    pub rel_margin_text: Option<String>,
     /// The worst comparison's label.
     pub worst_point: String,
     /// Every evaluated point.
@@ -311,17 +317,37 @@ fn judge(m: &Float, u: &Float, strict: bool) -> Verdict {
     }
 }
 
-fn scaled(m: &Float, scale: &Float) -> f64 {
-    let s = scale.to_f64().abs();
-    let r = if s > 0.0 && s.is_finite() {
-        Float::with_val(m.prec(), m / scale.clone().abs()).to_f64()
+/// The margin relative to the scale of the comparison, in MPFR (f64 would overflow at the
+/// papers' sizes): m / |scale|, or m itself when the scale is 0 or not finite.
+fn ratio(m: &Float, scale: &Float) -> Float {
+    let s = Float::with_val(m.prec(), scale.abs_ref());
+    if s.is_zero() || !s.is_finite() {
+        m.clone()
     } else {
-        m.to_f64()
-    };
+        Float::with_val(m.prec(), m / &s)
+    }
+}
+
+/// The relative margin for ranking: [`ratio`] in f64 (±∞ beyond its range; a NaN ranks
+/// last as −∞).
+fn scaled(m: &Float, scale: &Float) -> f64 {
+    let r = ratio(m, scale).to_f64();
     if r.is_nan() {
         f64::NEG_INFINITY
     } else {
         r
+    }
+}
+
+/// The relative margin as a decimal: f64's `{:.3e}` where it fits, MPFR's 4 significant
+/// digits beyond f64's range, `None` when it is not a finite number.
+fn scaled_text(m: &Float, scale: &Float) -> Option<String> {
+    let x = ratio(m, scale);
+    let r = x.to_f64();
+    if r.is_finite() {
+        Some(format!("{r:.3e}"))
+    } else {
+        x.is_finite().then(|| to_sci(&x, MARGIN_DIGITS))
     }
 }
 
@@ -336,6 +362,7 @@ fn pointwise(check: &Check, it: &Item) -> Judged {
                 bound: String::new(),
                 margin: "-".into(),
                 rel_margin: f64::NEG_INFINITY,
+                rel_margin_text: None,
                 uncertainty: "-".into(),
                 verdict: Verdict::Inconclusive,
             }
@@ -390,6 +417,7 @@ fn pointwise(check: &Check, it: &Item) -> Judged {
             ),
             margin: to_sci(&m, MARGIN_DIGITS),
             rel_margin: scaled(&m, &u),
+            rel_margin_text: scaled_text(&m, &u),
             uncertainty: to_sci(&u, 3),
             verdict,
         });
@@ -450,6 +478,7 @@ fn pointwise(check: &Check, it: &Item) -> Judged {
         bound: bound_text,
         margin: to_sci(&m, MARGIN_DIGITS),
         rel_margin: scaled(&m, &scale),
+        rel_margin_text: scaled_text(&m, &scale),
         uncertainty: to_sci(&u, 3),
         verdict: judge(&m, &u, strict),
     })
@@ -507,6 +536,7 @@ fn along(check: &Check, items: &[Item]) -> Vec<Judged> {
                 bound: String::new(),
                 margin: "-".into(),
                 rel_margin: f64::NEG_INFINITY,
+                rel_margin_text: None,
                 uncertainty: "-".into(),
                 verdict: Verdict::Inconclusive,
             });
@@ -552,6 +582,7 @@ fn along(check: &Check, items: &[Item]) -> Vec<Judged> {
                 bound: what.to_string(),
                 margin: to_sci(&m, MARGIN_DIGITS),
                 rel_margin: scaled(&m, &scale),
+                rel_margin_text: scaled_text(&m, &scale),
                 uncertainty: to_sci(&u, 3),
                 verdict,
             });
@@ -811,6 +842,7 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
                 bound: format!("== {} ± {}", ev.value, ev.tolerance),
                 margin: to_sci(&m, MARGIN_DIGITS),
                 rel_margin: scaled(&m, &tol),
+                rel_margin_text: scaled_text(&m, &tol),
                 uncertainty: to_sci(&u, 3),
                 verdict,
             })
@@ -821,6 +853,7 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
             bound: String::new(),
             margin: "-".into(),
             rel_margin: f64::NEG_INFINITY,
+            rel_margin_text: None,
             uncertainty: "-".into(),
             verdict: Verdict::Inconclusive,
         }));
@@ -861,6 +894,7 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
             .map(|w| w.margin.clone())
             .unwrap_or_else(|| "-".into()),
         rel_margin: worst.map(|w| w.rel_margin).unwrap_or(f64::NEG_INFINITY),
+        rel_margin_text: worst.and_then(|w| w.rel_margin_text.clone()),
         worst_point: worst
             .map(|w| w.label.clone())
             .unwrap_or_else(|| "(no comparison)".into()),

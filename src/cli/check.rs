@@ -29,6 +29,10 @@ pub(crate) struct CheckArgs {
     /// Also write per-claim CSV files and the report (report.md, report.json) here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Exit 1 when some claim is INCONCLUSIVE, as when one fails (for CI gates that must
+    /// not stay green on undecided claims).
+    #[arg(long)]
+    strict: bool,
     /// Print the quantities a claim file may call (the registry), with their models,
     /// arguments and fields, and exit.
     #[arg(long)]
@@ -128,5 +132,5 @@ pub(crate) fn run_check(a: CheckArgs) -> Result<(String, i32), (i32, String)> {
         CheckFormat::Json => to_json(&rs) + "\n",
         CheckFormat::Md => to_markdown(&rs),
     };
-    Ok((out, s.exit_status()))
+    Ok((out, s.exit_status_strict(a.strict)))
 }

@@ -30,7 +30,12 @@ impl Summary {
     /// Exit status of `check`: 1 when some claim fails the run, else 3 when some claim
     /// could not be computed, else 0.
     pub fn exit_status(&self) -> i32 {
-        if self.failing_run > 0 {
+        self.exit_status_strict(false)
+    }
+
+    /// As [`Summary::exit_status`]; with `strict`, an INCONCLUSIVE claim fails the run too.
+    pub fn exit_status_strict(&self, strict: bool) -> i32 {
+        if self.failing_run > 0 || (strict && self.inconclusive > 0) {
             crate::error::EXIT_FAILED
         } else if self.uncomputed > 0 {
             crate::error::EXIT_NUMERICAL
@@ -66,13 +71,25 @@ pub fn summary(rs: &[ClaimResult]) -> Summary {
     s
 }
 
-fn rel(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:.3e}")
-    } else if x > 0.0 {
-        "inf".into()
-    } else {
-        "-inf".into()
+/// A relative margin in JSON: a decimal string, or `null` when there is none (JSON has
+/// no infinities; [`rel_note`] says why).
+fn rel(x: &Option<String>) -> Value {
+    x.clone().map_or(Value::Null, Value::String)
+}
+
+/// Why a relative margin is `null`: inserted as `rel_margin_note` beside it.
+fn rel_note(x: &Option<String>, obj: &mut Value) {
+    if x.is_some() {
+        return;
+    }
+    if let Value::Object(m) = obj {
+        m.insert(
+            "rel_margin_note".into(),
+            Value::String(
+                "no comparison could be made (no point was computed, or the margin is not a number)"
+                    .into(),
+            ),
+        );
     }
 }
 
@@ -134,18 +151,20 @@ fn check_json(c: &CheckResult) -> Value {
         .judged
         .iter()
         .map(|j| {
-            json!({
+            let mut o = json!({
                 "point": j.label,
                 "value": j.value,
                 "bound": j.bound,
                 "margin": j.margin,
-                "rel_margin": rel(j.rel_margin),
+                "rel_margin": rel(&j.rel_margin_text),
                 "uncertainty": j.uncertainty,
                 "verdict": j.verdict.name(),
-            })
+            });
+            rel_note(&j.rel_margin_text, &mut o);
+            o
         })
         .collect();
-    json!({
+    let mut o = json!({
         "name": c.name,
         "meaning": c.meaning,
         "quantity": c.quantity,
@@ -155,19 +174,21 @@ fn check_json(c: &CheckResult) -> Value {
         "as_expected": c.as_expected(),
         "finding": c.finding,
         "margin": c.margin,
-        "rel_margin": rel(c.rel_margin),
+        "rel_margin": rel(&c.rel_margin_text),
         "worst_point": c.worst_point,
         "limits": limits,
         "points": points,
         "comparisons": judged,
-    })
+    });
+    rel_note(&c.rel_margin_text, &mut o);
+    o
 }
 
 /// One claim as JSON.
 pub fn claim_json(r: &ClaimResult) -> Value {
     let c = &r.claim;
     let w = r.worst();
-    json!({
+    let mut o = json!({
         "id": c.id,
         "row": c.row,
         "file": c.path,
@@ -182,11 +203,15 @@ pub fn claim_json(r: &ClaimResult) -> Value {
         "as_expected": r.as_expected(),
         "fails_run": r.fails_run(),
         "margin": w.map(|w| w.margin.clone()),
-        "rel_margin": w.map(|w| rel(w.rel_margin)),
+        "rel_margin": w.map(|w| rel(&w.rel_margin_text)),
         "worst_point": w.map(|w| format!("{}: {}", w.name, w.worst_point)),
         "digits": c.digits,
         "checks": r.checks.iter().map(check_json).collect::<Vec<_>>(),
-    })
+    });
+    if let Some(w) = w {
+        rel_note(&w.rel_margin_text, &mut o);
+    }
+    o
 }
 
 /// The whole run as one JSON object `{"claims": [...], "summary": {...}}`.
