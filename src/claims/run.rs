@@ -13,6 +13,7 @@ use crate::num::{certify_bits, parse_decimal};
 use rayon::prelude::*;
 use rug::Float;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Significant digits of margins in reports.
 pub const MARGIN_DIGITS: u32 = 4;
@@ -943,12 +944,27 @@ pub fn run_claim(claim: &Claim) -> ClaimResult {
 
 /// Runs claims in parallel, calling `tick` as each finishes; results in input order.
 pub fn run_all(claims: &[Claim], tick: &(dyn Fn(&ClaimResult) + Sync)) -> Vec<ClaimResult> {
-    claims
+    run_until(claims, tick, &AtomicBool::new(false))
+}
+
+/// As [`run_all`], but a claim that has not started when `stop` is set is not run: the
+/// claims in progress finish (a claim is the unit of a report) and the results of those
+/// that ran are returned, in input order.
+pub fn run_until(
+    claims: &[Claim],
+    tick: &(dyn Fn(&ClaimResult) + Sync),
+    stop: &AtomicBool,
+) -> Vec<ClaimResult> {
+    let rs: Vec<Option<ClaimResult>> = claims
         .par_iter()
         .map(|c| {
+            if stop.load(Ordering::SeqCst) {
+                return None;
+            }
             let r = run_claim(c);
             tick(&r);
-            r
+            Some(r)
         })
-        .collect()
+        .collect();
+    rs.into_iter().flatten().collect()
 }

@@ -1,12 +1,15 @@
 //! `taskassign check [PATH...]`: runs claim files and judges them.
 
-use crate::claims::run::run_all;
+use crate::claims::run::run_until;
 use crate::claims::{load_paths, ClaimResult};
-use crate::report::claims::{claim_csv, summary, to_json, to_markdown, to_text};
+use crate::report::claims::{
+    claim_csv, incomplete_note, mark_incomplete_json, summary, to_json, to_markdown, to_text,
+};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Default folder of claim files.
 pub const DEFAULT_CLAIMS_DIR: &str = "proofs-check";
@@ -63,6 +66,28 @@ fn quantity_list() -> String {
     out
 }
 
+/// Exit status of a run stopped by Ctrl-C (128 + SIGINT, the shell's convention).
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// Set by the first Ctrl-C: no new claim starts.
+static STOP: AtomicBool = AtomicBool::new(false);
+/// Ctrl-C presses seen.
+static PRESSES: AtomicUsize = AtomicUsize::new(0);
+
+/// The first Ctrl-C lets the claims in progress finish and the report of what is done be
+/// written (marked incomplete, exit 130); a second stops at once.
+fn install_interrupt_handler() {
+    // If a handler cannot be installed, Ctrl-C keeps its default (stop at once).
+    let _ = ctrlc::set_handler(|| {
+        if PRESSES.fetch_add(1, Ordering::SeqCst) == 0 {
+            STOP.store(true, Ordering::SeqCst);
+            eprintln!("\ntaskassign: interrupted: finishing the claims in progress, then writing what is done (Ctrl-C again to stop at once)");
+        } else {
+            std::process::exit(EXIT_INTERRUPTED);
+        }
+    });
+}
+
 /// Runs claims with a progress bar on stderr when it is a terminal.
 pub(crate) fn run_claims_with_progress(claims: &[crate::claims::Claim]) -> Vec<ClaimResult> {
     let bar = if std::io::stderr().is_terminal() {
@@ -80,7 +105,7 @@ pub(crate) fn run_claims_with_progress(claims: &[crate::claims::Claim]) -> Vec<C
             b.inc(1);
         }
     };
-    let rs = run_all(claims, &tick);
+    let rs = run_until(claims, &tick, &STOP);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -116,7 +141,23 @@ pub(crate) fn run_check(a: CheckArgs) -> Result<(String, i32), (i32, String)> {
             ),
         ));
     }
+    install_interrupt_handler();
     let rs = run_claims_with_progress(&claims);
+    let interrupted = STOP.load(Ordering::SeqCst);
+    let note = |text: String| {
+        if interrupted {
+            text + &incomplete_note(rs.len(), claims.len())
+        } else {
+            text
+        }
+    };
+    let json = |text: String| {
+        if interrupted {
+            mark_incomplete_json(&text, claims.len(), EXIT_INTERRUPTED)
+        } else {
+            text
+        }
+    };
     let s = summary(&rs);
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir)
@@ -124,13 +165,16 @@ pub(crate) fn run_check(a: CheckArgs) -> Result<(String, i32), (i32, String)> {
         for r in &rs {
             write(dir, &format!("{}.csv", r.claim.id), &claim_csv(r))?;
         }
-        write(dir, "report.md", &to_markdown(&rs))?;
-        write(dir, "report.json", &(to_json(&rs) + "\n"))?;
+        write(dir, "report.md", &note(to_markdown(&rs)))?;
+        write(dir, "report.json", &(json(to_json(&rs)) + "\n"))?;
     }
     let out = match a.format {
-        CheckFormat::Text => to_text(&rs),
-        CheckFormat::Json => to_json(&rs) + "\n",
-        CheckFormat::Md => to_markdown(&rs),
+        CheckFormat::Text => note(to_text(&rs)),
+        CheckFormat::Json => json(to_json(&rs)) + "\n",
+        CheckFormat::Md => note(to_markdown(&rs)),
     };
+    if interrupted {
+        return Ok((out, EXIT_INTERRUPTED));
+    }
     Ok((out, s.exit_status_strict(a.strict)))
 }

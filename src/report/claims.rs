@@ -482,3 +482,27 @@ pub fn claim_csv(r: &ClaimResult) -> String {
     }
     out
 }
+
+/// Marks a JSON report as incomplete: the run was interrupted before all `total` claims
+/// ran (the summary gains `incomplete` and `claims_total`, and `exit_status` becomes
+/// the interrupted run's, `exit`).
+pub fn mark_incomplete_json(json: &str, total: usize, exit: i32) -> String {
+    match serde_json::from_str::<Value>(json) {
+        Ok(mut v) => {
+            if let Some(Value::Object(m)) = v.get_mut("summary") {
+                m.insert("incomplete".into(), Value::Bool(true));
+                m.insert("claims_total".into(), json!(total));
+                m.insert("exit_status".into(), json!(exit));
+            }
+            v.to_string()
+        }
+        Err(_) => json.to_string(),
+    }
+}
+
+/// The line that ends a text or Markdown report of an interrupted run.
+pub fn incomplete_note(run: usize, total: usize) -> String {
+    format!(
+        "\nINCOMPLETE: interrupted after {run} of {total} claims; the claims not run are not in this report\n"
+    )
+}
