@@ -4,6 +4,8 @@
 //! functions here take the precision they should produce as an argument.
 
 pub mod certify;
+pub mod markov;
+pub mod ode;
 pub mod quad;
 pub mod root;
 

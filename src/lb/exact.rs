@@ -1,0 +1,276 @@
+//! Finite-N exact values: the stationary distribution of the N-server JSQ(d) chain.
+//!
+//! **State.** The sorted occupancy vector x_1 ≤ … ≤ x_N (servers are exchangeable, so
+//! the sorted vector, equivalently the counts Q_i = #{j : x_j ≥ i}, is a Markov chain).
+//!
+//! **Transitions.** Arrivals at rate λN join a server whose length is the minimum over
+//! the d sampled: with A_v = #{j : x_j ≥ v}, P(min ≥ v) = C(A_v, d)/C(N, d) without
+//! replacement and (A_v/N)^d with ([`crate::lb::model::tail_probability`]), so the task
+//! joins a server of length v with probability P(min ≥ v) − P(min ≥ v + 1) (a task that
+//! finds the chosen server full, v = b, is discarded). Departures: each of the c_v
+//! servers at length v ≥ 1 completes at rate μ_v (1 for queues, v for pools).
+//!
+//! **Truncation of an infinite buffer.** Truncating every server at K converges slowly
+//! (the example: N = 5, λ = 0.9, K = 30 is still off by 10⁻⁵), because the
+//! probability that one server is long is not small. JSQ keeps the queues close together,
+//! so the chain is truncated instead in the shortest queue's length (x_1 ≤ L) and in the
+//! spread (x_N − x_1 ≤ S): transitions that would leave that set are suppressed (the
+//! arrival or departure does not happen). With `None` the truncation is chosen by
+//! doubling (L, S) until the results move by less than the tolerance, and the last change
+//! is reported — the check that the truncation does not matter at the printed digits.
+//! A finite buffer needs no truncation (L = S = b covers every state).
+//!
+//! **Outputs.** Mean tasks per server, the occupancy q_i = E\[A_i\]/N, the blocking
+//! probability E\[P(all d sampled full)\] (by PASTA the fraction of arrivals discarded),
+//! the number of states and the truncation.
+
+use super::model::{tail_table, LbError, ModelKind, System};
+use crate::num::markov::{explore, stationary, Ctmc, MarkovError, SolveOptions};
+
+/// Default tolerance on the change of any output when the truncation is doubled.
+pub const DEFAULT_TRUNCATION_TOLERANCE: f64 = 1e-10;
+/// Default limit on the number of states.
+pub const DEFAULT_MAX_STATES: usize = 2_000_000;
+/// Most doublings of the truncation.
+pub const MAX_DOUBLINGS: usize = 12;
+/// Largest level a state may hold (states are stored as `u16`).
+pub const MAX_LEVEL: u32 = u16::MAX as u32 - 1;
+
+/// A truncation of an infinite buffer: shortest queue ≤ `min_level`, longest − shortest
+/// ≤ `spread`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Truncation {
+    /// L: the largest shortest-queue length kept.
+    pub min_level: u32,
+    /// S: the largest spread kept.
+    pub spread: u32,
+}
+
+impl Truncation {
+    /// Both bounds doubled.
+    pub fn doubled(self) -> Self {
+        Truncation {
+            min_level: self.min_level.saturating_mul(2),
+            spread: self.spread.saturating_mul(2),
+        }
+    }
+}
+
+/// Options of [`exact`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ExactOptions {
+    /// The truncation of an infinite buffer; `None` chooses it by doubling.
+    pub truncation: Option<Truncation>,
+    /// Largest change of any output accepted when the truncation is doubled.
+    pub tolerance: f64,
+    /// Most states.
+    pub max_states: usize,
+    /// The stationary solve.
+    pub solve: SolveOptions,
+}
+
+impl Default for ExactOptions {
+    fn default() -> Self {
+        ExactOptions {
+            truncation: None,
+            tolerance: DEFAULT_TRUNCATION_TOLERANCE,
+            max_states: DEFAULT_MAX_STATES,
+            solve: SolveOptions::default(),
+        }
+    }
+}
+
+/// The exact stationary values of a finite system.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExactResult {
+    /// Mean tasks per server.
+    pub mean_tasks: f64,
+    /// q_1, q_2, … (to the highest level reached).
+    pub occupancy: Vec<f64>,
+    /// Probability that an arrival is discarded (0 without a buffer).
+    pub blocking: f64,
+    /// Number of states.
+    pub states: usize,
+    /// The truncation used (`None` for a finite buffer).
+    pub truncation: Option<Truncation>,
+    /// The largest change of an output against the previous (halved) truncation, when the
+    /// truncation was chosen by doubling.
+    pub truncation_change: Option<f64>,
+    /// Residual of the stationary solve.
+    pub residual: f64,
+}
+
+/// The sorted-occupancy chain.
+struct OccupancyChain {
+    kind: ModelKind,
+    n: usize,
+    lambda_n: f64,
+    /// The capacity, or the truncation's bounds.
+    buffer: Option<u32>,
+    trunc: Option<Truncation>,
+    /// p(k) = P(min of the d sampled ≥ i | A_i = k).
+    tail: Vec<f64>,
+}
+
+impl OccupancyChain {
+    fn allowed(&self, x: &[u16]) -> bool {
+        match self.trunc {
+            None => true,
+            Some(t) => {
+                let (lo, hi) = (u32::from(x[0]), u32::from(x[self.n - 1]));
+                lo <= t.min_level && hi - lo <= t.spread && hi <= MAX_LEVEL
+            }
+        }
+    }
+}
+
+impl Ctmc for OccupancyChain {
+    type State = Vec<u16>;
+
+    fn transitions(&self, x: &Vec<u16>, out: &mut Vec<(Vec<u16>, f64)>) {
+        let n = self.n;
+        // Blocks of equal values: [start, end).
+        let mut start = 0;
+        while start < n {
+            let v = x[start];
+            let mut end = start + 1;
+            while end < n && x[end] == v {
+                end += 1;
+            }
+            // A_v = n − start servers have ≥ v; A_{v+1} = n − end.
+            let p = self.tail[n - start] - self.tail[n - end];
+            let full = self.buffer.is_some_and(|b| u32::from(v) >= b);
+            if p > 0.0 && !full {
+                let mut y = x.clone();
+                y[end - 1] = v + 1;
+                if self.allowed(&y) {
+                    out.push((y, self.lambda_n * p));
+                }
+            }
+            if v >= 1 {
+                let rate = (end - start) as f64 * self.kind.service_rate(usize::from(v));
+                let mut y = x.clone();
+                y[start] = v - 1;
+                if self.allowed(&y) {
+                    out.push((y, rate));
+                }
+            }
+            start = end;
+        }
+    }
+}
+
+fn markov(e: MarkovError) -> LbError {
+    match e {
+        MarkovError::TooManyStates(k) => LbError::BadInput(format!(
+            "the exact chain has more than {k} states: use fewer servers or the simulator"
+        )),
+        other => LbError::Numerical(format!("exact chain: {other}")),
+    }
+}
+
+fn solve_once(
+    system: &System,
+    trunc: Option<Truncation>,
+    opts: &ExactOptions,
+) -> Result<ExactResult, LbError> {
+    let n = system.servers() as usize;
+    let model = system.model();
+    let chain = OccupancyChain {
+        kind: model.kind(),
+        n,
+        lambda_n: model.lambda() * n as f64,
+        buffer: model.buffer(),
+        trunc,
+        tail: tail_table(system.servers(), system.d().d, system.sampling()),
+    };
+    let c = explore(&chain, vec![0u16; n], opts.max_states).map_err(markov)?;
+    let st = stationary(&c, &opts.solve).map_err(markov)?;
+    let top = c
+        .states
+        .iter()
+        .map(|x| usize::from(x[n - 1]))
+        .max()
+        .unwrap_or(0);
+    let mut occ = vec![0.0; top];
+    let mut tasks = 0.0;
+    let mut blocking = 0.0;
+    for (x, &p) in c.states.iter().zip(&st.pi) {
+        for &v in x {
+            tasks += p * f64::from(v);
+            for q in occ.iter_mut().take(usize::from(v)) {
+                *q += p;
+            }
+        }
+        if let Some(b) = model.buffer() {
+            let full = x.iter().filter(|&&v| u32::from(v) >= b).count();
+            blocking += p * chain.tail[full];
+        }
+    }
+    let nf = n as f64;
+    for q in &mut occ {
+        *q /= nf;
+    }
+    Ok(ExactResult {
+        mean_tasks: tasks / nf,
+        occupancy: occ,
+        blocking,
+        states: c.len(),
+        truncation: trunc,
+        truncation_change: None,
+        residual: st.residual,
+    })
+}
+
+/// The largest change between two results (mean tasks, blocking, every level).
+fn change(a: &ExactResult, b: &ExactResult) -> f64 {
+    let levels = a.occupancy.len().max(b.occupancy.len());
+    let at = |r: &ExactResult, i: usize| r.occupancy.get(i).copied().unwrap_or(0.0);
+    let mut m = (a.mean_tasks - b.mean_tasks)
+        .abs()
+        .max((a.blocking - b.blocking).abs());
+    for i in 0..levels {
+        m = m.max((at(a, i) - at(b, i)).abs());
+    }
+    m
+}
+
+/// The first truncation tried for an infinite buffer.
+pub fn initial_truncation(system: &System) -> Truncation {
+    let l = system.model().lambda().ceil() as u32;
+    Truncation {
+        min_level: l + 4,
+        spread: 4,
+    }
+}
+
+/// The exact stationary values of `system` (module docs).
+pub fn exact(system: &System, opts: &ExactOptions) -> Result<ExactResult, LbError> {
+    if let Some(b) = system.model().buffer() {
+        if b > MAX_LEVEL {
+            return Err(LbError::BadInput(format!(
+                "exact values support buffers up to {MAX_LEVEL}"
+            )));
+        }
+        return solve_once(system, None, opts);
+    }
+    if let Some(t) = opts.truncation {
+        return solve_once(system, Some(t), opts);
+    }
+    let mut t = initial_truncation(system);
+    let mut prev = solve_once(system, Some(t), opts)?;
+    for _ in 0..MAX_DOUBLINGS {
+        t = t.doubled();
+        let mut next = solve_once(system, Some(t), opts)?;
+        let c = change(&prev, &next);
+        next.truncation_change = Some(c);
+        if c <= opts.tolerance {
+            return Ok(next);
+        }
+        prev = next;
+    }
+    Err(LbError::Numerical(format!(
+        "exact chain: doubling the truncation {MAX_DOUBLINGS} times still moved the results by {:e}",
+        prev.truncation_change.unwrap_or(f64::NAN)
+    )))
+}
