@@ -25,7 +25,7 @@
 //! each q_{i−1} increasing in x (by induction, T_i is a sum of increasing terms). So
 //! q_0(x) − 1 is increasing, −1 at x = 0 and ≥ 0 at x = 1 (the K levels are chosen with
 //! K > λ), and its root is found by [`crate::num::root::solve_increasing`] with a bracket.
-//! An infinite capacity is truncated at the first K (doubled from ⌈λ⌉ + 8) with
+//! An infinite capacity is truncated at the first K (grown by half from ⌈λ⌉ + 2) with
 //! q_K < 2^{−2p} at precision p: the neglected tail perturbs every level printed
 //! (q_i ≥ 10^{−digits}) by less than its last bit, and since the two precisions of a
 //! certified run truncate at different K, their agreement covers the truncation too.
@@ -46,8 +46,9 @@ use crate::num::NumError;
 use rug::ops::Pow;
 use rug::Float;
 
-/// Levels added above ⌈λ⌉ for the first truncation of an infinite capacity.
-pub const FIRST_TRUNCATION_EXTRA: usize = 8;
+/// Levels added above ⌈λ⌉ for the first truncation of an infinite capacity (then K grows
+/// by half at a time).
+pub const FIRST_TRUNCATION_EXTRA: usize = 2;
 /// Most levels of a fixed-point computation.
 pub const MAX_FIXED_POINT_LEVELS: usize = 1 << 20;
 /// Extra bits below 2^-p at which the closed-form tails stop (their remainder is below
@@ -319,11 +320,34 @@ pub fn by_root(model: &Model, d: u32, bits: u32) -> Result<FixedPoint, LbError> 
     let mut k = lambda.to_f64().ceil() as usize + FIRST_TRUNCATION_EXTRA;
     if let Some(b) = cap {
         k = k.min(b);
+        // An overloaded queue fills its buffer: only the capacity is a valid top (a
+        // truncation without blocking needs λ < 1).
+        if model.kind() == ModelKind::Queues && lambda >= 1 {
+            k = b;
+        }
     }
     let mut levels = Vec::new();
+    // The last K whose top level was representable, and whether growth is cautious (one
+    // level at a time, after a K so large that q_K left MPFR's exponent range: with a
+    // large d the levels fall doubly exponentially).
+    let mut last_ok: Option<usize> = None;
+    let mut cautious = false;
     loop {
         let capacity = cap == Some(k);
-        let (x, iterations) = solve_top(model.kind(), &lambda, d, k, capacity, &mut levels)?;
+        let (x, iterations) = match solve_top(model.kind(), &lambda, d, k, capacity, &mut levels)? {
+            Some(r) => r,
+            None if last_ok.map_or(k > 1, |j| k > j + 1) => {
+                cautious = true;
+                k = last_ok.map_or(1, |j| j + 1);
+                continue;
+            }
+            None => {
+                return Err(LbError::Numerical(format!(
+                    "fixed point: the top level of {k} levels is below MPFR's exponent range"
+                )))
+            }
+        };
+        last_ok = Some(k);
         descend(model.kind(), &lambda, d, k, capacity, &x, &mut levels);
         let occ: Vec<Float> = levels[1..].to_vec();
         if capacity {
@@ -354,7 +378,8 @@ pub fn by_root(model: &Model, d: u32, bits: u32) -> Result<FixedPoint, LbError> 
                 crate::num::show(&x)
             )));
         }
-        k = (2 * k).min(MAX_FIXED_POINT_LEVELS);
+        k = if cautious { k + 1 } else { k + k.div_ceil(2) };
+        k = k.min(MAX_FIXED_POINT_LEVELS);
         if let Some(b) = cap {
             k = k.min(b);
         }
@@ -368,7 +393,7 @@ fn solve_top(
     k: usize,
     capacity: bool,
     levels: &mut Vec<Float>,
-) -> Result<(Float, usize), LbError> {
+) -> Result<Option<(Float, usize)>, LbError> {
     let bits = lambda.prec();
     let what = format!("q_0(q_{k}) = 1 ({} levels, d = {d})", k);
     let hi = Float::with_val(bits, 1);
@@ -386,18 +411,15 @@ fn solve_top(
         }
     }
     if !found {
-        return Err(LbError::Num(NumError::NoBracket {
-            what,
-            lo: crate::num::show(&lo),
-            hi: "1".into(),
-        }));
+        // q_0 ≥ 1 even at the smallest representable top: K is too large.
+        return Ok(None);
     }
     let mut scratch = Vec::new();
     let root = solve_increasing(&what, &lo, &hi, |x| {
         Ok(descend(kind, lambda, d, k, capacity, x, &mut scratch))
     })
     .map_err(num)?;
-    Ok((root.x, root.iterations))
+    Ok(Some((root.x, root.iterations)))
 }
 
 /// The fixed point of `limit` for `model`, computed at the two precisions of `digits`
