@@ -27,12 +27,17 @@
 use super::model::{tail_table, LbError, ModelKind, System};
 use crate::num::markov::{explore, stationary, Ctmc, MarkovError, SolveOptions};
 
-/// Default tolerance on the change of any output when the truncation is doubled.
+/// Default tolerance on the change of any output when the truncation is grown.
 pub const DEFAULT_TRUNCATION_TOLERANCE: f64 = 1e-10;
 /// Default limit on the number of states.
 pub const DEFAULT_MAX_STATES: usize = 2_000_000;
-/// Most doublings of the truncation.
-pub const MAX_DOUBLINGS: usize = 12;
+/// Most growths of the truncation.
+pub const MAX_GROWTHS: usize = 40;
+/// Spread added at each growth of the truncation.
+pub const SPREAD_STEP: u32 = 2;
+/// A truncation boundary is grown while its stationary mass exceeds the tolerance divided
+/// by this.
+pub const BOUNDARY_FACTOR: f64 = 10.0;
 /// Largest level a state may hold (states are stored as `u16`).
 pub const MAX_LEVEL: u32 = u16::MAX as u32 - 1;
 
@@ -47,11 +52,27 @@ pub struct Truncation {
 }
 
 impl Truncation {
-    /// Both bounds doubled.
-    pub fn doubled(self) -> Self {
+    /// The next truncation tried after a solve whose boundaries carried `mass` (shortest
+    /// queue at L, spread at S): L grows by half (the shortest queue's tail is geometric)
+    /// and S by [`SPREAD_STEP`] (the states grow like S^(N−1)), each only while its
+    /// boundary carries more than `tol` / [`BOUNDARY_FACTOR`]; both when neither does.
+    pub fn grown(self, mass: (f64, f64), tol: f64) -> Self {
+        let small = tol / BOUNDARY_FACTOR;
+        let (grow_l, grow_s) = match (mass.0 > small, mass.1 > small) {
+            (false, false) => (true, true),
+            other => other,
+        };
         Truncation {
-            min_level: self.min_level.saturating_mul(2),
-            spread: self.spread.saturating_mul(2),
+            min_level: if grow_l {
+                self.min_level.saturating_add(self.min_level.div_ceil(2))
+            } else {
+                self.min_level
+            },
+            spread: if grow_s {
+                self.spread.saturating_add(SPREAD_STEP)
+            } else {
+                self.spread
+            },
         }
     }
 }
@@ -59,9 +80,9 @@ impl Truncation {
 /// Options of [`exact`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ExactOptions {
-    /// The truncation of an infinite buffer; `None` chooses it by doubling.
+    /// The truncation of an infinite buffer; `None` chooses it by growing it.
     pub truncation: Option<Truncation>,
-    /// Largest change of any output accepted when the truncation is doubled.
+    /// Largest change of any output accepted when the truncation is grown.
     pub tolerance: f64,
     /// Most states.
     pub max_states: usize,
@@ -93,11 +114,14 @@ pub struct ExactResult {
     pub states: usize,
     /// The truncation used (`None` for a finite buffer).
     pub truncation: Option<Truncation>,
-    /// The largest change of an output against the previous (halved) truncation, when the
-    /// truncation was chosen by doubling.
+    /// The largest change of an output against the previous (smaller) truncation, when
+    /// the truncation was chosen by growing it.
     pub truncation_change: Option<f64>,
     /// Residual of the stationary solve.
     pub residual: f64,
+    /// Stationary mass on the truncation's two boundaries: states whose shortest queue is
+    /// L, and states whose spread is S (0 without a truncation).
+    pub boundary_mass: (f64, f64),
 }
 
 /// The sorted-occupancy chain.
@@ -195,7 +219,17 @@ fn solve_once(
     let mut occ = vec![0.0; top];
     let mut tasks = 0.0;
     let mut blocking = 0.0;
+    let mut boundary = (0.0, 0.0);
     for (x, &p) in c.states.iter().zip(&st.pi) {
+        if let Some(t) = trunc {
+            let (lo, hi) = (u32::from(x[0]), u32::from(x[n - 1]));
+            if lo == t.min_level {
+                boundary.0 += p;
+            }
+            if hi - lo == t.spread {
+                boundary.1 += p;
+            }
+        }
         for &v in x {
             tasks += p * f64::from(v);
             for q in occ.iter_mut().take(usize::from(v)) {
@@ -219,6 +253,7 @@ fn solve_once(
         truncation: trunc,
         truncation_change: None,
         residual: st.residual,
+        boundary_mass: boundary,
     })
 }
 
@@ -259,9 +294,17 @@ pub fn exact(system: &System, opts: &ExactOptions) -> Result<ExactResult, LbErro
     }
     let mut t = initial_truncation(system);
     let mut prev = solve_once(system, Some(t), opts)?;
-    for _ in 0..MAX_DOUBLINGS {
-        t = t.doubled();
+    for _ in 0..MAX_GROWTHS {
+        t = t.grown(prev.boundary_mass, opts.tolerance);
         let mut next = solve_once(system, Some(t), opts)?;
+        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+            eprintln!(
+                "exact: {t:?} states {} change {:e} boundary {:?}",
+                next.states,
+                change(&prev, &next),
+                next.boundary_mass
+            );
+        }
         let c = change(&prev, &next);
         next.truncation_change = Some(c);
         if c <= opts.tolerance {
@@ -270,7 +313,7 @@ pub fn exact(system: &System, opts: &ExactOptions) -> Result<ExactResult, LbErro
         prev = next;
     }
     Err(LbError::Numerical(format!(
-        "exact chain: doubling the truncation {MAX_DOUBLINGS} times still moved the results by {:e}",
+        "exact chain: growing the truncation {MAX_GROWTHS} times still moved the results by {:e}",
         prev.truncation_change.unwrap_or(f64::NAN)
     )))
 }
