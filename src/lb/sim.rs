@@ -51,6 +51,12 @@ pub const STREAM_EVENTS: u64 = 0;
 pub const STREAM_SAMPLES: u64 = 1;
 /// Levels allocated at the start for an infinite capacity (they grow when needed).
 const INITIAL_LEVELS: usize = 64;
+/// Levels compared per step of the branch-free level scans: the level an arrival joins is
+/// the number of levels with P(min ≥ i) > w, a predicate true on a prefix of the levels,
+/// so it is counted CHUNK levels at a time without a data-dependent branch (the exit
+/// level is unpredictable, and a mispredicted branch per level scanned costs more than
+/// the comparisons). The level arrays keep CHUNK zero levels above the top.
+const CHUNK: usize = 8;
 /// Most servers the per-server simulator accepts (it scans all servers per departure).
 pub const PER_SERVER_MAX: u64 = 100_000;
 /// Fewest replications (a half-width needs two).
@@ -231,7 +237,7 @@ impl OccupancySim {
 
 /// The occupancy state and its lazy time integrals.
 struct OccState {
-    /// Q_0 = N, Q_1, …; always at least two entries past the top level.
+    /// Q_0 = N, Q_1, …; always at least CHUNK + 1 zero entries past the top level.
     q: Vec<u32>,
     top: usize,
     tasks: u64,
@@ -286,6 +292,7 @@ impl OccupancySim {
         c: &mut Counts,
     ) {
         let lam = self.lambda_n;
+        let inv_lam = 1.0 / lam;
         let tail = &self.tail[..];
         let times = &self.plan.sample_times[..];
         let mut sample_at = times.get(*next_sample).copied().unwrap_or(f64::INFINITY);
@@ -312,11 +319,20 @@ impl OccupancySim {
             let u = unit_f64(rng) * rate;
             // dep > 0 guards the (2^-53) rounding of u up to λN with no departure possible.
             if u < lam || dep == 0.0 {
-                let w = u / lam;
+                let w = u * inv_lam;
                 c.all_arrivals += 1;
+                // v = #{i ≥ 1 : P(min ≥ i) > w}; levels above the top have Q_i = 0 and
+                // P(min ≥ i) = 0, so the count stops there.
                 let mut v = 0;
-                while v < st.top && tail[st.q[v + 1] as usize] > w {
-                    v += 1;
+                loop {
+                    let mut k = 0;
+                    for i in v + 1..=v + CHUNK {
+                        k += usize::from(tail[st.q[i] as usize] > w);
+                    }
+                    v += k;
+                    if k < CHUNK {
+                        break;
+                    }
                 }
                 if MEASURE {
                     c.arrivals += 1;
@@ -328,7 +344,7 @@ impl OccupancySim {
                     continue;
                 }
                 let level = v + 1;
-                if level + 1 >= st.q.len() {
+                if level + CHUNK + 1 >= st.q.len() {
                     st.grow(*t);
                 }
                 if MEASURE {
@@ -341,18 +357,42 @@ impl OccupancySim {
                 }
             } else {
                 let w = u - lam;
-                let mut i = 1;
-                if POOLS {
-                    let mut cum = f64::from(st.q[1] - st.q[2]);
-                    while i < st.top && cum <= w {
-                        i += 1;
-                        cum += (i as f64) * f64::from(st.q[i] - st.q[i + 1]);
+                let i = if POOLS {
+                    // The first level whose cumulative weight Σ_{j ≤ i} j (Q_j − Q_{j+1})
+                    // exceeds w: 1 + #{i : cum_i ≤ w} (cum is non-decreasing), capped at
+                    // the top against rounding (w < Σ_i Q_i mathematically).
+                    // In integers: cum_i ≤ w ⟺ cum_i ≤ ⌊w⌋, and ⌊w⌋ < tasks ≤ 2^53.
+                    let r = w as u64;
+                    let mut i = 0;
+                    let mut cum = 0u64;
+                    loop {
+                        let mut k = 0;
+                        for j in i + 1..=i + CHUNK {
+                            cum += (j as u64) * u64::from(st.q[j] - st.q[j + 1]);
+                            k += usize::from(cum <= r);
+                        }
+                        i += k;
+                        if k < CHUNK || i >= st.top {
+                            break;
+                        }
                     }
+                    (i + 1).min(st.top)
                 } else {
-                    while i < st.top && f64::from(st.q[i + 1]) > w {
-                        i += 1;
+                    // The busy server at index ⌊w⌋ (longest first) has length
+                    // max{i : Q_i > w} = 1 + #{i ≥ 2 : Q_i > w}.
+                    let mut i = 1;
+                    loop {
+                        let mut k = 0;
+                        for j in i + 1..=i + CHUNK {
+                            k += usize::from(f64::from(st.q[j]) > w);
+                        }
+                        i += k;
+                        if k < CHUNK {
+                            break;
+                        }
                     }
-                }
+                    i
+                };
                 if MEASURE {
                     st.touch(i, *t);
                 }
@@ -370,8 +410,8 @@ impl OccupancySim {
         let n = self.system.servers() as u32;
         let start = &self.plan.start;
         let len = match self.system.model().buffer() {
-            Some(b) => b as usize + 2,
-            None => INITIAL_LEVELS.max(start.len() + 2),
+            Some(b) => b as usize + 2 + CHUNK,
+            None => INITIAL_LEVELS.max(start.len() + 2 + CHUNK),
         };
         let mut q = vec![0u32; len];
         q[0] = n;
