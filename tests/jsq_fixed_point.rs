@@ -100,9 +100,7 @@ fn poisson_tails(lambda: &Float, cap: Option<usize>, levels: usize, bits: u32) -
         above += &pmf[k];
         rev[k] = Float::with_val(bits, &above / &norm);
     }
-    for i in 1..=levels.min(top) {
-        tails.push(rev[i].clone());
-    }
+    tails.extend(rev.iter().skip(1).take(levels.min(top)).cloned());
     tails
 }
 

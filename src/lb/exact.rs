@@ -166,7 +166,7 @@ impl Ctmc for OccupancyChain {
             let full = self.buffer.is_some_and(|b| u32::from(v) >= b);
             if p > 0.0 && !full {
                 let mut y = x.clone();
-                y[end - 1] = v + 1;
+                y[end - 1] = v.saturating_add(1);
                 if self.allowed(&y) {
                     out.push((y, self.lambda_n * p));
                 }

@@ -438,8 +438,8 @@ fn jsq_trajectory(
                     while m > 0 && f.sliding_margin(&q, m) < 0.0 {
                         m -= 1;
                     }
-                } else if m > 0 {
-                    m -= 1;
+                } else {
+                    m = m.saturating_sub(1);
                 }
                 ig.reset_step();
                 switches.push(Switch { time: t, mode: m });

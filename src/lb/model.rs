@@ -213,7 +213,7 @@ impl Model {
             return Err(LbError::BadLambda(lambda.to_string()));
         }
         if let Some(b) = buffer {
-            if b < 1 || b > MAX_CAPACITY {
+            if !(1..=MAX_CAPACITY).contains(&b) {
                 return Err(LbError::BadBuffer(i64::from(b)));
             }
         }
@@ -564,7 +564,10 @@ impl DSpec {
     /// let d = DSpec::parse("sqrt(N)*log(N)").unwrap();
     /// // √1000 · ln 1000 = 218.43…, rounded up.
     /// assert_eq!(d.resolve(1000).unwrap(), DUsed { d: 219, capped: false });
-    /// assert_eq!(d.resolve(10).unwrap(), DUsed { d: 10, capped: true });
+    /// // √10 · ln 10 = 7.28…
+    /// assert_eq!(d.resolve(10).unwrap(), DUsed { d: 8, capped: false });
+    /// let twice = DSpec::parse("2*N").unwrap();
+    /// assert_eq!(twice.resolve(10).unwrap(), DUsed { d: 10, capped: true });
     /// assert!(DSpec::parse("5").unwrap().resolve(3).is_err());
     /// ```
     pub fn resolve(&self, n: u64) -> Result<DUsed, LbError> {
@@ -636,7 +639,7 @@ pub struct System {
 impl System {
     /// A validated system with N servers and d resolved at N ([`DSpec::resolve`]).
     pub fn new(model: Model, n: u64, d: &DSpec, sampling: Sampling) -> Result<Self, LbError> {
-        if n < 1 || n > MAX_SERVERS {
+        if !(1..=MAX_SERVERS).contains(&n) {
             return Err(LbError::BadServers(n as i64));
         }
         let d = d.resolve(n)?;
