@@ -12,10 +12,12 @@
 //! * [`exact`]: the finite-N Markov chain's stationary distribution (`num::markov`).
 //! * [`sim`]: the occupancy simulator (O(occupied levels) per event, any d and N) and the
 //!   plain per-server simulator that cross-checks it.
+//! * [`diffusion`]: the Halfin–Whitt diffusion limit and its reflected-Euler simulation.
 //! * [`coupling`]: JSQ, JSQ(d) and a CJSQ(n) scheme on one uniformised clock, with the
 //!   paper's pathwise inequalities checked at every event.
 
 pub mod coupling;
+pub mod diffusion;
 pub mod exact;
 pub mod fixed_point;
 pub mod fluid;
