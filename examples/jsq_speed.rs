@@ -1,5 +1,5 @@
 //! Events per second of the occupancy simulator (one replication, one thread), for the
-//! table of issue 11: `cargo run --release --example jsq_speed [model] [lambda]`.
+//! table of issue 11: `cargo run --release --example jsq_speed [model] [lambda] [with|without] [N]`.
 use std::time::Instant;
 use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
 use taskassign::lb::sim::{OccupancySim, Plan, Replicate, Streams};
@@ -9,8 +9,17 @@ fn main() {
     let kind =
         ModelKind::parse(args.get(1).map_or("queues", |s| s.as_str())).unwrap_or(ModelKind::Queues);
     let lambda = args.get(2).map_or("0.9", |s| s.as_str());
+    let sampling = if args.get(3).map(String::as_str) == Some("with") {
+        Sampling::With
+    } else {
+        Sampling::Without
+    };
+    let only: Option<u64> = args.get(4).and_then(|s| s.parse().ok());
     let events_target = 2.0e7;
     for n in [1_000u64, 10_000, 1_000_000] {
+        if only.is_some_and(|m| m != n) {
+            continue;
+        }
         for d in ["2", "log(N)", "sqrt(N)", "N"] {
             let spec = DSpec::parse(d).unwrap();
             let sys = System::new(
