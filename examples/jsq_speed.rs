@@ -22,13 +22,8 @@ fn main() {
         }
         for d in ["2", "log(N)", "sqrt(N)", "N"] {
             let spec = DSpec::parse(d).unwrap();
-            let sys = System::new(
-                Model::new(kind, lambda, None).unwrap(),
-                n,
-                &spec,
-                Sampling::Without,
-            )
-            .unwrap();
+            let sys =
+                System::new(Model::new(kind, lambda, None).unwrap(), n, &spec, sampling).unwrap();
             // Events per unit time ≈ (λ + q_1)N for queues, 2λN for pools.
             let rate = n as f64 * (sys.model().lambda() + sys.model().lambda().min(1.0));
             let warm = 20.0;
