@@ -38,7 +38,7 @@
 //! capacity, levels are truncated at K with q_{K+1} = 0, K doubled until the top level
 //! stays below the truncation tolerance at every output time, and K is reported.
 
-use super::model::{LbError, Model, ModelKind};
+use super::model::{DSpec, LbError, Model, ModelKind};
 use crate::num::ode::{Dopri5, OdeError, OdeSystem, Stop, Tolerance};
 
 /// Default local tolerance (absolute and relative) of the fluid integrations.
@@ -61,6 +61,49 @@ pub enum Limit {
     PowerOfD(u32),
     /// d(N) → ∞: JSQ's fluid limit.
     Jsq,
+}
+
+/// Values of N at which a formula for d must grow for its limit to be read as d(N) → ∞.
+const GROWTH_CHECK_N: [f64; 3] = [1e6, 1e12, 1e18];
+
+impl Limit {
+    /// The N → ∞ limit of a d specification: a number is fixed d, `inf` and formulas that
+    /// grow without bound (checked as increasing at N = 10^6, 10^12, 10^18: `log(N)`,
+    /// `sqrt(N)`, `N^0.75`, `N`, …) are JSQ's fluid limit (arXiv 1612.00722, Theorem 3.1:
+    /// any d(N) → ∞); a formula constant in N is that d, rounded up.
+    ///
+    /// ```
+    /// use taskassign::lb::{fluid::Limit, model::DSpec};
+    /// assert_eq!(Limit::from_spec(&DSpec::parse("2").unwrap()).unwrap(), Limit::PowerOfD(2));
+    /// assert_eq!(Limit::from_spec(&DSpec::parse("log(N)").unwrap()).unwrap(), Limit::Jsq);
+    /// assert_eq!(Limit::from_spec(&DSpec::parse("2.5").unwrap()).unwrap(), Limit::PowerOfD(3));
+    /// assert!(Limit::from_spec(&DSpec::parse("1/N + 2").unwrap()).is_err());
+    /// ```
+    pub fn from_spec(spec: &DSpec) -> Result<Limit, LbError> {
+        match spec {
+            DSpec::Fixed(d) => u32::try_from(*d)
+                .map(Limit::PowerOfD)
+                .map_err(|_| LbError::BadInput(format!("d = {d} is too large for a fixed d"))),
+            DSpec::Infinite => Ok(Limit::Jsq),
+            DSpec::Formula(f, text) => {
+                if f.is_constant() {
+                    let v = f.eval(1.0).ceil();
+                    if v.is_finite() && (1.0..=f64::from(u32::MAX)).contains(&v) {
+                        return Ok(Limit::PowerOfD(v as u32));
+                    }
+                    return Err(LbError::DTooSmall(text.clone()));
+                }
+                let v: Vec<f64> = GROWTH_CHECK_N.iter().map(|&n| f.eval(n)).collect();
+                if v.windows(2).all(|w| w[1] > w[0]) && v.iter().all(|x| x.is_finite()) {
+                    Ok(Limit::Jsq)
+                } else {
+                    Err(LbError::BadInput(format!(
+                        "the d formula '{text}' does not grow with N: give a number or inf for the N -> infinity limit"
+                    )))
+                }
+            }
+        }
+    }
 }
 
 /// The occupancy ODEs' common interface: a vector field on the truncated occupancy.
