@@ -25,7 +25,8 @@
 //! the number of states and the truncation.
 
 use super::model::{tail_table, LbError, ModelKind, System};
-use crate::num::markov::{explore, stationary, Ctmc, MarkovError, SolveOptions};
+use crate::num::markov::{explore, stationary_from, Ctmc, MarkovError, SolveOptions};
+use std::collections::HashMap;
 
 /// Default tolerance on the change of any output when the truncation is grown.
 pub const DEFAULT_TRUNCATION_TOLERANCE: f64 = 1e-10;
@@ -119,6 +120,8 @@ pub struct ExactResult {
     pub truncation_change: Option<f64>,
     /// Residual of the stationary solve.
     pub residual: f64,
+    /// Gauss–Seidel sweeps of the stationary solve (0 for a dense solve).
+    pub sweeps: usize,
     /// Stationary mass on the truncation's two boundaries: states whose shortest queue is
     /// L, and states whose spread is S (0 without a truncation).
     pub boundary_mass: (f64, f64),
@@ -193,10 +196,15 @@ fn markov(e: MarkovError) -> LbError {
     }
 }
 
+/// The stationary distribution of the last solve, by state (the warm start of the next,
+/// larger truncation).
+type Warm = HashMap<Vec<u16>, f64>;
+
 fn solve_once(
     system: &System,
     trunc: Option<Truncation>,
     opts: &ExactOptions,
+    warm: Option<&mut Warm>,
 ) -> Result<ExactResult, LbError> {
     let n = system.servers() as usize;
     let model = system.model();
@@ -209,7 +217,17 @@ fn solve_once(
         tail: tail_table(system.servers(), system.d().d, system.sampling()),
     };
     let c = explore(&chain, vec![0u16; n], opts.max_states).map_err(markov)?;
-    let st = stationary(&c, &opts.solve).map_err(markov)?;
+    let guess: Option<Vec<f64>> = warm.as_ref().map(|w| {
+        c.states
+            .iter()
+            .map(|x| w.get(x).copied().unwrap_or(0.0))
+            .collect()
+    });
+    let st = stationary_from(&c, &opts.solve, guess.as_deref()).map_err(markov)?;
+    if let Some(w) = warm {
+        w.clear();
+        w.extend(c.states.iter().cloned().zip(st.pi.iter().copied()));
+    }
     let top = c
         .states
         .iter()
@@ -253,6 +271,7 @@ fn solve_once(
         truncation: trunc,
         truncation_change: None,
         residual: st.residual,
+        sweeps: st.sweeps,
         boundary_mass: boundary,
     })
 }
@@ -287,20 +306,22 @@ pub fn exact(system: &System, opts: &ExactOptions) -> Result<ExactResult, LbErro
                 "exact values support buffers up to {MAX_LEVEL}"
             )));
         }
-        return solve_once(system, None, opts);
+        return solve_once(system, None, opts, None);
     }
     if let Some(t) = opts.truncation {
-        return solve_once(system, Some(t), opts);
+        return solve_once(system, Some(t), opts, None);
     }
     let mut t = initial_truncation(system);
-    let mut prev = solve_once(system, Some(t), opts)?;
+    let mut warm = Warm::new();
+    let mut prev = solve_once(system, Some(t), opts, Some(&mut warm))?;
     for _ in 0..MAX_GROWTHS {
         t = t.grown(prev.boundary_mass, opts.tolerance);
-        let mut next = solve_once(system, Some(t), opts)?;
+        let mut next = solve_once(system, Some(t), opts, Some(&mut warm))?;
         if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
             eprintln!(
-                "exact: {t:?} states {} change {:e} boundary {:?}",
+                "exact: {t:?} states {} sweeps {} change {:e} boundary {:?}",
                 next.states,
+                next.sweeps,
                 change(&prev, &next),
                 next.boundary_mass
             );

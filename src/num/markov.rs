@@ -253,6 +253,17 @@ pub fn residual<S>(chain: &Chain<S>, pi: &[f64]) -> f64 {
 
 /// The stationary distribution of an irreducible chain.
 pub fn stationary<S>(chain: &Chain<S>, opts: &SolveOptions) -> Result<Stationary, MarkovError> {
+    stationary_from(chain, opts, None)
+}
+
+/// [`stationary`] with a starting guess for the iterative solve (e.g. the solution on a
+/// smaller truncation of the same chain, zero on the new states); the dense solve ignores
+/// it. The guess changes the sweeps needed, not the stopping rule.
+pub fn stationary_from<S>(
+    chain: &Chain<S>,
+    opts: &SolveOptions,
+    guess: Option<&[f64]>,
+) -> Result<Stationary, MarkovError> {
     let n = chain.len();
     if n == 1 {
         return Ok(Stationary {
@@ -270,7 +281,7 @@ pub fn stationary<S>(chain: &Chain<S>, opts: &SolveOptions) -> Result<Stationary
     if dense {
         dense_solve(chain)
     } else {
-        gauss_seidel(chain, opts)
+        gauss_seidel(chain, opts, guess)
     }
 }
 
@@ -309,7 +320,11 @@ fn dense_solve<S>(chain: &Chain<S>) -> Result<Stationary, MarkovError> {
     })
 }
 
-fn gauss_seidel<S>(chain: &Chain<S>, opts: &SolveOptions) -> Result<Stationary, MarkovError> {
+fn gauss_seidel<S>(
+    chain: &Chain<S>,
+    opts: &SolveOptions,
+    guess: Option<&[f64]>,
+) -> Result<Stationary, MarkovError> {
     let n = chain.len();
     // Incoming transitions in compressed columns.
     let mut counts = vec![0usize; n + 1];
@@ -335,7 +350,17 @@ fn gauss_seidel<S>(chain: &Chain<S>, opts: &SolveOptions) -> Result<Stationary, 
     if out.iter().any(|&o| o <= 0.0) {
         return Err(MarkovError::Singular);
     }
-    let mut pi = vec![1.0 / n as f64; n];
+    let mut pi = match guess {
+        Some(g)
+            if g.len() == n
+                && g.iter().all(|x| x.is_finite() && *x >= 0.0)
+                && g.iter().sum::<f64>() > 0.0 =>
+        {
+            let s: f64 = g.iter().sum();
+            g.iter().map(|x| x / s).collect()
+        }
+        _ => vec![1.0 / n as f64; n],
+    };
     let mut res = f64::INFINITY;
     for sweep in 1..=opts.max_sweeps {
         for j in 0..n {
