@@ -15,9 +15,12 @@
 //! probability that one server is long is not small. JSQ keeps the queues close together,
 //! so the chain is truncated instead in the shortest queue's length (x_1 ≤ L) and in the
 //! spread (x_N − x_1 ≤ S): transitions that would leave that set are suppressed (the
-//! arrival or departure does not happen). With `None` the truncation is chosen by
-//! doubling (L, S) until the results move by less than the tolerance, and the last change
-//! is reported — the check that the truncation does not matter at the printed digits.
+//! arrival or departure does not happen). With `None` the truncation is chosen by growing
+//! (L, S) ([`Truncation::grown`]: each bound while the stationary mass on its boundary is
+//! not small) until the results move by less than the tolerance, and the last change is
+//! reported — the check that the truncation does not matter at the printed digits. Each
+//! solve starts from the previous truncation's distribution (zero on the new states),
+//! which saves up to nine tenths of the Gauss–Seidel sweeps.
 //! A finite buffer needs no truncation (L = S = b covers every state).
 //!
 //! **Outputs.** Mean tasks per server, the occupancy q_i = E\[A_i\]/N, the blocking
