@@ -34,7 +34,7 @@ fn random_routing_is_independent_mm1b() {
 #[test]
 fn random_routing_infinite_buffer_is_geometric() {
     // d = 1, b = ∞: M/M/1 tails λ^i and mean λ/(1 − λ), through the min/spread truncation
-    // chosen by doubling (d = 1 does not keep queues together, so this is its hard case).
+    // chosen by growing it (d = 1 does not keep queues together, so this is its hard case).
     let lambda: f64 = 0.5;
     let r = exact(
         &system(ModelKind::Queues, "0.5", None, 2, 1, Sampling::Without),
