@@ -1,5 +1,6 @@
 //! Events per second of the occupancy simulator (one replication, one thread), for the
 //! table of issue 11: `cargo run --release --example jsq_speed [model] [lambda] [with|without] [N]`.
+use std::io::Write;
 use std::time::Instant;
 use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
 use taskassign::lb::sim::{OccupancySim, Plan, Replicate, Streams};
@@ -33,7 +34,8 @@ fn main() {
             let o = sim.replicate(&Streams { seed: 1, point: 0 }, 0);
             let secs = t.elapsed().as_secs_f64();
             let q1 = o.level_time[0] / (n as f64 * o.measured_time);
-            println!(
+            let shown = writeln!(
+                std::io::stdout(),
                 "{:>8} {:>8} d={:>7} events {:>10} {:>7.2} M events/s  (q1 {:.4})",
                 kind.name(),
                 n,
@@ -42,6 +44,9 @@ fn main() {
                 o.events as f64 / secs / 1e6,
                 q1
             );
+            if shown.is_err() {
+                return;
+            }
         }
     }
 }
