@@ -79,6 +79,9 @@ pub enum Error {
     /// Claim files and their evaluation.
     #[error(transparent)]
     Claim(#[from] crate::claims::ClaimError),
+    /// Many-server load balancing (JSQ(d(N))).
+    #[error(transparent)]
+    Lb(#[from] crate::lb::model::LbError),
     /// Anything else, with its kind.
     #[error("{message}")]
     Other {
@@ -128,6 +131,7 @@ impl Classify for Error {
             Error::Policy(e) => e.kind(),
             Error::Sim(e) => e.kind(),
             Error::Claim(e) => e.kind(),
+            Error::Lb(e) => e.kind(),
             Error::Other { kind, .. } => *kind,
         }
     }

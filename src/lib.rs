@@ -11,6 +11,7 @@ pub mod claims;
 pub mod cli;
 pub mod dist;
 pub mod error;
+pub mod lb;
 pub mod num;
 pub mod optimize;
 pub mod policy;

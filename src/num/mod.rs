@@ -5,6 +5,8 @@
 
 pub mod certify;
 pub mod extrapolate;
+pub mod markov;
+pub mod ode;
 pub mod quad;
 pub mod root;
 

@@ -1,0 +1,84 @@
+//! Prints exact vs simulated values for a few small systems (used for the report).
+use taskassign::lb::exact::{exact, ExactOptions};
+use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
+use taskassign::lb::sim::{run, summarize, OccupancySim, PerServerSim, Plan, Streams};
+fn main() {
+    for (kind, l, b, n, d, s) in [
+        (
+            ModelKind::Queues,
+            "0.7",
+            None,
+            3u64,
+            2u64,
+            Sampling::Without,
+        ),
+        (ModelKind::Queues, "0.7", None, 3, 2, Sampling::With),
+        (
+            ModelKind::Queues,
+            "0.85",
+            Some(4u32),
+            5,
+            3,
+            Sampling::Without,
+        ),
+        (ModelKind::Pools, "2.2", Some(3), 3, 2, Sampling::Without),
+    ] {
+        let sys = System::new(Model::new(kind, l, b).unwrap(), n, &DSpec::Fixed(d), s).unwrap();
+        let x = exact(&sys, &ExactOptions::default()).unwrap();
+        let rate = n as f64 * (sys.model().lambda() + 1.0).min(6.0);
+        let plan = Plan::new(50.0, 2.0e5 / rate);
+        let o = summarize(
+            &sys,
+            &run(
+                &OccupancySim::new(&sys, &plan).unwrap(),
+                &Streams { seed: 11, point: 0 },
+                10,
+                0,
+            )
+            .unwrap(),
+        );
+        let p = summarize(
+            &sys,
+            &run(
+                &PerServerSim::new(&sys, &plan).unwrap(),
+                &Streams { seed: 12, point: 0 },
+                10,
+                0,
+            )
+            .unwrap(),
+        );
+        println!(
+            "{kind:?} λ {l} b {b:?} N {n} d {d} {s:?}: states {} trunc {:?}",
+            x.states, x.truncation
+        );
+        println!(
+            "  mean  exact {:.6}  occ {:.6} ± {:.6}  per-server {:.6} ± {:.6}",
+            x.mean_tasks,
+            o.mean_tasks.mean,
+            o.mean_tasks.half_width,
+            p.mean_tasks.mean,
+            p.mean_tasks.half_width
+        );
+        for i in 0..3 {
+            println!(
+                "  q_{}   exact {:.6}  occ {:.6} ± {:.6}  per-server {:.6} ± {:.6}",
+                i + 1,
+                x.occupancy[i],
+                o.occupancy[i].mean,
+                o.occupancy[i].half_width,
+                p.occupancy[i].mean,
+                p.occupancy[i].half_width
+            );
+        }
+        if x.blocking > 0.0 {
+            println!(
+                "  block exact {:.6}  occ {:.6} ± {:.6}  per-server {:.6} ± {:.6}",
+                x.blocking,
+                o.blocking.mean,
+                o.blocking.half_width,
+                p.blocking.mean,
+                p.blocking.half_width
+            );
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! The occupancy simulator against the exact chain, the per-server simulator and the
+//! fluid limit; determinism across thread counts.
+
+use taskassign::lb::exact::{exact, ExactOptions, ExactResult};
+use taskassign::lb::fluid::{trajectory, FluidOptions, Limit};
+use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
+use taskassign::lb::sim::{run, summarize, OccupancySim, PerServerSim, Plan, Streams, Summary};
+use taskassign::sim::stats::Estimate;
+
+/// Half-widths allowed between a simulated mean and its exact value.
+const HALF_WIDTHS: f64 = 4.0;
+
+fn system(kind: ModelKind, lambda: &str, b: Option<u32>, n: u64, d: u64, s: Sampling) -> System {
+    System::new(Model::new(kind, lambda, b).unwrap(), n, &DSpec::Fixed(d), s).unwrap()
+}
+
+fn within(e: &Estimate, want: f64, what: &str) {
+    assert!(
+        e.half_width.is_finite() && (e.mean - want).abs() <= HALF_WIDTHS * e.half_width + 1e-12,
+        "{what}: simulated {} ± {} vs exact {want} ({:.1} half-widths)",
+        e.mean,
+        e.half_width,
+        (e.mean - want).abs() / e.half_width
+    );
+}
+
+fn compare_with_exact(s: &Summary, x: &ExactResult, what: &str) {
+    within(&s.mean_tasks, x.mean_tasks, &format!("{what} mean tasks"));
+    for (i, &q) in x.occupancy.iter().enumerate() {
+        if q < 1e-4 {
+            break;
+        }
+        let e = s.occupancy.get(i).copied().unwrap_or(Estimate {
+            mean: 0.0,
+            half_width: 0.0,
+            replications: 0,
+            count: 0,
+        });
+        within(&e, q, &format!("{what} q_{}", i + 1));
+    }
+    if x.blocking > 0.0 {
+        within(&s.blocking, x.blocking, &format!("{what} blocking"));
+    }
+}
+
+fn cases() -> Vec<(System, &'static str)> {
+    use ModelKind::{Pools, Queues};
+    use Sampling::{With, Without};
+    vec![
+        (
+            system(Queues, "0.8", None, 2, 2, Without),
+            "queues N2 d2 b=inf",
+        ),
+        (
+            system(Queues, "0.7", None, 3, 2, Without),
+            "queues N3 d2 b=inf",
+        ),
+        (
+            system(Queues, "0.7", None, 3, 2, With),
+            "queues N3 d2 with b=inf",
+        ),
+        (
+            system(Queues, "0.9", Some(3), 3, 3, Without),
+            "queues N3 JSQ b3",
+        ),
+        (
+            system(Queues, "1.2", Some(4), 4, 2, Without),
+            "queues N4 d2 b4 overloaded",
+        ),
+        (
+            system(Queues, "0.85", Some(4), 5, 2, With),
+            "queues N5 d2 with b4",
+        ),
+        (
+            system(Queues, "0.85", Some(4), 5, 3, Without),
+            "queues N5 d3 b4",
+        ),
+        (
+            system(Pools, "1.5", None, 2, 2, Without),
+            "pools N2 JSQ B=inf",
+        ),
+        (
+            system(Pools, "2.2", Some(3), 3, 2, Without),
+            "pools N3 d2 B3",
+        ),
+        (
+            system(Pools, "2.2", Some(3), 3, 2, With),
+            "pools N3 d2 with B3",
+        ),
+        (system(Pools, "3", Some(3), 4, 1, Without), "pools N4 d1 B3"),
+    ]
+}
+
+fn plan(system: &System) -> Plan {
+    // About 2·10^5 events per replication: the rate is about (λ + q_1)N for queues.
+    let n = system.servers() as f64;
+    let rate = n * (system.model().lambda() + 1.0).min(6.0);
+    Plan::new(50.0, 2.0e5 / rate)
+}
+
+#[test]
+fn occupancy_simulator_matches_the_exact_chain() {
+    let streams = Streams { seed: 11, point: 0 };
+    for (sys, what) in cases() {
+        let x = exact(&sys, &ExactOptions::default()).unwrap();
+        let sim = OccupancySim::new(&sys, &plan(&sys)).unwrap();
+        let reps = run(&sim, &streams, 10, 0).unwrap();
+        let s = summarize(&sys, &reps);
+        compare_with_exact(&s, &x, what);
+        assert_eq!(s.samples_per_arrival, sys.d().d as f64);
+    }
+}
+
+#[test]
+fn per_server_simulator_matches_the_exact_chain() {
+    let streams = Streams { seed: 12, point: 0 };
+    for (sys, what) in cases() {
+        let x = exact(&sys, &ExactOptions::default()).unwrap();
+        let sim = PerServerSim::new(&sys, &plan(&sys)).unwrap();
+        let reps = run(&sim, &streams, 10, 0).unwrap();
+        let s = summarize(&sys, &reps);
+        compare_with_exact(&s, &x, &format!("per-server {what}"));
+        // The per-server simulator counts its draws: d per arrival.
+        let arrivals: u64 = reps.iter().map(|o| o.samples_drawn).sum();
+        assert!(arrivals > 0 && arrivals % sys.d().d == 0);
+    }
+}
+
+#[test]
+fn occupancy_and_per_server_agree_at_moderate_n() {
+    // N = 50, d = 3 and d = 50 (beyond the exact chain): the two simulators, independent
+    // implementations on independent streams, within 4 combined half-widths.
+    for (kind, lambda, b, d) in [
+        (ModelKind::Queues, "0.95", None, 3u64),
+        (ModelKind::Queues, "0.95", Some(3), 50),
+        (ModelKind::Pools, "2.5", None, 3),
+    ] {
+        let sys = system(kind, lambda, b, 50, d, Sampling::Without);
+        let plan = Plan::new(100.0, 2000.0);
+        let a = summarize(
+            &sys,
+            &run(
+                &OccupancySim::new(&sys, &plan).unwrap(),
+                &Streams { seed: 1, point: 0 },
+                8,
+                0,
+            )
+            .unwrap(),
+        );
+        let p = summarize(
+            &sys,
+            &run(
+                &PerServerSim::new(&sys, &plan).unwrap(),
+                &Streams { seed: 2, point: 0 },
+                8,
+                0,
+            )
+            .unwrap(),
+        );
+        for (i, (x, y)) in a.occupancy.iter().zip(&p.occupancy).enumerate().take(5) {
+            let hw = (x.half_width.powi(2) + y.half_width.powi(2)).sqrt();
+            assert!(
+                (x.mean - y.mean).abs() <= HALF_WIDTHS * hw + 1e-12,
+                "{kind:?} d {d} q_{}: {} ± {} vs {} ± {}",
+                i + 1,
+                x.mean,
+                x.half_width,
+                y.mean,
+                y.half_width
+            );
+        }
+    }
+}
+
+#[test]
+fn identical_for_any_thread_count() {
+    let sys = system(ModelKind::Queues, "0.9", None, 1000, 2, Sampling::Without);
+    let mut plan = Plan::new(10.0, 20.0);
+    plan.sample_times = vec![1.0, 5.0, 29.0];
+    let sim = OccupancySim::new(&sys, &plan).unwrap();
+    let streams = Streams { seed: 5, point: 3 };
+    let one = run(&sim, &streams, 6, 1).unwrap();
+    let two = run(&sim, &streams, 6, 2).unwrap();
+    assert_eq!(one, two);
+    assert_eq!(summarize(&sys, &one), summarize(&sys, &two));
+    // Different replications are different.
+    assert_ne!(one[0], one[1]);
+}
+
+#[test]
+fn trajectories_follow_the_fluid_limit() {
+    // N = 20000 from empty: the mean sampled occupancy against the ODE. The mean-field
+    // error is O(1/N) (Kurtz's theorem gives O(1/√N) fluctuations, whose mean is O(1/N));
+    // allowed: 4 half-widths + 20/N.
+    let n = 20_000u64;
+    let times = [0.5, 1.0, 2.0, 4.0];
+    for (kind, lambda, d, limit) in [
+        (ModelKind::Queues, "0.9", 2u64, Limit::PowerOfD(2)),
+        (ModelKind::Pools, "2.5", n, Limit::Jsq),
+    ] {
+        let model = Model::new(kind, lambda, None).unwrap();
+        let sys = System::new(model.clone(), n, &DSpec::Fixed(d), Sampling::Without).unwrap();
+        let mut plan = Plan::new(0.0, 4.5);
+        plan.sample_times = times.to_vec();
+        let s = summarize(
+            &sys,
+            &run(
+                &OccupancySim::new(&sys, &plan).unwrap(),
+                &Streams { seed: 3, point: 0 },
+                8,
+                0,
+            )
+            .unwrap(),
+        );
+        let tr = trajectory(&model, limit, &[], &times, &FluidOptions::default()).unwrap();
+        for (k, t) in times.iter().enumerate() {
+            for i in 0..3 {
+                let want = tr.occupancy[k].get(i).copied().unwrap_or(0.0);
+                let e = s.trajectory[k].get(i).copied().unwrap_or(Estimate {
+                    mean: 0.0,
+                    half_width: 0.0,
+                    replications: 8,
+                    count: 8,
+                });
+                assert!(
+                    (e.mean - want).abs() <= HALF_WIDTHS * e.half_width + 20.0 / n as f64,
+                    "{kind:?} t {t} q_{}: {} ± {} vs fluid {want}",
+                    i + 1,
+                    e.mean,
+                    e.half_width
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_plans_are_rejected() {
+    let sys = system(ModelKind::Queues, "0.5", Some(2), 3, 2, Sampling::Without);
+    assert!(OccupancySim::new(&sys, &Plan::new(-1.0, 1.0)).is_err());
+    assert!(OccupancySim::new(&sys, &Plan::new(0.0, 0.0)).is_err());
+    let mut p = Plan::new(0.0, 1.0);
+    p.start = vec![3, 3, 1];
+    assert!(OccupancySim::new(&sys, &p).is_err());
+    p.start = vec![2, 3];
+    assert!(OccupancySim::new(&sys, &p).is_err());
+    assert!(run(
+        &OccupancySim::new(&sys, &Plan::new(0.0, 1.0)).unwrap(),
+        &Streams { seed: 0, point: 0 },
+        1,
+        0
+    )
+    .is_err());
+}
+
+#[test]
+fn the_comparison_can_fail() {
+    // The check has power: the simulated JSQ(2) without replacement at N = 3 is more than
+    // 4 half-widths from the exact values of the with-replacement chain (mean tasks 1.48
+    // against 1.52 at λ = 0.7: the two policies differ visibly at small N).
+    let sim_sys = system(ModelKind::Queues, "0.7", None, 3, 2, Sampling::Without);
+    let other = system(ModelKind::Queues, "0.7", None, 3, 2, Sampling::With);
+    let x = exact(&other, &ExactOptions::default()).unwrap();
+    let s = summarize(
+        &sim_sys,
+        &run(
+            &OccupancySim::new(&sim_sys, &plan(&sim_sys)).unwrap(),
+            &Streams { seed: 11, point: 0 },
+            10,
+            0,
+        )
+        .unwrap(),
+    );
+    let z = (s.mean_tasks.mean - x.mean_tasks).abs() / s.mean_tasks.half_width;
+    assert!(z > HALF_WIDTHS, "only {z:.1} half-widths apart");
+}
