@@ -4,8 +4,8 @@
 //!
 //! * [`engine`]: the exact simulators (Lindley recursions, the TAGS chain, the
 //!   Kiefer–Wolfowitz vector for LWL, FIFOs of departures for JSQ).
-//! * [`stats`]: replications → means with 95 % Student-t half-widths, the heavy-tail
-//!   warning, and the HOLDS / FAILS / INCONCLUSIVE comparison.
+//! * [`stats`]: replications → means with 95 % Student-t half-widths, and the heavy-tail
+//!   warning.
 //! * [`rng`]: one Xoshiro256++ stream per (seed, point, replication, stream).
 //! * [`setup`]: from the user's vocabulary (a distribution spec, a load, cutoffs as decimal
 //!   strings) to a [`SimConfig`] plus the analytic values to compare with; the entry point

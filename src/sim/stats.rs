@@ -1,5 +1,6 @@
 //! Statistics of independent replications: Student-t confidence intervals for ratio
-//! estimators, the heavy-tail warning, and the three-way comparison the claims engine uses.
+//! estimators and the heavy-tail warning. (Judging an estimate against a bound — HOLDS,
+//! FAILS, INCONCLUSIVE — is the claims engine's business, `crate::claims`.)
 //!
 //! Every simulated mean is a ratio Σ_r S_r / Σ_r n_r over the replications r (S_r the sum of
 //! the quantity over the measured jobs of replication r, n_r their count). When every n_r
@@ -293,117 +294,6 @@ pub fn heavy_tail_check(means: &[f64], max_x2_share: &[f64]) -> HeavyTail {
         out.dominant_job = Some(worst);
     }
     out
-}
-
-/// How a simulated quantity should relate to a target, for [`decide`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Relation {
-    /// The quantity is below the target.
-    Below(f64),
-    /// The quantity is above the target.
-    Above(f64),
-    /// The quantity is within a relative tolerance `rel` of `target`: |q − target| ≤ rel·|target|.
-    Within {
-        /// The target value.
-        target: f64,
-        /// The relative tolerance.
-        rel: f64,
-    },
-}
-
-/// A three-way verdict on a simulated quantity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// The whole confidence interval satisfies the relation.
-    Holds,
-    /// The whole confidence interval violates it.
-    Fails,
-    /// The interval straddles the boundary, or the estimate is not trustworthy.
-    Inconclusive,
-}
-
-/// A verdict with its reason (one sentence, for reports).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Decision {
-    /// The verdict.
-    pub verdict: Verdict,
-    /// Why.
-    pub reason: String,
-}
-
-/// Decides `relation` from a simulated estimate: HOLDS when the whole 95 % interval
-/// satisfies it, FAILS when the whole interval violates it, INCONCLUSIVE when the interval
-/// straddles the boundary, when the estimate has no finite half-width, or when
-/// `heavy_tail` is set (a heavy-tail warning makes the interval itself untrustworthy).
-///
-/// ```
-/// use taskassign::sim::stats::{decide, Estimate, Relation, Verdict};
-/// let e = Estimate { mean: 1.0, half_width: 0.1, replications: 10, count: 1000 };
-/// assert_eq!(decide(&e, Relation::Below(1.2), false).verdict, Verdict::Holds);
-/// assert_eq!(decide(&e, Relation::Below(0.8), false).verdict, Verdict::Fails);
-/// assert_eq!(decide(&e, Relation::Below(1.05), false).verdict, Verdict::Inconclusive);
-/// assert_eq!(decide(&e, Relation::Below(1.2), true).verdict, Verdict::Inconclusive);
-/// ```
-pub fn decide(est: &Estimate, relation: Relation, heavy_tail: bool) -> Decision {
-    let (lo, hi) = est.interval();
-    let shown = format!("simulated {:.4e} ± {:.2e} (95%)", est.mean, est.half_width);
-    if !est.mean.is_finite() || !est.half_width.is_finite() {
-        return Decision {
-            verdict: Verdict::Inconclusive,
-            reason: format!("{shown}: no finite confidence interval"),
-        };
-    }
-    if heavy_tail {
-        return Decision {
-            verdict: Verdict::Inconclusive,
-            reason: format!("{shown}: heavy-tail warning, the interval is not reliable"),
-        };
-    }
-    let (verdict, what) = match relation {
-        Relation::Below(t) => (
-            if hi < t {
-                Verdict::Holds
-            } else if lo > t {
-                Verdict::Fails
-            } else {
-                Verdict::Inconclusive
-            },
-            format!("below {t:.4e}"),
-        ),
-        Relation::Above(t) => (
-            if lo > t {
-                Verdict::Holds
-            } else if hi < t {
-                Verdict::Fails
-            } else {
-                Verdict::Inconclusive
-            },
-            format!("above {t:.4e}"),
-        ),
-        Relation::Within { target, rel } => {
-            let band = rel * target.abs();
-            let (blo, bhi) = (target - band, target + band);
-            (
-                if lo >= blo && hi <= bhi {
-                    Verdict::Holds
-                } else if hi < blo || lo > bhi {
-                    Verdict::Fails
-                } else {
-                    Verdict::Inconclusive
-                },
-                format!("within {rel:.2e} (relative) of {target:.4e}"),
-            )
-        }
-    };
-    let how = match verdict {
-        Verdict::Holds => "the whole interval is",
-        Verdict::Fails => "the whole interval is not",
-        Verdict::Inconclusive => "the interval straddles the boundary of",
-    };
-    Decision {
-        verdict,
-        reason: format!("{shown}: {how} {what}"),
-    }
 }
 
 #[cfg(test)]
