@@ -28,8 +28,12 @@
 //!   each arrival, is an exact event simulation without a global event list. Ties between
 //!   shortest queues are broken uniformly at random (routing stream).
 
-use super::rng::{exp1, index, stream_rng, STREAM_ARRIVALS, STREAM_ROUTING, STREAM_SIZES};
-use super::{Arrivals, SimConfig, SimPolicy};
+use super::observe::{names, Key, Sample};
+use super::rng::{exp1, index, STREAM_ARRIVALS, STREAM_ROUTING, STREAM_SIZES};
+use super::{
+    Arrivals, Progress, Replicated, Replicator, SimConfig, SimError, SimPolicy, Simulator, Streams,
+    TailEvidence, Tally,
+};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
 
@@ -60,6 +64,43 @@ pub struct RepStats {
     pub host_n: Vec<u64>,
     /// Σ of the queueing delay of the visits, per host.
     pub host_w: Vec<f64>,
+    /// Jobs simulated, warm-up included.
+    pub simulated: u64,
+}
+
+impl Tally for RepStats {
+    fn samples(&self, out: &mut Vec<(Key, Sample)>) {
+        let per_job = |s: f64| Sample::per_job(s, self.n);
+        out.push((Key::scalar(names::WAITING), per_job(self.sum_w)));
+        out.push((
+            Key::scalar(names::RESPONSE),
+            per_job(self.sum_w + self.sum_x),
+        ));
+        out.push((Key::scalar(names::SLOWDOWN), per_job(self.sum_slowdown)));
+        out.push((
+            Key::scalar(names::QUEUEING),
+            per_job(self.sum_w - self.sum_wasted),
+        ));
+        out.push((Key::scalar(names::WASTED), per_job(self.sum_wasted)));
+        for (j, (&w, &n)) in self.host_w.iter().zip(&self.host_n).enumerate() {
+            out.push((Key::at(names::HOST_WAITING, j), Sample::per_job(w, n)));
+        }
+    }
+
+    fn tail_evidence(&self) -> Option<TailEvidence> {
+        Some(TailEvidence {
+            mean: self.sum_w / self.n as f64,
+            dominant_job_share: if self.sum_x2 > 0.0 {
+                self.max_x2 / self.sum_x2
+            } else {
+                0.0
+            },
+        })
+    }
+
+    fn events(&self) -> u64 {
+        self.simulated
+    }
 }
 
 impl RepStats {
@@ -74,6 +115,7 @@ impl RepStats {
             max_x2: 0.0,
             host_n: vec![0; hosts],
             host_w: vec![0.0; hosts],
+            simulated: 0,
         }
     }
 
@@ -103,8 +145,10 @@ impl RepStats {
     }
 }
 
-/// A dispatching policy over FCFS hosts, fed jobs in arrival order.
-trait Kernel {
+/// A dispatching policy over FCFS hosts, fed jobs in arrival order: the extension point of
+/// the dispatch simulators (a new policy is a new kernel). A kernel value is the state at
+/// time 0; every replication runs a clone of it.
+pub trait Kernel: Clone + Send + Sync {
     /// The job arriving at `t` with size `x`: records its visits in `st` and returns its
     /// waiting time.
     fn job(&mut self, t: f64, x: f64, rng: &mut Xoshiro256PlusPlus, st: &mut RepStats) -> f64;
@@ -120,6 +164,7 @@ fn rebase_all(free: &mut [f64], shift: f64) {
 }
 
 /// SITA: host i takes the sizes in (s_{i−1}, s_i].
+#[derive(Clone)]
 struct Sita {
     cut: Vec<f64>,
     free: Vec<f64>,
@@ -150,6 +195,7 @@ fn lindley(free: &mut [f64], i: usize, t: f64, x: f64, st: &mut RepStats) -> f64
 }
 
 /// Random routing.
+#[derive(Clone)]
 struct Random {
     free: Vec<f64>,
 }
@@ -166,6 +212,7 @@ impl Kernel for Random {
 }
 
 /// Round-Robin: job n goes to host n mod h.
+#[derive(Clone)]
 struct RoundRobin {
     free: Vec<f64>,
     next: usize,
@@ -187,6 +234,7 @@ impl Kernel for RoundRobin {
 }
 
 /// TAGS: the chain of hosts with kill budgets s_1 < … < s_{h−1}.
+#[derive(Clone)]
 struct Tags {
     cut: Vec<f64>,
     free: Vec<f64>,
@@ -230,6 +278,7 @@ impl Kernel for Tags {
 
 /// Least-Work-Left: the Kiefer–Wolfowitz workload vector as a min-heap of (finish time,
 /// host).
+#[derive(Clone)]
 struct Lwl {
     heap: Vec<(f64, usize)>,
 }
@@ -277,6 +326,7 @@ fn sift_down(h: &mut [(f64, usize)]) {
 }
 
 /// Join-the-Shortest-Queue with FIFOs of departure times.
+#[derive(Clone)]
 struct Jsq {
     free: Vec<f64>,
     departures: Vec<VecDeque<f64>>,
@@ -325,45 +375,70 @@ impl Kernel for Jsq {
     }
 }
 
-/// Runs replication `rep` of `cfg` (which has been validated).
-pub fn replicate(cfg: &SimConfig, rep: u64) -> RepStats {
+/// A dispatch simulator: the jobs of `cfg` fed to kernel `K` (one monomorphised driver per
+/// kernel: no dynamic dispatch per job).
+pub struct Dispatch<'a, K> {
+    cfg: &'a SimConfig,
+    kernel: K,
+}
+
+impl<'a, K: Kernel> Dispatch<'a, K> {
+    /// The jobs of `cfg` (validated) through `kernel` (its state at time 0).
+    pub fn new(cfg: &'a SimConfig, kernel: K) -> Self {
+        Dispatch { cfg, kernel }
+    }
+}
+
+impl<K: Kernel> Simulator for Dispatch<'_, K> {
+    type Tally = RepStats;
+    fn replicate(&self, streams: &Streams) -> RepStats {
+        drive(self.cfg, streams, self.kernel.clone())
+    }
+}
+
+/// Something to do with the kernel of `cfg.policy`, generic in the kernel: the one place
+/// where a policy name becomes a kernel type ([`with_kernel`]).
+pub trait WithKernel {
+    /// The result.
+    type Output;
+    /// Does it with `kernel` (the policy's state at time 0).
+    fn call<K: Kernel>(self, cfg: &SimConfig, kernel: K) -> Self::Output;
+}
+
+/// Calls `w` with the kernel of `cfg.policy`.
+pub fn with_kernel<W: WithKernel>(cfg: &SimConfig, w: W) -> W::Output {
     let h = cfg.hosts;
     match cfg.policy {
-        SimPolicy::Sita => drive(
+        SimPolicy::Sita => w.call(
             cfg,
-            rep,
             Sita {
                 cut: cfg.cutoffs.clone(),
                 free: vec![0.0; h],
             },
         ),
-        SimPolicy::Tags => drive(
+        SimPolicy::Tags => w.call(
             cfg,
-            rep,
             Tags {
                 cut: cfg.cutoffs.clone(),
                 free: vec![0.0; h],
             },
         ),
-        SimPolicy::Random => drive(cfg, rep, Random { free: vec![0.0; h] }),
-        SimPolicy::RoundRobin => drive(
+        SimPolicy::Random => w.call(cfg, Random { free: vec![0.0; h] }),
+        SimPolicy::RoundRobin => w.call(
             cfg,
-            rep,
             RoundRobin {
                 free: vec![0.0; h],
                 next: 0,
             },
         ),
-        SimPolicy::Lwl => drive(
+        SimPolicy::Lwl => w.call(
             cfg,
-            rep,
             Lwl {
                 heap: (0..h).map(|j| (0.0, j)).collect(),
             },
         ),
-        SimPolicy::Jsq => drive(
+        SimPolicy::Jsq => w.call(
             cfg,
-            rep,
             Jsq {
                 free: vec![0.0; h],
                 departures: (0..h)
@@ -374,11 +449,44 @@ pub fn replicate(cfg: &SimConfig, rep: u64) -> RepStats {
     }
 }
 
+/// Runs replication `rep` of `cfg` (which has been validated) on the calling thread.
+pub fn replicate(cfg: &SimConfig, rep: u64) -> RepStats {
+    struct One(Streams);
+    impl WithKernel for One {
+        type Output = RepStats;
+        fn call<K: Kernel>(self, cfg: &SimConfig, kernel: K) -> RepStats {
+            drive(cfg, &self.0, kernel)
+        }
+    }
+    let streams = Streams {
+        seed: cfg.seed,
+        point: cfg.point,
+        replication: rep,
+    };
+    with_kernel(cfg, One(streams))
+}
+
+/// Runs every replication of `cfg` (validated) with `rep`.
+pub fn run(
+    cfg: &SimConfig,
+    rep: &Replicator,
+    progress: Option<Progress>,
+) -> Result<Replicated<RepStats>, SimError> {
+    struct All<'r, 'p>(&'r Replicator, Option<Progress<'p>>);
+    impl WithKernel for All<'_, '_> {
+        type Output = Result<Replicated<RepStats>, SimError>;
+        fn call<K: Kernel>(self, cfg: &SimConfig, kernel: K) -> Self::Output {
+            self.0.run(&Dispatch::new(cfg, kernel), self.1)
+        }
+    }
+    with_kernel(cfg, All(rep, progress))
+}
+
 /// The replication driver: warm-up jobs, then measured jobs, drawn in blocks.
-fn drive<K: Kernel>(cfg: &SimConfig, rep: u64, mut kernel: K) -> RepStats {
-    let mut ra = stream_rng(cfg.seed, cfg.point, rep, STREAM_ARRIVALS);
-    let mut rx = stream_rng(cfg.seed, cfg.point, rep, STREAM_SIZES);
-    let mut rr = stream_rng(cfg.seed, cfg.point, rep, STREAM_ROUTING);
+fn drive<K: Kernel>(cfg: &SimConfig, streams: &Streams, mut kernel: K) -> RepStats {
+    let mut ra = streams.rng(STREAM_ARRIVALS);
+    let mut rx = streams.rng(STREAM_SIZES);
+    let mut rr = streams.rng(STREAM_ROUTING);
     let mean_gap = 1.0 / cfg.lambda;
     let mut xs = vec![0.0f64; BLOCK];
     let mut ts = vec![0.0f64; BLOCK];
@@ -423,5 +531,6 @@ fn drive<K: Kernel>(cfg: &SimConfig, rep: u64, mut kernel: K) -> RepStats {
             left -= b as u64;
         }
     }
+    st.simulated = cfg.warmup + cfg.jobs;
     st
 }

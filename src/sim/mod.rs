@@ -16,6 +16,7 @@
 //! replication order: the numbers depend on (seed, point), never on the thread count.
 
 pub mod engine;
+pub mod observe;
 pub mod rng;
 pub mod setup;
 pub mod stats;
@@ -23,8 +24,10 @@ pub mod tags_error;
 
 use crate::dist::{DistError, Sampler};
 use crate::policy::PolicyError;
+use observe::{names, Estimates, Key, Sample};
+use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
-use stats::{heavy_tail_check, ratio_estimate, Estimate, HeavyTail};
+use stats::{heavy_tail_check, Estimate, HeavyTail};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use thiserror::Error;
 
@@ -32,6 +35,241 @@ use thiserror::Error;
 pub const MIN_REPLICATIONS: usize = 2;
 /// Most replications accepted (the t quantile is computed by an O(R) series).
 pub const MAX_REPLICATIONS: usize = 100_000;
+/// Replications of a simulation unless the user says otherwise (`simulate --replications`).
+pub const DEFAULT_REPLICATIONS: usize = 10;
+/// The warm-up is the measured jobs divided by this unless the user says otherwise
+/// (`simulate --warmup`): a tenth of the run is discarded.
+pub const DEFAULT_WARMUP_FRACTION: u64 = 10;
+
+/// Checks a replication count: [`MIN_REPLICATIONS`] ≤ R ≤ [`MAX_REPLICATIONS`].
+pub fn check_replications(replications: usize) -> Result<(), SimError> {
+    if (MIN_REPLICATIONS..=MAX_REPLICATIONS).contains(&replications) {
+        Ok(())
+    } else {
+        Err(SimError::BadConfig(format!(
+            "replications must be between {MIN_REPLICATIONS} and {MAX_REPLICATIONS} (a confidence interval needs two), got {replications}"
+        )))
+    }
+}
+
+/// The random streams of one replication: stream `s` of replication `r` at sweep point `p`
+/// of a run with base seed `seed` is Xoshiro256++ seeded from (seed, p, r, s)
+/// ([`rng::stream_rng`]), so a replication's numbers depend on nothing else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Streams {
+    /// Base seed of the run.
+    pub seed: u64,
+    /// Sweep point.
+    pub point: u64,
+    /// Replication index, 0-based.
+    pub replication: u64,
+}
+
+impl Streams {
+    /// The generator of stream `stream` (see the `STREAM_*` constants of [`rng`]).
+    pub fn rng(&self, stream: u64) -> Xoshiro256PlusPlus {
+        rng::stream_rng(self.seed, self.point, self.replication, stream)
+    }
+}
+
+/// A stochastic model that runs one independent replication from its [`Streams`]: the
+/// extension point of the simulators (ARCHITECTURE.md, "Simulators"). The
+/// [`Replicator`] runs the replications in parallel and turns their [`Tally`]s into named
+/// estimates; a new model implements this trait and its tally, nothing else.
+///
+/// ```
+/// use taskassign::sim::observe::{names, Key, Sample};
+/// use taskassign::sim::rng::{unit_f64, STREAM_SIZES};
+/// use taskassign::sim::{Replicator, Simulator, Streams, Tally};
+/// // The mean of n uniform variates: a "simulator" of E[U] = 1/2.
+/// struct Uniforms(u64);
+/// struct Sum(f64, u64);
+/// impl Tally for Sum {
+///     fn samples(&self, out: &mut Vec<(Key, Sample)>) {
+///         out.push((Key::scalar(names::WAITING), Sample::per_job(self.0, self.1)));
+///     }
+/// }
+/// impl Simulator for Uniforms {
+///     type Tally = Sum;
+///     fn replicate(&self, streams: &Streams) -> Sum {
+///         let mut r = streams.rng(STREAM_SIZES);
+///         Sum((0..self.0).map(|_| unit_f64(&mut r)).sum(), self.0)
+///     }
+/// }
+/// let run = Replicator::new(1, 0, 8).unwrap().run(&Uniforms(10_000), None).unwrap();
+/// let e = run.estimates.scalar(names::WAITING).unwrap();
+/// assert!((e.mean - 0.5).abs() < 4.0 * e.half_width);
+/// // Another thread count, the same numbers.
+/// let again = Replicator::new(1, 0, 8).unwrap().threads(1).run(&Uniforms(10_000), None);
+/// assert_eq!(again.unwrap().estimates, run.estimates);
+/// ```
+pub trait Simulator: Sync {
+    /// What one replication measures.
+    type Tally: Tally;
+    /// Runs replication `streams.replication`, drawing every random number from `streams`.
+    fn replicate(&self, streams: &Streams) -> Self::Tally;
+}
+
+/// The sums one replication accumulated, read by name.
+pub trait Tally: Send {
+    /// Appends one `(key, sample)` per observable. Every replication of a simulator
+    /// reports the same keys in the same order (a replication that measured nothing under a
+    /// key reports it with weight 0; a time average, its integral 0 over its whole window).
+    fn samples(&self, out: &mut Vec<(Key, Sample)>);
+    /// The replication's input to the heavy-tail diagnosis, when the model has job sizes.
+    fn tail_evidence(&self) -> Option<TailEvidence> {
+        None
+    }
+    /// Jobs or events simulated, warm-up included (the work behind a throughput figure).
+    fn events(&self) -> u64 {
+        0
+    }
+}
+
+/// One replication's input to the heavy-tail rules of [`stats::heavy_tail_check`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TailEvidence {
+    /// The replication's mean of its headline observable (dispatch: waiting).
+    pub mean: f64,
+    /// The largest share of the replication's Σ X² carried by one job.
+    pub dominant_job_share: f64,
+}
+
+/// A progress callback: (replications done, replications in all); called from worker
+/// threads, in completion order.
+pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// The replication runner: R independent replications of a [`Simulator`], in parallel with
+/// rayon, combined in replication order, so that the numbers depend on (seed, point) and
+/// never on the thread count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Replicator {
+    seed: u64,
+    point: u64,
+    replications: usize,
+    threads: Option<usize>,
+}
+
+/// The replications of one run and what they estimate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replicated<T> {
+    /// Every replication's tally, in replication order.
+    pub tallies: Vec<T>,
+    /// The estimates by name (95 % Student-t half-widths over the replications).
+    pub estimates: Estimates,
+    /// The heavy-tail diagnosis (empty when the tallies give no evidence).
+    pub heavy_tail: HeavyTail,
+    /// Jobs or events simulated in all replications.
+    pub events: u64,
+}
+
+impl Replicator {
+    /// `replications` replications at sweep point `point` of base seed `seed`, in rayon's
+    /// current pool; errors unless [`MIN_REPLICATIONS`] ≤ R ≤ [`MAX_REPLICATIONS`].
+    pub fn new(seed: u64, point: u64, replications: usize) -> Result<Self, SimError> {
+        check_replications(replications)?;
+        Ok(Replicator {
+            seed,
+            point,
+            replications,
+            threads: None,
+        })
+    }
+
+    /// Runs in a dedicated pool of `threads` threads instead (the numbers do not change).
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = Some(threads);
+        self
+    }
+
+    /// The replication count.
+    pub fn replications(&self) -> usize {
+        self.replications
+    }
+
+    /// The streams of replication `replication`.
+    pub fn streams(&self, replication: u64) -> Streams {
+        Streams {
+            seed: self.seed,
+            point: self.point,
+            replication,
+        }
+    }
+
+    /// Runs every replication of `sim` and combines them.
+    pub fn run<S: Simulator>(
+        &self,
+        sim: &S,
+        progress: Option<Progress>,
+    ) -> Result<Replicated<S::Tally>, SimError> {
+        let n = self.replications;
+        let collect = || -> Vec<S::Tally> {
+            let done = AtomicUsize::new(0);
+            (0..n)
+                .into_par_iter()
+                .map(|r| {
+                    let t = sim.replicate(&self.streams(r as u64));
+                    let k = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if let Some(p) = progress {
+                        p(k, n);
+                    }
+                    t
+                })
+                .collect()
+        };
+        let tallies = match self.threads {
+            None => collect(),
+            Some(t) => rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .map_err(|e| SimError::ThreadPool(e.to_string()))?
+                .install(collect),
+        };
+        combine_tallies(tallies)
+    }
+}
+
+/// Combines tallies (in replication order) into named estimates and the heavy-tail
+/// diagnosis.
+fn combine_tallies<T: Tally>(tallies: Vec<T>) -> Result<Replicated<T>, SimError> {
+    let mut keys: Vec<Key> = Vec::new();
+    let mut columns: Vec<Vec<Sample>> = Vec::new();
+    let mut buf = Vec::new();
+    for (r, t) in tallies.iter().enumerate() {
+        buf.clear();
+        t.samples(&mut buf);
+        if r == 0 {
+            keys = buf.iter().map(|(k, _)| *k).collect();
+            columns = vec![Vec::with_capacity(tallies.len()); keys.len()];
+        } else if buf.len() != keys.len() || buf.iter().zip(&keys).any(|((k, _), k0)| k != k0) {
+            return Err(SimError::Internal(format!(
+                "replication {r} reports other observables than replication 0"
+            )));
+        }
+        for (c, (_, s)) in columns.iter_mut().zip(&buf) {
+            c.push(*s);
+        }
+    }
+    let estimates = Estimates::from_columns(keys.into_iter().zip(columns).collect());
+    let evidence: Option<Vec<TailEvidence>> = tallies.iter().map(Tally::tail_evidence).collect();
+    let heavy_tail = match evidence {
+        Some(ev) if !ev.is_empty() => {
+            let means: Vec<f64> = ev.iter().map(|e| e.mean).collect();
+            let shares: Vec<f64> = ev.iter().map(|e| e.dominant_job_share).collect();
+            heavy_tail_check(&means, &shares)
+        }
+        _ => HeavyTail::default(),
+    };
+    let events = tallies
+        .iter()
+        .fold(0u64, |a, t| a.saturating_add(t.events()));
+    Ok(Replicated {
+        tallies,
+        estimates,
+        heavy_tail,
+        events,
+    })
+}
 
 /// Errors of the simulators.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -52,6 +290,10 @@ pub enum SimError {
     /// The thread pool could not be built.
     #[error("thread pool: {0}")]
     ThreadPool(String),
+    /// A broken invariant of a simulator (e.g. replications that report different
+    /// observables): a bug.
+    #[error("internal simulator error: {0}")]
+    Internal(String),
 }
 
 impl crate::error::Classify for SimError {
@@ -61,7 +303,7 @@ impl crate::error::Classify for SimError {
             SimError::Dist(e) => e.kind(),
             SimError::Policy(e) => e.kind(),
             SimError::BadConfig(_) | SimError::Unstable(_) => ErrorKind::Input,
-            SimError::ThreadPool(_) => ErrorKind::Internal,
+            SimError::ThreadPool(_) | SimError::Internal(_) => ErrorKind::Internal,
         }
     }
 }
@@ -207,12 +449,7 @@ impl SimConfig {
         if self.jobs.checked_add(self.warmup).is_none() {
             return bad("jobs + warmup overflows".into());
         }
-        if !(MIN_REPLICATIONS..=MAX_REPLICATIONS).contains(&self.replications) {
-            return bad(format!(
-                "replications must be between {MIN_REPLICATIONS} and {MAX_REPLICATIONS} (a confidence interval needs two), got {}",
-                self.replications
-            ));
-        }
+        check_replications(self.replications)?;
         if let Arrivals::Renewal { scale, .. } = self.arrivals {
             if !(scale.is_finite() && scale > 0.0) {
                 return bad(format!(
@@ -227,6 +464,10 @@ impl SimConfig {
 /// The simulated means with their 95 % half-widths.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimResult {
+    /// Every estimate by name ([`observe::names`]): `waiting`, `response`, `slowdown`,
+    /// `queueing`, `wasted`, `host_waiting[i]`. The fields below are the same numbers, for
+    /// Rust callers that know this model.
+    pub estimates: Estimates,
     /// Mean waiting time (TAGS: queueing plus wasted service).
     pub waiting: Estimate,
     /// Mean response time W + X.
@@ -263,46 +504,44 @@ pub struct SimResult {
 /// };
 /// let r = simulate(&cfg, None).unwrap();
 /// assert!((r.waiting.mean - 1.0).abs() < 4.0 * r.waiting.half_width);
+/// assert_eq!(r.estimates.scalar("waiting"), Some(&r.waiting));
 /// ```
-pub fn simulate(
-    cfg: &SimConfig,
-    progress: Option<&(dyn Fn(usize, usize) + Sync)>,
-) -> Result<SimResult, SimError> {
+pub fn simulate(cfg: &SimConfig, progress: Option<Progress>) -> Result<SimResult, SimError> {
     cfg.validate()?;
-    let done = AtomicUsize::new(0);
-    let reps: Vec<engine::RepStats> = (0..cfg.replications)
-        .into_par_iter()
-        .map(|r| {
-            let s = engine::replicate(cfg, r as u64);
-            let k = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if let Some(p) = progress {
-                p(k, cfg.replications);
-            }
-            s
-        })
-        .collect();
-    Ok(combine(cfg, &reps))
+    let rep = Replicator::new(cfg.seed, cfg.point, cfg.replications)?;
+    result_of(cfg, engine::run(cfg, &rep, progress)?)
 }
 
-/// Combines replications (in order) into estimates.
-fn combine(cfg: &SimConfig, reps: &[engine::RepStats]) -> SimResult {
-    let est = |f: &dyn Fn(&engine::RepStats) -> f64| -> Estimate {
-        let sums: Vec<(f64, u64)> = reps.iter().map(|r| (f(r), r.n)).collect();
-        ratio_estimate(&sums)
+/// Runs `simulate` in a dedicated pool of `threads` threads (tests use it to show that the
+/// numbers do not depend on the thread count).
+pub fn simulate_with_threads(
+    cfg: &SimConfig,
+    threads: usize,
+    progress: Option<Progress>,
+) -> Result<SimResult, SimError> {
+    cfg.validate()?;
+    let rep = Replicator::new(cfg.seed, cfg.point, cfg.replications)?.threads(threads);
+    result_of(cfg, engine::run(cfg, &rep, progress)?)
+}
+
+/// The dispatch result from the replications' estimates (read by name) and tallies.
+fn result_of(cfg: &SimConfig, run: Replicated<engine::RepStats>) -> Result<SimResult, SimError> {
+    let e = &run.estimates;
+    let need = |name: &str| -> Result<Estimate, SimError> {
+        e.scalar(name)
+            .copied()
+            .ok_or_else(|| SimError::Internal(format!("no estimate of {name}")))
     };
-    let waiting = est(&|r| r.sum_w);
-    let response = est(&|r| r.sum_w + r.sum_x);
-    let slowdown = est(&|r| r.sum_slowdown);
-    let queueing = est(&|r| r.sum_w - r.sum_wasted);
-    let wasted = est(&|r| r.sum_wasted);
-    let host_waiting = (0..cfg.hosts)
-        .map(|j| {
-            let sums: Vec<(f64, u64)> = reps.iter().map(|r| (r.host_w[j], r.host_n[j])).collect();
-            ratio_estimate(&sums)
-        })
-        .collect();
+    let host_waiting = e.vector(names::HOST_WAITING);
+    if host_waiting.len() != cfg.hosts {
+        return Err(SimError::Internal(format!(
+            "{} host estimates for {} hosts",
+            host_waiting.len(),
+            cfg.hosts
+        )));
+    }
     let visits: Vec<u64> = (0..cfg.hosts)
-        .map(|j| reps.iter().map(|r| r.host_n[j]).sum())
+        .map(|j| run.tallies.iter().map(|r| r.host_n[j]).sum())
         .collect();
     let total_visits: u64 = visits.iter().sum();
     let host_visit_share = visits
@@ -315,42 +554,18 @@ fn combine(cfg: &SimConfig, reps: &[engine::RepStats]) -> SimResult {
             }
         })
         .collect();
-    let replication_waiting: Vec<f64> = reps.iter().map(|r| r.sum_w / r.n as f64).collect();
-    let shares: Vec<f64> = reps
-        .iter()
-        .map(|r| {
-            if r.sum_x2 > 0.0 {
-                r.max_x2 / r.sum_x2
-            } else {
-                0.0
-            }
-        })
-        .collect();
-    let heavy_tail = heavy_tail_check(&replication_waiting, &shares);
-    SimResult {
-        waiting,
-        response,
-        slowdown,
-        queueing,
-        wasted,
+    let replication_waiting = run.tallies.iter().map(|r| r.sum_w / r.n as f64).collect();
+    Ok(SimResult {
+        waiting: need(names::WAITING)?,
+        response: need(names::RESPONSE)?,
+        slowdown: need(names::SLOWDOWN)?,
+        queueing: need(names::QUEUEING)?,
+        wasted: need(names::WASTED)?,
         host_waiting,
         host_visit_share,
         replication_waiting,
-        heavy_tail,
-        jobs_simulated: (cfg.jobs + cfg.warmup).saturating_mul(cfg.replications as u64),
-    }
-}
-
-/// Runs `simulate` in a dedicated pool of `threads` threads (tests use it to show that the
-/// numbers do not depend on the thread count).
-pub fn simulate_with_threads(
-    cfg: &SimConfig,
-    threads: usize,
-    progress: Option<&(dyn Fn(usize, usize) + Sync)>,
-) -> Result<SimResult, SimError> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| SimError::ThreadPool(e.to_string()))?;
-    pool.install(|| simulate(cfg, progress))
+        heavy_tail: run.heavy_tail,
+        jobs_simulated: run.events,
+        estimates: run.estimates,
+    })
 }

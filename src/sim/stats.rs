@@ -10,6 +10,7 @@
 //! S_r − m̂ n_r (the delta method for a ratio: Law & Kelton, *Simulation Modeling and
 //! Analysis*, 3rd ed., §9.5; equal n_r reduce it to the textbook interval).
 
+use super::observe::Sample;
 use std::f64::consts::PI;
 
 /// Confidence level of every half-width.
@@ -155,13 +156,35 @@ impl Estimate {
 /// assert!((e.half_width - 4.302_652_73 / 3f64.sqrt()).abs() < 1e-8);
 /// ```
 pub fn ratio_estimate(sums: &[(f64, u64)]) -> Estimate {
-    let used: Vec<(f64, f64)> = sums
+    let samples: Vec<Sample> = sums.iter().map(|&(s, n)| Sample::per_job(s, n)).collect();
+    ratio_estimate_weighted(&samples)
+}
+
+/// The ratio estimator Σ S_r / Σ w_r with its delta-method half-width (module docs) over the
+/// replications with weight w_r > 0; a per-job sample has w_r = n_r (then it is
+/// [`ratio_estimate`]), a time average w_r = the length of the observation window.
+///
+/// ```
+/// use taskassign::sim::observe::Sample;
+/// use taskassign::sim::stats::ratio_estimate_weighted;
+/// // Integrals 2, 4, 6 over windows of length 2: the time averages 1, 2, 3, whose interval
+/// // is the textbook one, t_{0.975,2} · 1/√3.
+/// let e = ratio_estimate_weighted(&[
+///     Sample::per_time(2.0, 2.0, 5),
+///     Sample::per_time(4.0, 2.0, 5),
+///     Sample::per_time(6.0, 2.0, 5),
+/// ]);
+/// assert!((e.mean - 2.0).abs() < 1e-15 && e.count == 15);
+/// assert!((e.half_width - 4.302_652_73 / 3f64.sqrt()).abs() < 1e-8);
+/// ```
+pub fn ratio_estimate_weighted(samples: &[Sample]) -> Estimate {
+    let used: Vec<(f64, f64)> = samples
         .iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|&(s, n)| (s, n as f64))
+        .filter(|s| s.weight > 0.0)
+        .map(|s| (s.sum, s.weight))
         .collect();
     let r = used.len();
-    let count: u64 = sums.iter().map(|(_, n)| n).sum();
+    let count: u64 = samples.iter().map(|s| s.count).sum();
     if r == 0 {
         return Estimate {
             mean: f64::NAN,
