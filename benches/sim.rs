@@ -1,7 +1,7 @@
 //! Simulator throughput: jobs per second on one core.
 //!
 //! Each benchmark runs one replication of [`JOBS`] jobs on the calling thread
-//! (`sim::engine::replicate`, no rayon), so criterion's "elem/s" is jobs per second per
+//! (`sim::dispatch::kernels::replicate`, no rayon), so criterion's "elem/s" is jobs per second per
 //! core. Sizes are BP(k = 1, p = 1e6, α = 1.1), Poisson arrivals at total load ρ = 0.5:
 //! * `sim/sita/h2`: SITA, cutoff 100 (close to SITA-E: for α = 1.1 the equal-load cutoff
 //!   solves 1 − s^(−0.1) = (1 − p^(−0.1))/2, s ≈ 109);
@@ -14,7 +14,7 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use taskassign::dist::{DistFactory, DistSpec};
 use taskassign::policy::LoadSpec;
-use taskassign::sim::engine::replicate;
+use taskassign::sim::dispatch::kernels::replicate;
 use taskassign::sim::setup::{prepare, SimRequest};
 use taskassign::sim::SimPolicy;
 

@@ -1,11 +1,4 @@
-//! The simulators: one replication of h FCFS hosts fed by one arrival stream.
-//!
-//! Each policy is a `Kernel` that takes the jobs in arrival order and returns each job's
-//! waiting time; the driver ([`replicate`]) draws sizes and arrival times in blocks of
-//! [`BLOCK`] into reusable buffers (no allocation and no dynamic dispatch in the kernels'
-//! loop; the only virtual call is the size sampler's, once per job in the fill loop).
-//! After every block the clock restarts at 0 (all stored times are shifted), so a waiting
-//! time, a difference of two times, keeps full f64 precision in runs of any length.
+//! The dispatch policies' kernels, and the one map from a policy name to its kernel type.
 //!
 //! The methods are exact (no time discretisation):
 //! * SITA, Random, Round-Robin: a Lindley recursion per host. Host j keeps the time
@@ -17,7 +10,7 @@
 //!   kill time. Host i is FCFS, so kill times increase with arrival order and host i+1's
 //!   arrivals are met in arrival order: one pass over the jobs, each pushed down the
 //!   chain, is exact. A job's waiting is its queueing at every host it visits plus the
-//!   service s_i wasted at every host that killed it (DESIGN.md).
+//!   service s_i wasted at every host that killed it (ARCHITECTURE.md, "The model").
 //! * Least-Work-Left: dispatching to the host with the least unfinished work is the M/G/h
 //!   FCFS central queue; its state is the Kiefer–Wolfowitz workload vector (Kiefer &
 //!   Wolfowitz 1955): the job waits for the smallest workload, which then grows by X.
@@ -27,134 +20,19 @@
 //!   were sent to it: a FIFO of departure times per host, emptied of the departures ≤ t at
 //!   each arrival, is an exact event simulation without a global event list. Ties between
 //!   shortest queues are broken uniformly at random (routing stream).
+//!
+//! A new dispatch policy over FCFS hosts is a new [`Kernel`] here and one arm in
+//! [`with_kernel`].
 
-use super::observe::{names, Key, Sample};
-use super::rng::{exp1, index, STREAM_ARRIVALS, STREAM_ROUTING, STREAM_SIZES};
-use super::{
-    Arrivals, Progress, Replicated, Replicator, SimConfig, SimError, SimPolicy, Simulator, Streams,
-    TailEvidence, Tally,
-};
+use super::engine::{Dispatch, Kernel, RepStats};
+use super::{SimConfig, SimPolicy};
+use crate::sim::rng::index;
+use crate::sim::{Progress, Replicated, Replicator, SimError, Simulator, Streams};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
 
-/// Jobs drawn per block (sizes and arrival times are generated a block at a time).
-pub const BLOCK: usize = 4096;
-
 /// Initial capacity of each JSQ host's FIFO of departure times (it grows if needed).
 const JSQ_FIFO_CAPACITY: usize = 64;
-
-/// Sums over the measured jobs of one replication.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RepStats {
-    /// Measured jobs.
-    pub n: u64,
-    /// Σ W (waiting, including TAGS's wasted service).
-    pub sum_w: f64,
-    /// Σ X.
-    pub sum_x: f64,
-    /// Σ W/X.
-    pub sum_slowdown: f64,
-    /// Σ of the service wasted on hosts that killed the job (TAGS; 0 otherwise).
-    pub sum_wasted: f64,
-    /// Σ X².
-    pub sum_x2: f64,
-    /// max X².
-    pub max_x2: f64,
-    /// Visits per host (jobs served there; for TAGS also jobs killed there).
-    pub host_n: Vec<u64>,
-    /// Σ of the queueing delay of the visits, per host.
-    pub host_w: Vec<f64>,
-    /// Jobs simulated, warm-up included.
-    pub simulated: u64,
-}
-
-impl Tally for RepStats {
-    fn samples(&self, out: &mut Vec<(Key, Sample)>) {
-        let per_job = |s: f64| Sample::per_job(s, self.n);
-        out.push((Key::scalar(names::WAITING), per_job(self.sum_w)));
-        out.push((
-            Key::scalar(names::RESPONSE),
-            per_job(self.sum_w + self.sum_x),
-        ));
-        out.push((Key::scalar(names::SLOWDOWN), per_job(self.sum_slowdown)));
-        out.push((
-            Key::scalar(names::QUEUEING),
-            per_job(self.sum_w - self.sum_wasted),
-        ));
-        out.push((Key::scalar(names::WASTED), per_job(self.sum_wasted)));
-        for (j, (&w, &n)) in self.host_w.iter().zip(&self.host_n).enumerate() {
-            out.push((Key::at(names::HOST_WAITING, j), Sample::per_job(w, n)));
-        }
-    }
-
-    fn tail_evidence(&self) -> Option<TailEvidence> {
-        Some(TailEvidence {
-            mean: self.sum_w / self.n as f64,
-            dominant_job_share: if self.sum_x2 > 0.0 {
-                self.max_x2 / self.sum_x2
-            } else {
-                0.0
-            },
-        })
-    }
-
-    fn events(&self) -> u64 {
-        self.simulated
-    }
-}
-
-impl RepStats {
-    fn new(hosts: usize) -> Self {
-        RepStats {
-            n: 0,
-            sum_w: 0.0,
-            sum_x: 0.0,
-            sum_slowdown: 0.0,
-            sum_wasted: 0.0,
-            sum_x2: 0.0,
-            max_x2: 0.0,
-            host_n: vec![0; hosts],
-            host_w: vec![0.0; hosts],
-            simulated: 0,
-        }
-    }
-
-    #[inline]
-    fn visit(&mut self, host: usize, w: f64) {
-        self.host_n[host] += 1;
-        self.host_w[host] += w;
-    }
-
-    #[inline]
-    fn job(&mut self, w: f64, x: f64) {
-        self.n += 1;
-        self.sum_w += w;
-        self.sum_x += x;
-        self.sum_slowdown += if x > 0.0 {
-            w / x
-        } else if w == 0.0 {
-            0.0
-        } else {
-            f64::INFINITY
-        };
-        let x2 = x * x;
-        self.sum_x2 += x2;
-        if x2 > self.max_x2 {
-            self.max_x2 = x2;
-        }
-    }
-}
-
-/// A dispatching policy over FCFS hosts, fed jobs in arrival order: the extension point of
-/// the dispatch simulators (a new policy is a new kernel). A kernel value is the state at
-/// time 0; every replication runs a clone of it.
-pub trait Kernel: Clone + Send + Sync {
-    /// The job arriving at `t` with size `x`: records its visits in `st` and returns its
-    /// waiting time.
-    fn job(&mut self, t: f64, x: f64, rng: &mut Xoshiro256PlusPlus, st: &mut RepStats) -> f64;
-    /// Moves the time origin to `shift`: every stored time decreases by `shift`.
-    fn rebase(&mut self, shift: f64);
-}
 
 /// Moves every finishing time back by `shift`.
 fn rebase_all(free: &mut [f64], shift: f64) {
@@ -375,27 +253,6 @@ impl Kernel for Jsq {
     }
 }
 
-/// A dispatch simulator: the jobs of `cfg` fed to kernel `K` (one monomorphised driver per
-/// kernel: no dynamic dispatch per job).
-pub struct Dispatch<'a, K> {
-    cfg: &'a SimConfig,
-    kernel: K,
-}
-
-impl<'a, K: Kernel> Dispatch<'a, K> {
-    /// The jobs of `cfg` (validated) through `kernel` (its state at time 0).
-    pub fn new(cfg: &'a SimConfig, kernel: K) -> Self {
-        Dispatch { cfg, kernel }
-    }
-}
-
-impl<K: Kernel> Simulator for Dispatch<'_, K> {
-    type Tally = RepStats;
-    fn replicate(&self, streams: &Streams) -> RepStats {
-        drive(self.cfg, streams, self.kernel.clone())
-    }
-}
-
 /// Something to do with the kernel of `cfg.policy`, generic in the kernel: the one place
 /// where a policy name becomes a kernel type ([`with_kernel`]).
 pub trait WithKernel {
@@ -455,7 +312,7 @@ pub fn replicate(cfg: &SimConfig, rep: u64) -> RepStats {
     impl WithKernel for One {
         type Output = RepStats;
         fn call<K: Kernel>(self, cfg: &SimConfig, kernel: K) -> RepStats {
-            drive(cfg, &self.0, kernel)
+            Dispatch::new(cfg, kernel).replicate(&self.0)
         }
     }
     let streams = Streams {
@@ -464,6 +321,28 @@ pub fn replicate(cfg: &SimConfig, rep: u64) -> RepStats {
         replication: rep,
     };
     with_kernel(cfg, One(streams))
+}
+
+/// Replication `rep` of `cfg` (validated) on the calling thread, with the waiting time of
+/// every job (warm-up included) in arrival order: for job-by-job comparisons with other
+/// engines under common random numbers.
+pub fn trace(cfg: &SimConfig, rep: u64) -> (RepStats, Vec<f64>) {
+    struct Traced(Streams);
+    impl WithKernel for Traced {
+        type Output = (RepStats, Vec<f64>);
+        fn call<K: Kernel>(self, cfg: &SimConfig, kernel: K) -> Self::Output {
+            let n = usize::try_from(cfg.warmup.saturating_add(cfg.jobs)).unwrap_or(0);
+            let mut waits = Vec::with_capacity(n);
+            let st = Dispatch::new(cfg, kernel).replicate_probed(&self.0, &mut waits);
+            (st, waits)
+        }
+    }
+    let streams = Streams {
+        seed: cfg.seed,
+        point: cfg.point,
+        replication: rep,
+    };
+    with_kernel(cfg, Traced(streams))
 }
 
 /// Runs every replication of `cfg` (validated) with `rep`.
@@ -480,57 +359,4 @@ pub fn run(
         }
     }
     with_kernel(cfg, All(rep, progress))
-}
-
-/// The replication driver: warm-up jobs, then measured jobs, drawn in blocks.
-fn drive<K: Kernel>(cfg: &SimConfig, streams: &Streams, mut kernel: K) -> RepStats {
-    let mut ra = streams.rng(STREAM_ARRIVALS);
-    let mut rx = streams.rng(STREAM_SIZES);
-    let mut rr = streams.rng(STREAM_ROUTING);
-    let mean_gap = 1.0 / cfg.lambda;
-    let mut xs = vec![0.0f64; BLOCK];
-    let mut ts = vec![0.0f64; BLOCK];
-    let mut t = 0.0f64;
-    let mut st = RepStats::new(cfg.hosts);
-    for (phase_jobs, measured) in [(cfg.warmup, false), (cfg.jobs, true)] {
-        if measured {
-            st = RepStats::new(cfg.hosts);
-        }
-        let mut left = phase_jobs;
-        while left > 0 {
-            let b = usize::try_from(left).map_or(BLOCK, |l| l.min(BLOCK));
-            // Sizes and gaps are drawn in the same loop: the sampler is a virtual call
-            // whose latency (a `pow` for Bounded Pareto) the CPU hides behind the
-            // independent gap generation only when both sit in one loop body (measured:
-            // 1.7× faster than two separate loops).
-            match &cfg.arrivals {
-                Arrivals::Poisson => {
-                    cfg.sizes.fill(&mut rx, &mut xs[..b]);
-                    for tt in ts[..b].iter_mut() {
-                        // Exp(λ) gap: an Exp(1) ziggurat variate times 1/λ.
-                        t += exp1(&mut ra) * mean_gap;
-                        *tt = t;
-                    }
-                }
-                Arrivals::Renewal { gaps, scale } => {
-                    for (tt, x) in ts[..b].iter_mut().zip(xs[..b].iter_mut()) {
-                        *x = cfg.sizes.sample(&mut rx);
-                        t += gaps.sample(&mut ra) * scale;
-                        *tt = t;
-                    }
-                }
-            }
-            for (&tt, &x) in ts[..b].iter().zip(&xs[..b]) {
-                let w = kernel.job(tt, x, &mut rr, &mut st);
-                st.job(w, x);
-            }
-            // Restart the clock at every block, so that times stay small and the waits
-            // (differences of times) keep full f64 precision however long the run.
-            kernel.rebase(t);
-            t = 0.0;
-            left -= b as u64;
-        }
-    }
-    st.simulated = cfg.warmup + cfg.jobs;
-    st
 }

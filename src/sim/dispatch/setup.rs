@@ -8,11 +8,12 @@
 //! and for Least-Work-Left with exponential sizes (M/M/h: Erlang C); only with Poisson
 //! arrivals.
 
-use super::stats::{Estimate, HeavyTail};
-use super::{simulate, simulate_with_threads, Arrivals, SimConfig, SimError, SimPolicy, SimResult};
+use super::{simulate, simulate_with_threads, Arrivals, SimConfig, SimPolicy, SimResult};
 use crate::dist::{DistError, DistFactory, JobSize};
 use crate::num::{parse_decimal, show};
 use crate::policy::{self, tags, LoadSpec, Metric, PolicyError, PolicyKind};
+use crate::sim::stats::{Estimate, HeavyTail};
+use crate::sim::SimError;
 use rug::Float;
 
 /// Precision (bits) of the analytic side: λ, ρ, the cutoffs and the formulas' values

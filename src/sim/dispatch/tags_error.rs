@@ -12,11 +12,11 @@
 //! analogue of SITA-E), used by the table in `data/tags_poisson_error.*`.
 
 use super::setup::{prepare, SimRequest};
-use super::stats::{Estimate, HeavyTail};
-use super::SimError;
 use crate::dist::JobSize;
 use crate::num::show;
 use crate::policy::{tags, PolicyError};
+use crate::sim::stats::{Estimate, HeavyTail};
+use crate::sim::SimError;
 use rug::Float;
 
 /// Bisection steps of the cutoff and load searches in [`balanced_cutoffs`] (2^-100 of the
