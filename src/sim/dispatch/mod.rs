@@ -11,11 +11,14 @@
 //! * [`setup`]: from the user's vocabulary (a distribution spec, a load, cutoffs as decimal
 //!   strings) to a [`SimConfig`]; the entry point of the `simulate` command and of the
 //!   claims engine ([`setup::simulated_mean`]);
+//! * [`analytic`]: the formula a run is compared with, when one exists (the simulators
+//!   compute none);
 //! * [`tags_error`]: the error of the Poisson approximation at TAGS hosts ≥ 2.
 //!
 //! Every estimate is read by name from [`SimResult::estimates`]
 //! ([`crate::sim::observe::names`]).
 
+pub mod analytic;
 pub mod engine;
 pub mod kernels;
 pub mod setup;
@@ -130,7 +133,7 @@ impl std::fmt::Debug for SimConfig {
 
 impl SimConfig {
     /// Checks the configuration: h ≥ 1, λ finite and positive, the cutoff count and order,
-    /// jobs ≥ 1, [`MIN_REPLICATIONS`] ≤ R ≤ [`MAX_REPLICATIONS`].
+    /// jobs ≥ 1, [`crate::sim::MIN_REPLICATIONS`] ≤ R ≤ [`crate::sim::MAX_REPLICATIONS`].
     pub fn validate(&self) -> Result<(), SimError> {
         let bad = |s: String| Err(SimError::BadConfig(s));
         if self.hosts < 1 {
@@ -182,7 +185,7 @@ impl SimConfig {
 /// The simulated means with their 95 % half-widths.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimResult {
-    /// Every estimate by name ([`observe::names`]): `waiting`, `response`, `slowdown`,
+    /// Every estimate by name ([`crate::sim::observe::names`]): `waiting`, `response`, `slowdown`,
     /// `queueing`, `wasted`, `host_waiting[i]`. The fields below are the same numbers, for
     /// Rust callers that know this model.
     pub estimates: Estimates,
