@@ -63,6 +63,12 @@ impl SimPolicy {
     pub fn uses_cutoffs(self) -> bool {
         matches!(self, SimPolicy::Sita | SimPolicy::Tags)
     }
+
+    /// True for the policies that kill and restart jobs (TAGS): their waiting splits into
+    /// queueing and wasted service, both worth reporting.
+    pub fn kills_jobs(self) -> bool {
+        self == SimPolicy::Tags
+    }
 }
 
 /// The arrival process.
