@@ -12,6 +12,8 @@
 //! * [`dispatch`]: Poisson (or renewal) arrivals dispatched to h FCFS hosts under SITA,
 //!   TAGS, Random, Round-Robin, Least-Work-Left and JSQ — a waiting time fixed at arrival,
 //!   so one pass over the jobs per replication (Lindley, Kiefer–Wolfowitz);
+//! * [`event`]: a calendar of events for the models whose waiting is not fixed at arrival
+//!   (random order of service, cancelled copies), with the M/G/c queue (FCFS and ROS) on it;
 //! * [`observe`]: keys, samples and the estimates map;
 //! * [`stats`]: ratio estimators with Student-t half-widths, the heavy-tail rules;
 //! * [`rng`]: one Xoshiro256++ stream per (seed, point, replication, stream).
@@ -21,6 +23,7 @@
 //! and the report helpers (`crate::report::simulate`) are shared.
 
 pub mod dispatch;
+pub mod event;
 pub mod observe;
 pub mod rng;
 pub mod stats;

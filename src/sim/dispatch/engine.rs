@@ -10,7 +10,7 @@
 //!
 //! This model fixes a job's waiting at its arrival (FCFS hosts, routing decided on
 //! arrival). Policies whose waiting is not fixed at arrival (random order of service,
-//! cancelled copies) run on an event calendar instead (`crate::sim::event`).
+//! cancelled copies) run on the event calendar of [`crate::sim::event`] instead.
 //!
 //! Streams: the arrival gaps come from [`STREAM_ARRIVALS`], the sizes from
 //! [`STREAM_SIZES`], the kernels' random choices from [`STREAM_ROUTING`].
