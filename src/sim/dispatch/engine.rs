@@ -131,7 +131,40 @@ impl RepStats {
 
 /// A dispatching policy over FCFS hosts, fed jobs in arrival order: the extension point of
 /// the dispatch simulators (a new policy is a new kernel). A kernel value is the state at
-/// time 0; every replication runs a clone of it.
+/// time 0; every replication runs a clone of it. Times are on the driver's clock, which
+/// restarts at every block ([`Kernel::rebase`]).
+///
+/// ```
+/// use rand_xoshiro::Xoshiro256PlusPlus;
+/// use taskassign::dist::{DistFactory, DistSpec};
+/// use taskassign::sim::dispatch::engine::{Dispatch, Kernel, RepStats};
+/// use taskassign::sim::dispatch::{simulate, Arrivals, SimConfig, SimPolicy};
+/// use taskassign::sim::Replicator;
+/// // "Everything to host 1": one FCFS queue by a Lindley step, written outside the crate.
+/// #[derive(Clone)]
+/// struct First(f64);
+/// impl Kernel for First {
+///     fn job(&mut self, t: f64, x: f64, _: &mut Xoshiro256PlusPlus, st: &mut RepStats) -> f64 {
+///         let start = self.0.max(t);
+///         self.0 = start + x;
+///         st.visit(0, start - t);
+///         start - t
+///     }
+///     fn rebase(&mut self, shift: f64) {
+///         self.0 -= shift;
+///     }
+/// }
+/// let sizes = DistSpec::parse("exp:rate=1").unwrap().build(64).unwrap().sampler().unwrap();
+/// let cfg = SimConfig {
+///     policy: SimPolicy::Random, hosts: 1, lambda: 0.5, cutoffs: vec![], sizes,
+///     arrivals: Arrivals::Poisson, jobs: 20_000, warmup: 1_000, replications: 4, seed: 1,
+///     point: 0,
+/// };
+/// let mine = Replicator::new(1, 0, 4).unwrap().run(&Dispatch::new(&cfg, First(0.0)), None);
+/// // With one host, Random routing is the same queue fed the same jobs.
+/// let random = simulate(&cfg, None).unwrap();
+/// assert_eq!(mine.unwrap().estimates, random.estimates);
+/// ```
 pub trait Kernel: Clone + Send + Sync {
     /// The job arriving at `t` with size `x`: records its visits in `st` and returns its
     /// waiting time.
