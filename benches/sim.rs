@@ -1,22 +1,27 @@
 //! Simulator throughput: jobs per second on one core.
 //!
 //! Each benchmark runs one replication of [`JOBS`] jobs on the calling thread
-//! (`sim::engine::replicate`, no rayon), so criterion's "elem/s" is jobs per second per
+//! (`sim::dispatch::kernels::replicate`, no rayon), so criterion's "elem/s" is jobs per second per
 //! core. Sizes are BP(k = 1, p = 1e6, α = 1.1), Poisson arrivals at total load ρ = 0.5:
 //! * `sim/sita/h2`: SITA, cutoff 100 (close to SITA-E: for α = 1.1 the equal-load cutoff
 //!   solves 1 − s^(−0.1) = (1 − p^(−0.1))/2, s ≈ 109);
 //! * `sim/tags/h2`: TAGS, cutoff 100 (host loads ≈ 0.30 and 0.24, stable);
 //! * `sim/lwl/h2`, `sim/lwl/h16`: Least-Work-Left (Kiefer–Wolfowitz heap) with 2 and 16
-//!   hosts.
+//!   hosts;
+//! * `sim/event/mm1-fcfs`, `sim/event/mm1-ros`, `sim/event/mm4-ros`: the M/G/c queue on the
+//!   event calendar (`sim::event::mgc`), exponential sizes at ρ/c = 0.5, one and four
+//!   servers (elem/s is jobs per second; each job is two events).
 //!
 //! Run with `cargo bench --bench sim`.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use taskassign::dist::{DistFactory, DistSpec};
 use taskassign::policy::LoadSpec;
-use taskassign::sim::engine::replicate;
-use taskassign::sim::setup::{prepare, SimRequest};
-use taskassign::sim::SimPolicy;
+use taskassign::sim::dispatch::kernels::replicate;
+use taskassign::sim::dispatch::setup::{prepare, SimRequest};
+use taskassign::sim::dispatch::SimPolicy;
+use taskassign::sim::event::mgc::{Discipline, Mgc};
+use taskassign::sim::{Simulator, Streams};
 
 /// Job sizes of every benchmark.
 const SPEC: &str = "bp:k=1,p=1e6,alpha=1.1";
@@ -26,6 +31,10 @@ const LOAD: &str = "0.5";
 const CUTOFF: &str = "100";
 /// Jobs per timed replication.
 const JOBS: u64 = 1 << 20;
+/// Job sizes of the event-engine benchmarks (mean 1).
+const EVENT_SPEC: &str = "exp:rate=1";
+/// Load per server of the event-engine benchmarks.
+const EVENT_LOAD_PER_SERVER: f64 = 0.5;
 /// Criterion samples per benchmark (each sample runs a replication of [`JOBS`] jobs).
 const SAMPLES: usize = 20;
 
@@ -64,6 +73,31 @@ fn bench_sim(c: &mut Criterion) {
             b.iter(|| {
                 rep += 1;
                 black_box(replicate(&prep.config, rep).sum_w)
+            })
+        });
+    }
+    let exp = DistSpec::parse(EVENT_SPEC).expect("valid spec");
+    for (servers, discipline, name) in [
+        (1usize, Discipline::Fcfs, "event/mm1-fcfs"),
+        (1, Discipline::Ros, "event/mm1-ros"),
+        (4, Discipline::Ros, "event/mm4-ros"),
+    ] {
+        let sizes = exp
+            .build(64)
+            .and_then(|d| d.sampler())
+            .expect("exponential sampler");
+        let lambda = EVENT_LOAD_PER_SERVER * servers as f64;
+        let sim = Mgc::new(servers, lambda, sizes, discipline, JOBS, 0).expect("valid queue");
+        let mut rep = 0u64;
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                rep += 1;
+                let streams = Streams {
+                    seed: 1,
+                    point: 0,
+                    replication: rep,
+                };
+                black_box(sim.replicate(&streams).sum_w)
             })
         });
     }

@@ -430,6 +430,9 @@ impl JobSize for Exponential {
         let v = Float::with_val(b, &x * &self.tail(&x));
         Ok((x, v))
     }
+    fn is_exponential(&self) -> bool {
+        true
+    }
     fn sampler(&self) -> Result<Box<dyn Sampler>, DistError> {
         Ok(Box::new(ExpSampler {
             inv_rate: 1.0 / to_f64_param("exp", "rate", &self.rate)?,

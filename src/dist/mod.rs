@@ -211,6 +211,11 @@ pub trait JobSize: Send + Sync + std::fmt::Debug {
     }
     /// An f64 sampler for the simulators.
     fn sampler(&self) -> Result<Box<dyn Sampler>, DistError>;
+    /// True when the law is exponential, the one memoryless continuous law on (0, ∞), so
+    /// that Markovian formulas (M/M/h, Erlang C) apply. False unless a family knows better.
+    fn is_exponential(&self) -> bool {
+        false
+    }
 }
 
 /// Checks a moment order.

@@ -6,6 +6,7 @@
 pub mod claims;
 pub mod eval;
 pub mod optimize;
+pub mod simulate;
 pub mod tables;
 pub mod threshold;
 

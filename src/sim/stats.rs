@@ -1,5 +1,6 @@
 //! Statistics of independent replications: Student-t confidence intervals for ratio
-//! estimators, the heavy-tail warning, and the three-way comparison the claims engine uses.
+//! estimators and the heavy-tail warning. (Judging an estimate against a bound — HOLDS,
+//! FAILS, INCONCLUSIVE — is the claims engine's business, `crate::claims`.)
 //!
 //! Every simulated mean is a ratio Σ_r S_r / Σ_r n_r over the replications r (S_r the sum of
 //! the quantity over the measured jobs of replication r, n_r their count). When every n_r
@@ -9,6 +10,7 @@
 //! S_r − m̂ n_r (the delta method for a ratio: Law & Kelton, *Simulation Modeling and
 //! Analysis*, 3rd ed., §9.5; equal n_r reduce it to the textbook interval).
 
+use super::observe::Sample;
 use std::f64::consts::PI;
 
 /// Confidence level of every half-width.
@@ -154,13 +156,35 @@ impl Estimate {
 /// assert!((e.half_width - 4.302_652_73 / 3f64.sqrt()).abs() < 1e-8);
 /// ```
 pub fn ratio_estimate(sums: &[(f64, u64)]) -> Estimate {
-    let used: Vec<(f64, f64)> = sums
+    let samples: Vec<Sample> = sums.iter().map(|&(s, n)| Sample::per_job(s, n)).collect();
+    ratio_estimate_weighted(&samples)
+}
+
+/// The ratio estimator Σ S_r / Σ w_r with its delta-method half-width (module docs) over the
+/// replications with weight w_r > 0; a per-job sample has w_r = n_r (then it is
+/// [`ratio_estimate`]), a time average w_r = the length of the observation window.
+///
+/// ```
+/// use taskassign::sim::observe::Sample;
+/// use taskassign::sim::stats::ratio_estimate_weighted;
+/// // Integrals 2, 4, 6 over windows of length 2: the time averages 1, 2, 3, whose interval
+/// // is the textbook one, t_{0.975,2} · 1/√3.
+/// let e = ratio_estimate_weighted(&[
+///     Sample::per_time(2.0, 2.0, 5),
+///     Sample::per_time(4.0, 2.0, 5),
+///     Sample::per_time(6.0, 2.0, 5),
+/// ]);
+/// assert!((e.mean - 2.0).abs() < 1e-15 && e.count == 15);
+/// assert!((e.half_width - 4.302_652_73 / 3f64.sqrt()).abs() < 1e-8);
+/// ```
+pub fn ratio_estimate_weighted(samples: &[Sample]) -> Estimate {
+    let used: Vec<(f64, f64)> = samples
         .iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|&(s, n)| (s, n as f64))
+        .filter(|s| s.weight > 0.0)
+        .map(|s| (s.sum, s.weight))
         .collect();
     let r = used.len();
-    let count: u64 = sums.iter().map(|(_, n)| n).sum();
+    let count: u64 = samples.iter().map(|s| s.count).sum();
     if r == 0 {
         return Estimate {
             mean: f64::NAN,
@@ -191,6 +215,55 @@ pub fn ratio_estimate(sums: &[(f64, u64)]) -> Estimate {
         .sum();
     let var = ss / (rf - 1.0);
     let half_width = t_quantile(CONFIDENCE, (r - 1) as u64) * var.sqrt() / (nbar * rf.sqrt());
+    Estimate {
+        mean,
+        half_width,
+        replications: r,
+        count,
+    }
+}
+
+/// The difference of two estimators paired by replication: d_r = S_r/w_r − S'_r/w'_r over
+/// the replications where both weights are positive, its mean and the 95 % Student-t
+/// half-width t_{0.975, R−1} · s_d / √R (the paired-t interval: Law & Kelton,
+/// *Simulation Modeling and Analysis*, 3rd ed., §10.2.1). With common random numbers the
+/// d_r vary much less than either side. `count` is the first side's.
+///
+/// ```
+/// use taskassign::sim::observe::Sample;
+/// use taskassign::sim::stats::paired_difference;
+/// // Replication means 1, 2, 3 against 0.5, 1.5, 2.5: every difference is 0.5, so the
+/// // interval has width 0 although each side spreads.
+/// let a: Vec<Sample> = [1.0, 2.0, 3.0].iter().map(|m| Sample::per_job(10.0 * m, 10)).collect();
+/// let b: Vec<Sample> = [0.5, 1.5, 2.5].iter().map(|m| Sample::per_job(10.0 * m, 10)).collect();
+/// let d = paired_difference(&a, &b);
+/// assert_eq!((d.mean, d.half_width, d.replications), (0.5, 0.0, 3));
+/// ```
+pub fn paired_difference(a: &[Sample], b: &[Sample]) -> Estimate {
+    let d: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .filter(|(x, y)| x.weight > 0.0 && y.weight > 0.0)
+        .map(|(x, y)| x.sum / x.weight - y.sum / y.weight)
+        .collect();
+    let count = a.iter().map(|s| s.count).sum();
+    let r = d.len();
+    if r == 0 {
+        return Estimate {
+            mean: f64::NAN,
+            half_width: f64::INFINITY,
+            replications: 0,
+            count,
+        };
+    }
+    let rf = r as f64;
+    let mean = d.iter().sum::<f64>() / rf;
+    let half_width = if r < 2 || !mean.is_finite() {
+        f64::INFINITY
+    } else {
+        let var = d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (rf - 1.0);
+        t_quantile(CONFIDENCE, (r - 1) as u64) * (var / rf).sqrt()
+    };
     Estimate {
         mean,
         half_width,
@@ -293,117 +366,6 @@ pub fn heavy_tail_check(means: &[f64], max_x2_share: &[f64]) -> HeavyTail {
         out.dominant_job = Some(worst);
     }
     out
-}
-
-/// How a simulated quantity should relate to a target, for [`decide`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Relation {
-    /// The quantity is below the target.
-    Below(f64),
-    /// The quantity is above the target.
-    Above(f64),
-    /// The quantity is within a relative tolerance `rel` of `target`: |q − target| ≤ rel·|target|.
-    Within {
-        /// The target value.
-        target: f64,
-        /// The relative tolerance.
-        rel: f64,
-    },
-}
-
-/// A three-way verdict on a simulated quantity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// The whole confidence interval satisfies the relation.
-    Holds,
-    /// The whole confidence interval violates it.
-    Fails,
-    /// The interval straddles the boundary, or the estimate is not trustworthy.
-    Inconclusive,
-}
-
-/// A verdict with its reason (one sentence, for reports).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Decision {
-    /// The verdict.
-    pub verdict: Verdict,
-    /// Why.
-    pub reason: String,
-}
-
-/// Decides `relation` from a simulated estimate: HOLDS when the whole 95 % interval
-/// satisfies it, FAILS when the whole interval violates it, INCONCLUSIVE when the interval
-/// straddles the boundary, when the estimate has no finite half-width, or when
-/// `heavy_tail` is set (a heavy-tail warning makes the interval itself untrustworthy).
-///
-/// ```
-/// use taskassign::sim::stats::{decide, Estimate, Relation, Verdict};
-/// let e = Estimate { mean: 1.0, half_width: 0.1, replications: 10, count: 1000 };
-/// assert_eq!(decide(&e, Relation::Below(1.2), false).verdict, Verdict::Holds);
-/// assert_eq!(decide(&e, Relation::Below(0.8), false).verdict, Verdict::Fails);
-/// assert_eq!(decide(&e, Relation::Below(1.05), false).verdict, Verdict::Inconclusive);
-/// assert_eq!(decide(&e, Relation::Below(1.2), true).verdict, Verdict::Inconclusive);
-/// ```
-pub fn decide(est: &Estimate, relation: Relation, heavy_tail: bool) -> Decision {
-    let (lo, hi) = est.interval();
-    let shown = format!("simulated {:.4e} ± {:.2e} (95%)", est.mean, est.half_width);
-    if !est.mean.is_finite() || !est.half_width.is_finite() {
-        return Decision {
-            verdict: Verdict::Inconclusive,
-            reason: format!("{shown}: no finite confidence interval"),
-        };
-    }
-    if heavy_tail {
-        return Decision {
-            verdict: Verdict::Inconclusive,
-            reason: format!("{shown}: heavy-tail warning, the interval is not reliable"),
-        };
-    }
-    let (verdict, what) = match relation {
-        Relation::Below(t) => (
-            if hi < t {
-                Verdict::Holds
-            } else if lo > t {
-                Verdict::Fails
-            } else {
-                Verdict::Inconclusive
-            },
-            format!("below {t:.4e}"),
-        ),
-        Relation::Above(t) => (
-            if lo > t {
-                Verdict::Holds
-            } else if hi < t {
-                Verdict::Fails
-            } else {
-                Verdict::Inconclusive
-            },
-            format!("above {t:.4e}"),
-        ),
-        Relation::Within { target, rel } => {
-            let band = rel * target.abs();
-            let (blo, bhi) = (target - band, target + band);
-            (
-                if lo >= blo && hi <= bhi {
-                    Verdict::Holds
-                } else if hi < blo || lo > bhi {
-                    Verdict::Fails
-                } else {
-                    Verdict::Inconclusive
-                },
-                format!("within {rel:.2e} (relative) of {target:.4e}"),
-            )
-        }
-    };
-    let how = match verdict {
-        Verdict::Holds => "the whole interval is",
-        Verdict::Fails => "the whole interval is not",
-        Verdict::Inconclusive => "the interval straddles the boundary of",
-    };
-    Decision {
-        verdict,
-        reason: format!("{shown}: {how} {what}"),
-    }
 }
 
 #[cfg(test)]

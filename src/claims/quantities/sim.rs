@@ -18,18 +18,22 @@ use crate::claims::value::{Pair, Value};
 use crate::dist::DistFactory;
 use crate::num::certify::to_sci;
 use crate::policy::{LoadSpec, Metric};
-use crate::sim::setup::{simulated_mean, Quantity as SimQuantity, SimRequest, ANALYTIC_BITS};
-use crate::sim::tags_error::{balanced_cutoffs, tags_poisson_error, TagsHostError as HostRow};
-use crate::sim::SimPolicy;
+use crate::sim::dispatch::setup::{
+    simulated_mean, Quantity as SimQuantity, SimRequest, ANALYTIC_BITS,
+};
+use crate::sim::dispatch::tags_error::{
+    balanced_cutoffs, tags_poisson_error, TagsHostError as HostRow,
+};
+use crate::sim::dispatch::SimPolicy;
+use crate::sim::{DEFAULT_REPLICATIONS, DEFAULT_WARMUP_FRACTION};
 
-/// Measured jobs per replication of a simulated quantity unless `jobs=` says otherwise.
+/// Measured jobs per replication of a simulated quantity unless `jobs=` says otherwise
+/// (fewer than `taskassign simulate`'s default: a claim simulates at many grid points).
+/// Replications and warm-up default as in `simulate` ([`DEFAULT_REPLICATIONS`],
+/// jobs / [`DEFAULT_WARMUP_FRACTION`]).
 pub const DEFAULT_SIM_JOBS: u64 = 200_000;
-/// Replications of a simulated quantity unless `replications=` says otherwise.
-pub const DEFAULT_SIM_REPLICATIONS: usize = 10;
 /// Base seed of a simulated quantity unless `seed=` says otherwise.
 pub const DEFAULT_SIM_SEED: u64 = 1;
-/// Warm-up is jobs / this unless `warmup=` says otherwise (as `taskassign simulate`).
-pub const DEFAULT_SIM_WARMUP_FRACTION: u64 = 10;
 /// The sweep-point coordinate of every simulated quantity's random streams: every grid
 /// point of a claim uses the streams (seed, 0, replication) — common random numbers; a
 /// different `seed=` gives an independent run.
@@ -84,7 +88,7 @@ impl SimOpts {
         };
         let jobs = count("jobs", 1)?.unwrap_or(DEFAULT_SIM_JOBS);
         let replications = match count("replications", crate::sim::MIN_REPLICATIONS as i64)? {
-            None => DEFAULT_SIM_REPLICATIONS,
+            None => DEFAULT_REPLICATIONS,
             Some(r) if r <= crate::sim::MAX_REPLICATIONS as u64 => r as usize,
             Some(r) => {
                 return Err(QuantityError::Usage(format!(
@@ -94,7 +98,7 @@ impl SimOpts {
             }
         };
         let seed = count("seed", 0)?.unwrap_or(DEFAULT_SIM_SEED);
-        let warmup = count("warmup", 0)?.unwrap_or(jobs / DEFAULT_SIM_WARMUP_FRACTION);
+        let warmup = count("warmup", 0)?.unwrap_or(jobs / DEFAULT_WARMUP_FRACTION);
         Ok(SimOpts {
             jobs,
             replications,

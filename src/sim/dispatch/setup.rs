@@ -1,18 +1,20 @@
 //! From the user's vocabulary (a distribution spec, a load, cutoffs as decimal strings) to a
-//! [`SimConfig`] and the analytic values the simulation is compared with.
+//! [`SimConfig`], checked for stability, with the value to compare with attached.
 //!
 //! The load, λ and the cutoffs are resolved in MPFR at [`ANALYTIC_BITS`] exactly as `eval`
-//! resolves them, then rounded to f64 for the simulator. The analytic mean waiting (the
-//! formulas of `policy`, DESIGN.md) exists for SITA, Random and TAGS (exact at host 1, the
-//! Poisson approximation at hosts ≥ 2), for any policy with one host (Pollaczek–Khinchine),
-//! and for Least-Work-Left with exponential sizes (M/M/h: Erlang C); only with Poisson
-//! arrivals.
+//! resolves them, then rounded to f64 for the simulator. The per-host loads (the policy
+//! vocabulary of [`crate::policy`]) decide stability before anything runs. The reference
+//! value a run is compared with comes from [`super::analytic`], the one place where the
+//! simulators meet the formulas.
 
-use super::stats::{Estimate, HeavyTail};
-use super::{simulate, simulate_with_threads, Arrivals, SimConfig, SimError, SimPolicy, SimResult};
+use super::analytic::{self, Analytic};
+use super::{simulate, simulate_with_threads, Arrivals, SimConfig, SimPolicy, SimResult};
 use crate::dist::{DistError, DistFactory, JobSize};
 use crate::num::{parse_decimal, show};
-use crate::policy::{self, tags, LoadSpec, Metric, PolicyError, PolicyKind};
+use crate::policy::{self, tags, LoadSpec, PolicyError};
+use crate::sim::observe::{names, Key};
+use crate::sim::stats::{Estimate, HeavyTail};
+use crate::sim::SimError;
 use rug::Float;
 
 /// Precision (bits) of the analytic side: λ, ρ, the cutoffs and the formulas' values
@@ -43,19 +45,6 @@ pub struct SimRequest<'a> {
     pub seed: u64,
     /// Sweep point.
     pub point: u64,
-}
-
-/// The analytic values a simulation is compared with.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Analytic {
-    /// Mean waiting (TAGS: queueing plus wasted service); +∞ when infinite.
-    pub waiting: f64,
-    /// Mean waiting per visit at each host, when the formula gives it.
-    pub host_waiting: Option<Vec<f64>>,
-    /// Whether each host's value is exact (TAGS hosts ≥ 2: the Poisson approximation).
-    pub host_exact: Vec<bool>,
-    /// Which formula, in words.
-    pub source: &'static str,
 }
 
 /// A request resolved: the f64 configuration and the analytic side.
@@ -103,7 +92,7 @@ impl Prepared {
 ///
 /// ```
 /// use taskassign::dist::{DistFactory, DistSpec};
-/// use taskassign::sim::setup::unseen_second_moment_share;
+/// use taskassign::sim::dispatch::setup::unseen_second_moment_share;
 /// // Exp(1): x_n = ln n and E[X²; X > x] = e^(−x)(x² + 2x + 2), so the share is
 /// // ((ln n)² + 2 ln n + 2)/(2n).
 /// let d = DistSpec::parse("exp:rate=1").unwrap().build(128).unwrap();
@@ -131,8 +120,16 @@ pub fn unseen_second_moment_share(d: &dyn JobSize, n: u64) -> Result<f64, DistEr
     Ok((tail / total).to_f64())
 }
 
-/// The note attached to TAGS with two or more hosts.
-pub const TAGS_NOTE: &str = "TAGS analytic waiting: exact at host 1; hosts >= 2 use the Poisson approximation of the papers (their arrivals are not Poisson), so z measures the approximation error too";
+/// The error for cutoffs given to a policy that has none, e.g. `random takes no cutoffs`:
+/// one wording for every command (`policy` is the name the sentence starts with).
+///
+/// ```
+/// use taskassign::sim::dispatch::setup::takes_no_cutoffs;
+/// assert_eq!(takes_no_cutoffs("lwl").to_string(), "cutoffs: lwl takes no cutoffs");
+/// ```
+pub fn takes_no_cutoffs(policy: &str) -> PolicyError {
+    PolicyError::BadCutoffs(format!("{policy} takes no cutoffs"))
+}
 
 /// Resolves a request (validating everything the simulator needs).
 pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
@@ -147,10 +144,7 @@ pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
     let full = if req.policy.uses_cutoffs() {
         Some(policy::full_cutoffs(d.as_ref(), req.hosts, &cutoffs)?)
     } else if !cutoffs.is_empty() {
-        return Err(SimError::Policy(PolicyError::BadCutoffs(format!(
-            "{} takes no cutoffs",
-            req.policy.name()
-        ))));
+        return Err(SimError::Policy(takes_no_cutoffs(req.policy.name())));
     } else {
         None
     };
@@ -185,7 +179,7 @@ pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
         }
     }
     let analytic = if req.interarrival.is_none() {
-        analytic(
+        analytic::reference_waiting(
             req.policy,
             d.as_ref(),
             &lambda,
@@ -267,95 +261,6 @@ fn host_loads(
     })
 }
 
-/// Mean waiting of the M/M/h queue (Erlang C) in f64, for comparisons with the simulator:
-/// [`crate::policy::mmh::mmh_waiting`] at 64 bits.
-///
-/// ```
-/// use taskassign::sim::setup::erlang_c_waiting;
-/// // M/M/1: W = ρ/(μ − λ) = 0.5/(1 − 0.5) with m = 1.
-/// assert!((erlang_c_waiting(0.5, 1.0, 1) - 1.0).abs() < 1e-15);
-/// // M/M/2 with a = 1: C = 1/3, W = C m/(h − a) = 1/3.
-/// assert!((erlang_c_waiting(1.0, 1.0, 2) - 1.0 / 3.0).abs() < 1e-15);
-/// ```
-pub fn erlang_c_waiting(lambda: f64, mean: f64, hosts: usize) -> f64 {
-    const BITS: u32 = 64;
-    crate::policy::mmh::mmh_waiting(
-        &Float::with_val(BITS, lambda),
-        &Float::with_val(BITS, mean),
-        hosts,
-    )
-    .to_f64()
-}
-
-fn analytic(
-    policy: SimPolicy,
-    d: &dyn JobSize,
-    lambda: &Float,
-    hosts: usize,
-    cutoffs: &[Float],
-    notes: &mut Vec<String>,
-) -> Result<Option<Analytic>, SimError> {
-    let kind = match policy {
-        SimPolicy::Sita => Some(PolicyKind::Sita),
-        SimPolicy::Tags => Some(PolicyKind::Tags),
-        SimPolicy::Random => Some(PolicyKind::Random),
-        // With one host every policy is the same M/G/1 queue.
-        _ if hosts == 1 => Some(PolicyKind::Random),
-        _ => None,
-    };
-    if let Some(kind) = kind {
-        let source = match (policy, kind) {
-            (SimPolicy::Sita, _) => "SITA formula (Pollaczek-Khinchine per host, exact)",
-            (SimPolicy::Tags, _) if hosts > 1 => {
-                notes.push(TAGS_NOTE.to_string());
-                "TAGS formula (exact at host 1, Poisson approximation at hosts >= 2)"
-            }
-            (SimPolicy::Tags, _) => "TAGS formula with one host (M/G/1, exact)",
-            (SimPolicy::Random, _) => "Random formula (M/G/1 per host, exact)",
-            _ => "one host: M/G/1 Pollaczek-Khinchine (exact)",
-        };
-        let args: &[Float] = if kind == PolicyKind::Random {
-            &[]
-        } else {
-            cutoffs
-        };
-        return match policy::evaluate(kind, d, lambda, hosts, args, Metric::Waiting) {
-            Ok(e) => {
-                let mut host_exact = vec![true; hosts];
-                if policy == SimPolicy::Tags {
-                    host_exact.iter_mut().skip(1).for_each(|x| *x = false);
-                }
-                Ok(Some(Analytic {
-                    waiting: e.value.to_f64(),
-                    host_waiting: Some(e.host_waiting.iter().map(Float::to_f64).collect()),
-                    host_exact,
-                    source,
-                }))
-            }
-            Err(PolicyError::InfiniteMetric { .. }) => {
-                notes.push("the analytic mean waiting is infinite (E[X^2] is infinite on some host): the simulated mean does not converge".into());
-                Ok(Some(Analytic {
-                    waiting: f64::INFINITY,
-                    host_waiting: None,
-                    host_exact: vec![true; hosts],
-                    source,
-                }))
-            }
-            Err(e) => Err(e.into()),
-        };
-    }
-    if policy == SimPolicy::Lwl && d.family() == "exp" {
-        let mean = d.mean()?.to_f64();
-        return Ok(Some(Analytic {
-            waiting: erlang_c_waiting(lambda.to_f64(), mean, hosts),
-            host_waiting: None,
-            host_exact: vec![true; hosts],
-            source: "M/M/h Erlang C (exact for exponential sizes)",
-        }));
-    }
-    Ok(None)
-}
-
 /// A simulated quantity, for the claims engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Quantity {
@@ -369,17 +274,32 @@ pub enum Quantity {
     HostWaiting(usize),
 }
 
-/// Simulates `req` and returns the estimate of `q` with its heavy-tail diagnosis: the entry
-/// point for claims that need a simulated value (e.g. Least-Work-Left's waiting). Combine
-/// with [`super::stats::decide`] to get HOLDS / FAILS / INCONCLUSIVE.
+/// The named observable of a quantity: `waiting`, `response`, `slowdown`,
+/// `host_waiting[i]`.
+impl From<Quantity> for Key {
+    fn from(q: Quantity) -> Key {
+        match q {
+            Quantity::Waiting => Key::scalar(names::WAITING),
+            Quantity::Response => Key::scalar(names::RESPONSE),
+            Quantity::Slowdown => Key::scalar(names::SLOWDOWN),
+            Quantity::HostWaiting(i) => Key::at(names::HOST_WAITING, i),
+        }
+    }
+}
+
+/// Simulates `req` and returns the estimate of `q` — a [`Quantity`] or any named
+/// observable ([`Key`], e.g. `Key::scalar("queueing")`) — with the heavy-tail diagnosis:
+/// the entry point for claims that need a simulated value (e.g. Least-Work-Left's waiting);
+/// the claims engine turns it into HOLDS / FAILS / INCONCLUSIVE.
 ///
 /// ```
 /// use taskassign::dist::DistSpec;
 /// use taskassign::policy::LoadSpec;
-/// use taskassign::sim::setup::{erlang_c_waiting, simulated_mean, Quantity, SimRequest};
-/// use taskassign::sim::stats::{decide, Relation, Verdict};
-/// use taskassign::sim::SimPolicy;
-/// // "LWL with exponential sizes is within 10 % of Erlang C" at ρ = 1.2 on 2 hosts.
+/// use taskassign::sim::dispatch::analytic::erlang_c_waiting;
+/// use taskassign::sim::dispatch::setup::{simulated_mean, Quantity, SimRequest};
+/// use taskassign::sim::dispatch::SimPolicy;
+/// // "LWL with exponential sizes is within 10 % of Erlang C" at ρ = 1.2 on 2 hosts: the
+/// // whole 95 % interval lies in the band.
 /// let d = DistSpec::parse("exp:rate=1").unwrap();
 /// let req = SimRequest {
 ///     policy: SimPolicy::Lwl, dist: &d, hosts: 2, load: LoadSpec::Total("1.2".into()),
@@ -388,28 +308,40 @@ pub enum Quantity {
 /// };
 /// let (est, tail) = simulated_mean(&req, Quantity::Waiting).unwrap();
 /// let target = erlang_c_waiting(1.2, 1.0, 2);
-/// let ok = decide(&est, Relation::Within { target, rel: 0.1 }, tail.warned());
-/// assert_eq!(ok.verdict, Verdict::Holds, "{}", ok.reason);
-/// // Too few jobs to tell a 1 % difference: INCONCLUSIVE, not a wrong verdict.
+/// let (lo, hi) = est.interval();
+/// assert!(!tail.warned() && lo >= 0.9 * target && hi <= 1.1 * target, "{est:?}");
+/// // Too few jobs to tell a 1 % difference: the interval is wider than the ±1 % band.
 /// let short = SimRequest { jobs: 2_000, warmup: 200, ..req };
-/// let (est, tail) = simulated_mean(&short, Quantity::Waiting).unwrap();
-/// let tight = decide(&est, Relation::Within { target, rel: 0.01 }, tail.warned());
-/// assert_eq!(tight.verdict, Verdict::Inconclusive, "{}", tight.reason);
+/// let (est, _) = simulated_mean(&short, Quantity::Waiting).unwrap();
+/// assert!(2.0 * est.half_width > 0.02 * target, "{est:?}");
 /// ```
-pub fn simulated_mean(req: &SimRequest, q: Quantity) -> Result<(Estimate, HeavyTail), SimError> {
+pub fn simulated_mean(
+    req: &SimRequest,
+    q: impl Into<Key>,
+) -> Result<(Estimate, HeavyTail), SimError> {
+    let key = q.into();
     let p = prepare(req)?;
     let r = p.run(None, None)?;
-    let e = match q {
-        Quantity::Waiting => r.waiting,
-        Quantity::Response => r.response,
-        Quantity::Slowdown => r.slowdown,
-        Quantity::HostWaiting(i) => *r.host_waiting.get(i).ok_or_else(|| {
-            SimError::BadConfig(format!(
+    let e = r
+        .estimates
+        .get(key)
+        .copied()
+        .ok_or_else(|| match key.index {
+            Some(i) if key.name == names::HOST_WAITING => SimError::BadConfig(format!(
                 "host {} does not exist ({} hosts)",
                 i + 1,
                 req.hosts
-            ))
-        })?,
-    };
+            )),
+            _ => SimError::BadConfig(format!(
+                "the dispatch simulator has no observable {key} (it has {})",
+                r.estimates
+                    .keys()
+                    .filter(|k| k.index.is_none())
+                    .map(|k| k.name)
+                    .chain([names::HOST_WAITING])
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        })?;
     Ok((e, r.heavy_tail))
 }

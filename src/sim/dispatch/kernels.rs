@@ -1,11 +1,4 @@
-//! The simulators: one replication of h FCFS hosts fed by one arrival stream.
-//!
-//! Each policy is a `Kernel` that takes the jobs in arrival order and returns each job's
-//! waiting time; the driver ([`replicate`]) draws sizes and arrival times in blocks of
-//! [`BLOCK`] into reusable buffers (no allocation and no dynamic dispatch in the kernels'
-//! loop; the only virtual call is the size sampler's, once per job in the fill loop).
-//! After every block the clock restarts at 0 (all stored times are shifted), so a waiting
-//! time, a difference of two times, keeps full f64 precision in runs of any length.
+//! The dispatch policies' kernels, and the one map from a policy name to its kernel type.
 //!
 //! The methods are exact (no time discretisation):
 //! * SITA, Random, Round-Robin: a Lindley recursion per host. Host j keeps the time
@@ -17,7 +10,7 @@
 //!   kill time. Host i is FCFS, so kill times increase with arrival order and host i+1's
 //!   arrivals are met in arrival order: one pass over the jobs, each pushed down the
 //!   chain, is exact. A job's waiting is its queueing at every host it visits plus the
-//!   service s_i wasted at every host that killed it (DESIGN.md).
+//!   service s_i wasted at every host that killed it (ARCHITECTURE.md, "The model").
 //! * Least-Work-Left: dispatching to the host with the least unfinished work is the M/G/h
 //!   FCFS central queue; its state is the Kiefer–Wolfowitz workload vector (Kiefer &
 //!   Wolfowitz 1955): the job waits for the smallest workload, which then grows by X.
@@ -27,90 +20,23 @@
 //!   were sent to it: a FIFO of departure times per host, emptied of the departures ≤ t at
 //!   each arrival, is an exact event simulation without a global event list. Ties between
 //!   shortest queues are broken uniformly at random (routing stream).
+//!
+//! A new dispatch policy over FCFS hosts is a new [`Kernel`] here and one arm in
+//! [`with_kernel`].
 
-use super::rng::{exp1, index, stream_rng, STREAM_ARRIVALS, STREAM_ROUTING, STREAM_SIZES};
-use super::{Arrivals, SimConfig, SimPolicy};
+use super::engine::{Dispatch, Kernel, RepStats};
+use super::{SimConfig, SimPolicy};
+use crate::sim::rng::index;
+use crate::sim::{Progress, Replicated, Replicator, SimError, Simulator, Streams};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
-
-/// Jobs drawn per block (sizes and arrival times are generated a block at a time).
-pub const BLOCK: usize = 4096;
 
 /// Initial capacity of each JSQ host's FIFO of departure times (it grows if needed).
 const JSQ_FIFO_CAPACITY: usize = 64;
 
-/// Sums over the measured jobs of one replication.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RepStats {
-    /// Measured jobs.
-    pub n: u64,
-    /// Σ W (waiting, including TAGS's wasted service).
-    pub sum_w: f64,
-    /// Σ X.
-    pub sum_x: f64,
-    /// Σ W/X.
-    pub sum_slowdown: f64,
-    /// Σ of the service wasted on hosts that killed the job (TAGS; 0 otherwise).
-    pub sum_wasted: f64,
-    /// Σ X².
-    pub sum_x2: f64,
-    /// max X².
-    pub max_x2: f64,
-    /// Visits per host (jobs served there; for TAGS also jobs killed there).
-    pub host_n: Vec<u64>,
-    /// Σ of the queueing delay of the visits, per host.
-    pub host_w: Vec<f64>,
-}
-
-impl RepStats {
-    fn new(hosts: usize) -> Self {
-        RepStats {
-            n: 0,
-            sum_w: 0.0,
-            sum_x: 0.0,
-            sum_slowdown: 0.0,
-            sum_wasted: 0.0,
-            sum_x2: 0.0,
-            max_x2: 0.0,
-            host_n: vec![0; hosts],
-            host_w: vec![0.0; hosts],
-        }
-    }
-
-    #[inline]
-    fn visit(&mut self, host: usize, w: f64) {
-        self.host_n[host] += 1;
-        self.host_w[host] += w;
-    }
-
-    #[inline]
-    fn job(&mut self, w: f64, x: f64) {
-        self.n += 1;
-        self.sum_w += w;
-        self.sum_x += x;
-        self.sum_slowdown += if x > 0.0 {
-            w / x
-        } else if w == 0.0 {
-            0.0
-        } else {
-            f64::INFINITY
-        };
-        let x2 = x * x;
-        self.sum_x2 += x2;
-        if x2 > self.max_x2 {
-            self.max_x2 = x2;
-        }
-    }
-}
-
-/// A dispatching policy over FCFS hosts, fed jobs in arrival order.
-trait Kernel {
-    /// The job arriving at `t` with size `x`: records its visits in `st` and returns its
-    /// waiting time.
-    fn job(&mut self, t: f64, x: f64, rng: &mut Xoshiro256PlusPlus, st: &mut RepStats) -> f64;
-    /// Moves the time origin to `shift`: every stored time decreases by `shift`.
-    fn rebase(&mut self, shift: f64);
-}
+// Every kernel's `job` is `#[inline(always)]`: it has one call site per kernel (the
+// driver's loop, monomorphised in another module), and the inliner left the larger ones
+// (JSQ) out of line, which cost 8 % more instructions per job (cachegrind).
 
 /// Moves every finishing time back by `shift`.
 fn rebase_all(free: &mut [f64], shift: f64) {
@@ -120,13 +46,14 @@ fn rebase_all(free: &mut [f64], shift: f64) {
 }
 
 /// SITA: host i takes the sizes in (s_{i−1}, s_i].
+#[derive(Clone)]
 struct Sita {
     cut: Vec<f64>,
     free: Vec<f64>,
 }
 
 impl Kernel for Sita {
-    #[inline]
+    #[inline(always)]
     fn job(&mut self, t: f64, x: f64, _: &mut Xoshiro256PlusPlus, st: &mut RepStats) -> f64 {
         let i = self.cut.partition_point(|&c| c < x);
         lindley(&mut self.free, i, t, x, st)
@@ -150,12 +77,13 @@ fn lindley(free: &mut [f64], i: usize, t: f64, x: f64, st: &mut RepStats) -> f64
 }
 
 /// Random routing.
+#[derive(Clone)]
 struct Random {
     free: Vec<f64>,
 }
 
 impl Kernel for Random {
-    #[inline]
+    #[inline(always)]
     fn job(&mut self, t: f64, x: f64, rng: &mut Xoshiro256PlusPlus, st: &mut RepStats) -> f64 {
         let i = index(rng, self.free.len());
         lindley(&mut self.free, i, t, x, st)
@@ -166,13 +94,14 @@ impl Kernel for Random {
 }
 
 /// Round-Robin: job n goes to host n mod h.
+#[derive(Clone)]
 struct RoundRobin {
     free: Vec<f64>,
     next: usize,
 }
 
 impl Kernel for RoundRobin {
-    #[inline]
+    #[inline(always)]
     fn job(&mut self, t: f64, x: f64, _: &mut Xoshiro256PlusPlus, st: &mut RepStats) -> f64 {
         let i = self.next;
         self.next += 1;
@@ -187,13 +116,14 @@ impl Kernel for RoundRobin {
 }
 
 /// TAGS: the chain of hosts with kill budgets s_1 < … < s_{h−1}.
+#[derive(Clone)]
 struct Tags {
     cut: Vec<f64>,
     free: Vec<f64>,
 }
 
 impl Kernel for Tags {
-    #[inline]
+    #[inline(always)]
     fn job(&mut self, t: f64, x: f64, _: &mut Xoshiro256PlusPlus, st: &mut RepStats) -> f64 {
         let last = self.free.len() - 1;
         let mut arrive = t;
@@ -230,12 +160,13 @@ impl Kernel for Tags {
 
 /// Least-Work-Left: the Kiefer–Wolfowitz workload vector as a min-heap of (finish time,
 /// host).
+#[derive(Clone)]
 struct Lwl {
     heap: Vec<(f64, usize)>,
 }
 
 impl Kernel for Lwl {
-    #[inline]
+    #[inline(always)]
     fn job(&mut self, t: f64, x: f64, _: &mut Xoshiro256PlusPlus, st: &mut RepStats) -> f64 {
         let (f, host) = self.heap[0];
         let start = f.max(t);
@@ -282,8 +213,27 @@ struct Jsq {
     departures: Vec<VecDeque<f64>>,
 }
 
+/// A clone keeps each FIFO's capacity (a derived clone would start them empty and let them
+/// grow again in every replication).
+impl Clone for Jsq {
+    fn clone(&self) -> Self {
+        Jsq {
+            free: self.free.clone(),
+            departures: self
+                .departures
+                .iter()
+                .map(|d| {
+                    let mut c = VecDeque::with_capacity(d.capacity().max(JSQ_FIFO_CAPACITY));
+                    c.extend(d.iter().copied());
+                    c
+                })
+                .collect(),
+        }
+    }
+}
+
 impl Kernel for Jsq {
-    #[inline]
+    #[inline(always)]
     fn job(&mut self, t: f64, x: f64, rng: &mut Xoshiro256PlusPlus, st: &mut RepStats) -> f64 {
         let mut best = usize::MAX;
         let mut ties = 0usize;
@@ -325,45 +275,49 @@ impl Kernel for Jsq {
     }
 }
 
-/// Runs replication `rep` of `cfg` (which has been validated).
-pub fn replicate(cfg: &SimConfig, rep: u64) -> RepStats {
+/// Something to do with the kernel of `cfg.policy`, generic in the kernel: the one place
+/// where a policy name becomes a kernel type ([`with_kernel`]).
+pub trait WithKernel {
+    /// The result.
+    type Output;
+    /// Does it with `kernel` (the policy's state at time 0).
+    fn call<K: Kernel>(self, cfg: &SimConfig, kernel: K) -> Self::Output;
+}
+
+/// Calls `w` with the kernel of `cfg.policy`.
+pub fn with_kernel<W: WithKernel>(cfg: &SimConfig, w: W) -> W::Output {
     let h = cfg.hosts;
     match cfg.policy {
-        SimPolicy::Sita => drive(
+        SimPolicy::Sita => w.call(
             cfg,
-            rep,
             Sita {
                 cut: cfg.cutoffs.clone(),
                 free: vec![0.0; h],
             },
         ),
-        SimPolicy::Tags => drive(
+        SimPolicy::Tags => w.call(
             cfg,
-            rep,
             Tags {
                 cut: cfg.cutoffs.clone(),
                 free: vec![0.0; h],
             },
         ),
-        SimPolicy::Random => drive(cfg, rep, Random { free: vec![0.0; h] }),
-        SimPolicy::RoundRobin => drive(
+        SimPolicy::Random => w.call(cfg, Random { free: vec![0.0; h] }),
+        SimPolicy::RoundRobin => w.call(
             cfg,
-            rep,
             RoundRobin {
                 free: vec![0.0; h],
                 next: 0,
             },
         ),
-        SimPolicy::Lwl => drive(
+        SimPolicy::Lwl => w.call(
             cfg,
-            rep,
             Lwl {
                 heap: (0..h).map(|j| (0.0, j)).collect(),
             },
         ),
-        SimPolicy::Jsq => drive(
+        SimPolicy::Jsq => w.call(
             cfg,
-            rep,
             Jsq {
                 free: vec![0.0; h],
                 departures: (0..h)
@@ -374,54 +328,57 @@ pub fn replicate(cfg: &SimConfig, rep: u64) -> RepStats {
     }
 }
 
-/// The replication driver: warm-up jobs, then measured jobs, drawn in blocks.
-fn drive<K: Kernel>(cfg: &SimConfig, rep: u64, mut kernel: K) -> RepStats {
-    let mut ra = stream_rng(cfg.seed, cfg.point, rep, STREAM_ARRIVALS);
-    let mut rx = stream_rng(cfg.seed, cfg.point, rep, STREAM_SIZES);
-    let mut rr = stream_rng(cfg.seed, cfg.point, rep, STREAM_ROUTING);
-    let mean_gap = 1.0 / cfg.lambda;
-    let mut xs = vec![0.0f64; BLOCK];
-    let mut ts = vec![0.0f64; BLOCK];
-    let mut t = 0.0f64;
-    let mut st = RepStats::new(cfg.hosts);
-    for (phase_jobs, measured) in [(cfg.warmup, false), (cfg.jobs, true)] {
-        if measured {
-            st = RepStats::new(cfg.hosts);
-        }
-        let mut left = phase_jobs;
-        while left > 0 {
-            let b = usize::try_from(left).map_or(BLOCK, |l| l.min(BLOCK));
-            // Sizes and gaps are drawn in the same loop: the sampler is a virtual call
-            // whose latency (a `pow` for Bounded Pareto) the CPU hides behind the
-            // independent gap generation only when both sit in one loop body (measured:
-            // 1.7× faster than two separate loops).
-            match &cfg.arrivals {
-                Arrivals::Poisson => {
-                    cfg.sizes.fill(&mut rx, &mut xs[..b]);
-                    for tt in ts[..b].iter_mut() {
-                        // Exp(λ) gap: an Exp(1) ziggurat variate times 1/λ.
-                        t += exp1(&mut ra) * mean_gap;
-                        *tt = t;
-                    }
-                }
-                Arrivals::Renewal { gaps, scale } => {
-                    for (tt, x) in ts[..b].iter_mut().zip(xs[..b].iter_mut()) {
-                        *x = cfg.sizes.sample(&mut rx);
-                        t += gaps.sample(&mut ra) * scale;
-                        *tt = t;
-                    }
-                }
-            }
-            for (&tt, &x) in ts[..b].iter().zip(&xs[..b]) {
-                let w = kernel.job(tt, x, &mut rr, &mut st);
-                st.job(w, x);
-            }
-            // Restart the clock at every block, so that times stay small and the waits
-            // (differences of times) keep full f64 precision however long the run.
-            kernel.rebase(t);
-            t = 0.0;
-            left -= b as u64;
+/// Runs replication `rep` of `cfg` (which has been validated) on the calling thread.
+pub fn replicate(cfg: &SimConfig, rep: u64) -> RepStats {
+    struct One(Streams);
+    impl WithKernel for One {
+        type Output = RepStats;
+        fn call<K: Kernel>(self, cfg: &SimConfig, kernel: K) -> RepStats {
+            Dispatch::new(cfg, kernel).replicate(&self.0)
         }
     }
-    st
+    let streams = Streams {
+        seed: cfg.seed,
+        point: cfg.point,
+        replication: rep,
+    };
+    with_kernel(cfg, One(streams))
+}
+
+/// Replication `rep` of `cfg` (validated) on the calling thread, with the waiting time of
+/// every job (warm-up included) in arrival order: for job-by-job comparisons with other
+/// engines under common random numbers.
+pub fn trace(cfg: &SimConfig, rep: u64) -> (RepStats, Vec<f64>) {
+    struct Traced(Streams);
+    impl WithKernel for Traced {
+        type Output = (RepStats, Vec<f64>);
+        fn call<K: Kernel>(self, cfg: &SimConfig, kernel: K) -> Self::Output {
+            let n = usize::try_from(cfg.warmup.saturating_add(cfg.jobs)).unwrap_or(0);
+            let mut waits = Vec::with_capacity(n);
+            let st = Dispatch::new(cfg, kernel).replicate_probed(&self.0, &mut waits);
+            (st, waits)
+        }
+    }
+    let streams = Streams {
+        seed: cfg.seed,
+        point: cfg.point,
+        replication: rep,
+    };
+    with_kernel(cfg, Traced(streams))
+}
+
+/// Runs every replication of `cfg` (validated) with `rep`.
+pub fn run(
+    cfg: &SimConfig,
+    rep: &Replicator,
+    progress: Option<Progress>,
+) -> Result<Replicated<RepStats>, SimError> {
+    struct All<'r, 'p>(&'r Replicator, Option<Progress<'p>>);
+    impl WithKernel for All<'_, '_> {
+        type Output = Result<Replicated<RepStats>, SimError>;
+        fn call<K: Kernel>(self, cfg: &SimConfig, kernel: K) -> Self::Output {
+            self.0.run(&Dispatch::new(cfg, kernel), self.1)
+        }
+    }
+    with_kernel(cfg, All(rep, progress))
 }

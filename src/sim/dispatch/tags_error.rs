@@ -1,7 +1,7 @@
 //! The error of the Poisson approximation at TAGS hosts ≥ 2.
 //!
 //! Host i ≥ 2 of TAGS receives the jobs killed at host i − 1, at their kill times: not a
-//! Poisson stream. The formula of DESIGN.md nevertheless treats it as Poisson with rate
+//! Poisson stream. The TAGS formula (ARCHITECTURE.md, "The model") nevertheless treats it as Poisson with rate
 //! λ F̄(s_{i−1}) (Pollaczek–Khinchine), which is the approximation used by the TAGS papers.
 //! [`tags_poisson_error`] simulates the chain exactly and reports, per host, the simulated
 //! mean queueing delay per visit, the formula's value, and the relative error
@@ -12,11 +12,13 @@
 //! analogue of SITA-E), used by the table in `data/tags_poisson_error.*`.
 
 use super::setup::{prepare, SimRequest};
-use super::stats::{Estimate, HeavyTail};
-use super::SimError;
+use super::SimPolicy;
 use crate::dist::JobSize;
 use crate::num::show;
 use crate::policy::{tags, PolicyError};
+use crate::sim::observe::names;
+use crate::sim::stats::{Estimate, HeavyTail};
+use crate::sim::SimError;
 use rug::Float;
 
 /// Bisection steps of the cutoff and load searches in [`balanced_cutoffs`] (2^-100 of the
@@ -43,9 +45,10 @@ pub struct TagsHostError {
 }
 
 /// Simulates the TAGS request `req` (policy must be TAGS, Poisson arrivals) and compares
-/// each host's queueing delay with the formula.
+/// each host's queueing delay (`host_waiting[i]`) with the formula's
+/// ([`super::analytic::reference_waiting`]).
 pub fn tags_poisson_error(req: &SimRequest) -> Result<(Vec<TagsHostError>, HeavyTail), SimError> {
-    if req.policy != super::SimPolicy::Tags || req.interarrival.is_some() {
+    if req.policy != SimPolicy::Tags || req.interarrival.is_some() {
         return Err(SimError::BadConfig(
             "the Poisson-approximation error is defined for TAGS with Poisson arrivals".into(),
         ));
@@ -59,7 +62,8 @@ pub fn tags_poisson_error(req: &SimRequest) -> Result<(Vec<TagsHostError>, Heavy
     let loads = p.host_loads.clone().unwrap_or_default();
     let r = p.run(None, None)?;
     let rows = r
-        .host_waiting
+        .estimates
+        .vector(names::HOST_WAITING)
         .iter()
         .enumerate()
         .map(|(i, e)| {

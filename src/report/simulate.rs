@@ -1,0 +1,188 @@
+//! The `simulate` record, and the rendering helpers every simulator's report shares.
+//!
+//! A simulated number is an f64 estimate with a 95 % half-width, not a certified decimal:
+//! it is printed in scientific notation with [`MEAN_DIGITS`] significant digits, its
+//! half-width with [`HALF_WIDTH_DIGITS`] (under the key `<name>_half_width`), and an input
+//! the simulator used as f64 (λ, a cutoff) as the shortest decimal that reads back to that
+//! f64 ([`exact`]). The estimates are read by name ([`crate::sim::observe::names`]), so the
+//! same helpers render any simulator's observables (`waiting`, `host_waiting[]`, later
+//! `occupancy[]`, `response[class]`).
+//!
+//! [`simulate_record`] builds the record of the dispatch simulators (`taskassign simulate`):
+//! the request as run, the estimates, the reference value of
+//! [`crate::sim::dispatch::analytic`] and each estimate's distance z to it in half-widths,
+//! the heavy-tail diagnosis and the notes.
+
+use super::Record;
+use crate::sim::dispatch::setup::{Prepared, SimRequest};
+use crate::sim::dispatch::SimResult;
+use crate::sim::observe::{names, Estimates};
+use crate::sim::rng::GENERATOR;
+use crate::sim::stats::Estimate;
+use crate::sim::SimError;
+
+/// Significant digits of simulated means (and of z) in the output.
+pub const MEAN_DIGITS: usize = 6;
+/// Significant digits of half-widths.
+pub const HALF_WIDTH_DIGITS: usize = 3;
+
+/// A simulated number in scientific notation with `digits` significant digits; "0",
+/// "inf", and "n/a" for an undefined value (a host no measured job visited).
+///
+/// ```
+/// use taskassign::report::simulate::sci;
+/// assert_eq!(sci(1234.5678, 3), "1.23e3");
+/// assert_eq!(sci(f64::NAN, 3), "n/a");
+/// assert_eq!(sci(0.0, 3), "0");
+/// ```
+pub fn sci(x: f64, digits: usize) -> String {
+    if x == 0.0 {
+        "0".into()
+    } else if x.is_nan() {
+        "n/a".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf" } else { "-inf" }.into()
+    } else {
+        format!("{:.*e}", digits.saturating_sub(1), x)
+    }
+}
+
+/// An input value as the f64 the simulator used: the shortest scientific string that
+/// reads back to it.
+///
+/// ```
+/// use taskassign::report::simulate::exact;
+/// assert_eq!(exact(0.1), "1e-1");
+/// assert_eq!(exact(1.0 / 3.0), "3.333333333333333e-1");
+/// ```
+pub fn exact(x: f64) -> String {
+    if x == 0.0 {
+        "0".into()
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// Adds an estimate as `key` and `key_half_width`.
+pub fn estimate(rec: &mut Record, key: &str, e: &Estimate) {
+    rec.text(key, sci(e.mean, MEAN_DIGITS));
+    rec.text(
+        &format!("{key}_half_width"),
+        sci(e.half_width, HALF_WIDTH_DIGITS),
+    );
+}
+
+/// Adds a vector of estimates as `key[]` and `key_half_width[]`.
+pub fn estimate_vector(rec: &mut Record, key: &str, es: &[Estimate]) {
+    rec.texts(
+        key,
+        &es.iter()
+            .map(|e| sci(e.mean, MEAN_DIGITS))
+            .collect::<Vec<_>>(),
+    )
+    .texts(
+        &format!("{key}_half_width"),
+        &es.iter()
+            .map(|e| sci(e.half_width, HALF_WIDTH_DIGITS))
+            .collect::<Vec<_>>(),
+    );
+}
+
+/// The scalar estimate `name`, or an internal error naming it.
+pub fn scalar(estimates: &Estimates, name: &str) -> Result<Estimate, SimError> {
+    estimates
+        .scalar(name)
+        .copied()
+        .ok_or_else(|| SimError::Internal(format!("the simulation has no estimate of {name}")))
+}
+
+/// z = (estimate − value)/half-width, as printed: n/a when the value is infinite.
+fn z_text(e: &Estimate, value: f64) -> String {
+    sci(
+        if value.is_finite() {
+            e.z(value)
+        } else {
+            f64::NAN
+        },
+        MEAN_DIGITS,
+    )
+}
+
+/// The record of `taskassign simulate` (the keys of its contract, in order) for the request
+/// `req`, resolved as `prep` and simulated as `res`.
+pub fn simulate_record(
+    req: &SimRequest,
+    prep: &Prepared,
+    res: &SimResult,
+) -> Result<Record, SimError> {
+    let cfg = &prep.config;
+    let est = &res.estimates;
+    let mut rec = Record::default();
+    rec.text("policy", req.policy.name())
+        .text("dist", req.dist.describe())
+        .int("hosts", req.hosts as u64)
+        .text("load", exact(prep.load.to_f64()))
+        .text("lambda", exact(cfg.lambda))
+        .texts(
+            "cutoffs",
+            &cfg.cutoffs.iter().map(|c| exact(*c)).collect::<Vec<_>>(),
+        )
+        .text(
+            "arrivals",
+            match req.interarrival {
+                Some(d) => format!("renewal:{}", d.describe()),
+                None => "poisson".into(),
+            },
+        )
+        .int("jobs", req.jobs)
+        .int("warmup", req.warmup)
+        .int("replications", req.replications as u64)
+        .int("seed", req.seed)
+        .text("generator", GENERATOR);
+    let waiting = scalar(est, names::WAITING)?;
+    estimate(&mut rec, names::WAITING, &waiting);
+    estimate(&mut rec, names::RESPONSE, &scalar(est, names::RESPONSE)?);
+    estimate(&mut rec, names::SLOWDOWN, &scalar(est, names::SLOWDOWN)?);
+    if req.policy.kills_jobs() {
+        estimate(&mut rec, names::QUEUEING, &scalar(est, names::QUEUEING)?);
+        estimate(&mut rec, names::WASTED, &scalar(est, names::WASTED)?);
+    }
+    if let Some(l) = &prep.host_loads {
+        rec.texts(
+            "host_loads",
+            &l.iter().map(|x| sci(*x, MEAN_DIGITS)).collect::<Vec<_>>(),
+        );
+    }
+    let host_waiting = est.vector(names::HOST_WAITING);
+    estimate_vector(&mut rec, names::HOST_WAITING, &host_waiting);
+    let mut notes = prep.notes.clone();
+    if let Some(an) = &prep.analytic {
+        rec.text("analytic_waiting", sci(an.waiting, MEAN_DIGITS))
+            .text("z", z_text(&waiting, an.waiting))
+            .text("analytic_source", an.source);
+        if let Some(hw) = &an.host_waiting {
+            rec.texts(
+                "analytic_host_waiting",
+                &hw.iter().map(|x| sci(*x, MEAN_DIGITS)).collect::<Vec<_>>(),
+            )
+            .texts(
+                "host_z",
+                &hw.iter()
+                    .zip(&host_waiting)
+                    .map(|(x, e)| z_text(e, *x))
+                    .collect::<Vec<_>>(),
+            );
+        }
+    }
+    rec.flag("heavy_tail_warning", res.heavy_tail.warned());
+    notes.extend(res.heavy_tail.describe());
+    if host_waiting.iter().any(|e| e.mean.is_nan()) {
+        notes.push("n/a: no measured job visited that host".into());
+    }
+    notes.push(format!(
+        "half-widths: 95% Student-t over {} independent replications (warm-up of {} jobs discarded in each)",
+        req.replications, req.warmup
+    ));
+    rec.texts("notes", &notes);
+    Ok(rec)
+}
