@@ -1,7 +1,7 @@
 //! Occupancy-simulator throughput: events (arrivals and departures) per second on one
 //! core, for the speed table of issue 11.
 //!
-//! Each benchmark runs one replication (`lb::sim::OccupancySim::replicate`, no rayon) of
+//! Each benchmark runs one replication (`sim::Simulator::replicate` of `lb::sim::OccupancySim`, no rayon) of
 //! queues at λ = 0.9 per server, JSQ(d) without replacement, started at the mean-field
 //! fixed point (Q_i = round(N q_i), so the timing is the steady state's) and run for
 //! [`EVENTS`] / ((λ + q_1)N) time units: criterion's "elem/s" is events per second, up to
@@ -15,7 +15,8 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughpu
 use taskassign::lb::fixed_point::fixed_point;
 use taskassign::lb::fluid::Limit;
 use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
-use taskassign::lb::sim::{OccupancySim, Plan, Replicate, Streams};
+use taskassign::lb::sim::{OccupancySim, Plan};
+use taskassign::sim::{Simulator, Streams};
 
 /// Events per timed replication (expected).
 const EVENTS: u64 = 1 << 22;
@@ -55,9 +56,13 @@ fn bench_jsq(c: &mut Criterion) {
             let mut plan = Plan::new(0.0, EVENTS as f64 / (1.8 * n as f64));
             plan.start = start(&model, sys.d().d, n);
             let sim = OccupancySim::new(&sys, &plan).expect("simulator");
-            let streams = Streams { seed: 1, point: 0 };
+            let streams = Streams {
+                seed: 1,
+                point: 0,
+                replication: 0,
+            };
             group.bench_function(format!("queues/N{n}/d={d}"), |b| {
-                b.iter(|| black_box(sim.replicate(&streams, 0)))
+                b.iter(|| black_box(sim.replicate(&streams)))
             });
         }
     }
