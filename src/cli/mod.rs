@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod check;
 mod design;
+mod jsq;
 mod simulate;
 mod tables;
 
@@ -57,6 +58,9 @@ enum Command {
     /// Regenerate data/: each claim's table (CSV, Markdown, LaTeX) and the SVG figures;
     /// --check compares a fresh regeneration with data/ and exits 1 on a difference.
     Tables(tables::TablesArgs),
+    /// JSQ(d(N)) load balancing on N queues or server pools: fixed points, fluid
+    /// trajectories, exact finite-N values, the occupancy simulator.
+    Jsq(jsq::JsqArgs),
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -398,6 +402,7 @@ where
             Err(e) => Err(e),
         },
         Command::Design(a) => design::run_design(a),
+        Command::Jsq(a) => jsq::run_jsq(a),
         Command::Tables(a) => match tables::run_tables(a) {
             Ok((s, code)) => {
                 return emit(&s).err().unwrap_or(code);
