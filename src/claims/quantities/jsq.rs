@@ -592,8 +592,19 @@ impl Quantity for JsqSim {
             .with("events", Pair::exact(bits, sum.events as i64));
         if let Some(f) = fluid {
             // Transient: E[q_i(t)] against JSQ's fluid trajectory at t.
-            let occ = sum.trajectory.first().cloned().unwrap_or_default();
+            // Levels no replication reached at t are 0 (and the fluid's levels are all
+            // reported, so that occupancy[i] exists wherever the fluid has it).
+            let mut occ = sum.trajectory.first().cloned().unwrap_or_default();
             let levels = occ.len().max(f.len());
+            occ.resize(
+                levels,
+                Estimate {
+                    mean: 0.0,
+                    half_width: 0.0,
+                    replications: sum.replications,
+                    count: 0,
+                },
+            );
             let mut dist = 0.0;
             let mut hw = 0.0;
             let mut tasks = 0.0;
