@@ -14,7 +14,8 @@
 //! polished in MPFR.
 
 use super::chain::{weight_order, ChainKind};
-use crate::dist::{ln_add_exp, ln_one_minus_exp, JobSize};
+use crate::dist::JobSize;
+use crate::num::logf64::{ln_add_exp, ln_one_minus_exp};
 use crate::policy::Metric;
 use rug::Float;
 
