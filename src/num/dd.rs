@@ -128,7 +128,7 @@ fn dd_diff(x: (f64, f64), y: (f64, f64)) -> f64 {
 
 /// Clips the log-interval (ln a, ln b] to the support [lo, hi] whose ends are given by
 /// double-double logarithms (lo = (−∞, 0) for a lower end 0, hi = (+∞, 0) for an unbounded
-/// support), as [`clip`] does with the MPFR values; `None` if the result is empty. The ends
+/// support), as [`crate::dist::clip`] does with the MPFR values; `None` if the result is empty. The ends
 /// keep their trailing parts, so that a point one ulp of ln k above k, or an interval
 /// ending 10^-9 above ln p, are clipped exactly where the MPFR form clips them.
 pub fn clip_ln(ln_a: f64, ln_b: f64, lo: (f64, f64), hi: (f64, f64)) -> Option<LnInterval> {

@@ -16,6 +16,8 @@
 use super::chain::{weight_order, ChainKind};
 use crate::dist::JobSize;
 use crate::num::logf64::{ln_add_exp, ln_one_minus_exp};
+use crate::num::root::{illinois_f64, BracketF64, F64_ROOT_MAX_EVALS, F64_ROOT_TOL};
+use crate::num::NumError;
 use crate::policy::Metric;
 use rug::Float;
 
@@ -205,101 +207,43 @@ impl<'a> LnChain<'a> {
     }
 }
 
-/// Root of an increasing f on [lo, hi] (f may be ±∞ near the ends) by Illinois steps
-/// with bisection where the values are infinite: y with f(y) ≈ target, to about 1e-12
-/// relative in y.
-pub fn solve_increasing_f64(f: impl Fn(f64) -> f64, target: f64, lo: f64, hi: f64) -> f64 {
-    solve_increasing_f64_tol(f, target, lo, hi, ROOT_TOL)
-}
-
-/// Relative tolerance in y of [`solve_increasing_f64`] (and of the SITA-E seed cutoffs of
-/// [`ln_grid`], which must be stable): a few ulps of y short of f64's resolution.
-pub const ROOT_TOL: f64 = 1e-12;
-
 /// Smallest distance, relative to max(1, |y|), of a grid point from a finite end of the
 /// support in the end brackets of [`ln_grid`] (about 5 ulps of y: closer points round onto
 /// the end).
 const END_GAP: f64 = 1e-15;
 
-/// [`solve_increasing_f64`] to a relative tolerance `tol` in y.
-pub fn solve_increasing_f64_tol(
-    f: impl Fn(f64) -> f64,
-    target: f64,
-    lo: f64,
-    hi: f64,
-    tol: f64,
-) -> f64 {
-    let (fa, fb) = (f(lo), f(hi));
-    illinois(f, target, (lo, fa), (hi, fb), tol, ROOT_MAX_EVALS)
-}
+/// Largest |ln s| at which [`ln_grid`] looks for the ends of a support that is not bounded
+/// away from 0 and ∞ (its count quantiles at the logistic levels e^∓40): s from e^−1e6 to
+/// e^1e6, beyond any level the families reach; a level not reached there leaves the
+/// grid's end at this bound.
+pub const LN_END_BOUND: f64 = 1e6;
 
-/// Evaluations of [`solve_increasing_f64_tol`] at most (far more than its tolerance needs).
-const ROOT_MAX_EVALS: usize = 200;
-
-/// The Illinois iteration of [`solve_increasing_f64_tol`] from a bracket whose end values
-/// are known, stopping after `max_evals` evaluations of `f` (then at the bracket's
-/// interpolation point, or its midpoint where an end value is infinite).
-fn illinois(
+/// Where an increasing `f` crosses the level `t` inside the bracket (lo, f(lo)), (hi, f(hi)):
+/// the point `pick` takes from [`illinois_f64`]'s final bracket, or the end of the bracket
+/// beyond which the level lies (a grid point only has to be near its level; the nearest
+/// end is). `None` where f is NaN inside (the point is left out).
+fn crossing(
     f: impl Fn(f64) -> f64,
-    target: f64,
-    (lo, f_lo): (f64, f64),
-    (hi, f_hi): (f64, f64),
+    t: f64,
+    lo: (f64, f64),
+    hi: (f64, f64),
     tol: f64,
     max_evals: usize,
-) -> f64 {
-    let (mut a, mut b) = (lo, hi);
-    let (mut fa, mut fb) = (f_lo - target, f_hi - target);
-    if !(fa < 0.0) {
-        return a;
+    pick: fn(&BracketF64) -> f64,
+) -> Option<f64> {
+    if !(lo.1 - t < 0.0) {
+        return Some(lo.0);
     }
-    if !(fb > 0.0) {
-        return b;
+    if !(hi.1 - t > 0.0) {
+        return Some(hi.0);
     }
-    let mut side = 0i32;
-    let next = |a: f64, b: f64, fa: f64, fb: f64| -> f64 {
-        if fa.is_finite() && fb.is_finite() {
-            let x = (a * fb - b * fa) / (fb - fa);
-            if x > a && x < b {
-                return x;
-            }
-        }
-        0.5 * (a + b)
-    };
-    for _ in 0..max_evals {
-        if (b - a).abs() <= tol * (1.0 + a.abs().max(b.abs())) {
-            break;
-        }
-        let x = next(a, b, fa, fb);
-        let fx = f(x) - target;
-        if fx.is_nan() {
-            return 0.5 * (a + b);
-        }
-        if fx < 0.0 {
-            a = x;
-            fa = fx;
-            if side == -1 {
-                fb *= 0.5;
-            }
-            side = -1;
-        } else if fx > 0.0 {
-            b = x;
-            fb = fx;
-            if side == 1 {
-                fa *= 0.5;
-            }
-            side = 1;
-        } else {
-            return x;
-        }
-    }
-    if max_evals < ROOT_MAX_EVALS {
-        return next(a, b, fa, fb);
-    }
-    0.5 * (a + b)
+    illinois_f64("f64 grid level", f, t, lo, hi, tol, max_evals)
+        .ok()
+        .map(|r| pick(&r))
 }
 
 /// Relative tolerance of the quantile grid points in y: they only need to be near their
-/// levels (the SITA-E seeds, which must be stable, are solved to 1e-12) …
+/// levels (the SITA-E seeds, which must be stable, are solved to [`F64_ROOT_TOL`]) …
 const GRID_TOL: f64 = 1e-5;
 /// … and evaluations per quantile point at most (Illinois steps from the bracket of
 /// log-spaced points around it, whose values are known; the point is the last
@@ -314,21 +258,42 @@ const T_RANGE: f64 = super::grid::QUANTILE_T_RANGE;
 /// bounded away from 0 and ∞), quantiles of the job count and of the work at logistic
 /// levels, and the SITA-E cutoffs (work quantiles i/h, stable whenever anything is). `n`
 /// is the number of points of each family.
-pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
+pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Result<Vec<f64>, NumError> {
     let m = n.max(4);
     let (y_lo, y_top) = (ch.y_lo, ch.y_top);
     // Logit of the job count and of the work below e^y (increasing in y).
     let logit = |j: i32, y: f64| ch.ln_m(j, y_lo, y) - ch.ln_m(j, y, y_top);
-    // Finite ends for the log-spaced points.
+    // Finite ends for the log-spaced points: the count quantiles at e^∓T_RANGE, to full
+    // precision (a NaN is an error: the f64 search then gives way to the MPFR one).
+    let end = |t: f64, lo: f64, hi: f64| -> Result<f64, NumError> {
+        let f = |y: f64| logit(0, y);
+        let (f_lo, f_hi) = (f(lo), f(hi));
+        if !(f_lo - t < 0.0) {
+            return Ok(lo);
+        }
+        if !(f_hi - t > 0.0) {
+            return Ok(hi);
+        }
+        let r = illinois_f64(
+            "f64 grid end",
+            f,
+            t,
+            (lo, f_lo),
+            (hi, f_hi),
+            F64_ROOT_TOL,
+            F64_ROOT_MAX_EVALS,
+        )?;
+        Ok(r.midpoint())
+    };
     let lo_end = if y_lo.is_finite() {
         y_lo
     } else {
-        solve_increasing_f64(|y| logit(0, y), -T_RANGE, -1e6, y_top.min(1e6))
+        end(-T_RANGE, -LN_END_BOUND, y_top.min(LN_END_BOUND))?
     };
     let hi_end = if y_top.is_finite() {
         y_top
     } else {
-        solve_increasing_f64(|y| logit(0, y), T_RANGE, lo_end, 1e6)
+        end(T_RANGE, lo_end, LN_END_BOUND)?
     };
     let mut pts: Vec<f64> = Vec::with_capacity(3 * m + hosts);
     let mut spaced = vec![lo_end];
@@ -346,7 +311,13 @@ pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
     // then converges as fast as in the interior, where bisection towards the end would
     // need ~50 halvings for a level like e^−40).
     let last = spaced.len() - 1;
-    let solve = |j: i32, table: &[f64], t: f64, tol: f64, evals: usize| -> f64 {
+    let solve = |j: i32,
+                 table: &[f64],
+                 t: f64,
+                 tol: f64,
+                 evals: usize,
+                 pick: fn(&BracketF64) -> f64|
+     -> Option<f64> {
         let i = table.partition_point(|v| *v < t).clamp(1, last);
         let (lo, hi) = (spaced[i - 1], spaced[i]);
         if lo == y_lo && y_lo.is_finite() && hi > lo {
@@ -354,8 +325,8 @@ pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
             let u_lo = (y_lo.abs().max(1.0) * END_GAP).ln();
             if u_lo < u_hi {
                 let f = |u: f64| logit(j, y_lo + u.exp());
-                let u = illinois(f, t, (u_lo, f(u_lo)), (u_hi, table[i]), tol, evals);
-                return y_lo + u.exp();
+                let u = crossing(f, t, (u_lo, f(u_lo)), (u_hi, table[i]), tol, evals, pick)?;
+                return Some(y_lo + u.exp());
             }
         }
         if hi == y_top && y_top.is_finite() && hi > lo {
@@ -363,29 +334,56 @@ pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
             let v_lo = (y_top.abs().max(1.0) * END_GAP).ln();
             if v_lo < v_hi {
                 let f = |v: f64| -logit(j, y_top - v.exp());
-                let v = illinois(f, -t, (v_lo, f(v_lo)), (v_hi, -table[i - 1]), tol, evals);
-                return y_top - v.exp();
+                let v = crossing(
+                    f,
+                    -t,
+                    (v_lo, f(v_lo)),
+                    (v_hi, -table[i - 1]),
+                    tol,
+                    evals,
+                    pick,
+                )?;
+                return Some(y_top - v.exp());
             }
         }
-        illinois(
+        crossing(
             |y| logit(j, y),
             t,
             (lo, table[i - 1]),
             (hi, table[i]),
             tol,
             evals,
+            pick,
         )
     };
     for j in [0, 1] {
         let table: Vec<f64> = spaced.iter().map(|&y| logit(j, y)).collect();
         for i in 1..m {
             let t = -T_RANGE + 2.0 * T_RANGE * i as f64 / m as f64;
-            pts.push(solve(j, &table, t, GRID_TOL, GRID_EVALS));
+            // A few steps: the point is the next Illinois estimate.
+            pts.extend(solve(
+                j,
+                &table,
+                t,
+                GRID_TOL,
+                GRID_EVALS,
+                BracketF64::secant,
+            ));
         }
         if j == 1 {
             for i in 1..hosts {
                 let t = (i as f64 / (hosts - i) as f64).ln();
-                pts.push(solve(1, &table, t, ROOT_TOL, ROOT_MAX_EVALS));
+                // Solved to full precision; even a bracket not narrowed to the tolerance
+                // in F64_ROOT_MAX_EVALS evaluations gives a grid point (its midpoint).
+                let seed = solve(
+                    1,
+                    &table,
+                    t,
+                    F64_ROOT_TOL,
+                    F64_ROOT_MAX_EVALS,
+                    BracketF64::midpoint,
+                );
+                pts.extend(seed);
             }
         }
     }
@@ -396,7 +394,7 @@ pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
     g.push(y_lo);
     g.extend(pts);
     g.push(y_top);
-    g
+    Ok(g)
 }
 
 /// Points of each family of the f64 grid (log-spaced, count quantiles, work quantiles):
@@ -716,23 +714,4 @@ pub fn max_gap(g: &[f64]) -> f64 {
         .filter(|w| w[0].is_finite() && w[1].is_finite())
         .map(|w| w[1] - w[0])
         .fold(0.0, f64::max)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn illinois_finds_roots() {
-        // Source: closed-form roots (cube root, ln); tolerance 1e-10.
-        let r = solve_increasing_f64(|y| y * y * y, 2.0, 0.0, 5.0);
-        assert!((r - 2f64.cbrt()).abs() < 1e-10);
-        let r = solve_increasing_f64(
-            |y| if y < 1.0 { f64::NEG_INFINITY } else { y.ln() },
-            1.0,
-            0.0,
-            10.0,
-        );
-        assert!((r - std::f64::consts::E).abs() < 1e-10);
-    }
 }

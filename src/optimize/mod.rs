@@ -323,7 +323,10 @@ fn fast_starts(
     metric: Metric,
 ) -> Result<Option<Vec<Start>>, PolicyError> {
     let minmax = policy == OptPolicy::TagsMinmax;
-    let mut g = fast::ln_grid(lc, hosts, fast::fast_grid_size(hosts));
+    // A grid the f64 logits cannot build (a NaN) leaves the decision to the MPFR search.
+    let Ok(mut g) = fast::ln_grid(lc, hosts, fast::fast_grid_size(hosts)) else {
+        return Ok(None);
+    };
     let mut cands = fast::ln_grid_optima(lc, hosts, &g, minmax);
     if cands.is_empty() && policy.routing() == PolicyKind::Tags {
         // Near the TAGS threshold the stable cutoffs can fall between grid points: the
