@@ -11,6 +11,7 @@ pub mod gauss;
 pub mod golden;
 pub mod logf64;
 pub mod quad;
+pub mod real;
 pub mod root;
 pub mod tol;
 

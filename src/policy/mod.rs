@@ -1,16 +1,19 @@
 //! Dispatching policies with given cutoffs: per-host loads, stability, mean waiting,
-//! response and slowdown, exactly as `DESIGN.md` defines them.
+//! response and slowdown, with the model's conventions of ARCHITECTURE.md ("The model").
 //!
 //! Every objective is a sum of per-host terms that depend on two consecutive cutoffs
-//! (s_{i−1}, s_i), so the optimiser can treat the cutoffs as a chain.
+//! (s_{i−1}, s_i), so the optimiser can treat the cutoffs as a chain; the term is defined
+//! once, in [`host_term`], for every evaluator.
 
+pub mod host_term;
 pub mod mmh;
 pub mod random;
 pub mod sita;
 pub mod tags;
 
-use crate::dist::{DistError, JobSize};
+use crate::dist::{DistError, JobSize, Point};
 use crate::num::{parse_decimal, show, NumError};
+use host_term::{weight_order, ChainKind, HostInputs, KillPoint};
 use rug::float::Special;
 use rug::Float;
 use thiserror::Error;
@@ -260,6 +263,110 @@ pub fn evaluate(
     }
 }
 
+/// The inputs of a host term on (a, b] from a distribution's points, as
+/// [`evaluate`] reads them: the interval's moments in one batch where they are all finite
+/// (shared logarithms and powers), else one order at a time (M_2 only for a stable host:
+/// it may be infinite when the host is not); the weights as partial moments up to the top.
+pub(crate) struct PointInputs<'a> {
+    dist: &'a dyn JobSize,
+    metric: Metric,
+    a: &'a Point,
+    b: &'a Point,
+    top: &'a Point,
+    /// The batch of M_0 (SITA only), M_1 and M_2, once computed.
+    batch: Option<(Option<Float>, Float, Option<Float>)>,
+    /// Whether the batch holds M_0 (SITA's weight for waiting and response).
+    with_m0: bool,
+}
+
+impl<'a> PointInputs<'a> {
+    /// The inputs of host (a, b] of `kind`; `top` is the point of the support's top.
+    pub(crate) fn new(
+        dist: &'a dyn JobSize,
+        kind: ChainKind,
+        metric: Metric,
+        a: &'a Point,
+        b: &'a Point,
+        top: &'a Point,
+    ) -> Self {
+        PointInputs {
+            dist,
+            metric,
+            a,
+            b,
+            top,
+            batch: None,
+            with_m0: kind == ChainKind::Sita,
+        }
+    }
+
+    fn moment(&self, j: i32, a: &Point, b: &Point) -> Result<Float, PolicyError> {
+        metric_moment(self.metric, self.dist.moment_between(j, a, b))
+    }
+
+    fn batch(&mut self) -> Result<&mut (Option<Float>, Float, Option<Float>), PolicyError> {
+        if self.batch.is_none() {
+            let js: &[i32] = if self.with_m0 { &[0, 1, 2] } else { &[1, 2] };
+            let all = self.dist.moments_between(js, self.a, self.b).ok();
+            let b = match all {
+                Some(mut v) if v.len() == js.len() => {
+                    let m2 = v.pop();
+                    let m1 = v.pop().unwrap_or_else(|| Float::new(self.dist.prec()));
+                    (v.pop(), m1, m2)
+                }
+                _ => (None, self.moment(1, self.a, self.b)?, None),
+            };
+            self.batch = Some(b);
+        }
+        self.batch
+            .as_mut()
+            .ok_or_else(|| PolicyError::BadCutoffs("moment batch missing".into()))
+    }
+}
+
+impl HostInputs for PointInputs<'_> {
+    type R = Float;
+    type Error = PolicyError;
+    fn m1(&mut self) -> Result<Float, PolicyError> {
+        let bits = self.dist.prec();
+        Ok(std::mem::replace(&mut self.batch()?.1, Float::new(bits)))
+    }
+    fn m2(&mut self) -> Result<Float, PolicyError> {
+        match self.batch()?.2.take() {
+            Some(m2) => Ok(m2),
+            None => self.moment(2, self.a, self.b),
+        }
+    }
+    fn interval_weight(&mut self) -> Result<Float, PolicyError> {
+        if self.metric == Metric::Slowdown {
+            return self.moment(-1, self.a, self.b);
+        }
+        match self.batch()?.0.take() {
+            Some(m0) => Ok(m0),
+            None => self.moment(0, self.a, self.b),
+        }
+    }
+    fn killed_at_b(&mut self) -> Result<Option<KillPoint<Float>>, PolicyError> {
+        let b = self.b;
+        if b.x.is_infinite() || b.x >= self.dist.upper() {
+            return Ok(None);
+        }
+        Ok(Some(KillPoint {
+            b: b.x.clone(),
+            tail: b.tail(self.dist),
+        }))
+    }
+    fn weight_above_a(&mut self) -> Result<Float, PolicyError> {
+        self.moment(weight_order(self.metric), self.a, self.top)
+    }
+    fn mass_above_a(&mut self) -> Result<Float, PolicyError> {
+        self.moment(0, self.a, self.top)
+    }
+    fn weight_above_b(&mut self) -> Result<Float, PolicyError> {
+        self.moment(weight_order(self.metric), self.b, self.top)
+    }
+}
+
 /// +∞ at `bits`.
 pub(crate) fn inf(bits: u32) -> Float {
     Float::with_val(bits, Special::Infinity)
@@ -279,23 +386,4 @@ pub(crate) fn metric_moment(
     })
 }
 
-/// Mean waiting in an M/G/1 FCFS queue with arrival rate λ and service second moment m2
-/// (Pollaczek–Khinchine): λ m2 / (2 (1 − ρ)); +∞ when ρ ≥ 1.
-///
-/// ```
-/// use rug::Float;
-/// use taskassign::policy::pk_waiting;
-/// // M/M/1 with λ = 1/2, μ = 1: W = ρ/(μ(1−ρ)) = 1.
-/// let b = 64;
-/// let w = pk_waiting(&Float::with_val(b, 0.5), &Float::with_val(b, 2), &Float::with_val(b, 0.5));
-/// assert_eq!(w, 1);
-/// ```
-pub fn pk_waiting(lambda: &Float, m2: &Float, rho: &Float) -> Float {
-    let bits = m2.prec().max(rho.prec());
-    if *rho >= 1 {
-        return inf(bits);
-    }
-    let num = Float::with_val(bits, lambda * m2);
-    let den = (Float::with_val(bits, 1u32) - rho) * 2u32;
-    num / den
-}
+pub use host_term::pk_waiting;
