@@ -17,6 +17,7 @@ pub fn f64_pair(x: &Float) -> Option<(f64, f64)> {
 }
 
 /// Error-free sum: s + e = a + b exactly, s = fl(a + b) (Knuth's TwoSum).
+#[inline]
 pub fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     let bb = s - a;
@@ -39,6 +40,7 @@ pub struct LnPoint {
 impl LnPoint {
     /// The point with logarithm ln_x + (c_hi + c_lo), the sum kept exact as a double-double
     /// (e.g. ln(μx) from ln x and ln μ).
+    #[inline]
     pub fn shifted(ln_x: f64, c_hi: f64, c_lo: f64) -> Self {
         if ln_x.is_infinite() {
             return Self::from_ln(ln_x);
@@ -48,6 +50,7 @@ impl LnPoint {
     }
 
     /// The point with logarithm `hi + lo` (renormalised).
+    #[inline]
     pub fn from_parts(hi: f64, lo: f64) -> Self {
         if hi.is_infinite() {
             return Self::from_ln(hi);
@@ -59,6 +62,7 @@ impl LnPoint {
     }
 
     /// The point with logarithm `l` (an f64, no trailing part).
+    #[inline]
     pub fn from_ln(l: f64) -> Self {
         LnPoint {
             hi: l,
@@ -69,6 +73,7 @@ impl LnPoint {
 
     /// The point whose logarithm is the mean of the two points' logarithms (the geometric
     /// mean), the logarithm kept as a double-double.
+    #[inline]
     pub fn log_midpoint(&self, other: &LnPoint) -> Self {
         if self.hi.is_infinite() || other.hi.is_infinite() {
             return Self::from_ln(0.5 * (self.hi + other.hi));
@@ -78,11 +83,13 @@ impl LnPoint {
     }
 
     /// ln x as one f64.
+    #[inline]
     pub fn ln(&self) -> f64 {
         self.hi + self.lo
     }
 
     /// ln(other) − ln(self) as one f64 (the trailing parts kept: exact for close points).
+    #[inline]
     pub fn ln_ratio(&self, other: &LnPoint) -> f64 {
         if self.hi.is_infinite() || other.hi.is_infinite() {
             return other.hi - self.hi;
@@ -92,6 +99,7 @@ impl LnPoint {
 }
 
 /// Whether the double-double x = (hi, lo) is below y (both normalised, |lo| ≤ ulp(hi)/2).
+#[inline]
 fn dd_less(x: (f64, f64), y: (f64, f64)) -> bool {
     x.0 < y.0 || (x.0 == y.0 && x.1 < y.1)
 }
@@ -109,16 +117,19 @@ pub struct LnInterval {
 
 impl LnInterval {
     /// ln(a/r) for a reference point r given by its double-double logarithm.
+    #[inline]
     pub fn a_rel(&self, r: (f64, f64)) -> f64 {
         dd_diff(self.a, r)
     }
     /// ln(b/r).
+    #[inline]
     pub fn b_rel(&self, r: (f64, f64)) -> f64 {
         dd_diff(self.b, r)
     }
 }
 
 /// x − y for double-doubles, rounded to f64 (infinities kept).
+#[inline]
 fn dd_diff(x: (f64, f64), y: (f64, f64)) -> f64 {
     if x.0.is_infinite() || y.0.is_infinite() {
         return x.0 - y.0;
@@ -131,6 +142,7 @@ fn dd_diff(x: (f64, f64), y: (f64, f64)) -> f64 {
 /// support), as [`crate::dist::clip`] does with the MPFR values; `None` if the result is empty. The ends
 /// keep their trailing parts, so that a point one ulp of ln k above k, or an interval
 /// ending 10^-9 above ln p, are clipped exactly where the MPFR form clips them.
+#[inline]
 pub fn clip_ln(ln_a: f64, ln_b: f64, lo: (f64, f64), hi: (f64, f64)) -> Option<LnInterval> {
     let a = if dd_less((ln_a, 0.0), lo) {
         lo

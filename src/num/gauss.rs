@@ -31,6 +31,7 @@ pub const GL6_MAX_LOG_WIDTH: f64 = 1.0;
 /// the caller without cancellation). The caller adds ψ(0). This is how the exponential's
 /// E[1/X], the lognormal and the Weibull treat an interval too short for a difference of
 /// two closed-form terms to keep its digits.
+#[inline]
 pub fn ln_gl6(h: f64, dpsi: impl Fn(f64) -> f64) -> f64 {
     let mut sum = 0.0;
     for i in 0..3 {

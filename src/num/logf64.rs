@@ -24,6 +24,7 @@ use rug::Float;
 
 /// A Float as f64 if it is finite, and normal or zero (a subnormal or an underflow to 0 of
 /// a nonzero value, or an overflow, would make an f64 formula wrong).
+#[inline]
 pub fn f64_normal(x: &Float) -> Option<f64> {
     let v = x.to_f64();
     if v.is_finite() && (v.is_normal() || x.is_zero()) {
@@ -36,6 +37,7 @@ pub fn f64_normal(x: &Float) -> Option<f64> {
 /// ln(1 − e^(−x)) for x ≥ 0 (x = 0 gives −∞, x = +∞ gives 0), given also ln x (which may be
 /// far below f64's range): for small x it is ln x + ln((1 − e^(−x))/x), so that an x that
 /// underflows still gives the right logarithm.
+#[inline]
 pub fn ln_one_minus_exp_neg(x: f64, ln_x: f64) -> f64 {
     if x < 0.5 {
         let r = if x == 0.0 { 1.0 } else { -(-x).exp_m1() / x };
@@ -47,6 +49,7 @@ pub fn ln_one_minus_exp_neg(x: f64, ln_x: f64) -> f64 {
 
 /// ln(1 − e^d) for d ≤ 0 (d = 0 gives −∞, d = −∞ gives 0), accurate for every d
 /// (Mächler's rule: expm1 near 0, log1p far from it).
+#[inline]
 pub fn ln_one_minus_exp(d: f64) -> f64 {
     if d > -std::f64::consts::LN_2 {
         (-d.exp_m1()).ln()
@@ -56,6 +59,7 @@ pub fn ln_one_minus_exp(d: f64) -> f64 {
 }
 
 /// ln(e^x + e^y), with −∞ (a zero term) and +∞ handled.
+#[inline]
 pub fn ln_add_exp(x: f64, y: f64) -> f64 {
     let (hi, lo) = if x >= y { (x, y) } else { (y, x) };
     if hi == f64::INFINITY || lo == f64::NEG_INFINITY {
@@ -67,6 +71,7 @@ pub fn ln_add_exp(x: f64, y: f64) -> f64 {
 /// ln((1 − e^(−τ l))/τ) for τ ≥ 0 and l > 0 (l may be +∞): ln l at τ = 0, −ln τ at l = ∞.
 /// This is the log of ∫ over a log-interval of width l of e^(−τ s) ds, written so that
 /// neither a small τl (no cancellation, no underflow of τl) nor a large one overflows.
+#[inline]
 pub fn ln_expm1_ratio(tau: f64, l: f64) -> f64 {
     ln_expm1_ratio_by(tau, l, || tau.ln())
 }
@@ -103,11 +108,13 @@ fn ln_expm1_ratio_by(tau: f64, l: f64, ln_tau: impl FnOnce() -> f64) -> f64 {
 /// assert!((v - 1.5f64.ln()).abs() < 1e-15);
 /// assert!(ln_power_integral_f64(0.0, 0.0, 0.0, 1.0, 1.0).abs() < 1e-16);
 /// ```
+#[inline]
 pub fn ln_power_integral_f64(t: f64, c: f64, s_a: f64, s_b: f64, l: f64) -> f64 {
     ln_power_integral_f64_by(t, c, s_a, s_b, l, || t.abs().ln())
 }
 
 /// [`ln_power_integral_f64`] with ln |t| precomputed (a family whose orders have fixed t).
+#[inline]
 pub(crate) fn ln_power_integral_f64_lt(
     t: f64,
     ln_abs_t: f64,
@@ -147,6 +154,7 @@ fn ln_power_integral_f64_by(
 /// logarithm as ln ub + ln(1 − e^−l) (any magnitudes, no cancellation for a short
 /// interval), the value as ua·expm1(l) for a short interval and ub − ua otherwise (from the
 /// logarithm when the values underflow).
+#[inline]
 pub fn interval_width(pa: &LnPoint, pb: &LnPoint, l: f64) -> (f64, f64) {
     if pb.x == f64::INFINITY {
         return (f64::INFINITY, pb.ln());

@@ -18,7 +18,9 @@ use rug::Float;
 
 /// A nonnegative real scalar with the operations of the policy formulas. Only what the
 /// formulas need: no subtraction other than 1 − x (of a load below 1), so that the
-/// log-domain scalar can implement every operation without cancellation.
+/// log-domain scalar can implement every operation without cancellation. The operations
+/// that take `self` by value reuse it (an MPFR temporary keeps its allocation), the others
+/// borrow their operands.
 pub trait Real: Clone {
     /// 0, like `self` (at its precision).
     fn zero(&self) -> Self;
@@ -32,19 +34,28 @@ pub trait Real: Clone {
     /// failed f64 moment counts as an unstable host, for the search to skip).
     fn at_least_one(&self) -> bool;
     /// self + other.
-    fn add(&self, other: &Self) -> Self;
+    fn add(self, other: &Self) -> Self;
     /// self · other.
     fn mul(&self, other: &Self) -> Self;
     /// self / other.
-    fn div(&self, other: &Self) -> Self;
+    fn div(self, other: &Self) -> Self;
     /// self / 2 (exact).
-    fn half(&self) -> Self;
+    fn half(self) -> Self;
     /// 1 − self, for self < 1.
     fn one_minus(&self) -> Self;
 }
 
 fn prec2(a: &Float, b: &Float) -> u32 {
     a.prec().max(b.prec())
+}
+
+/// `x` at no less than the precision of `other` (exact: only ever raised).
+#[inline]
+fn at_least_prec_of(mut x: Float, other: &Float) -> Float {
+    if x.prec() < other.prec() {
+        x.set_prec(other.prec());
+    }
+    x
 }
 
 impl Real for Float {
@@ -65,20 +76,20 @@ impl Real for Float {
         *self >= 1
     }
     #[inline]
-    fn add(&self, other: &Self) -> Self {
-        Float::with_val(prec2(self, other), self + other)
+    fn add(self, other: &Self) -> Self {
+        at_least_prec_of(self, other) + other
     }
     #[inline]
     fn mul(&self, other: &Self) -> Self {
         Float::with_val(prec2(self, other), self * other)
     }
     #[inline]
-    fn div(&self, other: &Self) -> Self {
-        Float::with_val(prec2(self, other), self / other)
+    fn div(self, other: &Self) -> Self {
+        at_least_prec_of(self, other) / other
     }
     #[inline]
-    fn half(&self) -> Self {
-        Float::with_val(self.prec(), self / 2u32)
+    fn half(self) -> Self {
+        self / 2u32
     }
     #[inline]
     fn one_minus(&self) -> Self {
@@ -109,7 +120,7 @@ impl Real for LnF64 {
         !(self.0 < 0.0)
     }
     #[inline]
-    fn add(&self, other: &Self) -> Self {
+    fn add(self, other: &Self) -> Self {
         LnF64(ln_add_exp(self.0, other.0))
     }
     #[inline]
@@ -117,11 +128,11 @@ impl Real for LnF64 {
         LnF64(self.0 + other.0)
     }
     #[inline]
-    fn div(&self, other: &Self) -> Self {
+    fn div(self, other: &Self) -> Self {
         LnF64(self.0 - other.0)
     }
     #[inline]
-    fn half(&self) -> Self {
+    fn half(self) -> Self {
         LnF64(self.0 - std::f64::consts::LN_2)
     }
     #[inline]
@@ -141,7 +152,7 @@ impl Real for LnF64 {
 /// let b = 64;
 /// let x = Dual2::variable(Float::with_val(b, 0.5), 0);
 /// let y = Dual2::variable(Float::with_val(b, 1), 1);
-/// let f = x.div(&x.mul(&y).one_minus());
+/// let f = x.clone().div(&x.mul(&y).one_minus());
 /// assert_eq!(f.value, 1);
 /// assert_eq!(f.derivative(0), 4);
 /// assert_eq!(f.derivative(1), 1);
@@ -188,7 +199,7 @@ fn d_add(a: &Option<Float>, b: &Option<Float>) -> Option<Float> {
     match (a, b) {
         (None, None) => None,
         (Some(x), None) | (None, Some(x)) => Some(x.clone()),
-        (Some(x), Some(y)) => Some(Real::add(x, y)),
+        (Some(x), Some(y)) => Some(Real::add(x.clone(), y)),
     }
 }
 
@@ -205,10 +216,10 @@ impl Real for Dual2 {
     fn at_least_one(&self) -> bool {
         self.value.at_least_one()
     }
-    fn add(&self, other: &Self) -> Self {
+    fn add(self, other: &Self) -> Self {
         Dual2 {
-            value: Real::add(&self.value, &other.value),
             d: [0, 1].map(|i| d_add(&self.d[i], &other.d[i])),
+            value: Real::add(self.value, &other.value),
         }
     }
     fn mul(&self, other: &Self) -> Self {
@@ -222,29 +233,29 @@ impl Real for Dual2 {
             d: [term(0), term(1)],
         }
     }
-    fn div(&self, other: &Self) -> Self {
-        let q = Real::div(&self.value, &other.value);
+    fn div(self, other: &Self) -> Self {
+        let q = Real::div(self.value.clone(), &other.value);
         let term = |i: usize| -> Option<Float> {
             match (&self.d[i], &other.d[i]) {
                 (None, None) => None,
-                (Some(du), None) => Some(Real::div(du, &other.value)),
+                (Some(du), None) => Some(Real::div(du.clone(), &other.value)),
                 (du, Some(dv)) => {
                     let qdv = Real::mul(&q, dv);
                     let num = match du {
                         Some(du) => Float::with_val(prec2(du, &qdv), du - &qdv),
                         None => -qdv,
                     };
-                    Some(Real::div(&num, &other.value))
+                    Some(Real::div(num, &other.value))
                 }
             }
         };
         let d = [term(0), term(1)];
         Dual2 { value: q, d }
     }
-    fn half(&self) -> Self {
+    fn half(self) -> Self {
         Dual2 {
             value: self.value.half(),
-            d: [0, 1].map(|i| self.d[i].as_ref().map(Real::half)),
+            d: self.d.map(|x| x.map(Real::half)),
         }
     }
     fn one_minus(&self) -> Self {
@@ -280,7 +291,7 @@ mod tests {
         let tol = |w: f64| 8.0 * f64::EPSILON * w.abs().max(1.0);
         assert!((lg.0 - want).abs() <= tol(want), "{} vs {want}", lg.0);
         // Sums: ln(e^a + e^b) against the MPFR sum.
-        let s = Real::add(&ln(&m1), &ln(&m2));
+        let s = Real::add(ln(&m1), &ln(&m2));
         let want = Float::with_val(b, Float::with_val(b, &m1 + &m2).ln_ref()).to_f64();
         assert!((s.0 - want).abs() <= tol(want));
         assert!(!LnF64(-1.0).at_least_one() && LnF64(0.0).at_least_one());

@@ -233,6 +233,7 @@ pub struct BracketF64 {
 
 impl BracketF64 {
     /// The exact root if one was met, else the bracket's midpoint.
+    #[inline]
     pub fn midpoint(&self) -> f64 {
         self.exact.unwrap_or(0.5 * (self.lo + self.hi))
     }
@@ -240,6 +241,7 @@ impl BracketF64 {
     /// The exact root if one was met, else the bracket's regula falsi point (its midpoint
     /// where an end value is infinite): the next Illinois estimate, the better point of a
     /// run stopped after a fixed number of evaluations.
+    #[inline]
     pub fn secant(&self) -> f64 {
         self.exact
             .unwrap_or_else(|| secant_point(self.lo, self.hi, self.f_lo, self.f_hi))
@@ -247,6 +249,7 @@ impl BracketF64 {
 }
 
 /// The regula falsi point of a bracket, or its midpoint where that is not strictly inside.
+#[inline]
 fn secant_point(a: f64, b: f64, fa: f64, fb: f64) -> f64 {
     if fa.is_finite() && fb.is_finite() {
         let x = (a * fb - b * fa) / (fb - fa);
@@ -272,6 +275,7 @@ fn secant_point(a: f64, b: f64, fa: f64, fb: f64) -> f64 {
 /// assert!(r.converged && (r.midpoint() - 2f64.sqrt()).abs() < 1e-11);
 /// assert!(illinois_f64("x^2", f, 5.0, (0.0, f(0.0)), (2.0, f(2.0)), 1e-12, 200).is_err());
 /// ```
+#[inline]
 pub fn illinois_f64(
     what: &str,
     f: impl Fn(f64) -> f64,

@@ -15,11 +15,14 @@
 
 use super::chain::{weight_order, ChainKind};
 use crate::dist::JobSize;
-use crate::num::logf64::{ln_add_exp, ln_one_minus_exp};
+use crate::num::logf64::ln_add_exp;
+use crate::num::real::LnF64;
 use crate::num::root::{illinois_f64, BracketF64, F64_ROOT_MAX_EVALS, F64_ROOT_TOL};
 use crate::num::NumError;
+use crate::policy::host_term::{host, HostInputs, KillPoint, Parts};
 use crate::policy::Metric;
 use rug::Float;
+use std::convert::Infallible;
 
 /// The chain objective on logarithms (see [`super::chain`] for the terms).
 pub struct LnChain<'a> {
@@ -95,19 +98,6 @@ impl<'a> LnChain<'a> {
             .unwrap_or(f64::NAN)
     }
 
-    /// ln(λ n₂ / (2 (1 − λ n₁))), +∞ when unstable.
-    #[inline]
-    fn ln_pk(&self, ln_n1: f64, ln_n2: f64) -> f64 {
-        let ln_rho = self.ln_lambda + ln_n1;
-        if !(ln_rho < 0.0) {
-            return f64::INFINITY;
-        }
-        if ln_n2 == f64::NEG_INFINITY {
-            return f64::NEG_INFINITY;
-        }
-        self.ln_lambda + ln_n2 - std::f64::consts::LN_2 - ln_one_minus_exp(ln_rho)
-    }
-
     /// The per-point part of the host terms at y (see [`Above`]).
     pub fn above(&self, y: f64) -> Above {
         match self.kind {
@@ -135,55 +125,17 @@ impl<'a> LnChain<'a> {
 
     /// [`LnChain::ln_term`] given the per-point parts at ya and yb (a grid computes them
     /// once per point: they are half of a TAGS term's moments).
+    #[inline]
     pub fn ln_term_at(&self, ya: f64, yb: f64, above_a: &Above, above_b: &Above) -> f64 {
-        let b_free = yb < self.y_top;
-        match self.kind {
-            ChainKind::Sita => {
-                let lw = self.ln_m(self.jw, ya, yb);
-                let q = self.ln_pk(self.ln_m(1, ya, yb), self.ln_m(2, ya, yb));
-                if q == f64::INFINITY {
-                    return f64::INFINITY;
-                }
-                if lw == f64::NEG_INFINITY {
-                    return f64::NEG_INFINITY;
-                }
-                lw + q
-            }
-            ChainKind::Tags | ChainKind::TagsQueueLength => {
-                let (n1, n2, ln_gb) = if b_free {
-                    let lt = above_b.ln_tail;
-                    (
-                        ln_add_exp(self.ln_m(1, ya, yb), yb + lt),
-                        ln_add_exp(self.ln_m(2, ya, yb), 2.0 * yb + lt),
-                        if self.kind == ChainKind::Tags {
-                            yb + above_b.ln_g
-                        } else {
-                            f64::NEG_INFINITY
-                        },
-                    )
-                } else {
-                    (
-                        self.ln_m(1, ya, yb),
-                        self.ln_m(2, ya, yb),
-                        f64::NEG_INFINITY,
-                    )
-                };
-                let q = self.ln_pk(n1, n2);
-                if q == f64::INFINITY {
-                    return f64::INFINITY;
-                }
-                let ga = match self.kind {
-                    ChainKind::TagsQueueLength => self.ln_lambda + above_a.ln_tail,
-                    _ => above_a.ln_g,
-                };
-                let queue = if ga == f64::NEG_INFINITY {
-                    f64::NEG_INFINITY
-                } else {
-                    ga + q
-                };
-                ln_add_exp(queue, ln_gb)
-            }
-        }
+        let inputs = LnInputs {
+            ch: self,
+            ya,
+            yb: LnF64(yb),
+            above_a,
+            above_b,
+        };
+        let Ok(h) = host(self.kind, &LnF64(self.ln_lambda), &inputs, Parts::Term);
+        h.term().0
     }
 
     /// ln of the objective at the cutoffs `ys` (h − 1 of them, increasing; entries at
@@ -204,6 +156,53 @@ impl<'a> LnChain<'a> {
             a = b;
         }
         acc
+    }
+}
+
+/// The inputs of a host term (e^ya, e^yb] as f64 logarithms: the interval's moments from
+/// the family's f64 form, the values above a cutoff from its [`Above`].
+struct LnInputs<'c, 'a> {
+    ch: &'c LnChain<'a>,
+    ya: f64,
+    /// ln b, as the scalar b.
+    yb: LnF64,
+    above_a: &'c Above,
+    above_b: &'c Above,
+}
+
+impl HostInputs for LnInputs<'_, '_> {
+    type R = LnF64;
+    type Error = Infallible;
+    #[inline]
+    fn m1(&self) -> Result<LnF64, Infallible> {
+        Ok(LnF64(self.ch.ln_m(1, self.ya, self.yb.0)))
+    }
+    #[inline]
+    fn m2(&self) -> Result<LnF64, Infallible> {
+        Ok(LnF64(self.ch.ln_m(2, self.ya, self.yb.0)))
+    }
+    #[inline]
+    fn interval_weight(&self) -> Result<LnF64, Infallible> {
+        Ok(LnF64(self.ch.ln_m(self.ch.jw, self.ya, self.yb.0)))
+    }
+    #[inline]
+    fn killed_at_b(&self) -> Result<Option<KillPoint<'_, LnF64>>, Infallible> {
+        Ok((self.yb.0 < self.ch.y_top).then_some(KillPoint {
+            b: &self.yb,
+            tail: LnF64(self.above_b.ln_tail),
+        }))
+    }
+    #[inline]
+    fn weight_above_a(&self) -> Result<LnF64, Infallible> {
+        Ok(LnF64(self.above_a.ln_g))
+    }
+    #[inline]
+    fn mass_above_a(&self) -> Result<LnF64, Infallible> {
+        Ok(LnF64(self.above_a.ln_tail))
+    }
+    #[inline]
+    fn weight_above_b(&self) -> Result<LnF64, Infallible> {
+        Ok(LnF64(self.above_b.ln_g))
     }
 }
 

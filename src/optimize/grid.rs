@@ -7,8 +7,9 @@
 //! sum becomes a max. Partial moments on the grid come from cumulative sums taken from
 //! whichever end loses fewer digits, so the N² table costs O(N) moment evaluations.
 
-use super::chain::{pk, weight_order, ChainKind};
+use super::chain::{weight_order, ChainKind};
 use crate::dist::{DistError, JobSize};
+use crate::policy::host_term::{host, HostInputs, KillPoint, Parts};
 use crate::policy::{Metric, PolicyError};
 use rug::Float;
 
@@ -247,75 +248,62 @@ impl<'a> Terms<'a> {
     }
 
     fn compute(&self, k: usize, l: usize) -> Result<Float, PolicyError> {
-        let bits = self.dist.prec();
-        let n = self.g.len() - 1;
-        let jw = weight_order(self.metric);
-        let inf = Float::with_val(bits, rug::float::Special::Infinity);
-        let v = match self.kind {
-            ChainKind::Sita => {
-                match (
-                    self.c.m(jw, k, l, bits),
-                    self.c.m(1, k, l, bits),
-                    self.c.m(2, k, l, bits),
-                ) {
-                    (Some(w), Some(m1), Some(m2)) => {
-                        let q = pk(bits, &self.lambda, &m1, &m2);
-                        if w.is_zero() {
-                            Float::with_val(bits, 0)
-                        } else {
-                            Float::with_val(bits, &w * &q)
-                        }
-                    }
-                    (_, Some(m1), _) if Float::with_val(bits, &self.lambda * &m1) >= 1 => {
-                        inf.clone()
-                    }
-                    _ => return Err(infinite(self.metric, self.dist)),
-                }
-            }
-            ChainKind::Tags | ChainKind::TagsQueueLength => {
-                let free_b = l < n;
-                let bt = if free_b {
-                    Float::with_val(bits, &self.g[l] * &self.c.tail[l])
-                } else {
-                    Float::with_val(bits, 0)
-                };
-                let (Some(m1), Some(m2)) = (self.c.m(1, k, l, bits), self.c.m(2, k, l, bits))
-                else {
-                    return Err(infinite(self.metric, self.dist));
-                };
-                let n1 = m1 + &bt;
-                // b² F̄(b) only below the top (∞ · 0 would be NaN for unbounded sizes).
-                let n2 = if free_b {
-                    m2 + Float::with_val(bits, &self.g[l] * &bt)
-                } else {
-                    m2
-                };
-                let q = pk(bits, &self.lambda, &n1, &n2);
-                let ga = if self.kind == ChainKind::TagsQueueLength {
-                    self.c.up_c[1][k]
-                        .clone()
-                        .map(|x| Float::with_val(bits, &self.lambda * &x))
-                } else {
-                    self.c.up_c[(jw + 1) as usize][k].clone()
-                };
-                let Some(ga) = ga else {
-                    return Err(infinite(self.metric, self.dist));
-                };
-                let mut v = if ga.is_zero() {
-                    Float::with_val(bits, 0)
-                } else {
-                    Float::with_val(bits, &ga * &q)
-                };
-                if self.kind == ChainKind::Tags && free_b {
-                    let Some(gb) = self.c.up_c[(jw + 1) as usize][l].clone() else {
-                        return Err(infinite(self.metric, self.dist));
-                    };
-                    v += Float::with_val(bits, &self.g[l] * &gb);
-                }
-                v
-            }
-        };
-        Ok(v)
+        let inputs = GridInputs { t: self, k, l };
+        Ok(host(self.kind, &self.lambda, &inputs, Parts::Term)?.term())
+    }
+}
+
+/// The inputs of the host term (x_k, x_l] from the cumulative moments (an infinite one is
+/// an infinite metric).
+struct GridInputs<'t, 'a> {
+    t: &'t Terms<'a>,
+    k: usize,
+    l: usize,
+}
+
+impl GridInputs<'_, '_> {
+    fn finite(&self, m: Option<Float>) -> Result<Float, PolicyError> {
+        m.ok_or_else(|| infinite(self.t.metric, self.t.dist))
+    }
+
+    /// M_j(x_k, x_l).
+    fn m(&self, j: i32) -> Result<Float, PolicyError> {
+        self.finite(self.t.c.m(j, self.k, self.l, self.t.dist.prec()))
+    }
+
+    /// M_j(x_i, top).
+    fn above(&self, j: i32, i: usize) -> Result<Float, PolicyError> {
+        self.finite(self.t.c.up_c[(j + 1) as usize][i].clone())
+    }
+}
+
+impl HostInputs for GridInputs<'_, '_> {
+    type R = Float;
+    type Error = PolicyError;
+    fn m1(&self) -> Result<Float, PolicyError> {
+        self.m(1)
+    }
+    fn m2(&self) -> Result<Float, PolicyError> {
+        self.m(2)
+    }
+    fn interval_weight(&self) -> Result<Float, PolicyError> {
+        self.m(weight_order(self.t.metric))
+    }
+    fn killed_at_b(&self) -> Result<Option<KillPoint<'_, Float>>, PolicyError> {
+        let (g, l) = (self.t.g, self.l);
+        Ok((l < g.len() - 1).then(|| KillPoint {
+            b: &g[l],
+            tail: self.t.c.tail[l].clone(),
+        }))
+    }
+    fn weight_above_a(&self) -> Result<Float, PolicyError> {
+        self.above(weight_order(self.t.metric), self.k)
+    }
+    fn mass_above_a(&self) -> Result<Float, PolicyError> {
+        self.above(0, self.k)
+    }
+    fn weight_above_b(&self) -> Result<Float, PolicyError> {
+        self.above(weight_order(self.t.metric), self.l)
     }
 }
 

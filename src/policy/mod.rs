@@ -16,6 +16,7 @@ use crate::num::{parse_decimal, show, NumError};
 use host_term::{weight_order, ChainKind, HostInputs, KillPoint};
 use rug::float::Special;
 use rug::Float;
+use std::cell::RefCell;
 use thiserror::Error;
 
 /// Errors of the policy layer.
@@ -273,10 +274,10 @@ pub(crate) struct PointInputs<'a> {
     a: &'a Point,
     b: &'a Point,
     top: &'a Point,
-    /// The batch of M_0 (SITA only), M_1 and M_2, once computed.
-    batch: Option<(Option<Float>, Float, Option<Float>)>,
     /// Whether the batch holds M_0 (SITA's weight for waiting and response).
     with_m0: bool,
+    /// The batch [M_0 (SITA), M_1, M_2], once computed; an entry is taken when read.
+    batch: RefCell<Option<[Option<Float>; 3]>>,
 }
 
 impl<'a> PointInputs<'a> {
@@ -295,8 +296,8 @@ impl<'a> PointInputs<'a> {
             a,
             b,
             top,
-            batch: None,
             with_m0: kind == ChainKind::Sita,
+            batch: RefCell::new(None),
         }
     }
 
@@ -304,65 +305,65 @@ impl<'a> PointInputs<'a> {
         metric_moment(self.metric, self.dist.moment_between(j, a, b))
     }
 
-    fn batch(&mut self) -> Result<&mut (Option<Float>, Float, Option<Float>), PolicyError> {
-        if self.batch.is_none() {
+    /// Entry `i` of the batch (0: M_0, 1: M_1, 2: M_2), `None` where the batch failed (the
+    /// caller then computes that order alone). M_1 alone is computed with the batch.
+    fn batched(&self, i: usize) -> Result<Option<Float>, PolicyError> {
+        let mut cell = self.batch.borrow_mut();
+        if cell.is_none() {
             let js: &[i32] = if self.with_m0 { &[0, 1, 2] } else { &[1, 2] };
             let all = self.dist.moments_between(js, self.a, self.b).ok();
-            let b = match all {
-                Some(mut v) if v.len() == js.len() => {
-                    let m2 = v.pop();
-                    let m1 = v.pop().unwrap_or_else(|| Float::new(self.dist.prec()));
-                    (v.pop(), m1, m2)
+            *cell = Some(match all {
+                Some(v) if v.len() == js.len() => {
+                    let mut it = v.into_iter();
+                    let m0 = if self.with_m0 { it.next() } else { None };
+                    [m0, it.next(), it.next()]
                 }
-                _ => (None, self.moment(1, self.a, self.b)?, None),
-            };
-            self.batch = Some(b);
+                _ => [None, Some(self.moment(1, self.a, self.b)?), None],
+            });
         }
-        self.batch
-            .as_mut()
-            .ok_or_else(|| PolicyError::BadCutoffs("moment batch missing".into()))
+        Ok(cell.as_mut().and_then(|b| b[i].take()))
+    }
+
+    fn batched_or_alone(&self, i: usize, j: i32) -> Result<Float, PolicyError> {
+        match self.batched(i)? {
+            Some(m) => Ok(m),
+            None => self.moment(j, self.a, self.b),
+        }
     }
 }
 
 impl HostInputs for PointInputs<'_> {
     type R = Float;
     type Error = PolicyError;
-    fn m1(&mut self) -> Result<Float, PolicyError> {
-        let bits = self.dist.prec();
-        Ok(std::mem::replace(&mut self.batch()?.1, Float::new(bits)))
+    fn m1(&self) -> Result<Float, PolicyError> {
+        self.batched_or_alone(1, 1)
     }
-    fn m2(&mut self) -> Result<Float, PolicyError> {
-        match self.batch()?.2.take() {
-            Some(m2) => Ok(m2),
-            None => self.moment(2, self.a, self.b),
-        }
+    fn m2(&self) -> Result<Float, PolicyError> {
+        self.batched_or_alone(2, 2)
     }
-    fn interval_weight(&mut self) -> Result<Float, PolicyError> {
+    fn interval_weight(&self) -> Result<Float, PolicyError> {
         if self.metric == Metric::Slowdown {
             return self.moment(-1, self.a, self.b);
         }
-        match self.batch()?.0.take() {
-            Some(m0) => Ok(m0),
-            None => self.moment(0, self.a, self.b),
-        }
+        self.batched_or_alone(0, 0)
     }
-    fn killed_at_b(&mut self) -> Result<Option<KillPoint<Float>>, PolicyError> {
+    fn killed_at_b(&self) -> Result<Option<KillPoint<'_, Float>>, PolicyError> {
         let b = self.b;
         if b.x.is_infinite() || b.x >= self.dist.upper() {
             return Ok(None);
         }
         Ok(Some(KillPoint {
-            b: b.x.clone(),
+            b: &b.x,
             tail: b.tail(self.dist),
         }))
     }
-    fn weight_above_a(&mut self) -> Result<Float, PolicyError> {
+    fn weight_above_a(&self) -> Result<Float, PolicyError> {
         self.moment(weight_order(self.metric), self.a, self.top)
     }
-    fn mass_above_a(&mut self) -> Result<Float, PolicyError> {
+    fn mass_above_a(&self) -> Result<Float, PolicyError> {
         self.moment(0, self.a, self.top)
     }
-    fn weight_above_b(&mut self) -> Result<Float, PolicyError> {
+    fn weight_above_b(&self) -> Result<Float, PolicyError> {
         self.moment(weight_order(self.metric), self.b, self.top)
     }
 }

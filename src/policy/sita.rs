@@ -19,8 +19,8 @@ pub fn host(
     b: &Float,
 ) -> Result<Host<Float>, PolicyError> {
     let (pa, pb, top) = (dist.point(a), dist.point(b), dist.point(&dist.upper()));
-    let mut v = PointInputs::new(dist, ChainKind::Sita, Metric::Waiting, &pa, &pb, &top);
-    host_term(ChainKind::Sita, lambda, &mut v, Parts::All)
+    let v = PointInputs::new(dist, ChainKind::Sita, Metric::Waiting, &pa, &pb, &top);
+    host_term(ChainKind::Sita, lambda, &v, Parts::All)
 }
 
 /// SITA with the full cutoff vector s_0 < … < s_h.
@@ -43,8 +43,8 @@ pub fn evaluate(
     let top = dist.point(&dist.upper());
     for i in 1..s.len() {
         let (a, b) = (&points[i - 1], &points[i]);
-        let mut v = PointInputs::new(dist, ChainKind::Sita, metric, a, b, &top);
-        let h = host_term(ChainKind::Sita, lambda, &mut v, Parts::All)?;
+        let v = PointInputs::new(dist, ChainKind::Sita, metric, a, b, &top);
+        let h = host_term(ChainKind::Sita, lambda, &v, Parts::All)?;
         if !h.queueing.is_zero() {
             total += &h.queueing;
         }

@@ -30,7 +30,7 @@ pub fn host_load(
         None
     } else {
         Some(Killed::new(KillPoint {
-            b: pb.x.clone(),
+            b: &pb.x,
             tail: pb.tail(dist),
         }))
     };
@@ -49,8 +49,8 @@ pub fn host(
     b: &Float,
 ) -> Result<Host<Float>, PolicyError> {
     let (pa, pb, top) = (dist.point(a), dist.point(b), dist.point(&dist.upper()));
-    let mut v = PointInputs::new(dist, ChainKind::Tags, Metric::Waiting, &pa, &pb, &top);
-    host_term(ChainKind::Tags, lambda, &mut v, Parts::All)
+    let v = PointInputs::new(dist, ChainKind::Tags, Metric::Waiting, &pa, &pb, &top);
+    host_term(ChainKind::Tags, lambda, &v, Parts::All)
 }
 
 /// TAGS with the full cutoff vector s_0 < … < s_h.
@@ -76,7 +76,7 @@ pub fn evaluate(
     for i in 1..=hosts {
         // The weight of a host's waiting is over the jobs with X > a: P(X > a) for
         // waiting, E[1/X; X > a] for slowdown.
-        let mut v = PointInputs::new(
+        let v = PointInputs::new(
             dist,
             ChainKind::Tags,
             metric,
@@ -84,7 +84,7 @@ pub fn evaluate(
             &points[i],
             &top_point,
         );
-        let h = host_term(ChainKind::Tags, lambda, &mut v, Parts::All)?;
+        let h = host_term(ChainKind::Tags, lambda, &v, Parts::All)?;
         if !h.queueing.is_zero() {
             queueing += &h.queueing;
         }
