@@ -14,6 +14,7 @@
 //! polished in MPFR.
 
 use super::chain::{weight_order, ChainKind};
+use super::dp::{self, layered_dp, ranked, Combine, Path, Terms, ZoomSpace, ZOOM_POINTS};
 use crate::dist::JobSize;
 use crate::num::logf64::ln_add_exp;
 use crate::num::real::LnF64;
@@ -416,22 +417,47 @@ pub struct LnPlacement {
     pub ln_value: f64,
 }
 
-/// Host terms on a grid, computed when first needed (and kept when `memo` is not empty).
+/// Host terms between points, computed when first needed (and kept when `memo` is not
+/// empty).
 struct LnTerms<'a, 'c> {
     ch: &'c LnChain<'a>,
     g: &'c [f64],
-    /// The per-point parts of the terms at each grid point.
+    /// The per-point parts of the terms at each point.
     above: Vec<Above>,
     memo: Vec<f64>,
+    /// The term last returned (a reference to it is handed out).
+    last: LnF64,
 }
 
-impl LnTerms<'_, '_> {
+impl<'a, 'c> LnTerms<'a, 'c> {
+    /// The terms between the points `g`, kept in a table of g.len()² entries if `memo`.
+    fn new(ch: &'c LnChain<'a>, g: &'c [f64], memo: bool) -> Self {
+        let memo = if memo {
+            vec![f64::NAN; g.len() * g.len()]
+        } else {
+            Vec::new()
+        };
+        let above = g.iter().map(|&y| ch.above(y)).collect();
+        LnTerms {
+            ch,
+            g,
+            above,
+            memo,
+            last: LnF64(f64::NAN),
+        }
+    }
+}
+
+impl Terms for LnTerms<'_, '_> {
+    type Cost = LnF64;
+    type Error = Infallible;
     #[inline]
-    fn t(&mut self, k: usize, l: usize) -> f64 {
+    fn term(&mut self, k: usize, l: usize) -> Result<&LnF64, Infallible> {
         let i = l * self.g.len() + k;
         if let Some(&v) = self.memo.get(i) {
             if !v.is_nan() {
-                return v;
+                self.last = LnF64(v);
+                return Ok(&self.last);
             }
         }
         let v = self
@@ -442,69 +468,44 @@ impl LnTerms<'_, '_> {
         if let Some(m) = self.memo.get_mut(i) {
             *m = v;
         }
-        v
+        self.last = LnF64(v);
+        Ok(&self.last)
     }
 }
 
-/// Exact optimum over the grid `g` by dynamic programming (sum, or max for `minmax`), one
-/// placement per number of busy hosts (the rest idle at the top), best first; empty if no
-/// placement is stable.
+/// Exact optimum over the grid `g` by dynamic programming ([`layered_dp`]; sum, or max for
+/// `minmax`), one placement per number of busy hosts (the rest idle at the top), best
+/// first; empty if no placement is stable.
 pub fn ln_grid_optima(ch: &LnChain, hosts: usize, g: &[f64], minmax: bool) -> Vec<LnPlacement> {
+    if hosts < 1 || g.len() < 2 {
+        return vec![];
+    }
     let n = g.len() - 1;
     // With two hosts every pair is read once (host 1 from s_0, host 2 to the top): no
     // table of g.len()² terms is needed.
-    let memo = if hosts > 2 {
-        vec![f64::NAN; g.len() * g.len()]
-    } else {
-        Vec::new()
-    };
-    let above = g.iter().map(|&y| ch.above(y)).collect();
-    let mut terms = LnTerms { ch, g, above, memo };
-    let mut v = vec![f64::INFINITY; n + 1];
-    v[0] = f64::NEG_INFINITY;
-    let mut arg: Vec<Vec<usize>> = Vec::with_capacity(hosts);
-    let mut found = Vec::new();
-    for i in 1..=hosts {
-        let mut nv = vec![f64::INFINITY; n + 1];
-        let mut na = vec![usize::MAX; n + 1];
-        let first_l = if i == hosts { n } else { 1 };
-        for l in first_l..=n {
-            for (k, &vk) in v.iter().enumerate().take(l) {
-                if k == n || vk == f64::INFINITY || vk >= nv[l] {
-                    continue;
-                }
-                let t = terms.t(k, l);
-                if t >= nv[l] {
-                    continue;
-                }
-                let c = if minmax { vk.max(t) } else { ln_add_exp(vk, t) };
-                if c < nv[l] {
-                    nv[l] = c;
-                    na[l] = k;
-                }
-            }
-        }
-        arg.push(na);
-        if nv[n].is_finite() {
-            let mut idx = vec![n; i + 1];
-            for m in (1..=i).rev() {
-                idx[m - 1] = arg[m - 1][idx[m]];
-            }
-            let mut ys: Vec<f64> = idx[1..i].iter().map(|&k| g[k]).collect();
+    let mut terms = LnTerms::new(ch, g, hosts > 2);
+    let all: Vec<usize> = (1..=n).collect();
+    let mut layers: Vec<&[usize]> = vec![&[0]];
+    layers.extend(std::iter::repeat_n(all.as_slice(), hosts - 1));
+    let last = [n];
+    layers.push(&last);
+    let how = if minmax { Combine::Max } else { Combine::Sum };
+    let zero = LnF64(f64::NEG_INFINITY);
+    let inf = LnF64(f64::INFINITY);
+    let Ok(paths) = layered_dp(&layers, n, &zero, &inf, how, &mut terms);
+    ranked(paths)
+        .into_iter()
+        .map(|p| {
+            let mut ys: Vec<f64> = p.nodes.iter().map(|&k| g[k]).collect();
             ys.resize(hosts - 1, g[n]);
-            found.push(LnPlacement {
+            LnPlacement {
                 ys,
-                ln_value: nv[n],
-            });
-        }
-        v = nv;
-    }
-    found.sort_by(|a, b| a.ln_value.total_cmp(&b.ln_value));
-    found
+                ln_value: p.value.0,
+            }
+        })
+        .collect()
 }
 
-/// Points per zoom window.
-pub const LN_ZOOM_POINTS: usize = 24;
 /// Zoom rounds at most.
 pub const LN_ZOOM_ROUNDS: usize = 12;
 /// The zoom stops at this half-width in y (relative to 1 + |y|): below it f64 values of J
@@ -512,90 +513,66 @@ pub const LN_ZOOM_ROUNDS: usize = 12;
 /// refinement takes over.
 pub const LN_ZOOM_MIN_WIDTH: f64 = 1e-5;
 
-/// Refines a placement by dynamic programming over shrinking windows around each busy
-/// host's cutoff (as [`super::grid::zoom`], in f64). `width` is the first half-width.
+/// Refines a placement by the zoom of [`dp::zoom`] in f64 logarithms, around each busy
+/// host's cutoff. `width` is the first half-width.
 pub fn ln_zoom(ch: &LnChain, start: &LnPlacement, width: f64, minmax: bool) -> LnPlacement {
     let hosts = start.ys.len() + 1;
-    let mut cur: Vec<f64> = start.ys.iter().copied().filter(|y| *y < ch.y_top).collect();
-    let mut best = start.ln_value;
-    let mut w = width.max(LN_ZOOM_MIN_WIDTH);
-    for _ in 0..LN_ZOOM_ROUNDS {
-        // One layer of candidate points per busy cutoff.
-        let mut layers: Vec<Vec<f64>> = vec![vec![ch.y_lo]];
-        for &y in &cur {
-            let mut layer: Vec<f64> = (0..=LN_ZOOM_POINTS)
-                .map(|i| y - w + 2.0 * w * i as f64 / LN_ZOOM_POINTS as f64)
-                .filter(|p| *p > ch.y_lo && *p < ch.y_top)
-                .collect();
-            layer.push(y);
-            layers.push(layer);
-        }
-        layers.push(vec![ch.y_top]);
-        let above: Vec<Vec<Above>> = layers
-            .iter()
-            .map(|l| l.iter().map(|&y| ch.above(y)).collect())
-            .collect();
-        let mut v = vec![f64::NEG_INFINITY];
-        let mut args: Vec<Vec<usize>> = Vec::with_capacity(layers.len());
-        for m in 1..layers.len() {
-            let mut nv = vec![f64::INFINITY; layers[m].len()];
-            let mut na = vec![usize::MAX; layers[m].len()];
-            for (a, &yb) in layers[m].iter().enumerate() {
-                for (b, &ya) in layers[m - 1].iter().enumerate() {
-                    if ya >= yb || v[b] == f64::INFINITY {
-                        continue;
-                    }
-                    let t = ch.ln_term_at(ya, yb, &above[m - 1][b], &above[m][a]);
-                    if t.is_nan() || t == f64::INFINITY {
-                        continue;
-                    }
-                    let c = if minmax {
-                        v[b].max(t)
-                    } else {
-                        ln_add_exp(v[b], t)
-                    };
-                    if c < nv[a] {
-                        nv[a] = c;
-                        na[a] = b;
-                    }
-                }
-            }
-            v = nv;
-            args.push(na);
-        }
-        if !v[0].is_finite() {
-            break;
-        }
-        let last = layers.len() - 1;
-        let mut pos = 0usize;
-        let mut next = vec![0.0; last - 1];
-        for m in (1..=last).rev() {
-            pos = args[m - 1][pos];
-            if m >= 2 {
-                next[m - 2] = layers[m - 1][pos];
-            }
-        }
-        let at_edge = next
-            .iter()
-            .zip(&cur)
-            .any(|(a, b)| (a - b).abs() >= 0.999 * w);
-        if v[0] <= best {
-            best = v[0];
-            cur = next;
-        } else {
-            break;
-        }
-        if !at_edge {
-            w /= LN_ZOOM_POINTS as f64 / 4.0;
-        }
-        let scale = 1.0 + cur.iter().fold(0.0f64, |m, y| m.max(y.abs()));
-        if w < LN_ZOOM_MIN_WIDTH * scale {
-            break;
-        }
-    }
-    let mut ys = cur;
+    let cur: Vec<f64> = start.ys.iter().copied().filter(|y| *y < ch.y_top).collect();
+    let how = if minmax { Combine::Max } else { Combine::Sum };
+    let Ok(z) = dp::zoom(&mut LnZoom { ch }, &cur, width, LN_ZOOM_ROUNDS, how);
+    let (mut ys, value) = (z.cutoffs, z.value);
     ys.resize(hosts - 1, ch.y_top);
-    LnPlacement { ys, ln_value: best }
+    LnPlacement {
+        ys,
+        ln_value: value.map_or(start.ln_value, |v| v.0),
+    }
+}
+
+/// The zoom's points as logarithms y = ln s.
+struct LnZoom<'c, 'a> {
+    ch: &'c LnChain<'a>,
+}
+
+impl ZoomSpace for LnZoom<'_, '_> {
+    type Point = f64;
+    type Cost = LnF64;
+    type Error = Infallible;
+    fn ends(&self) -> (f64, f64) {
+        (self.ch.y_lo, self.ch.y_top)
+    }
+    fn window(&self, y: &f64, w: f64) -> Vec<f64> {
+        let (lo, top) = self.ends();
+        let mut layer: Vec<f64> = (0..=ZOOM_POINTS)
+            .map(|i| y - w + 2.0 * w * i as f64 / ZOOM_POINTS as f64)
+            .filter(|p| *p > lo && *p < top)
+            .collect();
+        layer.push(*y);
+        layer
+    }
+    fn ln_distance(&self, a: &f64, b: &f64) -> f64 {
+        (a - b).abs()
+    }
+    fn cmp(&self, a: &f64, b: &f64) -> std::cmp::Ordering {
+        a.total_cmp(b)
+    }
+    fn min_width(&self) -> f64 {
+        LN_ZOOM_MIN_WIDTH
+    }
+    fn scale(&self, cur: &[f64]) -> f64 {
+        1.0 + cur.iter().fold(0.0f64, |m, y| m.max(y.abs()))
+    }
+    fn best_path(
+        &mut self,
+        points: &[f64],
+        layers: &[&[usize]],
+        how: Combine,
+    ) -> Result<Option<Path<LnF64>>, Infallible> {
+        let mut terms = LnTerms::new(self.ch, points, false);
+        let zero = LnF64(f64::NEG_INFINITY);
+        let inf = LnF64(f64::INFINITY);
+        let top = points.len() - 1;
+        Ok(layered_dp(layers, top, &zero, &inf, how, &mut terms)?.pop())
+    }
 }
 
 /// Tolerance in y of [`ln_brent`], times √(1 + |ln J|): about the square root of the

@@ -9,6 +9,7 @@
 //! and so reach full precision. Each certified result is stage (3) at two precisions.
 
 pub mod chain;
+pub mod dp;
 pub mod fast;
 pub mod grid;
 pub mod polish;
