@@ -226,7 +226,7 @@ where
             hi: show(&hi),
         }));
     }
-    Ok(root::solve_increasing(what, &lo, &hi, |z| Ok(g(z)))?.x)
+    Ok(root::solve_increasing(what, &lo, &hi, |z| Ok::<_, NumError>(g(z)))?.x)
 }
 
 impl JobSize for LogNormal {

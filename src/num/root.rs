@@ -35,10 +35,12 @@ pub struct Root {
 
 /// Finds x in [lo, hi] with f(x) = 0 for a function with f(lo) ≤ 0 ≤ f(hi) (increasing
 /// through the root; pass `-f` for a decreasing one). `what` names the equation in errors.
-/// The result has the precision of `lo`.
-pub fn solve_increasing<F>(what: &str, lo: &Float, hi: &Float, mut f: F) -> Result<Root, NumError>
+/// The result has the precision of `lo`. `f` may fail with any error a [`NumError`]
+/// converts into (a caller's own error passes through with its type).
+pub fn solve_increasing<F, E>(what: &str, lo: &Float, hi: &Float, mut f: F) -> Result<Root, E>
 where
-    F: FnMut(&Float) -> Result<Float, NumError>,
+    F: FnMut(&Float) -> Result<Float, E>,
+    E: From<NumError>,
 {
     let bits = lo.prec();
     let mut a = Float::with_val(bits, lo);
@@ -46,7 +48,7 @@ where
     let mut fa = f(&a)?;
     let mut fb = f(&b)?;
     if fa.is_nan() || fb.is_nan() {
-        return Err(NumError::NotFinite(format!("{what} at the bracket ends")));
+        return Err(NumError::NotFinite(format!("{what} at the bracket ends")).into());
     }
     if fa.is_zero() {
         return Ok(Root {
@@ -69,7 +71,8 @@ where
             what: what.to_string(),
             lo: show(&a),
             hi: show(&b),
-        });
+        }
+        .into());
     }
     let max_iter = ROOT_BASE_ITERATIONS + ROOT_ITERATIONS_PER_BIT * bits as usize;
     let stop_bits = bits.saturating_sub(ROOT_SLACK_BITS) as i32;
@@ -136,7 +139,7 @@ where
         }
         let fx = f(&x)?;
         if fx.is_nan() {
-            return Err(NumError::NotFinite(format!("{what} at {}", show(&x))));
+            return Err(NumError::NotFinite(format!("{what} at {}", show(&x))).into());
         }
         if fx.is_zero() {
             return Ok(Root {
@@ -167,14 +170,16 @@ where
         iterations: max_iter,
         lo: show(&a),
         hi: show(&b),
-    })
+    }
+    .into())
 }
 
 /// Doubles `start` (a positive number) until `f` is ≥ 0 there, for brackets whose upper end
 /// is +∞. Returns the first point where f ≥ 0.
-pub fn expand_upper<F>(what: &str, start: &Float, mut f: F) -> Result<Float, NumError>
+pub fn expand_upper<F, E>(what: &str, start: &Float, mut f: F) -> Result<Float, E>
 where
-    F: FnMut(&Float) -> Result<Float, NumError>,
+    F: FnMut(&Float) -> Result<Float, E>,
+    E: From<NumError>,
 {
     let bits = start.prec();
     let mut x = Float::with_val(bits, start);
@@ -195,7 +200,8 @@ where
         what: what.to_string(),
         lo: show(start),
         hi: "inf".into(),
-    })
+    }
+    .into())
 }
 
 // ---------------------------------------------------------------------------------------
@@ -380,7 +386,7 @@ mod tests {
                 "x^2-2",
                 &Float::with_val(bits, 0),
                 &Float::with_val(bits, 2),
-                |x| Ok(Float::with_val(bits, x * x) - 2u32),
+                |x| Ok::<_, NumError>(Float::with_val(bits, x * x) - 2u32),
             )
             .unwrap();
             let exact = Float::with_val(bits, 2).sqrt();
@@ -400,7 +406,7 @@ mod tests {
         let hi = crate::num::parse_decimal("1e300000", bits).unwrap();
         let target = Float::with_val(bits, 10).ln() * 200000u32;
         let r = solve_increasing("ln x", &Float::with_val(bits, 1), &hi, |x| {
-            Ok(Float::with_val(bits, x.ln_ref()) - &target)
+            Ok::<_, NumError>(Float::with_val(bits, x.ln_ref()) - &target)
         })
         .unwrap();
         let l = Float::with_val(bits, r.x.log10_ref());

@@ -14,6 +14,11 @@ use crate::policy::host_term::{host, HostInputs, KillPoint, Parts};
 use crate::policy::{Metric, PolicyError};
 use rug::Float;
 
+/// The hint of a grid that found no stable placement: stable cutoffs exist (the TAGS
+/// threshold was checked first), but so close to the threshold that none lies on the grid.
+pub const HINT_NEAR_THRESHOLD: &str =
+    "the load is too close to the TAGS stability threshold for the search grid; a slightly lower --load may be found";
+
 /// Grid points: `GRID_BASE + GRID_PER_HOST · h`, at most `GRID_MAX`.
 pub const GRID_BASE: usize = 160;
 /// Extra grid points per host.
@@ -356,9 +361,11 @@ pub fn grid_optima(
     let how = if minmax { Combine::Max } else { Combine::Sum };
     let paths = ranked(layered_dp(&layers, n, &zero, &inf, how, &mut t)?);
     if paths.is_empty() {
-        return Err(PolicyError::BadLoad(
-            "no cutoffs on the search grid keep every host stable".into(),
-        ));
+        return Err(PolicyError::Solver {
+            what: "global cutoff search".into(),
+            detail: "no cutoffs on its grid keep every host stable".into(),
+            hint: HINT_NEAR_THRESHOLD,
+        });
     }
     Ok(paths
         .into_iter()

@@ -17,7 +17,7 @@ pub mod threshold;
 
 use crate::dist::{DistFactory, JobSize};
 use crate::num::root::{expand_upper, solve_increasing};
-use crate::num::{show, NumError};
+use crate::num::show;
 use crate::policy::{evaluate, tags, Evaluation, LoadSpec, Metric, PolicyError, PolicyKind};
 use chain::{Chain, ChainKind};
 use rug::Float;
@@ -197,6 +197,9 @@ fn hinted_starts(
     metric: Metric,
     search: Search,
 ) -> Result<Vec<Start>, PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
     let d = dist.build(SEARCH_BITS)?;
     let (lambda, rho) = load.resolve(d.as_ref(), hosts)?;
     if policy.routing() == PolicyKind::Tags {
@@ -405,6 +408,9 @@ fn optimum_at_hint(
     start: &[Float],
     hint: Option<&polish::Hessian>,
 ) -> Result<Optimum, PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
     let (lambda, rho) = load.resolve(dist, hosts)?;
     let r = optimum_at_resolved(dist, &lambda, &rho, hosts, policy, metric, start, hint);
     if r.is_err() && policy.routing() == PolicyKind::Tags {
@@ -542,6 +548,9 @@ fn best_of(
 /// SITA-E: the cutoffs with M_1(s_0, s_i) = (i/h) E[X] (equal loads), each found as a root
 /// (from the side of the support that keeps more digits).
 pub fn sita_e_cutoffs(dist: &dyn JobSize, hosts: usize) -> Result<Vec<Float>, PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
     let bits = dist.prec();
     let mean = dist.mean()?;
     let lo_open = dist.lower_open();
@@ -554,14 +563,12 @@ pub fn sita_e_cutoffs(dist: &dyn JobSize, hosts: usize) -> Result<Vec<Float>, Po
         let above = Float::with_val(bits, &mean * Float::with_val(bits, hosts - i))
             / Float::with_val(bits, hosts);
         let use_below = 2 * i <= hosts;
-        let f = |s: &Float| -> Result<Float, NumError> {
-            let r = if use_below {
-                dist.partial_moment(1, &lo_open, s).map(|m| m - &below)
+        let f = |s: &Float| -> Result<Float, PolicyError> {
+            Ok(if use_below {
+                dist.partial_moment(1, &lo_open, s)? - &below
             } else {
-                dist.partial_moment(1, s, &top)
-                    .map(|m| Float::with_val(bits, &above - &m))
-            };
-            r.map_err(|e| NumError::NotFinite(e.to_string()))
+                Float::with_val(bits, &above - &dist.partial_moment(1, s, &top)?)
+            })
         };
         let from = out.last().cloned().unwrap_or_else(|| lo.clone());
         let hi = if top.is_infinite() {
@@ -588,6 +595,9 @@ pub fn tags_minmax_cutoffs(
     hosts: usize,
     start: &[Float],
 ) -> Result<(Vec<Float>, Float), PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
     let bits = dist.prec();
     let ch = Chain::new(
         dist,
@@ -627,6 +637,9 @@ pub fn tags_equal_load_cutoffs(
     lambda: &Float,
     hosts: usize,
 ) -> Result<(Vec<Float>, Float), PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
     let one = Float::with_val(dist.prec(), 1);
     equalize(
         dist,
@@ -660,18 +673,17 @@ fn equalize(
     let bits = dist.prec();
     let lo = dist.lower();
     let top = dist.upper();
-    let to_num = |e: PolicyError| NumError::NotFinite(e.to_string());
     // Greedy at level c: (cutoffs, L of the host that ends at the top, stuck).
-    let greedy = |c: &Float| -> Result<(Vec<Float>, Float, bool), NumError> {
+    let greedy = |c: &Float| -> Result<(Vec<Float>, Float, bool), PolicyError> {
         let mut cut: Vec<Float> = Vec::with_capacity(hosts - 1);
         let mut a = lo.clone();
         for i in 1..=hosts {
-            let full = term(&a, &top).map_err(to_num)?;
+            let full = term(&a, &top)?;
             if i == hosts || full <= *c {
                 return Ok((cut, full, false));
             }
-            let f = |b: &Float| -> Result<Float, NumError> {
-                let v = term(&a, b).map_err(to_num)?;
+            let f = |b: &Float| -> Result<Float, PolicyError> {
+                let v = term(&a, b)?;
                 Ok(if v.is_infinite() {
                     Float::with_val(bits, 1u32)
                 } else {
@@ -701,7 +713,7 @@ fn equalize(
             true,
         ))
     };
-    let psi = |c: &Float| -> Result<Float, NumError> {
+    let psi = |c: &Float| -> Result<Float, PolicyError> {
         let (_, last, stuck) = greedy(c)?;
         if stuck || last.is_infinite() {
             return Ok(Float::with_val(bits, -1));
@@ -712,12 +724,24 @@ fn equalize(
     let mut tries = 0;
     while psi(&hi)? < 0 {
         if !expand {
-            return Err(PolicyError::BadLoad(format!("{what}: no feasible level")));
+            // The greedy construction decides feasibility: no level up to the cap means
+            // no cutoffs at all (for host loads: the load is beyond the TAGS threshold).
+            return Err(PolicyError::BadLoad(format!(
+                "{what}: no cutoffs reach a level at most {}",
+                show(&hi)
+            )));
         }
         hi *= 2u32;
         tries += 1;
         if tries > crate::num::root::EXPAND_LIMIT {
-            return Err(PolicyError::BadLoad(format!("{what}: no feasible level")));
+            return Err(PolicyError::Solver {
+                what: format!("{what} level"),
+                detail: format!(
+                    "no feasible level after {} doublings of the bracket",
+                    crate::num::root::EXPAND_LIMIT
+                ),
+                hint: crate::policy::HINT_MORE_DIGITS,
+            });
         }
     }
     // A positive lower end, far below, lets the root finder bisect geometrically (levels

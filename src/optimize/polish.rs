@@ -252,14 +252,10 @@ pub fn coordinate_roots(
             let (a, c) = (full[m].clone(), full[m + 2].clone());
             let (pa, pc) = (chain.left_point(&a), chain.point(&c));
             // ∂(T_m + T_{m+1})/∂s_m at x, +1 where a host is unstable.
-            let grad = |x: &Float| -> Result<Float, NumError> {
+            let grad = |x: &Float| -> Result<Float, PolicyError> {
                 let px = chain.point(x);
-                let left = chain
-                    .term_grad(&pa, &px, true)
-                    .map_err(|e| NumError::NotFinite(e.to_string()))?;
-                let right = chain
-                    .term_grad(&px, &pc, true)
-                    .map_err(|e| NumError::NotFinite(e.to_string()))?;
+                let left = chain.term_grad(&pa, &px, true)?;
+                let right = chain.term_grad(&px, &pc, true)?;
                 if !left.value.is_finite() || !right.value.is_finite() {
                     return Ok(Float::with_val(bits, 1));
                 }
@@ -456,9 +452,11 @@ fn newton_inner(
         });
     }
     if !j.is_finite() {
-        return Err(PolicyError::BadLoad(
-            "the starting cutoffs of the polish are unstable".into(),
-        ));
+        return Err(PolicyError::Solver {
+            what: "cutoff polish".into(),
+            detail: "its starting cutoffs leave a host unstable at this precision".into(),
+            hint: crate::policy::HINT_MORE_DIGITS,
+        });
     }
     let mut y: Vec<Float> = s
         .iter()

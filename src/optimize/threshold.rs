@@ -71,10 +71,8 @@ pub fn greedy(dist: &dyn JobSize, lambda: &Float, hosts: usize) -> Result<Greedy
             });
         }
         let start = if i == 1 { dist.lower() } else { a.clone() };
-        let f = |s: &Float| -> Result<Float, NumError> {
-            let l =
-                host_load(dist, lambda, &a, s).map_err(|e| NumError::NotFinite(e.to_string()))?;
-            Ok(l - 1u32)
+        let f = |s: &Float| -> Result<Float, PolicyError> {
+            Ok(host_load(dist, lambda, &a, s)? - 1u32)
         };
         if f(&start)? >= 0 {
             return Ok(Greedy {
@@ -163,8 +161,8 @@ pub fn tags_threshold(dist: &dyn JobSize, hosts: Option<usize>) -> Result<Thresh
     }
     // Φ(λ) = (leftover load − 1) − (hosts not reached): continuous and increasing in λ,
     // zero exactly when the h-th host is left with load 1.
-    let phi = |lambda: &Float| -> Result<Float, NumError> {
-        let g = greedy(dist, lambda, h).map_err(|e| NumError::NotFinite(e.to_string()))?;
+    let phi = |lambda: &Float| -> Result<Float, PolicyError> {
+        let g = greedy(dist, lambda, h)?;
         if g.stuck {
             return Ok(Float::with_val(bits, 1));
         }

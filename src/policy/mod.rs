@@ -46,7 +46,21 @@ pub enum PolicyError {
     /// A numeric error.
     #[error(transparent)]
     Num(#[from] NumError),
+    /// A solver or search that failed where an answer exists (not the input's fault):
+    /// what failed, how, and what may help.
+    #[error("{what}: {detail} ({hint})")]
+    Solver {
+        /// What was being solved.
+        what: String,
+        /// How it failed.
+        detail: String,
+        /// An option that may get past it.
+        hint: &'static str,
+    },
 }
+
+/// The hint of a solver failure that a higher working precision may get past.
+pub const HINT_MORE_DIGITS: &str = "more --digits may get past it";
 
 impl crate::error::Classify for PolicyError {
     fn kind(&self) -> crate::error::ErrorKind {
@@ -54,6 +68,7 @@ impl crate::error::Classify for PolicyError {
         match self {
             PolicyError::Dist(e) => e.kind(),
             PolicyError::Num(e) => e.kind(),
+            PolicyError::Solver { .. } => ErrorKind::Numerical,
             PolicyError::BadCutoffs(_)
             | PolicyError::BadLoad(_)
             | PolicyError::BadHosts(_)
