@@ -15,7 +15,6 @@
 
 pub mod compile;
 pub mod compute;
-pub mod design;
 pub mod expr;
 pub mod extrapolate;
 pub mod run;

@@ -16,6 +16,7 @@
 //! stability and [`design`] the fewest hosts meeting a target.
 
 pub mod chain;
+pub mod design;
 pub mod dp;
 pub mod equalize;
 pub mod fast;

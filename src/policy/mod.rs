@@ -6,6 +6,7 @@
 //! once, in [`host_term`], for every evaluator.
 
 pub mod host_term;
+pub mod lwl;
 pub mod mmh;
 pub mod random;
 pub mod sita;

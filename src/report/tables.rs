@@ -5,13 +5,13 @@
 //! compare byte for byte.
 
 use super::claims::{claim_csv, verdict_shown};
-use crate::claims::compute::lee_longton;
 use crate::claims::run::ClaimResult;
 use crate::dist::{DistFactory, DistSpec};
 use crate::num::certify::{certify_pair, to_sci};
 use crate::num::certify_bits;
 use crate::optimize::threshold::tags_threshold;
 use crate::optimize::{optimal_cutoffs_pair, OptPolicy};
+use crate::policy::lwl::lee_longton;
 use crate::policy::{evaluate, LoadSpec, Metric, PolicyKind};
 use plotters::prelude::*;
 use rayon::prelude::*;
@@ -457,7 +457,7 @@ fn waiting_vs_load() -> Vec<Series> {
                                         .value,
                                     )
                                 } else {
-                                    lee_longton(d.as_ref(), &lam, &rho, 2, Metric::Waiting).ok()
+                                    lee_longton(d.as_ref(), &rho, 2, Metric::Waiting).ok()
                                 }
                             };
                             let bits = certify_bits(FIGURE_DIGITS);
