@@ -1,7 +1,7 @@
 //! Cutoffs defined by equal host quantities: SITA-E (equal loads, each cutoff a root of
 //! M_1(s_0, s_i) = (i/h) E[X]) and the TAGS cutoffs at the smallest feasible common level
 //! of a per-host quantity (the mean queue lengths for TAGS-minmax, the loads for the seeds
-//! near the stability threshold), by the greedy construction of [`equalize`].
+//! near the stability threshold), by the greedy construction of `equalize`.
 
 use super::chain::{Chain, ChainKind};
 use crate::dist::JobSize;
@@ -53,7 +53,7 @@ pub fn sita_e_cutoffs(dist: &dyn JobSize, hosts: usize) -> Result<Vec<Float>, Po
 }
 
 /// TAGS-minmax: the cutoffs that equalise the hosts' mean queue lengths L_i = λ_i Q_i at
-/// the smallest feasible level c (see [`equalize`]). Returns (free cutoffs, c).
+/// the smallest feasible level c (see `equalize`). Returns (free cutoffs, c).
 pub fn tags_minmax_cutoffs(
     dist: &dyn JobSize,
     lambda: &Float,

@@ -25,7 +25,7 @@ use crate::policy::Metric;
 use rug::Float;
 use std::convert::Infallible;
 
-/// The chain objective on logarithms (see [`super::chain`] for the terms).
+/// The chain objective on logarithms (the terms are [`crate::policy::host_term`]'s).
 pub struct LnChain<'a> {
     dist: &'a dyn JobSize,
     ln_lambda: f64,

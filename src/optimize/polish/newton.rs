@@ -1,8 +1,8 @@
 //! The damped Newton iteration of the polish, in y = ln s: each iteration takes a
-//! tridiagonal Hessian ([`hessian`]), freezes the cutoffs J cannot see ([`freeze`]), tries
-//! the plain Newton step and longer ones along a slow direction ([`newton_step`]), else
-//! Levenberg–Marquardt steps damped until J decreases ([`damped_step`]), and accepts the
-//! step or stops ([`State::accept`]); how it stopped is a [`Termination`].
+//! tridiagonal Hessian (`hessian`), freezes the cutoffs J cannot see (`freeze`), tries the
+//! plain Newton step and longer ones along a slow direction (`newton_step`), else
+//! Levenberg–Marquardt steps damped until J decreases (`damped_step`), and accepts the step
+//! or stops (`State::accept`); how it stopped is a [`Termination`].
 
 use super::{
     delta_j, exp_all, feasible, norm_inf, tridiag::solve_tridiag, value_grad, value_grad_scaled,
