@@ -60,6 +60,48 @@ pub trait Terms {
     fn term(&mut self, k: usize, l: usize) -> Result<&Self::Cost, Self::Error>;
 }
 
+/// The candidate nodes of one layer, increasing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layer<'a> {
+    /// The nodes start … end − 1 (a whole grid: node ids need not be stored or read).
+    Range(usize, usize),
+    /// Any increasing nodes.
+    Nodes(&'a [usize]),
+}
+
+impl Layer<'_> {
+    /// The number of nodes.
+    pub fn len(&self) -> usize {
+        match *self {
+            Layer::Range(a, b) => b.saturating_sub(a),
+            Layer::Nodes(n) => n.len(),
+        }
+    }
+
+    /// Whether the layer has no node.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The node at position i.
+    #[inline]
+    pub fn node(&self, i: usize) -> usize {
+        match *self {
+            Layer::Range(a, _) => a + i,
+            Layer::Nodes(n) => n[i],
+        }
+    }
+
+    /// How many nodes lie before node l.
+    #[inline]
+    fn before(&self, l: usize) -> usize {
+        match *self {
+            Layer::Range(a, b) => l.clamp(a, b) - a,
+            Layer::Nodes(n) => n.partition_point(|&k| k < l),
+        }
+    }
+}
+
 /// A path of the programme that reaches the top node.
 #[derive(Debug, Clone)]
 pub struct Path<C> {
@@ -74,14 +116,17 @@ pub struct Path<C> {
 /// reached with a finite value, in the order of the layers. `zero` is the value of the
 /// empty path and `unreachable` is +∞.
 pub fn layered_dp<T: Terms>(
-    layers: &[&[usize]],
+    layers: &[Layer],
     top: usize,
     zero: &T::Cost,
     unreachable: &T::Cost,
     how: Combine,
     terms: &mut T,
 ) -> Result<Vec<Path<T::Cost>>, T::Error> {
-    debug_assert!(layers.iter().all(|l| l.windows(2).all(|w| w[0] < w[1])));
+    debug_assert!(layers.iter().all(|l| match l {
+        Layer::Nodes(n) => n.windows(2).all(|w| w[0] < w[1]),
+        Layer::Range(..) => true,
+    }));
     let Some(first) = layers.first() else {
         return Ok(vec![]);
     };
@@ -94,28 +139,37 @@ pub fn layered_dp<T: Terms>(
         let (prev, here) = (layers[m - 1], layers[m]);
         let mut nv: Vec<T::Cost> = vec![unreachable.clone(); here.len()];
         let mut na = vec![usize::MAX; here.len()];
-        for (a, &l) in here.iter().enumerate() {
+        for a in 0..here.len() {
+            let l = here.node(a);
             // The nodes of the previous layer before l: a prefix, the layer being sorted.
-            let before = prev.partition_point(|&k| k < l);
-            for (b, &k) in prev[..before].iter().enumerate() {
-                let vk = &v[b];
-                if vk.is_unreachable() || !vk.lt(&nv[a]) {
-                    continue;
-                }
-                let t = terms.term(k, l)?;
-                if !t.lt(&nv[a]) {
-                    continue;
-                }
-                tmp.combine_into(vk, t, how);
-                if tmp.lt(&nv[a]) {
-                    nv[a].clone_from(&tmp);
-                    na[a] = b;
-                }
+            let before = prev.before(l);
+            let (best, arg) = (&mut nv[a], &mut na[a]);
+            match prev {
+                Layer::Range(start, _) => relax(
+                    (0..before).map(|b| (b, start + b)),
+                    l,
+                    &v,
+                    best,
+                    arg,
+                    &mut tmp,
+                    how,
+                    terms,
+                )?,
+                Layer::Nodes(nodes) => relax(
+                    nodes[..before].iter().copied().enumerate(),
+                    l,
+                    &v,
+                    best,
+                    arg,
+                    &mut tmp,
+                    how,
+                    terms,
+                )?,
             }
         }
         args.push(na);
         // The top is the last node of a layer that holds it.
-        if here.last() == Some(&top) {
+        if !here.is_empty() && here.node(here.len() - 1) == top {
             let at = here.len() - 1;
             if nv[at].is_finite() {
                 found.push(Path {
@@ -129,14 +183,46 @@ pub fn layered_dp<T: Terms>(
     Ok(found)
 }
 
+/// V(l) = min over the predecessors (b, k) (position in the previous layer, node) of
+/// v[b] ⊕ T(k, l), skipping those that cannot win; `arg` receives the position.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn relax<T: Terms>(
+    preds: impl Iterator<Item = (usize, usize)>,
+    l: usize,
+    v: &[T::Cost],
+    best: &mut T::Cost,
+    arg: &mut usize,
+    tmp: &mut T::Cost,
+    how: Combine,
+    terms: &mut T,
+) -> Result<(), T::Error> {
+    for (b, k) in preds {
+        let vk = &v[b];
+        if vk.is_unreachable() || !vk.lt(best) {
+            continue;
+        }
+        let t = terms.term(k, l)?;
+        if !t.lt(best) {
+            continue;
+        }
+        tmp.combine_into(vk, t, how);
+        if tmp.lt(best) {
+            best.clone_from(tmp);
+            *arg = b;
+        }
+    }
+    Ok(())
+}
+
 /// The nodes of layers 1 … m − 1 on the best path to node `at` of layer m.
-fn backtrack(layers: &[&[usize]], args: &[Vec<usize>], m: usize, at: usize) -> Vec<usize> {
+fn backtrack(layers: &[Layer], args: &[Vec<usize>], m: usize, at: usize) -> Vec<usize> {
     let mut nodes = vec![0; m.saturating_sub(1)];
     let mut pos = at;
     for i in (1..=m).rev() {
         pos = args[i - 1][pos];
         if i >= 2 {
-            nodes[i - 2] = layers[i - 1][pos];
+            nodes[i - 2] = layers[i - 1].node(pos);
         }
     }
     nodes
@@ -239,7 +325,7 @@ pub trait ZoomSpace {
     fn best_path(
         &mut self,
         points: &[Self::Point],
-        layers: &[&[usize]],
+        layers: &[Layer],
         how: Combine,
     ) -> Result<Option<Path<Self::Cost>>, Self::Error>;
 }
@@ -274,7 +360,7 @@ pub fn zoom<S: ZoomSpace>(
             layers.push(ids);
         }
         layers.push(vec![points.len() - 1]);
-        let refs: Vec<&[usize]> = layers.iter().map(Vec::as_slice).collect();
+        let refs: Vec<Layer> = layers.iter().map(|l| Layer::Nodes(l)).collect();
         let Some(best) = space.best_path(&points, &refs, how)? else {
             break;
         };
@@ -395,19 +481,27 @@ mod tests {
         let n = x.len() - 1;
         for hosts in 1..=4 {
             for how in [Combine::Sum, Combine::Max] {
+                // Whole-grid layers as ranges, and the same as node lists.
                 let all: Vec<usize> = (1..=n).collect();
-                let mut layers: Vec<&[usize]> = vec![&[0]];
+                let mut layers = vec![Layer::Range(0, 1)];
+                let mut listed = vec![Layer::Nodes(&[0])];
                 for _ in 1..hosts {
-                    layers.push(&all);
+                    layers.push(Layer::Range(1, n + 1));
+                    listed.push(Layer::Nodes(&all));
                 }
-                let last = [n];
-                layers.push(&last);
+                layers.push(Layer::Range(n, n + 1));
+                listed.push(Layer::Nodes(&all[n - 1..]));
                 let mut q = Quad {
                     x: &x,
                     c: 3.0,
                     last: 0.0,
                 };
                 let Ok(paths) = layered_dp(&layers, n, &0.0, &f64::INFINITY, how, &mut q);
+                let Ok(same) = layered_dp(&listed, n, &0.0, &f64::INFINITY, how, &mut q);
+                assert_eq!(paths.len(), same.len());
+                for (p, r) in paths.iter().zip(&same) {
+                    assert_eq!((&p.nodes, p.value), (&r.nodes, r.value));
+                }
                 let want = brute(&x, 3.0, hosts, how);
                 let got: Vec<Option<f64>> = (0..hosts)
                     .map(|u| paths.iter().find(|p| p.nodes.len() == u).map(|p| p.value))

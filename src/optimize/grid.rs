@@ -8,7 +8,7 @@
 //! whichever end loses fewer digits, so the N² table costs O(N) moment evaluations.
 
 use super::chain::{weight_order, ChainKind};
-use super::dp::{self, layered_dp, ranked, Combine, Path, Terms, ZoomSpace, ZOOM_POINTS};
+use super::dp::{self, layered_dp, ranked, Combine, Layer, Path, Terms, ZoomSpace, ZOOM_POINTS};
 use crate::dist::{DistError, JobSize};
 use crate::policy::host_term::{host, HostInputs, KillPoint, Parts};
 use crate::policy::{Metric, PolicyError};
@@ -351,11 +351,9 @@ pub fn grid_optima(
     let mut t = GridTerms::new(dist, lambda, kind, metric, g)?;
     // Host i ≤ h − 1 ends at any point after s_0 (at the top: the rest idle); host h at
     // the top.
-    let all: Vec<usize> = (1..=n).collect();
-    let mut layers: Vec<&[usize]> = vec![&[0]];
-    layers.extend(std::iter::repeat_n(all.as_slice(), hosts - 1));
-    let last = [n];
-    layers.push(&last);
+    let mut layers = vec![Layer::Range(0, 1)];
+    layers.extend(std::iter::repeat_n(Layer::Range(1, n + 1), hosts - 1));
+    layers.push(Layer::Range(n, n + 1));
     let zero = Float::with_val(bits, 0);
     let inf = Float::with_val(bits, rug::float::Special::Infinity);
     let how = if minmax { Combine::Max } else { Combine::Sum };
@@ -486,7 +484,7 @@ impl ZoomSpace for MpfrZoom<'_> {
     fn best_path(
         &mut self,
         points: &[Float],
-        layers: &[&[usize]],
+        layers: &[Layer],
         how: Combine,
     ) -> Result<Option<Path<Float>>, PolicyError> {
         let bits = self.dist.prec();
