@@ -463,18 +463,12 @@ impl<'a, 'c> LnTerms<'a, 'c> {
     }
 }
 
-impl Terms for LnTerms<'_, '_> {
-    type Cost = LnF64;
-    type Error = Infallible;
-    #[inline]
-    fn term(&mut self, k: usize, l: usize) -> Result<&LnF64, Infallible> {
-        let i = l * self.g.len() + k;
-        if let Some(&v) = self.memo.get(i) {
-            if !v.is_nan() {
-                self.last = LnF64(v);
-                return Ok(&self.last);
-            }
-        }
+impl LnTerms<'_, '_> {
+    /// T(k, l) computed (and kept in the table at `i` if there is one); out of line, so
+    /// that the table lookup of [`Terms::term`] stays small enough to inline into the
+    /// programme's inner loop.
+    #[inline(never)]
+    fn compute(&mut self, k: usize, l: usize, i: usize) -> f64 {
         let v = self
             .ch
             .ln_term_at(self.g[k], self.g[l], &self.above[k], &self.above[l]);
@@ -483,6 +477,20 @@ impl Terms for LnTerms<'_, '_> {
         if let Some(m) = self.memo.get_mut(i) {
             *m = v;
         }
+        v
+    }
+}
+
+impl Terms for LnTerms<'_, '_> {
+    type Cost = LnF64;
+    type Error = Infallible;
+    #[inline]
+    fn term(&mut self, k: usize, l: usize) -> Result<&LnF64, Infallible> {
+        let i = l * self.g.len() + k;
+        let v = match self.memo.get(i) {
+            Some(&v) if !v.is_nan() => v,
+            _ => self.compute(k, l, i),
+        };
         self.last = LnF64(v);
         Ok(&self.last)
     }
