@@ -170,14 +170,15 @@ pub struct SeriesData {
 pub fn compile(path: &str, text: &str) -> Result<Figure, ClaimError> {
     let c = FileCtx::new(path, text);
     let f: FigureFile = c.parse()?;
-    let scale = |v: &Option<Spanned<String>>, key: &str| match v.as_ref().map(|s| s.get_ref().trim()) {
-        None | Some("linear") => Ok(YScale::Linear),
-        Some("log10") => Ok(YScale::Log10),
-        Some(other) => {
-            let sp = v.as_ref().map(|s| s.span()).unwrap_or(0..0);
-            c.err(sp, key, format!("'{other}' is not linear or log10"))
-        }
-    };
+    let scale =
+        |v: &Option<Spanned<String>>, key: &str| match v.as_ref().map(|s| s.get_ref().trim()) {
+            None | Some("linear") => Ok(YScale::Linear),
+            Some("log10") => Ok(YScale::Log10),
+            Some(other) => {
+                let sp = v.as_ref().map(|s| s.span()).unwrap_or(0..0);
+                c.err(sp, key, format!("'{other}' is not linear or log10"))
+            }
+        };
     let y_scale = scale(&f.y_scale, "y_scale")?;
     let x_scale = scale(&f.x_scale, "x_scale")?;
     let raw: toml::Table = toml::from_str(text).map_err(|e| ClaimError::Schema {
