@@ -29,7 +29,7 @@ pub fn min_digits<'a, I: IntoIterator<Item = &'a Certified>>(xs: I, wanted: u32)
     xs.into_iter().map(|c| c.digits).min().unwrap_or(wanted)
 }
 
-/// The keys DESIGN.md fixes for `eval` and `optimize`, in its order.
+/// The keys ARCHITECTURE.md fixes for `eval` and `optimize`, in its order.
 pub struct PolicyKeys<'a> {
     /// Policy name.
     pub policy: &'a str,
