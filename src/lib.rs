@@ -15,6 +15,7 @@ pub mod lb;
 pub mod num;
 pub mod optimize;
 pub mod policy;
+pub mod redundancy;
 pub mod report;
 pub mod sim;
 
