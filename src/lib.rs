@@ -8,7 +8,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod claims;
-pub mod cli;
+mod cli;
 pub mod dist;
 pub mod error;
 pub mod lb;
@@ -20,3 +20,15 @@ pub mod report;
 pub mod sim;
 
 pub use error::{Error, ErrorKind};
+
+/// The `taskassign` binary's entry point: parses `args` (program name first), runs the
+/// command, prints its output and returns the exit status. Argument parsing is not part
+/// of the library (the `cli` module is private); this is the one door to it.
+#[doc(hidden)]
+pub fn run_command_line<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    cli::run(args)
+}

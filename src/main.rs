@@ -1,5 +1,5 @@
 //! The `taskassign` binary: see `taskassign --help`.
 
 fn main() {
-    std::process::exit(taskassign::cli::run(std::env::args_os()));
+    std::process::exit(taskassign::run_command_line(std::env::args_os()));
 }

@@ -101,9 +101,9 @@ struct EvalArgs {
     /// Job-size distribution, family:key=value,...
     #[arg(long, value_name = "SPEC")]
     dist: String,
-    /// Number of hosts h >= 1.
-    #[arg(long, allow_hyphen_values = true)]
-    hosts: i64,
+    /// Number of hosts h >= 1 (e.g. 4, 1000000 or 1e6).
+    #[arg(long, value_name = "H", allow_hyphen_values = true)]
+    hosts: String,
     #[command(flatten)]
     load: LoadArgs,
     /// The h-1 interior cutoffs s1 < ... < s_{h-1}, comma-separated (none for random or h = 1).
@@ -144,9 +144,9 @@ struct OptimizeArgs {
     /// Job-size distribution, family:key=value,...
     #[arg(long, value_name = "SPEC")]
     dist: String,
-    /// Number of hosts h >= 1.
-    #[arg(long, allow_hyphen_values = true)]
-    hosts: i64,
+    /// Number of hosts h >= 1 (e.g. 4, 1000000 or 1e6).
+    #[arg(long, value_name = "H", allow_hyphen_values = true)]
+    hosts: String,
     #[command(flatten)]
     load: LoadArgs,
     /// What is minimised and reported.
@@ -209,11 +209,13 @@ fn fail<E: Classify + std::fmt::Display>(e: E) -> (i32, String) {
     }
 }
 
-fn hosts_of(h: i64) -> Result<usize, (i32, String)> {
-    if h < 1 {
-        return Err(bad(format!("hosts must be at least 1, got {h}")));
-    }
-    usize::try_from(h).map_err(bad)
+/// The largest `--hosts` (every count up to it is exact in f64, which the simulators use).
+pub const MAX_HOSTS: u64 = 1 << 53;
+
+/// `--hosts`: a whole number from 1, written `1000000` or `1e6`.
+fn hosts_of(h: &str) -> Result<usize, (i32, String)> {
+    let n = crate::num::parse_count(h, "hosts", 1, MAX_HOSTS).map_err(bad)?;
+    usize::try_from(n).map_err(bad)
 }
 
 fn render(rec: &Record, format: Format) -> String {
@@ -242,7 +244,7 @@ fn metric_of(m: MetricArg) -> Metric {
 
 fn run_optimize(a: OptimizeArgs) -> Outcome {
     let digits = check_digits(a.digits).map_err(bad)?;
-    let hosts = hosts_of(a.hosts)?;
+    let hosts = hosts_of(&a.hosts)?;
     let dist = DistSpec::parse(&a.dist).map_err(bad)?;
     let load = load_of(a.load)?;
     let policy = match a.policy {
@@ -284,7 +286,7 @@ fn run_optimize(a: OptimizeArgs) -> Outcome {
 
 fn run_eval(a: EvalArgs) -> Outcome {
     let digits = check_digits(a.digits).map_err(bad)?;
-    let hosts = hosts_of(a.hosts)?;
+    let hosts = hosts_of(&a.hosts)?;
     let dist = DistSpec::parse(&a.dist).map_err(bad)?;
     let load = load_of(a.load)?;
     let cutoffs: Vec<String> = a
@@ -317,11 +319,11 @@ fn run_threshold(a: ThresholdArgs) -> Outcome {
     let digits = check_digits(a.digits).map_err(bad)?;
     let hosts = match a.hosts.trim() {
         "inf" | "infinity" => None,
-        s => Some(hosts_of(s.parse::<i64>().map_err(|_| {
+        s => Some(hosts_of(s).map_err(|_| {
             bad(format!(
                 "hosts must be a positive integer or inf, got '{s}'"
             ))
-        })?)?),
+        })?),
     };
     let dist = DistSpec::parse(&a.dist).map_err(bad)?;
     let rep = threshold_certified(&dist, hosts, digits).map_err(fail)?;

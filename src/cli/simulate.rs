@@ -39,9 +39,9 @@ pub(super) struct SimulateArgs {
     /// Job-size distribution, family:key=value,...
     #[arg(long, value_name = "SPEC")]
     dist: String,
-    /// Number of hosts h >= 1.
-    #[arg(long, allow_hyphen_values = true)]
-    hosts: i64,
+    /// Number of hosts h >= 1 (e.g. 4, 1000000 or 1e6).
+    #[arg(long, value_name = "H", allow_hyphen_values = true)]
+    hosts: String,
     #[command(flatten)]
     load: LoadArgs,
     /// The h-1 interior cutoffs s1 < ... < s_{h-1} (sita, tags).
@@ -100,7 +100,7 @@ fn failed(e: SimError) -> (i32, String) {
 }
 
 pub(super) fn run_simulate(a: SimulateArgs) -> Outcome {
-    let hosts = hosts_of(a.hosts)?;
+    let hosts = hosts_of(&a.hosts)?;
     let dist = DistSpec::parse(&a.dist).map_err(bad)?;
     let load = load_of(a.load)?;
     let jobs = count("jobs", &a.jobs, 1)?;

@@ -67,13 +67,27 @@ pub enum NumError {
     /// A value that is not finite where a finite one is needed.
     #[error("{0} is not finite")]
     NotFinite(String),
+    /// A count (hosts, servers, jobs) that is not a whole number in its range.
+    #[error("{what} must be a whole number from {min} to {max}, got '{text}'")]
+    BadCount {
+        /// What is counted.
+        what: String,
+        /// As written.
+        text: String,
+        /// Smallest accepted.
+        min: u64,
+        /// Largest accepted.
+        max: u64,
+    },
 }
 
 impl crate::error::Classify for NumError {
     fn kind(&self) -> crate::error::ErrorKind {
         use crate::error::ErrorKind;
         match self {
-            NumError::BadNumber(_) | NumError::DigitsOutOfRange(_) => ErrorKind::Input,
+            NumError::BadNumber(_) | NumError::DigitsOutOfRange(_) | NumError::BadCount { .. } => {
+                ErrorKind::Input
+            }
             NumError::NoBracket { .. }
             | NumError::NoConvergence { .. }
             | NumError::Quadrature { .. }
@@ -138,6 +152,46 @@ pub fn parse_decimal(s: &str, bits: u32) -> Result<Float, NumError> {
     let x = Float::with_val(bits, parsed);
     if x.is_finite() {
         Ok(x)
+    } else {
+        Err(bad())
+    }
+}
+
+/// Precision at which a count written as a decimal (`1e6`) is read: exact for every
+/// integer below 2^64.
+const COUNT_BITS: u32 = 128;
+
+/// A count (`what`: hosts, servers, jobs) written as an integer or as a decimal with an
+/// exponent (`1000000`, `1e6`, `2.5e3`), read exactly (never through f64), from `min` to
+/// `max`.
+///
+/// ```
+/// use taskassign::num::parse_count;
+/// assert_eq!(parse_count("1e6", "hosts", 1, u64::MAX).unwrap(), 1_000_000);
+/// assert_eq!(parse_count("1000000", "hosts", 1, u64::MAX).unwrap(), 1_000_000);
+/// assert!(parse_count("2.5", "hosts", 1, 100).is_err());
+/// assert!(parse_count("0", "hosts", 1, 100).is_err());
+/// ```
+pub fn parse_count(text: &str, what: &str, min: u64, max: u64) -> Result<u64, NumError> {
+    let t = text.trim();
+    let bad = || NumError::BadCount {
+        what: what.to_string(),
+        text: t.to_string(),
+        min,
+        max,
+    };
+    let n = match t.parse::<u64>() {
+        Ok(n) => n,
+        Err(_) => {
+            let x = parse_decimal(t, COUNT_BITS).map_err(|_| bad())?;
+            if !(x.is_integer() && x >= 0) {
+                return Err(bad());
+            }
+            x.to_integer().and_then(|i| i.to_u64()).ok_or_else(bad)?
+        }
+    };
+    if (min..=max).contains(&n) {
+        Ok(n)
     } else {
         Err(bad())
     }

@@ -42,8 +42,9 @@ pub const SIM_POINT: u64 = 0;
 /// (the simulator runs in f64; the formula it is compared with uses the same decimal).
 const SIM_CUTOFF_DIGITS: u32 = 17;
 
-/// The options of a simulated quantity.
-const SIM_ARGS: &[NamedArg] = &[
+/// `tags_host_error`'s named arguments: the options of every simulated quantity, then its
+/// own.
+const TAGS_HOST_ERROR_ARGS: &[NamedArg] = &[
     NamedArg {
         name: "jobs",
         words: &[],
@@ -60,7 +61,18 @@ const SIM_ARGS: &[NamedArg] = &[
         name: "warmup",
         words: &[],
     },
+    NamedArg {
+        name: "host",
+        words: &[],
+    },
+    NamedArg {
+        name: "cutoffs",
+        words: TAGS_CUTOFF_WORDS,
+    },
 ];
+
+/// The options of a simulated quantity: `jobs=`, `replications=`, `seed=`, `warmup=`.
+const SIM_ARGS: &[NamedArg] = TAGS_HOST_ERROR_ARGS.split_at(4).0;
 
 /// Words `tags_host_error`'s `cutoffs=` takes: `balanced` or an `opt` policy.
 const TAGS_CUTOFF_WORDS: &[&str] = &["balanced", "sita", "sita-e", "tags", "tags-minmax"];
@@ -217,32 +229,7 @@ static TAGS_HOST_ERROR: Signature = Signature {
     name: "tags_host_error",
     model: Some("dispatch"),
     positional: Positional::None,
-    named: &[
-        NamedArg {
-            name: "jobs",
-            words: &[],
-        },
-        NamedArg {
-            name: "replications",
-            words: &[],
-        },
-        NamedArg {
-            name: "seed",
-            words: &[],
-        },
-        NamedArg {
-            name: "warmup",
-            words: &[],
-        },
-        NamedArg {
-            name: "host",
-            words: &[],
-        },
-        NamedArg {
-            name: "cutoffs",
-            words: TAGS_CUTOFF_WORDS,
-        },
-    ],
+    named: TAGS_HOST_ERROR_ARGS,
     fields: &[
         FieldSpec::scalar("value"),
         FieldSpec::scalar("simulated"),

@@ -17,7 +17,6 @@ use crate::claims::value::Pair;
 use crate::claims::ClaimError;
 use crate::dist::{DistFactory, DistSpec};
 use crate::num::certify::to_sci;
-use crate::num::parse_decimal;
 use crate::policy::{LoadSpec, Metric};
 use rug::Float;
 use serde::Deserialize;
@@ -39,9 +38,6 @@ const VARIABLES: &[&str] = &["hosts", "rho", "lambda"];
 const WORDS: &[&str] = &["inf", "waiting", "response", "slowdown"];
 /// Significant digits with which a hosts expression's value is read as an integer.
 const HOSTS_DIGITS: u32 = 30;
-/// Precision at which a host count written as a decimal (`1e6`) is read: exact for every
-/// integer up to [`MAX_HOSTS`].
-const HOSTS_BITS: u32 = 128;
 /// The largest host count a claim may give (the many-server models go to N = 10^6 and
 /// beyond; every count up to this is exact in f64 and in `usize`).
 pub const MAX_HOSTS: u64 = 1 << 53;
@@ -164,28 +160,9 @@ pub fn parse_metric(s: &str) -> Result<Metric, String> {
 /// A host count written as an integer or a decimal (`1000000`, `1e6`), from 1 to
 /// [`MAX_HOSTS`].
 pub fn hosts_from_text(s: &str) -> Result<usize, QuantityError> {
-    let t = s.trim();
-    let bad = || QuantityError::Usage(format!("hosts must be a positive integer, got {t}"));
-    let n: u64 = match t.parse::<u64>() {
-        Ok(n) => n,
-        Err(_) => {
-            let x = parse_decimal(t, HOSTS_BITS)
-                .map_err(|_| QuantityError::Usage(format!("hosts '{t}' is not a number")))?;
-            if !(x.is_integer() && x >= 1 && x <= MAX_HOSTS) {
-                return Err(bad());
-            }
-            x.to_integer().and_then(|i| i.to_u64()).ok_or_else(bad)?
-        }
-    };
-    if n < 1 {
-        return Err(QuantityError::Usage("hosts must be at least 1".into()));
-    }
-    if n > MAX_HOSTS {
-        return Err(QuantityError::Usage(format!(
-            "hosts must be at most {MAX_HOSTS}, got {t}"
-        )));
-    }
-    usize::try_from(n).map_err(|_| bad())
+    let n = crate::num::parse_count(s, "hosts", 1, MAX_HOSTS)
+        .map_err(|e| QuantityError::Usage(e.to_string()))?;
+    usize::try_from(n).map_err(|_| QuantityError::Usage(format!("hosts {n} does not fit")))
 }
 
 impl DispatchSpec {
