@@ -43,6 +43,7 @@ pub mod ctmc;
 pub mod policy;
 pub mod product_form;
 pub mod redundancy_d;
+pub mod sim;
 pub mod stability;
 
 use crate::dist::DistError;
