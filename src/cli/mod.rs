@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod check;
 mod design;
+mod redundancy;
 mod simulate;
 mod tables;
 
@@ -57,6 +58,9 @@ enum Command {
     /// Regenerate data/: each claim's table (CSV, Markdown, LaTeX) and the SVG figures;
     /// --check compares a fresh regeneration with data/ and exits 1 on a difference.
     Tables(tables::TablesArgs),
+    /// Redundancy scheduling with cancel-on-complete ([ARV22]): exact values, simulation
+    /// and stability of nested systems under FCFS, ROS and LRF/MRF x FCFS/ROS.
+    Redundancy(redundancy::RedundancyArgs),
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -400,6 +404,7 @@ where
             Err(e) => Err(e),
         },
         Command::Design(a) => design::run_design(a),
+        Command::Redundancy(a) => redundancy::run_redundancy(a),
         Command::Tables(a) => match tables::run_tables(a) {
             Ok((s, code)) => {
                 return emit(&s).err().unwrap_or(code);

@@ -27,10 +27,11 @@
 //! class or start its oldest waiting job; ROS: each job of the top rank with probability
 //! 1/(jobs of that rank), a waiting job of class c with probability waiting_c/(jobs).
 //!
-//! **Truncation.** Arrivals are blocked when the system holds N jobs. The values at N and
-//! at 2N are compared ([`solve`]): the printed digits are those on which the two
-//! truncations agree (and at most [`CHAIN_MAX_DIGITS`], the f64 solve's accuracy), so
-//! that what the truncation leaves out is below them. Little's law uses the accepted
+//! **Truncation.** Arrivals are blocked when the system holds N jobs. N grows until the
+//! blocking probability is far below the last digit wanted, then the values at N and at
+//! 2N are compared ([`solve`]): the printed digits are those on which the two truncations
+//! agree (and at most [`CHAIN_MAX_DIGITS`], the f64 solve's accuracy), so that what the
+//! truncation leaves out is below them. Little's law uses the accepted
 //! rate λ_c(1 − P(N jobs)).
 //!
 //! **The labelled chain** ([`LabelledChain`]): the jobs with their identities (in arrival
@@ -634,10 +635,18 @@ fn certify_f64(lo: f64, hi: f64, wanted: u32) -> CertifiedValue {
     }
 }
 
-/// Solves `policy` on `sys` by the compact chain, doubling the truncation from
-/// [`START_TRUNCATION`] (or `start`) until two truncations agree to `digits` digits (at most
-/// [`CHAIN_MAX_DIGITS`]) or the next chain would exceed [`MAX_CHAIN_STATES`]; the values
-/// of the larger truncation are printed with the digits on which the two agree.
+/// Blocking probability P(N jobs) a truncation must reach, relative to the last digit
+/// wanted (10^−(digits + this)), before it is doubled to certify the digits.
+pub const BLOCKING_MARGIN_DIGITS: i32 = 2;
+/// Growth of the truncation while the blocking probability is too large.
+const GROWTH: f64 = 1.5;
+
+/// Solves `policy` on `sys` by the compact chain: the truncation grows by half from
+/// [`START_TRUNCATION`] (or `start`) until the blocking probability is below
+/// 10^−(digits + [`BLOCKING_MARGIN_DIGITS`]), then is doubled, and doubled again until
+/// the two truncations agree to `digits` digits (at most [`CHAIN_MAX_DIGITS`]) or the next
+/// chain would exceed [`MAX_CHAIN_STATES`]; the values of the larger truncation are
+/// printed with the digits on which the two agree.
 pub fn solve(
     sys: &System,
     policy: Policy,
@@ -646,20 +655,37 @@ pub fn solve(
 ) -> Result<ChainResult, RedundancyError> {
     let want = digits.clamp(1, CHAIN_MAX_DIGITS);
     let opts = solve_options();
+    let nc = sys.classes().len() as i32;
+    let too_big = |states: usize, from: usize, to: usize| {
+        states as f64 * (to as f64 / from as f64).powi(nc) > MAX_CHAIN_STATES as f64
+    };
+    let target = 10f64.powi(-(want as i32) - BLOCKING_MARGIN_DIGITS);
     let mut n = start
         .unwrap_or(START_TRUNCATION)
-        .clamp(1, CHAIN_MAX_TRUNCATION);
+        .clamp(1, CHAIN_MAX_TRUNCATION / 2);
     let mut coarse = class_chain_values(sys, policy, n, &opts)?;
+    while coarse.p_full > target {
+        let m = ((n as f64 * GROWTH).ceil() as usize).min(CHAIN_MAX_TRUNCATION / 2);
+        if m == n || too_big(coarse.states, n, 2 * m) {
+            break;
+        }
+        n = m;
+        coarse = class_chain_values(sys, policy, n, &opts)?;
+    }
+    let mut best: Option<ChainResult> = None;
     loop {
         let m = (2 * n).min(CHAIN_MAX_TRUNCATION);
-        // The states grow like N^C at most; stop before a chain too large to build.
-        let growth = (m as f64 / n as f64).powi(sys.classes().len() as i32);
-        if m == n || coarse.states as f64 * growth > MAX_CHAIN_STATES as f64 {
-            return Err(RedundancyError::Numerical(format!(
-                "{}: the truncation did not settle within {MAX_CHAIN_STATES} states (last N = {n}, {} states); use fewer --digits or simulate",
-                policy.name(),
-                coarse.states
-            )));
+        if m == n || too_big(coarse.states, n, m) {
+            // The digits the last doubling certified, if any.
+            return match best {
+                Some(b) if b.digits >= 1 => Ok(b),
+                _ => Err(RedundancyError::Numerical(format!(
+                    "{}: the truncation did not settle within {MAX_CHAIN_STATES} states (last N = {n}, {} states, P(full) = {:.1e}); simulate instead",
+                    policy.name(),
+                    coarse.states,
+                    coarse.p_full
+                ))),
+            };
         }
         let fine = class_chain_values(sys, policy, m, &opts)?;
         let cert = |a: f64, b: f64| certify_f64(a, b, want);
@@ -684,19 +710,21 @@ pub fn solve(
             .map(|v| v.digits)
             .min()
             .unwrap_or(0);
+        let result = ChainResult {
+            number,
+            response,
+            total_number,
+            total_response,
+            truncation: m,
+            compared_with: n,
+            coarse,
+            fine: fine.clone(),
+            digits: fewest,
+        };
         if fewest >= want {
-            return Ok(ChainResult {
-                number,
-                response,
-                total_number,
-                total_response,
-                truncation: m,
-                compared_with: n,
-                coarse,
-                fine,
-                digits: fewest,
-            });
+            return Ok(result);
         }
+        best = Some(result);
         n = m;
         coarse = fine;
     }

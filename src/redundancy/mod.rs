@@ -40,6 +40,7 @@
 
 pub mod classes;
 pub mod ctmc;
+pub mod exact;
 pub mod policy;
 pub mod product_form;
 pub mod redundancy_d;
@@ -97,6 +98,9 @@ pub enum RedundancyError {
     /// Numbers.
     #[error(transparent)]
     Num(#[from] NumError),
+    /// The simulator layer (replications, threads).
+    #[error(transparent)]
+    Sim(#[from] crate::sim::SimError),
 }
 
 impl crate::error::Classify for RedundancyError {
@@ -112,6 +116,7 @@ impl crate::error::Classify for RedundancyError {
             RedundancyError::Markov(e) => e.kind(),
             RedundancyError::Dist(e) => e.kind(),
             RedundancyError::Num(e) => e.kind(),
+            RedundancyError::Sim(e) => e.kind(),
         }
     }
 }

@@ -37,10 +37,12 @@
 use super::classes::System;
 use super::policy::{Copies, Order, Policy};
 use super::RedundancyError;
-use crate::dist::{JobSize, Sampler};
+use crate::dist::{DistFactory, DistSpec, JobSize, Sampler};
 use crate::sim::event::{Calendar, EventId};
 use crate::sim::observe::{names, Key, Sample};
 use crate::sim::rng::{exp1, index, unit_f64, STREAM_ARRIVALS, STREAM_ROUTING, STREAM_SIZES};
+use crate::sim::stats::{ratio_estimate_weighted, Estimate};
+use crate::sim::{Progress, Replicated, Replicator};
 use crate::sim::{Simulator, Streams, TailEvidence, Tally};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
@@ -290,6 +292,29 @@ pub struct RedundancyTally {
     pub events: u64,
     /// Jobs still in system at the end.
     pub left_in_system: u64,
+    /// Jobs of each class in system when the window opens (measurement) or at half the
+    /// horizon (trace).
+    pub start_counts: Vec<u64>,
+    /// The same when the window closes (measurement) or at the horizon (trace).
+    pub end_counts: Vec<u64>,
+    /// Arrivals between the two snapshots.
+    pub between: u64,
+    /// Arrivals in all (the jobs simulated).
+    pub arrivals: u64,
+}
+
+impl RedundancyTally {
+    /// (end − start)/between for class `c`, or for all classes (`None`): the drift of the
+    /// number in system per arrival.
+    pub fn growth(&self, c: Option<usize>) -> f64 {
+        let d = |i: usize| self.end_counts[i] as f64 - self.start_counts[i] as f64;
+        let total = match c {
+            Some(i) if i < self.end_counts.len() => d(i),
+            Some(_) => f64::NAN,
+            None => (0..self.end_counts.len()).map(d).sum(),
+        };
+        total / self.between.max(1) as f64
+    }
 }
 
 impl Tally for RedundancyTally {
@@ -332,9 +357,6 @@ impl Tally for RedundancyTally {
         self.events
     }
 }
-
-/// One point of a trace: (time since the start, jobs in system).
-pub type TracePoint = (f64, u64);
 
 /// The per-class containers of the jobs in system: FIFOs of slots (FCFS) or bags with
 /// each job's position (ROS).
@@ -437,16 +459,14 @@ impl RedundancySim {
         self.mean_size
     }
 
-    /// One long run of `horizon` arrivals from empty, without measurement, recording the
-    /// jobs in system every `every` arrivals (the input of the stability drift test).
-    pub fn trace(&self, streams: &Streams, every: u64, horizon: u64) -> Vec<TracePoint> {
-        let mut out = Vec::new();
-        let lim = Some((every.max(1), horizon));
+    /// One long run of `horizon` arrivals from empty, without measurement: the tally's
+    /// counts at half the horizon and at its end (the input of the stability drift test).
+    pub fn trace(&self, streams: &Streams, horizon: u64) -> RedundancyTally {
+        let h = Some(horizon.max(2));
         match self.engine {
-            Engine::Clocks => self.run::<ServerClocks>(streams, lim, &mut out),
-            Engine::Calendar => self.run::<CalendarQueue>(streams, lim, &mut out),
-        };
-        out
+            Engine::Clocks => self.run::<ServerClocks>(streams, h),
+            Engine::Calendar => self.run::<CalendarQueue>(streams, h),
+        }
     }
 
     /// Server `s` (free) takes a job by Π1-Π2: the slot, or [`IDLE`].
@@ -510,15 +530,10 @@ impl RedundancySim {
         IDLE
     }
 
-    /// The event loop on pending-event structure `Q`. With `trace = Some((every,
-    /// horizon))` it stops after `horizon` arrivals and records (time, jobs) every `every`
-    /// arrivals, measuring nothing.
-    fn run<Q: Pending>(
-        &self,
-        streams: &Streams,
-        trace: Option<(u64, u64)>,
-        points: &mut Vec<TracePoint>,
-    ) -> RedundancyTally {
+    /// The event loop on pending-event structure `Q`. With `trace = Some(horizon)` it
+    /// stops at arrival `horizon`, measuring nothing but the class counts at `horizon/2`
+    /// and at `horizon`.
+    fn run<Q: Pending>(&self, streams: &Streams, trace: Option<u64>) -> RedundancyTally {
         let mut ra = streams.rng(STREAM_ARRIVALS);
         let mut rx = streams.rng(STREAM_SIZES);
         let mut rr = streams.rng(STREAM_ROUTING);
@@ -553,7 +568,6 @@ impl RedundancySim {
         let mut window_start = 0.0;
         let mut departed_measured = 0u64;
         let mut arrivals = 0u64;
-        let mut shifted = 0.0f64;
 
         ev.arrival_at(exp1(&mut ra) * self.mean_gap);
         loop {
@@ -566,12 +580,14 @@ impl RedundancySim {
             st.events += 1;
             match event {
                 Event::Arrival => {
-                    if let Some((every, horizon)) = trace {
-                        if arrivals >= horizon {
-                            break;
+                    if let Some(horizon) = trace {
+                        if arrivals == horizon / 2 {
+                            st.start_counts = q.count.iter().map(|&n| u64::from(n)).collect();
                         }
-                        if arrivals % every == 0 {
-                            points.push((now + shifted, in_system));
+                        if arrivals >= horizon {
+                            st.end_counts = q.count.iter().map(|&n| u64::from(n)).collect();
+                            st.between = horizon - horizon / 2;
+                            break;
                         }
                     }
                     let id = arrivals;
@@ -581,7 +597,10 @@ impl RedundancySim {
                             window_open = true;
                             window_start = now;
                             last.iter_mut().for_each(|l| *l = now);
+                            st.start_counts = q.count.iter().map(|&n| u64::from(n)).collect();
                         } else if id == end {
+                            st.end_counts = q.count.iter().map(|&n| u64::from(n)).collect();
+                            st.between = self.jobs;
                             for ((a, &n), &l) in st.area.iter_mut().zip(&q.count).zip(&last) {
                                 *a += f64::from(n) * (now - l);
                             }
@@ -744,7 +763,6 @@ impl RedundancySim {
             }
             if st.events % REBASE_EVENTS == 0 {
                 ev.rebase(now);
-                shifted += now;
                 for f in &q.fifo {
                     for &j in f {
                         jobs[j as usize].arrival -= now;
@@ -765,6 +783,7 @@ impl RedundancySim {
             }
         }
         st.left_in_system = in_system;
+        st.arrivals = arrivals;
         st
     }
 }
@@ -772,10 +791,132 @@ impl RedundancySim {
 impl Simulator for RedundancySim {
     type Tally = RedundancyTally;
     fn replicate(&self, streams: &Streams) -> RedundancyTally {
-        let mut none = Vec::new();
         match self.engine {
-            Engine::Clocks => self.run::<ServerClocks>(streams, None, &mut none),
-            Engine::Calendar => self.run::<CalendarQueue>(streams, None, &mut none),
+            Engine::Clocks => self.run::<ServerClocks>(streams, None),
+            Engine::Calendar => self.run::<CalendarQueue>(streams, None),
         }
     }
+}
+
+/// Drift per arrival of the number in system above which a run counts as unstable (and
+/// below which, with its whole 95 % interval, as stable): an overload of 0.1 % of the
+/// arrival rate.
+pub const DRIFT_PER_ARRIVAL: f64 = 1e-3;
+
+/// What the drift of the number in system says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DriftVerdict {
+    /// The 95 % interval of the drift per arrival lies below [`DRIFT_PER_ARRIVAL`].
+    Stable,
+    /// It lies above.
+    Unstable,
+    /// It straddles the threshold.
+    Inconclusive,
+}
+
+impl DriftVerdict {
+    /// The verdict of a drift estimate.
+    pub fn of(e: &Estimate) -> Self {
+        let (lo, hi) = e.interval();
+        if hi < DRIFT_PER_ARRIVAL {
+            DriftVerdict::Stable
+        } else if lo > DRIFT_PER_ARRIVAL {
+            DriftVerdict::Unstable
+        } else {
+            DriftVerdict::Inconclusive
+        }
+    }
+
+    /// `stable`, `unstable`, `inconclusive`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DriftVerdict::Stable => "stable",
+            DriftVerdict::Unstable => "unstable",
+            DriftVerdict::Inconclusive => "inconclusive",
+        }
+    }
+}
+
+/// The drift per arrival over replications, total (`None`) or of class `c`: the ratio of
+/// Σ (end − start) to Σ arrivals between, with its 95 % half-width.
+pub fn drift(tallies: &[RedundancyTally], c: Option<usize>) -> Estimate {
+    let samples: Vec<Sample> = tallies
+        .iter()
+        .map(|t| Sample::per_job(t.growth(c) * t.between as f64, t.between))
+        .collect();
+    ratio_estimate_weighted(&samples)
+}
+
+/// A simulation as asked.
+#[derive(Debug, Clone)]
+pub struct SimRequest<'a> {
+    /// The system.
+    pub sys: &'a System,
+    /// The policy.
+    pub policy: Policy,
+    /// The copy model.
+    pub copies: Copies,
+    /// The service law of the requirements.
+    pub dist: &'a DistSpec,
+    /// Measured jobs per replication.
+    pub jobs: u64,
+    /// Discarded jobs per replication.
+    pub warmup: u64,
+    /// Replications.
+    pub replications: usize,
+    /// Base seed.
+    pub seed: u64,
+    /// Sweep point (the stream coordinate).
+    pub point: u64,
+    /// Worker threads (`None`: rayon's pool).
+    pub threads: Option<usize>,
+}
+
+/// A simulation's results.
+#[derive(Debug, Clone)]
+pub struct SimReport {
+    /// The replications and their estimates.
+    pub run: Replicated<RedundancyTally>,
+    /// Wall time of the replications.
+    pub seconds: f64,
+    /// Jobs simulated (warm-up included) per second of wall time.
+    pub jobs_per_second: f64,
+    /// Events per second of wall time.
+    pub events_per_second: f64,
+    /// The drift of the number in system per arrival over the measurement windows.
+    pub drift: Estimate,
+}
+
+/// Runs the simulation of `req`.
+pub fn simulate(
+    req: &SimRequest,
+    progress: Option<Progress>,
+) -> Result<SimReport, RedundancyError> {
+    let d = req
+        .dist
+        .build(crate::num::working_bits(crate::num::DEFAULT_DIGITS))?;
+    let sim = RedundancySim::new(
+        req.sys,
+        req.policy,
+        req.copies,
+        d.as_ref(),
+        req.jobs,
+        req.warmup,
+    )?;
+    let mut rep = Replicator::new(req.seed, req.point, req.replications)?;
+    if let Some(t) = req.threads {
+        rep = rep.threads(t);
+    }
+    let t0 = std::time::Instant::now();
+    let run = rep.run(&sim, progress)?;
+    let seconds = t0.elapsed().as_secs_f64().max(1e-9);
+    let jobs = run.tallies.iter().map(|t| t.arrivals as f64).sum::<f64>();
+    let drift = drift(&run.tallies, None);
+    Ok(SimReport {
+        events_per_second: run.events as f64 / seconds,
+        jobs_per_second: jobs / seconds,
+        seconds,
+        run,
+        drift,
+    })
 }

@@ -6,6 +6,7 @@
 pub mod claims;
 pub mod eval;
 pub mod optimize;
+pub mod redundancy;
 pub mod simulate;
 pub mod tables;
 pub mod threshold;
@@ -122,6 +123,12 @@ impl Record {
         ));
         self
     }
+    /// Adds any JSON value (a list of objects, a null); text shows an object as
+    /// `key=value` pairs.
+    pub fn raw(&mut self, k: &str, v: Value) -> &mut Self {
+        self.fields.push((k.to_string(), v));
+        self
+    }
     /// One JSON object, keys in insertion order.
     pub fn to_json(&self) -> String {
         let mut m = Map::new();
@@ -140,14 +147,25 @@ impl Record {
                 Value::Array(a) => {
                     let parts: Vec<String> = a
                         .iter()
-                        .map(|x| {
-                            x.as_str()
+                        .map(|x| match x {
+                            Value::Object(o) => o
+                                .iter()
+                                .map(|(k, v)| match v {
+                                    Value::String(s) => format!("{k}={s}"),
+                                    other => format!("{k}={other}"),
+                                })
+                                .collect::<Vec<_>>()
+                                .join(" "),
+                            _ => x
+                                .as_str()
                                 .map(str::to_string)
-                                .unwrap_or_else(|| x.to_string())
+                                .unwrap_or_else(|| x.to_string()),
                         })
                         .collect();
                     if parts.is_empty() {
                         "(none)".to_string()
+                    } else if a.iter().any(Value::is_object) {
+                        parts.join(format!("\n{:w$}  ", "").as_str())
                     } else {
                         parts.join(", ")
                     }
