@@ -5,6 +5,7 @@
 //! | [`dispatch`] | size-based routing: optimal cutoffs, a policy at given cutoffs, TAGS thresholds and stability |
 //! | [`dist`] | the job-size distribution alone (moments and the like) |
 //! | [`lwl`] | Least-Work-Left by a labelled approximation |
+//! | [`redundancy`] | redundancy scheduling: exact values, simulations, paired differences, stability limits |
 //! | [`sim`] | simulated quantities, with 95 % half-widths |
 //!
 //! Each file's documentation lists its quantities; the registry is the complete list
@@ -16,6 +17,7 @@
 pub mod dispatch;
 pub mod dist;
 pub mod lwl;
+pub mod redundancy;
 pub mod sim;
 
 use super::registry::{CacheKey, QuantityError, Registry};
@@ -40,6 +42,10 @@ pub fn register(r: &mut Registry) {
     r.quantity(dist::Moment);
     r.quantity(dist::SupXTail);
     r.quantity(dist::Scv);
+    r.quantity(redundancy::RedExact);
+    r.quantity(redundancy::RedSim);
+    r.quantity(redundancy::RedSimDiff);
+    r.quantity(redundancy::RedStability);
 }
 
 /// A vector field from the two precisions' vectors (missing when their lengths differ).

@@ -3,12 +3,15 @@
 //! | model | file | setup keys |
 //! |---|---|---|
 //! | `dispatch` (default) | [`dispatch`] | `dist`, `hosts`, `load` / `load_per_host` / `lambda`, `metric` |
+//! | `redundancy` | [`redundancy`] | `system`, `lambdas`, `dist`, `copies`, `preemptive` |
 
 pub mod dispatch;
+pub mod redundancy;
 
 use super::registry::Registry;
 
 /// Registers every model.
 pub fn register(r: &mut Registry) {
     r.model(dispatch::Dispatch);
+    r.model(redundancy::Redundancy);
 }
