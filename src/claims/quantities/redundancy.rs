@@ -22,7 +22,7 @@ use crate::num::certify::Certify;
 use crate::redundancy::ctmc;
 use crate::redundancy::policy::{Copies, Order, Policy, Priority, POLICY_NAMES};
 use crate::redundancy::product_form::fcfs_means;
-use crate::redundancy::sim::{simulate, SimRequest};
+use crate::redundancy::sim::{simulate, DriftVerdict, SimRequest};
 use crate::redundancy::stability::{estimate_scale_limit, fcfs_region, EstimateOptions};
 use crate::redundancy::RedundancyError;
 use crate::sim::observe::{names, Key};
@@ -329,7 +329,14 @@ fn simulated(
             point: RED_SIM_POINT,
             threads: None,
         };
-        simulate(&req, None).map_err(red_err(what))
+        let r = simulate(&req, None).map_err(red_err(what.clone()))?;
+        if DriftVerdict::of(&r.drift) == DriftVerdict::Unstable {
+            return Err(QuantityError::Undefined(format!(
+                "{what}: unstable (the number in system drifts up by {:.2e} ± {:.1e} per arrival)",
+                r.drift.mean, r.drift.half_width
+            )));
+        }
+        Ok(r)
     })
 }
 

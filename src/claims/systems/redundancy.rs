@@ -7,7 +7,7 @@
 //! singletons, pairs, all four), or `classes` (a template of classes `SET:RATE` separated
 //! by spaces, as `--class` takes them: `"{case}"` with `case = ["1:0.3 1+2:0.6", …]`; the
 //! servers are 1 … the largest index named, of rate 1); `dist` (the service law of the requirements, a spec template;
-//! default `exp:rate=1`), `copies` (`iid`, the default, or `identical`) and `preemptive`
+//! default `exp:rate=1`), `copies` (`iid`, the default, or `identical`; a template) and `preemptive`
 //! (`false`, the default and the paper's reading, or `true`: preemptive-resume class
 //! priority). A call may override `dist` and `copies`
 //! (`red_sim(mrf-fcfs, copies=identical, dist='weibull:shape=0.5,mean=1')`).
@@ -99,8 +99,8 @@ pub struct RedundancySpec {
     pub classes: Classes,
     /// The service-law template.
     pub dist: String,
-    /// The copy model.
-    pub copies: Copies,
+    /// The copy model, a template (`iid`, `identical` or `{cp}`).
+    pub copies: String,
     /// Preemptive-resume class priority.
     pub preemptive: bool,
 }
@@ -170,7 +170,8 @@ impl RedundancySpec {
         };
         let copies = match scope.over.get("copies") {
             Some(v) => Copies::parse(v.text()).map_err(|e| QuantityError::Usage(e.to_string()))?,
-            None => spec.copies,
+            None => Copies::parse(&scope.substitute(&spec.copies)?)
+                .map_err(|e| QuantityError::Usage(e.to_string()))?,
         };
         let usage = |e: crate::redundancy::RedundancyError| QuantityError::Usage(e.to_string());
         let (sys, system) = match &spec.classes {
@@ -313,9 +314,15 @@ impl Model for Redundancy {
             }
         };
         let copies = match &s.copies {
-            None => Copies::Iid,
+            None => Copies::Iid.name().to_string(),
+            Some(v) if v.get_ref().contains('{') => {
+                check_template(c, v, "setup.copies", vars)?;
+                v.get_ref().clone()
+            }
             Some(v) => Copies::parse(v.get_ref())
-                .or_else(|e| c.err(v.span(), "setup.copies", e.to_string()))?,
+                .or_else(|e| c.err(v.span(), "setup.copies", e.to_string()))?
+                .name()
+                .to_string(),
         };
         Ok(Box::new(RedundancySpec {
             classes,
