@@ -27,7 +27,10 @@ const BITS: u32 = 128;
 
 fn bench_redundancy(c: &mut Criterion) {
     let systems = [
-        ("w-model", System::preset("w-model", &["0.4".into(), "0.4".into(), "0.8".into()])),
+        (
+            "w-model",
+            System::preset("w-model", &["0.4".into(), "0.4".into(), "0.8".into()]),
+        ),
         (
             "nested-4",
             System::preset("nested-4", &["0.1".into(), "0.4".into(), "1.2".into()]),

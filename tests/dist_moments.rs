@@ -15,7 +15,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::float::{Constant, Special};
 use rug::{Float, Integer};
-use taskassign::dist::{DistError, JobSize};
+use taskassign::dist::{DistError, DistSpec, JobSize};
 use taskassign::num::{parse_decimal, quad, show};
 
 /// The two precisions every family is checked at.

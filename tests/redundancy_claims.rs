@@ -71,7 +71,10 @@ tolerance = "1e-15"
     let (code, out) = run(dir.path(), "closed.toml", &text);
     assert_eq!(code, Some(EXIT_OK), "{out}");
     // The same bound off by 1e-6 must fail (the checks can fail).
-    let wrong = text.replace("bound = \"1 / (2 - 1.2)\"", "bound = \"1 / (2 - 1.2) + 1e-6\"");
+    let wrong = text.replace(
+        "bound = \"1 / (2 - 1.2)\"",
+        "bound = \"1 / (2 - 1.2) + 1e-6\"",
+    );
     let (code, out) = run(dir.path(), "closed-wrong.toml", &wrong);
     assert_eq!(code, Some(EXIT_FAIL), "{out}");
 }
@@ -125,19 +128,29 @@ fn tightened_redundancy_claims_fail() {
         "case = [\"1:0.2 1+2:1.2\"]",
         1,
     );
-    let cut = lrf.find("[[check]]\nname = \"lrf-best-nested-4\"").expect("check");
+    let cut = lrf
+        .find("[[check]]\nname = \"lrf-best-nested-4\"")
+        .expect("check");
     let lrf = lrf[..cut].to_string();
     let (code, out) = run(dir.path(), "lrf.toml", &lrf);
     assert_eq!(code, Some(EXIT_OK), "{out}");
-    let tight = lrf.replacen("relation = \">=\"\nbound = \"0\"", "relation = \">=\"\nbound = \"0.1\"", 1);
+    let tight = lrf.replacen(
+        "relation = \">=\"\nbound = \"0\"",
+        "relation = \">=\"\nbound = \"0.1\"",
+        1,
+    );
     assert_ne!(tight, lrf);
     let (code, out) = run(dir.path(), "lrf-tight.toml", &tight);
     assert_eq!(code, Some(EXIT_FAIL), "{out}");
     assert!(out.contains("FAIL"), "{out}");
     // (ii): the W-model crossing check alone, moved from 2.75 to 4.
     let nwu = read("redundancy-nwu-mrf.toml");
-    let start = nwu.find("[[check]]\nname = \"crossing-w-model\"").expect("check");
-    let end = nwu[start + 10..].find("[[check]]").map_or(nwu.len(), |i| start + 10 + i);
+    let start = nwu
+        .find("[[check]]\nname = \"crossing-w-model\"")
+        .expect("check");
+    let end = nwu[start + 10..]
+        .find("[[check]]")
+        .map_or(nwu.len(), |i| start + 10 + i);
     let head = &nwu[..nwu.find("[[check]]").expect("a check")];
     let one = format!("{head}{}", &nwu[start..end]);
     let (code, out) = run(dir.path(), "nwu.toml", &one);

@@ -27,7 +27,9 @@ use crate::redundancy::stability::{estimate_scale_limit, fcfs_region, EstimateOp
 use crate::redundancy::RedundancyError;
 use crate::sim::observe::{names, Key};
 use crate::sim::stats::paired_difference;
-use crate::sim::{DEFAULT_REPLICATIONS, DEFAULT_WARMUP_FRACTION, MAX_REPLICATIONS, MIN_REPLICATIONS};
+use crate::sim::{
+    DEFAULT_REPLICATIONS, DEFAULT_WARMUP_FRACTION, MAX_REPLICATIONS, MIN_REPLICATIONS,
+};
 
 /// Significant digits at which a claim asks a chain (every policy but FCFS) for its
 /// values: the truncation grows until its blocking probability is below 10^−(this + 2)
@@ -137,7 +139,12 @@ fn count(call: &Call, key: &str, min: i64, default: u64) -> Result<u64, Quantity
 
 /// A replication count option.
 fn replications(call: &Call, default: usize) -> Result<usize, QuantityError> {
-    let r = count(call, "replications", MIN_REPLICATIONS as i64, default as u64)?;
+    let r = count(
+        call,
+        "replications",
+        MIN_REPLICATIONS as i64,
+        default as u64,
+    )?;
     if r > MAX_REPLICATIONS as u64 {
         return Err(QuantityError::Usage(format!(
             "replications= must be at most {MAX_REPLICATIONS}, got {r}"
@@ -246,43 +253,48 @@ impl Quantity for RedExact {
         }
         let bits = scope.bits;
         let digits = scope.digits;
-        let r = scope.cache.get_or(key, || -> Result<ExactPairs, QuantityError> {
-            need_stable(&p, &what)?;
-            if policy.order == Order::Fcfs && policy.priority == Priority::None {
-                let both = Certify::digits(digits)
-                    .run(|b| fcfs_means(&p.sys, b))
+        let r = scope
+            .cache
+            .get_or(key, || -> Result<ExactPairs, QuantityError> {
+                need_stable(&p, &what)?;
+                if policy.order == Order::Fcfs && policy.priority == Priority::None {
+                    let both = Certify::digits(digits)
+                        .run(|b| fcfs_means(&p.sys, b))
+                        .map_err(red_err(what.clone()))?;
+                    let v = |a: &[rug::Float], b: &[rug::Float]| -> Vec<Pair> {
+                        a.iter()
+                            .zip(b)
+                            .map(|(x, y)| Pair::new(x.clone(), y.clone()))
+                            .collect()
+                    };
+                    return Ok((
+                        Pair::new(
+                            both.lo.total_response.clone(),
+                            both.hi.total_response.clone(),
+                        ),
+                        Pair::new(both.lo.total_number.clone(), both.hi.total_number.clone()),
+                        v(&both.lo.response, &both.hi.response),
+                        v(&both.lo.number, &both.hi.number),
+                    ));
+                }
+                let c = ctmc::solve(&p.sys, policy, CLAIM_CHAIN_DIGITS, None)
                     .map_err(red_err(what.clone()))?;
-                let v = |a: &[rug::Float], b: &[rug::Float]| -> Vec<Pair> {
-                    a.iter()
-                        .zip(b)
-                        .map(|(x, y)| Pair::new(x.clone(), y.clone()))
-                        .collect()
+                let two = |a: f64, b: f64| {
+                    Pair::new(
+                        rug::Float::with_val(bits.0, a),
+                        rug::Float::with_val(bits.1, b),
+                    )
                 };
-                return Ok((
-                    Pair::new(both.lo.total_response.clone(), both.hi.total_response.clone()),
-                    Pair::new(both.lo.total_number.clone(), both.hi.total_number.clone()),
-                    v(&both.lo.response, &both.hi.response),
-                    v(&both.lo.number, &both.hi.number),
-                ));
-            }
-            let c = ctmc::solve(&p.sys, policy, CLAIM_CHAIN_DIGITS, None)
-                .map_err(red_err(what.clone()))?;
-            let two = |a: f64, b: f64| {
-                Pair::new(
-                    rug::Float::with_val(bits.0, a),
-                    rug::Float::with_val(bits.1, b),
-                )
-            };
-            let v = |a: &[f64], b: &[f64]| -> Vec<Pair> {
-                a.iter().zip(b).map(|(x, y)| two(*x, *y)).collect()
-            };
-            Ok((
-                two(c.coarse.total_response, c.fine.total_response),
-                two(c.coarse.total_number, c.fine.total_number),
-                v(&c.coarse.response, &c.fine.response),
-                v(&c.coarse.number, &c.fine.number),
-            ))
-        })?;
+                let v = |a: &[f64], b: &[f64]| -> Vec<Pair> {
+                    a.iter().zip(b).map(|(x, y)| two(*x, *y)).collect()
+                };
+                Ok((
+                    two(c.coarse.total_response, c.fine.total_response),
+                    two(c.coarse.total_number, c.fine.total_number),
+                    v(&c.coarse.response, &c.fine.response),
+                    v(&c.coarse.number, &c.fine.number),
+                ))
+            })?;
         let (t, n, tc, nc) = r.as_ref();
         Ok(Value::new("red_exact", "value")
             .with("value", t.clone())

@@ -186,7 +186,10 @@ impl RedundancySpec {
                     })
                     .collect::<Result<Vec<String>, QuantityError>>()?;
                 let sys = System::preset(system, &lambdas).map_err(usage)?;
-                (sys, format!("--system {system} --lambdas {}", lambdas.join(",")))
+                (
+                    sys,
+                    format!("--system {system} --lambdas {}", lambdas.join(",")),
+                )
             }
             Classes::List(t) => {
                 let text = scope.substitute(t)?;
