@@ -112,7 +112,7 @@ tolerance = "0"
 }
 
 /// Tightening the shipped claims makes them FAIL: the exact LRF margin is about 0.016 on
-/// the N-model at λ = (0.2, 1.2) (the catalogue's worst point), so demanding 0.1 fails; the
+/// the N-model at λ = (0.2, 1.2), so demanding 0.1 fails; the
 /// NWU crossing in the W-model at λ = (0.25, 0.25, 0.5) lies in (2.5, 3), so claiming it
 /// at SCV 4 fails at SCV 3 (the paired difference there is +3.7e-3 ± 1.9e-3).
 #[test]
@@ -124,7 +124,7 @@ fn tightened_redundancy_claims_fail() {
     // (i): keep one point and the exact check only.
     let lrf = read("redundancy-exp-lrf-best.toml");
     let lrf = lrf.replacen(
-        "case = [\"1:0.3 1+2:0.5\", \"1:0.6 1+2:0.6\", \"1:0.2 1+2:1.2\", \"1:0.25 2:0.25 1+2:0.5\", \"1:0.4 2:0.1 1+2:0.5\"]",
+        "case = [\"1:0.3 1+2:0.5\", \"1:0.6 1+2:0.6\", \"1:0.2 1+2:1.2\", \"1:0.15 2:0.15 1+2:0.6\", \"1:0.4 2:0.1 1+2:0.5\"]",
         "case = [\"1:0.2 1+2:1.2\"]",
         1,
     );
