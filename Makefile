@@ -43,3 +43,4 @@ bench: deps
 	$(CARGO) bench --bench optimize
 	$(CARGO) bench --bench sim
 	$(CARGO) bench --bench jsq
+	$(CARGO) bench --bench redundancy

@@ -82,6 +82,9 @@ pub enum Error {
     /// Many-server load balancing (JSQ(d(N))).
     #[error(transparent)]
     Lb(#[from] crate::lb::model::LbError),
+    /// Redundancy scheduling with cancel-on-complete.
+    #[error(transparent)]
+    Redundancy(#[from] crate::redundancy::RedundancyError),
     /// Anything else, with its kind.
     #[error("{message}")]
     Other {
@@ -132,6 +135,7 @@ impl Classify for Error {
             Error::Sim(e) => e.kind(),
             Error::Claim(e) => e.kind(),
             Error::Lb(e) => e.kind(),
+            Error::Redundancy(e) => e.kind(),
             Error::Other { kind, .. } => *kind,
         }
     }

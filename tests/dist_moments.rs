@@ -15,7 +15,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::float::{Constant, Special};
 use rug::{Float, Integer};
-use taskassign::dist::{DistError, JobSize};
+use taskassign::dist::{DistError, DistSpec, JobSize};
 use taskassign::num::{parse_decimal, quad, show};
 
 /// The two precisions every family is checked at.
@@ -90,7 +90,7 @@ fn quad_moment(r: &dyn JobSize, j: i32, a: &Float, b: &Float, qbits: u32) -> qua
 
 /// Whether E[1/X; X ≤ b] diverges for a spec, decided from the family and its parameters
 /// (not by asking the implementation): ∫_0 x^-1 f(x) dx diverges when f(0+) > 0 (exp,
-/// hyperexp, uniform from 0) or f(x) ~ x^(k−1) with k ≤ 1 (Weibull); the lognormal density
+/// hyperexp, uniform from 0, Erlang with one phase) or f(x) ~ x^(k−1) with k ≤ 1 (Weibull); the lognormal density
 /// vanishes faster than any power at 0, and the other families start above 0.
 fn inverse_diverges_at_zero(spec: &str) -> bool {
     let (family, rest) = spec.split_once(':').unwrap();
@@ -103,6 +103,8 @@ fn inverse_diverges_at_zero(spec: &str) -> bool {
         "exp" | "hyperexp" => true,
         "uniform" => value("a").is_some_and(|a| a.is_zero()),
         "weibull" => value("shape").is_some_and(|k| k <= 1),
+        // f(x) ~ x^(k−1): E[1/X] near 0 diverges only for k = 1 (the exponential).
+        "erlang" => value("k").is_some_and(|k| k == 1),
         _ => false,
     }
 }
@@ -348,6 +350,88 @@ fn exponential_uniform_hyperexp_against_quadrature() {
 fn weibull_against_quadrature() {
     for shape in ["0.5", "1", "2"] {
         check_spec(&format!("weibull:shape={shape},scale=1.5"), None);
+    }
+}
+
+#[test]
+fn erlang_against_quadrature() {
+    for spec in [
+        "erlang:k=1,rate=2",
+        "erlang:k=4,rate=4",
+        "erlang:k=12,rate=0.5",
+    ] {
+        check_spec(spec, None);
+    }
+}
+
+#[test]
+fn mean_and_scv_forms_have_their_mean_and_scv() {
+    // The forms by mean and squared coefficient of variation (the redundancy literature's
+    // parametrisation): E[X] = m and E[X²]/E[X]² − 1 = c² from the built law's own moments
+    // (each family's moments are checked against quadrature above), and the balanced
+    // means of the hyperexponential: p/rate1 = (1 − p)/rate2 = m/2, i.e. the tail at 0+
+    // of each branch carries half the mean — checked through E[X; X > x] symmetry below.
+    let bits = 200;
+    let zero = Float::with_val(bits, 0);
+    let n = |s: &str| parse_decimal(s, bits).unwrap();
+    for (spec, m, c2) in [
+        ("hyperexp:mean=1,scv=20", "1", "20"),
+        ("hyperexp:mean=2.5,scv=1", "2.5", "1"),
+        ("lognormal:mean=1,scv=4", "1", "4"),
+        ("lognormal:mean=3,scv=0.25", "3", "0.25"),
+        ("erlang:k=4,rate=4", "1", "0.25"),
+    ] {
+        let d = build(spec, bits);
+        let mean = d.mean().unwrap();
+        assert_close(bits - 24, &mean, &n(m), &zero, &format!("{spec} mean"));
+        let scv = Float::with_val(
+            bits,
+            d.moment(2).unwrap() / Float::with_val(bits, mean.square_ref()),
+        ) - 1u32;
+        assert_close(bits - 24, &scv, &n(c2), &zero, &format!("{spec} scv"));
+    }
+    // Weibull by shape and mean: E[X] = m; shape 0.5 has SCV Γ(5)/Γ(3)² − 1 = 24/4 − 1 = 5.
+    let d = build("weibull:shape=0.5,mean=1", bits);
+    assert_close(
+        bits - 24,
+        &d.mean().unwrap(),
+        &n("1"),
+        &zero,
+        "weibull mean",
+    );
+    assert_close(
+        bits - 24,
+        &d.moment(2).unwrap(),
+        &n("6"),
+        &zero,
+        "weibull E[X^2]",
+    );
+    // The same law written both ways: weibull:shape=2,mean=√π/2 is weibull:shape=2,scale=1.
+    let a = build("weibull:shape=2,scale=1", bits);
+    let sqrt_pi_half = Float::with_val(bits, Constant::Pi).sqrt() / 2u32;
+    let b = build(
+        &format!(
+            "weibull:shape=2,mean={}",
+            taskassign::num::certify::to_sci(&sqrt_pi_half, 60)
+        ),
+        bits,
+    );
+    assert_close(
+        bits - 24,
+        &b.tail(&n("1.3")),
+        &a.tail(&n("1.3")),
+        &zero,
+        "weibull forms",
+    );
+    // Bad forms: scv < 1 for the balanced hyperexponential, mixed keys, a missing key.
+    for bad in [
+        "hyperexp:mean=1,scv=0.5",
+        "hyperexp:mean=1,rate1=2",
+        "lognormal:mean=1",
+        "erlang:k=2.5,rate=1",
+        "weibull:shape=0,mean=1",
+    ] {
+        assert!(DistSpec::parse(bad).is_err(), "{bad}");
     }
 }
 
@@ -687,6 +771,11 @@ fn samplers_pass_kolmogorov_smirnov() {
         "weibull:shape=2,scale=1.5",
         "lognormal:mu=0,sigma=0.5",
         "lognormal:mu=0.5,sigma=2",
+        "erlang:k=4,rate=4",
+        "erlang:k=1,rate=2",
+        "hyperexp:mean=1,scv=20",
+        "lognormal:mean=1,scv=4",
+        "weibull:shape=0.5,mean=1",
     ];
     for (i, spec) in specs.iter().enumerate() {
         let d = build(spec, bits);

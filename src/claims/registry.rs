@@ -72,7 +72,8 @@ from_layer!(
     crate::dist::DistError,
     crate::policy::PolicyError,
     crate::sim::SimError,
-    crate::lb::model::LbError
+    crate::lb::model::LbError,
+    crate::redundancy::RedundancyError
 );
 
 impl Classify for QuantityError {

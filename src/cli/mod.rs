@@ -13,6 +13,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 mod check;
 mod design;
 mod jsq;
+mod redundancy;
 mod simulate;
 mod tables;
 
@@ -61,6 +62,9 @@ enum Command {
     /// JSQ(d(N)) load balancing on N queues or server pools: fixed points, fluid
     /// trajectories, exact finite-N values, the occupancy simulator.
     Jsq(jsq::JsqArgs),
+    /// Redundancy scheduling with cancel-on-complete ([ARV22]): exact values, simulation
+    /// and stability of nested systems under FCFS, ROS and LRF/MRF x FCFS/ROS.
+    Redundancy(redundancy::RedundancyArgs),
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -405,6 +409,7 @@ where
         },
         Command::Design(a) => design::run_design(a),
         Command::Jsq(a) => jsq::run_jsq(a),
+        Command::Redundancy(a) => redundancy::run_redundancy(a),
         Command::Tables(a) => match tables::run_tables(a) {
             Ok((s, code)) => {
                 return emit(&s).err().unwrap_or(code);

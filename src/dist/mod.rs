@@ -6,10 +6,12 @@
 //! tail, CDF, density, the partial moments M_j(a,b) = E[X^j ; a < X ≤ b] for
 //! j ∈ {−1, 0, 1, 2}, mean, quantile, and an `f64` sampler for the simulators.
 
+pub mod aging;
 pub mod bounded_pareto;
 pub mod custom;
 pub mod deterministic;
 pub mod empirical;
+pub mod erlang;
 pub mod exponential;
 pub mod hyperexp;
 pub mod lognormal;

@@ -2,7 +2,7 @@
 //! precision (numbers are kept as the decimal strings the user typed).
 
 use super::{
-    bounded_pareto::BoundedPareto, deterministic::Deterministic, empirical,
+    bounded_pareto::BoundedPareto, deterministic::Deterministic, empirical, erlang::Erlang,
     exponential::Exponential, hyperexp::HyperExp, lognormal::LogNormal, pareto::Pareto,
     uniform::Uniform, weibull::Weibull, DistError, JobSize,
 };
@@ -18,7 +18,10 @@ pub trait DistFactory: Send + Sync {
     fn describe(&self) -> String;
 }
 
-/// The families and their keys, in the order the documentation lists them.
+/// The families and their keys, in the order the documentation lists them. A family may
+/// appear more than once with another set of keys (a parametrisation by mean and squared
+/// coefficient of variation, as the redundancy literature writes its laws); a spec is
+/// matched to the entry whose keys it gives.
 pub const FAMILIES: &[(&str, &[&str])] = &[
     ("bp", &["k", "p", "alpha"]),
     ("pareto", &["k", "alpha"]),
@@ -29,14 +32,27 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
     ("weibull", &["shape", "scale"]),
     ("lognormal", &["mu", "sigma"]),
     ("empirical", &["file"]),
+    ("erlang", &["k", "rate"]),
+    // Balanced means (each branch carries half the mean): p = (1 + √((c²−1)/(c²+1)))/2,
+    // rate1 = 2p/m, rate2 = 2(1−p)/m; needs c² ≥ 1.
+    ("hyperexp", &["mean", "scv"]),
+    // σ² = ln(1 + c²), μ = ln m − σ²/2.
+    ("lognormal", &["mean", "scv"]),
+    // scale = m/Γ(1 + 1/k).
+    ("weibull", &["shape", "mean"]),
 ];
+
+/// Guard bits of the conversions from a mean and an SCV to a family's own parameters.
+const FORM_GUARD_BITS: u32 = 16;
 
 /// A parsed and validated `family:key=value,...` string.
 #[derive(Debug, Clone)]
 pub struct DistSpec {
     text: String,
     family: &'static str,
-    /// Values in the order of the family's keys in [`FAMILIES`].
+    /// The entry of [`FAMILIES`] the spec matched (its keys, in order).
+    keys: &'static [&'static str],
+    /// Values in the order of the entry's keys.
     values: Vec<String>,
     /// Empirical samples (decimal strings), read once.
     samples: Option<Arc<Vec<String>>>,
@@ -62,33 +78,78 @@ impl DistSpec {
             bad("expected family:key=value,... (e.g. bp:k=1,p=1e10,alpha=1)".into())
         })?;
         let fam = fam.trim();
-        let (family, keys) = FAMILIES
+        let forms: Vec<(&'static str, &'static [&'static str])> = FAMILIES
             .iter()
-            .find(|(f, _)| *f == fam)
+            .filter(|(f, _)| *f == fam)
             .copied()
-            .ok_or_else(|| {
-                let names: Vec<&str> = FAMILIES.iter().map(|(f, _)| *f).collect();
-                bad(format!(
-                    "unknown family '{fam}' (known: {})",
-                    names.join(", ")
-                ))
-            })?;
-        let mut values: Vec<Option<String>> = vec![None; keys.len()];
+            .collect();
+        if forms.is_empty() {
+            let mut names: Vec<&str> = FAMILIES.iter().map(|(f, _)| *f).collect();
+            names.dedup();
+            let mut seen = std::collections::HashSet::new();
+            names.retain(|n| seen.insert(*n));
+            return Err(bad(format!(
+                "unknown family '{fam}' (known: {})",
+                names.join(", ")
+            )));
+        }
+        let mut given: Vec<(String, String)> = Vec::new();
         for part in rest.split(',').filter(|s| !s.trim().is_empty()) {
             let (k, v) = part
                 .split_once('=')
                 .ok_or_else(|| bad(format!("'{part}' is not key=value")))?;
             let k = k.trim();
-            let i = keys.iter().position(|x| *x == k).ok_or_else(|| {
-                bad(format!(
-                    "unknown key '{k}' for {family} (keys: {})",
-                    keys.join(", ")
-                ))
-            })?;
-            if values[i].is_some() {
+            if given.iter().any(|(g, _)| g == k) {
                 return Err(bad(format!("key '{k}' given twice")));
             }
-            values[i] = Some(v.trim().to_string());
+            given.push((k.to_string(), v.trim().to_string()));
+        }
+        let describe = |keys: &[&str]| keys.join(", ");
+        // The form whose keys are exactly those given; failing that, the first form that
+        // has every given key (to report what is missing), else the first form.
+        let exact = forms.iter().find(|(_, ks)| {
+            ks.len() == given.len() && given.iter().all(|(g, _)| ks.contains(&g.as_str()))
+        });
+        let (family, keys) = match exact {
+            Some(f) => *f,
+            None => {
+                let partial = forms
+                    .iter()
+                    .find(|(_, ks)| given.iter().all(|(g, _)| ks.contains(&g.as_str())));
+                match partial {
+                    Some((f, ks)) => {
+                        let missing = ks
+                            .iter()
+                            .find(|k| !given.iter().any(|(g, _)| g == *k))
+                            .copied()
+                            .unwrap_or("?");
+                        return Err(bad(format!("missing key '{missing}' for {f}")));
+                    }
+                    None => {
+                        let unknown = given
+                            .iter()
+                            .find(|(g, _)| !forms.iter().any(|(_, ks)| ks.contains(&g.as_str())))
+                            .map(|(g, _)| g.clone());
+                        let alts: Vec<String> = forms.iter().map(|(_, ks)| describe(ks)).collect();
+                        return Err(bad(match unknown {
+                            Some(k) => format!(
+                                "unknown key '{k}' for {fam} (keys: {})",
+                                alts.join("; or ")
+                            ),
+                            None => format!(
+                                "keys of different forms mixed for {fam} (keys: {})",
+                                alts.join("; or ")
+                            ),
+                        }));
+                    }
+                }
+            }
+        };
+        let mut values: Vec<Option<String>> = vec![None; keys.len()];
+        for (k, v) in given {
+            if let Some(i) = keys.iter().position(|x| *x == k) {
+                values[i] = Some(v);
+            }
         }
         let mut out = Vec::with_capacity(keys.len());
         for (i, v) in values.into_iter().enumerate() {
@@ -102,6 +163,7 @@ impl DistSpec {
         let spec = DistSpec {
             text: text.trim().to_string(),
             family,
+            keys,
             values: out,
             samples,
         };
@@ -114,12 +176,22 @@ impl DistSpec {
         self.family
     }
 
-    fn num(&self, i: usize, bits: u32) -> Result<rug::Float, DistError> {
-        let key = FAMILIES
+    /// The value of `key` as written (`None` if the spec's form has no such key).
+    pub fn value(&self, key: &str) -> Option<&str> {
+        self.keys
             .iter()
-            .find(|(f, _)| *f == self.family)
-            .map(|(_, k)| k[i])
-            .unwrap_or("?");
+            .position(|k| *k == key)
+            .and_then(|i| self.values.get(i))
+            .map(String::as_str)
+    }
+
+    /// The keys of the form the spec was written in (`["mean", "scv"]`, …).
+    pub fn keys(&self) -> &'static [&'static str] {
+        self.keys
+    }
+
+    fn num(&self, i: usize, bits: u32) -> Result<rug::Float, DistError> {
+        let key = self.keys.get(i).copied().unwrap_or("?");
         parse_decimal(&self.values[i], bits).map_err(|e| DistError::BadSpec {
             spec: self.text.clone(),
             why: format!("{key}: {e}"),
@@ -130,28 +202,81 @@ impl DistSpec {
 impl DistFactory for DistSpec {
     fn build(&self, bits: u32) -> Result<Box<dyn JobSize>, DistError> {
         let n = |i| self.num(i, bits);
-        Ok(match self.family {
-            "bp" => Box::new(BoundedPareto::new(n(0)?, n(1)?, n(2)?)?),
-            "pareto" => Box::new(Pareto::new(n(0)?, n(1)?)?),
-            "exp" => Box::new(Exponential::new(n(0)?)?),
-            "uniform" => Box::new(Uniform::new(n(0)?, n(1)?)?),
-            "det" => Box::new(Deterministic::new(n(0)?)?),
-            "hyperexp" => Box::new(HyperExp::new(n(0)?, n(1)?, n(2)?)?),
-            "weibull" => Box::new(Weibull::new(n(0)?, n(1)?)?),
-            "lognormal" => Box::new(LogNormal::new(n(0)?, n(1)?)?),
-            "empirical" => {
-                let samples = self.samples.as_ref().ok_or_else(|| DistError::BadSpec {
-                    spec: self.text.clone(),
-                    why: "no samples".into(),
-                })?;
-                Box::new(empirical::Empirical::new(bits, &self.values[0], samples)?)
-            }
-            other => {
-                return Err(DistError::BadSpec {
-                    spec: self.text.clone(),
-                    why: format!("family '{other}' has no builder"),
+        let w = bits + FORM_GUARD_BITS;
+        let nw = |i| self.num(i, w);
+        let positive = |name: &str, x: &rug::Float| -> Result<(), DistError> {
+            if *x > 0 && x.is_finite() {
+                Ok(())
+            } else {
+                Err(DistError::BadParameter {
+                    family: self.family,
+                    why: format!("{name} must be finite and > 0, got {}", crate::num::show(x)),
                 })
             }
+        };
+        let at = |x: rug::Float| rug::Float::with_val(bits, x);
+        Ok(match (self.family, self.keys) {
+            ("hyperexp", ["mean", "scv"]) => {
+                let (m, c2) = (nw(0)?, nw(1)?);
+                positive("mean", &m)?;
+                if !(c2 >= 1) || c2.is_infinite() {
+                    return Err(DistError::BadParameter {
+                        family: "hyperexp",
+                        why: format!(
+                            "a balanced-means hyperexponential needs a finite scv >= 1, got {}",
+                            crate::num::show(&c2)
+                        ),
+                    });
+                }
+                let q = (rug::Float::with_val(w, &c2 - 1u32) / rug::Float::with_val(w, &c2 + 1u32))
+                    .sqrt();
+                let p = (q + 1u32) / 2u32;
+                let r1 = rug::Float::with_val(w, &p * 2u32) / &m;
+                let r2 = rug::Float::with_val(w, 1u32 - &p) * 2u32 / &m;
+                Box::new(HyperExp::new(at(p), at(r1), at(r2))?)
+            }
+            ("lognormal", ["mean", "scv"]) => {
+                let (m, c2) = (nw(0)?, nw(1)?);
+                positive("mean", &m)?;
+                positive("scv", &c2)?;
+                let s2 = rug::Float::with_val(w, c2.ln_1p_ref());
+                let mu = rug::Float::with_val(w, m.ln_ref()) - rug::Float::with_val(w, &s2 / 2u32);
+                Box::new(LogNormal::new(at(mu), at(s2.sqrt()))?)
+            }
+            ("weibull", ["shape", "mean"]) => {
+                let (k, m) = (nw(0)?, nw(1)?);
+                positive("shape", &k)?;
+                positive("mean", &m)?;
+                let g = (rug::Float::with_val(w, k.recip_ref()) + 1u32).gamma();
+                Box::new(Weibull::new(at(k), at(m / g))?)
+            }
+            ("erlang", _) => {
+                let k = n(0)?;
+                Box::new(Erlang::new(&k, n(1)?)?)
+            }
+            _ => match self.family {
+                "bp" => Box::new(BoundedPareto::new(n(0)?, n(1)?, n(2)?)?),
+                "pareto" => Box::new(Pareto::new(n(0)?, n(1)?)?),
+                "exp" => Box::new(Exponential::new(n(0)?)?),
+                "uniform" => Box::new(Uniform::new(n(0)?, n(1)?)?),
+                "det" => Box::new(Deterministic::new(n(0)?)?),
+                "hyperexp" => Box::new(HyperExp::new(n(0)?, n(1)?, n(2)?)?),
+                "weibull" => Box::new(Weibull::new(n(0)?, n(1)?)?),
+                "lognormal" => Box::new(LogNormal::new(n(0)?, n(1)?)?),
+                "empirical" => {
+                    let samples = self.samples.as_ref().ok_or_else(|| DistError::BadSpec {
+                        spec: self.text.clone(),
+                        why: "no samples".into(),
+                    })?;
+                    Box::new(empirical::Empirical::new(bits, &self.values[0], samples)?)
+                }
+                other => {
+                    return Err(DistError::BadSpec {
+                        spec: self.text.clone(),
+                        why: format!("family '{other}' has no builder"),
+                    })
+                }
+            },
         })
     }
 

@@ -8,6 +8,7 @@ pub mod design;
 pub mod eval;
 pub mod jsq;
 pub mod optimize;
+pub mod redundancy;
 pub mod simulate;
 pub mod tables;
 pub mod threshold;
@@ -136,6 +137,12 @@ impl Record {
         ));
         self
     }
+    /// Adds any JSON value (a list of objects, a null); text shows an object as
+    /// `key=value` pairs.
+    pub fn raw(&mut self, k: &str, v: Value) -> &mut Self {
+        self.fields.push((k.to_string(), v));
+        self
+    }
     /// One JSON object, keys in insertion order.
     pub fn to_json(&self) -> String {
         let mut m = Map::new();
@@ -162,6 +169,14 @@ impl Record {
                                 .map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_string))
                                 .collect::<Vec<_>>()
                                 .join(", "),
+                            Value::Object(o) => o
+                                .iter()
+                                .map(|(k, v)| match v {
+                                    Value::String(s) => format!("{k}={s}"),
+                                    other => format!("{k}={other}"),
+                                })
+                                .collect::<Vec<_>>()
+                                .join(" "),
                             other => other
                                 .as_str()
                                 .map(str::to_string)
@@ -173,6 +188,8 @@ impl Record {
                         "(none)".to_string()
                     } else if nested {
                         parts.join(" | ")
+                    } else if a.iter().any(Value::is_object) {
+                        parts.join(format!("\n{:w$}  ", "").as_str())
                     } else {
                         parts.join(", ")
                     }

@@ -6,6 +6,7 @@
 //! | [`dist`] | the job-size distribution alone (moments and the like) |
 //! | [`jsq`] | JSQ(d(N)) load balancing: fixed points, fluid trajectories, exact finite-N values, the occupancy simulator, the diffusion limit |
 //! | [`lwl`] | Least-Work-Left by a labelled approximation |
+//! | [`redundancy`] | redundancy scheduling: exact values, simulations, paired differences, stability limits |
 //! | [`sim`] | simulated quantities, with 95 % half-widths |
 //!
 //! Each file's documentation lists its quantities; the registry is the complete list
@@ -18,6 +19,7 @@ pub mod dispatch;
 pub mod dist;
 pub mod jsq;
 pub mod lwl;
+pub mod redundancy;
 pub mod sim;
 
 use super::registry::{CacheKey, QuantityError, Registry};
@@ -48,6 +50,10 @@ pub fn register(r: &mut Registry) {
     r.quantity(jsq::JsqSim);
     r.quantity(jsq::JsqDiffusion);
     r.quantity(jsq::JsqExcess);
+    r.quantity(redundancy::RedExact);
+    r.quantity(redundancy::RedSim);
+    r.quantity(redundancy::RedSimDiff);
+    r.quantity(redundancy::RedStability);
 }
 
 /// A vector field from the two precisions' vectors (missing when their lengths differ).

@@ -4,9 +4,11 @@
 //! |---|---|---|
 //! | `dispatch` (default) | [`dispatch`] | `dist`, `hosts`, `load` / `load_per_host` / `lambda`, `metric` |
 //! | `jsq` | [`jsq`] | `kind`, `lambda` / `halfin_whitt`, `servers`, `d`, `buffer`, `sampling` |
+//! | `redundancy` | [`redundancy`] | `system`, `lambdas`, `dist`, `copies`, `preemptive` |
 
 pub mod dispatch;
 pub mod jsq;
+pub mod redundancy;
 
 use super::registry::Registry;
 
@@ -14,4 +16,5 @@ use super::registry::Registry;
 pub fn register(r: &mut Registry) {
     r.model(dispatch::Dispatch);
     r.model(jsq::Jsq);
+    r.model(redundancy::Redundancy);
 }

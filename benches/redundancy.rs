@@ -1,0 +1,72 @@
+//! Redundancy simulator throughput: jobs per second on one core, for the speed table of
+//! issue 12.
+//!
+//! Each benchmark runs one replication (`RedundancySim::replicate`, no rayon) of
+//! [`JOBS`] measured jobs after [`JOBS`]/10 warm-up on the W-model at λ = (0.4, 0.4, 0.8)
+//! and on the 4-server nested system (singletons 0.1, pairs 0.4, all four 1.2), for every
+//! policy and two laws (exponential; hyperexponential with balanced means, SCV 10), i.i.d.
+//! copies: criterion's "elem/s" is jobs per second (warm-up included).
+//!
+//! Run with `cargo bench --bench redundancy`. The peer comparison (the independent C
+//! simulator `../shared/peers/redundancy_sim.c`, side by side in one run) is
+//! `benches/peer/redundancy_peer.sh`.
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use taskassign::dist::{DistFactory, DistSpec};
+use taskassign::redundancy::classes::System;
+use taskassign::redundancy::policy::{Copies, Policy, POLICY_NAMES};
+use taskassign::redundancy::sim::RedundancySim;
+use taskassign::sim::{Simulator, Streams};
+
+/// Measured jobs per timed replication.
+const JOBS: u64 = 200_000;
+/// Criterion samples per benchmark.
+const SAMPLES: usize = 10;
+/// Precision the laws are built at (their samplers run in f64).
+const BITS: u32 = 128;
+
+fn bench_redundancy(c: &mut Criterion) {
+    let systems = [
+        (
+            "w-model",
+            System::preset("w-model", &["0.4".into(), "0.4".into(), "0.8".into()]),
+        ),
+        (
+            "nested-4",
+            System::preset("nested-4", &["0.1".into(), "0.4".into(), "1.2".into()]),
+        ),
+    ];
+    let laws = ["exp:rate=1", "hyperexp:mean=1,scv=10"];
+    let mut group = c.benchmark_group("redundancy");
+    group.throughput(Throughput::Elements(JOBS + JOBS / 10));
+    group.sample_size(SAMPLES);
+    for (name, sys) in &systems {
+        let sys = sys.as_ref().expect("preset");
+        for law in laws {
+            let d = DistSpec::parse(law)
+                .expect("spec")
+                .build(BITS)
+                .expect("law");
+            for p in POLICY_NAMES {
+                let policy = Policy::parse(p, false).expect("policy");
+                let sim = RedundancySim::new(sys, policy, Copies::Iid, d.as_ref(), JOBS, JOBS / 10)
+                    .expect("simulator");
+                let mut rep = 0u64;
+                group.bench_function(format!("{name}/{p}/{law}"), |b| {
+                    b.iter(|| {
+                        rep += 1;
+                        black_box(sim.replicate(&Streams {
+                            seed: 1,
+                            point: 0,
+                            replication: rep,
+                        }))
+                    })
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_redundancy);
+criterion_main!(benches);

@@ -1,0 +1,783 @@
+//! Exact values of the policies without a product form (ROS, LRF-/MRF-FCFS, LRF-/MRF-ROS,
+//! preemptive or not) with exponential i.i.d. copies: stationary distributions of
+//! truncated Markov chains (`num::markov`).
+//!
+//! **The compact chain** ([`ClassChain`]). With exponential copies the remaining work does
+//! not matter (memorylessness, also for preemptive-resume), but which servers share a job
+//! does: a job served by the servers M leaves at rate μ(M). The state is
+//! * the number of jobs of each class (in service or waiting),
+//! * for each server, the job it serves (idle, or a group id), and each group's class:
+//!   the servers of one group serve copies of one job.
+//!
+//! Jobs of one class in one service state are exchangeable under ROS (a uniform pick
+//! among them), so counts suffice. Under Π2 = FCFS with a class priority the servers
+//! serving a class all serve its oldest job: a server picks class c only when c is the top
+//! rank present at it and then takes the oldest class-c job, which stays the oldest until
+//! it leaves — and a server is idle only when no job of its classes is present, so an
+//! arrival never starts beside an older job of its class. This needs one class per rank at
+//! every server (true in nested systems); where ranks tie (redundancy-d under LRF) the
+//! order of the jobs would be needed and the chain refuses. FCFS without a class priority
+//! has the product form ([`super::product_form`]) and is not a chain here.
+//!
+//! Transitions: an arrival of class c (λ_c) joins its count; the idle servers of S_c start
+//! it as one group; with preemption, a busy server of S_c whose class ranks strictly below
+//! c leaves its group (the interrupted job keeps its place and its other copies) and
+//! joins. A group of class c on servers M completes at μ(M): the class count falls, its
+//! servers become free and pick in server order — FCFS: join the group of the chosen
+//! class or start its oldest waiting job; ROS: each job of the top rank with probability
+//! 1/(jobs of that rank), a waiting job of class c with probability waiting_c/(jobs).
+//!
+//! **Truncation.** Arrivals are blocked when the system holds N jobs. N grows until the
+//! blocking probability is far below the last digit wanted, then the values at N and at
+//! 2N are compared ([`solve`]): the printed digits are those on which the two truncations
+//! agree (and at most [`CHAIN_MAX_DIGITS`], the f64 solve's accuracy), so that what the
+//! truncation leaves out is below them. Little's law uses the accepted
+//! rate λ_c(1 − P(N jobs)).
+//!
+//! **The labelled chain** ([`LabelledChain`]): the jobs with their identities (in arrival
+//! order, each with its class and the servers serving it), the policy applied literally.
+//! Exponentially larger, it is the reference the compact chain is tested against at small
+//! N (both block arrivals alike, so their truncated values agree exactly), and its FCFS
+//! version is Gardner et al.'s ordered chain.
+
+use super::classes::System;
+use super::policy::{Order, Policy, Priority};
+use super::RedundancyError;
+use crate::num::certify::certify_pair;
+use crate::num::markov::{self, Ctmc, SolveOptions, Solver};
+use rug::Float;
+
+/// Most classes of the compact chain (the state is a fixed array).
+pub const CHAIN_MAX_CLASSES: usize = 8;
+/// Most servers of the compact chain.
+pub const CHAIN_MAX_SERVERS: usize = 8;
+/// Largest truncation N (a class count is one byte).
+pub const CHAIN_MAX_TRUNCATION: usize = 255;
+/// Most states of one chain (2·10^6 states and their transitions take about 1 GB).
+pub const MAX_CHAIN_STATES: usize = 2_000_000;
+/// Most digits a chain value is printed with: the f64 Gauss–Seidel solve stops at a
+/// residual of 1e-13, and the tests find its values within 1e-11 (relative) of the exact
+/// ones (the FCFS product form, M/M/1 limits).
+pub const CHAIN_MAX_DIGITS: u32 = 10;
+/// The first truncation tried.
+pub const START_TRUNCATION: usize = 16;
+/// Residual of the Gauss–Seidel solves (below markov's default: the values must be good
+/// to [`CHAIN_MAX_DIGITS`]).
+pub const CHAIN_RESIDUAL: f64 = 1e-14;
+/// Bytes of a packed state: classes, servers and group classes.
+const STATE_BYTES: usize = CHAIN_MAX_CLASSES + 2 * CHAIN_MAX_SERVERS;
+/// A group slot without a job.
+const FREE: u8 = 0xFF;
+
+/// A packed state of [`ClassChain`]: class counts, each server's group (0 idle, else
+/// 1 + the group's slot) and each slot's class, in canonical form (slots numbered by the
+/// first server serving them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PackedState([u8; STATE_BYTES]);
+
+/// The unpacked state the transitions work on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Work {
+    counts: [u8; CHAIN_MAX_CLASSES],
+    server: [u8; CHAIN_MAX_SERVERS],
+    gclass: [u8; CHAIN_MAX_SERVERS],
+}
+
+impl Work {
+    fn empty() -> Self {
+        Work {
+            counts: [0; CHAIN_MAX_CLASSES],
+            server: [0; CHAIN_MAX_SERVERS],
+            gclass: [FREE; CHAIN_MAX_SERVERS],
+        }
+    }
+
+    fn unpack(p: &PackedState) -> Self {
+        let mut w = Work::empty();
+        w.counts.copy_from_slice(&p.0[..CHAIN_MAX_CLASSES]);
+        w.server
+            .copy_from_slice(&p.0[CHAIN_MAX_CLASSES..CHAIN_MAX_CLASSES + CHAIN_MAX_SERVERS]);
+        w.gclass
+            .copy_from_slice(&p.0[CHAIN_MAX_CLASSES + CHAIN_MAX_SERVERS..]);
+        w
+    }
+
+    /// Canonical packing: groups renumbered in order of their first server.
+    fn pack(&self) -> PackedState {
+        let mut map = [0u8; CHAIN_MAX_SERVERS + 1];
+        let mut next = 1u8;
+        let mut server = [0u8; CHAIN_MAX_SERVERS];
+        let mut gclass = [FREE; CHAIN_MAX_SERVERS];
+        for (s, &g) in self.server.iter().enumerate() {
+            if g == 0 {
+                continue;
+            }
+            if map[g as usize] == 0 {
+                map[g as usize] = next;
+                gclass[(next - 1) as usize] = self.gclass[(g - 1) as usize];
+                next += 1;
+            }
+            server[s] = map[g as usize];
+        }
+        let mut b = [0u8; STATE_BYTES];
+        b[..CHAIN_MAX_CLASSES].copy_from_slice(&self.counts);
+        b[CHAIN_MAX_CLASSES..CHAIN_MAX_CLASSES + CHAIN_MAX_SERVERS].copy_from_slice(&server);
+        b[CHAIN_MAX_CLASSES + CHAIN_MAX_SERVERS..].copy_from_slice(&gclass);
+        PackedState(b)
+    }
+
+    fn total(&self) -> usize {
+        self.counts.iter().map(|&c| usize::from(c)).sum()
+    }
+
+    /// Groups of class c.
+    fn groups_of(&self, c: u8) -> usize {
+        self.gclass.iter().filter(|&&g| g == c).count()
+    }
+
+    /// A free slot (1-based id). There are as many slots as servers and every live group
+    /// has a server, so a free server always finds one.
+    fn free_slot(&self) -> Option<u8> {
+        (0..CHAIN_MAX_SERVERS)
+            .find(|&i| self.gclass[i] == FREE)
+            .map(|i| (i + 1) as u8)
+    }
+
+    /// Frees the slots no server uses any more.
+    fn drop_empty_groups(&mut self) {
+        for i in 0..CHAIN_MAX_SERVERS {
+            if self.gclass[i] != FREE && !self.server.contains(&((i + 1) as u8)) {
+                self.gclass[i] = FREE;
+            }
+        }
+    }
+}
+
+/// The compact chain of one system, policy and truncation.
+#[derive(Debug, Clone)]
+pub struct ClassChain {
+    k: usize,
+    nc: usize,
+    sets: Vec<u32>,
+    mu: Vec<f64>,
+    lambda: Vec<f64>,
+    rank: Vec<i64>,
+    /// Per server, the classes whose set contains it.
+    compat: Vec<Vec<usize>>,
+    policy: Policy,
+    cap: usize,
+}
+
+impl ClassChain {
+    /// The chain of `sys` under `policy`, arrivals blocked at `cap` jobs.
+    pub fn new(sys: &System, policy: Policy, cap: usize) -> Result<Self, RedundancyError> {
+        let k = sys.servers();
+        let nc = sys.classes().len();
+        if nc > CHAIN_MAX_CLASSES || k > CHAIN_MAX_SERVERS {
+            return Err(RedundancyError::Unsupported(format!(
+                "the exact chain holds at most {CHAIN_MAX_CLASSES} classes on {CHAIN_MAX_SERVERS} servers (this system: {nc} on {k}); use simulate"
+            )));
+        }
+        if !(1..=CHAIN_MAX_TRUNCATION).contains(&cap) {
+            return Err(RedundancyError::Unsupported(format!(
+                "truncation must be in 1..={CHAIN_MAX_TRUNCATION}, got {cap}"
+            )));
+        }
+        if policy.order == Order::Fcfs {
+            if policy.priority == Priority::None {
+                return Err(RedundancyError::Unsupported(
+                    "FCFS has the product form; the class chain needs a class priority or ROS"
+                        .into(),
+                ));
+            }
+            if let Some((s, a, b)) = policy.tie(sys) {
+                return Err(RedundancyError::Unsupported(format!(
+                    "{}: classes {} and {} rank alike at server {} (a non-nested system); the exact chain needs one class per rank at every server — use simulate",
+                    policy.name(),
+                    sys.describe(&[a]),
+                    sys.describe(&[b]),
+                    s + 1
+                )));
+            }
+        }
+        let rank = policy.ranks(sys);
+        let compat = (0..k)
+            .map(|s| {
+                let mut v: Vec<usize> = (0..nc)
+                    .filter(|&c| sys.classes()[c].set.contains(s))
+                    .collect();
+                v.sort_by_key(|&c| rank[c]);
+                v
+            })
+            .collect();
+        Ok(ClassChain {
+            k,
+            nc,
+            sets: sys.classes().iter().map(|c| c.set.mask()).collect(),
+            mu: sys.mu_f64().to_vec(),
+            lambda: sys.lambda_f64(),
+            rank,
+            compat,
+            policy,
+            cap,
+        })
+    }
+
+    /// The empty state.
+    pub fn start(&self) -> PackedState {
+        Work::empty().pack()
+    }
+
+    /// The class counts of a state.
+    pub fn counts(&self, s: &PackedState) -> Vec<u32> {
+        s.0[..self.nc].iter().map(|&c| u32::from(c)).collect()
+    }
+
+    /// Server `s` (free in `w`) picks; appends the outcomes with their probabilities.
+    fn pick(&self, s: usize, w: &Work, p: f64, out: &mut Vec<(Work, f64)>) {
+        let present: Vec<usize> = self.compat[s]
+            .iter()
+            .copied()
+            .filter(|&c| w.counts[c] > 0)
+            .collect();
+        let Some(&first) = present.first() else {
+            out.push((*w, p));
+            return;
+        };
+        let top = self.rank[first];
+        let level: Vec<usize> = present
+            .into_iter()
+            .filter(|&c| self.rank[c] == top)
+            .collect();
+        match self.policy.order {
+            Order::Fcfs => {
+                // One class per rank (checked at construction): its oldest job.
+                let c = level[0] as u8;
+                let mut n = *w;
+                match (0..CHAIN_MAX_SERVERS).find(|&i| n.gclass[i] == c) {
+                    Some(i) => n.server[s] = (i + 1) as u8,
+                    None => {
+                        if let Some(g) = n.free_slot() {
+                            n.gclass[(g - 1) as usize] = c;
+                            n.server[s] = g;
+                        }
+                    }
+                }
+                out.push((n, p));
+            }
+            Order::Ros => {
+                let jobs: usize = level.iter().map(|&c| usize::from(w.counts[c])).sum();
+                let jf = jobs as f64;
+                for &c in &level {
+                    let cu = c as u8;
+                    // Jobs in service elsewhere: one outcome per group.
+                    for i in 0..CHAIN_MAX_SERVERS {
+                        if w.gclass[i] == cu {
+                            let mut n = *w;
+                            n.server[s] = (i + 1) as u8;
+                            out.push((n, p / jf));
+                        }
+                    }
+                    let waiting = usize::from(w.counts[c]) - w.groups_of(cu);
+                    if waiting > 0 {
+                        let mut n = *w;
+                        if let Some(g) = n.free_slot() {
+                            n.gclass[(g - 1) as usize] = cu;
+                            n.server[s] = g;
+                        }
+                        out.push((n, p * waiting as f64 / jf));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The free servers `free` pick in order, from `w`.
+    fn picks(&self, free: &[usize], w: Work) -> Vec<(Work, f64)> {
+        let mut cur = vec![(w, 1.0)];
+        for &s in free {
+            let mut next = Vec::with_capacity(cur.len() * 2);
+            for (x, p) in &cur {
+                self.pick(s, x, *p, &mut next);
+            }
+            cur = next;
+        }
+        cur
+    }
+}
+
+impl Ctmc for ClassChain {
+    type State = PackedState;
+    fn transitions(&self, st: &PackedState, out: &mut Vec<(PackedState, f64)>) {
+        let w = Work::unpack(st);
+        // Arrivals.
+        if w.total() < self.cap {
+            for c in 0..self.nc {
+                let mut n = w;
+                n.counts[c] += 1;
+                let joiners: Vec<usize> = (0..self.k)
+                    .filter(|&s| (self.sets[c] >> s) & 1 == 1)
+                    .filter(|&s| {
+                        let g = n.server[s];
+                        g == 0
+                            || (self.policy.preemptive
+                                && self.rank[c]
+                                    < self.rank[usize::from(n.gclass[(g - 1) as usize])])
+                    })
+                    .collect();
+                if !joiners.is_empty() {
+                    for &s in &joiners {
+                        n.server[s] = 0;
+                    }
+                    n.drop_empty_groups();
+                    if let Some(g) = n.free_slot() {
+                        n.gclass[(g - 1) as usize] = c as u8;
+                        for &s in &joiners {
+                            n.server[s] = g;
+                        }
+                    }
+                }
+                out.push((n.pack(), self.lambda[c]));
+            }
+        }
+        // Completions, one per group.
+        for i in 0..CHAIN_MAX_SERVERS {
+            let c = w.gclass[i];
+            if c == FREE {
+                continue;
+            }
+            let g = (i + 1) as u8;
+            let servers: Vec<usize> = (0..self.k).filter(|&s| w.server[s] == g).collect();
+            let rate: f64 = servers.iter().map(|&s| self.mu[s]).sum();
+            let mut n = w;
+            n.counts[usize::from(c)] -= 1;
+            n.gclass[i] = FREE;
+            for &s in &servers {
+                n.server[s] = 0;
+            }
+            for (x, p) in self.picks(&servers, n) {
+                out.push((x.pack(), rate * p));
+            }
+        }
+    }
+}
+
+/// A job of the labelled chain: its class and the servers serving it.
+pub type LabelledJob = (u8, u32);
+
+/// The labelled reference chain: jobs in arrival order with their classes and serving
+/// servers; the policy applied literally (module documentation). Any policy, including
+/// FCFS without class priority and ties.
+#[derive(Debug, Clone)]
+pub struct LabelledChain {
+    k: usize,
+    nc: usize,
+    sets: Vec<u32>,
+    mu: Vec<f64>,
+    lambda: Vec<f64>,
+    rank: Vec<i64>,
+    policy: Policy,
+    cap: usize,
+}
+
+impl LabelledChain {
+    /// The chain of `sys` under `policy` with arrivals blocked at `cap` jobs.
+    pub fn new(sys: &System, policy: Policy, cap: usize) -> Self {
+        LabelledChain {
+            k: sys.servers(),
+            nc: sys.classes().len(),
+            sets: sys.classes().iter().map(|c| c.set.mask()).collect(),
+            mu: sys.mu_f64().to_vec(),
+            lambda: sys.lambda_f64(),
+            rank: policy.ranks(sys),
+            policy,
+            cap,
+        }
+    }
+
+    /// Server `s` (free) picks among the jobs of `jobs`; appends the outcomes.
+    fn pick(&self, s: usize, jobs: &[LabelledJob], p: f64, out: &mut Vec<(Vec<LabelledJob>, f64)>) {
+        let cand: Vec<usize> = (0..jobs.len())
+            .filter(|&j| (self.sets[usize::from(jobs[j].0)] >> s) & 1 == 1)
+            .collect();
+        let Some(top) = cand
+            .iter()
+            .map(|&j| self.rank[usize::from(jobs[j].0)])
+            .min()
+        else {
+            out.push((jobs.to_vec(), p));
+            return;
+        };
+        let level: Vec<usize> = cand
+            .into_iter()
+            .filter(|&j| self.rank[usize::from(jobs[j].0)] == top)
+            .collect();
+        match self.policy.order {
+            Order::Fcfs => {
+                let mut n = jobs.to_vec();
+                n[level[0]].1 |= 1 << s;
+                out.push((n, p));
+            }
+            Order::Ros => {
+                let q = p / level.len() as f64;
+                for &j in &level {
+                    let mut n = jobs.to_vec();
+                    n[j].1 |= 1 << s;
+                    out.push((n, q));
+                }
+            }
+        }
+    }
+}
+
+impl Ctmc for LabelledChain {
+    type State = Vec<LabelledJob>;
+    fn transitions(&self, st: &Vec<LabelledJob>, out: &mut Vec<(Vec<LabelledJob>, f64)>) {
+        let busy = st.iter().fold(0u32, |a, j| a | j.1);
+        if st.len() < self.cap {
+            for c in 0..self.nc {
+                let mut n = st.clone();
+                let mut mask = 0u32;
+                for s in 0..self.k {
+                    if (self.sets[c] >> s) & 1 == 0 {
+                        continue;
+                    }
+                    if (busy >> s) & 1 == 0 {
+                        mask |= 1 << s;
+                    } else if self.policy.preemptive {
+                        if let Some(j) = n.iter().position(|j| (j.1 >> s) & 1 == 1) {
+                            if self.rank[c] < self.rank[usize::from(n[j].0)] {
+                                n[j].1 &= !(1 << s);
+                                mask |= 1 << s;
+                            }
+                        }
+                    }
+                }
+                n.push((c as u8, mask));
+                out.push((n, self.lambda[c]));
+            }
+        }
+        for j in 0..st.len() {
+            let m = st[j].1;
+            if m == 0 {
+                continue;
+            }
+            let rate: f64 = (0..self.k)
+                .filter(|&s| (m >> s) & 1 == 1)
+                .map(|s| self.mu[s])
+                .sum();
+            let mut n = st.clone();
+            n.remove(j);
+            let mut cur = vec![(n, 1.0)];
+            for s in (0..self.k).filter(|&s| (m >> s) & 1 == 1) {
+                let mut next = Vec::new();
+                for (x, p) in &cur {
+                    self.pick(s, x, *p, &mut next);
+                }
+                cur = next;
+            }
+            for (x, p) in cur {
+                out.push((x, rate * p));
+            }
+        }
+    }
+}
+
+/// Mean values from a truncated chain, in f64.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainValues {
+    /// E[N_c].
+    pub number: Vec<f64>,
+    /// E[T_c] = E[N_c]/(λ_c(1 − P(full))).
+    pub response: Vec<f64>,
+    /// E[N].
+    pub total_number: f64,
+    /// E[T].
+    pub total_response: f64,
+    /// P(N jobs): the blocking probability of the truncation.
+    pub p_full: f64,
+    /// States of the chain.
+    pub states: usize,
+    /// The solve's residual ‖πQ‖₁/max q.
+    pub residual: f64,
+    /// The solver used.
+    pub solver: Solver,
+}
+
+/// The options of a solve.
+pub fn solve_options() -> SolveOptions {
+    SolveOptions {
+        residual: CHAIN_RESIDUAL,
+        ..SolveOptions::default()
+    }
+}
+
+fn values<S>(
+    lambda: &[f64],
+    chain: &markov::Chain<S>,
+    counts: impl Fn(&S) -> Vec<u32>,
+    cap: usize,
+    opts: &SolveOptions,
+) -> Result<ChainValues, RedundancyError> {
+    let st = markov::stationary(chain, opts)?;
+    let nc = lambda.len();
+    let mut number = vec![0.0; nc];
+    let mut p_full = 0.0;
+    for (s, &p) in chain.states.iter().zip(&st.pi) {
+        let x = counts(s);
+        let mut tot = 0usize;
+        for c in 0..nc {
+            number[c] += p * f64::from(x[c]);
+            tot += x[c] as usize;
+        }
+        if tot == cap {
+            p_full += p;
+        }
+    }
+    let accept = 1.0 - p_full;
+    let response: Vec<f64> = number
+        .iter()
+        .zip(lambda)
+        .map(|(n, l)| n / (l * accept))
+        .collect();
+    let total_number: f64 = number.iter().sum();
+    let total_response = total_number / (lambda.iter().sum::<f64>() * accept);
+    Ok(ChainValues {
+        number,
+        response,
+        total_number,
+        total_response,
+        p_full,
+        states: chain.len(),
+        residual: st.residual,
+        solver: st.solver,
+    })
+}
+
+/// The compact chain's values at truncation `cap`.
+pub fn class_chain_values(
+    sys: &System,
+    policy: Policy,
+    cap: usize,
+    opts: &SolveOptions,
+) -> Result<ChainValues, RedundancyError> {
+    let c = ClassChain::new(sys, policy, cap)?;
+    let chain = markov::explore(&c, c.start(), MAX_CHAIN_STATES)?;
+    values(&sys.lambda_f64(), &chain, |s| c.counts(s), cap, opts)
+}
+
+/// The labelled chain's values at truncation `cap` (small caps only: the states grow
+/// like C^N).
+pub fn labelled_chain_values(
+    sys: &System,
+    policy: Policy,
+    cap: usize,
+    opts: &SolveOptions,
+) -> Result<ChainValues, RedundancyError> {
+    let c = LabelledChain::new(sys, policy, cap);
+    let chain = markov::explore(&c, Vec::new(), MAX_CHAIN_STATES)?;
+    let nc = sys.classes().len();
+    values(
+        &sys.lambda_f64(),
+        &chain,
+        |s: &Vec<LabelledJob>| {
+            let mut x = vec![0u32; nc];
+            for j in s {
+                x[usize::from(j.0)] += 1;
+            }
+            x
+        },
+        cap,
+        opts,
+    )
+}
+
+/// A chain value with the digits two truncations certify.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CertifiedValue {
+    /// The value at the larger truncation.
+    pub value: f64,
+    /// The decimal with the certified digits only.
+    pub text: String,
+    /// Significant digits certified.
+    pub digits: u32,
+}
+
+/// The values of a policy by the compact chain, with the truncation that certifies them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainResult {
+    /// E[N_c].
+    pub number: Vec<CertifiedValue>,
+    /// E[T_c].
+    pub response: Vec<CertifiedValue>,
+    /// E[N].
+    pub total_number: CertifiedValue,
+    /// E[T].
+    pub total_response: CertifiedValue,
+    /// The truncation whose values are printed.
+    pub truncation: usize,
+    /// The truncation they were compared with (half of it).
+    pub compared_with: usize,
+    /// The values at the smaller truncation.
+    pub coarse: ChainValues,
+    /// The values at the larger one.
+    pub fine: ChainValues,
+    /// The fewest digits of any value.
+    pub digits: u32,
+}
+
+fn certify_f64(lo: f64, hi: f64, wanted: u32) -> CertifiedValue {
+    let c = certify_pair(&Float::with_val(64, lo), &Float::with_val(64, hi), wanted);
+    CertifiedValue {
+        value: hi,
+        text: c.text,
+        digits: c.digits,
+    }
+}
+
+/// Blocking probability P(N jobs) a truncation must reach, relative to the last digit
+/// wanted (10^−(digits + this)), before it is doubled to certify the digits.
+pub const BLOCKING_MARGIN_DIGITS: i32 = 2;
+/// Growth of the truncation while the blocking probability is too large.
+const GROWTH: f64 = 1.5;
+
+/// Solves `policy` on `sys` by the compact chain: the truncation grows by half from
+/// [`START_TRUNCATION`] (or `start`) until the blocking probability is below
+/// 10^−(digits + [`BLOCKING_MARGIN_DIGITS`]), then is doubled, and doubled again until
+/// the two truncations agree to `digits` digits (at most [`CHAIN_MAX_DIGITS`]) or the next
+/// chain would exceed [`MAX_CHAIN_STATES`]; the values of the larger truncation are
+/// printed with the digits on which the two agree.
+pub fn solve(
+    sys: &System,
+    policy: Policy,
+    digits: u32,
+    start: Option<usize>,
+) -> Result<ChainResult, RedundancyError> {
+    let want = digits.clamp(1, CHAIN_MAX_DIGITS);
+    let opts = solve_options();
+    let nc = sys.classes().len() as i32;
+    let too_big = |states: usize, from: usize, to: usize| {
+        states as f64 * (to as f64 / from as f64).powi(nc) > MAX_CHAIN_STATES as f64
+    };
+    let target = 10f64.powi(-(want as i32) - BLOCKING_MARGIN_DIGITS);
+    let mut n = start
+        .unwrap_or(START_TRUNCATION)
+        .clamp(1, CHAIN_MAX_TRUNCATION / 2);
+    let mut coarse = class_chain_values(sys, policy, n, &opts)?;
+    while coarse.p_full > target {
+        let m = ((n as f64 * GROWTH).ceil() as usize).min(CHAIN_MAX_TRUNCATION / 2);
+        if m == n || too_big(coarse.states, n, 2 * m) {
+            break;
+        }
+        n = m;
+        coarse = class_chain_values(sys, policy, n, &opts)?;
+    }
+    let mut best: Option<ChainResult> = None;
+    loop {
+        let m = (2 * n).min(CHAIN_MAX_TRUNCATION);
+        if m == n || too_big(coarse.states, n, m) {
+            // The digits the last doubling certified, if any.
+            return match best {
+                Some(b) if b.digits >= 1 => Ok(b),
+                _ => Err(RedundancyError::Numerical(format!(
+                    "{}: the truncation did not settle within {MAX_CHAIN_STATES} states (last N = {n}, {} states, P(full) = {:.1e}); simulate instead",
+                    policy.name(),
+                    coarse.states,
+                    coarse.p_full
+                ))),
+            };
+        }
+        let fine = class_chain_values(sys, policy, m, &opts)?;
+        let cert = |a: f64, b: f64| certify_f64(a, b, want);
+        let number: Vec<CertifiedValue> = coarse
+            .number
+            .iter()
+            .zip(&fine.number)
+            .map(|(a, b)| cert(*a, *b))
+            .collect();
+        let response: Vec<CertifiedValue> = coarse
+            .response
+            .iter()
+            .zip(&fine.response)
+            .map(|(a, b)| cert(*a, *b))
+            .collect();
+        let total_number = cert(coarse.total_number, fine.total_number);
+        let total_response = cert(coarse.total_response, fine.total_response);
+        let fewest = number
+            .iter()
+            .chain(&response)
+            .chain([&total_number, &total_response])
+            .map(|v| v.digits)
+            .min()
+            .unwrap_or(0);
+        let result = ChainResult {
+            number,
+            response,
+            total_number,
+            total_response,
+            truncation: m,
+            compared_with: n,
+            coarse,
+            fine: fine.clone(),
+            digits: fewest,
+        };
+        if fewest >= want {
+            return Ok(result);
+        }
+        best = Some(result);
+        n = m;
+        coarse = fine;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::redundancy::classes::ServerSet;
+
+    fn sys(k: usize, classes: &[(&str, &str)]) -> System {
+        System::new(
+            System::unit_rates(k),
+            classes
+                .iter()
+                .map(|(s, r)| (ServerSet::parse(s, k).unwrap(), r.to_string()))
+                .collect(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn packing_is_canonical() {
+        let mut a = Work::empty();
+        a.counts[0] = 2;
+        a.server[0] = 3;
+        a.server[1] = 3;
+        a.gclass[2] = 0;
+        let mut b = Work::empty();
+        b.counts[0] = 2;
+        b.server[0] = 1;
+        b.server[1] = 1;
+        b.gclass[0] = 0;
+        assert_eq!(a.pack(), b.pack());
+        assert_eq!(Work::unpack(&b.pack()), b);
+    }
+
+    #[test]
+    fn one_class_on_one_server_is_mm1_under_every_chain_policy() {
+        // M/M/1/N at ρ = 0.5: E[N] = ρ/(1−ρ) − (N+1)ρ^{N+1}/(1−ρ^{N+1}).
+        let s = sys(1, &[("1", "0.5")]);
+        let n = 20usize;
+        let rho: f64 = 0.5;
+        let exact = rho / (1.0 - rho)
+            - (n as f64 + 1.0) * rho.powi(n as i32 + 1) / (1.0 - rho.powi(n as i32 + 1));
+        for p in ["ros", "lrf-fcfs", "mrf-ros"] {
+            let v = class_chain_values(&s, Policy::parse(p, false).unwrap(), n, &solve_options())
+                .unwrap();
+            assert!(
+                (v.total_number - exact).abs() < 1e-13,
+                "{p}: {}",
+                v.total_number
+            );
+        }
+    }
+}

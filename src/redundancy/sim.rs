@@ -1,0 +1,922 @@
+//! The event simulator of redundancy with cancel-on-complete: general service laws, i.i.d.
+//! or identical copies, every policy Π1-Π2 of [`super::policy`], non-preemptive or
+//! preemptive-resume, on the event calendar of [`crate::sim::event`] and run by the
+//! replication runner of [`crate::sim`] ([`crate::sim::Simulator`]).
+//!
+//! **Events.** An arrival (its class drawn with probability λ_c/Λ, its gap Exp(Λ)) and, per
+//! busy server, the completion of the copy it serves. An arrival starts a copy at every idle
+//! server of its set (and, with preemption, at every server of its set serving a strictly
+//! lower-ranked class: that copy's completion is cancelled and its remaining work kept). A
+//! completion ends the job: the completions of its other copies are cancelled
+//! ([`Calendar::cancel`]), and every server it held picks again, in server order, by Π1
+//! (the top rank with jobs present among its classes) and Π2 (FCFS: the lowest arrival
+//! number among those classes' oldest jobs; ROS: a uniform job of the rank, jobs in service
+//! elsewhere included, drawn from the routing stream).
+//!
+//! **Work.** A job carries one remaining requirement per server of its set: i.i.d. copies
+//! draw one per server at arrival, identical copies one X for all; a copy at server s takes
+//! (remaining work)/μ_s. Preemption stores what is left, (end − now)·μ_s.
+//!
+//! **Common random numbers.** Gaps and classes come from [`STREAM_ARRIVALS`], the
+//! requirements of a job from [`STREAM_SIZES`] at its arrival (|S_c| draws for i.i.d.
+//! copies, one for identical ones), ROS choices from [`STREAM_ROUTING`]: with the same
+//! (seed, point, replication), every policy meets the same jobs, so a paired difference of
+//! two policies ([`crate::sim::Replicated::difference`]) has a far smaller half-width than
+//! independent runs.
+//!
+//! **Measurement** (as [`crate::sim::event::mgc`]): jobs are numbered in arrival order; the
+//! first `warmup` are discarded and the next `jobs` measured; the run continues until every
+//! measured job has left. `response` and `response[c]` are per-job means over the measured
+//! jobs; `number` and `number[c]` are time averages of the jobs in system over the window
+//! from the first measured arrival to the first arrival after the measured ones. The clock
+//! restarts at 0 every [`REBASE_EVENTS`] events ([`Calendar::rebase`]).
+//!
+//! Exponential laws are drawn by the ziggurat ([`exp1`]) instead of the law's own sampler
+//! (a faster draw of the same law); other laws use their samplers.
+
+use super::classes::System;
+use super::policy::{Copies, Order, Policy};
+use super::RedundancyError;
+use crate::dist::{DistFactory, DistSpec, JobSize, Sampler};
+use crate::sim::event::{Calendar, EventId};
+use crate::sim::observe::{names, Key, Sample};
+use crate::sim::rng::{exp1, index, unit_f64, STREAM_ARRIVALS, STREAM_ROUTING, STREAM_SIZES};
+use crate::sim::stats::{ratio_estimate_weighted, Estimate};
+use crate::sim::{Progress, Replicated, Replicator};
+use crate::sim::{Simulator, Streams, TailEvidence, Tally};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::collections::VecDeque;
+
+/// Events between two restarts of the clock.
+pub const REBASE_EVENTS: u64 = 1 << 16;
+/// A server without a job.
+const IDLE: u32 = u32::MAX;
+
+/// How requirements are drawn.
+enum Service {
+    /// Exp with this mean, by the ziggurat.
+    Exp(f64),
+    /// A constant.
+    Det(f64),
+    /// The law's sampler.
+    General(Box<dyn Sampler>),
+}
+
+impl Service {
+    #[inline]
+    fn draw(&self, r: &mut Xoshiro256PlusPlus) -> f64 {
+        match self {
+            Service::Exp(m) => exp1(r) * m,
+            Service::Det(x) => *x,
+            Service::General(s) => s.sample(r),
+        }
+    }
+}
+
+/// A job in the system.
+#[derive(Debug, Clone, Copy)]
+struct Job {
+    /// Arrival number, from 0.
+    id: u64,
+    /// Arrival time (current clock).
+    arrival: f64,
+    /// The servers serving it.
+    serving: u32,
+    /// Its class.
+    class: u32,
+    /// Its place in its class's bag (ROS).
+    pos: u32,
+}
+
+/// The events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// The next job arrives.
+    Arrival,
+    /// The copy at server s completes.
+    Done(u32),
+}
+
+/// The pending events of the model: one arrival and at most one completion per server,
+/// popped in (time, scheduling order) — the order of [`Calendar`].
+pub trait Pending {
+    /// Empty, for `k` servers.
+    fn for_servers(k: usize) -> Self;
+    /// Schedules the (one) next arrival.
+    fn arrival_at(&mut self, t: f64);
+    /// Schedules the completion at server `s` (none pending there).
+    fn done_at(&mut self, s: usize, t: f64);
+    /// Cancels the completion pending at server `s`.
+    fn cancel(&mut self, s: usize);
+    /// Removes the next event.
+    fn pop(&mut self) -> Option<(f64, Event)>;
+    /// Moves the time origin to `shift`.
+    fn rebase(&mut self, shift: f64);
+}
+
+/// The events on the calendar of `sim::event` (an indexed heap with cancellation): the
+/// reference engine.
+#[derive(Debug)]
+pub struct CalendarQueue {
+    cal: Calendar<Event>,
+    ids: Vec<Option<EventId>>,
+}
+
+impl Pending for CalendarQueue {
+    fn for_servers(k: usize) -> Self {
+        CalendarQueue {
+            cal: Calendar::with_capacity(k + 1),
+            ids: vec![None; k],
+        }
+    }
+    fn arrival_at(&mut self, t: f64) {
+        self.cal.schedule_at(t, Event::Arrival);
+    }
+    fn done_at(&mut self, s: usize, t: f64) {
+        self.ids[s] = Some(self.cal.schedule_at(t, Event::Done(s as u32)));
+    }
+    fn cancel(&mut self, s: usize) {
+        if let Some(id) = self.ids[s].take() {
+            self.cal.cancel(id);
+        }
+    }
+    fn pop(&mut self) -> Option<(f64, Event)> {
+        let (t, e) = self.cal.pop()?;
+        if let Event::Done(s) = e {
+            self.ids[s as usize] = None;
+        }
+        Some((t, e))
+    }
+    fn rebase(&mut self, shift: f64) {
+        self.cal.rebase(shift);
+    }
+}
+
+/// The same events as one clock per server and one for the arrival, the next found by a
+/// scan of the busy servers (at most 32) — what a calendar reduces to when every server
+/// holds at most one event. Ties are broken by a scheduling counter exactly as the
+/// calendar breaks them, so both engines run the same events in the same order (tested
+/// job by job).
+#[derive(Debug)]
+pub struct ServerClocks {
+    arrival: (f64, u64),
+    done: Vec<(f64, u64)>,
+    busy: u32,
+    seq: u64,
+}
+
+impl Pending for ServerClocks {
+    fn for_servers(k: usize) -> Self {
+        ServerClocks {
+            arrival: (f64::INFINITY, u64::MAX),
+            done: vec![(f64::INFINITY, u64::MAX); k],
+            busy: 0,
+            seq: 0,
+        }
+    }
+    #[inline]
+    fn arrival_at(&mut self, t: f64) {
+        self.arrival = (t, self.seq);
+        self.seq += 1;
+    }
+    #[inline]
+    fn done_at(&mut self, s: usize, t: f64) {
+        self.done[s] = (t, self.seq);
+        self.seq += 1;
+        self.busy |= 1 << s;
+    }
+    #[inline]
+    fn cancel(&mut self, s: usize) {
+        self.busy &= !(1u32 << s);
+    }
+    #[inline]
+    fn pop(&mut self) -> Option<(f64, Event)> {
+        let mut best = self.arrival;
+        let mut which = Event::Arrival;
+        let mut m = self.busy;
+        while m != 0 {
+            let s = m.trailing_zeros();
+            m &= m - 1;
+            let d = self.done[s as usize];
+            if d.0 < best.0 || (d.0 == best.0 && d.1 < best.1) {
+                best = d;
+                which = Event::Done(s);
+            }
+        }
+        match which {
+            Event::Arrival => {
+                if best.1 == u64::MAX {
+                    return None;
+                }
+                self.arrival = (f64::INFINITY, u64::MAX);
+            }
+            Event::Done(s) => self.busy &= !(1u32 << s),
+        }
+        Some((best.0, which))
+    }
+    fn rebase(&mut self, shift: f64) {
+        self.arrival.0 -= shift;
+        for d in &mut self.done {
+            d.0 -= shift;
+        }
+    }
+}
+
+/// Which pending-event structure a run uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// [`ServerClocks`] (the default: a scan of the busy servers).
+    #[default]
+    Clocks,
+    /// [`CalendarQueue`] (the calendar of `sim::event`, the reference).
+    Calendar,
+}
+
+/// The redundancy system as a simulator.
+pub struct RedundancySim {
+    k: usize,
+    nc: usize,
+    sets: Vec<u32>,
+    mu: Vec<f64>,
+    inv_mu: Vec<f64>,
+    /// Cumulative class probabilities.
+    cum: Vec<f64>,
+    mean_gap: f64,
+    rank: Vec<i64>,
+    /// Per server, the classes containing it, best rank first.
+    order: Vec<Vec<u32>>,
+    /// Per server, the ends of its rank groups in `order` (one class per group unless
+    /// ranks tie).
+    level_ends: Vec<Vec<u32>>,
+    /// True when some server has two classes of one rank.
+    ties: bool,
+    policy: Policy,
+    copies: Copies,
+    service: Service,
+    mean_size: f64,
+    jobs: u64,
+    warmup: u64,
+    engine: Engine,
+}
+
+impl std::fmt::Debug for RedundancySim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedundancySim")
+            .field("servers", &self.k)
+            .field("classes", &self.nc)
+            .field("policy", &self.policy)
+            .field("copies", &self.copies)
+            .field("jobs", &self.jobs)
+            .field("warmup", &self.warmup)
+            .field("engine", &self.engine)
+            .finish()
+    }
+}
+
+/// The sums of one replication.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RedundancyTally {
+    /// Measured jobs per class.
+    pub n: Vec<u64>,
+    /// Σ T per class.
+    pub sum_t: Vec<f64>,
+    /// ∫ N_c dt over the window, per class.
+    pub area: Vec<f64>,
+    /// The window's length.
+    pub window: f64,
+    /// Σ X² of the measured jobs' first requirements (heavy-tail evidence).
+    pub sum_x2: f64,
+    /// max X².
+    pub max_x2: f64,
+    /// Events (arrivals and completions), warm-up included.
+    pub events: u64,
+    /// Jobs still in system at the end.
+    pub left_in_system: u64,
+    /// Jobs of each class in system when the window opens (measurement) or at half the
+    /// horizon (trace).
+    pub start_counts: Vec<u64>,
+    /// The same when the window closes (measurement) or at the horizon (trace).
+    pub end_counts: Vec<u64>,
+    /// Arrivals between the two snapshots.
+    pub between: u64,
+    /// Arrivals in all (the jobs simulated).
+    pub arrivals: u64,
+}
+
+impl RedundancyTally {
+    /// (end − start)/between for class `c`, or for all classes (`None`): the drift of the
+    /// number in system per arrival.
+    pub fn growth(&self, c: Option<usize>) -> f64 {
+        let d = |i: usize| self.end_counts[i] as f64 - self.start_counts[i] as f64;
+        let total = match c {
+            Some(i) if i < self.end_counts.len() => d(i),
+            Some(_) => f64::NAN,
+            None => (0..self.end_counts.len()).map(d).sum(),
+        };
+        total / self.between.max(1) as f64
+    }
+}
+
+impl Tally for RedundancyTally {
+    fn samples(&self, out: &mut Vec<(Key, Sample)>) {
+        let n: u64 = self.n.iter().sum();
+        let t: f64 = self.sum_t.iter().sum();
+        out.push((Key::scalar(names::RESPONSE), Sample::per_job(t, n)));
+        for c in 0..self.n.len() {
+            out.push((
+                Key::at(names::RESPONSE, c),
+                Sample::per_job(self.sum_t[c], self.n[c]),
+            ));
+        }
+        let a: f64 = self.area.iter().sum();
+        out.push((
+            Key::scalar(names::NUMBER),
+            Sample::per_time(a, self.window, n),
+        ));
+        for c in 0..self.area.len() {
+            out.push((
+                Key::at(names::NUMBER, c),
+                Sample::per_time(self.area[c], self.window, self.n[c]),
+            ));
+        }
+    }
+
+    fn tail_evidence(&self) -> Option<TailEvidence> {
+        let n: u64 = self.n.iter().sum();
+        Some(TailEvidence {
+            mean: self.sum_t.iter().sum::<f64>() / n.max(1) as f64,
+            dominant_job_share: if self.sum_x2 > 0.0 {
+                self.max_x2 / self.sum_x2
+            } else {
+                0.0
+            },
+        })
+    }
+
+    fn events(&self) -> u64 {
+        self.events
+    }
+}
+
+/// The per-class containers of the jobs in system: FIFOs of slots (FCFS) or bags with
+/// each job's position (ROS).
+struct Queues {
+    fifo: Vec<VecDeque<u32>>,
+    bag: Vec<Vec<u32>>,
+    count: Vec<u32>,
+}
+
+impl RedundancySim {
+    /// The simulator of `sys` under `policy` with `copies` and requirements from `dist`,
+    /// `warmup` discarded and `jobs` measured jobs per replication. Stability is the
+    /// caller's to check: an unstable system only drifts.
+    pub fn new(
+        sys: &System,
+        policy: Policy,
+        copies: Copies,
+        dist: &dyn JobSize,
+        jobs: u64,
+        warmup: u64,
+    ) -> Result<Self, RedundancyError> {
+        if jobs == 0 {
+            return Err(RedundancyError::BadPolicy("jobs must be at least 1".into()));
+        }
+        if jobs.checked_add(warmup).is_none() {
+            return Err(RedundancyError::BadPolicy("jobs + warmup overflows".into()));
+        }
+        let k = sys.servers();
+        let nc = sys.classes().len();
+        let lambda = sys.lambda_f64();
+        let total: f64 = lambda.iter().sum();
+        let mut cum = Vec::with_capacity(nc);
+        let mut acc = 0.0;
+        for l in &lambda {
+            acc += l / total;
+            cum.push(acc);
+        }
+        if let Some(last) = cum.last_mut() {
+            *last = 1.0;
+        }
+        let rank = policy.ranks(sys);
+        let mut order = Vec::with_capacity(k);
+        let mut level_ends = Vec::with_capacity(k);
+        let mut ties = false;
+        for s in 0..k {
+            let mut cls: Vec<usize> = (0..nc)
+                .filter(|&c| sys.classes()[c].set.contains(s))
+                .collect();
+            cls.sort_by_key(|&c| (rank[c], c));
+            let mut ends = Vec::new();
+            for i in 1..=cls.len() {
+                if i == cls.len() || rank[cls[i]] != rank[cls[i - 1]] {
+                    ends.push(i as u32);
+                } else {
+                    ties = true;
+                }
+            }
+            order.push(cls.into_iter().map(|c| c as u32).collect());
+            level_ends.push(ends);
+        }
+        let mean_size = dist.mean()?.to_f64();
+        let service = if dist.is_exponential() {
+            Service::Exp(mean_size)
+        } else if dist.family() == "det" {
+            Service::Det(mean_size)
+        } else {
+            Service::General(dist.sampler()?)
+        };
+        let mu = sys.mu_f64().to_vec();
+        Ok(RedundancySim {
+            k,
+            nc,
+            sets: sys.classes().iter().map(|c| c.set.mask()).collect(),
+            inv_mu: mu.iter().map(|m| 1.0 / m).collect(),
+            mu,
+            cum,
+            mean_gap: 1.0 / total,
+            rank,
+            order,
+            level_ends,
+            ties,
+            policy,
+            copies,
+            service,
+            mean_size,
+            jobs,
+            warmup,
+            engine: Engine::Clocks,
+        })
+    }
+
+    /// The same simulator on another pending-event structure (the numbers do not change).
+    pub fn with_engine(mut self, engine: Engine) -> Self {
+        self.engine = engine;
+        self
+    }
+
+    /// The mean requirement E[X] of the law.
+    pub fn mean_size(&self) -> f64 {
+        self.mean_size
+    }
+
+    /// One long run of `horizon` arrivals from empty, without measurement: the tally's
+    /// counts at half the horizon and at its end (the input of the stability drift test).
+    pub fn trace(&self, streams: &Streams, horizon: u64) -> RedundancyTally {
+        let h = Some(horizon.max(2));
+        match self.engine {
+            Engine::Clocks => self.run::<ServerClocks>(streams, h),
+            Engine::Calendar => self.run::<CalendarQueue>(streams, h),
+        }
+    }
+
+    /// Server `s` (free) takes a job by Π1-Π2: the slot, or [`IDLE`].
+    #[inline]
+    fn pick(&self, s: usize, rr: &mut Xoshiro256PlusPlus, jobs: &[Job], q: &Queues) -> u32 {
+        let order = &self.order[s];
+        let fcfs = self.policy.order == Order::Fcfs;
+        if !self.ties {
+            // One class per rank: the first class present.
+            for &c in order {
+                let n = q.count[c as usize];
+                if n == 0 {
+                    continue;
+                }
+                return if fcfs {
+                    q.fifo[c as usize].front().copied().unwrap_or(IDLE)
+                } else if n == 1 {
+                    q.bag[c as usize][0]
+                } else {
+                    q.bag[c as usize][index(rr, n as usize)]
+                };
+            }
+            return IDLE;
+        }
+        let mut from = 0usize;
+        for &to in &self.level_ends[s] {
+            let level = &order[from..to as usize];
+            from = to as usize;
+            let total: u64 = level.iter().map(|&c| u64::from(q.count[c as usize])).sum();
+            if total == 0 {
+                continue;
+            }
+            if fcfs {
+                let mut best = IDLE;
+                let mut best_id = u64::MAX;
+                for &c in level {
+                    if let Some(&j) = q.fifo[c as usize].front() {
+                        let id = jobs[j as usize].id;
+                        if id < best_id {
+                            best_id = id;
+                            best = j;
+                        }
+                    }
+                }
+                return best;
+            }
+            let mut u = if total == 1 {
+                0
+            } else {
+                index(rr, total as usize) as u64
+            };
+            for &c in level {
+                let n = u64::from(q.count[c as usize]);
+                if u < n {
+                    return q.bag[c as usize][u as usize];
+                }
+                u -= n;
+            }
+            return IDLE;
+        }
+        IDLE
+    }
+
+    /// The event loop on pending-event structure `Q`. With `trace = Some(horizon)` it
+    /// stops at arrival `horizon`, measuring nothing but the class counts at `horizon/2`
+    /// and at `horizon`.
+    fn run<Q: Pending>(&self, streams: &Streams, trace: Option<u64>) -> RedundancyTally {
+        let mut ra = streams.rng(STREAM_ARRIVALS);
+        let mut rx = streams.rng(STREAM_SIZES);
+        let mut rr = streams.rng(STREAM_ROUTING);
+        let (k, nc) = (self.k, self.nc);
+        let measure = trace.is_none();
+        let first = self.warmup;
+        let end = self.warmup + self.jobs;
+        let fcfs = self.policy.order == Order::Fcfs;
+
+        let mut st = RedundancyTally {
+            n: vec![0; nc],
+            sum_t: vec![0.0; nc],
+            area: vec![0.0; nc],
+            ..Default::default()
+        };
+        let mut ev = Q::for_servers(k);
+        let mut jobs: Vec<Job> = Vec::with_capacity(1024);
+        let mut work: Vec<f64> = Vec::with_capacity(1024 * k);
+        let mut free: Vec<u32> = Vec::new();
+        let mut q = Queues {
+            fifo: vec![VecDeque::new(); if fcfs { nc } else { 0 }],
+            bag: vec![Vec::new(); if fcfs { 0 } else { nc }],
+            count: vec![0; nc],
+        };
+        let mut in_system = 0u64;
+        let mut srv_job: Vec<u32> = vec![IDLE; k];
+        let mut srv_end: Vec<f64> = vec![0.0; k];
+        // Time averages, lazily: area_c += count_c·(now − last_c) at each change.
+        let mut last: Vec<f64> = vec![0.0; nc];
+        let mut window_open = false;
+        let mut window_done = false;
+        let mut window_start = 0.0;
+        let mut departed_measured = 0u64;
+        let mut arrivals = 0u64;
+
+        ev.arrival_at(exp1(&mut ra) * self.mean_gap);
+        loop {
+            if measure && departed_measured == self.jobs && window_done {
+                break;
+            }
+            let Some((now, event)) = ev.pop() else {
+                break;
+            };
+            st.events += 1;
+            match event {
+                Event::Arrival => {
+                    if let Some(horizon) = trace {
+                        if arrivals == horizon / 2 {
+                            st.start_counts = q.count.iter().map(|&n| u64::from(n)).collect();
+                        }
+                        if arrivals >= horizon {
+                            st.end_counts = q.count.iter().map(|&n| u64::from(n)).collect();
+                            st.between = horizon - horizon / 2;
+                            break;
+                        }
+                    }
+                    let id = arrivals;
+                    arrivals += 1;
+                    if measure {
+                        if id == first {
+                            window_open = true;
+                            window_start = now;
+                            last.iter_mut().for_each(|l| *l = now);
+                            st.start_counts = q.count.iter().map(|&n| u64::from(n)).collect();
+                        } else if id == end {
+                            st.end_counts = q.count.iter().map(|&n| u64::from(n)).collect();
+                            st.between = self.jobs;
+                            for ((a, &n), &l) in st.area.iter_mut().zip(&q.count).zip(&last) {
+                                *a += f64::from(n) * (now - l);
+                            }
+                            st.window = now - window_start;
+                            window_open = false;
+                            window_done = true;
+                        }
+                    }
+                    let c = if nc == 1 {
+                        0
+                    } else {
+                        let u = unit_f64(&mut ra);
+                        self.cum.partition_point(|&p| p <= u).min(nc - 1)
+                    };
+                    ev.arrival_at(now + exp1(&mut ra) * self.mean_gap);
+                    let slot = match free.pop() {
+                        Some(j) => j,
+                        None => {
+                            jobs.push(Job {
+                                id: 0,
+                                arrival: 0.0,
+                                serving: 0,
+                                class: 0,
+                                pos: 0,
+                            });
+                            work.resize(work.len() + k, 0.0);
+                            (jobs.len() - 1) as u32
+                        }
+                    };
+                    let set = self.sets[c];
+                    let base = slot as usize * k;
+                    // The requirements, drawn at arrival (common random numbers).
+                    let mut x0 = f64::NAN;
+                    let shared = match self.copies {
+                        Copies::Iid => None,
+                        Copies::Identical => Some(self.service.draw(&mut rx)),
+                    };
+                    let mut m = set;
+                    while m != 0 {
+                        let s = m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        let x = match shared {
+                            Some(x) => x,
+                            None => self.service.draw(&mut rx),
+                        };
+                        if x0.is_nan() {
+                            x0 = x;
+                        }
+                        work[base + s] = x;
+                    }
+                    if measure && id >= first && id < end {
+                        let x2 = x0 * x0;
+                        st.sum_x2 += x2;
+                        if x2 > st.max_x2 {
+                            st.max_x2 = x2;
+                        }
+                    }
+                    if window_open {
+                        st.area[c] += f64::from(q.count[c]) * (now - last[c]);
+                        last[c] = now;
+                    }
+                    q.count[c] += 1;
+                    in_system += 1;
+                    let pos = if fcfs {
+                        q.fifo[c].push_back(slot);
+                        0
+                    } else {
+                        q.bag[c].push(slot);
+                        (q.bag[c].len() - 1) as u32
+                    };
+                    jobs[slot as usize] = Job {
+                        id,
+                        arrival: now,
+                        serving: 0,
+                        class: c as u32,
+                        pos,
+                    };
+                    // Idle servers of the set start it; with preemption, so do servers
+                    // serving a strictly lower rank (their copies keep what is left).
+                    let mut m = set;
+                    while m != 0 {
+                        let s = m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        let cur = srv_job[s];
+                        if cur != IDLE {
+                            if !self.policy.preemptive
+                                || self.rank[c] >= self.rank[jobs[cur as usize].class as usize]
+                            {
+                                continue;
+                            }
+                            ev.cancel(s);
+                            work[cur as usize * k + s] = ((srv_end[s] - now) * self.mu[s]).max(0.0);
+                            jobs[cur as usize].serving &= !(1u32 << s);
+                        }
+                        srv_job[s] = slot;
+                        jobs[slot as usize].serving |= 1 << s;
+                        let t = now + work[base + s] * self.inv_mu[s];
+                        srv_end[s] = t;
+                        ev.done_at(s, t);
+                    }
+                }
+                Event::Done(s) => {
+                    let s = s as usize;
+                    let j = srv_job[s];
+                    let job = jobs[j as usize];
+                    let c = job.class as usize;
+                    if measure && job.id >= first && job.id < end {
+                        st.n[c] += 1;
+                        st.sum_t[c] += now - job.arrival;
+                        departed_measured += 1;
+                    }
+                    // Cancel the other copies.
+                    let held = job.serving;
+                    let mut m = held & !(1u32 << s);
+                    while m != 0 {
+                        let t = m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        ev.cancel(t);
+                        srv_job[t] = IDLE;
+                    }
+                    srv_job[s] = IDLE;
+                    if window_open {
+                        st.area[c] += f64::from(q.count[c]) * (now - last[c]);
+                        last[c] = now;
+                    }
+                    q.count[c] -= 1;
+                    in_system -= 1;
+                    if fcfs {
+                        let f = &mut q.fifo[c];
+                        if f.front() == Some(&j) {
+                            f.pop_front();
+                        } else if let Some(p) = f.iter().position(|&x| x == j) {
+                            f.remove(p);
+                        }
+                    } else {
+                        let b = &mut q.bag[c];
+                        let p = job.pos as usize;
+                        b.swap_remove(p);
+                        if p < b.len() {
+                            jobs[b[p] as usize].pos = p as u32;
+                        }
+                    }
+                    free.push(j);
+                    // The freed servers pick, in server order.
+                    let mut m = held;
+                    while m != 0 {
+                        let t = m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        let nj = self.pick(t, &mut rr, &jobs, &q);
+                        if nj == IDLE {
+                            continue;
+                        }
+                        srv_job[t] = nj;
+                        jobs[nj as usize].serving |= 1 << t;
+                        let e = now + work[nj as usize * k + t] * self.inv_mu[t];
+                        srv_end[t] = e;
+                        ev.done_at(t, e);
+                    }
+                }
+            }
+            if st.events % REBASE_EVENTS == 0 {
+                ev.rebase(now);
+                for f in &q.fifo {
+                    for &j in f {
+                        jobs[j as usize].arrival -= now;
+                    }
+                }
+                for b in &q.bag {
+                    for &j in b {
+                        jobs[j as usize].arrival -= now;
+                    }
+                }
+                for e in srv_end.iter_mut() {
+                    *e -= now;
+                }
+                for l in last.iter_mut() {
+                    *l -= now;
+                }
+                window_start -= now;
+            }
+        }
+        st.left_in_system = in_system;
+        st.arrivals = arrivals;
+        st
+    }
+}
+
+impl Simulator for RedundancySim {
+    type Tally = RedundancyTally;
+    fn replicate(&self, streams: &Streams) -> RedundancyTally {
+        match self.engine {
+            Engine::Clocks => self.run::<ServerClocks>(streams, None),
+            Engine::Calendar => self.run::<CalendarQueue>(streams, None),
+        }
+    }
+}
+
+/// Drift per arrival of the number in system above which a run counts as unstable (and
+/// below which, with its whole 95 % interval, as stable): an overload of 0.1 % of the
+/// arrival rate.
+pub const DRIFT_PER_ARRIVAL: f64 = 1e-3;
+
+/// What the drift of the number in system says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DriftVerdict {
+    /// The 95 % interval of the drift per arrival lies below [`DRIFT_PER_ARRIVAL`].
+    Stable,
+    /// It lies above.
+    Unstable,
+    /// It straddles the threshold.
+    Inconclusive,
+}
+
+impl DriftVerdict {
+    /// The verdict of a drift estimate.
+    pub fn of(e: &Estimate) -> Self {
+        let (lo, hi) = e.interval();
+        if hi < DRIFT_PER_ARRIVAL {
+            DriftVerdict::Stable
+        } else if lo > DRIFT_PER_ARRIVAL {
+            DriftVerdict::Unstable
+        } else {
+            DriftVerdict::Inconclusive
+        }
+    }
+
+    /// `stable`, `unstable`, `inconclusive`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DriftVerdict::Stable => "stable",
+            DriftVerdict::Unstable => "unstable",
+            DriftVerdict::Inconclusive => "inconclusive",
+        }
+    }
+}
+
+/// The drift per arrival over replications, total (`None`) or of class `c`: the ratio of
+/// Σ (end − start) to Σ arrivals between, with its 95 % half-width.
+pub fn drift(tallies: &[RedundancyTally], c: Option<usize>) -> Estimate {
+    let samples: Vec<Sample> = tallies
+        .iter()
+        .map(|t| Sample::per_job(t.growth(c) * t.between as f64, t.between))
+        .collect();
+    ratio_estimate_weighted(&samples)
+}
+
+/// A simulation as asked.
+#[derive(Debug, Clone)]
+pub struct SimRequest<'a> {
+    /// The system.
+    pub sys: &'a System,
+    /// The policy.
+    pub policy: Policy,
+    /// The copy model.
+    pub copies: Copies,
+    /// The service law of the requirements.
+    pub dist: &'a DistSpec,
+    /// Measured jobs per replication.
+    pub jobs: u64,
+    /// Discarded jobs per replication.
+    pub warmup: u64,
+    /// Replications.
+    pub replications: usize,
+    /// Base seed.
+    pub seed: u64,
+    /// Sweep point (the stream coordinate).
+    pub point: u64,
+    /// Worker threads (`None`: rayon's pool).
+    pub threads: Option<usize>,
+}
+
+/// A simulation's results.
+#[derive(Debug, Clone)]
+pub struct SimReport {
+    /// The replications and their estimates.
+    pub run: Replicated<RedundancyTally>,
+    /// Wall time of the replications.
+    pub seconds: f64,
+    /// Jobs simulated (warm-up included) per second of wall time.
+    pub jobs_per_second: f64,
+    /// Events per second of wall time.
+    pub events_per_second: f64,
+    /// The drift of the number in system per arrival over the measurement windows.
+    pub drift: Estimate,
+}
+
+/// Runs the simulation of `req`.
+pub fn simulate(
+    req: &SimRequest,
+    progress: Option<Progress>,
+) -> Result<SimReport, RedundancyError> {
+    let d = req
+        .dist
+        .build(crate::num::working_bits(crate::num::DEFAULT_DIGITS))?;
+    let sim = RedundancySim::new(
+        req.sys,
+        req.policy,
+        req.copies,
+        d.as_ref(),
+        req.jobs,
+        req.warmup,
+    )?;
+    let mut rep = Replicator::new(req.seed, req.point, req.replications)?;
+    if let Some(t) = req.threads {
+        rep = rep.threads(t);
+    }
+    let t0 = std::time::Instant::now();
+    let run = rep.run(&sim, progress)?;
+    let seconds = t0.elapsed().as_secs_f64().max(1e-9);
+    let jobs = run.tallies.iter().map(|t| t.arrivals as f64).sum::<f64>();
+    let drift = drift(&run.tallies, None);
+    Ok(SimReport {
+        events_per_second: run.events as f64 / seconds,
+        jobs_per_second: jobs / seconds,
+        seconds,
+        run,
+        drift,
+    })
+}

@@ -1,0 +1,268 @@
+//! Stability regions.
+//!
+//! **Exact, FCFS with exponential i.i.d. copies** (Gardner et al. 2016; Bonald & Comte
+//! 2017): stable iff Σ_{c∈A} λ_c < μ(∪_{c∈A} S_c) for every set A of classes. It suffices
+//! to check the unions U of class sets reachable from ∅ with A(U) = {c: S_c ⊆ U} (every A
+//! has a union U, and A(U) ⊇ A carries at least as much). Along the ray s·λ the system is
+//! stable iff s < s* = min_U μ(U)/λ(U); the minimising U gives the binding classes.
+//!
+//! The condition is also necessary under every policy with exponential i.i.d. copies
+//! (the class-A jobs leave at rate at most μ(∪_{c∈A} S_c)), so s* bounds every policy's
+//! limit from above; other policies and identical copies are estimated by simulation.
+
+use super::classes::{ServerSet, System};
+use super::product_form::reachable_unions;
+use super::RedundancyError;
+use rug::Float;
+
+/// The exact FCFS stability limit along the ray of the arrival-rate vector.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FcfsRegion {
+    /// s* = min_U μ(U)/λ(U): stable iff every λ_c is multiplied by less than this.
+    pub scale_limit: Float,
+    /// The binding union U (the smallest among ties).
+    pub binding_union: ServerSet,
+    /// The binding classes A(U) = {c: S_c ⊆ U}, 0-based.
+    pub binding_classes: Vec<usize>,
+}
+
+impl FcfsRegion {
+    /// True when the system as given (s = 1) is stable.
+    pub fn stable(&self) -> bool {
+        self.scale_limit > 1
+    }
+}
+
+/// The exact FCFS region at `bits`.
+///
+/// ```
+/// use taskassign::redundancy::{classes::System, stability::fcfs_region};
+/// // N-model, λ = (0.6, 0.6): {1} alone allows 1/0.6, {1} with {1+2} allows 2/1.2 = 5/3.
+/// let n = System::preset("n-model", &["0.6".into(), "0.6".into()]).unwrap();
+/// let r = fcfs_region(&n, 64).unwrap();
+/// assert!((r.scale_limit.to_f64() - 5.0 / 3.0).abs() < 1e-15);
+/// assert_eq!(r.binding_classes, [0]); // {1}: 1/0.6 = 5/3 as well, and it is smaller
+/// ```
+pub fn fcfs_region(sys: &System, bits: u32) -> Result<FcfsRegion, RedundancyError> {
+    let lambda = sys.lambda(bits);
+    let mut best: Option<(Float, ServerSet)> = None;
+    for u in reachable_unions(sys)? {
+        if u.is_empty() {
+            continue;
+        }
+        let mut l = Float::with_val(bits, 0);
+        for (c, x) in sys.classes().iter().zip(&lambda) {
+            if c.set.is_subset_of(u) {
+                l += x;
+            }
+        }
+        if l.is_zero() {
+            continue;
+        }
+        let r = Float::with_val(bits, sys.capacity(u, bits) / &l);
+        // Unions come by size: a later (larger) union replaces only a strictly smaller ratio.
+        if best.as_ref().is_none_or(|(b, _)| r < *b) {
+            best = Some((r, u));
+        }
+    }
+    let (scale_limit, binding_union) =
+        best.ok_or_else(|| RedundancyError::Internal("a system without classes".into()))?;
+    let binding_classes = (0..sys.classes().len())
+        .filter(|&c| sys.classes()[c].set.is_subset_of(binding_union))
+        .collect();
+    Ok(FcfsRegion {
+        scale_limit,
+        binding_union,
+        binding_classes,
+    })
+}
+
+/// Options of the simulated estimate of the stability limit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EstimateOptions {
+    /// Arrivals per replication; the drift is measured over the second half.
+    pub horizon: u64,
+    /// Replications per scale.
+    pub replications: usize,
+    /// Base seed (every scale uses the same streams: common random numbers along the ray).
+    pub seed: u64,
+    /// Bisection steps after the bracket is found.
+    pub bisections: usize,
+    /// Worker threads.
+    pub threads: Option<usize>,
+}
+
+/// Default arrivals per replication of the drift test.
+pub const DEFAULT_HORIZON: u64 = 400_000;
+/// Default replications per scale.
+pub const DEFAULT_DRIFT_REPLICATIONS: usize = 8;
+/// Default bisection steps (the bracket shrinks to 2^-7 of its first width).
+pub const DEFAULT_BISECTIONS: usize = 7;
+/// The bracket search doubles or halves the scale at most this many times.
+const MAX_EXPANSIONS: usize = 12;
+/// An inconclusive midpoint is retried once with this many times the horizon.
+const RETRY_FACTOR: u64 = 4;
+
+impl Default for EstimateOptions {
+    fn default() -> Self {
+        EstimateOptions {
+            horizon: DEFAULT_HORIZON,
+            replications: DEFAULT_DRIFT_REPLICATIONS,
+            seed: 1,
+            bisections: DEFAULT_BISECTIONS,
+            threads: None,
+        }
+    }
+}
+
+/// One scale tried.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScalePoint {
+    /// The factor s on every λ_c.
+    pub scale: f64,
+    /// Arrivals per replication.
+    pub horizon: u64,
+    /// The drift of the number in system per arrival (95 % half-width).
+    pub drift: crate::sim::stats::Estimate,
+    /// What it says.
+    pub verdict: DriftVerdict,
+}
+
+/// The simulated estimate of the stability limit along the ray s·λ.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StabilityEstimate {
+    /// The largest scale judged stable.
+    pub stable_up_to: Option<f64>,
+    /// The smallest scale judged unstable.
+    pub unstable_from: Option<f64>,
+    /// Every scale tried, in order.
+    pub points: Vec<ScalePoint>,
+    /// The classes whose count drifts up (95 % interval above 0) at `unstable_from`.
+    pub binding_classes: Vec<usize>,
+    /// True when the bisection stopped at a midpoint it could not decide.
+    pub stopped_inconclusive: bool,
+}
+
+use super::policy::{Copies, Policy};
+use super::sim::{drift, DriftVerdict, RedundancySim, RedundancyTally};
+use crate::dist::{DistFactory, DistSpec};
+use crate::sim::{Replicator, Simulator, Streams};
+
+/// Replications of a long run from empty (the drift test's input).
+struct TraceRun<'a> {
+    sim: &'a RedundancySim,
+    horizon: u64,
+}
+
+impl Simulator for TraceRun<'_> {
+    type Tally = RedundancyTally;
+    fn replicate(&self, streams: &Streams) -> RedundancyTally {
+        self.sim.trace(streams, self.horizon)
+    }
+}
+
+/// The scale s* beyond which `policy` is unstable on `sys` with `copies` and law `dist`,
+/// estimated by simulation: at each scale, `replications` runs of `horizon` arrivals from
+/// empty, and the drift of the number in system per arrival over their second halves
+/// ([`DriftVerdict`]: stable when its 95 % interval lies below
+/// [`super::sim::DRIFT_PER_ARRIVAL`], unstable when above, inconclusive otherwise). From
+/// s = 1 the scale doubles (or halves) until both verdicts are seen, then bisects; an
+/// undecided midpoint is retried with [`RETRY_FACTOR`] times the horizon, and if still
+/// undecided the search stops there: the limit lies in [stable_up_to, unstable_from] and
+/// the interval says how sharp the estimate is. The threshold makes the estimate lean
+/// slightly high (a drift below it is called stable).
+pub fn estimate_scale_limit(
+    sys: &System,
+    policy: Policy,
+    copies: Copies,
+    dist: &DistSpec,
+    opts: &EstimateOptions,
+) -> Result<StabilityEstimate, RedundancyError> {
+    let d = dist.build(crate::num::working_bits(crate::num::DEFAULT_DIGITS))?;
+    let mut points = Vec::new();
+    let mut eval =
+        |s: f64, horizon: u64| -> Result<(ScalePoint, Vec<RedundancyTally>), RedundancyError> {
+            let scaled = sys.scaled(&Float::with_val(64, s))?;
+            let sim = RedundancySim::new(&scaled, policy, copies, d.as_ref(), 1, 0)?;
+            let mut rep = Replicator::new(opts.seed, 0, opts.replications)?;
+            if let Some(t) = opts.threads {
+                rep = rep.threads(t);
+            }
+            let run = rep.run(&TraceRun { sim: &sim, horizon }, None)?;
+            let e = drift(&run.tallies, None);
+            let p = ScalePoint {
+                scale: s,
+                horizon,
+                drift: e,
+                verdict: DriftVerdict::of(&e),
+            };
+            points.push(p);
+            Ok((p, run.tallies))
+        };
+    let mut lo: Option<f64> = None;
+    let mut hi: Option<(f64, Vec<RedundancyTally>)> = None;
+    let (p, t) = eval(1.0, opts.horizon)?;
+    match p.verdict {
+        DriftVerdict::Stable => lo = Some(1.0),
+        DriftVerdict::Unstable => hi = Some((1.0, t)),
+        DriftVerdict::Inconclusive => {}
+    }
+    let mut up = 1.0;
+    let mut down = 1.0;
+    for _ in 0..MAX_EXPANSIONS {
+        if lo.is_some() && hi.is_some() {
+            break;
+        }
+        if hi.is_none() {
+            up *= 2.0;
+            let (p, t) = eval(up, opts.horizon)?;
+            match p.verdict {
+                DriftVerdict::Unstable => hi = Some((up, t)),
+                DriftVerdict::Stable => lo = Some(up),
+                DriftVerdict::Inconclusive => {}
+            }
+        } else {
+            down /= 2.0;
+            let (p, _) = eval(down, opts.horizon)?;
+            if p.verdict == DriftVerdict::Stable {
+                lo = Some(down);
+            }
+        }
+    }
+    let mut stopped_inconclusive = false;
+    if let (Some(mut l), Some((mut h, mut ht))) = (lo, hi.clone()) {
+        for _ in 0..opts.bisections {
+            let m = 0.5 * (l + h);
+            let (mut p, mut t) = eval(m, opts.horizon)?;
+            if p.verdict == DriftVerdict::Inconclusive {
+                (p, t) = eval(m, opts.horizon.saturating_mul(RETRY_FACTOR))?;
+            }
+            match p.verdict {
+                DriftVerdict::Stable => l = m,
+                DriftVerdict::Unstable => {
+                    h = m;
+                    ht = t;
+                }
+                DriftVerdict::Inconclusive => {
+                    stopped_inconclusive = true;
+                    break;
+                }
+            }
+        }
+        lo = Some(l);
+        hi = Some((h, ht));
+    }
+    let binding_classes = match &hi {
+        Some((_, t)) => (0..sys.classes().len())
+            .filter(|&c| drift(t, Some(c)).interval().0 > 0.0)
+            .collect(),
+        None => Vec::new(),
+    };
+    Ok(StabilityEstimate {
+        stable_up_to: lo,
+        unstable_from: hi.map(|(h, _)| h),
+        points,
+        binding_classes,
+        stopped_inconclusive,
+    })
+}

@@ -1,0 +1,318 @@
+//! The records of `taskassign redundancy exact|simulate|stability` (the keys of the
+//! command-line contract of issue 12, in order), built from what
+//! [`crate::redundancy`] computed.
+//!
+//! Every record says the model as it ran: the policy and its preemption rule, the copy
+//! model, the service law and its ageing class (NBU/NWU, [`crate::dist::aging`]), the
+//! servers' rates, the classes and whether the system is nested ([ARV22]'s assumption).
+//! Exact numbers are certified decimals; simulated ones are f64 estimates with 95 %
+//! half-widths under `<key>_half_width` ([`super::simulate`]).
+
+use super::simulate::{sci, HALF_WIDTH_DIGITS, MEAN_DIGITS};
+use super::Record;
+use crate::dist::aging::classify;
+use crate::dist::{DistFactory, DistSpec};
+use crate::num::certify::Certified;
+use crate::redundancy::classes::{Nestedness, System};
+use crate::redundancy::exact::ExactReport;
+use crate::redundancy::policy::{Copies, Policy};
+use crate::redundancy::sim::{DriftVerdict, SimReport, SimRequest, DRIFT_PER_ARRIVAL};
+use crate::redundancy::stability::{FcfsRegion, StabilityEstimate};
+use crate::sim::observe::names;
+use crate::sim::rng::GENERATOR;
+use crate::sim::stats::Estimate;
+use serde_json::{Map, Value};
+
+/// The reading every record repeats.
+pub const READING: &str = "a free server picks among the jobs whose set contains it (those in service elsewhere included) by class priority Pi1, then Pi2; cancel-on-complete";
+
+fn nested_text(sys: &System) -> (bool, String) {
+    match sys.nestedness() {
+        Nestedness::Nested => (true, "nested: any two sets are disjoint or nested".into()),
+        Nestedness::NotNested { a, b } => (
+            false,
+            format!(
+                "not nested: {} and {} overlap without one containing the other ([ARV22]'s theorems assume nested systems)",
+                sys.describe(&[a]),
+                sys.describe(&[b])
+            ),
+        ),
+    }
+}
+
+fn head(rec: &mut Record, sys: &System, policy: Policy, copies: Copies, service: &str) {
+    rec.text("policy", policy.name())
+        .text("preemption", policy.preemption())
+        .text("copies", copies.name())
+        .text("service", service);
+    rec.texts("servers", sys.rate_texts());
+}
+
+fn class_object(sys: &System, c: usize) -> Map<String, Value> {
+    let mut m = Map::new();
+    let cl = &sys.classes()[c];
+    m.insert("set".into(), Value::String(cl.set.to_string()));
+    m.insert("rate".into(), Value::String(cl.rate_text().to_string()));
+    m
+}
+
+fn nested_fields(rec: &mut Record, sys: &System) {
+    let (nested, note) = nested_text(sys);
+    rec.flag("nested", nested).text("nested_note", note);
+}
+
+/// The record of `redundancy exact`.
+pub fn exact_record(sys: &System, r: &ExactReport) -> Record {
+    let mut rec = Record::default();
+    head(
+        &mut rec,
+        sys,
+        r.policy,
+        Copies::Iid,
+        "exp (mean 1 per unit of server rate)",
+    );
+    rec.text("service_class", "exponential (NBU and NWU)");
+    let classes: Vec<Value> = (0..sys.classes().len())
+        .map(|c| {
+            let mut m = class_object(sys, c);
+            m.insert(
+                "mean_number".into(),
+                Value::String(r.number[c].text.clone()),
+            );
+            m.insert(
+                "mean_response".into(),
+                Value::String(r.response[c].text.clone()),
+            );
+            Value::Object(m)
+        })
+        .collect();
+    rec.raw("classes", Value::Array(classes))
+        .num("mean_number", &r.total_number)
+        .num("mean_response", &r.total_response)
+        .flag("stable", true);
+    nested_fields(&mut rec, sys);
+    rec.text("method", r.method.clone())
+        .text("truncation", r.truncation.clone())
+        .int("digits", u64::from(r.digits))
+        .text("reading", READING);
+    rec
+}
+
+fn est_pair(m: &mut Map<String, Value>, key: &str, e: &Estimate) {
+    m.insert(key.into(), Value::String(sci(e.mean, MEAN_DIGITS)));
+    m.insert(
+        format!("{key}_half_width"),
+        Value::String(sci(e.half_width, HALF_WIDTH_DIGITS)),
+    );
+}
+
+/// Whether a simulated system is stable, and why: the exact FCFS region where it applies
+/// (exponential i.i.d. copies; necessary for every policy there), else the run's drift.
+pub fn stability_basis(
+    region: Option<&FcfsRegion>,
+    policy: Policy,
+    exponential_iid: bool,
+    drift: &Estimate,
+) -> (Option<bool>, String) {
+    if let Some(r) = region {
+        if exponential_iid && !r.stable() {
+            return (
+                Some(false),
+                format!(
+                    "unstable under every policy: the classes inside {} exceed its capacity (exact, exponential i.i.d. copies)",
+                    r.binding_union
+                ),
+            );
+        }
+        if exponential_iid && policy.name() == "fcfs" {
+            return (
+                Some(true),
+                "inside the exact FCFS region (exponential i.i.d. copies)".into(),
+            );
+        }
+    }
+    let v = DriftVerdict::of(drift);
+    let words = format!(
+        "drift of the number in system {} ± {} per arrival over the measurement windows (threshold {DRIFT_PER_ARRIVAL})",
+        sci(drift.mean, 3),
+        sci(drift.half_width, 2)
+    );
+    match v {
+        DriftVerdict::Stable => (Some(true), format!("no drift: {words}")),
+        DriftVerdict::Unstable => (Some(false), format!("drifting: {words}")),
+        DriftVerdict::Inconclusive => (None, format!("inconclusive: {words}")),
+    }
+}
+
+/// The record of `redundancy simulate`.
+pub fn simulate_record(req: &SimRequest, r: &SimReport, region: Option<&FcfsRegion>) -> Record {
+    let sys = req.sys;
+    let mut rec = Record::default();
+    head(&mut rec, sys, req.policy, req.copies, &req.dist.describe());
+    let class = classify(req.dist)
+        .map(|(a, how)| format!("{} ({how})", a.label()))
+        .unwrap_or_else(|e| format!("unknown ({e})"));
+    rec.text("service_class", class);
+    let est = &r.run.estimates;
+    let resp = est.vector(names::RESPONSE);
+    let num = est.vector(names::NUMBER);
+    let classes: Vec<Value> = (0..sys.classes().len())
+        .map(|c| {
+            let mut m = class_object(sys, c);
+            if let Some(e) = num.get(c) {
+                est_pair(&mut m, "mean_number", e);
+            }
+            if let Some(e) = resp.get(c) {
+                est_pair(&mut m, "mean_response", e);
+            }
+            Value::Object(m)
+        })
+        .collect();
+    rec.raw("classes", Value::Array(classes));
+    for (key, name) in [
+        ("mean_number", names::NUMBER),
+        ("mean_response", names::RESPONSE),
+    ] {
+        if let Some(e) = est.scalar(name) {
+            rec.text(key, sci(e.mean, MEAN_DIGITS)).text(
+                &format!("{key}_half_width"),
+                sci(e.half_width, HALF_WIDTH_DIGITS),
+            );
+        }
+    }
+    let exp_iid = req.dist.family() == "exp" && req.copies == Copies::Iid;
+    let (stable, why) = stability_basis(region, req.policy, exp_iid, &r.drift);
+    match stable {
+        Some(b) => rec.flag("stable", b),
+        None => rec.raw("stable", Value::Null),
+    };
+    rec.text("stable_basis", why);
+    nested_fields(&mut rec, sys);
+    rec.text("method", "event simulation (sim::Simulator on per-server clocks; the sim::event calendar gives the same events)")
+        .int("jobs", req.jobs)
+        .int("warmup", req.warmup)
+        .int("replications", req.replications as u64)
+        .int("seed", req.seed)
+        .text("generator", GENERATOR)
+        .text("events_per_second", sci(r.events_per_second, 3))
+        .text("jobs_per_second", sci(r.jobs_per_second, 3))
+        .text("seconds", sci(r.seconds, 3))
+        .flag("heavy_tail_warning", r.run.heavy_tail.warned());
+    let mut notes = r.run.heavy_tail.describe();
+    notes.push(format!(
+        "half-widths: 95% Student-t over {} independent replications (warm-up of {} jobs discarded in each)",
+        req.replications, req.warmup
+    ));
+    notes.push("common random numbers: gaps, classes and requirements are drawn at arrival from their own streams, so every policy meets the same jobs at one seed".into());
+    rec.texts("notes", &notes).text("reading", READING);
+    rec
+}
+
+/// What `redundancy stability` found.
+#[derive(Debug, Clone)]
+pub struct StabilityFindings<'a> {
+    /// The system.
+    pub sys: &'a System,
+    /// The policy.
+    pub policy: Policy,
+    /// The copy model.
+    pub copies: Copies,
+    /// The law.
+    pub dist: &'a DistSpec,
+    /// The exact FCFS region (with the digits it is printed with).
+    pub region: Option<(Certified, &'a FcfsRegion)>,
+    /// True when the region is the answer (FCFS, exponential i.i.d. copies).
+    pub exact_applies: bool,
+    /// The simulated estimate, when one was run.
+    pub estimate: Option<&'a StabilityEstimate>,
+}
+
+/// The record of `redundancy stability`.
+pub fn stability_record(f: &StabilityFindings) -> Record {
+    let sys = f.sys;
+    let mut rec = Record::default();
+    head(&mut rec, sys, f.policy, f.copies, &f.dist.describe());
+    let class = classify(f.dist)
+        .map(|(a, how)| format!("{} ({how})", a.label()))
+        .unwrap_or_else(|e| format!("unknown ({e})"));
+    rec.text("service_class", class);
+    let classes: Vec<Value> = (0..sys.classes().len())
+        .map(|c| Value::Object(class_object(sys, c)))
+        .collect();
+    rec.raw("classes", Value::Array(classes));
+    nested_fields(&mut rec, sys);
+    let sets = |idx: &[usize]| -> Vec<String> {
+        idx.iter()
+            .map(|&c| sys.classes()[c].set.to_string())
+            .collect()
+    };
+    match (f.exact_applies, &f.region, f.estimate) {
+        (true, Some((limit, region)), _) => {
+            rec.text(
+                "method",
+                "exact: min over class sets A of mu(union of A)/lambda(A) (Gardner et al. 2016)",
+            )
+            .num("scale_limit", limit)
+            .texts("binding_classes", &sets(&region.binding_classes))
+            .text("binding_servers", region.binding_union.to_string())
+            .flag("stable", region.stable());
+        }
+        (_, region, Some(e)) => {
+            let lo = e
+                .stable_up_to
+                .map(|x| sci(x, 4))
+                .unwrap_or_else(|| "n/a".into());
+            let hi = e
+                .unstable_from
+                .map(|x| sci(x, 4))
+                .unwrap_or_else(|| "n/a".into());
+            let mid = match (e.stable_up_to, e.unstable_from) {
+                (Some(a), Some(b)) => sci(0.5 * (a + b), 4),
+                _ => "n/a".into(),
+            };
+            rec.text("method", format!(
+                "simulated: drift of the number in system per arrival at each scale, stable below {DRIFT_PER_ARRIVAL} (95% interval), unstable above; bisection"
+            ))
+            .text("scale_limit", mid)
+            .text("scale_limit_lower", lo)
+            .text("scale_limit_upper", hi)
+            .texts("binding_classes", &sets(&e.binding_classes))
+            .flag("inconclusive", e.stopped_inconclusive);
+            match e.stable_up_to {
+                Some(s) if s >= 1.0 => rec.flag("stable", true),
+                _ => match e.unstable_from {
+                    Some(s) if s <= 1.0 => rec.flag("stable", false),
+                    _ => rec.raw("stable", Value::Null),
+                },
+            };
+            if let Some((limit, r)) = region {
+                rec.num("fcfs_exponential_scale_limit", limit).text(
+                    "fcfs_exponential_binding_servers",
+                    r.binding_union.to_string(),
+                );
+            }
+            let pts: Vec<Value> = e
+                .points
+                .iter()
+                .map(|p| {
+                    let mut m = Map::new();
+                    m.insert("scale".into(), Value::String(sci(p.scale, 6)));
+                    m.insert("drift".into(), Value::String(sci(p.drift.mean, 3)));
+                    m.insert(
+                        "drift_half_width".into(),
+                        Value::String(sci(p.drift.half_width, 2)),
+                    );
+                    m.insert("horizon".into(), Value::from(p.horizon));
+                    m.insert("verdict".into(), Value::String(p.verdict.name().into()));
+                    Value::Object(m)
+                })
+                .collect();
+            rec.raw("points", Value::Array(pts));
+        }
+        _ => {
+            rec.text("method", "none");
+        }
+    }
+    rec.text("reading", READING);
+    rec
+}

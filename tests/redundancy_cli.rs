@@ -1,0 +1,338 @@
+//! `taskassign redundancy exact|simulate|stability` from the binary: the keys of the
+//! command-line contract (issue 12), values against closed forms, and bad input (exit 2,
+//! one line on stderr naming the problem).
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::time::Duration;
+
+/// Exit status for bad input (ARCHITECTURE.md, "Errors and exit statuses").
+const EXIT_BAD_INPUT: i32 = 2;
+/// Longest one invocation may take.
+const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn taskassign() -> Command {
+    let mut c = Command::cargo_bin("taskassign").expect("binary taskassign is built");
+    c.timeout(RUN_TIMEOUT);
+    c
+}
+
+fn run_json(args: &[&str]) -> serde_json::Map<String, Value> {
+    let out = taskassign().args(args).output().expect("binary runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    match serde_json::from_slice::<Value>(&out.stdout) {
+        Ok(Value::Object(m)) => m,
+        other => panic!("{args:?}: not one JSON object: {other:?}"),
+    }
+}
+
+fn expect_bad(args: &[&str], needles: &[&str]) {
+    let out = taskassign().args(args).output().expect("binary runs");
+    assert_eq!(out.status.code(), Some(EXIT_BAD_INPUT), "{args:?}");
+    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{args:?}: stderr {err}");
+    let l = lines[0].to_lowercase();
+    for n in needles {
+        assert!(
+            l.contains(&n.to_lowercase()),
+            "{args:?}: '{}' lacks '{n}'",
+            lines[0]
+        );
+    }
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_str()
+        .expect("a decimal string")
+        .parse()
+        .expect("a number")
+}
+
+const W: [&str; 6] = [
+    "--system",
+    "w-model",
+    "--lambdas",
+    "0.3,0.3,0.6",
+    "--format",
+    "json",
+];
+
+#[test]
+fn exact_has_the_contract_keys_and_the_closed_form() {
+    let mut args = vec!["redundancy", "exact", "--policy", "fcfs", "--digits", "25"];
+    args.extend(W);
+    let m = run_json(&args);
+    for k in [
+        "policy",
+        "servers",
+        "classes",
+        "mean_number",
+        "mean_response",
+        "stable",
+        "nested",
+        "method",
+        "truncation",
+        "digits",
+    ] {
+        assert!(m.contains_key(k), "missing {k}");
+    }
+    let classes = m["classes"].as_array().unwrap();
+    assert_eq!(classes.len(), 3);
+    for k in ["set", "rate", "mean_number", "mean_response"] {
+        assert!(classes[2].get(k).is_some(), "class lacks {k}");
+    }
+    // Source: Gardner et al. (2016), W-model class {1,2}: E[T] = 1/(μ1 + μ2 − Σλ) = 1.25.
+    assert_eq!(classes[2]["mean_response"], "1.250000000000000000000000e0");
+    assert_eq!(m["digits"], 25);
+    assert_eq!(m["nested"], true);
+}
+
+#[test]
+fn exact_chain_for_a_class_policy() {
+    // Preemptive LRF in the N-model ({1}, {1+2}): class {1} is an M/M/1(0.2, 1) at server
+    // 1, E[T1] = 1/0.8 = 1.25 (derived in tests/redundancy_exact.rs).
+    let m = run_json(&[
+        "redundancy",
+        "exact",
+        "--servers",
+        "2",
+        "--class",
+        "1:0.2",
+        "--class",
+        "1+2:0.5",
+        "--policy",
+        "lrf-fcfs",
+        "--preemptive",
+        "--digits",
+        "6",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(m["preemption"], "preemptive-resume");
+    let t1 = num(&m["classes"][0]["mean_response"]);
+    assert!((t1 - 1.25).abs() < 1e-5, "{t1}");
+    assert!(m["truncation"].as_str().unwrap().contains("agree"));
+}
+
+#[test]
+fn unstable_exact_is_bad_input_naming_the_subset() {
+    // {1} at 0.5 and {1+2} at 1.6: the union {1,2} carries 2.1 > 2.
+    expect_bad(
+        &[
+            "redundancy",
+            "exact",
+            "--servers",
+            "2",
+            "--class",
+            "1:0.5",
+            "--class",
+            "1+2:1.6",
+            "--policy",
+            "lrf-ros",
+        ],
+        &["unstable", "{1}, {1+2}", "1+2"],
+    );
+}
+
+#[test]
+fn simulate_has_half_widths_and_speed() {
+    let mut args = vec![
+        "redundancy",
+        "simulate",
+        "--policy",
+        "lrf-ros",
+        "--dist",
+        "erlang:k=4,rate=4",
+        "--copies",
+        "identical",
+        "--jobs",
+        "20000",
+        "--replications",
+        "4",
+    ];
+    args.extend(W);
+    let m = run_json(&args);
+    for k in [
+        "mean_number",
+        "mean_number_half_width",
+        "mean_response",
+        "mean_response_half_width",
+        "events_per_second",
+        "stable",
+        "copies",
+        "service_class",
+    ] {
+        assert!(m.contains_key(k), "missing {k}");
+    }
+    assert!(m["classes"][0].get("mean_response_half_width").is_some());
+    assert_eq!(m["copies"], "identical");
+    assert!(m["service_class"].as_str().unwrap().starts_with("NBU"));
+}
+
+#[test]
+fn unstable_simulation_is_not_an_error() {
+    // The union {1,2} is overloaded (2.4 > 2): every policy is unstable with exponential
+    // i.i.d. copies, and the record says so.
+    let m = run_json(&[
+        "redundancy",
+        "simulate",
+        "--servers",
+        "2",
+        "--class",
+        "1:0.6",
+        "--class",
+        "2:0.6",
+        "--class",
+        "1+2:1.2",
+        "--policy",
+        "ros",
+        "--jobs",
+        "20000",
+        "--replications",
+        "3",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(m["stable"], false);
+    assert!(m["stable_basis"].as_str().unwrap().contains("1+2"));
+}
+
+#[test]
+fn stability_exact_and_estimated() {
+    let mut args = vec!["redundancy", "stability", "--policy", "fcfs"];
+    args.extend(W);
+    let m = run_json(&args);
+    // Source: min over unions of μ(U)/λ(U): {1,2} gives 2/1.2 = 5/3.
+    assert!((num(&m["scale_limit"]) - 5.0 / 3.0).abs() < 1e-15);
+    assert_eq!(m["binding_servers"], "1+2");
+    // Estimated for ROS with a short horizon: an interval around some scale, the FCFS
+    // exponential limit printed beside it.
+    let mut args = vec![
+        "redundancy",
+        "stability",
+        "--policy",
+        "ros",
+        "--horizon",
+        "20000",
+        "--replications",
+        "4",
+    ];
+    args.extend(W);
+    let m = run_json(&args);
+    assert!(m.contains_key("scale_limit_lower") && m.contains_key("scale_limit_upper"));
+    assert!(m.contains_key("fcfs_exponential_scale_limit"));
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    let r = ["redundancy", "exact"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        let mut v = r.to_vec();
+        v.extend_from_slice(extra);
+        v
+    };
+    expect_bad(
+        &with(&["--servers", "2", "--class", "3:0.5", "--policy", "fcfs"]),
+        &["server 3", "out of range"],
+    );
+    expect_bad(
+        &with(&["--servers", "2", "--class", ":0.5", "--policy", "fcfs"]),
+        &["empty"],
+    );
+    expect_bad(
+        &with(&["--servers", "2", "--class", "1:-0.5", "--policy", "fcfs"]),
+        &["positive"],
+    );
+    expect_bad(
+        &with(&["--servers", "2", "--class", "1:0.5", "--policy", "sjf"]),
+        &["unknown policy", "sjf"],
+    );
+    expect_bad(
+        &with(&["--rates", "1,0", "--class", "1:0.5", "--policy", "fcfs"]),
+        &["rate of server 2"],
+    );
+    expect_bad(
+        &with(&[
+            "--system",
+            "w-model",
+            "--lambdas",
+            "0.3",
+            "--policy",
+            "fcfs",
+        ]),
+        &["3 arrival rates"],
+    );
+    expect_bad(
+        &with(&[
+            "--system",
+            "v-model",
+            "--lambdas",
+            "0.3",
+            "--policy",
+            "fcfs",
+        ]),
+        &["unknown preset"],
+    );
+    expect_bad(
+        &with(&[
+            "--servers",
+            "2",
+            "--class",
+            "1:0.5",
+            "--policy",
+            "fcfs",
+            "--preemptive",
+        ]),
+        &["preemptive"],
+    );
+    expect_bad(
+        &[
+            "redundancy",
+            "simulate",
+            "--servers",
+            "2",
+            "--class",
+            "1:0.5",
+            "--policy",
+            "fcfs",
+            "--copies",
+            "twins",
+        ],
+        &["copy model"],
+    );
+    expect_bad(
+        &[
+            "redundancy",
+            "simulate",
+            "--servers",
+            "2",
+            "--class",
+            "1:0.5",
+            "--policy",
+            "fcfs",
+            "--dist",
+            "gamma:k=2",
+        ],
+        &["unknown family"],
+    );
+    expect_bad(&with(&["--servers", "2", "--policy", "fcfs"]), &["--class"]);
+    // Redundancy-d under LRF-FCFS: ranks tie at every server, no exact chain.
+    expect_bad(
+        &with(&[
+            "--system",
+            "redundancy-d:k=3,d=2",
+            "--lambdas",
+            "1",
+            "--policy",
+            "lrf-fcfs",
+        ]),
+        &["rank alike"],
+    );
+}
