@@ -4,6 +4,8 @@
 use rug::float::Round;
 use rug::Float;
 
+use super::NumError;
+
 /// A decimal string carrying only certified significant digits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Certified {
@@ -153,7 +155,7 @@ impl<T> AtBoth<T> {
 /// use rug::Float;
 /// use taskassign::num::certify::Certify;
 /// let c = Certify::digits(30);
-/// let both = c.run(|bits| Ok::<_, ()>(Float::with_val(bits, 2).sqrt())).unwrap();
+/// let both = c.run(|bits| Ok::<_, taskassign::num::NumError>(Float::with_val(bits, 2).sqrt())).unwrap();
 /// let v = both.certify(c.wanted(), |x| x);
 /// assert_eq!(v.digits, 30);
 /// // √2 = 1.41421356237309504880168872420969…, rounded to 30 significant digits
@@ -185,10 +187,14 @@ impl Certify {
     }
 
     /// Runs `f` at the working precision, then at the certifying one; the first error
-    /// stops the run.
-    pub fn run<T, E>(&self, f: impl Fn(u32) -> Result<T, E>) -> Result<AtBoth<T>, E> {
-        let lo = f(self.bits.0)?;
-        let hi = f(self.bits.1)?;
+    /// stops the run. A run whose MPFR results left the exponent range (overflow or
+    /// underflow, [`crate::num::range`]) is an error: no value of it is certified.
+    pub fn run<T, E: From<NumError>>(
+        &self,
+        f: impl Fn(u32) -> Result<T, E>,
+    ) -> Result<AtBoth<T>, E> {
+        let lo = in_range(self.bits.0, || f(self.bits.0))?;
+        let hi = in_range(self.bits.1, || f(self.bits.1))?;
         Ok(AtBoth { lo, hi })
     }
 
@@ -205,19 +211,19 @@ impl Certify {
     /// let newton = |x: Float| (Float::with_val(x.prec(), 2u32 / &x) + &x) / 2u32;
     /// let both = c
     ///     .run_from(
-    ///         |bits| Ok::<_, ()>(Float::with_val(bits, 2).sqrt()),
+    ///         |bits| Ok::<_, taskassign::num::NumError>(Float::with_val(bits, 2).sqrt()),
     ///         |bits, lo| Ok((0..3).fold(Float::with_val(bits, lo), |x, _| newton(x))),
     ///     )
     ///     .unwrap();
     /// assert_eq!(both.certify(c.wanted(), |x| x).digits, 30);
     /// ```
-    pub fn run_from<T, E>(
+    pub fn run_from<T, E: From<NumError>>(
         &self,
         first: impl FnOnce(u32) -> Result<T, E>,
         then: impl FnOnce(u32, &T) -> Result<T, E>,
     ) -> Result<AtBoth<T>, E> {
-        let lo = first(self.bits.0)?;
-        let hi = then(self.bits.1, &lo)?;
+        let lo = in_range(self.bits.0, || first(self.bits.0))?;
+        let hi = in_range(self.bits.1, || then(self.bits.1, &lo))?;
         Ok(AtBoth { lo, hi })
     }
 
@@ -226,6 +232,19 @@ impl Certify {
     pub fn with_bits(digits: u32, bits: (u32, u32)) -> Self {
         Certify { digits, bits }
     }
+}
+
+/// Runs one precision of a certified run under [`crate::num::range::watch`].
+fn in_range<T, E: From<NumError>>(
+    bits: u32,
+    f: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    let (r, flags) = crate::num::range::watch(f);
+    let r = r?;
+    if flags.overflow || flags.underflow {
+        return Err(crate::num::range::out_of_range(&format!("the computation at {bits} bits"), flags).into());
+    }
+    Ok(r)
 }
 
 /// The text printed for a value of which not even the first significant digit is certain
