@@ -4,6 +4,7 @@
 use rug::float::Round;
 use rug::Float;
 
+use super::range::Flags;
 use super::NumError;
 
 /// A decimal string carrying only certified significant digits.
@@ -120,6 +121,8 @@ pub struct AtBoth<T> {
     pub lo: T,
     /// At the certifying (higher) precision.
     pub hi: T,
+    /// MPFR's overflow/underflow flags raised by either run ([`crate::num::range`]).
+    pub range: Flags,
 }
 
 impl<T> AtBoth<T> {
@@ -128,7 +131,33 @@ impl<T> AtBoth<T> {
         AtBoth {
             lo: f(&self.lo),
             hi: f(&self.hi),
+            range: self.range,
         }
+    }
+
+    /// The out-of-range check of a certified result: when a run left MPFR's exponent range
+    /// (an overflow or underflow flag) and a value that is nonzero and finite by its nature
+    /// (a rate, a load, a mean) came out zero, infinite or undetermined — or one that is
+    /// finite by its nature (`finite`: a host's load, a cutoff) came out infinite or
+    /// undetermined —, the result is an error, not a number. A flag beside values that
+    /// all look right is an intermediate that did not matter (a tail e^(−10^10) beside
+    /// terms of order one, a rejected candidate of a search) and is let through.
+    pub fn guard_range<'a>(
+        &self,
+        what: &str,
+        nonzero: impl IntoIterator<Item = &'a Certified>,
+        finite: impl IntoIterator<Item = &'a Certified>,
+    ) -> Result<(), NumError> {
+        if !self.range.overflow && !self.range.underflow {
+            return Ok(());
+        }
+        let bad_nonzero =
+            |c: &Certified| matches!(c.text.as_str(), "0e0" | "inf" | "-inf" | UNDETERMINED);
+        let bad_finite = |c: &Certified| matches!(c.text.as_str(), "inf" | "-inf" | UNDETERMINED);
+        if nonzero.into_iter().any(bad_nonzero) || finite.into_iter().any(bad_finite) {
+            return Err(crate::num::range::out_of_range(what, self.range));
+        }
+        Ok(())
     }
 
     /// Certifies the number `f` picks out of both results.
@@ -155,7 +184,7 @@ impl<T> AtBoth<T> {
 /// use rug::Float;
 /// use taskassign::num::certify::Certify;
 /// let c = Certify::digits(30);
-/// let both = c.run(|bits| Ok::<_, taskassign::num::NumError>(Float::with_val(bits, 2).sqrt())).unwrap();
+/// let both = c.run(|bits| Ok::<_, ()>(Float::with_val(bits, 2).sqrt())).unwrap();
 /// let v = both.certify(c.wanted(), |x| x);
 /// assert_eq!(v.digits, 30);
 /// // √2 = 1.41421356237309504880168872420969…, rounded to 30 significant digits
@@ -187,15 +216,16 @@ impl Certify {
     }
 
     /// Runs `f` at the working precision, then at the certifying one; the first error
-    /// stops the run. A run whose MPFR results left the exponent range (overflow or
-    /// underflow, [`crate::num::range`]) is an error: no value of it is certified.
-    pub fn run<T, E: From<NumError>>(
-        &self,
-        f: impl Fn(u32) -> Result<T, E>,
-    ) -> Result<AtBoth<T>, E> {
-        let lo = in_range(self.bits.0, || f(self.bits.0))?;
-        let hi = in_range(self.bits.1, || f(self.bits.1))?;
-        Ok(AtBoth { lo, hi })
+    /// stops the run. The MPFR overflow/underflow flags either run raised are kept in
+    /// [`AtBoth::range`] for [`AtBoth::guard_range`].
+    pub fn run<T, E>(&self, f: impl Fn(u32) -> Result<T, E>) -> Result<AtBoth<T>, E> {
+        let (lo, a) = crate::num::range::watch(|| f(self.bits.0));
+        let (hi, b) = crate::num::range::watch(|| f(self.bits.1));
+        Ok(AtBoth {
+            lo: lo?,
+            hi: hi?,
+            range: a.or(b),
+        })
     }
 
     /// Runs `first` at the working precision, then `then` at the certifying one from the
@@ -211,20 +241,25 @@ impl Certify {
     /// let newton = |x: Float| (Float::with_val(x.prec(), 2u32 / &x) + &x) / 2u32;
     /// let both = c
     ///     .run_from(
-    ///         |bits| Ok::<_, taskassign::num::NumError>(Float::with_val(bits, 2).sqrt()),
+    ///         |bits| Ok::<_, ()>(Float::with_val(bits, 2).sqrt()),
     ///         |bits, lo| Ok((0..3).fold(Float::with_val(bits, lo), |x, _| newton(x))),
     ///     )
     ///     .unwrap();
     /// assert_eq!(both.certify(c.wanted(), |x| x).digits, 30);
     /// ```
-    pub fn run_from<T, E: From<NumError>>(
+    pub fn run_from<T, E>(
         &self,
         first: impl FnOnce(u32) -> Result<T, E>,
         then: impl FnOnce(u32, &T) -> Result<T, E>,
     ) -> Result<AtBoth<T>, E> {
-        let lo = in_range(self.bits.0, || first(self.bits.0))?;
-        let hi = in_range(self.bits.1, || then(self.bits.1, &lo))?;
-        Ok(AtBoth { lo, hi })
+        let (lo, a) = crate::num::range::watch(|| first(self.bits.0));
+        let lo = lo?;
+        let (hi, b) = crate::num::range::watch(|| then(self.bits.1, &lo));
+        Ok(AtBoth {
+            lo,
+            hi: hi?,
+            range: a.or(b),
+        })
     }
 
     /// A certified run at two given precisions (working, certifying) instead of those of
@@ -232,19 +267,6 @@ impl Certify {
     pub fn with_bits(digits: u32, bits: (u32, u32)) -> Self {
         Certify { digits, bits }
     }
-}
-
-/// Runs one precision of a certified run under [`crate::num::range::watch`].
-fn in_range<T, E: From<NumError>>(
-    bits: u32,
-    f: impl FnOnce() -> Result<T, E>,
-) -> Result<T, E> {
-    let (r, flags) = crate::num::range::watch(f);
-    let r = r?;
-    if flags.overflow || flags.underflow {
-        return Err(crate::num::range::out_of_range(&format!("the computation at {bits} bits"), flags).into());
-    }
-    Ok(r)
 }
 
 /// The text printed for a value of which not even the first significant digit is certain

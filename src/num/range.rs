@@ -1,7 +1,9 @@
 //! MPFR's exponent range: a computation whose intermediate results leave it (an overflow
 //! to infinity, or an underflow to zero, of a quantity that is finite and nonzero) must not
 //! print what it computed. MPFR raises a flag, per thread, whenever a result overflowed or
-//! underflowed; [`watch`] clears the flags, runs a computation and turns a raised flag into
+//! underflowed; [`watch`] clears the flags, runs a computation and returns the flags it
+//! raised, and [`crate::num::certify::AtBoth::guard_range`] turns a flag beside a result
+//! that shows it (a rate or mean that came out 0, ∞ or undetermined) into
 //! [`NumError::OutOfRange`] (exit 3).
 //!
 //! The range is MPFR's default (binary exponents within ±(2^30 − 1), decimal magnitudes
@@ -10,7 +12,7 @@
 //! an error, never a number.
 //!
 //! [`crate::num::certify::Certify`] watches both of its runs, so every certified result of
-//! the crate is covered.
+//! the crate carries its flags.
 
 use super::NumError;
 use gmp_mpfr_sys::mpfr;
@@ -22,6 +24,16 @@ pub struct Flags {
     pub overflow: bool,
     /// A result was too small in magnitude and became zero (or lost precision).
     pub underflow: bool,
+}
+
+impl Flags {
+    /// Either's flags.
+    pub fn or(self, o: Flags) -> Flags {
+        Flags {
+            overflow: self.overflow || o.overflow,
+            underflow: self.underflow || o.underflow,
+        }
+    }
 }
 
 /// Clears MPFR's overflow and underflow flags of the current thread.

@@ -67,6 +67,22 @@ pub fn search_starts_with(
         .collect())
 }
 
+/// A TAGS load no host count can stabilise is refused before anything else (before the
+/// memory bound, which would otherwise answer a request no cutoffs can meet).
+fn tags_limit_first(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+) -> Result<(), PolicyError> {
+    if hosts < 2 || policy.routing() != PolicyKind::Tags {
+        return Ok(());
+    }
+    let d = dist.build(SEARCH_BITS)?;
+    let (lambda, rho) = load.resolve(d.as_ref(), hosts)?;
+    super::threshold::check_below_limit(d.as_ref(), &lambda, &rho)
+}
+
 /// A start for the polish at the working precision: the free cutoffs, and the Hessian of
 /// the search-precision refinement there (the polish's first Newton step uses it instead
 /// of differencing the gradient).
@@ -99,6 +115,8 @@ fn hinted_starts(
     if hosts < 1 {
         return Err(PolicyError::BadHosts(hosts));
     }
+    tags_limit_first(dist, load, hosts, policy)?;
+    super::budget::check_optimize_hosts(hosts, SEARCH_BITS)?;
     let d = dist.build(SEARCH_BITS)?;
     let (lambda, rho) = load.resolve(d.as_ref(), hosts)?;
     if policy.routing() == PolicyKind::Tags {
@@ -386,6 +404,7 @@ fn optimum_at_resolved(
     Ok(Optimum {
         cutoffs,
         idle_hosts,
+        idle_undetermined: false,
         eval,
         max_queue,
         iterations,
@@ -456,6 +475,8 @@ pub fn optimal_cutoffs_pair(
 ) -> Result<(Optimum, Optimum), PolicyError> {
     let c = Certify::with_bits(0, bits);
     let both = optimal_cutoffs_certified(dist, load, hosts, policy, metric, &c)?;
+    let value = crate::num::certify::certify_pair(&both.lo.eval.value, &both.hi.eval.value, 1);
+    both.guard_range("optimum", [&value], [])?;
     Ok((both.lo, both.hi))
 }
 
@@ -477,8 +498,10 @@ pub fn optimal_cutoffs_certified(
     if hosts < 1 {
         return Err(PolicyError::BadHosts(hosts));
     }
+    tags_limit_first(dist, load, hosts, policy)?;
+    super::budget::check_optimize_hosts(hosts, certify.bits().1)?;
     let starts = starts_for(dist, load, hosts, policy, metric)?;
-    certify.run_from(
+    let mut both = certify.run_from(
         |bits| {
             let d = dist.build(bits)?;
             Ok(best_of(d.as_ref(), load, hosts, policy, metric, &starts)?.0)
@@ -496,7 +519,52 @@ pub fn optimal_cutoffs_certified(
                 a.hessian.as_ref(),
             )
         },
-    )
+    )?;
+    certify_idle(
+        dist, load, hosts, policy, metric, certify, &starts, &mut both,
+    )?;
+    Ok(both)
+}
+
+/// Certifies the idle hosts of an optimum (issue 14, item 5). The certifying run starts
+/// from the working run's optimum, so it inherits its idle count; whether a host is idle is
+/// part of the argmin and may be an artefact of the working precision (a host whose load
+/// is 1e-33 improves the mean by less than the working precision resolves). When the
+/// working run leaves hosts idle, the certifying precision searches again from every start
+/// on its own: if it uses a different number of hosts, that optimum becomes the certifying
+/// run (so every number the two disagree on loses its digits) and the idle count is
+/// `undetermined`; "idle" is printed only when both precisions, each searching, agree.
+#[allow(clippy::too_many_arguments)]
+fn certify_idle(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    certify: &Certify,
+    starts: &[Start],
+    both: &mut AtBoth<Optimum>,
+) -> Result<(), PolicyError> {
+    if both.lo.idle_hosts == 0 && both.hi.idle_hosts == 0 {
+        return Ok(());
+    }
+    if matches!(policy, OptPolicy::SitaE | OptPolicy::TagsMinmax) {
+        // Their cutoffs are roots of equations, not an argmin: the idle count is theirs.
+        return Ok(());
+    }
+    let hi_bits = certify.bits().1;
+    let (fresh, _) = Certify::with_bits(0, (hi_bits, hi_bits))
+        .run(|bits| {
+            let d = dist.build(bits)?;
+            best_of(d.as_ref(), load, hosts, policy, metric, starts)
+        })?
+        .hi;
+    if fresh.idle_hosts != both.lo.idle_hosts || both.hi.idle_hosts != both.lo.idle_hosts {
+        both.hi = fresh;
+        both.lo.idle_undetermined = true;
+        both.hi.idle_undetermined = true;
+    }
+    Ok(())
 }
 
 fn starts_for(
@@ -525,6 +593,8 @@ pub fn optimal_cutoffs(
     if hosts < 1 {
         return Err(PolicyError::BadHosts(hosts));
     }
+    tags_limit_first(dist, load, hosts, policy)?;
+    super::budget::check_optimize_hosts(hosts, crate::num::working_bits(digits))?;
     let starts = starts_for(dist, load, hosts, policy, metric)?;
     Ok(best_of(
         dist.build(crate::num::working_bits(digits))?.as_ref(),

@@ -43,6 +43,9 @@ pub struct OptimizeReport {
     pub max_queue: Option<Certified>,
     /// Idle hosts.
     pub idle_hosts: usize,
+    /// The idle count is not certified: the two precisions, each searching, use
+    /// `idle_counts` (working, certifying) idle hosts.
+    pub idle_undetermined: Option<(usize, usize)>,
     /// Stable.
     pub stable: bool,
     /// Fewest certified digits.
@@ -97,8 +100,12 @@ pub fn optimize_certified(req: &OptimizeRequest) -> Result<OptimizeReport, Polic
         optimal_cutoffs_certified(req.dist, &req.load, req.hosts, req.policy, req.metric, &c)?;
     let w = c.wanted();
     let (a, b) = (&both.lo, &both.hi);
-    let same_shape = a.cutoffs.len() == b.cutoffs.len() && a.idle_hosts == b.idle_hosts;
-    // Runs that disagree on which hosts are idle do not determine any cutoff.
+    // Runs that disagree on which hosts are idle do not determine any cutoff, unless the
+    // disagreement was found by the idle certification: then the certifying run searched
+    // on its own, and each cutoff is certified where the two optima agree (a cutoff at
+    // the top in one and finite in the other is undetermined).
+    let same_shape =
+        a.cutoffs.len() == b.cutoffs.len() && (a.idle_hosts == b.idle_hosts || a.idle_undetermined);
     let cutoffs = if same_shape {
         certify_cutoffs(a, b, w)
     } else {
@@ -117,9 +124,17 @@ pub fn optimize_certified(req: &OptimizeRequest) -> Result<OptimizeReport, Polic
             _ => None,
         },
         idle_hosts: b.idle_hosts,
+        idle_undetermined: a.idle_undetermined.then_some((a.idle_hosts, b.idle_hosts)),
         stable: b.eval.stable,
         digits: 0,
     };
+    both.guard_range(
+        "optimize",
+        [&rep.lambda, &rep.load, &rep.value, &rep.queueing]
+            .into_iter()
+            .chain(rep.max_queue.as_ref()),
+        rep.host_loads.iter(),
+    )?;
     let all = [
         &rep.lambda,
         &rep.load,
@@ -152,8 +167,11 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
         wasted: &r.wasted,
         stable: r.stable,
         digits: r.digits,
-    })
-    .int("idle_hosts", r.idle_hosts as u64);
+    });
+    match r.idle_undetermined {
+        None => rec.int("idle_hosts", r.idle_hosts as u64),
+        Some(_) => rec.text("idle_hosts", UNDETERMINED),
+    };
     if let Some(m) = &r.max_queue {
         rec.num("max_queue_length", m);
     }
@@ -186,7 +204,12 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
             req.metric.name()
         ));
     }
-    if r.idle_hosts > 0 {
+    if let Some((lo, hi)) = r.idle_undetermined {
+        notes.push(format!(
+            "how many hosts are idle is undetermined: searching on its own, the working precision leaves {lo} idle and the certifying one {hi} (one more busy host changes the {} by less than the working precision resolves; ask for more --digits)",
+            req.metric.name()
+        ));
+    } else if r.idle_hosts > 0 {
         notes.push(format!(
             "{} trailing host(s) idle: fewer hosts do better here",
             r.idle_hosts
@@ -211,6 +234,7 @@ mod tests {
         Optimum {
             cutoffs: vec![x],
             idle_hosts: 0,
+            idle_undetermined: false,
             eval: Evaluation {
                 host_loads: vec![],
                 stable: true,
