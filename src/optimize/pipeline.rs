@@ -563,8 +563,86 @@ fn certify_idle(
         both.hi = fresh;
         both.lo.idle_undetermined = true;
         both.hi.idle_undetermined = true;
+        return Ok(());
     }
+    // Both searches agree; still, one more busy host (its cutoff anywhere above the last
+    // busy one, the others kept) may lower the mean by less than the working precision
+    // resolves. Scanned at both precisions: a visible gain at either makes the count
+    // undetermined.
+    let mut gains = false;
+    for (bits, o) in [(certify.bits().0, &both.lo), (hi_bits, &both.hi)] {
+        let d = dist.build(bits)?;
+        gains = gains || extra_host_gains(d.as_ref(), policy, metric, o)?;
+    }
+    both.lo.idle_undetermined = gains;
+    both.hi.idle_undetermined = gains;
     Ok(())
+}
+
+/// Most cutoffs [`extra_host_gains`] tries for the extra host.
+pub const EXTRA_HOST_SCAN_POINTS: usize = 400;
+/// Bits below the working precision's resolution of the mean at which the scan stops: the
+/// jobs above s carry λ M_2(s, top) < J·2^−(bits + this), which no host term can resolve.
+pub const EXTRA_HOST_STOP_BITS: i32 = 16;
+
+/// Whether one more busy host, with its cutoff s on a geometric scan above the last busy
+/// cutoff of `o` (the other cutoffs kept), gives a computed mean below `o`'s at this
+/// precision, by any amount: "idle" is printed only when no such placement lowers the mean
+/// (a lower value that is rounding makes the count undetermined, never a wrong "idle").
+/// The scan doubles s (or takes [`EXTRA_HOST_SCAN_POINTS`] geometric steps to a finite
+/// top) and stops where λ M_2(s, top), which bounds what moving the jobs above s can save,
+/// is below the resolution ([`EXTRA_HOST_STOP_BITS`]).
+fn extra_host_gains(
+    d: &dyn JobSize,
+    policy: OptPolicy,
+    metric: Metric,
+    o: &Optimum,
+) -> Result<bool, PolicyError> {
+    if o.idle_hosts == 0 {
+        return Ok(false);
+    }
+    let bits = d.prec();
+    let busy = o.cutoffs_free();
+    let used = busy.len() + 1;
+    let j = &o.eval.value;
+    if !j.is_finite() || *j <= 0 {
+        return Ok(false);
+    }
+    // Below j·2^−(bits + EXTRA_HOST_STOP_BITS) the extra host cannot move the computed mean.
+    let tiny = Float::with_val(bits, j) >> (bits as i32 + EXTRA_HOST_STOP_BITS);
+    let top = d.upper();
+    let start = busy.last().cloned().unwrap_or_else(|| d.lower());
+    let start = if start > 0 {
+        start
+    } else {
+        Float::with_val(bits, 1)
+    };
+    let ratio = if top.is_finite() {
+        let r = Float::with_val(bits, &top / &start);
+        let step = r.ln().to_f64() / EXTRA_HOST_SCAN_POINTS as f64;
+        Float::with_val(bits, step.max(std::f64::consts::LN_2)).exp()
+    } else {
+        Float::with_val(bits, 2)
+    };
+    let mut s = Float::with_val(bits, &start * &ratio);
+    for _ in 0..EXTRA_HOST_SCAN_POINTS * 10 {
+        if s >= top || !s.is_finite() {
+            break;
+        }
+        let m2 = d.partial_moment(2, &s, &top)?;
+        if Float::with_val(bits, &m2 * &o.lambda) < tiny {
+            break;
+        }
+        let mut cuts = busy.clone();
+        cuts.push(s.clone());
+        if let Ok(e) = evaluate(policy.routing(), d, &o.lambda, used + 1, &cuts, metric) {
+            if e.stable && e.value.is_finite() && e.value < *j {
+                return Ok(true);
+            }
+        }
+        s *= &ratio;
+    }
+    Ok(false)
 }
 
 fn starts_for(

@@ -128,6 +128,19 @@ pub fn optimize_certified(req: &OptimizeRequest) -> Result<OptimizeReport, Polic
         stable: b.eval.stable,
         digits: 0,
     };
+    // Hosts whose idleness is not certified: their cutoffs (the top) and loads (0) are not
+    // certified either.
+    let mut rep = rep;
+    if rep.idle_undetermined.is_some() {
+        let idle = a.idle_hosts.max(b.idle_hosts);
+        let h = rep.host_loads.len();
+        for c in rep.cutoffs.iter_mut().skip(h.saturating_sub(1 + idle)) {
+            *c = undetermined();
+        }
+        for l in rep.host_loads.iter_mut().skip(h.saturating_sub(idle)) {
+            *l = undetermined();
+        }
+    }
     both.guard_range(
         "optimize",
         [&rep.lambda, &rep.load, &rep.value, &rep.queueing]
@@ -206,7 +219,7 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
     }
     if let Some((lo, hi)) = r.idle_undetermined {
         notes.push(format!(
-            "how many hosts are idle is undetermined: searching on its own, the working precision leaves {lo} idle and the certifying one {hi} (one more busy host changes the {} by less than the working precision resolves; ask for more --digits)",
+            "how many hosts are idle is undetermined ({lo} idle at the working precision, {hi} at the certifying one): one more busy host, its cutoff above the last busy one, lowers the computed {} by less than the precision resolves (ask for more --digits); the idle hosts' cutoffs and loads are not certified",
             req.metric.name()
         ));
     } else if r.idle_hosts > 0 {
