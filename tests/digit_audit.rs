@@ -12,6 +12,7 @@
 mod common;
 
 use common::taskassign;
+use rug::ops::Pow;
 use rug::Float;
 use std::process::Command;
 
@@ -55,8 +56,8 @@ fn agrees(printed: &str, reference: &str) -> Result<bool, String> {
         Float::parse(reference).map_err(|e| e.to_string())?,
     );
     let ten = Float::with_val(CMP_BITS, 10);
-    let half_ulp = Float::with_val(CMP_BITS, ten.clone().pow(e - i64::from(k) + 1)) / 2u32;
-    let ref_ulp = Float::with_val(CMP_BITS, ten.pow(er - i64::from(kr) + 1));
+    let half_ulp = Float::with_val(CMP_BITS, ten.clone().pow((e - i64::from(k) + 1) as i32)) / 2u32;
+    let ref_ulp = Float::with_val(CMP_BITS, ten.pow((er - i64::from(kr) + 1) as i32));
     let diff = Float::with_val(CMP_BITS, &p - &r).abs();
     Ok(diff <= half_ulp + ref_ulp)
 }
@@ -135,7 +136,7 @@ fn dist_and_cutoffs(
         "uniform",
         "hyperexp",
     ]);
-    let (spec, lo, hi, bp) = match fam {
+    let (spec, lo, hi, bp): (String, f64, f64, _) = match fam {
         "bp" => {
             let p = g.pick(&["1e3", "1e6", "1e10", "1e50"]);
             let a = g.pick(&["0.5", "1", "1.5", "2"]);

@@ -569,16 +569,20 @@ fn certify_idle(
     // busy one, the others kept) may lower the mean by less than the working precision
     // resolves. Scanned at both precisions: a visible gain at either makes the count
     // undetermined.
-    let mut gains = false;
-    for (bits, o) in [(certify.bits().0, &both.lo), (hi_bits, &both.hi)] {
-        let d = dist.build(bits)?;
-        gains = gains || extra_host_gains(d.as_ref(), policy, metric, o)?;
-    }
+    // The scan runs far above both precisions, at the certifying run's cutoffs: whether a
+    // further host lowers the mean at fixed cutoffs does not depend on the cutoffs' last
+    // digits, and a gain below both runs' resolution is still seen (issue 14's Pareto case:
+    // idle at 18 digits, a gain at 36).
+    let scan_bits = hi_bits.saturating_mul(EXTRA_HOST_SCAN_PRECISION);
+    let d = dist.build(scan_bits)?;
+    let gains = extra_host_gains(d.as_ref(), policy, metric, &both.hi)?;
     both.lo.idle_undetermined = gains;
     both.hi.idle_undetermined = gains;
     Ok(())
 }
 
+/// The idle scan's precision, as a multiple of the certifying one.
+pub const EXTRA_HOST_SCAN_PRECISION: u32 = 4;
 /// Most cutoffs [`extra_host_gains`] tries for the extra host.
 pub const EXTRA_HOST_SCAN_POINTS: usize = 400;
 /// Bits below the working precision's resolution of the mean at which the scan stops: the
@@ -586,8 +590,8 @@ pub const EXTRA_HOST_SCAN_POINTS: usize = 400;
 pub const EXTRA_HOST_STOP_BITS: i32 = 16;
 
 /// Whether one more busy host, with its cutoff s on a geometric scan above the last busy
-/// cutoff of `o` (the other cutoffs kept), gives a computed mean below `o`'s at this
-/// precision, by any amount: "idle" is printed only when no such placement lowers the mean
+/// cutoff of `o` (the other cutoffs kept), gives a computed mean below that of `o`'s busy
+/// cutoffs, both evaluated at `d`'s precision, by any amount: "idle" is printed only when no such placement lowers the mean
 /// (a lower value that is rounding makes the count undetermined, never a wrong "idle").
 /// The scan doubles s (or takes [`EXTRA_HOST_SCAN_POINTS`] geometric steps to a finite
 /// top) and stops where λ M_2(s, top), which bounds what moving the jobs above s can save,
@@ -602,10 +606,16 @@ fn extra_host_gains(
         return Ok(false);
     }
     let bits = d.prec();
-    let busy = o.cutoffs_free();
+    let busy: Vec<Float> = o
+        .cutoffs_free()
+        .iter()
+        .map(|c| Float::with_val(bits, c))
+        .collect();
     let used = busy.len() + 1;
-    let j = &o.eval.value;
-    if !j.is_finite() || *j <= 0 {
+    let lambda = Float::with_val(bits, &o.lambda);
+    let here = evaluate(policy.routing(), d, &lambda, used, &busy, metric)?;
+    let j = &here.value;
+    if !here.stable || !j.is_finite() || *j <= 0 {
         return Ok(false);
     }
     // Below j·2^−(bits + EXTRA_HOST_STOP_BITS) the extra host cannot move the computed mean.
@@ -630,12 +640,12 @@ fn extra_host_gains(
             break;
         }
         let m2 = d.partial_moment(2, &s, &top)?;
-        if Float::with_val(bits, &m2 * &o.lambda) < tiny {
+        if Float::with_val(bits, &m2 * &lambda) < tiny {
             break;
         }
         let mut cuts = busy.clone();
         cuts.push(s.clone());
-        if let Ok(e) = evaluate(policy.routing(), d, &o.lambda, used + 1, &cuts, metric) {
+        if let Ok(e) = evaluate(policy.routing(), d, &lambda, used + 1, &cuts, metric) {
             if e.stable && e.value.is_finite() && e.value < *j {
                 return Ok(true);
             }

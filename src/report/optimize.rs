@@ -219,7 +219,7 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
     }
     if let Some((lo, hi)) = r.idle_undetermined {
         notes.push(format!(
-            "how many hosts are idle is undetermined ({lo} idle at the working precision, {hi} at the certifying one): one more busy host, its cutoff above the last busy one, lowers the computed {} by less than the precision resolves (ask for more --digits); the idle hosts' cutoffs and loads are not certified",
+            "how many hosts are idle is undetermined ({lo} idle at the working precision, {hi} at the certifying one): one more busy host, its cutoff above the last busy one, lowers the computed {} (by less than the printed digits resolve: ask for more --digits); the idle hosts' cutoffs and loads are not certified",
             req.metric.name()
         ));
     } else if r.idle_hosts > 0 {
