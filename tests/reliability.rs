@@ -139,7 +139,7 @@ fn a_claim_asking_for_a_huge_optimum_does_not_abort() {
     let f = dir.path().join("huge.toml");
     std::fs::write(
         &f,
-        "id = \"huge\"\nstatement = \"s\"\nreading = \"r\"\n\n[source]\npaper = \"none\"\nwords = \"w\"\nlocation = \"l\"\n\n[setup]\ndist = \"exp:rate=1\"\nhosts = \"2\"\nload = \"0.5\"\ndigits = 10\n\n[[check]]\nname = \"c\"\nquantity = \"opt(tags, hosts=1000000).value\"\nrelation = \">\"\nbound = \"0\"\n",
+        "id = \"huge\"\nstatement = \"s\"\nreading = \"r\"\n\n[source]\npaper = \"none\"\nseed = \"none\"\nwords = \"w\"\nlocation = \"l\"\n\n[setup]\ndist = \"exp:rate=1\"\nhosts = \"2\"\nload = \"0.5\"\ndigits = 10\n\n[[check]]\nname = \"c\"\nquantity = \"opt(tags, hosts=1000000).value\"\nrelation = \">\"\nbound = \"0\"\n",
     )
     .expect("write");
     let out = taskassign()
