@@ -139,7 +139,9 @@ fn case() -> impl Strategy<Value = Case> {
         })
         .prop_map(|(h, p, d, l, dg, mut cuts, wrong_count, f)| {
             let hs = h.to_string();
-            let mut a = vec!["eval", "--policy", p, "--dist", &d, "--hosts", &hs, "--load", &l];
+            let mut a = vec![
+                "eval", "--policy", p, "--dist", &d, "--hosts", &hs, "--load", &l,
+            ];
             a.extend(["--digits", &dg, "--format", f]);
             // Increasing cutoffs as a rule (sorted by value where they parse), the wrong
             // count now and then.

@@ -243,3 +243,32 @@ fn idle_hosts_pareto_are_certified() {
         "72",
     );
 }
+
+// Shrunk counterexample of the property tier (tests/fuzz.rs): the idle hosts' cutoffs at the
+// top of an unbounded support were printed as the JSON string "inf"; the contract says no
+// JSON number is infinite, so they are `null` with `null_note`.
+#[test]
+fn regression_idle_cutoffs_in_json_are_null() {
+    let v = json(&[
+        "optimize",
+        "--policy",
+        "tags",
+        "--dist",
+        "exp:rate=0.001",
+        "--hosts",
+        "6",
+        "--load",
+        "0.95",
+        "--digits",
+        "5",
+    ]);
+    let cuts = v["cutoffs"].as_array().expect("cutoffs");
+    assert!(
+        cuts.iter()
+            .all(|c| c.is_null() || c.as_str().is_some_and(|s| s != "inf")),
+        "{v}"
+    );
+    if cuts.iter().any(|c| c.is_null()) {
+        assert!(v["null_note"].is_string(), "{v}");
+    }
+}

@@ -165,7 +165,10 @@ impl Record {
             }
         }
         if nulls && !m.contains_key("null_note") {
-            m.insert("null_note".to_string(), Value::String(NULL_NOTE.to_string()));
+            m.insert(
+                "null_note".to_string(),
+                Value::String(NULL_NOTE.to_string()),
+            );
         }
         Value::Object(m).to_string()
     }
