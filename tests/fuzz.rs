@@ -190,8 +190,15 @@ fn case() -> impl Strategy<Value = Case> {
             .collect(),
             claim: None,
         });
+    // `threshold` at 10^6 hosts runs the greedy construction 10^6 times (minutes: a slow
+    // case of issue 14 left open), so its host counts here stop at 8, `inf` and bad ones.
+    let threshold_hosts = prop_oneof![
+        12 => (1u32..=8).prop_map(|h| h.to_string()),
+        1 => prop::sample::select(vec!["0", "-1", "abc", "1.5", "inf", "", "1e30"])
+            .prop_map(String::from),
+    ];
     let threshold =
-        (dist_spec(), hosts_text(), digits_text(), fmt.clone()).prop_map(|(d, h, dg, f)| Case {
+        (dist_spec(), threshold_hosts, digits_text(), fmt.clone()).prop_map(|(d, h, dg, f)| Case {
             args: [
                 "threshold",
                 "--dist",

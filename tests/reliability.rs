@@ -272,3 +272,32 @@ fn regression_idle_cutoffs_in_json_are_null() {
         assert!(v["null_note"].is_string(), "{v}");
     }
 }
+
+// Shrunk counterexample of the property tier: `simulate` with equal replications printed
+// `"z": "-inf"`; the z-score is `null` with `z_note`.
+#[test]
+fn regression_simulate_z_is_null_not_inf() {
+    let v = json(&[
+        "simulate",
+        "--policy",
+        "lwl",
+        "--dist",
+        "exp:rate=1",
+        "--hosts",
+        "8",
+        "--load",
+        "0.3",
+        "--jobs",
+        "2000",
+        "--replications",
+        "2",
+    ]);
+    let z = &v["z"];
+    assert!(
+        z.is_null() || z.as_str().is_some_and(|s| !s.contains("inf")),
+        "{v}"
+    );
+    if z.is_null() {
+        assert!(v["z_note"].is_string(), "{v}");
+    }
+}

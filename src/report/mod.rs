@@ -142,6 +142,23 @@ impl Record {
         ));
         self
     }
+    /// Adds a `null` (a value that does not exist; a `<key>_note` should say why).
+    pub fn null(&mut self, k: &str) -> &mut Self {
+        self.fields.push((k.to_string(), Value::Null));
+        self
+    }
+    /// Adds a list of strings, `null` where there is none.
+    pub fn opt_texts(&mut self, k: &str, v: &[Option<String>]) -> &mut Self {
+        self.fields.push((
+            k.to_string(),
+            Value::Array(
+                v.iter()
+                    .map(|c| c.clone().map_or(Value::Null, Value::String))
+                    .collect(),
+            ),
+        ));
+        self
+    }
     /// Adds a list of strings.
     pub fn texts(&mut self, k: &str, v: &[String]) -> &mut Self {
         self.fields.push((

@@ -97,16 +97,19 @@ pub fn scalar(estimates: &Estimates, name: &str) -> Result<Estimate, SimError> {
 }
 
 /// z = (estimate − value)/half-width, as printed: n/a when the value is infinite.
-fn z_text(e: &Estimate, value: f64) -> String {
-    sci(
-        if value.is_finite() {
-            e.z(value)
-        } else {
-            f64::NAN
-        },
-        MEAN_DIGITS,
-    )
+fn z_text(e: &Estimate, value: f64) -> Option<String> {
+    // A zero half-width (equal replications) or an infinite analytic value has no finite
+    // z-score: `null`, with `z_note` (issue 14, item 4; found again by the property tier).
+    let z = if value.is_finite() {
+        e.z(value)
+    } else {
+        f64::NAN
+    };
+    z.is_finite().then(|| sci(z, MEAN_DIGITS))
 }
+
+/// Why a z-score is `null`.
+pub const Z_NOTE: &str = "null: no finite z-score (a half-width of 0, when the replications agree or too few saw the host, or an infinite analytic value)";
 
 /// The record of `taskassign simulate` (the keys of its contract, in order) for the request
 /// `req`, resolved as `prep` and simulated as `res`.
@@ -157,21 +160,31 @@ pub fn simulate_record(
     estimate_vector(&mut rec, names::HOST_WAITING, &host_waiting);
     let mut notes = prep.notes.clone();
     if let Some(an) = &prep.analytic {
-        rec.text("analytic_waiting", sci(an.waiting, MEAN_DIGITS))
-            .text("z", z_text(&waiting, an.waiting))
-            .text("analytic_source", an.source);
+        rec.text("analytic_waiting", sci(an.waiting, MEAN_DIGITS));
+        let mut z_null = false;
+        match z_text(&waiting, an.waiting) {
+            Some(z) => rec.text("z", z),
+            None => {
+                z_null = true;
+                rec.null("z")
+            }
+        };
+        rec.text("analytic_source", an.source);
         if let Some(hw) = &an.host_waiting {
             rec.texts(
                 "analytic_host_waiting",
                 &hw.iter().map(|x| sci(*x, MEAN_DIGITS)).collect::<Vec<_>>(),
-            )
-            .texts(
-                "host_z",
-                &hw.iter()
-                    .zip(&host_waiting)
-                    .map(|(x, e)| z_text(e, *x))
-                    .collect::<Vec<_>>(),
             );
+            let zs: Vec<Option<String>> = hw
+                .iter()
+                .zip(&host_waiting)
+                .map(|(x, e)| z_text(e, *x))
+                .collect();
+            z_null |= zs.iter().any(Option::is_none);
+            rec.opt_texts("host_z", &zs);
+        }
+        if z_null {
+            rec.text("z_note", Z_NOTE);
         }
     }
     rec.flag("heavy_tail_warning", res.heavy_tail.warned());
