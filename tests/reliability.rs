@@ -143,13 +143,14 @@ fn a_claim_asking_for_a_huge_optimum_does_not_abort() {
     )
     .expect("write");
     let out = taskassign()
-        .args(["check", f.to_str().expect("path")])
+        .args(["check", "--format", "json", f.to_str().expect("path")])
         .output()
         .expect("runs");
     let code = out.status.code();
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    // Nothing computed: the claim is an error of the claim (exit 3), saying why.
+    // Nothing computed: the claim is an error of the claim (exit 3); the JSON report says
+    // why at the point.
     assert_eq!(code, Some(3), "{text}");
     assert!(text.contains("too large"), "{text}");
 }
