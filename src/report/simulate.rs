@@ -74,18 +74,23 @@ pub fn estimate(rec: &mut Record, key: &str, e: &Estimate) {
 
 /// Adds a vector of estimates as `key[]` and `key_half_width[]`.
 pub fn estimate_vector(rec: &mut Record, key: &str, es: &[Estimate]) {
-    rec.texts(
-        key,
-        &es.iter()
-            .map(|e| sci(e.mean, MEAN_DIGITS))
-            .collect::<Vec<_>>(),
-    )
-    .texts(
-        &format!("{key}_half_width"),
-        &es.iter()
-            .map(|e| sci(e.half_width, HALF_WIDTH_DIGITS))
-            .collect::<Vec<_>>(),
-    );
+    // A host seen in one replication has no finite half-width: `null`, with a note (issue
+    // 14, item 4; found again by the property tier).
+    let fin = |x: f64, d| x.is_finite().then(|| sci(x, d));
+    let means: Vec<Option<String>> = es.iter().map(|e| fin(e.mean, MEAN_DIGITS)).collect();
+    let hws: Vec<Option<String>> = es
+        .iter()
+        .map(|e| fin(e.half_width, HALF_WIDTH_DIGITS))
+        .collect();
+    let nulls = means.iter().chain(&hws).any(Option::is_none);
+    rec.opt_texts(key, &means)
+        .opt_texts(&format!("{key}_half_width"), &hws);
+    if nulls {
+        rec.text(
+            &format!("{key}_note"),
+            "null: no finite value (a host seen in fewer than two replications has no half-width)",
+        );
+    }
 }
 
 /// The scalar estimate `name`, or an internal error naming it.
