@@ -6,7 +6,7 @@ CARGO ?= cargo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN := $(CARGO) run --release --quiet --
 
-.PHONY: all deps check test demo lint bench
+.PHONY: all deps check test test-fuzz demo lint bench
 
 all: test
 
@@ -21,6 +21,14 @@ test: deps
 	$(CARGO) test --release --all-targets --no-fail-fast || status=$$?; \
 	$(CARGO) test --release --doc || { s=$$?; [ $$status -ne 0 ] || status=$$s; }; \
 	exit $$status
+
+# The long property and audit tiers (issue 14): FUZZ_CASES generated command lines (3000 by
+# default; counts by outcome class on stderr) and AUDIT_CASES digit-audit cases.
+FUZZ_CASES ?= 3000
+AUDIT_CASES ?= 200
+test-fuzz: deps
+	FUZZ_CASES=$(FUZZ_CASES) $(CARGO) test --release --test fuzz -- --ignored --nocapture fuzz_long
+	AUDIT_CASES=$(AUDIT_CASES) $(CARGO) test --release --test digit_audit -- --nocapture
 
 # The README's first command: every claim in proofs-check/, judged (exit 1 if one fails).
 check: deps

@@ -94,6 +94,10 @@ fn count(what: &str, s: &str, min: u64) -> Result<u64, (i32, String)> {
     }
 }
 
+/// Bytes per host and replication a simulation is planned to hold (kernel state and
+/// statistics; an upper estimate for the memory bound of `simulate`).
+pub const SIM_BYTES_PER_HOST: u64 = 512;
+
 /// A simulator's error with the exit status of its kind (bad input 2, else 3).
 fn failed(e: SimError) -> (i32, String) {
     (e.kind().exit_code(), e.to_string())
@@ -117,6 +121,19 @@ pub(super) fn run_simulate(a: SimulateArgs) -> Outcome {
                 a.replications
             ))
         })?;
+    // Per host and replication: the kernel's state and the host's statistics (a generous
+    // estimate); 10^12 hosts would abort in the allocator (issue 14, item 3).
+    crate::policy::budget::check_hosts(
+        "a simulation",
+        hosts,
+        "per-host state and statistics in every replication",
+        |h| {
+            (h as u64)
+                .saturating_mul(SIM_BYTES_PER_HOST)
+                .saturating_mul(replications as u64)
+        },
+    )
+    .map_err(bad)?;
     if a.threads == Some(0) {
         return Err(bad("threads must be at least 1"));
     }

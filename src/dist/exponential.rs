@@ -49,6 +49,13 @@ impl Exponential {
 /// Guard bits of [`Exponential::interval_moment`].
 const EXP_GUARD_BITS: u32 = 8;
 
+/// Below y = 2^(−bits/SERIES_SPLIT) the series of [`lower_gamma_regularised`] converges in
+/// at most about SERIES_SPLIT terms and is kept; above, the closed form with more bits is
+/// cheaper.
+const SERIES_SPLIT: u64 = 16;
+/// Guard bits of the closed form of [`lower_gamma_regularised`] beyond its cancellation.
+const EXPM1_GUARD_BITS: u32 = 16;
+
 /// Regularised lower incomplete gamma P(n, y) = 1 − e^(−y) Σ_{m<n} y^m/m! for an integer
 /// n ≥ 1 and y ≥ 0 (y = ∞ gives 1), without cancellation: for y < 1 it sums the positive
 /// series e^(−y) Σ_{m≥n} y^m/m!; for y ≥ 1, P(n, y) ≥ P(n, 1) and the subtraction loses at
@@ -59,6 +66,25 @@ fn lower_gamma_regularised(bits: u32, n: u32, y: &Float) -> Float {
     }
     if n == 1 {
         return -Float::with_val(bits, -y).exp_m1();
+    }
+    if y.is_zero() {
+        return Float::with_val(bits, 0);
+    }
+    // y ≥ 2^(ey − 1): log2(1/y) ≤ 1 − ey bits.
+    let inv_bits = (1 - i64::from(y.get_exp().unwrap_or(1))).max(0) as u64;
+    if *y < 1 && inv_bits * SERIES_SPLIT < u64::from(bits) {
+        // The series below needs about bits / log2(1/y) terms — thousands at 10 000 digits
+        // (issue 14, item 6: `threshold --digits 10000` spent its time here). Instead
+        // e^(−y) (expm1(y) − Σ_{1≤m<n} y^m/m!), whose subtraction loses at most
+        // (n − 1)·log2(1/y) + log2(n!) bits, computed with that many more.
+        let w = bits + n * inv_bits as u32 + EXPM1_GUARD_BITS;
+        let mut t = Float::with_val(w, y.exp_m1_ref());
+        let mut term = Float::with_val(w, 1);
+        for m in 1..n {
+            term = term * y / m;
+            t -= &term;
+        }
+        return Float::with_val(bits, t * Float::with_val(w, -y).exp());
     }
     let e = Float::with_val(bits, -y).exp();
     let mut term = Float::with_val(bits, 1);

@@ -4,6 +4,9 @@
 use rug::float::Round;
 use rug::Float;
 
+use super::range::Flags;
+use super::NumError;
+
 /// A decimal string carrying only certified significant digits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Certified {
@@ -118,6 +121,8 @@ pub struct AtBoth<T> {
     pub lo: T,
     /// At the certifying (higher) precision.
     pub hi: T,
+    /// MPFR's overflow/underflow flags raised by either run ([`crate::num::range`]).
+    pub range: Flags,
 }
 
 impl<T> AtBoth<T> {
@@ -126,7 +131,33 @@ impl<T> AtBoth<T> {
         AtBoth {
             lo: f(&self.lo),
             hi: f(&self.hi),
+            range: self.range,
         }
+    }
+
+    /// The out-of-range check of a certified result: when a run left MPFR's exponent range
+    /// (an overflow or underflow flag) and a value that is nonzero and finite by its nature
+    /// (a rate, a load, a mean) came out zero, infinite or undetermined — or one that is
+    /// finite by its nature (`finite`: a host's load, a cutoff) came out infinite or
+    /// undetermined —, the result is an error, not a number. A flag beside values that
+    /// all look right is an intermediate that did not matter (a tail e^(−10^10) beside
+    /// terms of order one, a rejected candidate of a search) and is let through.
+    pub fn guard_range<'a>(
+        &self,
+        what: &str,
+        nonzero: impl IntoIterator<Item = &'a Certified>,
+        finite: impl IntoIterator<Item = &'a Certified>,
+    ) -> Result<(), NumError> {
+        if !self.range.overflow && !self.range.underflow {
+            return Ok(());
+        }
+        let bad_nonzero =
+            |c: &Certified| matches!(c.text.as_str(), "0e0" | "inf" | "-inf" | UNDETERMINED);
+        let bad_finite = |c: &Certified| matches!(c.text.as_str(), "inf" | "-inf" | UNDETERMINED);
+        if nonzero.into_iter().any(bad_nonzero) || finite.into_iter().any(bad_finite) {
+            return Err(crate::num::range::out_of_range(what, self.range));
+        }
+        Ok(())
     }
 
     /// Certifies the number `f` picks out of both results.
@@ -185,11 +216,16 @@ impl Certify {
     }
 
     /// Runs `f` at the working precision, then at the certifying one; the first error
-    /// stops the run.
+    /// stops the run. The MPFR overflow/underflow flags either run raised are kept in
+    /// [`AtBoth::range`] for [`AtBoth::guard_range`].
     pub fn run<T, E>(&self, f: impl Fn(u32) -> Result<T, E>) -> Result<AtBoth<T>, E> {
-        let lo = f(self.bits.0)?;
-        let hi = f(self.bits.1)?;
-        Ok(AtBoth { lo, hi })
+        let (lo, a) = crate::num::range::watch(|| f(self.bits.0));
+        let (hi, b) = crate::num::range::watch(|| f(self.bits.1));
+        Ok(AtBoth {
+            lo: lo?,
+            hi: hi?,
+            range: a.or(b),
+        })
     }
 
     /// Runs `first` at the working precision, then `then` at the certifying one from the
@@ -216,9 +252,14 @@ impl Certify {
         first: impl FnOnce(u32) -> Result<T, E>,
         then: impl FnOnce(u32, &T) -> Result<T, E>,
     ) -> Result<AtBoth<T>, E> {
-        let lo = first(self.bits.0)?;
-        let hi = then(self.bits.1, &lo)?;
-        Ok(AtBoth { lo, hi })
+        let (lo, a) = crate::num::range::watch(|| first(self.bits.0));
+        let lo = lo?;
+        let (hi, b) = crate::num::range::watch(|| then(self.bits.1, &lo));
+        Ok(AtBoth {
+            lo,
+            hi: hi?,
+            range: a.or(b),
+        })
     }
 
     /// A certified run at two given precisions (working, certifying) instead of those of

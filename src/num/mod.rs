@@ -14,6 +14,7 @@ pub mod logf64;
 pub mod markov;
 pub mod ode;
 pub mod quad;
+pub mod range;
 pub mod real;
 pub mod root;
 pub mod tol;
@@ -75,6 +76,15 @@ pub enum NumError {
     /// A value that is not finite where a finite one is needed.
     #[error("{0} is not finite")]
     NotFinite(String),
+    /// A computation whose intermediate results left MPFR's exponent range (a finite,
+    /// nonzero quantity that became infinite or zero): nothing it computed is printed.
+    #[error("{what}: a quantity {how} MPFR's exponent range (magnitudes 10^-323228496 to 10^323228496); no result is printed")]
+    OutOfRange {
+        /// What was computed.
+        what: String,
+        /// "overflowed" / "underflowed".
+        how: String,
+    },
     /// A count (hosts, servers, jobs) that is not a whole number in its range.
     #[error("{what} must be a whole number from {min} to {max}, got '{text}'")]
     BadCount {
@@ -99,7 +109,8 @@ impl crate::error::Classify for NumError {
             NumError::NoBracket { .. }
             | NumError::NoConvergence { .. }
             | NumError::Quadrature { .. }
-            | NumError::NotFinite(_) => ErrorKind::Numerical,
+            | NumError::NotFinite(_)
+            | NumError::OutOfRange { .. } => ErrorKind::Numerical,
         }
     }
 }

@@ -15,6 +15,7 @@
 //! cutoffs defined by equal host quantities (SITA-E, TAGS-minmax), [`threshold`] TAGS
 //! stability and [`design`] the fewest hosts meeting a target.
 
+pub mod budget;
 pub mod chain;
 pub mod design;
 pub mod dp;
@@ -84,6 +85,10 @@ pub struct Optimum {
     pub cutoffs: Vec<Float>,
     /// Hosts left idle (their cutoffs are the top).
     pub idle_hosts: usize,
+    /// The two precisions of a certified run disagree on how many hosts are idle (each
+    /// searched on its own): the idle count, and the cutoffs of the hosts in question, are
+    /// not certified (issue 14, item 5). Always false outside a certified run.
+    pub idle_undetermined: bool,
     /// The policy evaluated at the cutoffs (metric value, loads, queueing, wasted).
     pub eval: Evaluation,
     /// For TAGS-minmax: the minimised largest mean queue length.

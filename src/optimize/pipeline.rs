@@ -67,6 +67,22 @@ pub fn search_starts_with(
         .collect())
 }
 
+/// A TAGS load no host count can stabilise is refused before anything else (before the
+/// memory bound, which would otherwise answer a request no cutoffs can meet).
+fn tags_limit_first(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+) -> Result<(), PolicyError> {
+    if hosts < 2 || policy.routing() != PolicyKind::Tags {
+        return Ok(());
+    }
+    let d = dist.build(SEARCH_BITS)?;
+    let (lambda, rho) = load.resolve(d.as_ref(), hosts)?;
+    super::threshold::check_below_limit(d.as_ref(), &lambda, &rho)
+}
+
 /// A start for the polish at the working precision: the free cutoffs, and the Hessian of
 /// the search-precision refinement there (the polish's first Newton step uses it instead
 /// of differencing the gradient).
@@ -99,6 +115,8 @@ fn hinted_starts(
     if hosts < 1 {
         return Err(PolicyError::BadHosts(hosts));
     }
+    tags_limit_first(dist, load, hosts, policy)?;
+    super::budget::check_optimize_hosts(hosts, SEARCH_BITS)?;
     let d = dist.build(SEARCH_BITS)?;
     let (lambda, rho) = load.resolve(d.as_ref(), hosts)?;
     if policy.routing() == PolicyKind::Tags {
@@ -386,6 +404,7 @@ fn optimum_at_resolved(
     Ok(Optimum {
         cutoffs,
         idle_hosts,
+        idle_undetermined: false,
         eval,
         max_queue,
         iterations,
@@ -456,6 +475,8 @@ pub fn optimal_cutoffs_pair(
 ) -> Result<(Optimum, Optimum), PolicyError> {
     let c = Certify::with_bits(0, bits);
     let both = optimal_cutoffs_certified(dist, load, hosts, policy, metric, &c)?;
+    let value = crate::num::certify::certify_pair(&both.lo.eval.value, &both.hi.eval.value, 1);
+    both.guard_range("optimum", [&value], [])?;
     Ok((both.lo, both.hi))
 }
 
@@ -477,8 +498,10 @@ pub fn optimal_cutoffs_certified(
     if hosts < 1 {
         return Err(PolicyError::BadHosts(hosts));
     }
+    tags_limit_first(dist, load, hosts, policy)?;
+    super::budget::check_optimize_hosts(hosts, certify.bits().1)?;
     let starts = starts_for(dist, load, hosts, policy, metric)?;
-    certify.run_from(
+    let mut both = certify.run_from(
         |bits| {
             let d = dist.build(bits)?;
             Ok(best_of(d.as_ref(), load, hosts, policy, metric, &starts)?.0)
@@ -496,7 +519,140 @@ pub fn optimal_cutoffs_certified(
                 a.hessian.as_ref(),
             )
         },
-    )
+    )?;
+    certify_idle(
+        dist, load, hosts, policy, metric, certify, &starts, &mut both,
+    )?;
+    Ok(both)
+}
+
+/// Certifies the idle hosts of an optimum (issue 14, item 5). The certifying run starts
+/// from the working run's optimum, so it inherits its idle count; whether a host is idle is
+/// part of the argmin and may be an artefact of the working precision (a host whose load
+/// is 1e-33 improves the mean by less than the working precision resolves). When the
+/// working run leaves hosts idle, the certifying precision searches again from every start
+/// on its own: if it uses a different number of hosts, that optimum becomes the certifying
+/// run (so every number the two disagree on loses its digits) and the idle count is
+/// `undetermined`; "idle" is printed only when both precisions, each searching, agree.
+#[allow(clippy::too_many_arguments)]
+fn certify_idle(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    certify: &Certify,
+    starts: &[Start],
+    both: &mut AtBoth<Optimum>,
+) -> Result<(), PolicyError> {
+    if both.lo.idle_hosts == 0 && both.hi.idle_hosts == 0 {
+        return Ok(());
+    }
+    if matches!(policy, OptPolicy::SitaE | OptPolicy::TagsMinmax) {
+        // Their cutoffs are roots of equations, not an argmin: the idle count is theirs.
+        return Ok(());
+    }
+    let hi_bits = certify.bits().1;
+    let (fresh, _) = Certify::with_bits(0, (hi_bits, hi_bits))
+        .run(|bits| {
+            let d = dist.build(bits)?;
+            best_of(d.as_ref(), load, hosts, policy, metric, starts)
+        })?
+        .hi;
+    if fresh.idle_hosts != both.lo.idle_hosts || both.hi.idle_hosts != both.lo.idle_hosts {
+        both.hi = fresh;
+        both.lo.idle_undetermined = true;
+        both.hi.idle_undetermined = true;
+        return Ok(());
+    }
+    // Both searches agree; still, one more busy host (its cutoff anywhere above the last
+    // busy one, the others kept) may lower the mean by less than the working precision
+    // resolves. Scanned at both precisions: a visible gain at either makes the count
+    // undetermined.
+    // The scan runs far above both precisions, at the certifying run's cutoffs: whether a
+    // further host lowers the mean at fixed cutoffs does not depend on the cutoffs' last
+    // digits, and a gain below both runs' resolution is still seen (issue 14's Pareto case:
+    // idle at 18 digits, a gain at 36).
+    let scan_bits = hi_bits.saturating_mul(EXTRA_HOST_SCAN_PRECISION);
+    let d = dist.build(scan_bits)?;
+    let gains = extra_host_gains(d.as_ref(), policy, metric, &both.hi)?;
+    both.lo.idle_undetermined = gains;
+    both.hi.idle_undetermined = gains;
+    Ok(())
+}
+
+/// The idle scan's precision, as a multiple of the certifying one.
+pub const EXTRA_HOST_SCAN_PRECISION: u32 = 4;
+/// Most cutoffs [`extra_host_gains`] tries for the extra host.
+pub const EXTRA_HOST_SCAN_POINTS: usize = 400;
+/// Bits below the working precision's resolution of the mean at which the scan stops: the
+/// jobs above s carry λ M_2(s, top) < J·2^−(bits + this), which no host term can resolve.
+pub const EXTRA_HOST_STOP_BITS: i32 = 16;
+
+/// Whether one more busy host, with its cutoff s on a geometric scan above the last busy
+/// cutoff of `o` (the other cutoffs kept), gives a computed mean below that of `o`'s busy
+/// cutoffs, both evaluated at `d`'s precision, by any amount: "idle" is printed only when no such placement lowers the mean
+/// (a lower value that is rounding makes the count undetermined, never a wrong "idle").
+/// The scan doubles s (or takes [`EXTRA_HOST_SCAN_POINTS`] geometric steps to a finite
+/// top) and stops where λ M_2(s, top), which bounds what moving the jobs above s can save,
+/// is below the resolution ([`EXTRA_HOST_STOP_BITS`]).
+fn extra_host_gains(
+    d: &dyn JobSize,
+    policy: OptPolicy,
+    metric: Metric,
+    o: &Optimum,
+) -> Result<bool, PolicyError> {
+    if o.idle_hosts == 0 {
+        return Ok(false);
+    }
+    let bits = d.prec();
+    let busy: Vec<Float> = o
+        .cutoffs_free()
+        .iter()
+        .map(|c| Float::with_val(bits, c))
+        .collect();
+    let used = busy.len() + 1;
+    let lambda = Float::with_val(bits, &o.lambda);
+    let here = evaluate(policy.routing(), d, &lambda, used, &busy, metric)?;
+    let j = &here.value;
+    if !here.stable || !j.is_finite() || *j <= 0 {
+        return Ok(false);
+    }
+    // Below j·2^−(bits + EXTRA_HOST_STOP_BITS) the extra host cannot move the computed mean.
+    let tiny = Float::with_val(bits, j) >> (bits as i32 + EXTRA_HOST_STOP_BITS);
+    let top = d.upper();
+    let start = busy.last().cloned().unwrap_or_else(|| d.lower());
+    let start = if start > 0 {
+        start
+    } else {
+        Float::with_val(bits, 1)
+    };
+    let ratio = if top.is_finite() {
+        let r = Float::with_val(bits, &top / &start);
+        let step = r.ln().to_f64() / EXTRA_HOST_SCAN_POINTS as f64;
+        Float::with_val(bits, step.max(std::f64::consts::LN_2)).exp()
+    } else {
+        Float::with_val(bits, 2)
+    };
+    let mut s = Float::with_val(bits, &start * &ratio);
+    for _ in 0..EXTRA_HOST_SCAN_POINTS * 10 {
+        if s >= top || !s.is_finite() {
+            break;
+        }
+        let m2 = d.partial_moment(2, &s, &top)?;
+        if Float::with_val(bits, &m2 * &lambda) < tiny {
+            break;
+        }
+        let mut cuts = busy.clone();
+        cuts.push(s.clone());
+        if let Ok(e) = evaluate(policy.routing(), d, &lambda, used + 1, &cuts, metric) {
+            if e.stable && e.value.is_finite() && e.value < *j {
+                return Ok(true);
+            }
+        }
+        s *= &ratio;
+    }
+    Ok(false)
 }
 
 fn starts_for(
@@ -525,6 +681,8 @@ pub fn optimal_cutoffs(
     if hosts < 1 {
         return Err(PolicyError::BadHosts(hosts));
     }
+    tags_limit_first(dist, load, hosts, policy)?;
+    super::budget::check_optimize_hosts(hosts, crate::num::working_bits(digits))?;
     let starts = starts_for(dist, load, hosts, policy, metric)?;
     Ok(best_of(
         dist.build(crate::num::working_bits(digits))?.as_ref(),

@@ -20,12 +20,37 @@ pub fn check_tags_stable(
     rho: &Float,
     hosts: usize,
 ) -> Result<(), PolicyError> {
-    if hosts > 1 && !greedy(dist, lambda, hosts)?.stable() {
+    if hosts < 2 {
+        return Ok(());
+    }
+    check_below_limit(dist, lambda, rho)?;
+    if !greedy(dist, lambda, hosts)?.stable() {
         let t = tags_threshold(dist, Some(hosts))?;
         return Err(PolicyError::BadLoad(format!(
             "total load ρ = {} is at or above the TAGS stability threshold ρ*(F, {hosts}) = {}: no cutoffs are stable",
             show(rho),
             show(&t.load)
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses a TAGS load at or above ρ*(F, ∞) = E[X] / sup_x x F̄(x): since ρ*(F, h) < ρ*(F, ∞)
+/// for every h, no cutoffs are stable for any host count, and the refusal needs neither the
+/// greedy construction nor ρ*(F, h) (seconds at h = 300, minutes at h = 10^6; issue 14,
+/// item 6).
+pub fn check_below_limit(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    rho: &Float,
+) -> Result<(), PolicyError> {
+    let (_, sup) = dist.sup_x_tail()?;
+    if sup > 0 && Float::with_val(dist.prec(), lambda * &sup) >= 1 {
+        let limit = Float::with_val(dist.prec(), dist.mean()? / &sup);
+        return Err(PolicyError::BadLoad(format!(
+            "total load ρ = {} is at or above ρ*(F, ∞) = E[X] / sup_x x F̄(x) = {}, above the TAGS stability threshold of every host count: no cutoffs are stable",
+            show(rho),
+            show(&limit)
         )));
     }
     Ok(())
@@ -68,6 +93,12 @@ pub fn greedy(dist: &dyn JobSize, lambda: &Float, hosts: usize) -> Result<Greedy
         return Err(PolicyError::BadHosts(hosts));
     }
     let bits = dist.prec();
+    crate::policy::budget::check_hosts(
+        "the greedy TAGS construction",
+        hosts,
+        "one cutoff per host",
+        |h| (h as u64).saturating_mul(crate::policy::budget::float_bytes(bits)),
+    )?;
     let top = dist.upper();
     let lo_open = dist.lower_open();
     let mut cutoffs: Vec<Float> = Vec::with_capacity(hosts - 1);

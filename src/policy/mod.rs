@@ -5,6 +5,7 @@
 //! (s_{i−1}, s_i), so the optimiser can treat the cutoffs as a chain; the term is defined
 //! once, in [`host_term`], for every evaluator.
 
+pub mod budget;
 pub mod host_term;
 pub mod lwl;
 pub mod mmh;
@@ -41,6 +42,9 @@ pub enum PolicyError {
         /// The infinite moment.
         source: DistError,
     },
+    /// A request whose planned allocation exceeds a limit (what, the need, the limit).
+    #[error("too large: {0}")]
+    TooLarge(String),
     /// A distribution error.
     #[error(transparent)]
     Dist(#[from] DistError),
@@ -73,6 +77,7 @@ impl crate::error::Classify for PolicyError {
             PolicyError::BadCutoffs(_)
             | PolicyError::BadLoad(_)
             | PolicyError::BadHosts(_)
+            | PolicyError::TooLarge(_)
             | PolicyError::InfiniteMetric { .. } => ErrorKind::Input,
         }
     }
@@ -269,6 +274,7 @@ pub fn evaluate(
     cutoffs: &[Float],
     metric: Metric,
 ) -> Result<Evaluation, PolicyError> {
+    budget::check_eval_hosts(hosts, dist.prec())?;
     match policy {
         PolicyKind::Sita => {
             sita::evaluate(dist, lambda, &full_cutoffs(dist, hosts, cutoffs)?, metric)

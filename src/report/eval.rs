@@ -108,6 +108,14 @@ pub fn eval_certified(req: &EvalRequest) -> Result<EvalReport, PolicyError> {
         stable: both.hi.eval.stable,
         digits: 0,
     };
+    both.guard_range(
+        "eval",
+        [&rep.lambda, &rep.load, &rep.value, &rep.queueing],
+        rep.host_loads
+            .iter()
+            .chain(&rep.host_waiting)
+            .chain(&rep.cutoffs),
+    )?;
     let all = [
         &rep.lambda,
         &rep.load,

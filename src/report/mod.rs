@@ -64,6 +64,31 @@ pub struct PolicyKeys<'a> {
 #[derive(Debug, Clone, Default)]
 pub struct Record {
     fields: Vec<(String, Value)>,
+    /// Keys added as certified numbers (their `inf`/`nan` texts become JSON `null`).
+    numeric: Vec<String>,
+}
+
+/// The note added to a JSON record in which an infinite value became `null`.
+pub const NULL_NOTE: &str = "null stands for an infinite value (the top of an unbounded support as an idle host's cutoff, or the mean of a host with load >= 1): no JSON number is infinite";
+
+/// A certified text as JSON: a decimal string, or `null` for a value that is not finite.
+fn json_number(v: &Value) -> (Value, bool) {
+    match v {
+        Value::String(s) if matches!(s.as_str(), "inf" | "-inf" | "nan") => (Value::Null, true),
+        Value::Array(a) => {
+            let mut any = false;
+            let out = a
+                .iter()
+                .map(|x| {
+                    let (y, n) = json_number(x);
+                    any |= n;
+                    y
+                })
+                .collect();
+            (Value::Array(out), any)
+        }
+        other => (other.clone(), false),
+    }
 }
 
 impl Record {
@@ -107,13 +132,32 @@ impl Record {
     }
     /// Adds a certified number (a decimal string).
     pub fn num(&mut self, k: &str, v: &Certified) -> &mut Self {
+        self.numeric.push(k.to_string());
         self.text(k, v.text.clone())
     }
     /// Adds a list of certified numbers.
     pub fn nums(&mut self, k: &str, v: &[Certified]) -> &mut Self {
+        self.numeric.push(k.to_string());
         self.fields.push((
             k.to_string(),
             Value::Array(v.iter().map(|c| Value::String(c.text.clone())).collect()),
+        ));
+        self
+    }
+    /// Adds a `null` (a value that does not exist; a `<key>_note` should say why).
+    pub fn null(&mut self, k: &str) -> &mut Self {
+        self.fields.push((k.to_string(), Value::Null));
+        self
+    }
+    /// Adds a list of strings, `null` where there is none.
+    pub fn opt_texts(&mut self, k: &str, v: &[Option<String>]) -> &mut Self {
+        self.fields.push((
+            k.to_string(),
+            Value::Array(
+                v.iter()
+                    .map(|c| c.clone().map_or(Value::Null, Value::String))
+                    .collect(),
+            ),
         ));
         self
     }
@@ -143,11 +187,25 @@ impl Record {
         self.fields.push((k.to_string(), v));
         self
     }
-    /// One JSON object, keys in insertion order.
+    /// One JSON object, keys in insertion order. A certified number that is infinite is
+    /// `null` (with [`NULL_NOTE`] under `null_note`): no JSON number is ever infinite.
     pub fn to_json(&self) -> String {
         let mut m = Map::new();
+        let mut nulls = false;
         for (k, v) in &self.fields {
-            m.insert(k.clone(), v.clone());
+            if self.numeric.contains(k) {
+                let (j, n) = json_number(v);
+                nulls |= n;
+                m.insert(k.clone(), j);
+            } else {
+                m.insert(k.clone(), v.clone());
+            }
+        }
+        if nulls && !m.contains_key("null_note") {
+            m.insert(
+                "null_note".to_string(),
+                Value::String(NULL_NOTE.to_string()),
+            );
         }
         Value::Object(m).to_string()
     }

@@ -43,6 +43,9 @@ pub struct OptimizeReport {
     pub max_queue: Option<Certified>,
     /// Idle hosts.
     pub idle_hosts: usize,
+    /// The idle count is not certified: the two precisions, each searching, use
+    /// `idle_counts` (working, certifying) idle hosts.
+    pub idle_undetermined: Option<(usize, usize)>,
     /// Stable.
     pub stable: bool,
     /// Fewest certified digits.
@@ -97,8 +100,12 @@ pub fn optimize_certified(req: &OptimizeRequest) -> Result<OptimizeReport, Polic
         optimal_cutoffs_certified(req.dist, &req.load, req.hosts, req.policy, req.metric, &c)?;
     let w = c.wanted();
     let (a, b) = (&both.lo, &both.hi);
-    let same_shape = a.cutoffs.len() == b.cutoffs.len() && a.idle_hosts == b.idle_hosts;
-    // Runs that disagree on which hosts are idle do not determine any cutoff.
+    // Runs that disagree on which hosts are idle do not determine any cutoff, unless the
+    // disagreement was found by the idle certification: then the certifying run searched
+    // on its own, and each cutoff is certified where the two optima agree (a cutoff at
+    // the top in one and finite in the other is undetermined).
+    let same_shape =
+        a.cutoffs.len() == b.cutoffs.len() && (a.idle_hosts == b.idle_hosts || a.idle_undetermined);
     let cutoffs = if same_shape {
         certify_cutoffs(a, b, w)
     } else {
@@ -117,9 +124,30 @@ pub fn optimize_certified(req: &OptimizeRequest) -> Result<OptimizeReport, Polic
             _ => None,
         },
         idle_hosts: b.idle_hosts,
+        idle_undetermined: a.idle_undetermined.then_some((a.idle_hosts, b.idle_hosts)),
         stable: b.eval.stable,
         digits: 0,
     };
+    // Hosts whose idleness is not certified: their cutoffs (the top) and loads (0) are not
+    // certified either.
+    let mut rep = rep;
+    if rep.idle_undetermined.is_some() {
+        let idle = a.idle_hosts.max(b.idle_hosts);
+        let h = rep.host_loads.len();
+        for c in rep.cutoffs.iter_mut().skip(h.saturating_sub(1 + idle)) {
+            *c = undetermined();
+        }
+        for l in rep.host_loads.iter_mut().skip(h.saturating_sub(idle)) {
+            *l = undetermined();
+        }
+    }
+    both.guard_range(
+        "optimize",
+        [&rep.lambda, &rep.load, &rep.value, &rep.queueing]
+            .into_iter()
+            .chain(rep.max_queue.as_ref()),
+        rep.host_loads.iter(),
+    )?;
     let all = [
         &rep.lambda,
         &rep.load,
@@ -152,8 +180,11 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
         wasted: &r.wasted,
         stable: r.stable,
         digits: r.digits,
-    })
-    .int("idle_hosts", r.idle_hosts as u64);
+    });
+    match r.idle_undetermined {
+        None => rec.int("idle_hosts", r.idle_hosts as u64),
+        Some(_) => rec.text("idle_hosts", UNDETERMINED),
+    };
     if let Some(m) = &r.max_queue {
         rec.num("max_queue_length", m);
     }
@@ -186,7 +217,12 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
             req.metric.name()
         ));
     }
-    if r.idle_hosts > 0 {
+    if let Some((lo, hi)) = r.idle_undetermined {
+        notes.push(format!(
+            "how many hosts are idle is undetermined ({lo} idle at the working precision, {hi} at the certifying one): one more busy host, its cutoff above the last busy one, lowers the computed {} (by less than the printed digits resolve: ask for more --digits); the idle hosts' cutoffs and loads are not certified",
+            req.metric.name()
+        ));
+    } else if r.idle_hosts > 0 {
         notes.push(format!(
             "{} trailing host(s) idle: fewer hosts do better here",
             r.idle_hosts
@@ -211,6 +247,7 @@ mod tests {
         Optimum {
             cutoffs: vec![x],
             idle_hosts: 0,
+            idle_undetermined: false,
             eval: Evaluation {
                 host_loads: vec![],
                 stable: true,

@@ -74,18 +74,23 @@ pub fn estimate(rec: &mut Record, key: &str, e: &Estimate) {
 
 /// Adds a vector of estimates as `key[]` and `key_half_width[]`.
 pub fn estimate_vector(rec: &mut Record, key: &str, es: &[Estimate]) {
-    rec.texts(
-        key,
-        &es.iter()
-            .map(|e| sci(e.mean, MEAN_DIGITS))
-            .collect::<Vec<_>>(),
-    )
-    .texts(
-        &format!("{key}_half_width"),
-        &es.iter()
-            .map(|e| sci(e.half_width, HALF_WIDTH_DIGITS))
-            .collect::<Vec<_>>(),
-    );
+    // A host seen in one replication has no finite half-width: `null`, with a note (issue
+    // 14, item 4; found again by the property tier).
+    let fin = |x: f64, d| x.is_finite().then(|| sci(x, d));
+    let means: Vec<Option<String>> = es.iter().map(|e| fin(e.mean, MEAN_DIGITS)).collect();
+    let hws: Vec<Option<String>> = es
+        .iter()
+        .map(|e| fin(e.half_width, HALF_WIDTH_DIGITS))
+        .collect();
+    let nulls = means.iter().chain(&hws).any(Option::is_none);
+    rec.opt_texts(key, &means)
+        .opt_texts(&format!("{key}_half_width"), &hws);
+    if nulls {
+        rec.text(
+            &format!("{key}_note"),
+            "null: no finite value (a host seen in fewer than two replications has no half-width)",
+        );
+    }
 }
 
 /// The scalar estimate `name`, or an internal error naming it.
@@ -97,16 +102,19 @@ pub fn scalar(estimates: &Estimates, name: &str) -> Result<Estimate, SimError> {
 }
 
 /// z = (estimate − value)/half-width, as printed: n/a when the value is infinite.
-fn z_text(e: &Estimate, value: f64) -> String {
-    sci(
-        if value.is_finite() {
-            e.z(value)
-        } else {
-            f64::NAN
-        },
-        MEAN_DIGITS,
-    )
+fn z_text(e: &Estimate, value: f64) -> Option<String> {
+    // A zero half-width (equal replications) or an infinite analytic value has no finite
+    // z-score: `null`, with `z_note` (issue 14, item 4; found again by the property tier).
+    let z = if value.is_finite() {
+        e.z(value)
+    } else {
+        f64::NAN
+    };
+    z.is_finite().then(|| sci(z, MEAN_DIGITS))
 }
+
+/// Why a z-score is `null`.
+pub const Z_NOTE: &str = "null: no finite z-score (a half-width of 0, when the replications agree or too few saw the host, or an infinite analytic value)";
 
 /// The record of `taskassign simulate` (the keys of its contract, in order) for the request
 /// `req`, resolved as `prep` and simulated as `res`.
@@ -157,21 +165,31 @@ pub fn simulate_record(
     estimate_vector(&mut rec, names::HOST_WAITING, &host_waiting);
     let mut notes = prep.notes.clone();
     if let Some(an) = &prep.analytic {
-        rec.text("analytic_waiting", sci(an.waiting, MEAN_DIGITS))
-            .text("z", z_text(&waiting, an.waiting))
-            .text("analytic_source", an.source);
+        rec.text("analytic_waiting", sci(an.waiting, MEAN_DIGITS));
+        let mut z_null = false;
+        match z_text(&waiting, an.waiting) {
+            Some(z) => rec.text("z", z),
+            None => {
+                z_null = true;
+                rec.null("z")
+            }
+        };
+        rec.text("analytic_source", an.source);
         if let Some(hw) = &an.host_waiting {
             rec.texts(
                 "analytic_host_waiting",
                 &hw.iter().map(|x| sci(*x, MEAN_DIGITS)).collect::<Vec<_>>(),
-            )
-            .texts(
-                "host_z",
-                &hw.iter()
-                    .zip(&host_waiting)
-                    .map(|(x, e)| z_text(e, *x))
-                    .collect::<Vec<_>>(),
             );
+            let zs: Vec<Option<String>> = hw
+                .iter()
+                .zip(&host_waiting)
+                .map(|(x, e)| z_text(e, *x))
+                .collect();
+            z_null |= zs.iter().any(Option::is_none);
+            rec.opt_texts("host_z", &zs);
+        }
+        if z_null {
+            rec.text("z_note", Z_NOTE);
         }
     }
     rec.flag("heavy_tail_warning", res.heavy_tail.warned());

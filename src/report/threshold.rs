@@ -45,6 +45,11 @@ pub fn threshold_certified(
         (Some(a), Some(b)) => Some(certify_pair(a, b, digits)),
         _ => None,
     };
+    both.guard_range(
+        "threshold",
+        [&load, &lambda],
+        cutoffs.iter().chain(argmax.as_ref()),
+    )?;
     let d = min_digits([&load, &lambda].into_iter().chain(cutoffs.iter()), digits);
     Ok(ThresholdReport {
         load,

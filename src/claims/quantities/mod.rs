@@ -92,6 +92,13 @@ where
             let d = spec.build(b)?;
             f(d.as_ref(), &s)
         })?;
+        // A quantity computed while a run left MPFR's exponent range, and that came out
+        // 0, ∞ or NaN, is out of range, not a number (issue 14, item 1).
+        both.guard_range(
+            what,
+            [&crate::num::certify::certify_pair(&both.lo, &both.hi, 1)],
+            [],
+        )?;
         Ok(Pair::new(both.lo, both.hi))
     })?;
     Ok(r.as_ref().clone())

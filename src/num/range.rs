@@ -1,0 +1,112 @@
+//! MPFR's exponent range: a computation whose intermediate results leave it (an overflow
+//! to infinity, or an underflow to zero, of a quantity that is finite and nonzero) must not
+//! print what it computed. MPFR raises a flag, per thread, whenever a result overflowed or
+//! underflowed; [`watch`] clears the flags, runs a computation and returns the flags it
+//! raised, and [`crate::num::certify::AtBoth::guard_range`] turns a flag beside a result
+//! that shows it (a rate or mean that came out 0, ∞ or undetermined) into
+//! [`NumError::OutOfRange`] (exit 3).
+//!
+//! The range is MPFR's default (binary exponents within ±(2^30 − 1), decimal magnitudes
+//! within about 10^±323 228 496). `rug` reads exponents as `i32`, so the range cannot be
+//! widened by more than a factor of two without breaking `rug`; an out-of-range quantity is
+//! an error, never a number.
+//!
+//! [`crate::num::certify::Certify`] watches both of its runs, so every certified result of
+//! the crate carries its flags.
+
+use super::NumError;
+use gmp_mpfr_sys::mpfr;
+
+/// The flags a computation raised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Flags {
+    /// A result was too large in magnitude and became ±∞.
+    pub overflow: bool,
+    /// A result was too small in magnitude and became zero (or lost precision).
+    pub underflow: bool,
+}
+
+impl Flags {
+    /// Either's flags.
+    pub fn or(self, o: Flags) -> Flags {
+        Flags {
+            overflow: self.overflow || o.overflow,
+            underflow: self.underflow || o.underflow,
+        }
+    }
+}
+
+/// Clears MPFR's overflow and underflow flags of the current thread.
+pub fn clear() {
+    // SAFETY: mpfr_clear_underflow/overflow only reset the calling thread's flag word.
+    unsafe {
+        mpfr::clear_underflow();
+        mpfr::clear_overflow();
+    }
+}
+
+/// Reads MPFR's overflow and underflow flags of the current thread.
+pub fn flags() -> Flags {
+    // SAFETY: mpfr_overflow_p/underflow_p only read the calling thread's flag word.
+    unsafe {
+        Flags {
+            overflow: mpfr::overflow_p() != 0,
+            underflow: mpfr::underflow_p() != 0,
+        }
+    }
+}
+
+/// The error for a computation that left the exponent range.
+pub fn out_of_range(what: &str, f: Flags) -> NumError {
+    let how = match (f.overflow, f.underflow) {
+        (true, true) => "overflowed and underflowed",
+        (true, false) => "overflowed",
+        _ => "underflowed",
+    };
+    NumError::OutOfRange {
+        what: what.to_string(),
+        how: how.to_string(),
+    }
+}
+
+/// Runs `f` with the flags cleared and returns its result with the flags it raised.
+/// (The flags are per thread: work `f` hands to other threads is not seen.)
+pub fn watch<T>(f: impl FnOnce() -> T) -> (T, Flags) {
+    clear();
+    let r = f();
+    (r, flags())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rug::ops::Pow;
+    use rug::Float;
+
+    #[test]
+    fn overflow_is_seen() {
+        // 10^(10^9) exceeds MPFR's default range (10^±323 228 496): the flag must be raised.
+        let (x, f) = watch(|| Float::with_val(64, 10).pow(1_000_000_000u32));
+        assert!(x.is_infinite());
+        assert!(f.overflow);
+    }
+
+    #[test]
+    fn underflow_is_seen() {
+        // e^(−10^10) ≈ 10^(−4.34e9), below the range: rounds to zero with the flag raised.
+        let (x, f) = watch(|| Float::with_val(64, -1e10).exp());
+        assert!(x.is_zero());
+        assert!(f.underflow && !f.overflow);
+    }
+
+    #[test]
+    fn ordinary_work_raises_nothing() {
+        // 2^1000 · 2^(−1000) = 1 and 1/0 = ∞ (a division by zero, not an overflow).
+        let (_, f) = watch(|| {
+            let a = Float::with_val(64, 2).pow(1000u32);
+            let b = Float::with_val(64, 1) / Float::with_val(64, 0);
+            (a, b)
+        });
+        assert_eq!(f, Flags::default());
+    }
+}
