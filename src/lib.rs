@@ -17,6 +17,7 @@ pub mod optimize;
 pub mod policy;
 pub mod report;
 pub mod sim;
+pub mod sweep;
 
 pub use error::{Error, ErrorKind};
 
