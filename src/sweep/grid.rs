@@ -53,6 +53,10 @@ pub const MAX_AXIS_VALUES: usize = 10_000_000;
 pub const MAX_POINTS: usize = 10_000_000;
 /// Most shards a sweep may be cut into.
 pub const MAX_SHARDS: u64 = 1_000_000;
+/// Options left out of the canonical string: by the command-line contract they do not
+/// change a result (ARCHITECTURE.md, "Numbers": identical numbers for any thread count),
+/// so a shard rerun with another thread count keeps its keys and its bytes.
+pub const NOT_IN_KEY: &[&str] = &["threads"];
 /// The first line of every canonical string: the version of the key's definition.
 /// Changing how canonical strings are written changes every key; bump it then.
 pub const CANONICAL_VERSION: &str = "taskassign sweep point v1";
@@ -811,7 +815,7 @@ impl Grid {
 
     /// The point's canonical string, whose SHA-256 is its key: [`CANONICAL_VERSION`],
     /// then for a command `command WORDS` and one `--name=value` (or `--name`) line per
-    /// option sorted by name, templates filled; for a quantity, the expression, the
+    /// option sorted by name, templates filled (less [`NOT_IN_KEY`]); for a quantity, the expression, the
     /// setup and the variables (see [`super::quantity::QuantityDef::canonical`]).
     pub fn canonical(&self, p: &Point) -> String {
         let vals = self.values(p);
@@ -824,6 +828,9 @@ impl Grid {
                 s.push_str(&words.join(" "));
                 s.push('\n');
                 for o in options {
+                    if NOT_IN_KEY.contains(&o.name.as_str()) {
+                        continue;
+                    }
                     match &o.value {
                         OptValue::Flag(false) => continue,
                         OptValue::Flag(true) => {
