@@ -1,7 +1,9 @@
 //! The claims engine: extrapolation on synthetic sequences, every relation kind of the
 //! shipped catalogue can fail, malformed claim files are rejected with file, line and key.
 
-use assert_cmd::Command;
+mod common;
+use common::taskassign;
+
 use rug::Float;
 use std::path::{Path, PathBuf};
 use taskassign::claims::compile::compile;
@@ -212,10 +214,6 @@ fn write_tmp(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).expect("write temp claim");
     p
-}
-
-fn taskassign() -> Command {
-    Command::cargo_bin("taskassign").expect("binary")
 }
 
 #[test]

@@ -7,16 +7,14 @@
 //!   scientific notation.
 //! * End-to-end values checked against independent closed forms (sources in comments).
 
-use assert_cmd::Command;
+mod common;
+use common::{is_sci, taskassign};
+
 use serde_json::Value;
 use std::path::PathBuf;
-use std::time::Duration;
 
 /// Exit status for bad input (DESIGN.md, "The command line": "exit status 2").
 const EXIT_BAD_INPUT: i32 = 2;
-
-/// Longest any single invocation may take (they all take well under a second).
-const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Relative tolerance when a printed value is compared with an `f64` closed form.
 const F64_REL_TOL: f64 = 1e-12;
@@ -26,12 +24,6 @@ const THRESHOLD_DIGITS_SHOWN: usize = 5;
 
 /// Bisection steps for the f64 root in [`exp_two_host_threshold`] (2^-100 ≪ f64 epsilon).
 const BISECTION_STEPS: usize = 100;
-
-fn taskassign() -> Command {
-    let mut c = Command::cargo_bin("taskassign").expect("binary taskassign is built");
-    c.timeout(RUN_TIMEOUT);
-    c
-}
 
 /// Runs the binary, asserts success and returns stdout.
 fn run_ok(args: &[&str]) -> String {
@@ -92,28 +84,6 @@ fn expect_bad(args: &[&str], needles: &[&str]) -> String {
         );
     }
     line.to_string()
-}
-
-/// `d.ddd…eX` / `-d.ddd…eX` with a nonzero leading digit (DESIGN.md, JSON output: "every
-/// real number is a decimal string in scientific notation").
-fn is_sci(s: &str) -> bool {
-    let s = s.strip_prefix('-').unwrap_or(s);
-    let Some((mant, exp)) = s.split_once('e') else {
-        return false;
-    };
-    let exp = exp.strip_prefix('-').unwrap_or(exp);
-    if exp.is_empty() || !exp.bytes().all(|b| b.is_ascii_digit()) {
-        return false;
-    }
-    let mut chars = mant.chars();
-    if !matches!(chars.next(), Some('1'..='9')) {
-        return false;
-    }
-    let rest = chars.as_str();
-    rest.is_empty()
-        || rest
-            .strip_prefix('.')
-            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Asserts that `obj[key]` is a string in scientific notation and returns it.

@@ -16,9 +16,12 @@
 //! to `ln_partial_moment_f64` (and likewise b), so both sides integrate over the same
 //! interval and the comparison is exp-free on the f64 side.
 
+mod common;
+use common::build;
+
 use rug::float::Special;
 use rug::Float;
-use taskassign::dist::{DistError, DistFactory, DistSpec, JobSize};
+use taskassign::dist::{DistError, JobSize};
 use taskassign::num::show;
 
 /// Precision of the MPFR reference (and of the distributions it comes from).
@@ -36,13 +39,6 @@ const REL_TOL: f64 = 1e-15;
 /// e^(t_j ln(b/a)) from another order's exponential (source: error analysis in the doc of
 /// `power_law_moments`, src/dist/bounded_pareto.rs).
 const AGREE_SLACK_BITS: u32 = 8;
-
-fn build(spec: &str, bits: u32) -> Box<dyn JobSize> {
-    DistSpec::parse(spec)
-        .unwrap_or_else(|e| panic!("{spec}: {e}"))
-        .build(bits)
-        .unwrap_or_else(|e| panic!("{spec}: {e}"))
-}
 
 /// e^l at the reference precision (0 for l = −∞, +∞ for l = +∞).
 fn point(l: f64) -> Float {

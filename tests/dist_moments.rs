@@ -8,11 +8,14 @@
 //! - the same moments at two precisions agree to the lower one's bits;
 //! - a Kolmogorov–Smirnov test of each f64 sampler against the distribution's CDF.
 
+mod common;
+use common::build;
+
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::float::{Constant, Special};
 use rug::{Float, Integer};
-use taskassign::dist::{DistError, DistFactory, DistSpec, JobSize};
+use taskassign::dist::{DistError, JobSize};
 use taskassign::num::{parse_decimal, quad, show};
 
 /// The two precisions every family is checked at.
@@ -38,10 +41,6 @@ const CUTS: [&str; 10] = [
 
 fn inf(bits: u32) -> Float {
     Float::with_val(bits, Special::Infinity)
-}
-
-fn build(spec: &str, bits: u32) -> Box<dyn JobSize> {
-    DistSpec::parse(spec).unwrap().build(bits).unwrap()
 }
 
 /// |x − y| ≤ abs + 2^-(bits − REL_SLACK_BITS)·|y|

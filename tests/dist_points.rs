@@ -12,10 +12,13 @@
 //! rounded factors, the guarded logarithms add less than 2^−8 ulp, and the one subtraction
 //! ((b/a)^t − 1 with |t ln(b/a)| ≥ ½) amplifies by at most 2.6, about 20 ulps in all.
 
+mod common;
+use common::build;
+
 use rug::Float;
 use taskassign::dist::bounded_pareto::BoundedPareto;
 use taskassign::dist::pareto::Pareto;
-use taskassign::dist::{DistFactory, DistSpec, JobSize};
+use taskassign::dist::JobSize;
 use taskassign::num::parse_decimal;
 use taskassign::num::show;
 
@@ -40,13 +43,6 @@ fn build_pair(spec: &str, bits: u32, ref_bits: u32) -> (Box<dyn JobSize>, Box<dy
         }
     };
     (make(bits), make(ref_bits))
-}
-
-fn build(spec: &str, bits: u32) -> Box<dyn JobSize> {
-    DistSpec::parse(spec)
-        .unwrap_or_else(|e| panic!("{spec}: {e}"))
-        .build(bits)
-        .unwrap_or_else(|e| panic!("{spec}: {e}"))
 }
 
 /// |x − r| ≤ tol·|r| (both zero, or both the same infinity, also pass); returns the

@@ -217,7 +217,7 @@ fn f64_brent_finds_the_geometric_mean_cut() {
         let d = spec(&format!("bp:k={k},p={p},alpha=1")).build(64).unwrap();
         let (lambda, _) = LoadSpec::Total(load.into()).resolve(d.as_ref(), 2).unwrap();
         let lc = LnChain::new(d.as_ref(), &lambda, ChainKind::Sita, Metric::Waiting).unwrap();
-        let g = ln_grid(&lc, 2, fast_grid_size(2));
+        let g = ln_grid(&lc, 2, fast_grid_size(2)).unwrap();
         let start = ln_grid_optima(&lc, 2, &g, false).swap_remove(0);
         let z = ln_brent(&lc, &start, &g).expect("one busy cutoff");
         assert!(

@@ -1,10 +1,10 @@
 //! `taskassign optimize` from the binary: bad input exits 2 with one line; the JSON carries
-//! the DESIGN keys; values match an independent mpmath implementation.
+//! the keys of the command-line contract; values match an independent mpmath implementation.
 
 use assert_cmd::Command;
 use serde_json::Value;
 
-/// Exit status for bad input (DESIGN.md, "The command line").
+/// Exit status for bad input (ARCHITECTURE.md, "Errors and exit statuses").
 const EXIT_BAD_INPUT: i32 = 2;
 
 fn run(args: &[&str]) -> std::process::Output {

@@ -2,14 +2,13 @@
 //! JSON keys, numbers as decimal strings in scientific notation, one-line errors with exit
 //! status 2, and output that does not depend on `--threads`.
 
-use assert_cmd::Command;
+mod common;
+use common::{is_simulated_number as is_sci, taskassign};
+
 use serde_json::{Map, Value};
-use std::time::Duration;
 
 /// Exit status for bad input (DESIGN.md).
 const EXIT_BAD_INPUT: i32 = 2;
-/// Longest any invocation may take.
-const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 /// The keys issue 5 requires, in this order, plus those added where a formula exists.
 const KEYS: &[&str] = &[
     "policy",
@@ -27,12 +26,6 @@ const KEYS: &[&str] = &[
     "slowdown_half_width",
     "host_waiting",
 ];
-
-fn taskassign() -> Command {
-    let mut c = Command::cargo_bin("taskassign").expect("binary taskassign is built");
-    c.timeout(RUN_TIMEOUT);
-    c
-}
 
 fn json(args: &[&str]) -> Map<String, Value> {
     let out = taskassign()
@@ -55,17 +48,6 @@ fn json(args: &[&str]) -> Map<String, Value> {
         Value::Object(m) => m,
         other => panic!("not an object: {other}"),
     }
-}
-
-/// A decimal string in scientific notation (d.ddd…e±X), "0", or "inf".
-fn is_sci(s: &str) -> bool {
-    if s == "0" || s == "inf" {
-        return true;
-    }
-    let Some((m, e)) = s.split_once('e') else {
-        return false;
-    };
-    m.parse::<f64>().is_ok() && e.parse::<i32>().is_ok()
 }
 
 fn num(m: &Map<String, Value>, k: &str) -> f64 {

@@ -1,8 +1,11 @@
 //! TAGS stability: exact thresholds from the papers' closed forms, the h → ∞ limit, the
 //! greedy decision against exhaustive search, and two-precision agreement.
 
+mod common;
+use common::build;
+
 use rug::Float;
-use taskassign::dist::{DistFactory, DistSpec, JobSize};
+use taskassign::dist::{DistSpec, JobSize};
 use taskassign::num::parse_decimal;
 use taskassign::optimize::threshold::{greedy, tags_threshold};
 use taskassign::policy::tags::host_load;
@@ -13,10 +16,6 @@ const BITS: u32 = 160;
 /// Relative tolerance for exact thresholds: 1e-40 (160 bits ≈ 48 digits, the root finder
 /// stops within 2^-(160-2) relative).
 const EXACT_TOL: f64 = 1e-40;
-
-fn build(spec: &str, bits: u32) -> Box<dyn JobSize> {
-    DistSpec::parse(spec).unwrap().build(bits).unwrap()
-}
 
 fn rel_err(a: &Float, b: &Float) -> f64 {
     (Float::with_val(BITS, a - b) / b).abs().to_f64()

@@ -16,7 +16,6 @@
 //! within it is INCONCLUSIVE, and so is one whose simulation raised the heavy-tail warning.
 
 pub mod compile;
-pub mod design;
 pub mod expr;
 pub mod figure;
 pub mod quantities;

@@ -1,11 +1,12 @@
 //! `taskassign design`: the fewest hosts, and their optimal cutoffs, that meet a mean
 //! waiting (or slowdown) target for SITA and for TAGS ([BD21]).
 
-use crate::claims::design::{design, Design, Target};
 use crate::dist::{DistFactory, DistSpec};
+use crate::error::Classify;
 use crate::num::check_digits;
+use crate::optimize::design::{design, Target};
 use crate::optimize::OptPolicy;
-use crate::report::Record;
+use crate::report::design::render_designs;
 use clap::{Args, ValueEnum};
 
 /// Default largest host count tried.
@@ -59,36 +60,6 @@ pub(crate) struct DesignArgs {
     format: DesignFormat,
 }
 
-fn record(dist: &str, load: &str, target: &Target, d: &Design) -> Record {
-    let mut r = Record::default();
-    r.text("policy", d.policy)
-        .text("dist", dist)
-        .text("load", load);
-    match target {
-        Target::Waiting(w) => r.text("target_waiting", w.clone()),
-        Target::Slowdown(s) => r.text("target_slowdown", s.clone()),
-    };
-    match d.hosts {
-        Some(h) => r.int("hosts", h as u64),
-        None => r.text("hosts", "none"),
-    };
-    r.nums("cutoffs", &d.cutoffs)
-        .nums("host_loads", &d.host_loads);
-    if let Some(v) = &d.value {
-        r.num("value", v);
-    }
-    let tried: Vec<String> = d
-        .attempts
-        .iter()
-        .map(|a| match &a.value {
-            Ok(v) => format!("h={}: {}", a.hosts, v.text),
-            Err(e) => format!("h={}: infeasible ({e})", a.hosts),
-        })
-        .collect();
-    r.texts("tried", &tried);
-    r
-}
-
 /// Runs `design`.
 pub(crate) fn run_design(a: DesignArgs) -> Result<String, (i32, String)> {
     let bad = |e: String| (super::EXIT_BAD_INPUT, e);
@@ -111,11 +82,11 @@ pub(crate) fn run_design(a: DesignArgs) -> Result<String, (i32, String)> {
         DesignPolicy::Tags => vec![OptPolicy::Tags],
         DesignPolicy::Both => vec![OptPolicy::Sita, OptPolicy::Tags],
     };
-    let mut out = String::new();
     let mut designs = Vec::new();
     for p in policies {
+        // Bad input exits 2, a solver that failed 3 (crate::error::ErrorKind).
         let d = design(&dist, &a.load, &target, p, max_hosts, digits)
-            .map_err(|e| bad(e.to_string()))?;
+            .map_err(|e| (e.kind().exit_code(), e.to_string()))?;
         designs.push(d);
     }
     let unmet: Vec<&str> = designs
@@ -129,22 +100,12 @@ pub(crate) fn run_design(a: DesignArgs) -> Result<String, (i32, String)> {
             unmet.join(" or ")
         )));
     }
-    match a.format {
-        DesignFormat::Json => {
-            let parts: Vec<String> = designs
-                .iter()
-                .map(|d| record(&dist.describe(), &a.load, &target, d).to_json())
-                .collect();
-            out.push_str(&format!("{{\"designs\":[{}]}}\n", parts.join(",")));
-        }
-        DesignFormat::Text => {
-            for (i, d) in designs.iter().enumerate() {
-                if i > 0 {
-                    out.push('\n');
-                }
-                out.push_str(&record(&dist.describe(), &a.load, &target, d).to_text());
-            }
-        }
-    }
-    Ok(out)
+    let json = a.format == DesignFormat::Json;
+    Ok(render_designs(
+        &dist.describe(),
+        &a.load,
+        &target,
+        &designs,
+        json,
+    ))
 }

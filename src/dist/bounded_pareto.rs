@@ -3,9 +3,11 @@
 use super::point::{ln_ratio, PowerLaw, LOG_GUARD_BITS};
 use super::ziggurat::exp1;
 use super::{
-    check_order, clip, clip_ln, f64_normal, f64_order_ok, f64_pair, fast_pow,
-    ln_power_integral_f64_lt, rel_power_integral, to_f64_param, DistError, JobSize, Point, Sampler,
+    check_order, clip, f64_order_ok, fast_pow, rel_power_integral, to_f64_param, DistError,
+    JobSize, Point, Sampler,
 };
+use crate::num::dd::{clip_ln, f64_pair};
+use crate::num::logf64::{f64_normal, ln_power_integral_f64_lt};
 use crate::num::show;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -1,11 +1,11 @@
 //! Exponential with rate μ: F̄(x) = e^(−μx).
 
-use super::{
-    check_order, clip, f64_order_ok, f64_pair, ln_gl6, ln_one_minus_exp_neg, to_f64_param,
-    DistError, JobSize, LnPoint, Sampler, F64_SERIES_EPS, F64_TINY, GL6_MAX_LOG_WIDTH,
-    GL6_MAX_VARIATION,
-};
+use super::{check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler};
+use crate::num::dd::{f64_pair, LnPoint};
+use crate::num::gauss::{ln_gl6, GL6_MAX_LOG_WIDTH, GL6_MAX_VARIATION};
+use crate::num::logf64::{interval_width, ln_one_minus_exp_neg};
 use crate::num::show;
+use crate::num::tol::{F64_SERIES_EPS, LENTZ_EPS};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::float::Special;
@@ -134,9 +134,6 @@ impl Exponential {
     }
 }
 
-/// Convergence test |Δ − 1| ≤ LENTZ_EPS of the f64 continued fractions (two ulps of 1: the
-/// factors Δ approach 1 geometrically, so the neglected ones multiply to about this much).
-pub(crate) const LENTZ_EPS: f64 = 2.0 * f64::EPSILON;
 /// Term limit of the f64 series and continued fractions (a safeguard: they converge in at
 /// most about 90 terms on the ranges where they are used).
 const F64_MAX_TERMS: usize = 500;
@@ -204,25 +201,6 @@ fn t3_series(w: f64) -> f64 {
         }
     }
     sum
-}
-
-/// ub − ua and ln(ub − ua) for the points of an interval with ln(ub/ua) = l > 0: the
-/// logarithm as ln ub + ln(1 − e^−l) (any magnitudes, no cancellation for a short
-/// interval), the value as ua·expm1(l) for a short interval and ub − ua otherwise (from the
-/// logarithm when the values underflow).
-pub(crate) fn interval_width(pa: &LnPoint, pb: &LnPoint, l: f64) -> (f64, f64) {
-    if pb.x == f64::INFINITY {
-        return (f64::INFINITY, pb.ln());
-    }
-    let ln_w = pb.ln() + ln_one_minus_exp_neg(l, l.ln());
-    let w = if pa.x < F64_TINY {
-        ln_w.exp()
-    } else if l < 1.0 {
-        pa.x * l.exp_m1()
-    } else {
-        pb.x - pa.x
-    };
-    (w, ln_w)
 }
 
 impl Exponential {

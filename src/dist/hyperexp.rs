@@ -1,7 +1,8 @@
 //! Two-phase hyperexponential: with probability p an Exp(rate1), otherwise an Exp(rate2).
 
 use super::exponential::{ExpSampler, Exponential};
-use super::{check_order, f64_normal, ln_add_exp, to_f64_param, DistError, JobSize, Sampler};
+use super::{check_order, to_f64_param, DistError, JobSize, Sampler};
+use crate::num::logf64::{f64_normal, ln_add_exp};
 use crate::num::show;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -7,10 +7,10 @@
 //! lower tails when both z < 0, so no digit is lost to Φ ≈ 1; a short interval gets
 //! log2(b/(b−a)) extra bits. MPFR's erfc is correctly rounded for every argument.
 
-use super::{
-    check_order, clip, f64_normal, f64_order_ok, ln_gl6, ln_one_minus_exp, to_f64_param, DistError,
-    JobSize, Sampler, F64_SERIES_EPS, GL6_MAX_VARIATION,
-};
+use super::{check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler};
+use crate::num::gauss::{ln_gl6, GL6_MAX_VARIATION};
+use crate::num::logf64::{f64_normal, ln_one_minus_exp};
+use crate::num::tol::F64_SERIES_EPS;
 use crate::num::{root, show, NumError};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -226,7 +226,7 @@ where
             hi: show(&hi),
         }));
     }
-    Ok(root::solve_increasing(what, &lo, &hi, |z| Ok(g(z)))?.x)
+    Ok(root::solve_increasing(what, &lo, &hi, |z| Ok::<_, NumError>(g(z)))?.x)
 }
 
 impl JobSize for LogNormal {

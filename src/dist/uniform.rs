@@ -1,9 +1,8 @@
 //! Uniform on [a, b] with 0 ≤ a < b.
 
-use super::{
-    check_order, clip, clip_ln, f64_normal, f64_order_ok, f64_pair, ln_power_integral_f64,
-    to_f64_param, DistError, JobSize, Sampler,
-};
+use super::{check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler};
+use crate::num::dd::{clip_ln, f64_pair};
+use crate::num::logf64::{f64_normal, ln_power_integral_f64};
 use crate::num::show;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;

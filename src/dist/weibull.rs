@@ -20,13 +20,15 @@
 //! Where Γ(s, y_a) − Γ(s, y_b) cancels (a short interval) the computation is repeated at
 //! log2(b/(b−a)) more bits; for y ≥ s the loss is at most that (since −d ln Γ(s,y)/dy ≥ 1/y).
 
-use super::exponential::{interval_width, LENTZ_EPS};
-use super::{
-    check_order, clip, f64_normal, f64_order_ok, f64_pair, ln_add_exp, ln_gl6, ln_one_minus_exp,
-    ln_one_minus_exp_neg, ln_power_integral_f64, to_f64_param, two_sum, DistError, JobSize,
-    LnPoint, Sampler, F64_SERIES_EPS, GL6_MAX_LOG_WIDTH, GL6_MAX_VARIATION,
+use super::{check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler};
+use crate::num::dd::{f64_pair, two_sum, LnPoint};
+use crate::num::gauss::{ln_gl6, GL6_MAX_LOG_WIDTH, GL6_MAX_VARIATION};
+use crate::num::logf64::{
+    f64_normal, interval_width, ln_add_exp, ln_one_minus_exp, ln_one_minus_exp_neg,
+    ln_power_integral_f64,
 };
 use crate::num::show;
+use crate::num::tol::{F64_SERIES_EPS, LENTZ_EPS};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::float::Special;

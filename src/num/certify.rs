@@ -191,6 +191,41 @@ impl Certify {
         let hi = f(self.bits.1)?;
         Ok(AtBoth { lo, hi })
     }
+
+    /// Runs `first` at the working precision, then `then` at the certifying one from the
+    /// first result (a computation that continues the first, such as a polish restarted
+    /// from its optimum: each still computes at its own precision, and what the start
+    /// leaves undetermined is the caller's to bound). The first error stops the run.
+    ///
+    /// ```
+    /// use rug::Float;
+    /// use taskassign::num::certify::Certify;
+    /// // Newton for √2 at the higher precision from the lower one's root.
+    /// let c = Certify::digits(30);
+    /// let newton = |x: Float| (Float::with_val(x.prec(), 2u32 / &x) + &x) / 2u32;
+    /// let both = c
+    ///     .run_from(
+    ///         |bits| Ok::<_, ()>(Float::with_val(bits, 2).sqrt()),
+    ///         |bits, lo| Ok((0..3).fold(Float::with_val(bits, lo), |x, _| newton(x))),
+    ///     )
+    ///     .unwrap();
+    /// assert_eq!(both.certify(c.wanted(), |x| x).digits, 30);
+    /// ```
+    pub fn run_from<T, E>(
+        &self,
+        first: impl FnOnce(u32) -> Result<T, E>,
+        then: impl FnOnce(u32, &T) -> Result<T, E>,
+    ) -> Result<AtBoth<T>, E> {
+        let lo = first(self.bits.0)?;
+        let hi = then(self.bits.1, &lo)?;
+        Ok(AtBoth { lo, hi })
+    }
+
+    /// A certified run at two given precisions (working, certifying) instead of those of
+    /// [`crate::num::certify_bits`] for the digits (for callers that choose them).
+    pub fn with_bits(digits: u32, bits: (u32, u32)) -> Self {
+        Certify { digits, bits }
+    }
 }
 
 /// The text printed for a value of which not even the first significant digit is certain

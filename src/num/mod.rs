@@ -1,14 +1,22 @@
-//! Numbers: working precision, decimal parsing, certified output and root finding.
+//! Numbers: working precision, decimal parsing, certified output, root finding, and the
+//! raw numerics the layers above share (golden section, Gauss–Legendre, double-double and
+//! f64 log-domain kernels).
 //!
 //! Precision is never global: every MPFR value carries its own precision, and the
 //! functions here take the precision they should produce as an argument.
 
 pub mod certify;
+pub mod dd;
 pub mod extrapolate;
+pub mod gauss;
+pub mod golden;
+pub mod logf64;
 pub mod markov;
 pub mod ode;
 pub mod quad;
+pub mod real;
 pub mod root;
+pub mod tol;
 
 use rug::Float;
 use thiserror::Error;

@@ -35,10 +35,12 @@ pub struct Root {
 
 /// Finds x in [lo, hi] with f(x) = 0 for a function with f(lo) ≤ 0 ≤ f(hi) (increasing
 /// through the root; pass `-f` for a decreasing one). `what` names the equation in errors.
-/// The result has the precision of `lo`.
-pub fn solve_increasing<F>(what: &str, lo: &Float, hi: &Float, mut f: F) -> Result<Root, NumError>
+/// The result has the precision of `lo`. `f` may fail with any error a [`NumError`]
+/// converts into (a caller's own error passes through with its type).
+pub fn solve_increasing<F, E>(what: &str, lo: &Float, hi: &Float, mut f: F) -> Result<Root, E>
 where
-    F: FnMut(&Float) -> Result<Float, NumError>,
+    F: FnMut(&Float) -> Result<Float, E>,
+    E: From<NumError>,
 {
     let bits = lo.prec();
     let mut a = Float::with_val(bits, lo);
@@ -46,7 +48,7 @@ where
     let mut fa = f(&a)?;
     let mut fb = f(&b)?;
     if fa.is_nan() || fb.is_nan() {
-        return Err(NumError::NotFinite(format!("{what} at the bracket ends")));
+        return Err(NumError::NotFinite(format!("{what} at the bracket ends")).into());
     }
     if fa.is_zero() {
         return Ok(Root {
@@ -69,7 +71,8 @@ where
             what: what.to_string(),
             lo: show(&a),
             hi: show(&b),
-        });
+        }
+        .into());
     }
     let max_iter = ROOT_BASE_ITERATIONS + ROOT_ITERATIONS_PER_BIT * bits as usize;
     let stop_bits = bits.saturating_sub(ROOT_SLACK_BITS) as i32;
@@ -136,7 +139,7 @@ where
         }
         let fx = f(&x)?;
         if fx.is_nan() {
-            return Err(NumError::NotFinite(format!("{what} at {}", show(&x))));
+            return Err(NumError::NotFinite(format!("{what} at {}", show(&x))).into());
         }
         if fx.is_zero() {
             return Ok(Root {
@@ -167,14 +170,16 @@ where
         iterations: max_iter,
         lo: show(&a),
         hi: show(&b),
-    })
+    }
+    .into())
 }
 
 /// Doubles `start` (a positive number) until `f` is ≥ 0 there, for brackets whose upper end
 /// is +∞. Returns the first point where f ≥ 0.
-pub fn expand_upper<F>(what: &str, start: &Float, mut f: F) -> Result<Float, NumError>
+pub fn expand_upper<F, E>(what: &str, start: &Float, mut f: F) -> Result<Float, E>
 where
-    F: FnMut(&Float) -> Result<Float, NumError>,
+    F: FnMut(&Float) -> Result<Float, E>,
+    E: From<NumError>,
 {
     let bits = start.prec();
     let mut x = Float::with_val(bits, start);
@@ -195,7 +200,179 @@ where
         what: what.to_string(),
         lo: show(start),
         hi: "inf".into(),
-    })
+    }
+    .into())
+}
+
+// ---------------------------------------------------------------------------------------
+// f64: the same Illinois iteration for the optimiser's f64 search on logarithms.
+// ---------------------------------------------------------------------------------------
+
+/// Relative tolerance in x of [`solve_increasing_f64`]: a few ulps of x short of f64's
+/// resolution (the bracket [a, b] stops at |b − a| ≤ tol · (1 + max(|a|, |b|))).
+pub const F64_ROOT_TOL: f64 = 1e-12;
+
+/// Evaluations of [`solve_increasing_f64`] at most (far more than [`F64_ROOT_TOL`] needs:
+/// Illinois steps converge superlinearly, and bisection where a value is infinite halves
+/// the bracket each time, 2^-200 of it after this many).
+pub const F64_ROOT_MAX_EVALS: usize = 200;
+
+/// The bracket an [`illinois_f64`] run ended with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BracketF64 {
+    /// Lower end (f(lo) < target).
+    pub lo: f64,
+    /// Upper end (f(hi) > target).
+    pub hi: f64,
+    /// f(lo) − target.
+    pub f_lo: f64,
+    /// f(hi) − target.
+    pub f_hi: f64,
+    /// A point where f equals the target exactly, if one was met.
+    pub exact: Option<f64>,
+    /// Whether the bracket met the tolerance (or an exact root was met) within the
+    /// evaluations allowed.
+    pub converged: bool,
+    /// Evaluations of f used (the two end values given are not counted).
+    pub evals: usize,
+}
+
+impl BracketF64 {
+    /// The exact root if one was met, else the bracket's midpoint.
+    #[inline]
+    pub fn midpoint(&self) -> f64 {
+        self.exact.unwrap_or(0.5 * (self.lo + self.hi))
+    }
+
+    /// The exact root if one was met, else the bracket's regula falsi point (its midpoint
+    /// where an end value is infinite): the next Illinois estimate, the better point of a
+    /// run stopped after a fixed number of evaluations.
+    #[inline]
+    pub fn secant(&self) -> f64 {
+        self.exact
+            .unwrap_or_else(|| secant_point(self.lo, self.hi, self.f_lo, self.f_hi))
+    }
+}
+
+/// The regula falsi point of a bracket, or its midpoint where that is not strictly inside.
+#[inline]
+fn secant_point(a: f64, b: f64, fa: f64, fb: f64) -> f64 {
+    if fa.is_finite() && fb.is_finite() {
+        let x = (a * fb - b * fa) / (fb - fa);
+        if x > a && x < b {
+            return x;
+        }
+    }
+    0.5 * (a + b)
+}
+
+/// The Illinois iteration (as [`solve_increasing`], in f64) for an increasing `f` on
+/// [lo, hi] whose end values `f_lo`, `f_hi` are known: the bracket of f(x) = target,
+/// narrowed by regula falsi steps with the Illinois halving, and by bisection where a value
+/// is infinite, until |hi − lo| ≤ tol · (1 + max(|lo|, |hi|)) or `max_evals` evaluations
+/// of f. Errors: [`NumError::NoBracket`] when f_lo < target < f_hi does not hold (a NaN
+/// end included), [`NumError::NotFinite`] when f is NaN inside. A run that stops at
+/// `max_evals` is not an error: its bracket says `converged: false`.
+///
+/// ```
+/// use taskassign::num::root::illinois_f64;
+/// let f = |x: f64| x * x;
+/// let r = illinois_f64("x^2", f, 2.0, (0.0, f(0.0)), (2.0, f(2.0)), 1e-12, 200).unwrap();
+/// assert!(r.converged && (r.midpoint() - 2f64.sqrt()).abs() < 1e-11);
+/// assert!(illinois_f64("x^2", f, 5.0, (0.0, f(0.0)), (2.0, f(2.0)), 1e-12, 200).is_err());
+/// ```
+#[inline]
+pub fn illinois_f64(
+    what: &str,
+    f: impl Fn(f64) -> f64,
+    target: f64,
+    (lo, f_lo): (f64, f64),
+    (hi, f_hi): (f64, f64),
+    tol: f64,
+    max_evals: usize,
+) -> Result<BracketF64, NumError> {
+    let (mut a, mut b) = (lo, hi);
+    let (mut fa, mut fb) = (f_lo - target, f_hi - target);
+    if !(fa < 0.0 && fb > 0.0) {
+        return Err(NumError::NoBracket {
+            what: what.to_string(),
+            lo: format!("{lo:e}"),
+            hi: format!("{hi:e}"),
+        });
+    }
+    let done = |a: f64, b: f64, fa: f64, fb: f64, exact, converged, evals| BracketF64 {
+        lo: a,
+        hi: b,
+        f_lo: fa,
+        f_hi: fb,
+        exact,
+        converged,
+        evals,
+    };
+    let mut side = 0i32;
+    for evals in 0..max_evals {
+        if (b - a).abs() <= tol * (1.0 + a.abs().max(b.abs())) {
+            return Ok(done(a, b, fa, fb, None, true, evals));
+        }
+        let x = secant_point(a, b, fa, fb);
+        let fx = f(x) - target;
+        if fx.is_nan() {
+            return Err(NumError::NotFinite(format!("{what} at {x:e}")));
+        }
+        if fx < 0.0 {
+            a = x;
+            fa = fx;
+            if side == -1 {
+                fb *= 0.5;
+            }
+            side = -1;
+        } else if fx > 0.0 {
+            b = x;
+            fb = fx;
+            if side == 1 {
+                fa *= 0.5;
+            }
+            side = 1;
+        } else {
+            return Ok(done(a, b, fa, fb, Some(x), true, evals + 1));
+        }
+    }
+    let converged = (b - a).abs() <= tol * (1.0 + a.abs().max(b.abs()));
+    Ok(done(a, b, fa, fb, None, converged, max_evals))
+}
+
+/// The root of an increasing `f` on [lo, hi] (f may be ±∞ near the ends): x with
+/// f(x) = target, to a relative tolerance `tol` in x ([`F64_ROOT_TOL`] for full f64
+/// precision), as the midpoint of [`illinois_f64`]'s final bracket. Errors when there is no
+/// sign change, f is NaN, or [`F64_ROOT_MAX_EVALS`] evaluations do not meet `tol`
+/// ([`NumError::NoConvergence`], with the last bracket).
+pub fn solve_increasing_f64(
+    what: &str,
+    f: impl Fn(f64) -> f64,
+    target: f64,
+    lo: f64,
+    hi: f64,
+    tol: f64,
+) -> Result<f64, NumError> {
+    let (f_lo, f_hi) = (f(lo), f(hi));
+    let r = illinois_f64(
+        what,
+        f,
+        target,
+        (lo, f_lo),
+        (hi, f_hi),
+        tol,
+        F64_ROOT_MAX_EVALS,
+    )?;
+    if !r.converged {
+        return Err(NumError::NoConvergence {
+            what: what.to_string(),
+            iterations: r.evals,
+            lo: format!("{:e}", r.lo),
+            hi: format!("{:e}", r.hi),
+        });
+    }
+    Ok(r.midpoint())
 }
 
 #[cfg(test)]
@@ -209,7 +386,7 @@ mod tests {
                 "x^2-2",
                 &Float::with_val(bits, 0),
                 &Float::with_val(bits, 2),
-                |x| Ok(Float::with_val(bits, x * x) - 2u32),
+                |x| Ok::<_, NumError>(Float::with_val(bits, x * x) - 2u32),
             )
             .unwrap();
             let exact = Float::with_val(bits, 2).sqrt();
@@ -229,7 +406,7 @@ mod tests {
         let hi = crate::num::parse_decimal("1e300000", bits).unwrap();
         let target = Float::with_val(bits, 10).ln() * 200000u32;
         let r = solve_increasing("ln x", &Float::with_val(bits, 1), &hi, |x| {
-            Ok(Float::with_val(bits, x.ln_ref()) - &target)
+            Ok::<_, NumError>(Float::with_val(bits, x.ln_ref()) - &target)
         })
         .unwrap();
         let l = Float::with_val(bits, r.x.log10_ref());
@@ -246,5 +423,35 @@ mod tests {
             |x| Ok(Float::with_val(64, x + 1u32)),
         );
         assert!(matches!(e, Err(NumError::NoBracket { .. })));
+    }
+
+    #[test]
+    fn f64_illinois_finds_roots() {
+        // Source: closed-form roots (cube root, e); tolerance 1e-10 (the solver's is 1e-12
+        // relative in x).
+        let r = solve_increasing_f64("y^3", |y| y * y * y, 2.0, 0.0, 5.0, F64_ROOT_TOL).unwrap();
+        assert!((r - 2f64.cbrt()).abs() < 1e-10);
+        let ln = |y: f64| if y < 1.0 { f64::NEG_INFINITY } else { y.ln() };
+        let r = solve_increasing_f64("ln", ln, 1.0, 0.0, 10.0, F64_ROOT_TOL).unwrap();
+        assert!((r - std::f64::consts::E).abs() < 1e-10);
+    }
+
+    #[test]
+    fn f64_illinois_reports_failures() {
+        // No sign change, a NaN inside, and too few evaluations are errors, not guesses.
+        let e = solve_increasing_f64("y", |y| y, 3.0, 0.0, 1.0, F64_ROOT_TOL);
+        assert!(matches!(e, Err(NumError::NoBracket { .. })));
+        let nan = |y: f64| {
+            if y > 0.1 && y < 0.9 {
+                f64::NAN
+            } else {
+                y - 0.5
+            }
+        };
+        let e = solve_increasing_f64("nan", nan, 0.0, 0.0, 1.0, F64_ROOT_TOL);
+        assert!(matches!(e, Err(NumError::NotFinite(_))));
+        let f = |y: f64| y.powi(9);
+        let r = illinois_f64("y^9", f, 0.5, (0.0, f(0.0)), (1.0, f(1.0)), 1e-12, 2).unwrap();
+        assert!(!r.converged && r.evals == 2);
     }
 }

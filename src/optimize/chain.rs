@@ -1,59 +1,17 @@
 //! The objectives as chains: J(s) = Σ_i T_i(s_{i−1}, s_i), each host's term depending on
-//! two consecutive cutoffs only, with closed-form partial derivatives.
+//! two consecutive cutoffs only. The term is [`crate::policy::host_term`]'s (SITA, TAGS and
+//! the TAGS queue length of the minmax objective); here it is evaluated on a distribution's
+//! points at full precision, with its partial derivatives.
 //!
-//! SITA (waiting): T(a, b) = w(a,b) · λ m₂ / (2 (1 − λ m₁)), m_j = M_j(a, b), and w = M_0
-//! (waiting, response) or M_{−1} (slowdown).
-//!
-//! TAGS (waiting): T(a, b) = G(a) · Q(a, b) + [b < top] b G(b), with G(x) = P(X > x)
-//! (or E[1/X; X > x] for slowdown), Q = λ n₂ / (2 (1 − λ n₁)), n₁ = M_1(a,b) + b F̄(b),
-//! n₂ = M_2(a,b) + b² F̄(b). Derivatives: ∂M_j/∂b = b^j f(b), ∂M_j/∂a = −a^j f(a),
-//! ∂n₁/∂b = F̄(b), ∂n₂/∂b = 2b F̄(b), ∂G/∂a = −a^{j_w} f(a).
-//!
-//! TAGS-minmax uses L(a, b) = λ P(X > a) Q(a, b), the mean number waiting in host i's queue
-//! (Little's law), and minimises max_i L_i.
+//! The partial derivatives are [`host_grad`]'s, the chain rule through the pieces of that
+//! same definition (checked here against forward-mode differentiation of it).
 
 use crate::dist::{DistError, JobSize, Point};
+use crate::policy::host_term::{host, host_grad, HostInputs, HostSlopes, KillPoint, Parts};
+pub use crate::policy::host_term::{weight_order, ChainKind, TermGrad};
 use crate::policy::{Metric, PolicyError};
 use rug::Float;
-
-/// Which chain objective.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChainKind {
-    /// SITA mean waiting / response / slowdown.
-    Sita,
-    /// TAGS mean waiting (queueing + wasted) / response / slowdown.
-    Tags,
-    /// TAGS mean queue length per host (for the minmax objective).
-    TagsQueueLength,
-}
-
-/// The moment order of the weight: 0 (waiting, response) or −1 (slowdown).
-pub fn weight_order(metric: Metric) -> i32 {
-    match metric {
-        Metric::Slowdown => -1,
-        _ => 0,
-    }
-}
-
-/// λ n₂ / (2 (1 − λ n₁)), +∞ when λ n₁ ≥ 1.
-pub fn pk(bits: u32, lambda: &Float, n1: &Float, n2: &Float) -> Float {
-    let rho = Float::with_val(bits, lambda * n1);
-    if rho >= 1 {
-        return Float::with_val(bits, rug::float::Special::Infinity);
-    }
-    Float::with_val(bits, lambda * n2) / ((Float::with_val(bits, 1u32) - rho) * 2u32)
-}
-
-/// A host term and its partial derivatives in a and b.
-#[derive(Debug, Clone)]
-pub struct TermGrad {
-    /// T(a, b) (+∞ if the host is unstable).
-    pub value: Float,
-    /// ∂T/∂a (0 for the first host, whose a is fixed).
-    pub da: Float,
-    /// ∂T/∂b (0 for the last host, whose b is fixed).
-    pub db: Float,
-}
+use std::cell::RefCell;
 
 /// Evaluates chain terms directly from a distribution (used by the polish at full
 /// precision). Terms take [`Point`]s: the values a distribution shares at a cutoff (its
@@ -160,18 +118,6 @@ impl<'a> Chain<'a> {
         })
     }
 
-    /// x^j as a float (x finite).
-    fn powj(&self, x: &Float, j: i32) -> Float {
-        let b = self.bits();
-        match j {
-            0 => Float::with_val(b, 1),
-            1 => Float::with_val(b, x),
-            2 => Float::with_val(b, x * x),
-            -1 => Float::with_val(b, 1u32) / x,
-            _ => Float::with_val(b, x * x) * x,
-        }
-    }
-
     /// The term T(a, b).
     pub fn term(&self, a: &Float, b: &Float) -> Result<Float, PolicyError> {
         Ok(self
@@ -183,128 +129,247 @@ impl<'a> Chain<'a> {
     /// at b = top, where they are fixed), for a made by [`Chain::left_point`] and b by
     /// [`Chain::point`].
     pub fn term_grad(&self, pa: &Point, pb: &Point, grad: bool) -> Result<TermGrad, PolicyError> {
-        let bits = self.bits();
-        let (a, b) = (&pa.x, &pb.x);
-        let lam = &self.lambda;
-        let zero = || Float::with_val(bits, 0);
-        let inf = || Float::with_val(bits, rug::float::Special::Infinity);
-        let a_free = *a > self.lo;
-        let b_free = *b < self.top;
-        let jw = weight_order(self.metric);
-        match self.kind {
-            ChainKind::Sita => {
-                let [w, m1, m2] = self.moments(&[jw, 1, 2], pa, pb)?;
-                let rho = Float::with_val(bits, lam * &m1);
-                if rho >= 1 {
-                    return Ok(TermGrad {
-                        value: inf(),
-                        da: zero(),
-                        db: zero(),
-                    });
+        let inputs = ChainInputs::new(self, pa, pb);
+        if grad {
+            return host_grad(self.kind, &self.lambda, &inputs);
+        }
+        let h = host(self.kind, &self.lambda, &inputs, Parts::Term)?;
+        let zero = || Float::with_val(self.bits(), 0);
+        Ok(TermGrad {
+            value: h.term(),
+            da: zero(),
+            db: zero(),
+        })
+    }
+}
+
+/// The inputs of a host term from the chain's points: the interval's moments in one batch
+/// (their shared logarithms and powers once), and G(x) as the tail F̄(x) for the mean.
+struct ChainInputs<'c, 'a> {
+    chain: &'c Chain<'a>,
+    pa: &'c Point,
+    pb: &'c Point,
+    /// M_{j_w} (SITA only), M_1, M_2, once computed; an entry is taken when read.
+    batch: RefCell<Option<[Option<Float>; 3]>>,
+}
+
+impl<'c, 'a> ChainInputs<'c, 'a> {
+    fn new(chain: &'c Chain<'a>, pa: &'c Point, pb: &'c Point) -> Self {
+        ChainInputs {
+            chain,
+            pa,
+            pb,
+            batch: RefCell::new(None),
+        }
+    }
+
+    fn a_free(&self) -> bool {
+        self.pa.x > self.chain.lo
+    }
+
+    fn b_free(&self) -> bool {
+        self.pb.x < self.chain.top
+    }
+
+    /// Entry `i` of the batch (0: SITA's weight, 1: M_1, 2: M_2), computed at the first
+    /// read.
+    fn take(&self, i: usize) -> Result<Float, PolicyError> {
+        let mut batch = self.batch.borrow_mut();
+        if batch.is_none() {
+            let ch = self.chain;
+            *batch = Some(match ch.kind {
+                ChainKind::Sita => {
+                    let [w, m1, m2] =
+                        ch.moments(&[weight_order(ch.metric), 1, 2], self.pa, self.pb)?;
+                    [Some(w), Some(m1), Some(m2)]
                 }
-                let one_m = Float::with_val(bits, 1u32) - &rho;
-                let r = Float::with_val(bits, lam * &m2) / Float::with_val(bits, &one_m * 2u32);
-                let value = Float::with_val(bits, &w * &r);
-                if !grad {
-                    return Ok(TermGrad {
-                        value,
-                        da: zero(),
-                        db: zero(),
-                    });
+                ChainKind::Tags | ChainKind::TagsQueueLength => {
+                    let [m1, m2] = ch.moments(&[1, 2], self.pa, self.pb)?;
+                    [None, Some(m1), Some(m2)]
                 }
-                // dT/dx = w_x R + w (λ m2_x / (2(1−ρ)) + R λ m1_x / (1−ρ)), with
-                // m_j_x = ± x^j f(x).
-                let d = |px: &Point, sign: i32| -> Result<Float, PolicyError> {
-                    let x = &px.x;
-                    let f = self.density(px)?;
-                    let wx = Float::with_val(bits, &f * &self.powj(x, jw)) * sign;
-                    let m1x = Float::with_val(bits, &f * x) * sign;
-                    let m2x = Float::with_val(bits, &f * &self.powj(x, 2)) * sign;
-                    let rx = Float::with_val(bits, lam * &m2x)
-                        / Float::with_val(bits, &one_m * 2u32)
-                        + Float::with_val(bits, &r * lam) * &m1x / &one_m;
-                    Ok(Float::with_val(bits, &wx * &r) + Float::with_val(bits, &w * &rx))
-                };
-                let da = if a_free { d(pa, -1)? } else { zero() };
-                let db = if b_free { d(pb, 1)? } else { zero() };
-                Ok(TermGrad { value, da, db })
-            }
-            ChainKind::Tags | ChainKind::TagsQueueLength => {
-                let tail_b = if b_free { pb.tail(self.dist) } else { zero() };
-                let btail = Float::with_val(bits, b * &tail_b);
-                let btail = if b_free { btail } else { zero() };
-                let [m1, m2] = self.moments(&[1, 2], pa, pb)?;
-                let n1 = m1 + &btail;
-                let rho = Float::with_val(bits, lam * &n1);
-                if rho >= 1 {
-                    return Ok(TermGrad {
-                        value: inf(),
-                        da: zero(),
-                        db: zero(),
-                    });
-                }
-                let b2tail = if b_free {
-                    Float::with_val(bits, b * &btail)
-                } else {
-                    zero()
-                };
-                let n2 = m2 + &b2tail;
-                let one_m = Float::with_val(bits, 1u32) - &rho;
-                let q = Float::with_val(bits, lam * &n2) / Float::with_val(bits, &one_m * 2u32);
-                // Weight of the queueing term: G(a) for the mean, λ P(X > a) for the
-                // queue length.
-                let (ga, ga_order) = match self.kind {
-                    ChainKind::TagsQueueLength => {
-                        let [m0] = self.moments(&[0], pa, &self.top_point)?;
-                        (Float::with_val(bits, lam * &m0), 0)
+            });
+        }
+        batch
+            .as_mut()
+            .and_then(|b| b[i].take())
+            .ok_or_else(|| PolicyError::BadCutoffs("chain term: a moment read twice".into()))
+    }
+}
+
+impl HostInputs for ChainInputs<'_, '_> {
+    type R = Float;
+    type Error = PolicyError;
+    fn m1(&self) -> Result<Float, PolicyError> {
+        self.take(1)
+    }
+    fn m2(&self) -> Result<Float, PolicyError> {
+        self.take(2)
+    }
+    fn interval_weight(&self) -> Result<Float, PolicyError> {
+        self.take(0)
+    }
+    fn killed_at_b(&self) -> Result<Option<KillPoint<'_, Float>>, PolicyError> {
+        Ok(self.b_free().then(|| KillPoint {
+            b: &self.pb.x,
+            tail: self.pb.tail(self.chain.dist),
+        }))
+    }
+    fn weight_above_a(&self) -> Result<Float, PolicyError> {
+        self.chain.g(self.pa)
+    }
+    fn mass_above_a(&self) -> Result<Float, PolicyError> {
+        let [m0] = self.chain.moments(&[0], self.pa, &self.chain.top_point)?;
+        Ok(m0)
+    }
+    fn weight_above_b(&self) -> Result<Float, PolicyError> {
+        self.chain.g(self.pb)
+    }
+}
+
+impl HostSlopes for ChainInputs<'_, '_> {
+    fn weight_order(&self) -> i32 {
+        weight_order(self.chain.metric)
+    }
+    fn end(&self, at_b: bool) -> Result<Option<(&Float, Float)>, PolicyError> {
+        let (free, p) = if at_b {
+            (self.b_free(), self.pb)
+        } else {
+            (self.a_free(), self.pa)
+        };
+        if !free {
+            return Ok(None);
+        }
+        Ok(Some((&p.x, self.chain.density(p)?)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dist::{DistFactory, DistSpec};
+    use crate::num::real::Dual2;
+    use crate::policy::LoadSpec;
+
+    /// [`ChainInputs`] with their derivatives in a (index 0) and in b (index 1), for
+    /// forward-mode differentiation of the host term.
+    struct DualInputs<'c, 'a> {
+        inner: ChainInputs<'c, 'a>,
+        /// b as the variable x₁.
+        b: Dual2,
+    }
+
+    impl DualInputs<'_, '_> {
+        /// sign · f(x) x^j at a or b, `None` at a fixed end.
+        fn end(&self, at_b: bool, j: i32, sign: i32) -> Option<Float> {
+            let (x, f) = self.inner.end(at_b).ok()??;
+            let xj = match j {
+                0 => Float::with_val(x.prec(), 1),
+                -1 => Float::with_val(x.prec(), 1u32) / x,
+                _ => Float::with_val(x.prec(), rug::ops::Pow::pow(x, j)),
+            };
+            Some(Float::with_val(x.prec(), &f * &xj) * sign)
+        }
+        fn interval(&self, v: Float, j: i32) -> Dual2 {
+            Dual2::new(v, [self.end(false, j, -1), self.end(true, j, 1)])
+        }
+    }
+
+    impl HostInputs for DualInputs<'_, '_> {
+        type R = Dual2;
+        type Error = PolicyError;
+        fn m1(&self) -> Result<Dual2, PolicyError> {
+            Ok(self.interval(self.inner.m1()?, 1))
+        }
+        fn m2(&self) -> Result<Dual2, PolicyError> {
+            Ok(self.interval(self.inner.m2()?, 2))
+        }
+        fn interval_weight(&self) -> Result<Dual2, PolicyError> {
+            let j = self.inner.weight_order();
+            Ok(self.interval(self.inner.interval_weight()?, j))
+        }
+        fn killed_at_b(&self) -> Result<Option<KillPoint<'_, Dual2>>, PolicyError> {
+            let Some(k) = self.inner.killed_at_b()? else {
+                return Ok(None);
+            };
+            let dt = self.end(true, 0, -1);
+            Ok(Some(KillPoint {
+                b: &self.b,
+                tail: Dual2::new(k.tail, [None, dt]),
+            }))
+        }
+        fn weight_above_a(&self) -> Result<Dual2, PolicyError> {
+            let j = self.inner.weight_order();
+            let v = self.inner.weight_above_a()?;
+            Ok(Dual2::new(v, [self.end(false, j, -1), None]))
+        }
+        fn mass_above_a(&self) -> Result<Dual2, PolicyError> {
+            let v = self.inner.mass_above_a()?;
+            Ok(Dual2::new(v, [self.end(false, 0, -1), None]))
+        }
+        fn weight_above_b(&self) -> Result<Dual2, PolicyError> {
+            let j = self.inner.weight_order();
+            let v = self.inner.weight_above_b()?;
+            Ok(Dual2::new(v, [None, self.end(true, j, -1)]))
+        }
+    }
+
+    /// The analytic partial derivatives of [`host_grad`] against forward-mode
+    /// differentiation ([`Dual2`]) of the one term definition, for every kind and metric,
+    /// on inner hosts and on the first and last (one fixed end). Source of the expected
+    /// values: the Dual2 evaluation at the same 200 bits; tolerance 2^-170 relative to the
+    /// larger of |∂T| and T/x (the two differ only by rounding, which cancellation in the
+    /// forward-mode ∂n₁/∂b = b f(b) + (F̄(b) − b f(b)) can raise by a few bits).
+    #[test]
+    fn analytic_gradient_matches_forward_mode() {
+        let bits = 200;
+        let mut checked = 0;
+        for spec in [
+            "bp:k=1,p=1e10,alpha=1.5",
+            "exp:rate=1",
+            "lognormal:mu=0,sigma=1",
+        ] {
+            let d = DistSpec::parse(spec).and_then(|s| s.build(bits)).unwrap();
+            let (lambda, _) = LoadSpec::Total("0.4".into())
+                .resolve(d.as_ref(), 3)
+                .unwrap();
+            let top = d.upper();
+            let (a, b) = (Float::with_val(bits, 1.5), Float::with_val(bits, 7.25));
+            for kind in [ChainKind::Sita, ChainKind::Tags, ChainKind::TagsQueueLength] {
+                for metric in [Metric::Waiting, Metric::Slowdown] {
+                    let ch = Chain::new(d.as_ref(), lambda.clone(), kind, metric);
+                    for (x, y) in [(&a, &b), (&d.lower(), &a), (&b, &top)] {
+                        let (pa, pb) = (ch.left_point(x), ch.point(y));
+                        // E[1/X] near 0 is infinite for the exponential: no term there.
+                        let g = match ch.term_grad(&pa, &pb, true) {
+                            Err(PolicyError::InfiniteMetric { .. }) => continue,
+                            r => r.unwrap(),
+                        };
+                        checked += 1;
+                        let dual = DualInputs {
+                            inner: ChainInputs::new(&ch, &pa, &pb),
+                            b: Dual2::variable(pb.x.clone(), 1),
+                        };
+                        let lam = Dual2::constant(lambda.clone());
+                        let t = host(kind, &lam, &dual, Parts::Term).unwrap().term();
+                        assert_eq!(t.value, g.value, "{spec} {kind:?} value");
+                        for (i, (got, pos)) in [(&g.da, x), (&g.db, y)].into_iter().enumerate() {
+                            let want = t.derivative(i);
+                            let scale = if pos.is_finite() && !pos.is_zero() {
+                                Float::with_val(bits, &g.value / pos).abs()
+                            } else {
+                                Float::with_val(bits, 0)
+                            };
+                            let scale = scale.max(&Float::with_val(bits, want.abs_ref()));
+                            let err = Float::with_val(bits, got - &want).abs();
+                            assert!(
+                                err <= scale >> 170,
+                                "{spec} {kind:?} {metric:?} ∂{i}: {got} vs {want}"
+                            );
+                        }
                     }
-                    _ => (self.g(pa)?, jw),
-                };
-                let waste_on = self.kind == ChainKind::Tags && b_free;
-                let gb = if waste_on { self.g(pb)? } else { zero() };
-                let mut value = Float::with_val(bits, &ga * &q);
-                if waste_on {
-                    value += Float::with_val(bits, b * &gb);
                 }
-                if !grad {
-                    return Ok(TermGrad {
-                        value,
-                        da: zero(),
-                        db: zero(),
-                    });
-                }
-                let qx = |n1x: &Float, n2x: &Float| -> Float {
-                    Float::with_val(bits, lam * n2x) / Float::with_val(bits, &one_m * 2u32)
-                        + Float::with_val(bits, &q * lam) * n1x / &one_m
-                };
-                let da = if a_free {
-                    let f = self.density(pa)?;
-                    let n1a = -Float::with_val(bits, &f * a);
-                    let n2a = -Float::with_val(bits, &f * &self.powj(a, 2));
-                    let mut gaa = -Float::with_val(bits, &f * &self.powj(a, ga_order));
-                    if self.kind == ChainKind::TagsQueueLength {
-                        gaa *= lam;
-                    }
-                    Float::with_val(bits, &gaa * &q) + Float::with_val(bits, &ga * &qx(&n1a, &n2a))
-                } else {
-                    zero()
-                };
-                let db = if b_free {
-                    let n1b = tail_b.clone();
-                    let n2b = Float::with_val(bits, &btail * 2u32);
-                    let mut v = Float::with_val(bits, &ga * &qx(&n1b, &n2b));
-                    if waste_on {
-                        let f = self.density(pb)?;
-                        let gbb = -Float::with_val(bits, &f * &self.powj(b, jw));
-                        v += &gb;
-                        v += Float::with_val(bits, b * &gbb);
-                    }
-                    v
-                } else {
-                    zero()
-                };
-                Ok(TermGrad { value, da, db })
             }
         }
+        assert!(checked >= 48, "{checked} terms checked");
     }
 }

@@ -14,11 +14,19 @@
 //! polished in MPFR.
 
 use super::chain::{weight_order, ChainKind};
-use crate::dist::{ln_add_exp, ln_one_minus_exp, JobSize};
+use super::dp::{self, layered_dp, ranked, Combine, Layer, Path, Terms, ZoomSpace, ZOOM_POINTS};
+use crate::dist::JobSize;
+use crate::num::logf64::ln_add_exp;
+use crate::num::real::LnF64;
+use crate::num::root::{illinois_f64, BracketF64, F64_ROOT_MAX_EVALS, F64_ROOT_TOL};
+use crate::num::NumError;
+use crate::policy::host_term::{host, HostInputs, KillPoint, Parts};
 use crate::policy::Metric;
 use rug::Float;
+use std::cell::Cell;
+use std::convert::Infallible;
 
-/// The chain objective on logarithms (see [`super::chain`] for the terms).
+/// The chain objective on logarithms (the terms are [`crate::policy::host_term`]'s).
 pub struct LnChain<'a> {
     dist: &'a dyn JobSize,
     ln_lambda: f64,
@@ -92,19 +100,6 @@ impl<'a> LnChain<'a> {
             .unwrap_or(f64::NAN)
     }
 
-    /// ln(λ n₂ / (2 (1 − λ n₁))), +∞ when unstable.
-    #[inline]
-    fn ln_pk(&self, ln_n1: f64, ln_n2: f64) -> f64 {
-        let ln_rho = self.ln_lambda + ln_n1;
-        if !(ln_rho < 0.0) {
-            return f64::INFINITY;
-        }
-        if ln_n2 == f64::NEG_INFINITY {
-            return f64::NEG_INFINITY;
-        }
-        self.ln_lambda + ln_n2 - std::f64::consts::LN_2 - ln_one_minus_exp(ln_rho)
-    }
-
     /// The per-point part of the host terms at y (see [`Above`]).
     pub fn above(&self, y: f64) -> Above {
         match self.kind {
@@ -132,55 +127,19 @@ impl<'a> LnChain<'a> {
 
     /// [`LnChain::ln_term`] given the per-point parts at ya and yb (a grid computes them
     /// once per point: they are half of a TAGS term's moments).
+    #[inline]
     pub fn ln_term_at(&self, ya: f64, yb: f64, above_a: &Above, above_b: &Above) -> f64 {
-        let b_free = yb < self.y_top;
-        match self.kind {
-            ChainKind::Sita => {
-                let lw = self.ln_m(self.jw, ya, yb);
-                let q = self.ln_pk(self.ln_m(1, ya, yb), self.ln_m(2, ya, yb));
-                if q == f64::INFINITY {
-                    return f64::INFINITY;
-                }
-                if lw == f64::NEG_INFINITY {
-                    return f64::NEG_INFINITY;
-                }
-                lw + q
-            }
-            ChainKind::Tags | ChainKind::TagsQueueLength => {
-                let (n1, n2, ln_gb) = if b_free {
-                    let lt = above_b.ln_tail;
-                    (
-                        ln_add_exp(self.ln_m(1, ya, yb), yb + lt),
-                        ln_add_exp(self.ln_m(2, ya, yb), 2.0 * yb + lt),
-                        if self.kind == ChainKind::Tags {
-                            yb + above_b.ln_g
-                        } else {
-                            f64::NEG_INFINITY
-                        },
-                    )
-                } else {
-                    (
-                        self.ln_m(1, ya, yb),
-                        self.ln_m(2, ya, yb),
-                        f64::NEG_INFINITY,
-                    )
-                };
-                let q = self.ln_pk(n1, n2);
-                if q == f64::INFINITY {
-                    return f64::INFINITY;
-                }
-                let ga = match self.kind {
-                    ChainKind::TagsQueueLength => self.ln_lambda + above_a.ln_tail,
-                    _ => above_a.ln_g,
-                };
-                let queue = if ga == f64::NEG_INFINITY {
-                    f64::NEG_INFINITY
-                } else {
-                    ga + q
-                };
-                ln_add_exp(queue, ln_gb)
-            }
-        }
+        let inputs = LnInputs {
+            ch: self,
+            ya,
+            yb: LnF64(yb),
+            above_a,
+            above_b,
+            m2: Cell::new(f64::NAN),
+            weight: Cell::new(f64::NAN),
+        };
+        let Ok(h) = host(self.kind, &LnF64(self.ln_lambda), &inputs, Parts::Term);
+        h.term().0
     }
 
     /// ln of the objective at the cutoffs `ys` (h − 1 of them, increasing; entries at
@@ -204,101 +163,102 @@ impl<'a> LnChain<'a> {
     }
 }
 
-/// Root of an increasing f on [lo, hi] (f may be ±∞ near the ends) by Illinois steps
-/// with bisection where the values are infinite: y with f(y) ≈ target, to about 1e-12
-/// relative in y.
-pub fn solve_increasing_f64(f: impl Fn(f64) -> f64, target: f64, lo: f64, hi: f64) -> f64 {
-    solve_increasing_f64_tol(f, target, lo, hi, ROOT_TOL)
+/// The inputs of a host term (e^ya, e^yb] as f64 logarithms: the interval's moments from
+/// the family's f64 form, the values above a cutoff from its [`Above`].
+struct LnInputs<'c, 'a> {
+    ch: &'c LnChain<'a>,
+    ya: f64,
+    /// ln b, as the scalar b.
+    yb: LnF64,
+    above_a: &'c Above,
+    above_b: &'c Above,
+    /// ln M_2 (and SITA's ln M_{j_w}), read with ln M_1: the f64 moments then overlap in
+    /// the pipeline, which reading them only for a stable host would serialise behind the
+    /// stability test (10% of the search's time).
+    m2: Cell<f64>,
+    /// See `m2`.
+    weight: Cell<f64>,
 }
 
-/// Relative tolerance in y of [`solve_increasing_f64`] (and of the SITA-E seed cutoffs of
-/// [`ln_grid`], which must be stable): a few ulps of y short of f64's resolution.
-pub const ROOT_TOL: f64 = 1e-12;
+impl HostInputs for LnInputs<'_, '_> {
+    type R = LnF64;
+    type Error = Infallible;
+    #[inline]
+    fn m1(&self) -> Result<LnF64, Infallible> {
+        let (ya, yb) = (self.ya, self.yb.0);
+        let m1 = self.ch.ln_m(1, ya, yb);
+        self.m2.set(self.ch.ln_m(2, ya, yb));
+        if self.ch.kind == ChainKind::Sita {
+            self.weight.set(self.ch.ln_m(self.ch.jw, ya, yb));
+        }
+        Ok(LnF64(m1))
+    }
+    #[inline]
+    fn m2(&self) -> Result<LnF64, Infallible> {
+        Ok(LnF64(self.m2.get()))
+    }
+    #[inline]
+    fn interval_weight(&self) -> Result<LnF64, Infallible> {
+        Ok(LnF64(self.weight.get()))
+    }
+    #[inline]
+    fn killed_at_b(&self) -> Result<Option<KillPoint<'_, LnF64>>, Infallible> {
+        Ok((self.yb.0 < self.ch.y_top).then_some(KillPoint {
+            b: &self.yb,
+            tail: LnF64(self.above_b.ln_tail),
+        }))
+    }
+    #[inline]
+    fn weight_above_a(&self) -> Result<LnF64, Infallible> {
+        Ok(LnF64(self.above_a.ln_g))
+    }
+    #[inline]
+    fn mass_above_a(&self) -> Result<LnF64, Infallible> {
+        Ok(LnF64(self.above_a.ln_tail))
+    }
+    #[inline]
+    fn weight_above_b(&self) -> Result<LnF64, Infallible> {
+        Ok(LnF64(self.above_b.ln_g))
+    }
+}
 
 /// Smallest distance, relative to max(1, |y|), of a grid point from a finite end of the
 /// support in the end brackets of [`ln_grid`] (about 5 ulps of y: closer points round onto
 /// the end).
 const END_GAP: f64 = 1e-15;
 
-/// [`solve_increasing_f64`] to a relative tolerance `tol` in y.
-pub fn solve_increasing_f64_tol(
-    f: impl Fn(f64) -> f64,
-    target: f64,
-    lo: f64,
-    hi: f64,
-    tol: f64,
-) -> f64 {
-    let (fa, fb) = (f(lo), f(hi));
-    illinois(f, target, (lo, fa), (hi, fb), tol, ROOT_MAX_EVALS)
-}
+/// Largest |ln s| at which [`ln_grid`] looks for the ends of a support that is not bounded
+/// away from 0 and ∞ (its count quantiles at the logistic levels e^∓40): s from e^−1e6 to
+/// e^1e6, beyond any level the families reach; a level not reached there leaves the
+/// grid's end at this bound.
+pub const LN_END_BOUND: f64 = 1e6;
 
-/// Evaluations of [`solve_increasing_f64_tol`] at most (far more than its tolerance needs).
-const ROOT_MAX_EVALS: usize = 200;
-
-/// The Illinois iteration of [`solve_increasing_f64_tol`] from a bracket whose end values
-/// are known, stopping after `max_evals` evaluations of `f` (then at the bracket's
-/// interpolation point, or its midpoint where an end value is infinite).
-fn illinois(
+/// Where an increasing `f` crosses the level `t` inside the bracket (lo, f(lo)), (hi, f(hi)):
+/// the point `pick` takes from [`illinois_f64`]'s final bracket, or the end of the bracket
+/// beyond which the level lies (a grid point only has to be near its level; the nearest
+/// end is). `None` where f is NaN inside (the point is left out).
+fn crossing(
     f: impl Fn(f64) -> f64,
-    target: f64,
-    (lo, f_lo): (f64, f64),
-    (hi, f_hi): (f64, f64),
+    t: f64,
+    lo: (f64, f64),
+    hi: (f64, f64),
     tol: f64,
     max_evals: usize,
-) -> f64 {
-    let (mut a, mut b) = (lo, hi);
-    let (mut fa, mut fb) = (f_lo - target, f_hi - target);
-    if !(fa < 0.0) {
-        return a;
+    pick: fn(&BracketF64) -> f64,
+) -> Option<f64> {
+    if !(lo.1 - t < 0.0) {
+        return Some(lo.0);
     }
-    if !(fb > 0.0) {
-        return b;
+    if !(hi.1 - t > 0.0) {
+        return Some(hi.0);
     }
-    let mut side = 0i32;
-    let next = |a: f64, b: f64, fa: f64, fb: f64| -> f64 {
-        if fa.is_finite() && fb.is_finite() {
-            let x = (a * fb - b * fa) / (fb - fa);
-            if x > a && x < b {
-                return x;
-            }
-        }
-        0.5 * (a + b)
-    };
-    for _ in 0..max_evals {
-        if (b - a).abs() <= tol * (1.0 + a.abs().max(b.abs())) {
-            break;
-        }
-        let x = next(a, b, fa, fb);
-        let fx = f(x) - target;
-        if fx.is_nan() {
-            return 0.5 * (a + b);
-        }
-        if fx < 0.0 {
-            a = x;
-            fa = fx;
-            if side == -1 {
-                fb *= 0.5;
-            }
-            side = -1;
-        } else if fx > 0.0 {
-            b = x;
-            fb = fx;
-            if side == 1 {
-                fa *= 0.5;
-            }
-            side = 1;
-        } else {
-            return x;
-        }
-    }
-    if max_evals < ROOT_MAX_EVALS {
-        return next(a, b, fa, fb);
-    }
-    0.5 * (a + b)
+    illinois_f64("f64 grid level", f, t, lo, hi, tol, max_evals)
+        .ok()
+        .map(|r| pick(&r))
 }
 
 /// Relative tolerance of the quantile grid points in y: they only need to be near their
-/// levels (the SITA-E seeds, which must be stable, are solved to 1e-12) …
+/// levels (the SITA-E seeds, which must be stable, are solved to [`F64_ROOT_TOL`]) …
 const GRID_TOL: f64 = 1e-5;
 /// … and evaluations per quantile point at most (Illinois steps from the bracket of
 /// log-spaced points around it, whose values are known; the point is the last
@@ -313,21 +273,42 @@ const T_RANGE: f64 = super::grid::QUANTILE_T_RANGE;
 /// bounded away from 0 and ∞), quantiles of the job count and of the work at logistic
 /// levels, and the SITA-E cutoffs (work quantiles i/h, stable whenever anything is). `n`
 /// is the number of points of each family.
-pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
+pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Result<Vec<f64>, NumError> {
     let m = n.max(4);
     let (y_lo, y_top) = (ch.y_lo, ch.y_top);
     // Logit of the job count and of the work below e^y (increasing in y).
     let logit = |j: i32, y: f64| ch.ln_m(j, y_lo, y) - ch.ln_m(j, y, y_top);
-    // Finite ends for the log-spaced points.
+    // Finite ends for the log-spaced points: the count quantiles at e^∓T_RANGE, to full
+    // precision (a NaN is an error: the f64 search then gives way to the MPFR one).
+    let end = |t: f64, lo: f64, hi: f64| -> Result<f64, NumError> {
+        let f = |y: f64| logit(0, y);
+        let (f_lo, f_hi) = (f(lo), f(hi));
+        if !(f_lo - t < 0.0) {
+            return Ok(lo);
+        }
+        if !(f_hi - t > 0.0) {
+            return Ok(hi);
+        }
+        let r = illinois_f64(
+            "f64 grid end",
+            f,
+            t,
+            (lo, f_lo),
+            (hi, f_hi),
+            F64_ROOT_TOL,
+            F64_ROOT_MAX_EVALS,
+        )?;
+        Ok(r.midpoint())
+    };
     let lo_end = if y_lo.is_finite() {
         y_lo
     } else {
-        solve_increasing_f64(|y| logit(0, y), -T_RANGE, -1e6, y_top.min(1e6))
+        end(-T_RANGE, -LN_END_BOUND, y_top.min(LN_END_BOUND))?
     };
     let hi_end = if y_top.is_finite() {
         y_top
     } else {
-        solve_increasing_f64(|y| logit(0, y), T_RANGE, lo_end, 1e6)
+        end(T_RANGE, lo_end, LN_END_BOUND)?
     };
     let mut pts: Vec<f64> = Vec::with_capacity(3 * m + hosts);
     let mut spaced = vec![lo_end];
@@ -345,7 +326,13 @@ pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
     // then converges as fast as in the interior, where bisection towards the end would
     // need ~50 halvings for a level like e^−40).
     let last = spaced.len() - 1;
-    let solve = |j: i32, table: &[f64], t: f64, tol: f64, evals: usize| -> f64 {
+    let solve = |j: i32,
+                 table: &[f64],
+                 t: f64,
+                 tol: f64,
+                 evals: usize,
+                 pick: fn(&BracketF64) -> f64|
+     -> Option<f64> {
         let i = table.partition_point(|v| *v < t).clamp(1, last);
         let (lo, hi) = (spaced[i - 1], spaced[i]);
         if lo == y_lo && y_lo.is_finite() && hi > lo {
@@ -353,8 +340,8 @@ pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
             let u_lo = (y_lo.abs().max(1.0) * END_GAP).ln();
             if u_lo < u_hi {
                 let f = |u: f64| logit(j, y_lo + u.exp());
-                let u = illinois(f, t, (u_lo, f(u_lo)), (u_hi, table[i]), tol, evals);
-                return y_lo + u.exp();
+                let u = crossing(f, t, (u_lo, f(u_lo)), (u_hi, table[i]), tol, evals, pick)?;
+                return Some(y_lo + u.exp());
             }
         }
         if hi == y_top && y_top.is_finite() && hi > lo {
@@ -362,29 +349,56 @@ pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
             let v_lo = (y_top.abs().max(1.0) * END_GAP).ln();
             if v_lo < v_hi {
                 let f = |v: f64| -logit(j, y_top - v.exp());
-                let v = illinois(f, -t, (v_lo, f(v_lo)), (v_hi, -table[i - 1]), tol, evals);
-                return y_top - v.exp();
+                let v = crossing(
+                    f,
+                    -t,
+                    (v_lo, f(v_lo)),
+                    (v_hi, -table[i - 1]),
+                    tol,
+                    evals,
+                    pick,
+                )?;
+                return Some(y_top - v.exp());
             }
         }
-        illinois(
+        crossing(
             |y| logit(j, y),
             t,
             (lo, table[i - 1]),
             (hi, table[i]),
             tol,
             evals,
+            pick,
         )
     };
     for j in [0, 1] {
         let table: Vec<f64> = spaced.iter().map(|&y| logit(j, y)).collect();
         for i in 1..m {
             let t = -T_RANGE + 2.0 * T_RANGE * i as f64 / m as f64;
-            pts.push(solve(j, &table, t, GRID_TOL, GRID_EVALS));
+            // A few steps: the point is the next Illinois estimate.
+            pts.extend(solve(
+                j,
+                &table,
+                t,
+                GRID_TOL,
+                GRID_EVALS,
+                BracketF64::secant,
+            ));
         }
         if j == 1 {
             for i in 1..hosts {
                 let t = (i as f64 / (hosts - i) as f64).ln();
-                pts.push(solve(1, &table, t, ROOT_TOL, ROOT_MAX_EVALS));
+                // Solved to full precision; even a bracket not narrowed to the tolerance
+                // in F64_ROOT_MAX_EVALS evaluations gives a grid point (its midpoint).
+                let seed = solve(
+                    1,
+                    &table,
+                    t,
+                    F64_ROOT_TOL,
+                    F64_ROOT_MAX_EVALS,
+                    BracketF64::midpoint,
+                );
+                pts.extend(seed);
             }
         }
     }
@@ -395,7 +409,7 @@ pub fn ln_grid(ch: &LnChain, hosts: usize, n: usize) -> Vec<f64> {
     g.push(y_lo);
     g.extend(pts);
     g.push(y_top);
-    g
+    Ok(g)
 }
 
 /// Points of each family of the f64 grid (log-spaced, count quantiles, work quantiles):
@@ -418,24 +432,43 @@ pub struct LnPlacement {
     pub ln_value: f64,
 }
 
-/// Host terms on a grid, computed when first needed (and kept when `memo` is not empty).
+/// Host terms between points, computed when first needed (and kept when `memo` is not
+/// empty).
 struct LnTerms<'a, 'c> {
     ch: &'c LnChain<'a>,
     g: &'c [f64],
-    /// The per-point parts of the terms at each grid point.
+    /// The per-point parts of the terms at each point.
     above: Vec<Above>,
     memo: Vec<f64>,
+    /// The term last returned (a reference to it is handed out).
+    last: LnF64,
+}
+
+impl<'a, 'c> LnTerms<'a, 'c> {
+    /// The terms between the points `g`, kept in a table of g.len()² entries if `memo`.
+    fn new(ch: &'c LnChain<'a>, g: &'c [f64], memo: bool) -> Self {
+        let memo = if memo {
+            vec![f64::NAN; g.len() * g.len()]
+        } else {
+            Vec::new()
+        };
+        let above = g.iter().map(|&y| ch.above(y)).collect();
+        LnTerms {
+            ch,
+            g,
+            above,
+            memo,
+            last: LnF64(f64::NAN),
+        }
+    }
 }
 
 impl LnTerms<'_, '_> {
-    #[inline]
-    fn t(&mut self, k: usize, l: usize) -> f64 {
-        let i = l * self.g.len() + k;
-        if let Some(&v) = self.memo.get(i) {
-            if !v.is_nan() {
-                return v;
-            }
-        }
+    /// T(k, l) computed (and kept in the table at `i` if there is one); out of line, so
+    /// that the table lookup of [`Terms::term`] stays small enough to inline into the
+    /// programme's inner loop.
+    #[inline(never)]
+    fn compute(&mut self, k: usize, l: usize, i: usize) -> f64 {
         let v = self
             .ch
             .ln_term_at(self.g[k], self.g[l], &self.above[k], &self.above[l]);
@@ -448,65 +481,52 @@ impl LnTerms<'_, '_> {
     }
 }
 
-/// Exact optimum over the grid `g` by dynamic programming (sum, or max for `minmax`), one
-/// placement per number of busy hosts (the rest idle at the top), best first; empty if no
-/// placement is stable.
+impl Terms for LnTerms<'_, '_> {
+    type Cost = LnF64;
+    type Error = Infallible;
+    #[inline]
+    fn term(&mut self, k: usize, l: usize) -> Result<&LnF64, Infallible> {
+        let i = l * self.g.len() + k;
+        let v = match self.memo.get(i) {
+            Some(&v) if !v.is_nan() => v,
+            _ => self.compute(k, l, i),
+        };
+        self.last = LnF64(v);
+        Ok(&self.last)
+    }
+}
+
+/// Exact optimum over the grid `g` by dynamic programming ([`layered_dp`]; sum, or max for
+/// `minmax`), one placement per number of busy hosts (the rest idle at the top), best
+/// first; empty if no placement is stable.
 pub fn ln_grid_optima(ch: &LnChain, hosts: usize, g: &[f64], minmax: bool) -> Vec<LnPlacement> {
+    if hosts < 1 || g.len() < 2 {
+        return vec![];
+    }
     let n = g.len() - 1;
     // With two hosts every pair is read once (host 1 from s_0, host 2 to the top): no
     // table of g.len()² terms is needed.
-    let memo = if hosts > 2 {
-        vec![f64::NAN; g.len() * g.len()]
-    } else {
-        Vec::new()
-    };
-    let above = g.iter().map(|&y| ch.above(y)).collect();
-    let mut terms = LnTerms { ch, g, above, memo };
-    let mut v = vec![f64::INFINITY; n + 1];
-    v[0] = f64::NEG_INFINITY;
-    let mut arg: Vec<Vec<usize>> = Vec::with_capacity(hosts);
-    let mut found = Vec::new();
-    for i in 1..=hosts {
-        let mut nv = vec![f64::INFINITY; n + 1];
-        let mut na = vec![usize::MAX; n + 1];
-        let first_l = if i == hosts { n } else { 1 };
-        for l in first_l..=n {
-            for (k, &vk) in v.iter().enumerate().take(l) {
-                if k == n || vk == f64::INFINITY || vk >= nv[l] {
-                    continue;
-                }
-                let t = terms.t(k, l);
-                if t >= nv[l] {
-                    continue;
-                }
-                let c = if minmax { vk.max(t) } else { ln_add_exp(vk, t) };
-                if c < nv[l] {
-                    nv[l] = c;
-                    na[l] = k;
-                }
-            }
-        }
-        arg.push(na);
-        if nv[n].is_finite() {
-            let mut idx = vec![n; i + 1];
-            for m in (1..=i).rev() {
-                idx[m - 1] = arg[m - 1][idx[m]];
-            }
-            let mut ys: Vec<f64> = idx[1..i].iter().map(|&k| g[k]).collect();
+    let mut terms = LnTerms::new(ch, g, hosts > 2);
+    let mut layers = vec![Layer::Range(0, 1)];
+    layers.extend(std::iter::repeat_n(Layer::Range(1, n + 1), hosts - 1));
+    layers.push(Layer::Range(n, n + 1));
+    let how = if minmax { Combine::Max } else { Combine::Sum };
+    let zero = LnF64(f64::NEG_INFINITY);
+    let inf = LnF64(f64::INFINITY);
+    let Ok(paths) = layered_dp(&layers, n, &zero, &inf, how, &mut terms);
+    ranked(paths)
+        .into_iter()
+        .map(|p| {
+            let mut ys: Vec<f64> = p.nodes.iter().map(|&k| g[k]).collect();
             ys.resize(hosts - 1, g[n]);
-            found.push(LnPlacement {
+            LnPlacement {
                 ys,
-                ln_value: nv[n],
-            });
-        }
-        v = nv;
-    }
-    found.sort_by(|a, b| a.ln_value.total_cmp(&b.ln_value));
-    found
+                ln_value: p.value.0,
+            }
+        })
+        .collect()
 }
 
-/// Points per zoom window.
-pub const LN_ZOOM_POINTS: usize = 24;
 /// Zoom rounds at most.
 pub const LN_ZOOM_ROUNDS: usize = 12;
 /// The zoom stops at this half-width in y (relative to 1 + |y|): below it f64 values of J
@@ -514,90 +534,66 @@ pub const LN_ZOOM_ROUNDS: usize = 12;
 /// refinement takes over.
 pub const LN_ZOOM_MIN_WIDTH: f64 = 1e-5;
 
-/// Refines a placement by dynamic programming over shrinking windows around each busy
-/// host's cutoff (as [`super::grid::zoom`], in f64). `width` is the first half-width.
+/// Refines a placement by the zoom of [`dp::zoom`] in f64 logarithms, around each busy
+/// host's cutoff. `width` is the first half-width.
 pub fn ln_zoom(ch: &LnChain, start: &LnPlacement, width: f64, minmax: bool) -> LnPlacement {
     let hosts = start.ys.len() + 1;
-    let mut cur: Vec<f64> = start.ys.iter().copied().filter(|y| *y < ch.y_top).collect();
-    let mut best = start.ln_value;
-    let mut w = width.max(LN_ZOOM_MIN_WIDTH);
-    for _ in 0..LN_ZOOM_ROUNDS {
-        // One layer of candidate points per busy cutoff.
-        let mut layers: Vec<Vec<f64>> = vec![vec![ch.y_lo]];
-        for &y in &cur {
-            let mut layer: Vec<f64> = (0..=LN_ZOOM_POINTS)
-                .map(|i| y - w + 2.0 * w * i as f64 / LN_ZOOM_POINTS as f64)
-                .filter(|p| *p > ch.y_lo && *p < ch.y_top)
-                .collect();
-            layer.push(y);
-            layers.push(layer);
-        }
-        layers.push(vec![ch.y_top]);
-        let above: Vec<Vec<Above>> = layers
-            .iter()
-            .map(|l| l.iter().map(|&y| ch.above(y)).collect())
-            .collect();
-        let mut v = vec![f64::NEG_INFINITY];
-        let mut args: Vec<Vec<usize>> = Vec::with_capacity(layers.len());
-        for m in 1..layers.len() {
-            let mut nv = vec![f64::INFINITY; layers[m].len()];
-            let mut na = vec![usize::MAX; layers[m].len()];
-            for (a, &yb) in layers[m].iter().enumerate() {
-                for (b, &ya) in layers[m - 1].iter().enumerate() {
-                    if ya >= yb || v[b] == f64::INFINITY {
-                        continue;
-                    }
-                    let t = ch.ln_term_at(ya, yb, &above[m - 1][b], &above[m][a]);
-                    if t.is_nan() || t == f64::INFINITY {
-                        continue;
-                    }
-                    let c = if minmax {
-                        v[b].max(t)
-                    } else {
-                        ln_add_exp(v[b], t)
-                    };
-                    if c < nv[a] {
-                        nv[a] = c;
-                        na[a] = b;
-                    }
-                }
-            }
-            v = nv;
-            args.push(na);
-        }
-        if !v[0].is_finite() {
-            break;
-        }
-        let last = layers.len() - 1;
-        let mut pos = 0usize;
-        let mut next = vec![0.0; last - 1];
-        for m in (1..=last).rev() {
-            pos = args[m - 1][pos];
-            if m >= 2 {
-                next[m - 2] = layers[m - 1][pos];
-            }
-        }
-        let at_edge = next
-            .iter()
-            .zip(&cur)
-            .any(|(a, b)| (a - b).abs() >= 0.999 * w);
-        if v[0] <= best {
-            best = v[0];
-            cur = next;
-        } else {
-            break;
-        }
-        if !at_edge {
-            w /= LN_ZOOM_POINTS as f64 / 4.0;
-        }
-        let scale = 1.0 + cur.iter().fold(0.0f64, |m, y| m.max(y.abs()));
-        if w < LN_ZOOM_MIN_WIDTH * scale {
-            break;
-        }
-    }
-    let mut ys = cur;
+    let cur: Vec<f64> = start.ys.iter().copied().filter(|y| *y < ch.y_top).collect();
+    let how = if minmax { Combine::Max } else { Combine::Sum };
+    let Ok(z) = dp::zoom(&mut LnZoom { ch }, &cur, width, LN_ZOOM_ROUNDS, how);
+    let (mut ys, value) = (z.cutoffs, z.value);
     ys.resize(hosts - 1, ch.y_top);
-    LnPlacement { ys, ln_value: best }
+    LnPlacement {
+        ys,
+        ln_value: value.map_or(start.ln_value, |v| v.0),
+    }
+}
+
+/// The zoom's points as logarithms y = ln s.
+struct LnZoom<'c, 'a> {
+    ch: &'c LnChain<'a>,
+}
+
+impl ZoomSpace for LnZoom<'_, '_> {
+    type Point = f64;
+    type Cost = LnF64;
+    type Error = Infallible;
+    fn ends(&self) -> (f64, f64) {
+        (self.ch.y_lo, self.ch.y_top)
+    }
+    fn window(&self, y: &f64, w: f64) -> Vec<f64> {
+        let (lo, top) = self.ends();
+        let mut layer: Vec<f64> = (0..=ZOOM_POINTS)
+            .map(|i| y - w + 2.0 * w * i as f64 / ZOOM_POINTS as f64)
+            .filter(|p| *p > lo && *p < top)
+            .collect();
+        layer.push(*y);
+        layer
+    }
+    fn ln_distance(&self, a: &f64, b: &f64) -> f64 {
+        (a - b).abs()
+    }
+    fn cmp(&self, a: &f64, b: &f64) -> std::cmp::Ordering {
+        a.total_cmp(b)
+    }
+    fn min_width(&self) -> f64 {
+        LN_ZOOM_MIN_WIDTH
+    }
+    fn scale(&self, cur: &[f64]) -> f64 {
+        1.0 + cur.iter().fold(0.0f64, |m, y| m.max(y.abs()))
+    }
+    fn best_path(
+        &mut self,
+        points: &[f64],
+        layers: &[Layer],
+        how: Combine,
+    ) -> Result<Option<Path<LnF64>>, Infallible> {
+        let mut terms = LnTerms::new(self.ch, points, false);
+        let zero = LnF64(f64::NEG_INFINITY);
+        let inf = LnF64(f64::INFINITY);
+        let top = points.len() - 1;
+        Ok(layered_dp(layers, top, &zero, &inf, how, &mut terms)?.pop())
+    }
 }
 
 /// Tolerance in y of [`ln_brent`], times √(1 + |ln J|): about the square root of the
@@ -715,23 +711,4 @@ pub fn max_gap(g: &[f64]) -> f64 {
         .filter(|w| w[0].is_finite() && w[1].is_finite())
         .map(|w| w[1] - w[0])
         .fold(0.0, f64::max)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn illinois_finds_roots() {
-        // Source: closed-form roots (cube root, ln); tolerance 1e-10.
-        let r = solve_increasing_f64(|y| y * y * y, 2.0, 0.0, 5.0);
-        assert!((r - 2f64.cbrt()).abs() < 1e-10);
-        let r = solve_increasing_f64(
-            |y| if y < 1.0 { f64::NEG_INFINITY } else { y.ln() },
-            1.0,
-            0.0,
-            10.0,
-        );
-        assert!((r - std::f64::consts::E).abs() < 1e-10);
-    }
 }

@@ -7,10 +7,17 @@
 //! sum becomes a max. Partial moments on the grid come from cumulative sums taken from
 //! whichever end loses fewer digits, so the N² table costs O(N) moment evaluations.
 
-use super::chain::{pk, weight_order, ChainKind};
+use super::chain::{weight_order, ChainKind};
+use super::dp::{self, layered_dp, ranked, Combine, Layer, Path, Terms, ZoomSpace, ZOOM_POINTS};
 use crate::dist::{DistError, JobSize};
+use crate::policy::host_term::{host, HostInputs, KillPoint, Parts};
 use crate::policy::{Metric, PolicyError};
 use rug::Float;
+
+/// The hint of a grid that found no stable placement: stable cutoffs exist (the TAGS
+/// threshold was checked first), but so close to the threshold that none lies on the grid.
+pub const HINT_NEAR_THRESHOLD: &str =
+    "the load is too close to the TAGS stability threshold for the search grid; a slightly lower --load may be found";
 
 /// Grid points: `GRID_BASE + GRID_PER_HOST · h`, at most `GRID_MAX`.
 pub const GRID_BASE: usize = 160;
@@ -199,7 +206,7 @@ pub struct GridOptimum {
 
 /// Host terms T(x_k, x_l) on the grid, computed when first needed (the DP for h = 2 needs
 /// only O(N) of the N²/2 pairs) from cumulative moments; +∞ when unstable.
-struct Terms<'a> {
+struct GridTerms<'a> {
     dist: &'a dyn JobSize,
     lambda: Float,
     kind: ChainKind,
@@ -209,7 +216,7 @@ struct Terms<'a> {
     memo: Vec<Vec<Option<Float>>>,
 }
 
-impl<'a> Terms<'a> {
+impl<'a> GridTerms<'a> {
     fn new(
         dist: &'a dyn JobSize,
         lambda: &Float,
@@ -225,7 +232,7 @@ impl<'a> Terms<'a> {
         };
         let c = Cumulative::new(dist, g, &orders)?;
         let memo = (0..g.len()).map(|l| vec![None; l]).collect();
-        Ok(Terms {
+        Ok(GridTerms {
             dist,
             lambda: lambda.clone(),
             kind,
@@ -236,7 +243,16 @@ impl<'a> Terms<'a> {
         })
     }
 
-    fn t(&mut self, k: usize, l: usize) -> Result<&Float, PolicyError> {
+    fn compute(&self, k: usize, l: usize) -> Result<Float, PolicyError> {
+        let inputs = GridInputs { t: self, k, l };
+        Ok(host(self.kind, &self.lambda, &inputs, Parts::Term)?.term())
+    }
+}
+
+impl Terms for GridTerms<'_> {
+    type Cost = Float;
+    type Error = PolicyError;
+    fn term(&mut self, k: usize, l: usize) -> Result<&Float, PolicyError> {
         if self.memo[l][k].is_none() {
             let v = self.compute(k, l)?;
             self.memo[l][k] = Some(v);
@@ -245,77 +261,59 @@ impl<'a> Terms<'a> {
             .as_ref()
             .ok_or_else(|| PolicyError::BadCutoffs("grid term missing".into()))
     }
+}
 
-    fn compute(&self, k: usize, l: usize) -> Result<Float, PolicyError> {
-        let bits = self.dist.prec();
-        let n = self.g.len() - 1;
-        let jw = weight_order(self.metric);
-        let inf = Float::with_val(bits, rug::float::Special::Infinity);
-        let v = match self.kind {
-            ChainKind::Sita => {
-                match (
-                    self.c.m(jw, k, l, bits),
-                    self.c.m(1, k, l, bits),
-                    self.c.m(2, k, l, bits),
-                ) {
-                    (Some(w), Some(m1), Some(m2)) => {
-                        let q = pk(bits, &self.lambda, &m1, &m2);
-                        if w.is_zero() {
-                            Float::with_val(bits, 0)
-                        } else {
-                            Float::with_val(bits, &w * &q)
-                        }
-                    }
-                    (_, Some(m1), _) if Float::with_val(bits, &self.lambda * &m1) >= 1 => {
-                        inf.clone()
-                    }
-                    _ => return Err(infinite(self.metric, self.dist)),
-                }
-            }
-            ChainKind::Tags | ChainKind::TagsQueueLength => {
-                let free_b = l < n;
-                let bt = if free_b {
-                    Float::with_val(bits, &self.g[l] * &self.c.tail[l])
-                } else {
-                    Float::with_val(bits, 0)
-                };
-                let (Some(m1), Some(m2)) = (self.c.m(1, k, l, bits), self.c.m(2, k, l, bits))
-                else {
-                    return Err(infinite(self.metric, self.dist));
-                };
-                let n1 = m1 + &bt;
-                // b² F̄(b) only below the top (∞ · 0 would be NaN for unbounded sizes).
-                let n2 = if free_b {
-                    m2 + Float::with_val(bits, &self.g[l] * &bt)
-                } else {
-                    m2
-                };
-                let q = pk(bits, &self.lambda, &n1, &n2);
-                let ga = if self.kind == ChainKind::TagsQueueLength {
-                    self.c.up_c[1][k]
-                        .clone()
-                        .map(|x| Float::with_val(bits, &self.lambda * &x))
-                } else {
-                    self.c.up_c[(jw + 1) as usize][k].clone()
-                };
-                let Some(ga) = ga else {
-                    return Err(infinite(self.metric, self.dist));
-                };
-                let mut v = if ga.is_zero() {
-                    Float::with_val(bits, 0)
-                } else {
-                    Float::with_val(bits, &ga * &q)
-                };
-                if self.kind == ChainKind::Tags && free_b {
-                    let Some(gb) = self.c.up_c[(jw + 1) as usize][l].clone() else {
-                        return Err(infinite(self.metric, self.dist));
-                    };
-                    v += Float::with_val(bits, &self.g[l] * &gb);
-                }
-                v
-            }
-        };
-        Ok(v)
+/// The inputs of the host term (x_k, x_l] from the cumulative moments (an infinite one is
+/// an infinite metric).
+struct GridInputs<'t, 'a> {
+    t: &'t GridTerms<'a>,
+    k: usize,
+    l: usize,
+}
+
+impl GridInputs<'_, '_> {
+    fn finite(&self, m: Option<Float>) -> Result<Float, PolicyError> {
+        m.ok_or_else(|| infinite(self.t.metric, self.t.dist))
+    }
+
+    /// M_j(x_k, x_l).
+    fn m(&self, j: i32) -> Result<Float, PolicyError> {
+        self.finite(self.t.c.m(j, self.k, self.l, self.t.dist.prec()))
+    }
+
+    /// M_j(x_i, top).
+    fn above(&self, j: i32, i: usize) -> Result<Float, PolicyError> {
+        self.finite(self.t.c.up_c[(j + 1) as usize][i].clone())
+    }
+}
+
+impl HostInputs for GridInputs<'_, '_> {
+    type R = Float;
+    type Error = PolicyError;
+    fn m1(&self) -> Result<Float, PolicyError> {
+        self.m(1)
+    }
+    fn m2(&self) -> Result<Float, PolicyError> {
+        self.m(2)
+    }
+    fn interval_weight(&self) -> Result<Float, PolicyError> {
+        self.m(weight_order(self.t.metric))
+    }
+    fn killed_at_b(&self) -> Result<Option<KillPoint<'_, Float>>, PolicyError> {
+        let (g, l) = (self.t.g, self.l);
+        Ok((l < g.len() - 1).then(|| KillPoint {
+            b: &g[l],
+            tail: self.t.c.tail[l].clone(),
+        }))
+    }
+    fn weight_above_a(&self) -> Result<Float, PolicyError> {
+        self.above(weight_order(self.t.metric), self.k)
+    }
+    fn mass_above_a(&self) -> Result<Float, PolicyError> {
+        self.above(0, self.k)
+    }
+    fn weight_above_b(&self) -> Result<Float, PolicyError> {
+        self.above(weight_order(self.t.metric), self.l)
     }
 }
 
@@ -331,10 +329,11 @@ fn infinite(metric: Metric, dist: &dyn JobSize) -> PolicyError {
     }
 }
 
-/// Exact optimum over the grid by dynamic programming; `minmax` replaces the sum by a max.
-/// Returns the best placement for each number u = 1 … h of hosts in use (the others idle
-/// at the top), best first: the objective can have a local minimum with all hosts busy and
-/// a better one with fewer (TAGS at light load), so the refinement starts from several.
+/// Exact optimum over the grid by dynamic programming ([`layered_dp`]); `minmax` replaces
+/// the sum by a max. Returns the best placement for each number u = 1 … h of hosts in use
+/// (the others idle at the top), best first: the objective can have a local minimum with
+/// all hosts busy and a better one with fewer (TAGS at light load), so the refinement
+/// starts from several.
 pub fn grid_optima(
     dist: &dyn JobSize,
     lambda: &Float,
@@ -344,79 +343,39 @@ pub fn grid_optima(
     g: &[Float],
     minmax: bool,
 ) -> Result<Vec<GridOptimum>, PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
     let bits = dist.prec();
     let n = g.len() - 1;
-    let mut t = Terms::new(dist, lambda, kind, metric, g)?;
+    let mut t = GridTerms::new(dist, lambda, kind, metric, g)?;
+    // Host i ≤ h − 1 ends at any point after s_0 (at the top: the rest idle); host h at
+    // the top.
+    let mut layers = vec![Layer::Range(0, 1)];
+    layers.extend(std::iter::repeat_n(Layer::Range(1, n + 1), hosts - 1));
+    layers.push(Layer::Range(n, n + 1));
+    let zero = Float::with_val(bits, 0);
     let inf = Float::with_val(bits, rug::float::Special::Infinity);
-    // v[l]: best cost of hosts 1..i ending at x_l (no idle host yet); arg[i][l]: the
-    // previous index. Reaching the top at layer u means u hosts in use.
-    let mut v: Vec<Float> = (0..=n)
-        .map(|l| {
-            if l == 0 {
-                Float::with_val(bits, 0)
-            } else {
-                inf.clone()
+    let how = if minmax { Combine::Max } else { Combine::Sum };
+    let paths = ranked(layered_dp(&layers, n, &zero, &inf, how, &mut t)?);
+    if paths.is_empty() {
+        return Err(PolicyError::Solver {
+            what: "global cutoff search".into(),
+            detail: "no cutoffs on its grid keep every host stable".into(),
+            hint: HINT_NEAR_THRESHOLD,
+        });
+    }
+    Ok(paths
+        .into_iter()
+        .map(|p| {
+            let mut cutoffs: Vec<Float> = p.nodes.iter().map(|&k| g[k].clone()).collect();
+            cutoffs.resize(hosts - 1, g[n].clone());
+            GridOptimum {
+                cutoffs,
+                value: p.value,
             }
         })
-        .collect();
-    let mut arg: Vec<Vec<usize>> = Vec::with_capacity(hosts);
-    let mut tmp = Float::new(bits);
-    let mut found: Vec<GridOptimum> = Vec::new();
-    for i in 1..=hosts {
-        let mut nv: Vec<Float> = vec![inf.clone(); n + 1];
-        let mut na = vec![usize::MAX; n + 1];
-        let ls: Vec<usize> = if i == hosts {
-            vec![n]
-        } else {
-            (1..=n).collect()
-        };
-        for l in ls {
-            for (k, vk) in v.iter().enumerate().take(l) {
-                if k == n || vk.is_infinite() {
-                    continue;
-                }
-                let tkl = t.t(k, l)?;
-                if tkl.is_infinite() {
-                    continue;
-                }
-                if minmax {
-                    tmp.assign_max(vk, tkl);
-                } else {
-                    tmp.assign_sum(vk, tkl);
-                }
-                if tmp < nv[l] {
-                    nv[l].clone_from(&tmp);
-                    na[l] = k;
-                }
-            }
-        }
-        arg.push(na);
-        if nv[n].is_finite() {
-            // u = i hosts in use: backtrack, then the rest idle at the top.
-            let mut idx = vec![n; i + 1];
-            for m in (1..=i).rev() {
-                idx[m - 1] = arg[m - 1][idx[m]];
-            }
-            let mut cutoffs: Vec<Float> = idx[1..i].iter().map(|&k| g[k].clone()).collect();
-            cutoffs.resize(hosts - 1, g[n].clone());
-            found.push(GridOptimum {
-                cutoffs,
-                value: nv[n].clone(),
-            });
-        }
-        v = nv;
-    }
-    if found.is_empty() {
-        return Err(PolicyError::BadLoad(
-            "no cutoffs on the search grid keep every host stable".into(),
-        ));
-    }
-    found.sort_by(|a, b| {
-        a.value
-            .partial_cmp(&b.value)
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    Ok(found)
+        .collect())
 }
 
 /// The best grid placement (see [`grid_optima`]).
@@ -442,18 +401,13 @@ pub fn max_ln_gap(g: &[Float]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// Points per zoom window (each cutoff's window in ln s).
-pub const ZOOM_POINTS: usize = 24;
 /// Zoom rounds at most.
 pub const ZOOM_ROUNDS: usize = 6;
 /// Zooming stops when every window's half-width in ln s is below this.
 pub const ZOOM_MIN_WIDTH: f64 = 1e-7;
 
 /// Refines a grid placement of the free cutoffs (u − 1 of them; hosts after u idle) by
-/// dynamic programming over windows around each cutoff, shrinking the windows each round.
-/// Each round is exact over its windows, so cutoffs that move the objective only slightly
-/// are still placed where the chain's terms put them. `width` is the first half-width in
-/// ln s.
+/// the zoom of [`dp::zoom`] in MPFR. `width` is the first half-width in ln s.
 #[allow(clippy::too_many_arguments)]
 pub fn zoom(
     dist: &dyn JobSize,
@@ -465,125 +419,79 @@ pub fn zoom(
     width: f64,
     minmax: bool,
 ) -> Result<GridOptimum, PolicyError> {
+    if hosts < 1 || start.len() >= hosts {
+        return Err(PolicyError::BadHosts(hosts));
+    }
+    let mut space = MpfrZoom {
+        dist,
+        lambda,
+        kind,
+        metric,
+    };
+    let how = if minmax { Combine::Max } else { Combine::Sum };
+    let z = dp::zoom(&mut space, start, width, ZOOM_ROUNDS, how)?;
+    let (mut cutoffs, value) = (z.cutoffs, z.value);
     let bits = dist.prec();
-    let lo = dist.lower();
-    let top = dist.upper();
-    let u = start.len() + 1;
-    let mut cur: Vec<Float> = start.to_vec();
-    let mut w = width.max(ZOOM_MIN_WIDTH);
-    let mut value = Float::with_val(bits, rug::float::Special::Infinity);
-    for _round in 0..ZOOM_ROUNDS {
-        // Window points, in ln s around each cutoff.
-        let mut pts: Vec<Float> = vec![lo.clone(), top.clone()];
-        let mut layer_of: Vec<Vec<Float>> = Vec::with_capacity(u - 1);
-        for x in &cur {
-            let y = Float::with_val(bits, x.ln_ref());
-            let mut layer = Vec::with_capacity(ZOOM_POINTS + 1);
-            for i in 0..=ZOOM_POINTS {
-                let t = -w + 2.0 * w * i as f64 / ZOOM_POINTS as f64;
-                let p = Float::with_val(bits, &y + t).exp();
-                if p > lo && p < top {
-                    layer.push(p);
-                }
+    cutoffs.resize(hosts - 1, dist.upper());
+    Ok(GridOptimum {
+        cutoffs,
+        value: value.unwrap_or_else(|| Float::with_val(bits, rug::float::Special::Infinity)),
+    })
+}
+
+/// The zoom's points in MPFR: each round's terms from cumulative moments over its points.
+struct MpfrZoom<'a> {
+    dist: &'a dyn JobSize,
+    lambda: &'a Float,
+    kind: ChainKind,
+    metric: Metric,
+}
+
+impl ZoomSpace for MpfrZoom<'_> {
+    type Point = Float;
+    type Cost = Float;
+    type Error = PolicyError;
+    fn ends(&self) -> (Float, Float) {
+        (self.dist.lower(), self.dist.upper())
+    }
+    fn window(&self, x: &Float, w: f64) -> Vec<Float> {
+        let bits = self.dist.prec();
+        let (lo, top) = self.ends();
+        let y = Float::with_val(bits, x.ln_ref());
+        let mut layer = Vec::with_capacity(ZOOM_POINTS + 2);
+        for i in 0..=ZOOM_POINTS {
+            let t = -w + 2.0 * w * i as f64 / ZOOM_POINTS as f64;
+            let p = Float::with_val(bits, &y + t).exp();
+            if p > lo && p < top {
+                layer.push(p);
             }
-            layer.push(x.clone());
-            pts.extend(layer.iter().cloned());
-            layer_of.push(layer);
         }
-        pts.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-        pts.dedup();
-        let n = pts.len() - 1;
-        let index = |x: &Float| pts.partition_point(|p| p < x);
-        let mut layers: Vec<Vec<usize>> = vec![vec![0]];
-        for l in &layer_of {
-            let mut v: Vec<usize> = l.iter().map(index).collect();
-            v.sort_unstable();
-            v.dedup();
-            layers.push(v);
-        }
-        layers.push(vec![n]);
-        let mut t = Terms::new(dist, lambda, kind, metric, &pts)?;
+        layer.push(x.clone());
+        layer
+    }
+    fn ln_distance(&self, a: &Float, b: &Float) -> f64 {
+        Float::with_val(self.dist.prec(), a / b).ln().abs().to_f64()
+    }
+    fn cmp(&self, a: &Float, b: &Float) -> std::cmp::Ordering {
+        a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal)
+    }
+    fn min_width(&self) -> f64 {
+        ZOOM_MIN_WIDTH
+    }
+    fn scale(&self, _cur: &[Float]) -> f64 {
+        1.0
+    }
+    fn best_path(
+        &mut self,
+        points: &[Float],
+        layers: &[Layer],
+        how: Combine,
+    ) -> Result<Option<Path<Float>>, PolicyError> {
+        let bits = self.dist.prec();
+        let mut t = GridTerms::new(self.dist, self.lambda, self.kind, self.metric, points)?;
+        let zero = Float::with_val(bits, 0);
         let inf = Float::with_val(bits, rug::float::Special::Infinity);
-        let mut v: Vec<Float> = vec![Float::with_val(bits, 0)];
-        let mut args: Vec<Vec<usize>> = Vec::with_capacity(layers.len());
-        let mut tmp = Float::new(bits);
-        for m in 1..layers.len() {
-            let mut nv = vec![inf.clone(); layers[m].len()];
-            let mut na = vec![usize::MAX; layers[m].len()];
-            for (a, &l) in layers[m].iter().enumerate() {
-                for (b, &k) in layers[m - 1].iter().enumerate() {
-                    if k >= l || v[b].is_infinite() {
-                        continue;
-                    }
-                    let tkl = t.t(k, l)?;
-                    if tkl.is_infinite() {
-                        continue;
-                    }
-                    if minmax {
-                        tmp.assign_max(&v[b], tkl);
-                    } else {
-                        tmp.assign_sum(&v[b], tkl);
-                    }
-                    if tmp < nv[a] {
-                        nv[a].clone_from(&tmp);
-                        na[a] = b;
-                    }
-                }
-            }
-            v = nv;
-            args.push(na);
-        }
-        if v[0].is_infinite() {
-            break;
-        }
-        // Backtrack.
-        let last = layers.len() - 1;
-        let mut pos = 0usize;
-        let mut chosen = vec![0usize; layers.len()];
-        chosen[last] = n;
-        for m in (1..=last).rev() {
-            pos = args[m - 1][pos];
-            chosen[m - 1] = layers[m - 1][pos];
-        }
-        let next: Vec<Float> = chosen[1..layers.len() - 1]
-            .iter()
-            .map(|&k| pts[k].clone())
-            .collect();
-        // Shrink the windows unless a cutoff sits at the edge of its window.
-        let at_edge = next.iter().zip(&cur).any(|(a, b)| {
-            let d = Float::with_val(bits, a / b).ln().abs().to_f64();
-            d >= 0.999 * w
-        });
-        cur = next;
-        value = v[0].clone();
-        if !at_edge {
-            w /= ZOOM_POINTS as f64 / 4.0;
-        }
-        if w < ZOOM_MIN_WIDTH {
-            break;
-        }
-    }
-    let mut cutoffs = cur;
-    cutoffs.resize(hosts - 1, top);
-    Ok(GridOptimum { cutoffs, value })
-}
-
-trait AssignOps {
-    fn assign_sum(&mut self, a: &Float, b: &Float);
-    fn assign_max(&mut self, a: &Float, b: &Float);
-}
-
-impl AssignOps for Float {
-    fn assign_sum(&mut self, a: &Float, b: &Float) {
-        use rug::Assign;
-        self.assign(a + b);
-    }
-    fn assign_max(&mut self, a: &Float, b: &Float) {
-        use rug::Assign;
-        if a >= b {
-            self.assign(a);
-        } else {
-            self.assign(b);
-        }
+        let top = points.len() - 1;
+        Ok(layered_dp(layers, top, &zero, &inf, how, &mut t)?.pop())
     }
 }

@@ -13,6 +13,24 @@ use crate::num::{show, NumError};
 use crate::policy::{tags::host_load, PolicyError};
 use rug::Float;
 
+/// Rejects a load at which no TAGS cutoffs are stable, naming the threshold.
+pub fn check_tags_stable(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    rho: &Float,
+    hosts: usize,
+) -> Result<(), PolicyError> {
+    if hosts > 1 && !greedy(dist, lambda, hosts)?.stable() {
+        let t = tags_threshold(dist, Some(hosts))?;
+        return Err(PolicyError::BadLoad(format!(
+            "total load ρ = {} is at or above the TAGS stability threshold ρ*(F, {hosts}) = {}: no cutoffs are stable",
+            show(rho),
+            show(&t.load)
+        )));
+    }
+    Ok(())
+}
+
 /// Outcome of the greedy construction at one arrival rate.
 #[derive(Debug, Clone)]
 pub struct Greedy {
@@ -71,10 +89,8 @@ pub fn greedy(dist: &dyn JobSize, lambda: &Float, hosts: usize) -> Result<Greedy
             });
         }
         let start = if i == 1 { dist.lower() } else { a.clone() };
-        let f = |s: &Float| -> Result<Float, NumError> {
-            let l =
-                host_load(dist, lambda, &a, s).map_err(|e| NumError::NotFinite(e.to_string()))?;
-            Ok(l - 1u32)
+        let f = |s: &Float| -> Result<Float, PolicyError> {
+            Ok(host_load(dist, lambda, &a, s)? - 1u32)
         };
         if f(&start)? >= 0 {
             return Ok(Greedy {
@@ -163,8 +179,8 @@ pub fn tags_threshold(dist: &dyn JobSize, hosts: Option<usize>) -> Result<Thresh
     }
     // Φ(λ) = (leftover load − 1) − (hosts not reached): continuous and increasing in λ,
     // zero exactly when the h-th host is left with load 1.
-    let phi = |lambda: &Float| -> Result<Float, NumError> {
-        let g = greedy(dist, lambda, h).map_err(|e| NumError::NotFinite(e.to_string()))?;
+    let phi = |lambda: &Float| -> Result<Float, PolicyError> {
+        let g = greedy(dist, lambda, h)?;
         if g.stuck {
             return Ok(Float::with_val(bits, 1));
         }
@@ -193,4 +209,67 @@ pub fn tags_threshold(dist: &dyn JobSize, hosts: Option<usize>) -> Result<Thresh
         cutoffs: g.cutoffs,
         argmax: None,
     })
+}
+
+/// Whether any TAGS cutoffs on an n-point grid (the optimiser's grid of job-count and work
+/// quantiles and log-spaced points, [`crate::optimize::grid::make_grid`], independent of the
+/// greedy construction) make every host's load below 1: an exhaustive search of all
+/// increasing (h − 1)-tuples, organised as a reachability table over the chain of hosts
+/// (host i's load depends only on (s_{i−1}, s_i)), which visits every pair of consecutive
+/// cutoffs. An independent check of [`greedy`]'s verdict.
+///
+/// ```
+/// use taskassign::dist::{DistSpec, DistFactory};
+/// use taskassign::num::parse_decimal;
+/// use taskassign::optimize::threshold::exhaustive_stable;
+/// // Uniform(0,1), two hosts: stable cutoffs exist iff ρ < 4/3 (λ < 8/3).
+/// let d = DistSpec::parse("uniform:a=0,b=1").unwrap().build(128).unwrap();
+/// assert!(exhaustive_stable(d.as_ref(), &parse_decimal("2.5", 128).unwrap(), 2, 200).unwrap());
+/// assert!(!exhaustive_stable(d.as_ref(), &parse_decimal("2.7", 128).unwrap(), 2, 200).unwrap());
+/// ```
+pub fn exhaustive_stable(
+    d: &dyn JobSize,
+    lambda: &Float,
+    hosts: usize,
+    n: usize,
+) -> Result<bool, PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
+    let top = d.upper();
+    let lo_open = d.lower_open();
+    if hosts == 1 {
+        let full = Float::with_val(d.prec(), lambda * &d.mean()?);
+        return Ok(full < 1);
+    }
+    let grid = crate::optimize::grid::make_grid(d, n)?;
+    let pts: Vec<Float> = grid
+        .into_iter()
+        .filter(|x| *x > d.lower() && *x < top)
+        .collect();
+    let stable =
+        |a: &Float, b: &Float| -> Result<bool, PolicyError> { Ok(host_load(d, lambda, a, b)? < 1) };
+    // reach[j]: some stable assignment of hosts 1..i ends with s_i = pts[j].
+    let mut reach: Vec<bool> = pts
+        .iter()
+        .map(|x| stable(&lo_open, x))
+        .collect::<Result<_, _>>()?;
+    for _ in 2..hosts {
+        let mut next = vec![false; pts.len()];
+        for j in 0..pts.len() {
+            for m in 0..j {
+                if reach[m] && stable(&pts[m], &pts[j])? {
+                    next[j] = true;
+                    break;
+                }
+            }
+        }
+        reach = next;
+    }
+    for (m, x) in pts.iter().enumerate() {
+        if reach[m] && stable(x, &top)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }

@@ -1,18 +1,23 @@
 //! Dispatching policies with given cutoffs: per-host loads, stability, mean waiting,
-//! response and slowdown, exactly as `DESIGN.md` defines them.
+//! response and slowdown, with the model's conventions of ARCHITECTURE.md ("The model").
 //!
 //! Every objective is a sum of per-host terms that depend on two consecutive cutoffs
-//! (s_{i−1}, s_i), so the optimiser can treat the cutoffs as a chain.
+//! (s_{i−1}, s_i), so the optimiser can treat the cutoffs as a chain; the term is defined
+//! once, in [`host_term`], for every evaluator.
 
+pub mod host_term;
+pub mod lwl;
 pub mod mmh;
 pub mod random;
 pub mod sita;
 pub mod tags;
 
-use crate::dist::{DistError, JobSize};
+use crate::dist::{DistError, JobSize, Point};
 use crate::num::{parse_decimal, show, NumError};
+use host_term::{weight_order, ChainKind, HostInputs, KillPoint};
 use rug::float::Special;
 use rug::Float;
+use std::cell::RefCell;
 use thiserror::Error;
 
 /// Errors of the policy layer.
@@ -42,7 +47,21 @@ pub enum PolicyError {
     /// A numeric error.
     #[error(transparent)]
     Num(#[from] NumError),
+    /// A solver or search that failed where an answer exists (not the input's fault):
+    /// what failed, how, and what may help.
+    #[error("{what}: {detail} ({hint})")]
+    Solver {
+        /// What was being solved.
+        what: String,
+        /// How it failed.
+        detail: String,
+        /// An option that may get past it.
+        hint: &'static str,
+    },
 }
+
+/// The hint of a solver failure that a higher working precision may get past.
+pub const HINT_MORE_DIGITS: &str = "more --digits may get past it";
 
 impl crate::error::Classify for PolicyError {
     fn kind(&self) -> crate::error::ErrorKind {
@@ -50,6 +69,7 @@ impl crate::error::Classify for PolicyError {
         match self {
             PolicyError::Dist(e) => e.kind(),
             PolicyError::Num(e) => e.kind(),
+            PolicyError::Solver { .. } => ErrorKind::Numerical,
             PolicyError::BadCutoffs(_)
             | PolicyError::BadLoad(_)
             | PolicyError::BadHosts(_)
@@ -260,6 +280,110 @@ pub fn evaluate(
     }
 }
 
+/// The inputs of a host term on (a, b] from a distribution's points, as
+/// [`evaluate`] reads them: the interval's moments in one batch where they are all finite
+/// (shared logarithms and powers), else one order at a time (M_2 only for a stable host:
+/// it may be infinite when the host is not); the weights as partial moments up to the top.
+pub(crate) struct PointInputs<'a> {
+    dist: &'a dyn JobSize,
+    metric: Metric,
+    a: &'a Point,
+    b: &'a Point,
+    top: &'a Point,
+    /// Whether the batch holds M_0 (SITA's weight for waiting and response).
+    with_m0: bool,
+    /// The batch [M_0 (SITA), M_1, M_2], once computed; an entry is taken when read.
+    batch: RefCell<Option<[Option<Float>; 3]>>,
+}
+
+impl<'a> PointInputs<'a> {
+    /// The inputs of host (a, b] of `kind`; `top` is the point of the support's top.
+    pub(crate) fn new(
+        dist: &'a dyn JobSize,
+        kind: ChainKind,
+        metric: Metric,
+        a: &'a Point,
+        b: &'a Point,
+        top: &'a Point,
+    ) -> Self {
+        PointInputs {
+            dist,
+            metric,
+            a,
+            b,
+            top,
+            with_m0: kind == ChainKind::Sita,
+            batch: RefCell::new(None),
+        }
+    }
+
+    fn moment(&self, j: i32, a: &Point, b: &Point) -> Result<Float, PolicyError> {
+        metric_moment(self.metric, self.dist.moment_between(j, a, b))
+    }
+
+    /// Entry `i` of the batch (0: M_0, 1: M_1, 2: M_2), `None` where the batch failed (the
+    /// caller then computes that order alone). M_1 alone is computed with the batch.
+    fn batched(&self, i: usize) -> Result<Option<Float>, PolicyError> {
+        let mut cell = self.batch.borrow_mut();
+        if cell.is_none() {
+            let js: &[i32] = if self.with_m0 { &[0, 1, 2] } else { &[1, 2] };
+            let all = self.dist.moments_between(js, self.a, self.b).ok();
+            *cell = Some(match all {
+                Some(v) if v.len() == js.len() => {
+                    let mut it = v.into_iter();
+                    let m0 = if self.with_m0 { it.next() } else { None };
+                    [m0, it.next(), it.next()]
+                }
+                _ => [None, Some(self.moment(1, self.a, self.b)?), None],
+            });
+        }
+        Ok(cell.as_mut().and_then(|b| b[i].take()))
+    }
+
+    fn batched_or_alone(&self, i: usize, j: i32) -> Result<Float, PolicyError> {
+        match self.batched(i)? {
+            Some(m) => Ok(m),
+            None => self.moment(j, self.a, self.b),
+        }
+    }
+}
+
+impl HostInputs for PointInputs<'_> {
+    type R = Float;
+    type Error = PolicyError;
+    fn m1(&self) -> Result<Float, PolicyError> {
+        self.batched_or_alone(1, 1)
+    }
+    fn m2(&self) -> Result<Float, PolicyError> {
+        self.batched_or_alone(2, 2)
+    }
+    fn interval_weight(&self) -> Result<Float, PolicyError> {
+        if self.metric == Metric::Slowdown {
+            return self.moment(-1, self.a, self.b);
+        }
+        self.batched_or_alone(0, 0)
+    }
+    fn killed_at_b(&self) -> Result<Option<KillPoint<'_, Float>>, PolicyError> {
+        let b = self.b;
+        if b.x.is_infinite() || b.x >= self.dist.upper() {
+            return Ok(None);
+        }
+        Ok(Some(KillPoint {
+            b: &b.x,
+            tail: b.tail(self.dist),
+        }))
+    }
+    fn weight_above_a(&self) -> Result<Float, PolicyError> {
+        self.moment(weight_order(self.metric), self.a, self.top)
+    }
+    fn mass_above_a(&self) -> Result<Float, PolicyError> {
+        self.moment(0, self.a, self.top)
+    }
+    fn weight_above_b(&self) -> Result<Float, PolicyError> {
+        self.moment(weight_order(self.metric), self.b, self.top)
+    }
+}
+
 /// +∞ at `bits`.
 pub(crate) fn inf(bits: u32) -> Float {
     Float::with_val(bits, Special::Infinity)
@@ -279,23 +403,4 @@ pub(crate) fn metric_moment(
     })
 }
 
-/// Mean waiting in an M/G/1 FCFS queue with arrival rate λ and service second moment m2
-/// (Pollaczek–Khinchine): λ m2 / (2 (1 − ρ)); +∞ when ρ ≥ 1.
-///
-/// ```
-/// use rug::Float;
-/// use taskassign::policy::pk_waiting;
-/// // M/M/1 with λ = 1/2, μ = 1: W = ρ/(μ(1−ρ)) = 1.
-/// let b = 64;
-/// let w = pk_waiting(&Float::with_val(b, 0.5), &Float::with_val(b, 2), &Float::with_val(b, 0.5));
-/// assert_eq!(w, 1);
-/// ```
-pub fn pk_waiting(lambda: &Float, m2: &Float, rho: &Float) -> Float {
-    let bits = m2.prec().max(rho.prec());
-    if *rho >= 1 {
-        return inf(bits);
-    }
-    let num = Float::with_val(bits, lambda * m2);
-    let den = (Float::with_val(bits, 1u32) - rho) * 2u32;
-    num / den
-}
+pub use host_term::pk_waiting;

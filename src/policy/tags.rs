@@ -10,89 +10,47 @@
 //! Hosts ≥ 2 do not see a Poisson stream: Q_i for i ≥ 2 is the standard Poisson
 //! approximation used by the papers; it is exact at host 1.
 
-use super::{inf, metric_moment, pk_waiting, Evaluation, Metric, PolicyError};
+use super::host_term::{
+    host as host_term, served_first, ChainKind, Host, KillPoint, Killed, Parts,
+};
+use super::{inf, Evaluation, Metric, PointInputs, PolicyError};
 use crate::dist::{JobSize, Point};
 use rug::Float;
 
-/// One TAGS host with cutoffs (a, b]: it sees the jobs with X > a and serves min(X, b).
-#[derive(Debug, Clone)]
-pub struct TagsHost {
-    /// ρ_i = λ (M_1(a, b) + b F̄(b)).
-    pub load: Float,
-    /// Mean waiting in queue at the host, Q_i (Poisson approximation for i ≥ 2).
-    pub waiting: Float,
-}
-
-/// b F̄(b) and b² F̄(b), zero when b is the (possibly infinite) top of the support.
-fn killed_terms(dist: &dyn JobSize, b: &Point) -> (Float, Float) {
-    let bits = dist.prec();
-    if b.x.is_infinite() || b.x >= dist.upper() {
-        return (Float::with_val(bits, 0), Float::with_val(bits, 0));
-    }
-    let t = b.tail(dist);
-    let bt = Float::with_val(bits, &b.x * &t);
-    let b2t = Float::with_val(bits, &b.x * &bt);
-    (bt, b2t)
-}
-
-/// Load of the TAGS host (a, b]: λ E[min(X, b); X > a].
+/// Load of the TAGS host (a, b]: λ E[min(X, b); X > a] = λ (M_1(a, b) + b F̄(b)).
 pub fn host_load(
     dist: &dyn JobSize,
     lambda: &Float,
     a: &Float,
     b: &Float,
 ) -> Result<Float, PolicyError> {
-    let bits = dist.prec();
     let (pa, pb) = (dist.point(a), dist.point(b));
     let m1 = dist.moment_between(1, &pa, &pb)?;
-    let (bt, _) = killed_terms(dist, &pb);
-    Ok(Float::with_val(
-        bits,
-        lambda * Float::with_val(bits, &m1 + &bt),
+    let killed = if pb.x.is_infinite() || pb.x >= dist.upper() {
+        None
+    } else {
+        Some(Killed::new(KillPoint {
+            b: &pb.x,
+            tail: pb.tail(dist),
+        }))
+    };
+    Ok(crate::num::real::Real::mul(
+        lambda,
+        &served_first(m1, killed.as_ref()),
     ))
 }
 
-/// The TAGS host (a, b].
+/// The TAGS host (a, b]: its load, mean waiting in queue Q_i (Poisson approximation for
+/// i ≥ 2), queueing share F̄(a) Q_i and wasted service b F̄(b).
 pub fn host(
     dist: &dyn JobSize,
     lambda: &Float,
     a: &Float,
     b: &Float,
-) -> Result<TagsHost, PolicyError> {
-    host_at(dist, lambda, &dist.point(a), &dist.point(b))
-}
-
-/// [`host`] between points made by [`JobSize::point`].
-pub fn host_at(
-    dist: &dyn JobSize,
-    lambda: &Float,
-    a: &Point,
-    b: &Point,
-) -> Result<TagsHost, PolicyError> {
-    let bits = dist.prec();
-    let (bt, b2t) = killed_terms(dist, b);
-    // Both orders at once (shared logarithms and powers) where they are finite; else one at
-    // a time, M_2 only for a stable host (it may be infinite when the host is not).
-    let one = |j: i32| dist.moment_between(j, a, b);
-    let batch: Option<[Float; 2]> = dist
-        .moments_between(&[1, 2], a, b)
-        .ok()
-        .and_then(|v| v.try_into().ok());
-    let (m1, m2) = match batch {
-        Some([m1, m2]) => (m1, Some(m2)),
-        None => (one(1)?, None),
-    };
-    let load = Float::with_val(bits, lambda * Float::with_val(bits, &m1 + &bt));
-    let waiting = if load >= 1 {
-        inf(bits)
-    } else {
-        let m2 = match m2 {
-            Some(m2) => m2,
-            None => one(2)?,
-        };
-        pk_waiting(lambda, &Float::with_val(bits, &m2 + &b2t), &load)
-    };
-    Ok(TagsHost { load, waiting })
+) -> Result<Host<Float>, PolicyError> {
+    let (pa, pb, top) = (dist.point(a), dist.point(b), dist.point(&dist.upper()));
+    let v = PointInputs::new(dist, ChainKind::Tags, Metric::Waiting, &pa, &pb, &top);
+    host_term(ChainKind::Tags, lambda, &v, Parts::All)
 }
 
 /// TAGS with the full cutoff vector s_0 < … < s_h.
@@ -110,30 +68,28 @@ pub fn evaluate(
     let mut host_waiting = Vec::with_capacity(hosts);
     let mut queueing = Float::with_val(bits, 0);
     let mut wasted = Float::with_val(bits, 0);
-    // Weight of a per-host quantity over the jobs with X > a: P(X > a) for waiting,
-    // E[1/X; X > a] for slowdown.
     // Each cutoff's shared values once (two hosts read each).
     let points: Vec<Point> = (0..=hosts)
         .map(|i| dist.point(if i == 0 { &lo_open } else { &s[i] }))
         .collect();
     let top_point = dist.point(&top);
-    let weight_above = |a: &Point| -> Result<Float, PolicyError> {
-        let j = match metric {
-            Metric::Slowdown => -1,
-            _ => 0,
-        };
-        metric_moment(metric, dist.moment_between(j, a, &top_point))
-    };
     for i in 1..=hosts {
-        let a = &points[i - 1];
-        let h = host_at(dist, lambda, a, &points[i]).map_err(|e| e.for_metric(metric))?;
-        let w = weight_above(a)?;
-        if !w.is_zero() {
-            queueing += Float::with_val(bits, &w * &h.waiting);
+        // The weight of a host's waiting is over the jobs with X > a: P(X > a) for
+        // waiting, E[1/X; X > a] for slowdown.
+        let v = PointInputs::new(
+            dist,
+            ChainKind::Tags,
+            metric,
+            &points[i - 1],
+            &points[i],
+            &top_point,
+        );
+        let h = host_term(ChainKind::Tags, lambda, &v, Parts::All)?;
+        if !h.queueing.is_zero() {
+            queueing += &h.queueing;
         }
-        if i < hosts {
-            let wi = weight_above(&points[i])?;
-            wasted += Float::with_val(bits, &s[i] * &wi);
+        if let Some(w) = &h.wasted {
+            wasted += w;
         }
         host_loads.push(h.load);
         host_waiting.push(h.waiting);

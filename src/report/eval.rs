@@ -1,10 +1,10 @@
 //! `eval`: one policy with given cutoffs, certified.
 
-use super::{certify_all, digits_note, min_digits, PolicyKeys, Record};
+use super::{digits_note, min_digits, PolicyKeys, Record};
 use crate::dist::DistFactory;
-use crate::num::certify::{certify_pair, Certified};
-use crate::num::{certify_bits, parse_decimal, show};
-use crate::optimize::threshold::{greedy, tags_threshold};
+use crate::num::certify::{Certified, Certify};
+use crate::num::parse_decimal;
+use crate::optimize::threshold::check_tags_stable;
 use crate::policy::{evaluate, Evaluation, LoadSpec, Metric, PolicyError, PolicyKind};
 use rug::Float;
 
@@ -51,10 +51,15 @@ pub struct EvalReport {
     pub digits: u32,
 }
 
-fn run_once(
-    req: &EvalRequest,
-    bits: u32,
-) -> Result<(Float, Float, Vec<Float>, Evaluation), PolicyError> {
+/// One evaluation at one precision.
+struct Run {
+    lambda: Float,
+    rho: Float,
+    cutoffs: Vec<Float>,
+    eval: Evaluation,
+}
+
+fn run_once(req: &EvalRequest, bits: u32) -> Result<Run, PolicyError> {
     let d = req.dist.build(bits)?;
     let (lambda, rho) = req.load.resolve(d.as_ref(), req.hosts)?;
     let cutoffs = req
@@ -67,19 +72,10 @@ fn run_once(
             "random routing takes no cutoffs".into(),
         ));
     }
-    if req.policy == PolicyKind::Tags
-        && req.hosts > 1
-        && !greedy(d.as_ref(), &lambda, req.hosts)?.stable()
-    {
-        let t = tags_threshold(d.as_ref(), Some(req.hosts))?;
-        return Err(PolicyError::BadLoad(format!(
-            "total load ρ = {} is at or above the TAGS stability threshold ρ*(F, {}) = {}: no cutoffs are stable",
-            show(&rho),
-            req.hosts,
-            show(&t.load)
-        )));
+    if req.policy == PolicyKind::Tags {
+        check_tags_stable(d.as_ref(), &lambda, &rho, req.hosts)?;
     }
-    let e = evaluate(
+    let eval = evaluate(
         req.policy,
         d.as_ref(),
         &lambda,
@@ -87,25 +83,29 @@ fn run_once(
         &cutoffs,
         req.metric,
     )?;
-    Ok((lambda, rho, cutoffs, e))
+    Ok(Run {
+        lambda,
+        rho,
+        cutoffs,
+        eval,
+    })
 }
 
 /// Evaluates at two precisions and certifies every number.
 pub fn eval_certified(req: &EvalRequest) -> Result<EvalReport, PolicyError> {
-    let (b1, b2) = certify_bits(req.digits);
-    let (l1, r1, c1, e1) = run_once(req, b1)?;
-    let (l2, r2, c2, e2) = run_once(req, b2)?;
-    let w = req.digits;
+    let c = Certify::digits(req.digits);
+    let both = c.run(|bits| run_once(req, bits))?;
+    let w = c.wanted();
     let rep = EvalReport {
-        lambda: certify_pair(&l1, &l2, w),
-        load: certify_pair(&r1, &r2, w),
-        cutoffs: certify_all(&c1, &c2, w),
-        host_loads: certify_all(&e1.host_loads, &e2.host_loads, w),
-        host_waiting: certify_all(&e1.host_waiting, &e2.host_waiting, w),
-        value: certify_pair(&e1.value, &e2.value, w),
-        queueing: certify_pair(&e1.queueing, &e2.queueing, w),
-        wasted: certify_pair(&e1.wasted, &e2.wasted, w),
-        stable: e2.stable,
+        lambda: both.certify(w, |r| &r.lambda),
+        load: both.certify(w, |r| &r.rho),
+        cutoffs: both.certify_all(w, |r| &r.cutoffs),
+        host_loads: both.certify_all(w, |r| &r.eval.host_loads),
+        host_waiting: both.certify_all(w, |r| &r.eval.host_waiting),
+        value: both.certify(w, |r| &r.eval.value),
+        queueing: both.certify(w, |r| &r.eval.queueing),
+        wasted: both.certify(w, |r| &r.eval.wasted),
+        stable: both.hi.eval.stable,
         digits: 0,
     };
     let all = [
@@ -123,7 +123,7 @@ pub fn eval_certified(req: &EvalRequest) -> Result<EvalReport, PolicyError> {
     Ok(EvalReport { digits, ..rep })
 }
 
-/// The record printed by `eval` (keys of DESIGN.md, then notes).
+/// The record printed by `eval` (the keys of the command-line contract, then notes).
 pub fn eval_record(req: &EvalRequest, r: &EvalReport) -> Record {
     let mut rec = Record::default();
     rec.policy_keys(PolicyKeys {

@@ -4,6 +4,7 @@
 //! and every number is printed with the significant digits on which both runs agree.
 
 pub mod claims;
+pub mod design;
 pub mod eval;
 pub mod optimize;
 pub mod simulate;

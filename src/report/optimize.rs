@@ -1,10 +1,9 @@
 //! `optimize`: optimal cutoffs, certified.
 
-use super::{certify_all, digits_note, min_digits, PolicyKeys, Record};
+use super::{digits_note, min_digits, PolicyKeys, Record};
 use crate::dist::DistFactory;
-use crate::num::certify::{certify_pair, Certified};
-use crate::num::certify_bits;
-use crate::optimize::{optimal_cutoffs_pair, OptPolicy, Optimum};
+use crate::num::certify::{certify_pair, Certified, Certify, UNDETERMINED};
+use crate::optimize::{optimal_cutoffs_certified, OptPolicy, Optimum};
 use crate::policy::{LoadSpec, Metric, PolicyError};
 
 /// What `optimize` computes.
@@ -75,10 +74,7 @@ fn certify_cutoffs(a: &Optimum, b: &Optimum, wanted: u32) -> Vec<Certified> {
                 wanted
             };
             if cap == 0 {
-                Certified {
-                    text: crate::num::certify::UNDETERMINED.to_string(),
-                    digits: 0,
-                }
+                undetermined()
             } else {
                 certify_pair(x, y, cap)
             }
@@ -86,33 +82,36 @@ fn certify_cutoffs(a: &Optimum, b: &Optimum, wanted: u32) -> Vec<Certified> {
         .collect()
 }
 
+/// A number of which no digit is certified.
+fn undetermined() -> Certified {
+    Certified {
+        text: UNDETERMINED.to_string(),
+        digits: 0,
+    }
+}
+
 /// Runs the optimisation at two precisions and certifies.
 pub fn optimize_certified(req: &OptimizeRequest) -> Result<OptimizeReport, PolicyError> {
-    let (b1, b2) = certify_bits(req.digits);
-    let (a, b) = optimal_cutoffs_pair(
-        req.dist,
-        &req.load,
-        req.hosts,
-        req.policy,
-        req.metric,
-        (b1, b2),
-    )?;
-    let w = req.digits;
-    let (la, ra, lb, rb) = (&a.lambda, &a.load, &b.lambda, &b.load);
+    let c = Certify::digits(req.digits);
+    let both =
+        optimal_cutoffs_certified(req.dist, &req.load, req.hosts, req.policy, req.metric, &c)?;
+    let w = c.wanted();
+    let (a, b) = (&both.lo, &both.hi);
     let same_shape = a.cutoffs.len() == b.cutoffs.len() && a.idle_hosts == b.idle_hosts;
+    // Runs that disagree on which hosts are idle do not determine any cutoff.
     let cutoffs = if same_shape {
-        certify_cutoffs(&a, &b, w)
+        certify_cutoffs(a, b, w)
     } else {
-        certify_all(&a.cutoffs, &a.cutoffs, 0)
+        vec![undetermined(); b.cutoffs.len()]
     };
     let rep = OptimizeReport {
-        lambda: certify_pair(la, lb, w),
-        load: certify_pair(ra, rb, w),
+        lambda: both.certify(w, |o| &o.lambda),
+        load: both.certify(w, |o| &o.load),
         cutoffs,
-        host_loads: certify_all(&a.eval.host_loads, &b.eval.host_loads, w),
-        value: certify_pair(&a.eval.value, &b.eval.value, w),
-        queueing: certify_pair(&a.eval.queueing, &b.eval.queueing, w),
-        wasted: certify_pair(&a.eval.wasted, &b.eval.wasted, w),
+        host_loads: both.certify_all(w, |o| &o.eval.host_loads),
+        value: both.certify(w, |o| &o.eval.value),
+        queueing: both.certify(w, |o| &o.eval.queueing),
+        wasted: both.certify(w, |o| &o.eval.wasted),
         max_queue: match (&a.max_queue, &b.max_queue) {
             (Some(x), Some(y)) => Some(certify_pair(x, y, w)),
             _ => None,

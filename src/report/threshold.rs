@@ -1,9 +1,8 @@
 //! `threshold`: the TAGS stability threshold ρ*(F, h), certified.
 
-use super::{certify_all, digits_note, min_digits, Record};
+use super::{digits_note, min_digits, Record};
 use crate::dist::DistFactory;
-use crate::num::certify::{certify_pair, Certified};
-use crate::num::certify_bits;
+use crate::num::certify::{certify_pair, Certified, Certify};
 use crate::optimize::threshold::{tags_threshold, Threshold};
 use crate::policy::PolicyError;
 
@@ -28,23 +27,21 @@ pub fn threshold_certified(
     hosts: Option<usize>,
     digits: u32,
 ) -> Result<ThresholdReport, PolicyError> {
-    let (b1, b2) = certify_bits(digits);
-    let run = |bits: u32| -> Result<Threshold, PolicyError> {
+    let c = Certify::digits(digits);
+    let both = c.run(|bits| -> Result<Threshold, PolicyError> {
         let d = dist.build(bits)?;
         tags_threshold(d.as_ref(), hosts)
-    };
-    let t1 = run(b1)?;
-    let t2 = run(b2)?;
-    let load = certify_pair(&t1.load, &t2.load, digits);
-    let lambda = certify_pair(&t1.lambda, &t2.lambda, digits);
-    let cutoffs = if t1.cutoffs.len() == t2.cutoffs.len() {
-        certify_all(&t1.cutoffs, &t2.cutoffs, digits)
+    })?;
+    let load = both.certify(digits, |t| &t.load);
+    let lambda = both.certify(digits, |t| &t.lambda);
+    let cutoffs = if both.lo.cutoffs.len() == both.hi.cutoffs.len() {
+        both.certify_all(digits, |t| &t.cutoffs)
     } else {
         vec![]
     };
     // The maximiser is only determined to about half the working precision (the function
     // is flat there); the two-precision comparison shows how much.
-    let argmax = match (&t1.argmax, &t2.argmax) {
+    let argmax = match (&both.lo.argmax, &both.hi.argmax) {
         (Some(a), Some(b)) => Some(certify_pair(a, b, digits)),
         _ => None,
     };

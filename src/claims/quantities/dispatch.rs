@@ -19,13 +19,10 @@ use crate::claims::scope::Scope;
 use crate::claims::systems::dispatch::{load_flag, DispatchSpec, DispatchSystem};
 use crate::claims::value::{Pair, Value};
 use crate::dist::DistFactory;
-use crate::dist::JobSize;
 use crate::num::certify::to_sci;
 use crate::num::parse_decimal;
-use crate::optimize::grid::make_grid;
-use crate::optimize::threshold::{greedy, tags_threshold, Threshold};
+use crate::optimize::threshold::{exhaustive_stable, greedy, tags_threshold, Threshold};
 use crate::optimize::{optimal_cutoffs_pair, OptPolicy, Optimum};
-use crate::policy::tags::host_load;
 use crate::policy::{evaluate, Evaluation, PolicyKind};
 use rug::Float;
 use std::sync::Arc;
@@ -475,54 +472,4 @@ impl Quantity for TagsStableSearch {
         )?;
         Ok(Value::scalar("tags_stable_search", p))
     }
-}
-
-/// Whether any TAGS cutoffs on an n-point grid (the optimiser's grid of job-count and work
-/// quantiles and log-spaced points, independent of the greedy construction) make every
-/// host's load below 1: an exhaustive search of all increasing (h − 1)-tuples, organised
-/// as a reachability table over the chain of hosts (host i's load depends only on
-/// (s_{i−1}, s_i)), which visits every pair of consecutive cutoffs.
-pub fn exhaustive_stable(
-    d: &dyn JobSize,
-    lambda: &Float,
-    hosts: usize,
-    n: usize,
-) -> Result<bool, QuantityError> {
-    let top = d.upper();
-    let lo_open = d.lower_open();
-    if hosts == 1 {
-        let full = Float::with_val(d.prec(), lambda * &d.mean()?);
-        return Ok(full < 1);
-    }
-    let grid = make_grid(d, n)?;
-    let pts: Vec<Float> = grid
-        .into_iter()
-        .filter(|x| *x > d.lower() && *x < top)
-        .collect();
-    let load = |a: &Float, b: &Float| -> Result<bool, QuantityError> {
-        Ok(host_load(d, lambda, a, b)? < 1)
-    };
-    // reach[j]: some stable assignment of hosts 1..i ends with s_i = pts[j].
-    let mut reach: Vec<bool> = pts
-        .iter()
-        .map(|x| load(&lo_open, x))
-        .collect::<Result<_, _>>()?;
-    for _ in 2..hosts {
-        let mut next = vec![false; pts.len()];
-        for j in 0..pts.len() {
-            for m in 0..j {
-                if reach[m] && load(&pts[m], &pts[j])? {
-                    next[j] = true;
-                    break;
-                }
-            }
-        }
-        reach = next;
-    }
-    for (m, x) in pts.iter().enumerate() {
-        if reach[m] && load(x, &top)? {
-            return Ok(true);
-        }
-    }
-    Ok(false)
 }

@@ -4,10 +4,7 @@
 use super::per_precision;
 use crate::claims::registry::{Call, Positional, Quantity, QuantityError, Signature, VALUE_ONLY};
 use crate::claims::value::Value;
-use crate::dist::JobSize;
-use crate::policy::mmh::erlang_c;
-use crate::policy::Metric;
-use rug::Float;
+use crate::policy::lwl::lee_longton;
 
 /// `lwl()`.
 pub struct Lwl;
@@ -31,37 +28,8 @@ impl Quantity for Lwl {
             let hosts = s.need_hosts("lwl")?;
             let load = s.need_load("lwl")?;
             let (_, rho) = load.resolve(d, hosts)?;
-            lee_longton(d, &rho, hosts, s.metric)
+            Ok(lee_longton(d, &rho, hosts, s.metric)?)
         })?;
         Ok(Value::scalar("lwl", p))
     }
-}
-
-/// Least-Work-Left (the M/G/h FCFS queue) by the Lee–Longton approximation — an
-/// **approximation**, not an exact value (Lee & Longton 1959; see Whitt, "Approximations
-/// for the GI/G/m queue", 1993): E[W] ≈ (1 + C²)/2 · E[W_{M/M/h}] with
-/// E[W_{M/M/h}] = C(h, ρ) E[X] / (h − ρ), C² = Var X / E[X]², i.e.
-/// E[W] ≈ C(h, ρ) E[X²] / (2 E[X] (h − ρ)). Exact for h = 1 (Pollaczek–Khinchine).
-/// Waiting in FCFS does not depend on the job's own size, so E[W/X] = E[W] E[1/X].
-pub fn lee_longton(
-    d: &dyn JobSize,
-    rho: &Float,
-    hosts: usize,
-    metric: Metric,
-) -> Result<Float, QuantityError> {
-    let bits = d.prec();
-    let m1 = d.mean()?;
-    let m2 = d.moment(2)?;
-    let c = erlang_c(rho, hosts);
-    let h = Float::with_val(bits, hosts);
-    let den = Float::with_val(bits, &h - rho) * Float::with_val(bits, &m1 * 2u32);
-    let w = Float::with_val(bits, &c * &m2) / den;
-    Ok(match metric {
-        Metric::Waiting => w,
-        Metric::Response => w + m1,
-        Metric::Slowdown => {
-            let inv = d.moment(-1)?;
-            w * inv
-        }
-    })
 }

@@ -1,0 +1,228 @@
+//! Cutoffs defined by equal host quantities: SITA-E (equal loads, each cutoff a root of
+//! M_1(s_0, s_i) = (i/h) E[X]) and the TAGS cutoffs at the smallest feasible common level
+//! of a per-host quantity (the mean queue lengths for TAGS-minmax, the loads for the seeds
+//! near the stability threshold), by the greedy construction of `equalize`.
+
+use super::chain::{Chain, ChainKind};
+use crate::dist::JobSize;
+use crate::num::root::{expand_upper, solve_increasing};
+use crate::num::show;
+use crate::policy::{tags, Metric, PolicyError};
+use rug::Float;
+
+/// SITA-E: the cutoffs with M_1(s_0, s_i) = (i/h) E[X] (equal loads), each found as a root
+/// (from the side of the support that keeps more digits).
+pub fn sita_e_cutoffs(dist: &dyn JobSize, hosts: usize) -> Result<Vec<Float>, PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
+    let bits = dist.prec();
+    let mean = dist.mean()?;
+    let lo_open = dist.lower_open();
+    let lo = dist.lower();
+    let top = dist.upper();
+    let mut out: Vec<Float> = Vec::with_capacity(hosts - 1);
+    for i in 1..hosts {
+        let below =
+            Float::with_val(bits, &mean * Float::with_val(bits, i)) / Float::with_val(bits, hosts);
+        let above = Float::with_val(bits, &mean * Float::with_val(bits, hosts - i))
+            / Float::with_val(bits, hosts);
+        let use_below = 2 * i <= hosts;
+        let f = |s: &Float| -> Result<Float, PolicyError> {
+            Ok(if use_below {
+                dist.partial_moment(1, &lo_open, s)? - &below
+            } else {
+                Float::with_val(bits, &above - &dist.partial_moment(1, s, &top)?)
+            })
+        };
+        let from = out.last().cloned().unwrap_or_else(|| lo.clone());
+        let hi = if top.is_infinite() {
+            let start = if from > 0 {
+                Float::with_val(bits, &from * 2u32)
+            } else {
+                Float::with_val(bits, 1)
+            };
+            expand_upper("SITA-E cutoff", &start, f)?
+        } else {
+            top.clone()
+        };
+        let r = solve_increasing(&format!("SITA-E cutoff {i}"), &from, &hi, f)?;
+        out.push(r.x);
+    }
+    Ok(out)
+}
+
+/// TAGS-minmax: the cutoffs that equalise the hosts' mean queue lengths L_i = λ_i Q_i at
+/// the smallest feasible level c (see `equalize`). Returns (free cutoffs, c).
+pub fn tags_minmax_cutoffs(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    hosts: usize,
+    start: &[Float],
+) -> Result<(Vec<Float>, Float), PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
+    let bits = dist.prec();
+    let ch = Chain::new(
+        dist,
+        lambda.clone(),
+        ChainKind::TagsQueueLength,
+        Metric::Waiting,
+    );
+    let lo = dist.lower();
+    let top = dist.upper();
+    // Bracket: the level of the starting cutoffs (feasible).
+    let mut hi = Float::with_val(bits, 0);
+    let mut a = lo.clone();
+    for (i, b) in start.iter().chain(std::iter::once(&top)).enumerate() {
+        let v = ch.term(&a, &Float::with_val(bits, b))?;
+        if v > hi {
+            hi = v;
+        }
+        a = Float::with_val(bits, b);
+        if i + 1 >= hosts {
+            break;
+        }
+    }
+    if !hi.is_finite() || hi.is_zero() {
+        hi = Float::with_val(bits, 1);
+    }
+    // The start may be the minmax cutoffs themselves (from a lower precision), whose level
+    // rounds to either side of the root at this precision: widen the bracket.
+    hi *= 2u32;
+    equalize(dist, hosts, &|a, b| ch.term(a, b), hi, true, "TAGS-minmax")
+}
+
+/// TAGS cutoffs that equalise the host loads ρ_i at the smallest feasible level: stable
+/// whenever any stable cutoffs exist (the level is then below 1), so they seed the search
+/// near the stability threshold, where stable cutoffs are rare on a grid.
+pub fn tags_equal_load_cutoffs(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    hosts: usize,
+) -> Result<(Vec<Float>, Float), PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
+    let one = Float::with_val(dist.prec(), 1);
+    equalize(
+        dist,
+        hosts,
+        &|a, b| tags::host_load(dist, lambda, a, b),
+        one,
+        false,
+        "TAGS equal-load",
+    )
+}
+
+/// How many times [`equalize`] lowers its lower level bracket by 2^(4·bits) looking for an
+/// infeasible level.
+const LEVEL_SHRINKS: usize = 16;
+
+/// A per-host quantity L(s_{i−1}, s_i) that rises with s_i and falls with s_{i−1}.
+type HostTerm<'a> = dyn Fn(&Float, &Float) -> Result<Float, PolicyError> + 'a;
+
+/// Equalises `term` over the hosts at the smallest feasible level c: for a level c the
+/// greedy choice (each host in turn at exactly c) is feasible iff the host that ends at the
+/// top has L ≤ c, so the optimal c is the root of c − L_last(c). `hi` is a level to start
+/// the bracket from (doubled until feasible when `expand`). Returns (free cutoffs, c).
+fn equalize(
+    dist: &dyn JobSize,
+    hosts: usize,
+    term: &HostTerm,
+    hi: Float,
+    expand: bool,
+    what: &str,
+) -> Result<(Vec<Float>, Float), PolicyError> {
+    let bits = dist.prec();
+    let lo = dist.lower();
+    let top = dist.upper();
+    // Greedy at level c: (cutoffs, L of the host that ends at the top, stuck).
+    let greedy = |c: &Float| -> Result<(Vec<Float>, Float, bool), PolicyError> {
+        let mut cut: Vec<Float> = Vec::with_capacity(hosts - 1);
+        let mut a = lo.clone();
+        for i in 1..=hosts {
+            let full = term(&a, &top)?;
+            if i == hosts || full <= *c {
+                return Ok((cut, full, false));
+            }
+            let f = |b: &Float| -> Result<Float, PolicyError> {
+                let v = term(&a, b)?;
+                Ok(if v.is_infinite() {
+                    Float::with_val(bits, 1u32)
+                } else {
+                    v - c
+                })
+            };
+            if f(&a)? >= 0 {
+                return Ok((cut, full, true));
+            }
+            let hi = if top.is_infinite() {
+                let from = if a > 0 {
+                    Float::with_val(bits, &a * 2u32)
+                } else {
+                    Float::with_val(bits, 1)
+                };
+                expand_upper(&format!("{what} cutoff"), &from, f)?
+            } else {
+                top.clone()
+            };
+            let r = solve_increasing(&format!("{what} cutoff {i}"), &a, &hi, f)?;
+            a = r.x.clone();
+            cut.push(r.x);
+        }
+        Ok((
+            cut,
+            Float::with_val(bits, rug::float::Special::Infinity),
+            true,
+        ))
+    };
+    let psi = |c: &Float| -> Result<Float, PolicyError> {
+        let (_, last, stuck) = greedy(c)?;
+        if stuck || last.is_infinite() {
+            return Ok(Float::with_val(bits, -1));
+        }
+        Ok(Float::with_val(bits, c - &last))
+    };
+    let mut hi = hi;
+    let mut tries = 0;
+    while psi(&hi)? < 0 {
+        if !expand {
+            // The greedy construction decides feasibility: no level up to the cap means
+            // no cutoffs at all (for host loads: the load is beyond the TAGS threshold).
+            return Err(PolicyError::BadLoad(format!(
+                "{what}: no cutoffs reach a level at most {}",
+                show(&hi)
+            )));
+        }
+        hi *= 2u32;
+        tries += 1;
+        if tries > crate::num::root::EXPAND_LIMIT {
+            return Err(PolicyError::Solver {
+                what: format!("{what} level"),
+                detail: format!(
+                    "no feasible level after {} doublings of the bracket",
+                    crate::num::root::EXPAND_LIMIT
+                ),
+                hint: crate::policy::HINT_MORE_DIGITS,
+            });
+        }
+    }
+    // A positive lower end, far below, lets the root finder bisect geometrically (levels
+    // can span thousands of decades at p = 1e100000); 0 if even that level is feasible.
+    let mut lo_c = Float::with_val(bits, &hi >> (4 * bits));
+    for _ in 0..LEVEL_SHRINKS {
+        if lo_c.is_zero() || psi(&lo_c)? < 0 {
+            break;
+        }
+        lo_c >>= 4 * bits;
+    }
+    if lo_c.is_zero() || psi(&lo_c)? >= 0 {
+        lo_c = Float::with_val(bits, 0);
+    }
+    let r = solve_increasing(&format!("{what} level"), &lo_c, &hi, psi)?;
+    // The root finder keeps a bracket; use its feasible (upper) end.
+    let (cut, _, _) = greedy(&r.hi)?;
+    Ok((cut, r.hi))
+}

@@ -1,0 +1,538 @@
+//! The search pipeline: (1) a global search on a grid (the f64 search on logarithms where
+//! the family has f64 partial moments, the MPFR grid otherwise), zoomed; (2) a bounded
+//! Newton refinement of each candidate at the search precision; (3) the polish at the
+//! working precision from the candidates that tie, keeping the best. A certified run is
+//! stage (3) at the two precisions of [`Certify`], the higher one continuing from the
+//! lower one's optimum.
+
+use super::chain::Chain;
+use super::equalize::{sita_e_cutoffs, tags_equal_load_cutoffs, tags_minmax_cutoffs};
+use super::threshold::check_tags_stable;
+use super::{
+    chain_kind, fast, grid, polish, OptPolicy, Optimum, CANDIDATE_RATIO, MAX_CANDIDATES,
+    SEARCH_BITS, TIE_BITS,
+};
+use crate::dist::{DistFactory, JobSize};
+use crate::num::certify::{AtBoth, Certify};
+use crate::policy::{evaluate, LoadSpec, Metric, PolicyError, PolicyKind};
+use rug::Float;
+
+/// Stage (1) and (2): global grid search and a low-precision refinement. Returns the free
+/// cutoffs (those below the top) to start the final polish from.
+pub fn search_start(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+) -> Result<Vec<Float>, PolicyError> {
+    Ok(search_starts(dist, load, hosts, policy, metric)?.swap_remove(0))
+}
+
+/// As [`search_start`], but every candidate that ties with the best at the search
+/// precision (best first).
+pub fn search_starts(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+) -> Result<Vec<Vec<Float>>, PolicyError> {
+    search_starts_with(dist, load, hosts, policy, metric, Search::Auto)
+}
+
+/// Which global search [`search_starts_with`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Search {
+    /// The f64 search on logarithms ([`fast`]) where the distribution has f64 partial
+    /// moments and it finds a stable placement; the MPFR search otherwise.
+    Auto,
+    /// The MPFR grid search ([`grid`]) always (the reference the f64 search is tested
+    /// against).
+    Mpfr,
+}
+
+/// [`search_starts`] with a choice of global search.
+pub fn search_starts_with(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    search: Search,
+) -> Result<Vec<Vec<Float>>, PolicyError> {
+    Ok(hinted_starts(dist, load, hosts, policy, metric, search)?
+        .into_iter()
+        .map(|s| s.cutoffs)
+        .collect())
+}
+
+/// A start for the polish at the working precision: the free cutoffs, and the Hessian of
+/// the search-precision refinement there (the polish's first Newton step uses it instead
+/// of differencing the gradient).
+#[derive(Debug, Clone)]
+pub struct Start {
+    /// The free cutoffs.
+    pub cutoffs: Vec<Float>,
+    /// The refinement's last Hessian, if it had one.
+    pub hessian: Option<polish::Hessian>,
+}
+
+impl Start {
+    fn bare(cutoffs: Vec<Float>) -> Self {
+        Start {
+            cutoffs,
+            hessian: None,
+        }
+    }
+}
+
+/// [`search_starts_with`], each start with the refinement's Hessian.
+fn hinted_starts(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    search: Search,
+) -> Result<Vec<Start>, PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
+    let d = dist.build(SEARCH_BITS)?;
+    let (lambda, rho) = load.resolve(d.as_ref(), hosts)?;
+    if policy.routing() == PolicyKind::Tags {
+        check_tags_stable(d.as_ref(), &lambda, &rho, hosts)?;
+    }
+    if hosts == 1 {
+        return Ok(vec![Start::bare(vec![])]);
+    }
+    if search == Search::Auto && has_density(d.as_ref()) {
+        if let Some(lc) = fast::LnChain::new(d.as_ref(), &lambda, chain_kind(policy), metric) {
+            if let Some(starts) = fast_starts(&lc, d.as_ref(), &lambda, hosts, policy, metric)? {
+                return Ok(starts);
+            }
+        }
+    }
+    let mut g = grid::make_grid(d.as_ref(), grid::grid_size(hosts))?;
+    // Seeds that are stable whenever anything is: equal SITA loads (ρ/h < 1) and, for
+    // TAGS, the equal-load cutoffs. Near the TAGS threshold (or with load > 1 and huge p)
+    // the stable region can fall between grid points; with these on the grid the DP
+    // always has a stable path to start from.
+    let mut seeds: Vec<Float> = sita_e_cutoffs(d.as_ref(), hosts).unwrap_or_default();
+    if policy.routing() == PolicyKind::Tags {
+        if let Ok((c, _)) = tags_equal_load_cutoffs(d.as_ref(), &lambda, hosts) {
+            seeds.extend(c);
+        }
+    }
+    let (glo, gtop) = (d.lower(), d.upper());
+    g.extend(seeds.into_iter().filter(|x| *x > glo && *x < gtop));
+    g.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    g.dedup();
+    let kind = chain_kind(policy);
+    let top = d.upper();
+    let candidates = grid::grid_optima(
+        d.as_ref(),
+        &lambda,
+        hosts,
+        kind,
+        metric,
+        &g,
+        policy == OptPolicy::TagsMinmax,
+    )?;
+    let free_of = |c: &grid::GridOptimum| -> Vec<Float> {
+        c.cutoffs.iter().filter(|x| **x < top).cloned().collect()
+    };
+    if !has_density(d.as_ref()) || policy == OptPolicy::TagsMinmax {
+        return Ok(vec![Start::bare(free_of(&candidates[0]))]);
+    }
+    let ch = Chain::new(d.as_ref(), lambda, kind, metric);
+    // Zoom and refine every host count whose grid value is within CANDIDATE_RATIO of the
+    // best, and keep the lowest refined value. Only a starting point is needed: the
+    // working precision finishes the polish (and reports an error if it cannot).
+    let best_grid = candidates[0].value.clone();
+    let width = grid::max_ln_gap(&g);
+    let mut zoomed: Vec<Vec<Float>> = Vec::new();
+    for c in candidates.iter().take(MAX_CANDIDATES) {
+        if Float::with_val(SEARCH_BITS, &c.value / &best_grid) > CANDIDATE_RATIO {
+            continue;
+        }
+        let z = grid::zoom(
+            d.as_ref(),
+            &ch.lambda,
+            hosts,
+            kind,
+            metric,
+            &free_of(c),
+            width,
+            false,
+        )?;
+        zoomed.push(free_of(&z));
+    }
+    let refined = refine_candidates(&ch, hosts, &zoomed)?;
+    if refined.is_empty() {
+        return Ok(vec![Start::bare(free_of(&candidates[0]))]);
+    }
+    Ok(refined)
+}
+
+/// Refines each start at the search precision (a bounded Newton run) and returns those
+/// that tie with the best refined value at [`TIE_BITS`], best first. Starts whose
+/// refinement fails are dropped.
+fn refine_candidates(
+    ch: &Chain,
+    hosts: usize,
+    starts: &[Vec<Float>],
+) -> Result<Vec<Start>, PolicyError> {
+    let mut refined: Vec<(Float, Start)> = Vec::new();
+    let mut last_err = None;
+    for st in starts {
+        match polish::refine(ch, hosts, st, polish::SEARCH_POLISH_ITER) {
+            Ok(p) => refined.push((
+                p.value,
+                Start {
+                    cutoffs: p.cutoffs,
+                    hessian: p.hessian,
+                },
+            )),
+            Err(e) => last_err = Some(e),
+        }
+    }
+    if refined.is_empty() {
+        return match last_err {
+            Some(e) if starts.len() == 1 => Err(e),
+            _ => Ok(vec![]),
+        };
+    }
+    refined.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
+    let first = refined[0].0.clone();
+    let tie = Float::with_val(SEARCH_BITS, first.abs_ref()) >> TIE_BITS;
+    Ok(refined
+        .into_iter()
+        .filter(|(v, _)| Float::with_val(SEARCH_BITS, v - &first) <= tie)
+        .map(|(_, c)| c)
+        .collect())
+}
+
+/// The global search in f64 ([`fast`]): the grid DP and the zoom on logarithms, then the
+/// same MPFR refinement as the MPFR search. `None` when it finds no stable placement (the
+/// MPFR search then decides, and reports the error if there is one).
+fn fast_starts(
+    lc: &fast::LnChain,
+    d: &dyn JobSize,
+    lambda: &Float,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+) -> Result<Option<Vec<Start>>, PolicyError> {
+    let minmax = policy == OptPolicy::TagsMinmax;
+    // A grid the f64 logits cannot build (a NaN) leaves the decision to the MPFR search.
+    let Ok(mut g) = fast::ln_grid(lc, hosts, fast::fast_grid_size(hosts)) else {
+        return Ok(None);
+    };
+    let mut cands = fast::ln_grid_optima(lc, hosts, &g, minmax);
+    if cands.is_empty() && policy.routing() == PolicyKind::Tags {
+        // Near the TAGS threshold the stable cutoffs can fall between grid points: the
+        // equal-load cutoffs are stable whenever anything is.
+        if let Ok((c, _)) = tags_equal_load_cutoffs(d, lambda, hosts) {
+            g.extend(
+                c.iter()
+                    .map(|x| Float::with_val(SEARCH_BITS, x.ln_ref()).to_f64()),
+            );
+            g.retain(|y| !y.is_nan());
+            g.sort_by(f64::total_cmp);
+            g.dedup();
+            cands = fast::ln_grid_optima(lc, hosts, &g, minmax);
+        }
+    }
+    if cands.is_empty() {
+        return Ok(None);
+    }
+    let to_floats = |ys: &[f64]| -> Vec<Float> {
+        ys.iter()
+            .filter(|y| **y < lc.y_top)
+            .map(|y| Float::with_val(SEARCH_BITS, *y).exp())
+            .collect()
+    };
+    if minmax {
+        return Ok(Some(vec![Start::bare(to_floats(&cands[0].ys))]));
+    }
+    let best = cands[0].ln_value;
+    let width = fast::max_gap(&g);
+    let zoomed: Vec<Vec<Float>> = cands
+        .iter()
+        .take(MAX_CANDIDATES)
+        .filter(|c| c.ln_value - best <= CANDIDATE_RATIO.ln())
+        .map(|c| {
+            let z = fast::ln_brent(lc, c, &g).unwrap_or_else(|| fast::ln_zoom(lc, c, width, false));
+            to_floats(&z.ys)
+        })
+        .collect();
+    let ch = Chain::new(d, lambda.clone(), chain_kind(policy), metric);
+    let refined = refine_candidates(&ch, hosts, &zoomed)?;
+    Ok(if refined.is_empty() {
+        None
+    } else {
+        Some(refined)
+    })
+}
+
+/// Whether the family has a density (discrete families answer `None` everywhere).
+fn has_density(d: &dyn JobSize) -> bool {
+    d.density(&d.lower()).is_some()
+}
+
+/// Stage (3) at the distribution's precision: the optimum for `policy`, starting from the
+/// free cutoffs `start` of [`search_start`] (ignored by SITA-E and TAGS-minmax, which are
+/// solved as chains of one-dimensional roots).
+pub fn optimum_at(
+    dist: &dyn JobSize,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    start: &[Float],
+) -> Result<Optimum, PolicyError> {
+    optimum_at_hint(dist, load, hosts, policy, metric, start, None)
+}
+
+/// [`optimum_at`] whose Newton polish takes its first step with `hint` (see
+/// [`polish::polish_with_hint`]).
+fn optimum_at_hint(
+    dist: &dyn JobSize,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    start: &[Float],
+    hint: Option<&polish::Hessian>,
+) -> Result<Optimum, PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
+    let (lambda, rho) = load.resolve(dist, hosts)?;
+    let r = optimum_at_resolved(dist, &lambda, &rho, hosts, policy, metric, start, hint);
+    if r.is_err() && policy.routing() == PolicyKind::Tags {
+        // A load no TAGS cutoffs can stabilise is reported by its threshold (it is checked
+        // here, after the fact, because a stable optimum proves stability by itself).
+        check_tags_stable(dist, &lambda, &rho, hosts)?;
+    }
+    r
+}
+
+/// [`optimum_at_hint`] for the resolved load (λ, ρ).
+#[allow(clippy::too_many_arguments)]
+fn optimum_at_resolved(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    rho: &Float,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    start: &[Float],
+    hint: Option<&polish::Hessian>,
+) -> Result<Optimum, PolicyError> {
+    let bits = dist.prec();
+    let (free, max_queue, iterations, mut resolution, hessian) = match policy {
+        _ if hosts == 1 => (vec![], None, 0, vec![], None),
+        OptPolicy::SitaE => {
+            let c = sita_e_cutoffs(dist, hosts)?;
+            let r = vec![0.0; c.len()];
+            (c, None, 0, r, None)
+        }
+        OptPolicy::TagsMinmax => {
+            let (c, level) = tags_minmax_cutoffs(dist, lambda, hosts, start)?;
+            let r = vec![0.0; c.len()];
+            (c, Some(level), 0, r, None)
+        }
+        OptPolicy::Sita | OptPolicy::Tags => {
+            if has_density(dist) {
+                let ch = Chain::new(dist, lambda.clone(), chain_kind(policy), metric);
+                // Newton first; where it fails (optima pinned against a host's stability
+                // boundary) the bracketed coordinate roots of the gradient.
+                let p = match polish::polish_with_hint(
+                    &ch,
+                    hosts,
+                    start,
+                    polish::POLISH_MAX_ITER,
+                    hint,
+                ) {
+                    Ok(p) => p,
+                    Err(newton_err) => {
+                        polish::coordinate_roots(&ch, hosts, start).map_err(|_| newton_err)?
+                    }
+                };
+                (p.cutoffs, None, p.iterations, p.resolution, p.hessian)
+            } else {
+                let c: Vec<Float> = start.iter().map(|c| Float::with_val(bits, c)).collect();
+                let r = vec![0.0; c.len()];
+                (c, None, 0, r, None)
+            }
+        }
+    };
+    let used = free.len() + 1;
+    let mut eval = evaluate(policy.routing(), dist, lambda, used, &free, metric)?;
+    let idle_hosts = hosts - used;
+    let top = dist.upper();
+    let mut cutoffs = free;
+    if !resolution.is_empty() {
+        resolution.resize(hosts - 1, 0.0);
+    }
+    for _ in 0..idle_hosts {
+        cutoffs.push(top.clone());
+        eval.host_loads.push(Float::with_val(bits, 0));
+        eval.host_waiting.push(Float::with_val(bits, 0));
+    }
+    Ok(Optimum {
+        cutoffs,
+        idle_hosts,
+        eval,
+        max_queue,
+        iterations,
+        resolution,
+        hessian,
+        lambda: lambda.clone(),
+        load: rho.clone(),
+    })
+}
+
+/// [`optimum_at`] from each of `starts` (see [`search_starts`]), keeping the lowest value.
+pub fn optimum_from(
+    dist: &dyn JobSize,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    starts: &[Vec<Float>],
+) -> Result<Optimum, PolicyError> {
+    let starts: Vec<Start> = starts.iter().cloned().map(Start::bare).collect();
+    Ok(best_of(dist, load, hosts, policy, metric, &starts)?.0)
+}
+
+/// As [`optimum_from`], also returning the index of the start that won.
+fn best_of(
+    dist: &dyn JobSize,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    starts: &[Start],
+) -> Result<(Optimum, usize), PolicyError> {
+    let mut best: Option<(Optimum, usize)> = None;
+    let mut last_err = None;
+    for (i, st) in starts.iter().enumerate() {
+        let hint = st.hessian.as_ref();
+        match optimum_at_hint(dist, load, hosts, policy, metric, &st.cutoffs, hint) {
+            Ok(o) => {
+                if best
+                    .as_ref()
+                    .is_none_or(|(b, _)| o.eval.value < b.eval.value)
+                {
+                    best = Some((o, i));
+                }
+            }
+            Err(e) => last_err = Some(e),
+        }
+        if matches!(policy, OptPolicy::SitaE | OptPolicy::TagsMinmax) {
+            break;
+        }
+    }
+    match (best, last_err) {
+        (Some(b), _) => Ok(b),
+        (None, Some(e)) => Err(e),
+        (None, None) => Ok((optimum_at(dist, load, hosts, policy, metric, &[])?, 0)),
+    }
+}
+
+/// Optimum at the two certifying precisions (b1 < b2) from one shared search (see
+/// [`optimal_cutoffs_certified`]).
+pub fn optimal_cutoffs_pair(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    bits: (u32, u32),
+) -> Result<(Optimum, Optimum), PolicyError> {
+    let c = Certify::with_bits(0, bits);
+    let both = optimal_cutoffs_certified(dist, load, hosts, policy, metric, &c)?;
+    Ok((both.lo, both.hi))
+}
+
+/// The optimum at the two precisions of a certified run, from one shared search: both
+/// runs start from the same candidates, so that their agreement means something. The lower
+/// precision decides between candidates that tied at the search precision; the higher one
+/// starts from its optimum, and from its Hessian, so that it only has to confirm
+/// convergence at its own precision. (Its cutoffs are still the root of its own gradient;
+/// what the lower precision leaves undetermined is bounded by the resolution each run
+/// reports, which the certification applies.)
+pub fn optimal_cutoffs_certified(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    certify: &Certify,
+) -> Result<AtBoth<Optimum>, PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
+    let starts = starts_for(dist, load, hosts, policy, metric)?;
+    certify.run_from(
+        |bits| {
+            let d = dist.build(bits)?;
+            Ok(best_of(d.as_ref(), load, hosts, policy, metric, &starts)?.0)
+        },
+        |bits, a| {
+            let d = dist.build(bits)?;
+            let free = a.cutoffs_free();
+            optimum_at_hint(
+                d.as_ref(),
+                load,
+                hosts,
+                policy,
+                metric,
+                &free,
+                a.hessian.as_ref(),
+            )
+        },
+    )
+}
+
+fn starts_for(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+) -> Result<Vec<Start>, PolicyError> {
+    match policy {
+        OptPolicy::SitaE => Ok(vec![Start::bare(vec![])]),
+        _ => hinted_starts(dist, load, hosts, policy, metric, Search::Auto),
+    }
+}
+
+/// The optimum at the working precision for `digits` digits (uncertified; the report
+/// layer certifies by [`optimal_cutoffs_certified`]). The library entry point for sweeps.
+pub fn optimal_cutoffs(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    digits: u32,
+) -> Result<Optimum, PolicyError> {
+    if hosts < 1 {
+        return Err(PolicyError::BadHosts(hosts));
+    }
+    let starts = starts_for(dist, load, hosts, policy, metric)?;
+    Ok(best_of(
+        dist.build(crate::num::working_bits(digits))?.as_ref(),
+        load,
+        hosts,
+        policy,
+        metric,
+        &starts,
+    )?
+    .0)
+}
