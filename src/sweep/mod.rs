@@ -37,6 +37,7 @@
 //! own process (no new process per point) and returns its JSON record; this module runs
 //! claim quantities itself ([`quantity`]).
 
+pub mod axis;
 pub mod grid;
 pub mod merge;
 pub mod plan;
