@@ -24,10 +24,10 @@
 //! already carries; any dataframe tool converts the CSV in one call.
 
 use super::grid::{key_text, parse_key, Grid};
-use super::shard::{parse_file_name, Head};
+use super::shard::parse_file_name;
 use super::SweepError;
 use rayon::prelude::*;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -78,9 +78,22 @@ pub struct Report {
     pub csv: PathBuf,
 }
 
+/// What the first pass reads of a line: its key, whether it is a failure and its
+/// variables' names; the rest is skipped without being built.
+#[derive(serde::Deserialize)]
+struct Skim {
+    key: String,
+    #[serde(default)]
+    point: BTreeMap<String, serde::de::IgnoredAny>,
+    #[serde(default)]
+    error: Option<serde::de::IgnoredAny>,
+}
+
 /// One line found.
 struct Found<'a> {
     key: u64,
+    failed: bool,
+    vars: Vec<String>,
     text: &'a str,
     file: usize,
     line: usize,
@@ -135,14 +148,28 @@ fn write_atomic(
         _ => PathBuf::from("."),
     };
     std::fs::create_dir_all(&dir).map_err(werr)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(werr)?;
-    {
-        let mut w = std::io::BufWriter::new(tmp.as_file_mut());
-        fill(&mut w).map_err(werr)?;
-        w.flush().map_err(werr)?;
+    // A temporary name of this process in the same folder (so the rename is atomic),
+    // created as any file is (the umask's permissions, not a temporary file's 0600: the
+    // merged result is for others to read).
+    let name = path.file_name().map_or_else(
+        || "merged".to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let written = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        let mut w = std::io::BufWriter::new(&file);
+        fill(&mut w)?;
+        w.flush()?;
+        drop(w);
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = written {
+        // The temporary file is removed on failure; a failure to remove it is second.
+        let _ = std::fs::remove_file(&tmp);
+        return Err(werr(e));
     }
-    tmp.as_file().sync_all().map_err(werr)?;
-    tmp.persist(path).map_err(|e| werr(e.error))?;
     Ok(())
 }
 
@@ -269,12 +296,14 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
                 line: li,
                 why,
             };
-            let h: Head =
+            let h: Skim =
                 serde_json::from_str(body).map_err(|e| data(format!("not a sweep line: {e}")))?;
             let key =
                 parse_key(&h.key).ok_or_else(|| data(format!("'{}' is not a point key", h.key)))?;
             Ok(Found {
                 key,
+                failed: h.error.is_some(),
+                vars: h.point.into_keys().collect(),
                 text: body,
                 file: fi,
                 line: li,
@@ -307,13 +336,7 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
         }
     }
     report.points = unique.len();
-    report.failed = unique
-        .par_iter()
-        .filter(|f| {
-            serde_json::from_str::<serde_json::Value>(f.text)
-                .is_ok_and(|v| v.get("error").is_some())
-        })
-        .count();
+    report.failed = unique.iter().filter(|f| f.failed).count();
 
     // The shard count of the files.
     let counts: BTreeSet<u64> = files
@@ -387,22 +410,7 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
     // The CSV: columns first (in order of first appearance), then the rows.
     let vars: BTreeSet<String> = match req.grid {
         Some(g) => g.vars.iter().cloned().collect(),
-        None => unique
-            .par_iter()
-            .map(|f| {
-                serde_json::from_str::<serde_json::Value>(f.text)
-                    .ok()
-                    .and_then(|v| {
-                        v.get("point")
-                            .and_then(|p| p.as_object())
-                            .map(|p| p.keys().cloned().collect::<BTreeSet<String>>())
-                    })
-                    .unwrap_or_default()
-            })
-            .reduce(BTreeSet::new, |mut a, b| {
-                a.extend(b);
-                a
-            }),
+        None => unique.iter().flat_map(|f| f.vars.iter().cloned()).collect(),
     };
     let chunk_cols: Vec<Vec<String>> = unique
         .par_chunks(CSV_CHUNK)
