@@ -669,3 +669,65 @@ fn plan_counts_points_and_prints_both_engines() {
     // Planning computes nothing but the calibration points.
     assert!(!Path::new("OUT").exists());
 }
+
+#[test]
+fn the_readme_example_grid_has_20000_points() {
+    // README, "Sweeps": 2 policies × 10 alphas (0.5, 0.7, …, 2.3) × 5 values of p × 4 host
+    // counts × 50 loads per host (0.01, 0.03, …, 0.99) = 20 000, counted by hand.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let g = root.join("examples/sweeps/tags-sita.toml");
+    let r: Value = serde_json::from_str(&ok(&[
+        "sweep",
+        p(&g),
+        "--plan",
+        "--calibrate",
+        "0",
+        "--shards",
+        "8",
+        "--format",
+        "json",
+    ]))
+    .expect("json");
+    assert_eq!(r["points"], 20_000);
+    assert_eq!(r["points_per_shard"], 2_500);
+    assert_eq!(
+        r["variables"],
+        serde_json::json!(["alpha", "h", "p", "policy", "rho"])
+    );
+}
+
+#[test]
+fn merge_without_the_grid_writes_the_same_files_and_counts() {
+    // Without --grid the CSV's variable columns come from the lines' "point" objects and
+    // the failures from their "error" fields; with --grid from the grid file. The two
+    // ways must agree byte for byte. A grid whose TAGS points at load 1.8 on exp(1) fail
+    // (the TAGS threshold for 2 hosts is 1.4659…, README `threshold`) and whose option
+    // `load` is also a record field (written `result.load` in the CSV).
+    let t = tempfile::tempdir().expect("tempdir");
+    let g = write(
+        t.path(),
+        "g.toml",
+        "command = \"optimize\"\n[options]\npolicy = \"{policy}\"\ndist = \"exp:rate=1\"\nhosts = 2\nload = \"{load}\"\n\
+         [grid]\npolicy = [\"sita\", \"tags\"]\nload = [\"0.5\", \"1.8\"]\n",
+    );
+    let d = t.path().join("out");
+    ok(&["sweep", p(&g), "--shard", "1/2", "--out", p(&d)]);
+    ok(&["sweep", p(&g), "--shard", "0/2", "--out", p(&d)]);
+    let with = merged(&[&d], &g, &t.path().join("a.jsonl"));
+    let a = t.path().join("b.jsonl");
+    let r: Value = serde_json::from_str(&ok(&["merge", p(&d), "--out", p(&a), "--format", "json"]))
+        .expect("json");
+    let without = (
+        std::fs::read(&a).expect("jsonl"),
+        std::fs::read(a.with_extension("csv")).expect("csv"),
+    );
+    assert_eq!(with, without);
+    assert_eq!(r["points"], 4);
+    assert_eq!(r["failed"], 1, "only TAGS at load 1.8 fails");
+    let csv = String::from_utf8(without.1).expect("utf-8");
+    let header = csv.lines().next().expect("a header");
+    assert!(
+        header.starts_with("key,load,policy,status,") && header.contains(",result.load,"),
+        "{header}"
+    );
+}
