@@ -731,3 +731,51 @@ fn merge_without_the_grid_writes_the_same_files_and_counts() {
         "{header}"
     );
 }
+
+#[test]
+fn merge_writes_into_a_pipe_without_replacing_it() {
+    // `--csv /dev/null` once replaced /dev/null with a regular file (the temporary file
+    // was renamed over it). A named pipe stands in for the device here: after the merge
+    // it must still be a pipe, and its reader must have received the CSV, whose bytes
+    // equal those of a merge into a regular file.
+    use std::os::unix::fs::FileTypeExt;
+    let t = tempfile::tempdir().expect("tempdir");
+    let g = write(t.path(), "g.toml", EVAL_GRID);
+    let d = t.path().join("out");
+    ok(&["sweep", p(&g), "--out", p(&d)]);
+    let (_, csv) = merged(&[&d], &g, &t.path().join("m.jsonl"));
+    let fifo = t.path().join("pipe");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    // The reader is a process, so that it can be killed if the pipe was replaced (it
+    // would wait on it for ever).
+    let mut reader = Command::new("cat")
+        .arg(&fifo)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("cat runs");
+    let o = run(&[
+        "merge",
+        p(&d),
+        "--out",
+        p(&t.path().join("n.jsonl")),
+        "--csv",
+        p(&fifo),
+    ]);
+    let kind = std::fs::symlink_metadata(&fifo)
+        .expect("the pipe")
+        .file_type();
+    if !o.status.success() || !kind.is_fifo() {
+        let _ = reader.kill();
+        panic!(
+            "merge into a pipe: {:?}, {}; the pipe is now {kind:?}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let got = reader.wait_with_output().expect("the reader").stdout;
+    assert_eq!(got, csv);
+}

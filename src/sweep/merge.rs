@@ -134,7 +134,8 @@ fn files_of(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, SweepError> {
     Ok(out)
 }
 
-/// Writes `bytes` to `path` through a temporary file in its folder and a rename.
+/// Writes `bytes` to `path` through a temporary file in its folder and a rename (a regular
+/// file), or directly (a device or a pipe).
 fn write_atomic(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
@@ -147,6 +148,17 @@ fn write_atomic(
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    // Something that is not a regular file (`--csv /dev/null`, a pipe) is written as it
+    // is: a rename would replace the device or the pipe with a file.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(werr)?;
+        let mut w = std::io::BufWriter::new(&file);
+        fill(&mut w).map_err(werr)?;
+        return w.flush().map_err(werr);
+    }
     std::fs::create_dir_all(&dir).map_err(werr)?;
     // A temporary name of this process in the same folder (so the rename is atomic),
     // created as any file is (the umask's permissions, not a temporary file's 0600: the
