@@ -52,3 +52,4 @@ bench: deps
 	$(CARGO) bench --bench eval
 	$(CARGO) bench --bench optimize
 	$(CARGO) bench --bench sim
+	$(CARGO) bench --bench jsq

@@ -1,7 +1,8 @@
 //! Prints exact vs simulated values for a few small systems (used for the report).
 use taskassign::lb::exact::{exact, ExactOptions};
 use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
-use taskassign::lb::sim::{run, summarize, OccupancySim, PerServerSim, Plan, Streams};
+use taskassign::lb::sim::{summarize, OccupancySim, PerServerSim, Plan};
+use taskassign::sim::Replicator;
 fn main() {
     for (kind, l, b, n, d, s) in [
         (
@@ -29,24 +30,20 @@ fn main() {
         let plan = Plan::new(50.0, 2.0e5 / rate);
         let o = summarize(
             &sys,
-            &run(
-                &OccupancySim::new(&sys, &plan).unwrap(),
-                &Streams { seed: 11, point: 0 },
-                10,
-                0,
-            )
-            .unwrap(),
-        );
+            &Replicator::new(11, 0, 10)
+                .unwrap()
+                .run(&OccupancySim::new(&sys, &plan).unwrap(), None)
+                .unwrap(),
+        )
+        .unwrap();
         let p = summarize(
             &sys,
-            &run(
-                &PerServerSim::new(&sys, &plan).unwrap(),
-                &Streams { seed: 12, point: 0 },
-                10,
-                0,
-            )
-            .unwrap(),
-        );
+            &Replicator::new(12, 0, 10)
+                .unwrap()
+                .run(&PerServerSim::new(&sys, &plan).unwrap(), None)
+                .unwrap(),
+        )
+        .unwrap();
         println!(
             "{kind:?} λ {l} b {b:?} N {n} d {d} {s:?}: states {} trunc {:?}",
             x.states, x.truncation

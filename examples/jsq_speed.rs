@@ -3,7 +3,8 @@
 use std::io::Write;
 use std::time::Instant;
 use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
-use taskassign::lb::sim::{OccupancySim, Plan, Replicate, Streams};
+use taskassign::lb::sim::{OccupancySim, Plan};
+use taskassign::sim::{Simulator, Streams};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -31,7 +32,11 @@ fn main() {
             let plan = Plan::new(warm, events_target / rate);
             let sim = OccupancySim::new(&sys, &plan).unwrap();
             let t = Instant::now();
-            let o = sim.replicate(&Streams { seed: 1, point: 0 }, 0);
+            let o = sim.replicate(&Streams {
+                seed: 1,
+                point: 0,
+                replication: 0,
+            });
             let secs = t.elapsed().as_secs_f64();
             let q1 = o.level_time[0] / (n as f64 * o.measured_time);
             let shown = writeln!(

@@ -1,7 +1,17 @@
 //! taskassign: numerical checks of dispatching theory at any precision.
 //!
-//! Layers (dependencies flow one way): [`num`] ← [`dist`] ← [`policy`] ← [`optimize`] ←
-//! [`report`] ← the `taskassign` binary's `cli`.
+//! Size-based routing to h FCFS hosts (TAGS, SITA, SITA-E, Random, Least-Work-Left) and
+//! many-server load balancing (JSQ(d(N))), every analytic number computed in MPFR at two
+//! precisions and printed only with the digits both agree on; simulators that cross-check
+//! the formulas; the published statements of the field as claim files checked by
+//! [`claims`]. `ARCHITECTURE.md` describes the rooms, their dependencies and the extension
+//! points; [`prelude`] has the names a library user needs and [`prelude::Farm`], the short
+//! way to the common questions.
+//!
+//! Rooms (dependencies flow one way): [`num`] ← [`dist`] ← [`policy`] ← [`optimize`];
+//! [`sim`] (simulators) and [`lb`] (JSQ(d(N))) beside them; [`claims`] reaches every model
+//! through its registry; [`report`] renders certified records; the `taskassign` binary's
+//! private `cli` parses arguments. [`error`] says whose fault a failure is (exit 2 or 3).
 #![warn(missing_docs)]
 // Domain checks are written `!(x > 0)` on purpose: the negation also rejects NaN, which
 // `x <= 0` would let through.
@@ -15,11 +25,17 @@ pub mod lb;
 pub mod num;
 pub mod optimize;
 pub mod policy;
+pub mod prelude;
 pub mod report;
 pub mod sim;
 pub mod sweep;
 
 pub use error::{Error, ErrorKind};
+
+// The README's Rust examples run as doc-tests, so the README cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 /// The `taskassign` binary's entry point: parses `args` (program name first), runs the
 /// command, prints its output and returns the exit status. Argument parsing is not part

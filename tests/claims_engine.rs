@@ -14,9 +14,9 @@ use taskassign::claims::Relation;
 use taskassign::claims::Verdict;
 use taskassign::num::extrapolate::{extrapolate, Transform};
 
-/// Exit status for bad input (DESIGN.md, "The command line").
+/// Exit status for bad input (ARCHITECTURE.md, "The command line").
 const EXIT_BAD_INPUT: i32 = 2;
-/// Exit status when a claim fails (DESIGN.md, `check`).
+/// Exit status when a claim fails (ARCHITECTURE.md, "Errors and exit statuses").
 const EXIT_FAIL: i32 = 1;
 /// Working precision of the synthetic sequences (bits).
 const BITS: u32 = 200;

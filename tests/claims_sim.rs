@@ -9,7 +9,7 @@ use taskassign::claims::compile::compile;
 use taskassign::claims::run::{run_claim, ClaimResult};
 use taskassign::claims::Verdict;
 
-/// Exit status when a claim fails (DESIGN.md, `check`).
+/// Exit status when a claim fails (ARCHITECTURE.md, "Errors and exit statuses").
 const EXIT_FAIL: i32 = 1;
 
 fn root() -> PathBuf {

@@ -1,4 +1,4 @@
-//! Integration tests of the `taskassign` binary: the command-line contract of DESIGN.md
+//! Integration tests of the `taskassign` binary: the command-line contract of ARCHITECTURE.md
 //! ("The command line").
 //!
 //! * Bad input: exit status 2, nothing on stdout, exactly one non-empty line on stderr that
@@ -13,7 +13,7 @@ use common::{is_sci, taskassign};
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// Exit status for bad input (DESIGN.md, "The command line": "exit status 2").
+/// Exit status for bad input (ARCHITECTURE.md, "The command line": "exit status 2").
 const EXIT_BAD_INPUT: i32 = 2;
 
 /// Relative tolerance when a printed value is compared with an `f64` closed form.
@@ -138,7 +138,7 @@ fn temp_file(name: &str, contents: &str) -> PathBuf {
 
 /// TAGS stability threshold of Exp(1) on two hosts, computed independently in f64.
 ///
-/// Source: derivation from the TAGS host loads of DESIGN.md ("The model") and the greedy
+/// Source: derivation from the TAGS host loads of ARCHITECTURE.md ("The model") and the greedy
 /// characterisation of stability (BDS20): at the threshold host 1 is critical,
 /// λ(1 − e^{−s}) = 1, and host 2 (all jobs with X > s) too, λ E[X; X > s] = λ(1 + s)e^{−s} = 1.
 /// Eliminating e^{−s} = 1 − 1/λ gives g(λ) = (λ − 1)(1 + ln(λ/(λ − 1))) − 1 = 0, with
@@ -384,7 +384,7 @@ fn tags_load_above_stability_threshold() {
 
 #[test]
 fn load_at_or_above_hosts() {
-    // DESIGN.md: 0 < ρ < h.
+    // ARCHITECTURE.md: 0 < ρ < h.
     for (policy, load) in [
         ("sita", "2"),
         ("sita", "2.5"),
@@ -644,7 +644,7 @@ fn eval_json_has_design_keys_in_scientific_notation() {
         "--format",
         "json",
     ]);
-    // DESIGN.md, "The command line": keys for eval/optimize (extra keys allowed).
+    // ARCHITECTURE.md, "The command line": keys for eval/optimize (extra keys allowed).
     assert_keys(
         &obj,
         &[
@@ -698,7 +698,7 @@ fn threshold_json_has_design_keys_and_uniform_value() {
         "--format",
         "json",
     ]);
-    // DESIGN.md, "The command line": keys for threshold.
+    // ARCHITECTURE.md, "The command line": keys for threshold.
     assert_keys(
         &obj,
         &["dist", "hosts", "threshold_load", "cutoffs", "digits"],

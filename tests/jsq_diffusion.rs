@@ -3,7 +3,8 @@
 
 use taskassign::lb::diffusion::simulate;
 use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
-use taskassign::lb::sim::{halfin_whitt_lambda, run, summarize, OccupancySim, Plan, Streams};
+use taskassign::lb::sim::{halfin_whitt_lambda, summarize, OccupancySim, Plan};
+use taskassign::sim::Replicator;
 
 /// Largest change of the diffusion estimates accepted when the step is halved from 0.02.
 const STEP_TOLERANCE: f64 = 0.02;
@@ -49,14 +50,15 @@ fn finite_n_scaled_idle_is_beta() {
         .unwrap();
         let s = summarize(
             &sys,
-            &run(
-                &OccupancySim::new(&sys, &Plan::new(500.0, 2000.0)).unwrap(),
-                &Streams { seed: 4, point: 0 },
-                8,
-                0,
-            )
-            .unwrap(),
-        );
+            &Replicator::new(4, 0, 8)
+                .unwrap()
+                .run(
+                    &OccupancySim::new(&sys, &Plan::new(500.0, 2000.0)).unwrap(),
+                    None,
+                )
+                .unwrap(),
+        )
+        .unwrap();
         let e = s.scaled_occupancy[0];
         assert!(
             (e.mean - beta).abs() <= 4.0 * e.half_width,
@@ -78,14 +80,15 @@ fn finite_n_approaches_the_diffusion() {
     let sys = System::new(model, n, &DSpec::Infinite, Sampling::Without).unwrap();
     let s = summarize(
         &sys,
-        &run(
-            &OccupancySim::new(&sys, &Plan::new(200.0, 4000.0)).unwrap(),
-            &Streams { seed: 4, point: 0 },
-            8,
-            0,
-        )
-        .unwrap(),
-    );
+        &Replicator::new(4, 0, 8)
+            .unwrap()
+            .run(
+                &OccupancySim::new(&sys, &Plan::new(200.0, 4000.0)).unwrap(),
+                None,
+            )
+            .unwrap(),
+    )
+    .unwrap();
     let e = simulate(beta, 0.01, 50.0, 4000.0, 8, 2).unwrap();
     for (sim, lim, what) in [
         (s.scaled_occupancy[1], e.scaled_q2, "Q2/sqrt N"),

@@ -4,8 +4,9 @@
 use taskassign::lb::exact::{exact, ExactOptions, ExactResult};
 use taskassign::lb::fluid::{trajectory, FluidOptions, Limit};
 use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
-use taskassign::lb::sim::{run, summarize, OccupancySim, PerServerSim, Plan, Streams, Summary};
+use taskassign::lb::sim::{summarize, OccupancySim, PerServerSim, Plan, Summary};
 use taskassign::sim::stats::Estimate;
+use taskassign::sim::{Replicator, Simulator};
 
 /// Half-widths allowed between a simulated mean and its exact value.
 const HALF_WIDTHS: f64 = 4.0;
@@ -100,12 +101,12 @@ fn plan(system: &System) -> Plan {
 
 #[test]
 fn occupancy_simulator_matches_the_exact_chain() {
-    let streams = Streams { seed: 11, point: 0 };
+    let runner = Replicator::new(11, 0, 10).unwrap();
     for (sys, what) in cases() {
         let x = exact(&sys, &ExactOptions::default()).unwrap();
         let sim = OccupancySim::new(&sys, &plan(&sys)).unwrap();
-        let reps = run(&sim, &streams, 10, 0).unwrap();
-        let s = summarize(&sys, &reps);
+        let reps = runner.run(&sim, None).unwrap();
+        let s = summarize(&sys, &reps).unwrap();
         compare_with_exact(&s, &x, what);
         assert_eq!(s.samples_per_arrival, sys.d().d as f64);
     }
@@ -113,15 +114,15 @@ fn occupancy_simulator_matches_the_exact_chain() {
 
 #[test]
 fn per_server_simulator_matches_the_exact_chain() {
-    let streams = Streams { seed: 12, point: 0 };
+    let runner = Replicator::new(12, 0, 10).unwrap();
     for (sys, what) in cases() {
         let x = exact(&sys, &ExactOptions::default()).unwrap();
         let sim = PerServerSim::new(&sys, &plan(&sys)).unwrap();
-        let reps = run(&sim, &streams, 10, 0).unwrap();
-        let s = summarize(&sys, &reps);
+        let reps = runner.run(&sim, None).unwrap();
+        let s = summarize(&sys, &reps).unwrap();
         compare_with_exact(&s, &x, &format!("per-server {what}"));
         // The per-server simulator counts its draws: d per arrival.
-        let arrivals: u64 = reps.iter().map(|o| o.samples_drawn).sum();
+        let arrivals: u64 = reps.tallies.iter().map(|o| o.samples_drawn).sum();
         assert!(arrivals > 0 && arrivals % sys.d().d == 0);
     }
 }
@@ -139,24 +140,20 @@ fn occupancy_and_per_server_agree_at_moderate_n() {
         let plan = Plan::new(100.0, 2000.0);
         let a = summarize(
             &sys,
-            &run(
-                &OccupancySim::new(&sys, &plan).unwrap(),
-                &Streams { seed: 1, point: 0 },
-                8,
-                0,
-            )
-            .unwrap(),
-        );
+            &Replicator::new(1, 0, 8)
+                .unwrap()
+                .run(&OccupancySim::new(&sys, &plan).unwrap(), None)
+                .unwrap(),
+        )
+        .unwrap();
         let p = summarize(
             &sys,
-            &run(
-                &PerServerSim::new(&sys, &plan).unwrap(),
-                &Streams { seed: 2, point: 0 },
-                8,
-                0,
-            )
-            .unwrap(),
-        );
+            &Replicator::new(2, 0, 8)
+                .unwrap()
+                .run(&PerServerSim::new(&sys, &plan).unwrap(), None)
+                .unwrap(),
+        )
+        .unwrap();
         for (i, (x, y)) in a.occupancy.iter().zip(&p.occupancy).enumerate().take(5) {
             let hw = (x.half_width.powi(2) + y.half_width.powi(2)).sqrt();
             assert!(
@@ -178,13 +175,14 @@ fn identical_for_any_thread_count() {
     let mut plan = Plan::new(10.0, 20.0);
     plan.sample_times = vec![1.0, 5.0, 29.0];
     let sim = OccupancySim::new(&sys, &plan).unwrap();
-    let streams = Streams { seed: 5, point: 3 };
-    let one = run(&sim, &streams, 6, 1).unwrap();
-    let two = run(&sim, &streams, 6, 2).unwrap();
+    let runner = Replicator::new(5, 3, 6).unwrap();
+    let one = runner.threads(1).run(&sim, None).unwrap();
+    let two = runner.threads(2).run(&sim, None).unwrap();
     assert_eq!(one, two);
     assert_eq!(summarize(&sys, &one), summarize(&sys, &two));
-    // Different replications are different.
-    assert_ne!(one[0], one[1]);
+    // Different replications are different; a replication is a function of its streams.
+    assert_ne!(one.tallies[0], one.tallies[1]);
+    assert_eq!(sim.replicate(&runner.streams(4)), one.tallies[4]);
 }
 
 #[test]
@@ -204,14 +202,12 @@ fn trajectories_follow_the_fluid_limit() {
         plan.sample_times = times.to_vec();
         let s = summarize(
             &sys,
-            &run(
-                &OccupancySim::new(&sys, &plan).unwrap(),
-                &Streams { seed: 3, point: 0 },
-                8,
-                0,
-            )
-            .unwrap(),
-        );
+            &Replicator::new(3, 0, 8)
+                .unwrap()
+                .run(&OccupancySim::new(&sys, &plan).unwrap(), None)
+                .unwrap(),
+        )
+        .unwrap();
         let tr = trajectory(&model, limit, &[], &times, &FluidOptions::default()).unwrap();
         for (k, t) in times.iter().enumerate() {
             for i in 0..3 {
@@ -244,13 +240,10 @@ fn bad_plans_are_rejected() {
     assert!(OccupancySim::new(&sys, &p).is_err());
     p.start = vec![2, 3];
     assert!(OccupancySim::new(&sys, &p).is_err());
-    assert!(run(
-        &OccupancySim::new(&sys, &Plan::new(0.0, 1.0)).unwrap(),
-        &Streams { seed: 0, point: 0 },
-        1,
-        0
-    )
-    .is_err());
+    assert!(Replicator::new(0, 0, 1).is_err());
+    let mut p = Plan::new(0.0, 1.0);
+    p.reference = vec![0.5, 1.5];
+    assert!(OccupancySim::new(&sys, &p).is_err());
 }
 
 #[test]
@@ -263,14 +256,85 @@ fn the_comparison_can_fail() {
     let x = exact(&other, &ExactOptions::default()).unwrap();
     let s = summarize(
         &sim_sys,
-        &run(
-            &OccupancySim::new(&sim_sys, &plan(&sim_sys)).unwrap(),
-            &Streams { seed: 11, point: 0 },
-            10,
-            0,
-        )
-        .unwrap(),
-    );
+        &Replicator::new(11, 0, 10)
+            .unwrap()
+            .run(&OccupancySim::new(&sim_sys, &plan(&sim_sys)).unwrap(), None)
+            .unwrap(),
+    )
+    .unwrap();
     let z = (s.mean_tasks.mean - x.mean_tasks).abs() / s.mean_tasks.half_width;
     assert!(z > HALF_WIDTHS, "only {z:.1} half-widths apart");
+}
+
+#[test]
+fn distance_to_a_reference_is_measured_two_ways() {
+    // Identities, per replication and exact up to rounding: with the reference r = 0 the
+    // ℓ1 distance Σ_i Q_i/N is the tasks per server; with r = (1, …, 1) on the b levels of
+    // a buffer b it is b minus the tasks per server.
+    let sys = system(ModelKind::Queues, "0.9", Some(4), 30, 2, Sampling::Without);
+    let runner = Replicator::new(21, 0, 4).unwrap();
+    for (reference, offset, sign) in [(vec![0.0], 0.0, 1.0), (vec![1.0; 4], 4.0, -1.0)] {
+        let mut p = Plan::new(5.0, 50.0);
+        p.reference = reference;
+        let s = summarize(
+            &sys,
+            &runner
+                .run(&OccupancySim::new(&sys, &p).unwrap(), None)
+                .unwrap(),
+        )
+        .unwrap();
+        let d = s.distance.unwrap();
+        assert!(
+            (d.mean - (offset + sign * s.mean_tasks.mean)).abs() < 1e-9,
+            "{} vs {}",
+            d.mean,
+            s.mean_tasks.mean
+        );
+    }
+    // Against JSQ's fluid fixed point (0.9, 0, …), N = 50, d = 3: the two simulators
+    // (independent implementations, independent streams) within 4 combined half-widths,
+    // and so are the spreads of the idle servers (N − Q_1)/√N.
+    let sys = system(ModelKind::Queues, "0.9", None, 50, 3, Sampling::Without);
+    let mut p = Plan::new(50.0, 1000.0);
+    p.reference = vec![0.9];
+    let a = summarize(
+        &sys,
+        &Replicator::new(1, 0, 8)
+            .unwrap()
+            .run(&OccupancySim::new(&sys, &p).unwrap(), None)
+            .unwrap(),
+    )
+    .unwrap();
+    let b = summarize(
+        &sys,
+        &Replicator::new(2, 0, 8)
+            .unwrap()
+            .run(&PerServerSim::new(&sys, &p).unwrap(), None)
+            .unwrap(),
+    )
+    .unwrap();
+    for (x, y, what) in [
+        (a.distance.unwrap(), b.distance.unwrap(), "distance"),
+        (a.scaled_idle_sd, b.scaled_idle_sd, "sd of idle"),
+        (
+            a.scaled_occupancy_sq[0],
+            b.scaled_occupancy_sq[0],
+            "E[((N - Q1)/sqrt N)^2]",
+        ),
+    ] {
+        let hw = (x.half_width.powi(2) + y.half_width.powi(2)).sqrt();
+        assert!(
+            (x.mean - y.mean).abs() <= HALF_WIDTHS * hw,
+            "{what}: {} ± {} vs {} ± {}",
+            x.mean,
+            x.half_width,
+            y.mean,
+            y.half_width
+        );
+    }
+    // The spread is the square root of the second moment less the squared mean (per
+    // replication first, so only approximately for the averages: within 5 %).
+    let m1 = a.scaled_occupancy[0].mean;
+    let m2 = a.scaled_occupancy_sq[0].mean;
+    assert!(((m2 - m1 * m1).sqrt() / a.scaled_idle_sd.mean - 1.0).abs() < 0.05);
 }

@@ -87,7 +87,7 @@ fn assert_within(what: &str, e: &Estimate, exact: f64) {
     );
 }
 
-/// The exact evaluation by the analytic core (policy::evaluate, DESIGN.md formulas).
+/// The exact evaluation by the analytic core (policy::evaluate, ARCHITECTURE.md formulas).
 fn exact(
     kind: PolicyKind,
     spec: &str,
@@ -113,7 +113,7 @@ fn exact(
 
 #[test]
 fn sita_matches_its_exact_formula_at_several_loads() {
-    // Source: SITA formula of DESIGN.md (Pollaczek–Khinchine per host on a thinned Poisson
+    // Source: SITA formula of ARCHITECTURE.md (Pollaczek–Khinchine per host on a thinned Poisson
     // stream: exact), evaluated by policy::evaluate.
     let cases: [(&str, &[&str]); 2] = [
         ("exp:rate=1", &["1"]),
@@ -143,7 +143,7 @@ fn sita_matches_its_exact_formula_at_several_loads() {
 
 #[test]
 fn random_matches_its_exact_formula_at_several_loads() {
-    // Source: Random formula of DESIGN.md, E[W] = (λ/h) E[X²] / (2 (1 − ρ/h)) (M/G/1 per
+    // Source: Random formula of ARCHITECTURE.md, E[W] = (λ/h) E[X²] / (2 (1 − ρ/h)) (M/G/1 per
     // host on a thinned Poisson stream: exact), evaluated by policy::evaluate.
     let spec = "hyperexp:p=0.2,rate1=0.5,rate2=4";
     for load in ["0.5", "1.2", "2.1"] {
@@ -155,7 +155,7 @@ fn random_matches_its_exact_formula_at_several_loads() {
 
 #[test]
 fn tags_host_one_and_wasted_work_match_their_exact_formulas() {
-    // Source: TAGS formula of DESIGN.md. Host 1 sees the whole Poisson stream and serves
+    // Source: TAGS formula of ARCHITECTURE.md. Host 1 sees the whole Poisson stream and serves
     // min(X, s_1): its Q_1 is exact. The wasted service Σ_{i<h} s_i F̄(s_i) does not
     // involve queueing at all, so it is exact too. Hosts ≥ 2 are the Poisson
     // approximation and are not asserted here (see data/tags_poisson_error.*).

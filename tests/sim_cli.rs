@@ -1,4 +1,4 @@
-//! The `simulate` command's contract (DESIGN.md, "The command line"; issue 5, item 4):
+//! The `simulate` command's contract (ARCHITECTURE.md, "The command line"; issue 5, item 4):
 //! JSON keys, numbers as decimal strings in scientific notation, one-line errors with exit
 //! status 2, and output that does not depend on `--threads`.
 
@@ -7,7 +7,7 @@ use common::{is_simulated_number as is_sci, taskassign};
 
 use serde_json::{Map, Value};
 
-/// Exit status for bad input (DESIGN.md).
+/// Exit status for bad input (ARCHITECTURE.md, "Errors and exit statuses").
 const EXIT_BAD_INPUT: i32 = 2;
 /// The keys issue 5 requires, in this order, plus those added where a formula exists.
 const KEYS: &[&str] = &[

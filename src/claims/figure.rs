@@ -10,6 +10,7 @@
 //! x_label = "log10 p"
 //! y_label = "E[W_TAGS] / E[W_SITA]"
 //! y_scale = "linear"                   # or "log10": log10 of the value is plotted
+//! x_scale = "linear"                   # or "log10": log10 of the x values is plotted
 //!
 //! [setup]                              # as in a claim file (model, digits, …)
 //! dist = "bp:k=1,p=1e{e},alpha={alpha}"
@@ -90,6 +91,10 @@ pub struct FigureFile {
     /// `linear` (default) or `log10`.
     #[serde(default)]
     pub y_scale: Option<Spanned<String>>,
+    /// `linear` (default) or `log10` (log10 of the x values is plotted; the label should
+    /// say so).
+    #[serde(default)]
+    pub x_scale: Option<Spanned<String>>,
     /// The system, as in a claim file.
     pub setup: toml::Table,
     /// The x axis.
@@ -127,6 +132,8 @@ pub struct Figure {
     pub y_label: String,
     /// How y is plotted.
     pub y_scale: YScale,
+    /// How x is plotted.
+    pub x_scale: YScale,
     /// The x variable and its values.
     pub x: (String, Vec<String>),
     /// Series axes, in file order.
@@ -163,14 +170,17 @@ pub struct SeriesData {
 pub fn compile(path: &str, text: &str) -> Result<Figure, ClaimError> {
     let c = FileCtx::new(path, text);
     let f: FigureFile = c.parse()?;
-    let y_scale = match f.y_scale.as_ref().map(|s| s.get_ref().trim()) {
-        None | Some("linear") => YScale::Linear,
-        Some("log10") => YScale::Log10,
-        Some(other) => {
-            let sp = f.y_scale.as_ref().map(|s| s.span()).unwrap_or(0..0);
-            return c.err(sp, "y_scale", format!("'{other}' is not linear or log10"));
-        }
-    };
+    let scale =
+        |v: &Option<Spanned<String>>, key: &str| match v.as_ref().map(|s| s.get_ref().trim()) {
+            None | Some("linear") => Ok(YScale::Linear),
+            Some("log10") => Ok(YScale::Log10),
+            Some(other) => {
+                let sp = v.as_ref().map(|s| s.span()).unwrap_or(0..0);
+                c.err(sp, key, format!("'{other}' is not linear or log10"))
+            }
+        };
+    let y_scale = scale(&f.y_scale, "y_scale")?;
+    let x_scale = scale(&f.x_scale, "x_scale")?;
     let raw: toml::Table = toml::from_str(text).map_err(|e| ClaimError::Schema {
         path: path.into(),
         line: 1,
@@ -203,6 +213,7 @@ pub fn compile(path: &str, text: &str) -> Result<Figure, ClaimError> {
         x_label: f.x_label,
         y_label: f.y_label,
         y_scale,
+        x_scale,
         x: parts.x,
         grid: parts.grid,
         series,
@@ -259,8 +270,17 @@ pub fn compute(fig: &Figure) -> Result<Vec<SeriesData>, crate::Error> {
     let cache = Cache::default();
     let grid = points(&fig.grid);
     let mut jobs: Vec<(usize, BTreeMap<String, String>)> = Vec::new();
-    for (si, _) in fig.series.iter().enumerate() {
+    // A series whose legend does not use a grid variable is one series, not one per
+    // grid point (a reference curve beside a grid of series): the first point's is kept.
+    let mut names: Vec<(usize, String)> = Vec::new();
+    for (si, s) in fig.series.iter().enumerate() {
         for g in &grid {
+            if let Ok(name) = substitute(&s.name, g) {
+                if names.iter().any(|(i, n)| *i == si && *n == name) {
+                    continue;
+                }
+                names.push((si, name));
+            }
             jobs.push((si, g.clone()));
         }
     }
@@ -283,6 +303,16 @@ pub fn compute(fig: &Figure) -> Result<Vec<SeriesData>, crate::Error> {
                     let x: f64 = xv.trim().parse().map_err(|_| {
                         crate::Error::input(format!("{}: x value {xv} is not a number", fig.path))
                     })?;
+                    let x = match fig.x_scale {
+                        YScale::Linear => x,
+                        YScale::Log10 if x > 0.0 => x.log10(),
+                        YScale::Log10 => {
+                            return Err(crate::Error::input(format!(
+                                "{}: x value {xv} cannot be plotted on a log10 axis",
+                                fig.path
+                            )))
+                        }
+                    };
                     let y = match fig.y_scale {
                         YScale::Linear => v.hi.to_f64(),
                         YScale::Log10 => Float::with_val(v.hi.prec(), v.hi.log10_ref()).to_f64(),

@@ -71,7 +71,8 @@ from_layer!(
     crate::num::NumError,
     crate::dist::DistError,
     crate::policy::PolicyError,
-    crate::sim::SimError
+    crate::sim::SimError,
+    crate::lb::model::LbError
 );
 
 impl Classify for QuantityError {

@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod check;
 mod design;
+mod jsq;
 mod simulate;
 mod sweep;
 mod tables;
@@ -58,6 +59,9 @@ enum Command {
     /// Regenerate data/: each claim's table (CSV, Markdown, LaTeX) and the SVG figures;
     /// --check compares a fresh regeneration with data/ and exits 1 on a difference.
     Tables(tables::TablesArgs),
+    /// JSQ(d(N)) load balancing on N queues or server pools: fixed points, fluid
+    /// trajectories, exact finite-N values, the occupancy simulator.
+    Jsq(jsq::JsqArgs),
     /// Run one shard of a parameter sweep (a grid file over any command or claim
     /// quantity): one JSON line per point, resumable; --plan prints the point count, a
     /// cost estimate and ready-to-run Slurm and GNU parallel lines.
@@ -413,6 +417,7 @@ fn dispatch(command: Command) -> Ran {
         Command::Simulate(a) => simulate::run_simulate(a),
         Command::Check(a) => return check::run_check(a),
         Command::Design(a) => design::run_design(a),
+        Command::Jsq(a) => jsq::run_jsq(a),
         Command::Tables(a) => return tables::run_tables(a),
         Command::Sweep(a) => return sweep::run_sweep(a),
         Command::Merge(a) => return sweep::run_merge(a),

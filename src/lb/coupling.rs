@@ -1,4 +1,4 @@
-//! JSQ, JSQ(d) and a CJSQ(n) scheme on one uniformised clock, with the pathwise
+//! JSQ, JSQ(d), a CJSQ(n) scheme and MJSQ(n) on one uniformised clock, with the pathwise
 //! inequalities of the papers' coupling checked at every event (arXiv 1612.00723 §4 for
 //! queues, 1612.00722 §3 for pools).
 //!
@@ -11,8 +11,9 @@
 //!   with a binary search. JSQ joins position 0; JSQ(d) joins p* (the sampled server with
 //!   the fewest tasks, since positions are ordered); **CJSQ(n)** — a member of the papers'
 //!   class of schemes that always join one of the n + 1 lowest ordered servers — joins p*
-//!   when p* ≤ n and position 0 otherwise. Each marginal is the scheme it names, because a
-//!   uniform sample of positions is a uniform sample of servers.
+//!   when p* ≤ n and position 0 otherwise; **MJSQ(n)** joins position n, the (n + 1)-th
+//!   lowest server (the largest member of the class, see below). Each marginal is the
+//!   scheme it names, because a uniform sample of positions is a uniform sample of servers.
 //! * a **departure** (queues): an ordered position k, uniform, and in every system the
 //!   server at position k completes a task if it has one (rate 1 per position: the
 //!   uniformisation at λN + N). **Pools** ([`PoolDepartures::TaskRank`], the default): a
@@ -25,22 +26,31 @@
 //!
 //! **The checks.** With S_m = Σ_{i ≥ m} Q_i the tasks at height ≥ m and L the discarded
 //! tasks:
-//! 1. **Ordering**: S_m(JSQ) + L(JSQ) ≤ S_m(Π) + L(Π) for every m and Π ∈
-//!    {JSQ(d), CJSQ(n)}. Proof sketch for queues (ours): an arrival adds 1 to S_m(JSQ)
-//!    for m ≤ x_min + 1 only, where every JSQ server has ≥ m − 1 tasks, so S_m(JSQ) is the
-//!    total minus N(m − 1) while S_m(Π) exceeds Π's total minus N(m − 1) by at least one
-//!    if Π's chosen server is below m − 1 (the same argument with L at a full system); a
-//!    departure at position k lowers S_m(Π) alone only for x_k(JSQ) < m ≤ x_k(Π), where
-//!    Q_m(JSQ) ≤ k − 1 < Q_m(Π), and equality S_m(JSQ) = S_m(Π) would then give
-//!    S_{m+1}(JSQ) > S_{m+1}(Π). For pools (no capacity) the ordering of all S_m is the
-//!    weak majorisation of the lengths sorted downwards, P_JSQ(k) ≤ P_Π(k) for the
-//!    partial sums of the k longest; the task of rank r then lies in a pool of Π no later
-//!    than in JSQ, and between the two the partial sums satisfy P_JSQ(k) ≤ r < P_Π(k), so
-//!    a coupled departure keeps the ordering (ties in a block of equal lengths need the
-//!    concavity of P_Π; with a capacity the tests check it, no proof is offered). The
-//!    position/task coupling does **not** keep it: from JSQ = (1, 1), Π = (0, 2)
-//!    (S_1 = 2 = 2, S_2 = 0 ≤ 1), the event (k = top position, ℓ = 2) removes a task from
-//!    Π only, and S_1(Π) = 1 < 2 (the tests show it failing on most events).
+//! 1. **Ordering**: S_m(A) + L(A) ≤ S_m(B) + L(B) for every m, for the pairs
+//!    (A, B) = (JSQ, JSQ(d)), (JSQ, CJSQ(n)), (JSQ, MJSQ(n)) and (CJSQ(n), MJSQ(n)) — the
+//!    papers' JSQ ≤ CJSQ(n) ≤ MJSQ(n). **Proof for queues** (ours). With
+//!    F(c) = S_{c+1} + L = Σ_j (x_j − c)^+ + L and g = F_B − F_A ≥ 0, note
+//!    g(c) − g(c + 1) = Q_{c+1}(B) − Q_{c+1}(A), and at or above a capacity K, g(c) =
+//!    L(B) − L(A) = g(K). *An arrival* joining position p_A in A (value a) and p_B in B
+//!    (value b) with **p_A ≤ p_B** adds 1 to F_A(c) for c ≤ a (for every c if A discards)
+//!    and to F_B(c) for c ≤ b. Only b < c ≤ a needs room: there, A has ≥ N − p_A servers
+//!    at ≥ a > c, B at most N − p_B − 1 above b, so g(c) − g(c + 1) ≤ −1 on [b, a) and
+//!    g ≥ 1 on (b, a] (and, if A discards, at K and above). *A departure* at position k
+//!    (value a in A, b in B, queues) removes 1 from F_A(c) for c < a and F_B(c) for
+//!    c < b; only a ≤ c < b needs room: there A has at most N − k − 1 servers above a,
+//!    B at least N − k at ≥ b, so g(c) − g(c + 1) ≥ 1 and g ≥ 1 on [a, b). Hence every
+//!    pair whose arrival positions are ordered (JSQ at 0 ≤ CJSQ's p ≤ n = MJSQ's) keeps
+//!    the ordering at every event; JSQ(d) and MJSQ(n) are not ordered (p* may exceed n).
+//!    **Pools** with the task-rank coupling: for JSQ against Π (no capacity) the ordering
+//!    of all S_m is the weak majorisation of the lengths sorted downwards,
+//!    P_JSQ(k) ≤ P_Π(k) for the partial sums of the k longest; the task of rank r then lies
+//!    in a pool of Π no later than in JSQ, and between the two the partial sums satisfy
+//!    P_JSQ(k) ≤ r < P_Π(k), so a coupled departure keeps the ordering (ties in a block of
+//!    equal lengths need the concavity of P_Π); for the other pairs and with a capacity the
+//!    tests check it, no proof is offered. The position/task coupling does **not** keep it:
+//!    from JSQ = (1, 1), Π = (0, 2) (S_1 = 2 = 2, S_2 = 0 ≤ 1), the event (k = top
+//!    position, ℓ = 2) removes a task from Π only, and S_1(Π) = 1 < 2 (the tests show it
+//!    failing on most events).
 //! 2. **Distance**: Σ_i |Q_i^{Π1} − Q_i^{Π2}| ≤ 2 Δ_{12}(t) for every pair, Δ_{12} the
 //!    number of arrivals at which the two systems' decisions differed (joined servers of
 //!    different lengths, or one discarded the task and the other did not). Proof sketch
@@ -52,19 +62,29 @@
 //!    shrinks by one and at most one other level grows by one). Under the task-rank
 //!    coupling of pools we have no proof; the tests observe it holding.
 //!
-//! The **MJSQ(n)** upper scheme of the papers (JSQ ≤ CJSQ(n) ≤ MJSQ(n)) is not
-//! reconstructed here; nor is the Δ of JSQ(d) against CJSQ(n) turned into the papers'
-//! limit theorems — but the simulation reports how often JSQ(d)'s choice falls outside
-//! the n + 1 lowest servers, against its exact probability C(N − n − 1, d)/C(N, d).
+//! **MJSQ(n) is our reconstruction.** The papers bound every CJSQ(n) scheme above by a
+//! scheme they call MJSQ(n); we could not consult its definition. We take the scheme that
+//! always joins the (n + 1)-th lowest server: it is the largest member of the class in the
+//! ordering above (the proof needs nothing more than p ≤ n), and after the n lowest
+//! servers drain it is JSQ on N − n servers (departures at the n lowest positions find
+//! them empty), whose fluid and diffusion limits equal JSQ's when n(N)/N → 0, resp.
+//! n(N)/√N → 0 — the role the papers' MJSQ(n) plays. If the papers' MJSQ(n) differs
+//! (e.g. a blocking variant), the inequalities checked here are still theorems for ours.
+//! The Δ of JSQ(d) against CJSQ(n) is not turned into the papers' limit theorems — but the
+//! simulation reports how often JSQ(d)'s choice falls outside the n + 1 lowest servers,
+//! against its exact probability C(N − n − 1, d)/C(N, d).
 
 use super::model::{tail_probability, tail_table, LbError, ModelKind, System};
 use crate::sim::rng::{index, stream_rng, unit_f64};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-/// The systems coupled: JSQ, JSQ(d), CJSQ(n).
-pub const SYSTEMS: usize = 3;
+/// The systems coupled: JSQ, JSQ(d), CJSQ(n), MJSQ(n).
+pub const SYSTEMS: usize = 4;
 /// Names of the coupled systems, in order.
-pub const NAMES: [&str; SYSTEMS] = ["JSQ", "JSQ(d)", "CJSQ(n)"];
+pub const NAMES: [&str; SYSTEMS] = ["JSQ", "JSQ(d)", "CJSQ(n)", "MJSQ(n)"];
+/// The pairs (A, B) checked for S_m(A) + L(A) ≤ S_m(B) + L(B) (module docs): JSQ below
+/// every other scheme, and CJSQ(n) below MJSQ(n).
+pub const ORDERED: [(usize, usize); 4] = [(0, 1), (0, 2), (0, 3), (2, 3)];
 /// Largest N for the coupled run (it checks O(N + levels) inequalities per event).
 pub const MAX_COUPLED_SERVERS: u64 = 100_000;
 
@@ -88,6 +108,9 @@ pub enum PoolDepartures {
 pub enum Fault {
     /// Each system draws its own departure position (no coupling of departures).
     IndependentDepartures,
+    /// MJSQ(n) joins the lowest server instead of the (n + 1)-th (a wrong rule: it is then
+    /// JSQ, below CJSQ(n)).
+    MjsqJoinsLowest,
 }
 
 /// What a coupled run found.
@@ -99,8 +122,10 @@ pub struct CouplingReport {
     pub arrivals: u64,
     /// Δ for each pair (i, j), i < j: arrivals at which the decisions differed.
     pub differences: [[u64; SYSTEMS]; SYSTEMS],
-    /// Events at which an ordering S_m(JSQ) + L ≤ S_m(Π) + L failed.
+    /// Events at which an ordering S_m(A) + L ≤ S_m(B) + L of [`ORDERED`] failed.
     pub ordering_violations: u64,
+    /// The same, per pair of [`ORDERED`].
+    pub ordering_violations_by_pair: [u64; ORDERED.len()],
     /// Events at which a distance bound failed.
     pub distance_violations: u64,
     /// The first violation, in words.
@@ -185,9 +210,9 @@ impl Sys {
     }
 }
 
-/// Runs JSQ, JSQ(d) and CJSQ(`cjsq_n`) coupled for `events` events from empty systems and
-/// checks the inequalities of the module docs at every event (pool departures coupled by
-/// task rank, [`PoolDepartures::TaskRank`]).
+/// Runs JSQ, JSQ(d), CJSQ(`cjsq_n`) and MJSQ(`cjsq_n`) coupled for `events` events from
+/// empty systems and checks the inequalities of the module docs at every event (pool
+/// departures coupled by task rank, [`PoolDepartures::TaskRank`]).
 pub fn run_coupled(
     system: &System,
     cjsq_n: usize,
@@ -240,6 +265,7 @@ pub fn run_coupled_with(
         arrivals: 0,
         differences: [[0; SYSTEMS]; SYSTEMS],
         ordering_violations: 0,
+        ordering_violations_by_pair: [0; ORDERED.len()],
         distance_violations: 0,
         first_violation: None,
         max_distance_ratio: 0.0,
@@ -277,7 +303,11 @@ pub fn run_coupled_with(
             if p_star > cjsq_n {
                 rep.outside_cjsq += 1;
             }
-            let positions = [0, p_star, if p_star <= cjsq_n { p_star } else { 0 }];
+            let mjsq = match fault {
+                Some(Fault::MjsqJoinsLowest) => 0,
+                _ => cjsq_n,
+            };
+            let positions = [0, p_star, if p_star <= cjsq_n { p_star } else { 0 }, mjsq];
             let mut joined = [None; SYSTEMS];
             for (s, (sy, &p)) in sys.iter_mut().zip(&positions).enumerate() {
                 joined[s] = sy.arrive(p, cap);
@@ -294,7 +324,7 @@ pub fn run_coupled_with(
             for sy in sys.iter_mut() {
                 let r = match fault {
                     Some(Fault::IndependentDepartures) => index(&mut rng, tmax as usize) as u64,
-                    None => common,
+                    _ => common,
                 };
                 sy.depart_rank(r);
             }
@@ -315,7 +345,7 @@ pub fn run_coupled_with(
                             1
                         },
                     ),
-                    None => (common_k, common_l),
+                    _ => (common_k, common_l),
                 };
                 sy.depart(k, l);
             }
@@ -330,21 +360,26 @@ pub fn run_coupled_with(
                 t[m] = t[m + 1] + sy.q.get(m).copied().unwrap_or(0);
             }
         }
-        for other in 1..SYSTEMS {
-            for (m, (&ta, &tb)) in tails[0].iter().zip(&tails[other]).enumerate().skip(1) {
-                let a = ta + sys[0].lost;
-                let b = tb + sys[other].lost;
+        let mut violated = false;
+        for (pair, &(lo, hi)) in ORDERED.iter().enumerate() {
+            for (m, (&ta, &tb)) in tails[lo].iter().zip(&tails[hi]).enumerate().skip(1) {
+                let a = ta + sys[lo].lost;
+                let b = tb + sys[hi].lost;
                 if a > b {
-                    rep.ordering_violations += 1;
+                    violated = true;
+                    rep.ordering_violations_by_pair[pair] += 1;
                     if rep.first_violation.is_none() {
                         rep.first_violation = Some(format!(
-                            "event {ev}: S_{m}(JSQ) + L = {a} > S_{m}({}) + L = {b}",
-                            NAMES[other]
+                            "event {ev}: S_{m}({}) + L = {a} > S_{m}({}) + L = {b}",
+                            NAMES[lo], NAMES[hi]
                         ));
                     }
                     break;
                 }
             }
+        }
+        if violated {
+            rep.ordering_violations += 1;
         }
         for a in 0..SYSTEMS {
             for b in a + 1..SYSTEMS {

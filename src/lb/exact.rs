@@ -301,6 +301,43 @@ pub fn initial_truncation(system: &System) -> Truncation {
     }
 }
 
+/// C(n + k, k) in f64 (an upper bound on state counts; +∞ when it overflows).
+fn multisets(n: u64, k: u64) -> f64 {
+    (1..=k).fold(1.0, |acc, j| acc * (n + j) as f64 / j as f64)
+}
+
+/// The number of states of the sorted-occupancy chain at most: C(N + b, b) sorted vectors
+/// on [0, b] for a buffer b; (L + 1) C(N − 1 + S, S) for a truncation (the shortest queue
+/// m ≤ L, the other N − 1 lengths in [m, m + S]).
+///
+/// ```
+/// use taskassign::lb::exact::{state_bound, Truncation};
+/// assert_eq!(state_bound(1, Some(2), None), 3.0);
+/// let t = Truncation { min_level: 5, spread: 4 };
+/// assert_eq!(state_bound(40, None, Some(t)), 6.0 * 123_410.0);
+/// ```
+pub fn state_bound(n: u64, buffer: Option<u32>, trunc: Option<Truncation>) -> f64 {
+    match (buffer, trunc) {
+        (Some(b), _) => multisets(n, u64::from(b)),
+        (None, Some(t)) => {
+            (f64::from(t.min_level) + 1.0) * multisets(n.saturating_sub(1), u64::from(t.spread))
+        }
+        (None, None) => f64::INFINITY,
+    }
+}
+
+/// Bad input when even the first chain to solve would exceed the state limit (refused
+/// before any state is explored, so that a large N fails at once).
+fn check_size(system: &System, trunc: Option<Truncation>, max: usize) -> Result<(), LbError> {
+    let bound = state_bound(system.servers(), system.model().buffer(), trunc);
+    if bound > max as f64 {
+        return Err(LbError::BadInput(format!(
+            "the exact chain would have up to {bound:.3e} states (more than {max}): use fewer servers or the simulator"
+        )));
+    }
+    Ok(())
+}
+
 /// The exact stationary values of `system` (module docs).
 pub fn exact(system: &System, opts: &ExactOptions) -> Result<ExactResult, LbError> {
     if let Some(b) = system.model().buffer() {
@@ -309,12 +346,15 @@ pub fn exact(system: &System, opts: &ExactOptions) -> Result<ExactResult, LbErro
                 "exact values support buffers up to {MAX_LEVEL}"
             )));
         }
+        check_size(system, None, opts.max_states)?;
         return solve_once(system, None, opts, None);
     }
     if let Some(t) = opts.truncation {
+        check_size(system, Some(t), opts.max_states)?;
         return solve_once(system, Some(t), opts, None);
     }
     let mut t = initial_truncation(system);
+    check_size(system, Some(t), opts.max_states)?;
     let mut warm = Warm::new();
     let mut prev = solve_once(system, Some(t), opts, Some(&mut warm))?;
     for _ in 0..MAX_GROWTHS {

@@ -452,3 +452,40 @@ pub fn certified(model: &Model, limit: Limit, digits: u32) -> Result<CertifiedFi
         method: both.hi.method,
     })
 }
+
+/// Precision of JSQ's fluid fixed point used as an f64 reference ([`jsq_reference`]).
+const REFERENCE_BITS: u32 = 64;
+
+/// JSQ's fluid fixed point (d(N) → ∞, the closed forms above) in f64: q_1, q_2, … — the
+/// reference from which the simulators measure the distance to JSQ's fluid limit. Errors
+/// where the fixed point is not unique (queues at λ = 1).
+///
+/// ```
+/// use taskassign::lb::{fixed_point::jsq_reference, model::{Model, ModelKind}};
+/// let p = Model::new(ModelKind::Pools, "2.5", None).unwrap();
+/// assert_eq!(jsq_reference(&p).unwrap(), vec![1.0, 1.0, 0.5]);
+/// ```
+pub fn jsq_reference(model: &Model) -> Result<Vec<f64>, LbError> {
+    let fp = fixed_point(model, Limit::Jsq, REFERENCE_BITS)?;
+    Ok(fp.occupancy.iter().map(Float::to_f64).collect())
+}
+
+/// The ℓ1 distance Σ_i |a_i − b_i| of two occupancies (missing levels are 0), at `bits`.
+///
+/// ```
+/// use rug::Float;
+/// use taskassign::lb::fixed_point::l1_distance;
+/// let a = [Float::with_val(64, 0.5), Float::with_val(64, 0.25)];
+/// let b = [Float::with_val(64, 0.5)];
+/// assert_eq!(l1_distance(&a, &b, 64), 0.25);
+/// ```
+pub fn l1_distance(a: &[Float], b: &[Float], bits: u32) -> Float {
+    let zero = Float::with_val(bits, 0);
+    let mut sum = Float::with_val(bits, 0);
+    for i in 0..a.len().max(b.len()) {
+        let x = a.get(i).unwrap_or(&zero);
+        let y = b.get(i).unwrap_or(&zero);
+        sum += Float::with_val(bits, x - y).abs();
+    }
+    sum
+}

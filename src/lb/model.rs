@@ -77,6 +77,12 @@ pub enum LbError {
     /// A failure of the numeric layer.
     #[error(transparent)]
     Num(#[from] NumError),
+    /// A failure of the replication runner (`crate::sim`).
+    #[error(transparent)]
+    Sim(#[from] crate::sim::SimError),
+    /// A broken invariant: a bug.
+    #[error("internal: {0}")]
+    Internal(String),
 }
 
 impl crate::error::Classify for LbError {
@@ -93,6 +99,8 @@ impl crate::error::Classify for LbError {
             | LbError::BadInput(_) => ErrorKind::Input,
             LbError::Numerical(_) => ErrorKind::Numerical,
             LbError::Num(e) => e.kind(),
+            LbError::Sim(e) => e.kind(),
+            LbError::Internal(_) => ErrorKind::Internal,
         }
     }
 }

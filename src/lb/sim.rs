@@ -31,19 +31,30 @@
 //! pool by its weight) by a linear scan. O(d + N) per event: for small N only, as an
 //! independent implementation to test the occupancy one against.
 //!
-//! **Replications.** One replication is a function of (system, plan, seed, point,
-//! replication) through the streams of [`crate::sim::rng::stream_rng`], returning a plain
-//! struct of sums ([`Obs`], mergeable); [`run`] maps replications with rayon and
-//! [`summarize`] combines them in replication order into Student-t estimates with 95 %
-//! half-widths ([`crate::sim::stats::ratio_estimate`]), so the numbers do not depend on the
-//! thread count. Every replication runs for the same measured time, so a time average is
-//! the plain mean of the replications' averages.
+//! **Replications.** Both simulators implement [`crate::sim::Simulator`]: one
+//! replication is a function of (system, plan) and the replication's
+//! [`crate::sim::Streams`] (stream [`STREAM_EVENTS`] for the occupancy simulator's gaps and
+//! choices, [`STREAM_SAMPLES`] for the per-server simulator's draws), and its sums ([`Obs`])
+//! are a [`crate::sim::Tally`] of named observables ([`names`]): `occupancy[i]` (q_{i+1}),
+//! `mean_tasks`, `blocking`, the diffusion-scaled occupancy, `distance` (when the plan
+//! gives a reference occupancy). [`crate::sim::Replicator`] runs the replications in
+//! parallel and combines them in replication order into Student-t estimates with 95 %
+//! half-widths, so the numbers do not depend on the thread count; [`summarize`] reads them
+//! by name. Every replication runs for the same measured time, so a time average is the
+//! plain mean of the replications' averages.
+//!
+//! **Reported levels.** Every replication reports the same keys (the runner's rule), so the
+//! number of levels reported is fixed by the plan: the capacity, or
+//! [`MAX_REPORTED_LEVELS`] for an infinite one. Tasks above the reported levels are not
+//! lost: `mean_tasks` integrates the task count itself, and `levels_beyond` the tasks
+//! above the last reported level (0 unless a queue grew longer than that).
 
 use super::model::{tail_table, LbError, ModelKind, System};
-use crate::sim::rng::{exp1, index, stream_rng, unit_f64};
+use crate::sim::observe::{Key, Sample};
+use crate::sim::rng::{exp1, index, unit_f64};
 use crate::sim::stats::{ratio_estimate, Estimate};
+use crate::sim::{Replicated, Replicator, Simulator, Streams, Tally};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rayon::prelude::*;
 
 /// The stream of the occupancy simulator's events (gaps and choices).
 pub const STREAM_EVENTS: u64 = 0;
@@ -59,24 +70,30 @@ const INITIAL_LEVELS: usize = 64;
 const CHUNK: usize = 8;
 /// Most servers the per-server simulator accepts (it scans all servers per departure).
 pub const PER_SERVER_MAX: u64 = 100_000;
-/// Fewest replications (a half-width needs two).
-pub const MIN_REPLICATIONS: usize = 2;
+/// Levels reported for an infinite capacity (every replication reports the same keys):
+/// far above any occupied level of a stable system at the loads the tool is used at; the
+/// tasks above it are reported as `levels_beyond`.
+pub const MAX_REPORTED_LEVELS: usize = 256;
 
-/// The base seed and sweep point of a run: replication r's stream s is
-/// `stream_rng(seed, point, r, s)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Streams {
-    /// Base seed.
-    pub seed: u64,
-    /// Sweep point.
-    pub point: u64,
-}
-
-impl Streams {
-    /// The generator of replication `rep`'s stream `stream`.
-    pub fn rng(&self, rep: u64, stream: u64) -> Xoshiro256PlusPlus {
-        stream_rng(self.seed, self.point, rep, stream)
-    }
+/// The names of the observables of both simulators (the keys of their tallies).
+pub mod names {
+    /// q_{i+1}, the time-average fraction of servers with at least i + 1 tasks
+    /// (`occupancy[i]`).
+    pub use crate::sim::observe::names::OCCUPANCY;
+    /// Time-average tasks per server.
+    pub const MEAN_TASKS: &str = "mean_tasks";
+    /// Fraction of arrivals discarded.
+    pub const BLOCKING: &str = "blocking";
+    /// Time averages of (N − Q_1)/√N, then Q_i/√N for i ≥ 2 (`scaled_occupancy[i]`).
+    pub const SCALED_OCCUPANCY: &str = "scaled_occupancy";
+    /// Time averages of their squares.
+    pub const SCALED_OCCUPANCY_SQ: &str = "scaled_occupancy_sq";
+    /// The standard deviation of (N − Q_1)/√N over the measured time, per replication.
+    pub const SCALED_IDLE_SD: &str = "scaled_idle_sd";
+    /// Time average of Σ_i |Q_i/N − r_i| for the plan's reference occupancy r.
+    pub const DISTANCE: &str = "distance";
+    /// Time-average tasks per server above the last reported level.
+    pub const LEVELS_BEYOND: &str = "levels_beyond";
 }
 
 /// What one replication simulates.
@@ -91,6 +108,9 @@ pub struct Plan {
     /// The start: Q_1, Q_2, … (non-increasing, at most N; missing levels 0). Empty is the
     /// empty system.
     pub start: Vec<u32>,
+    /// A reference occupancy r_1, r_2, … (missing levels 0): when not empty, the time
+    /// average of the ℓ1 distance Σ_i |Q_i/N − r_i| is measured (`distance`).
+    pub reference: Vec<f64>,
 }
 
 impl Plan {
@@ -101,7 +121,16 @@ impl Plan {
             horizon,
             sample_times: Vec::new(),
             start: Vec::new(),
+            reference: Vec::new(),
         }
+    }
+
+    /// The number of levels every replication reports: the capacity, capped at
+    /// [`MAX_REPORTED_LEVELS`].
+    pub fn reported_levels(system: &System) -> usize {
+        system.model().buffer().map_or(MAX_REPORTED_LEVELS, |b| {
+            (b as usize).min(MAX_REPORTED_LEVELS)
+        })
     }
 
     fn check(&self, system: &System) -> Result<(), LbError> {
@@ -143,21 +172,41 @@ impl Plan {
                 )));
             }
         }
+        if self
+            .reference
+            .iter()
+            .any(|r| !(r.is_finite() && (0.0..=1.0).contains(r)))
+        {
+            return Err(LbError::BadInput(
+                "a reference occupancy must lie in [0, 1]".into(),
+            ));
+        }
         Ok(())
     }
 }
 
-/// The sums of one replication (mergeable: [`Obs::merge`] adds them).
+/// The sums of one replication (mergeable: [`Obs::merge`] adds them), a
+/// [`crate::sim::Tally`] of the observables of [`names`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Obs {
+    /// N.
+    pub servers: u64,
+    /// Levels reported as `occupancy[i]` (the same for every replication of a run).
+    pub reported_levels: usize,
     /// Replications merged in (1 for one replication).
     pub replications: u64,
     /// Measured time.
     pub measured_time: f64,
-    /// ∫ Q_i dt over the measured time, index i − 1 for level i.
+    /// ∫ Q_i dt over the measured time, index i − 1 for level i (every level reached).
     pub level_time: Vec<f64>,
-    /// ∫ Q_i² dt.
+    /// ∫ (N − Q_1)² dt at index 0 (the idle servers, centred so that the square does not
+    /// cancel at large N), ∫ Q_i² dt at index i − 1 ≥ 1.
     pub level_sq_time: Vec<f64>,
+    /// ∫ Σ_i |Q_i − N r_i| dt for the plan's reference r (`None` without one).
+    pub distance_time: Option<f64>,
+    /// Σ over replications of each one's standard deviation of (N − Q_1)/√N over its
+    /// measured time.
+    pub scaled_idle_sd_sum: f64,
     /// Arrivals in the measured time.
     pub arrivals: u64,
     /// Discarded arrivals in the measured time.
@@ -182,10 +231,17 @@ fn add_into(a: &mut Vec<f64>, b: &[f64]) {
 impl Obs {
     /// Adds another replication's sums.
     pub fn merge(&mut self, other: &Obs) {
+        self.servers = self.servers.max(other.servers);
+        self.reported_levels = self.reported_levels.max(other.reported_levels);
         self.replications += other.replications;
         self.measured_time += other.measured_time;
         add_into(&mut self.level_time, &other.level_time);
         add_into(&mut self.level_sq_time, &other.level_sq_time);
+        self.distance_time = match (self.distance_time, other.distance_time) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        self.scaled_idle_sd_sum += other.scaled_idle_sd_sum;
         self.arrivals += other.arrivals;
         self.blocked += other.blocked;
         self.events += other.events;
@@ -199,13 +255,87 @@ impl Obs {
     }
 }
 
-/// A simulator of independent replications (the shape of `sim::Simulator`, to implement
-/// it once that trait lands).
-pub trait Replicate: Sync {
-    /// One replication's sums.
-    fn replicate(&self, streams: &Streams, rep: u64) -> Obs;
-    /// The system simulated.
-    fn system(&self) -> &System;
+impl Obs {
+    /// The standard deviation of (N − Q_1)/√N over the measured time, from the integrals.
+    fn scaled_idle_sd(&self) -> f64 {
+        let n = self.servers as f64;
+        let t = self.measured_time;
+        let idle = at(&self.level_time, 0);
+        let m1 = (n * t - idle) / t;
+        let m2 = at(&self.level_sq_time, 0) / t;
+        ((m2 - m1 * m1).max(0.0) / n).sqrt()
+    }
+
+    fn finish(mut self) -> Obs {
+        self.scaled_idle_sd_sum = self.scaled_idle_sd();
+        self
+    }
+}
+
+fn at(v: &[f64], i: usize) -> f64 {
+    v.get(i).copied().unwrap_or(0.0)
+}
+
+impl Tally for Obs {
+    /// Per replication: `occupancy[i]` and `scaled_occupancy[i]`, `scaled_occupancy_sq[i]`
+    /// for the reported levels, `mean_tasks`, `levels_beyond`, `blocking`,
+    /// `scaled_idle_sd` and, with a reference, `distance` (module docs).
+    fn samples(&self, out: &mut Vec<(Key, Sample)>) {
+        let n = self.servers as f64;
+        let sq = n.sqrt();
+        let t = self.measured_time;
+        let ev = self.events;
+        let levels = self.reported_levels;
+        for i in 0..levels {
+            out.push((
+                Key::at(names::OCCUPANCY, i),
+                Sample::per_time(at(&self.level_time, i) / n, t, ev),
+            ));
+        }
+        for i in 0..levels.max(1) {
+            let (scaled, scaled_sq) = if i == 0 {
+                (
+                    (n * t - at(&self.level_time, 0)) / sq,
+                    at(&self.level_sq_time, 0) / n,
+                )
+            } else {
+                (at(&self.level_time, i) / sq, at(&self.level_sq_time, i) / n)
+            };
+            out.push((
+                Key::at(names::SCALED_OCCUPANCY, i),
+                Sample::per_time(scaled, t, ev),
+            ));
+            out.push((
+                Key::at(names::SCALED_OCCUPANCY_SQ, i),
+                Sample::per_time(scaled_sq, t, ev),
+            ));
+        }
+        let tasks: f64 = self.level_time.iter().sum();
+        let beyond: f64 = self.level_time.iter().skip(levels).sum();
+        out.push((
+            Key::scalar(names::MEAN_TASKS),
+            Sample::per_time(tasks / n, t, ev),
+        ));
+        out.push((
+            Key::scalar(names::LEVELS_BEYOND),
+            Sample::per_time(beyond / n, t, ev),
+        ));
+        out.push((
+            Key::scalar(names::BLOCKING),
+            Sample::per_job(self.blocked as f64, self.arrivals),
+        ));
+        out.push((
+            Key::scalar(names::SCALED_IDLE_SD),
+            Sample::per_job(self.scaled_idle_sd_sum, self.replications),
+        ));
+        if let Some(d) = self.distance_time {
+            out.push((Key::scalar(names::DISTANCE), Sample::per_time(d / n, t, ev)));
+        }
+    }
+
+    fn events(&self) -> u64 {
+        self.events
+    }
 }
 
 /// The occupancy simulator (module docs).
@@ -217,6 +347,7 @@ pub struct OccupancySim {
     lambda_n: f64,
     cap: usize,
     d: u64,
+    levels: usize,
 }
 
 impl OccupancySim {
@@ -231,7 +362,13 @@ impl OccupancySim {
             lambda_n: system.model().lambda() * n as f64,
             cap: system.model().buffer().map_or(usize::MAX, |b| b as usize),
             d: system.d().d,
+            levels: Plan::reported_levels(system),
         })
+    }
+
+    /// The system simulated.
+    pub fn system(&self) -> &System {
+        &self.system
     }
 }
 
@@ -244,6 +381,13 @@ struct OccState {
     acc: Vec<f64>,
     acc2: Vec<f64>,
     last: Vec<f64>,
+    /// The centre of each level's square: N at level 1 (∫(Q_1 − N)² dt, the idle
+    /// servers), 0 elsewhere.
+    centre: Vec<f64>,
+    /// N r_i for the plan's reference r (0 beyond it, and everywhere without one).
+    target: Vec<f64>,
+    /// ∫ |Q_i − N r_i| dt (kept only with a reference: `DIST`).
+    acc_dist: Vec<f64>,
 }
 
 impl OccState {
@@ -254,15 +398,22 @@ impl OccState {
         self.acc.resize(len, 0.0);
         self.acc2.resize(len, 0.0);
         self.last.resize(len, t);
+        self.centre.resize(len, 0.0);
+        self.target.resize(len, 0.0);
+        self.acc_dist.resize(len, 0.0);
     }
 
     /// Advances level i's integrals to t (the level is about to change).
     #[inline(always)]
-    fn touch(&mut self, i: usize, t: f64) {
+    fn touch<const DIST: bool>(&mut self, i: usize, t: f64) {
         let dt = t - self.last[i];
         let v = f64::from(self.q[i]);
+        let c = v - self.centre[i];
         self.acc[i] += v * dt;
-        self.acc2[i] += v * v * dt;
+        self.acc2[i] += c * c * dt;
+        if DIST {
+            self.acc_dist[i] += (v - self.target[i]).abs() * dt;
+        }
         self.last[i] = t;
     }
 }
@@ -281,7 +432,7 @@ impl OccupancySim {
     /// rule, MEASURE whether integrals and counts are kept.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn phase<const POOLS: bool, const MEASURE: bool>(
+    fn phase<const POOLS: bool, const MEASURE: bool, const DIST: bool>(
         &self,
         st: &mut OccState,
         rng: &mut Xoshiro256PlusPlus,
@@ -348,7 +499,7 @@ impl OccupancySim {
                     st.grow(*t);
                 }
                 if MEASURE {
-                    st.touch(level, *t);
+                    st.touch::<DIST>(level, *t);
                 }
                 st.q[level] += 1;
                 st.tasks += 1;
@@ -394,7 +545,7 @@ impl OccupancySim {
                     i
                 };
                 if MEASURE {
-                    st.touch(i, *t);
+                    st.touch::<DIST>(i, *t);
                 }
                 st.q[i] -= 1;
                 st.tasks -= 1;
@@ -405,14 +556,17 @@ impl OccupancySim {
         }
     }
 
-    fn run_one<const POOLS: bool>(&self, streams: &Streams, rep: u64) -> Obs {
-        let mut rng = streams.rng(rep, STREAM_EVENTS);
+    fn run_one<const POOLS: bool, const DIST: bool>(&self, streams: &Streams) -> Obs {
+        let mut rng = streams.rng(STREAM_EVENTS);
         let n = self.system.servers() as u32;
         let start = &self.plan.start;
+        // Every level of the reference has its slot from the start (so that a level
+        // added by `grow` has the reference's 0 there).
         let len = match self.system.model().buffer() {
             Some(b) => b as usize + 2 + CHUNK,
             None => INITIAL_LEVELS.max(start.len() + 2 + CHUNK),
-        };
+        }
+        .max(self.plan.reference.len() + 2 + CHUNK);
         let mut q = vec![0u32; len];
         q[0] = n;
         for (i, &x) in start.iter().enumerate() {
@@ -420,6 +574,13 @@ impl OccupancySim {
         }
         let top = q.iter().rposition(|&x| x > 0).unwrap_or(0);
         let tasks = q[1..].iter().map(|&x| u64::from(x)).sum();
+        let nf = f64::from(n);
+        let mut centre = vec![0.0; len];
+        centre[1] = nf;
+        let mut target = vec![0.0; len];
+        for (i, r) in self.plan.reference.iter().enumerate() {
+            target[i + 1] = nf * r;
+        }
         let mut st = OccState {
             q,
             top,
@@ -427,6 +588,9 @@ impl OccupancySim {
             acc: vec![0.0; len],
             acc2: vec![0.0; len],
             last: vec![0.0; len],
+            centre,
+            target,
+            acc_dist: vec![0.0; len],
         };
         let mut t = 0.0;
         let mut samples = Vec::with_capacity(self.plan.sample_times.len());
@@ -434,7 +598,7 @@ impl OccupancySim {
         let mut c = Counts::default();
         let t_warm = self.plan.warmup;
         let t_end = t_warm + self.plan.horizon;
-        self.phase::<POOLS, false>(
+        self.phase::<POOLS, false, false>(
             &mut st,
             &mut rng,
             &mut t,
@@ -444,7 +608,7 @@ impl OccupancySim {
             &mut c,
         );
         st.last.iter_mut().for_each(|x| *x = t_warm);
-        self.phase::<POOLS, true>(
+        self.phase::<POOLS, true, DIST>(
             &mut st,
             &mut rng,
             &mut t,
@@ -459,34 +623,42 @@ impl OccupancySim {
             next_sample += 1;
         }
         for i in 1..st.q.len() {
-            st.touch(i, t_end);
+            st.touch::<DIST>(i, t_end);
         }
         let used = st.q.iter().rposition(|&x| x > 0).unwrap_or(0).max(1);
         let levels = st.acc.iter().rposition(|&x| x > 0.0).unwrap_or(0).max(used);
+        // Every level of the reference has a slot, touched at t_end at the latest.
+        let distance_time = DIST.then(|| st.acc_dist[1..].iter().sum::<f64>());
         Obs {
+            servers: u64::from(n),
+            reported_levels: self.levels,
             replications: 1,
             measured_time: self.plan.horizon,
             level_time: st.acc[1..=levels].to_vec(),
             level_sq_time: st.acc2[1..=levels].to_vec(),
+            distance_time,
+            scaled_idle_sd_sum: 0.0,
             arrivals: c.arrivals,
             blocked: c.blocked,
             events: c.events,
             samples_drawn: c.all_arrivals.saturating_mul(self.d),
             trajectory: samples,
         }
+        .finish()
     }
 }
 
-impl Replicate for OccupancySim {
-    fn replicate(&self, streams: &Streams, rep: u64) -> Obs {
-        match self.system.model().kind() {
-            ModelKind::Queues => self.run_one::<false>(streams, rep),
-            ModelKind::Pools => self.run_one::<true>(streams, rep),
-        }
-    }
+impl Simulator for OccupancySim {
+    type Tally = Obs;
 
-    fn system(&self) -> &System {
-        &self.system
+    fn replicate(&self, streams: &Streams) -> Obs {
+        let dist = !self.plan.reference.is_empty();
+        match (self.system.model().kind(), dist) {
+            (ModelKind::Queues, false) => self.run_one::<false, false>(streams),
+            (ModelKind::Queues, true) => self.run_one::<false, true>(streams),
+            (ModelKind::Pools, false) => self.run_one::<true, false>(streams),
+            (ModelKind::Pools, true) => self.run_one::<true, true>(streams),
+        }
     }
 }
 
@@ -513,10 +685,12 @@ impl PerServerSim {
     }
 }
 
-impl Replicate for PerServerSim {
-    fn replicate(&self, streams: &Streams, rep: u64) -> Obs {
-        let mut ev = streams.rng(rep, STREAM_EVENTS);
-        let mut sm = streams.rng(rep, STREAM_SAMPLES);
+impl Simulator for PerServerSim {
+    type Tally = Obs;
+
+    fn replicate(&self, streams: &Streams) -> Obs {
+        let mut ev = streams.rng(STREAM_EVENTS);
+        let mut sm = streams.rng(STREAM_SAMPLES);
         let n = self.system.servers() as usize;
         let d = self.system.d().d as usize;
         let pools = self.system.model().kind() == ModelKind::Pools;
@@ -545,6 +719,9 @@ impl Replicate for PerServerSim {
         let mut tasks: u64 = x.iter().map(|&v| u64::from(v)).sum();
         let mut acc: Vec<f64> = Vec::new();
         let mut acc2: Vec<f64> = Vec::new();
+        let nf = n as f64;
+        let reference = &self.plan.reference;
+        let mut dist = 0.0f64;
         let (t_warm, t_end) = (self.plan.warmup, self.plan.warmup + self.plan.horizon);
         let times = &self.plan.sample_times;
         let mut next_sample = 0;
@@ -570,8 +747,21 @@ impl Replicate for PerServerSim {
                 }
                 for i in 1..q.len() {
                     let v = q[i] as f64;
+                    // Level 1 squared about N: the idle servers (as OccupancySim).
+                    let c = if i == 1 { nf - v } else { v };
                     acc[i - 1] += v * (b - a);
-                    acc2[i - 1] += v * v * (b - a);
+                    acc2[i - 1] += c * c * (b - a);
+                }
+                if !reference.is_empty() {
+                    let levels = (q.len() - 1).max(reference.len());
+                    let gap: f64 = (1..=levels)
+                        .map(|i| {
+                            let v = q.get(i).copied().unwrap_or(0) as f64;
+                            let r = reference.get(i - 1).copied().unwrap_or(0.0);
+                            (v - nf * r).abs()
+                        })
+                        .sum();
+                    dist += gap * (b - a);
                 }
             }
             if tn >= t_end {
@@ -657,66 +847,53 @@ impl Replicate for PerServerSim {
             acc2.pop();
         }
         Obs {
+            servers: n as u64,
+            reported_levels: Plan::reported_levels(&self.system),
             replications: 1,
             measured_time: self.plan.horizon,
             level_time: acc,
             level_sq_time: acc2,
+            distance_time: (!reference.is_empty()).then_some(dist),
+            scaled_idle_sd_sum: 0.0,
             arrivals: c.arrivals,
             blocked: c.blocked,
             events: c.events,
             samples_drawn: drawn,
             trajectory,
         }
+        .finish()
     }
-
-    fn system(&self) -> &System {
-        &self.system
-    }
-}
-
-/// Runs replications 0..R of `sim` on `threads` threads (0: rayon's default) and returns
-/// them in replication order.
-pub fn run<S: Replicate>(
-    sim: &S,
-    streams: &Streams,
-    replications: usize,
-    threads: usize,
-) -> Result<Vec<Obs>, LbError> {
-    if replications < MIN_REPLICATIONS {
-        return Err(LbError::BadInput(format!(
-            "replications must be at least {MIN_REPLICATIONS}, got {replications}"
-        )));
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| LbError::Numerical(format!("thread pool: {e}")))?;
-    Ok(pool.install(|| {
-        (0..replications as u64)
-            .into_par_iter()
-            .map(|r| sim.replicate(streams, r))
-            .collect()
-    }))
 }
 
 /// Estimates over replications, each with its 95 % half-width.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Summary {
-    /// q_i, i = 1, 2, … (time averages of Q_i/N).
+    /// q_i, i = 1, 2, … (time averages of Q_i/N), up to the last level any replication
+    /// occupied.
     pub occupancy: Vec<Estimate>,
     /// Time-average tasks per server.
     pub mean_tasks: Estimate,
     /// Fraction of arrivals discarded.
     pub blocking: Estimate,
-    /// Time averages of the scaled occupancy: (N − Q_1)/√N, then Q_i/√N for i ≥ 2.
+    /// Time averages of the scaled occupancy: (N − Q_1)/√N, then Q_i/√N for i ≥ 2 (as
+    /// many levels as `occupancy`, at least one).
     pub scaled_occupancy: Vec<Estimate>,
     /// Time averages of the squares of the scaled occupancy (for its spread).
     pub scaled_occupancy_sq: Vec<Estimate>,
+    /// The standard deviation of (N − Q_1)/√N over the measured time (the mean of the
+    /// replications' standard deviations).
+    pub scaled_idle_sd: Estimate,
+    /// Time average of the ℓ1 distance Σ_i |Q_i/N − r_i| to the plan's reference (`None`
+    /// without one).
+    pub distance: Option<Estimate>,
+    /// Time-average tasks per server above the reported levels (0 unless a queue grew
+    /// beyond [`MAX_REPORTED_LEVELS`]).
+    pub levels_beyond: Estimate,
     /// Mean of Q_i(τ)/N over replications at each sample time.
     pub trajectory: Vec<Vec<Estimate>>,
     /// Events over all replications (warm-up included).
     pub events: u64,
-    /// Servers sampled per arrival.
+    /// Servers sampled per arrival (d).
     pub samples_per_arrival: f64,
     /// Replications.
     pub replications: usize,
@@ -727,56 +904,29 @@ fn per_rep(values: impl Iterator<Item = f64>) -> Estimate {
     ratio_estimate(&v)
 }
 
-/// Combines replications (in their order) into estimates.
-pub fn summarize(system: &System, reps: &[Obs]) -> Summary {
+fn named(rep: &Replicated<Obs>, name: &str) -> Result<Estimate, LbError> {
+    rep.estimates
+        .scalar(name)
+        .copied()
+        .ok_or_else(|| LbError::Internal(format!("the simulation has no estimate of {name}")))
+}
+
+/// Combines the replications of a run (in their order) into estimates, read by name from
+/// the runner's [`crate::sim::observe::Estimates`]; the sampled trajectories are averaged
+/// from the tallies.
+pub fn summarize(system: &System, rep: &Replicated<Obs>) -> Result<Summary, LbError> {
+    let est = &rep.estimates;
+    let reps = &rep.tallies;
     let nf = system.servers() as f64;
-    let sq = nf.sqrt();
-    let levels = reps.iter().map(|o| o.level_time.len()).max().unwrap_or(0);
-    let at = |v: &[f64], i: usize| v.get(i).copied().unwrap_or(0.0);
-    let occupancy: Vec<Estimate> = (0..levels)
-        .map(|i| {
-            per_rep(
-                reps.iter()
-                    .map(|o| at(&o.level_time, i) / (nf * o.measured_time)),
-            )
-        })
-        .collect();
-    let mean_tasks = per_rep(
-        reps.iter()
-            .map(|o| o.level_time.iter().sum::<f64>() / (nf * o.measured_time)),
-    );
-    let blocking = ratio_estimate(
-        &reps
-            .iter()
-            .map(|o| (o.blocked as f64, o.arrivals))
-            .collect::<Vec<_>>(),
-    );
-    // (N − Q_1)/√N: its time average is (N − ∫Q_1/T)/√N, its square's
-    // (N² − 2N ∫Q_1/T + ∫Q_1²/T)/N.
-    let mut scaled = Vec::new();
-    let mut scaled_sq = Vec::new();
-    for i in 0..levels.max(1) {
-        if i == 0 {
-            scaled.push(per_rep(
-                reps.iter()
-                    .map(|o| (nf - at(&o.level_time, 0) / o.measured_time) / sq),
-            ));
-            scaled_sq.push(per_rep(reps.iter().map(|o| {
-                let m1 = at(&o.level_time, 0) / o.measured_time;
-                let m2 = at(&o.level_sq_time, 0) / o.measured_time;
-                (nf * nf - 2.0 * nf * m1 + m2) / nf
-            })));
-        } else {
-            scaled.push(per_rep(
-                reps.iter()
-                    .map(|o| at(&o.level_time, i) / o.measured_time / sq),
-            ));
-            scaled_sq.push(per_rep(
-                reps.iter()
-                    .map(|o| at(&o.level_sq_time, i) / o.measured_time / nf),
-            ));
-        }
-    }
+    let mut occupancy = est.vector(names::OCCUPANCY);
+    // Trailing levels that no replication occupied.
+    let reached = reps.iter().map(|o| o.level_time.len()).max().unwrap_or(0);
+    occupancy.truncate(reached.max(1));
+    let levels = occupancy.len();
+    let mut scaled = est.vector(names::SCALED_OCCUPANCY);
+    let mut scaled_sq = est.vector(names::SCALED_OCCUPANCY_SQ);
+    scaled.truncate(levels.max(1));
+    scaled_sq.truncate(levels.max(1));
     let samples = reps.iter().map(|o| o.trajectory.len()).max().unwrap_or(0);
     let trajectory = (0..samples)
         .map(|k| {
@@ -796,17 +946,34 @@ pub fn summarize(system: &System, reps: &[Obs]) -> Summary {
                 .collect()
         })
         .collect();
-    Summary {
+    Ok(Summary {
         occupancy,
-        mean_tasks,
-        blocking,
+        mean_tasks: named(rep, names::MEAN_TASKS)?,
+        blocking: named(rep, names::BLOCKING)?,
         scaled_occupancy: scaled,
         scaled_occupancy_sq: scaled_sq,
+        scaled_idle_sd: named(rep, names::SCALED_IDLE_SD)?,
+        distance: est.scalar(names::DISTANCE).copied(),
+        levels_beyond: named(rep, names::LEVELS_BEYOND)?,
         trajectory,
-        events: reps.iter().map(|o| o.events).sum(),
+        events: rep.events,
         samples_per_arrival: system.d().d as f64,
         replications: reps.len(),
-    }
+    })
+}
+
+/// Runs `replications` replications of `sim` (streams of `seed` at sweep point `point`,
+/// on `threads` threads or rayon's current pool) and summarises them; `progress` is called
+/// as replications finish.
+pub fn simulate<S: Simulator<Tally = Obs>>(
+    system: &System,
+    sim: &S,
+    run: &Replicator,
+    progress: Option<crate::sim::Progress>,
+) -> Result<(Replicated<Obs>, Summary), LbError> {
+    let rep = run.run(sim, progress)?;
+    let s = summarize(system, &rep)?;
+    Ok((rep, s))
 }
 
 /// λ per server of the Halfin–Whitt regime λ(N) = N − β√N: 1 − β/√N.

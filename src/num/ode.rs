@@ -270,8 +270,14 @@ impl Dopri5 {
         }
     }
 
-    /// A starting step size (Hairer et al., §II.4, the simple rule h = 0.01 ‖y‖/‖f‖).
+    /// A starting step size (Hairer, Nørsett & Wanner, *Solving ODEs I*, §II.4: the simple
+    /// rule h = 0.01 ‖y‖/‖f‖ in the error norm, h = 10⁻⁶ when either norm is below 10⁻⁵),
+    /// kept within [10⁻¹² span, span]. Only a start: the error control adapts it.
     fn initial_step(&self, y: &[f64], f: &[f64], span: f64) -> f64 {
+        const TINY_NORM: f64 = 1e-5;
+        const TINY_STEP: f64 = 1e-6;
+        const STEP_FRACTION: f64 = 0.01;
+        const MIN_STEP_OF_SPAN: f64 = 1e-12;
         let mut d0 = 0.0f64;
         let mut d1 = 0.0f64;
         for (yi, fi) in y.iter().zip(f) {
@@ -279,12 +285,12 @@ impl Dopri5 {
             d0 = d0.max(yi.abs() / sc);
             d1 = d1.max(fi.abs() / sc);
         }
-        let h = if d0 < 1e-5 || d1 < 1e-5 {
-            1e-6
+        let h = if d0 < TINY_NORM || d1 < TINY_NORM {
+            TINY_STEP
         } else {
-            0.01 * d0 / d1
+            STEP_FRACTION * d0 / d1
         };
-        h.min(span.abs()).max(span.abs() * 1e-12)
+        h.min(span.abs()).max(span.abs() * MIN_STEP_OF_SPAN)
     }
 
     /// Integrates `sys` from (t0, y) to t1 > t0 (or to the first event), overwriting `y`.

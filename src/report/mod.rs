@@ -6,6 +6,7 @@
 pub mod claims;
 pub mod design;
 pub mod eval;
+pub mod jsq;
 pub mod optimize;
 pub mod simulate;
 pub mod tables;
@@ -28,7 +29,7 @@ pub fn min_digits<'a, I: IntoIterator<Item = &'a Certified>>(xs: I, wanted: u32)
     xs.into_iter().map(|c| c.digits).min().unwrap_or(wanted)
 }
 
-/// The keys DESIGN.md fixes for `eval` and `optimize`, in its order.
+/// The keys ARCHITECTURE.md fixes for `eval` and `optimize`, in its order.
 pub struct PolicyKeys<'a> {
     /// Policy name.
     pub policy: &'a str,
@@ -123,6 +124,18 @@ impl Record {
         ));
         self
     }
+    /// Adds a list of lists of strings (a table by rows, rows of any length).
+    pub fn text_rows(&mut self, k: &str, rows: &[Vec<String>]) -> &mut Self {
+        self.fields.push((
+            k.to_string(),
+            Value::Array(
+                rows.iter()
+                    .map(|r| Value::Array(r.iter().map(|c| Value::String(c.clone())).collect()))
+                    .collect(),
+            ),
+        ));
+        self
+    }
     /// One JSON object, keys in insertion order.
     pub fn to_json(&self) -> String {
         let mut m = Map::new();
@@ -141,14 +154,25 @@ impl Record {
                 Value::Array(a) => {
                     let parts: Vec<String> = a
                         .iter()
-                        .map(|x| {
-                            x.as_str()
+                        .map(|x| match x {
+                            // A row of a table: its cells, the rows separated by " | ".
+                            Value::Array(row) if row.is_empty() => "(none)".to_string(),
+                            Value::Array(row) => row
+                                .iter()
+                                .map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_string))
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            other => other
+                                .as_str()
                                 .map(str::to_string)
-                                .unwrap_or_else(|| x.to_string())
+                                .unwrap_or_else(|| other.to_string()),
                         })
                         .collect();
+                    let nested = a.iter().any(Value::is_array);
                     if parts.is_empty() {
                         "(none)".to_string()
+                    } else if nested {
+                        parts.join(" | ")
                     } else {
                         parts.join(", ")
                     }

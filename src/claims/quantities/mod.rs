@@ -4,6 +4,7 @@
 //! |---|---|
 //! | [`dispatch`] | size-based routing: optimal cutoffs, a policy at given cutoffs, TAGS thresholds and stability |
 //! | [`dist`] | the job-size distribution alone (moments and the like) |
+//! | [`jsq`] | JSQ(d(N)) load balancing: fixed points, fluid trajectories, exact finite-N values, the occupancy simulator, the diffusion limit |
 //! | [`lwl`] | Least-Work-Left by a labelled approximation |
 //! | [`sim`] | simulated quantities, with 95 % half-widths |
 //!
@@ -15,6 +16,7 @@
 
 pub mod dispatch;
 pub mod dist;
+pub mod jsq;
 pub mod lwl;
 pub mod sim;
 
@@ -40,6 +42,12 @@ pub fn register(r: &mut Registry) {
     r.quantity(dist::Moment);
     r.quantity(dist::SupXTail);
     r.quantity(dist::Scv);
+    r.quantity(jsq::JsqFixedPoint);
+    r.quantity(jsq::JsqFluid);
+    r.quantity(jsq::JsqExact);
+    r.quantity(jsq::JsqSim);
+    r.quantity(jsq::JsqDiffusion);
+    r.quantity(jsq::JsqExcess);
 }
 
 /// A vector field from the two precisions' vectors (missing when their lengths differ).

@@ -1,0 +1,842 @@
+//! Quantities of JSQ(d(N)) load balancing (the `jsq` model, [`crate::claims::systems::jsq`]):
+//!
+//! | call | value | fields |
+//! |---|---|---|
+//! | `jsq_fixed_point()` | the fixed point of the N → ∞ limit of d (a number: power-of-d; `inf` or a growing formula: JSQ's fluid limit), certified at two precisions | `occupancy[i]`, `mean_tasks`, `mean_sojourn`, `blocking`, `distance` (ℓ1 to JSQ's fluid fixed point), `levels` |
+//! | `jsq_fluid(at=t, init='q1,q2')` | the fluid trajectory at time t (from empty by default), integrated at two tolerances (their difference is the uncertainty) | `occupancy[i]`, `mean_tasks`, `distance` (ℓ1 to JSQ's fluid trajectory at t from the same start), `to_fixed_point` (ℓ1 to JSQ's fluid fixed point) |
+//! | `jsq_exact()` | the finite-N chain's stationary values (`servers`, `d` at N) | `occupancy[i]`, `mean_tasks`, `blocking`, `states` |
+//! | `jsq_sim(time=, warmup=, replications=, seed=, at=)` | the occupancy simulator, **simulated** (mean ± 95 % half-width) | stationary: `occupancy[i]`, `mean_tasks`, `blocking`, `distance` (time average of Σ_i \|q_i(t) − q*_i\|, q* JSQ's fluid fixed point), `scaled_idle` (E[(N − Q_1)/√N]), `scaled_q2` (E[Q_2/√N]), `scaled_occupancy[i]`, `scaled_idle_sd`, `scaled_idle_sq`, `samples_per_arrival`, `d_used`, `events`; with `at=t` (from empty): `occupancy[i]` = E[q_i(t)], `mean_tasks`, `distance` = Σ_i \|E q_i(t) − JSQ's fluid q_i(t)\| |
+//! | `jsq_diffusion(step=, horizon=, burn=, replications=, seed=)` | the Halfin–Whitt diffusion limit of JSQ (queues, β = `halfin_whitt`; arXiv 1612.00723 Thm 2.4), **simulated** by the reflected Euler scheme of [`crate::lb::diffusion`]; the half-width includes the step-halving change | `scaled_idle`, `scaled_idle_sq`, `scaled_q2` |
+//!
+//! Simulated quantities use the streams (seed, [`SIM_POINT`], replication) at every grid
+//! point (common random numbers, as `lwl_sim`); each distinct simulation runs once per
+//! claim (cached). Their defaults ([`DEFAULT_TIME`], [`DEFAULT_WARMUP`],
+//! [`DEFAULT_REPLICATIONS`]) are sized for the catalogue's time budget.
+
+use super::pairs;
+use crate::claims::expr::Arg;
+use crate::claims::registry::{
+    CacheKey, Call, FieldSpec, NamedArg, Positional, Quantity, QuantityError, Signature,
+};
+use crate::claims::systems::jsq::{JsqSpec, JsqSystem};
+use crate::claims::value::{FieldValue, Pair, Value};
+use crate::lb::diffusion;
+use crate::lb::exact::{exact, ExactOptions};
+use crate::lb::fixed_point::{fixed_point, jsq_reference, l1_distance, FixedPoint};
+use crate::lb::fluid::Limit;
+use crate::lb::model::{ModelKind, System};
+use crate::lb::sim::{names, simulate, Obs, OccupancySim, Plan, Summary};
+use crate::num::parse_decimal;
+use crate::report::jsq::{fluid_pair, EXACT_SOLVE_RELATIVE};
+use crate::sim::observe::Key;
+use crate::sim::stats::Estimate;
+use crate::sim::Replicated;
+use crate::sim::Replicator;
+use rug::Float;
+
+/// Measured time per replication of `jsq_sim` unless `time=` says otherwise.
+pub const DEFAULT_TIME: f64 = 20.0;
+/// Warm-up of `jsq_sim` unless `warmup=` says otherwise.
+pub const DEFAULT_WARMUP: f64 = 10.0;
+/// Replications of `jsq_sim` and `jsq_diffusion` unless `replications=` says otherwise.
+pub const DEFAULT_REPLICATIONS: usize = 5;
+/// Base seed unless `seed=` says otherwise.
+pub const DEFAULT_SEED: u64 = 1;
+/// The sweep-point coordinate of every simulated jsq quantity's streams (common random
+/// numbers across the grid; another `seed=` is an independent run).
+pub const SIM_POINT: u64 = 0;
+/// Precision of the mean-field fixed point a stationary simulation starts from.
+const START_BITS: u32 = 64;
+/// `jsq_diffusion`'s defaults: step h (the check runs h and h/2 on the same paths).
+pub const DEFAULT_DIFFUSION_STEP: f64 = 0.02;
+/// `jsq_diffusion`'s default measured time per replication.
+pub const DEFAULT_DIFFUSION_HORIZON: f64 = 2000.0;
+/// `jsq_diffusion`'s default burn-in.
+pub const DEFAULT_DIFFUSION_BURN: f64 = 50.0;
+
+const fn arg(name: &'static str) -> NamedArg {
+    NamedArg { name, words: &[] }
+}
+
+/// `jsq_fixed_point()`: the fixed point of the N → ∞ limit.
+pub struct JsqFixedPoint;
+
+static FIXED_POINT: Signature = Signature {
+    name: "jsq_fixed_point",
+    model: Some("jsq"),
+    positional: Positional::None,
+    named: &[],
+    fields: &[
+        FieldSpec::vector("occupancy"),
+        FieldSpec::scalar("mean_tasks"),
+        FieldSpec::scalar("mean_sojourn"),
+        FieldSpec::scalar("blocking"),
+        FieldSpec::scalar("distance"),
+        FieldSpec::scalar("levels"),
+    ],
+    default_field: "mean_tasks",
+    summary: "fixed point of the N -> inf limit (power-of-d, or JSQ's fluid limit), certified",
+};
+
+/// The limit's fixed point and JSQ's at one precision.
+fn fixed_points(s: &JsqSystem, bits: u32) -> Result<(FixedPoint, FixedPoint), QuantityError> {
+    let model = s.model()?;
+    let limit = Limit::from_spec(&s.d_spec()?)?;
+    let what = || format!("jsq fixed-point {}", s.flags());
+    let fp = fixed_point(&model, limit, bits).map_err(|e| QuantityError::compute(what(), e))?;
+    let jsq =
+        fixed_point(&model, Limit::Jsq, bits).map_err(|e| QuantityError::compute(what(), e))?;
+    Ok((fp, jsq))
+}
+
+/// Two vectors padded with zeros to the same length (the two precisions of a truncated
+/// fixed point stop at different levels; the missing ones are below 2^-2p).
+fn padded(a: &[Float], b: &[Float]) -> (Vec<Float>, Vec<Float>) {
+    let n = a.len().max(b.len());
+    let pad = |v: &[Float]| -> Vec<Float> {
+        let p = v.first().map_or(64, Float::prec);
+        let mut out = v.to_vec();
+        out.resize(n, Float::with_val(p, 0));
+        out
+    };
+    (pad(a), pad(b))
+}
+
+impl Quantity for JsqFixedPoint {
+    fn signature(&self) -> &'static Signature {
+        &FIXED_POINT
+    }
+
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        let scope = &call.scope;
+        let s = JsqSpec::resolve(scope)?;
+        if s.halfin_whitt.is_some() {
+            return Err(QuantityError::Usage(
+                "jsq_fixed_point() is the N -> inf limit at a fixed lambda: give lambda, not halfin_whitt".into(),
+            ));
+        }
+        let key = CacheKey::new("jsq_fixed_point", format!("{}|{}", s.key(), scope.digits));
+        let bits = scope.bits;
+        let both = scope.cache.get_or(key, || {
+            let lo = fixed_points(&s, bits.0)?;
+            let hi = fixed_points(&s, bits.1)?;
+            Ok((lo, hi))
+        })?;
+        let ((lo, jlo), (hi, jhi)) = both.as_ref();
+        let (a, b) = padded(&lo.occupancy, &hi.occupancy);
+        let p = |x: &Float, y: &Float| Pair::new(x.clone(), y.clone());
+        Ok(Value::new("jsq_fixed_point", "mean_tasks")
+            .with_field("occupancy", pairs(&a, &b, "levels"))
+            .with("mean_tasks", p(&lo.mean_tasks, &hi.mean_tasks))
+            .with("mean_sojourn", p(&lo.mean_sojourn, &hi.mean_sojourn))
+            .with("blocking", p(&lo.blocking, &hi.blocking))
+            .with(
+                "distance",
+                Pair::new(
+                    l1_distance(&lo.occupancy, &jlo.occupancy, bits.0),
+                    l1_distance(&hi.occupancy, &jhi.occupancy, bits.1),
+                ),
+            )
+            .with("levels", Pair::exact(bits, hi.occupancy.len() as i64)))
+    }
+}
+
+/// A named argument as a real number (an expression or a string), in the caller's scope.
+fn named_real(call: &Call, key: &str) -> Result<Option<f64>, QuantityError> {
+    match call.named(key) {
+        None => Ok(None),
+        Some(Arg::Pos(e)) => Ok(Some(call.outer.eval(e)?.hi.to_f64())),
+        Some(Arg::Str(t)) => {
+            let t = call.outer.substitute(t)?;
+            Ok(Some(
+                parse_decimal(&t, 64)
+                    .map_err(|e| QuantityError::Usage(format!("{key}={t}: {e}")))?
+                    .to_f64(),
+            ))
+        }
+        Some(Arg::Named(..)) => Err(QuantityError::Usage(format!("nested '=' in {key}="))),
+    }
+}
+
+/// A named argument as a finite real ≥ 0 (> 0 when `positive`).
+fn named_time(call: &Call, key: &str, positive: bool) -> Result<Option<f64>, QuantityError> {
+    match named_real(call, key)? {
+        None => Ok(None),
+        Some(v) if v.is_finite() && v >= 0.0 && (!positive || v > 0.0) => Ok(Some(v)),
+        Some(v) => Err(QuantityError::Usage(format!(
+            "{key}= must be finite and {}, got {v}",
+            if positive { "> 0" } else { ">= 0" }
+        ))),
+    }
+}
+
+/// `jsq_fluid(at=t, init='q1,q2')`.
+pub struct JsqFluid;
+
+static FLUID: Signature = Signature {
+    name: "jsq_fluid",
+    model: Some("jsq"),
+    positional: Positional::None,
+    named: &[arg("at"), arg("init")],
+    fields: &[
+        FieldSpec::vector("occupancy"),
+        FieldSpec::scalar("mean_tasks"),
+        FieldSpec::scalar("distance"),
+        FieldSpec::scalar("to_fixed_point"),
+    ],
+    default_field: "distance",
+    summary: "fluid trajectory at time at= (two tolerances), its distance to JSQ's fluid trajectory and fixed point",
+};
+
+fn f64s(v: &[f64], bits: u32) -> Vec<Float> {
+    v.iter().map(|x| Float::with_val(bits, *x)).collect()
+}
+
+fn l1_f64(a: &[f64], b: &[f64]) -> f64 {
+    (0..a.len().max(b.len()))
+        .map(|i| (a.get(i).copied().unwrap_or(0.0) - b.get(i).copied().unwrap_or(0.0)).abs())
+        .sum()
+}
+
+impl Quantity for JsqFluid {
+    fn signature(&self) -> &'static Signature {
+        &FLUID
+    }
+
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        let at = named_time(call, "at", false)?
+            .ok_or_else(|| QuantityError::Usage("jsq_fluid needs at=t (a time >= 0)".into()))?;
+        let init: Vec<f64> = match call.named("init") {
+            None => Vec::new(),
+            Some(Arg::Str(t)) => call
+                .outer
+                .substitute(t)?
+                .split(',')
+                .map(str::trim)
+                .filter(|x| !x.is_empty())
+                .map(|x| {
+                    x.parse::<f64>()
+                        .map_err(|_| QuantityError::Usage(format!("init: '{x}' is not a number")))
+                })
+                .collect::<Result<_, _>>()?,
+            Some(other) => {
+                return Err(QuantityError::Usage(format!(
+                    "init={other}: give a string 'q1,q2,...'"
+                )))
+            }
+        };
+        let scope = &call.scope;
+        let s = JsqSpec::resolve(scope)?;
+        let key = CacheKey::new("jsq_fluid", format!("{}|{at:e}|{init:?}", s.key()));
+        type Four = (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>);
+        let r = scope.cache.get_or(key, || -> Result<Four, QuantityError> {
+            let model = s.model()?;
+            let limit = Limit::from_spec(&s.d_spec()?)?;
+            let what = || format!("jsq fluid {} --times {at:e}", s.flags());
+            let (a, b) = fluid_pair(&model, limit, &init, &[at])
+                .map_err(|e| QuantityError::compute(what(), e))?;
+            let (ja, jb) = fluid_pair(&model, Limit::Jsq, &init, &[at])
+                .map_err(|e| QuantityError::compute(what(), e))?;
+            let star = jsq_reference(&model).map_err(|e| QuantityError::compute(what(), e))?;
+            Ok((
+                a.occupancy.concat(),
+                b.occupancy.concat(),
+                ja.occupancy.concat(),
+                jb.occupancy.concat(),
+                star,
+            ))
+        })?;
+        let (a, b, ja, jb, star) = r.as_ref();
+        let bits = scope.bits;
+        let n = a.len().max(b.len());
+        let pad = |v: &[f64]| {
+            let mut o = v.to_vec();
+            o.resize(n, 0.0);
+            o
+        };
+        let (pa, pb) = (pad(a), pad(b));
+        let two =
+            |x: f64, y: f64| Pair::new(Float::with_val(bits.0, x), Float::with_val(bits.1, y));
+        Ok(Value::new("jsq_fluid", "distance")
+            .with_field(
+                "occupancy",
+                pairs(&f64s(&pa, bits.0), &f64s(&pb, bits.1), "levels"),
+            )
+            .with("mean_tasks", two(pa.iter().sum(), pb.iter().sum()))
+            .with("distance", two(l1_f64(a, ja), l1_f64(b, jb)))
+            .with("to_fixed_point", two(l1_f64(a, star), l1_f64(b, star))))
+    }
+}
+
+/// `jsq_exact()`: the finite-N chain.
+pub struct JsqExact;
+
+static EXACT: Signature = Signature {
+    name: "jsq_exact",
+    model: Some("jsq"),
+    positional: Positional::None,
+    named: &[],
+    fields: &[
+        FieldSpec::vector("occupancy"),
+        FieldSpec::scalar("mean_tasks"),
+        FieldSpec::scalar("blocking"),
+        FieldSpec::scalar("states"),
+    ],
+    default_field: "mean_tasks",
+    summary: "stationary values of the finite-N chain (servers, d at N)",
+};
+
+impl Quantity for JsqExact {
+    fn signature(&self) -> &'static Signature {
+        &EXACT
+    }
+
+    /// f64 values of a stationary solve: the working-precision value is displaced by the
+    /// error estimate (the truncation's last change plus the solve's relative accuracy),
+    /// so that the spread the verdicts use is that estimate.
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        let scope = &call.scope;
+        let s = JsqSpec::resolve(scope)?;
+        let sys = s.system("jsq_exact")?;
+        let key = CacheKey::new("jsq_exact", s.key());
+        let r = scope.cache.get_or(key, || {
+            exact(&sys, &ExactOptions::default())
+                .map_err(|e| QuantityError::compute(format!("jsq exact {}", s.flags()), e))
+        })?;
+        let bits = scope.bits;
+        let change = r.truncation_change.unwrap_or(0.0);
+        let val = |x: f64| {
+            let err = change + EXACT_SOLVE_RELATIVE * x.abs();
+            Pair::new(Float::with_val(bits.0, x + err), Float::with_val(bits.1, x))
+        };
+        Ok(Value::new("jsq_exact", "mean_tasks")
+            .with_vec("occupancy", r.occupancy.iter().map(|&q| val(q)).collect())
+            .with("mean_tasks", val(r.mean_tasks))
+            .with("blocking", val(r.blocking))
+            .with("states", Pair::exact(bits, r.states as i64)))
+    }
+}
+
+/// `jsq_sim(time=, warmup=, replications=, seed=, at=)`: the occupancy simulator.
+pub struct JsqSim;
+
+static SIM: Signature = Signature {
+    name: "jsq_sim",
+    model: Some("jsq"),
+    positional: Positional::None,
+    named: &[
+        arg("time"),
+        arg("warmup"),
+        arg("replications"),
+        arg("seed"),
+        arg("at"),
+        NamedArg {
+            name: "start",
+            words: START_WORDS,
+        },
+    ],
+    fields: &[
+        FieldSpec::vector("occupancy"),
+        FieldSpec::scalar("mean_tasks"),
+        FieldSpec::scalar("blocking"),
+        FieldSpec::scalar("distance"),
+        FieldSpec::scalar("scaled_idle"),
+        FieldSpec::scalar("scaled_q2"),
+        FieldSpec::vector("scaled_occupancy"),
+        FieldSpec::scalar("scaled_idle_sd"),
+        FieldSpec::scalar("scaled_idle_sq"),
+        FieldSpec::scalar("samples_per_arrival"),
+        FieldSpec::scalar("d_used"),
+        FieldSpec::scalar("events"),
+    ],
+    default_field: "distance",
+    summary: "JSQ(d) on N servers simulated on the occupancy counts (mean ± 95 % half-width)",
+};
+
+/// Words of `jsq_sim`'s `start=`: the mean-field fixed point of the d used (the default of
+/// a stationary run) or the empty system.
+const START_WORDS: &[&str] = &["fixed_point", "empty"];
+
+/// Options of one simulation.
+#[derive(Debug, Clone, Copy)]
+struct SimOpts {
+    time: f64,
+    warmup: f64,
+    replications: usize,
+    seed: u64,
+    at: Option<f64>,
+    /// Start at N × the mean-field fixed point of the d used (rounded), not empty.
+    warm_start: bool,
+}
+
+impl SimOpts {
+    fn of(call: &Call) -> Result<SimOpts, QuantityError> {
+        let replications = match call.named_number("replications")? {
+            None => DEFAULT_REPLICATIONS,
+            Some(r)
+                if r >= crate::sim::MIN_REPLICATIONS as i64
+                    && r <= crate::sim::MAX_REPLICATIONS as i64 =>
+            {
+                r as usize
+            }
+            Some(r) => {
+                return Err(QuantityError::Usage(format!(
+                    "replications= must be between {} and {}, got {r}",
+                    crate::sim::MIN_REPLICATIONS,
+                    crate::sim::MAX_REPLICATIONS
+                )))
+            }
+        };
+        let seed = match call.named_number("seed")? {
+            None => DEFAULT_SEED,
+            Some(s) if s >= 0 => s as u64,
+            Some(s) => return Err(QuantityError::Usage(format!("seed= must be >= 0, got {s}"))),
+        };
+        let at = named_time(call, "at", true)?;
+        let warm_start = match call.named("start") {
+            None => at.is_none(),
+            Some(Arg::Pos(crate::claims::expr::Expr::Var(w))) if w == "empty" => false,
+            Some(Arg::Pos(crate::claims::expr::Expr::Var(w))) if w == "fixed_point" => true,
+            Some(other) => {
+                return Err(QuantityError::Usage(format!(
+                    "start={other}: give fixed_point or empty"
+                )))
+            }
+        };
+        if warm_start && at.is_some() {
+            return Err(QuantityError::Usage(
+                "at= runs from empty (start=fixed_point is for stationary runs)".into(),
+            ));
+        }
+        Ok(SimOpts {
+            time: named_time(call, "time", true)?.unwrap_or(DEFAULT_TIME),
+            warmup: named_time(call, "warmup", false)?.unwrap_or(DEFAULT_WARMUP),
+            replications,
+            seed,
+            at,
+            warm_start,
+        })
+    }
+
+    fn key(&self) -> String {
+        format!(
+            "{:e}|{:e}|{}|{}|{:?}|{}",
+            self.time, self.warmup, self.replications, self.seed, self.at, self.warm_start
+        )
+    }
+
+    fn describe(&self) -> String {
+        match self.at {
+            Some(t) => format!(
+                "{} replications from empty to t = {t}, seed {}",
+                self.replications, self.seed
+            ),
+            None => format!(
+                "{} replications x time {} (warm-up {} from {}), seed {}",
+                self.replications,
+                self.time,
+                self.warmup,
+                if self.warm_start {
+                    "the mean-field fixed point"
+                } else {
+                    "empty"
+                },
+                self.seed
+            ),
+        }
+    }
+}
+
+/// Q_1, Q_2, … = round(N q_i) for the mean-field fixed point of the d used at N (JSQ's
+/// when d = N), non-increasing and at most N; empty when it cannot be computed.
+fn warm_start(sys: &System) -> Vec<u32> {
+    let n = sys.servers();
+    let d = sys.d().d;
+    let limit = if d >= n {
+        Limit::Jsq
+    } else {
+        match u32::try_from(d) {
+            Ok(d) => Limit::PowerOfD(d),
+            Err(_) => Limit::Jsq,
+        }
+    };
+    let Ok(fp) = fixed_point(sys.model(), limit, START_BITS) else {
+        return Vec::new();
+    };
+    let mut out: Vec<u32> = Vec::new();
+    let mut prev = n as f64;
+    for q in &fp.occupancy {
+        let x = (q.to_f64() * n as f64).round().min(prev);
+        if x < 1.0 {
+            break;
+        }
+        out.push(x as u32);
+        prev = x;
+    }
+    out
+}
+
+/// What a simulation gives: the replications, their summary, and in the transient mode
+/// JSQ's fluid trajectory at the time.
+type SimRun = (Replicated<Obs>, Summary, Option<Vec<f64>>);
+
+/// The simulation of `sys` with options `o`, cached per claim under the system's key.
+fn cached_run(
+    scope: &crate::claims::scope::Scope,
+    s: &JsqSystem,
+    sys: &System,
+    o: &SimOpts,
+) -> Result<std::sync::Arc<SimRun>, QuantityError> {
+    // The resolved system (so that d = N and a formula capped at N share one run).
+    let m = sys.model();
+    let key = CacheKey::new(
+        "jsq_sim",
+        format!(
+            "{}|{}|{}|{}|{:?}|{}|{}",
+            m.kind().name(),
+            m.lambda_text(),
+            sys.servers(),
+            sys.d().d,
+            m.buffer(),
+            sys.sampling().name(),
+            o.key()
+        ),
+    );
+    scope.cache.get_or(key, || run_sim(s, sys, o))
+}
+
+fn run_sim(s: &JsqSystem, sys: &System, o: &SimOpts) -> Result<SimRun, QuantityError> {
+    let model = sys.model();
+    let (mut plan, fluid) = match o.at {
+        Some(t) => {
+            let mut p = Plan::new(0.0, t);
+            p.sample_times = vec![t];
+            let (_, fine) = fluid_pair(model, Limit::Jsq, &[], &[t])?;
+            (p, Some(fine.occupancy.concat()))
+        }
+        None => {
+            let mut p = Plan::new(o.warmup, o.time);
+            if o.warm_start {
+                p.start = warm_start(sys);
+            }
+            (p, None)
+        }
+    };
+    if o.at.is_none() {
+        plan.reference = jsq_reference(model)?;
+    }
+    let sim = OccupancySim::new(sys, &plan)?;
+    let runner = Replicator::new(o.seed, SIM_POINT, o.replications)?;
+    let (rep, summary) = simulate(sys, &sim, &runner, None).map_err(|e| {
+        QuantityError::compute(
+            format!(
+                "jsq simulate {} --time {} --warmup {} --replications {} --seed {}",
+                s.flags(),
+                o.time,
+                o.warmup,
+                o.replications,
+                o.seed
+            ),
+            e,
+        )
+    })?;
+    Ok((rep, summary, fluid))
+}
+
+impl Quantity for JsqSim {
+    fn signature(&self) -> &'static Signature {
+        &SIM
+    }
+
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        let o = SimOpts::of(call)?;
+        let scope = &call.scope;
+        let s = JsqSpec::resolve(scope)?;
+        let sys = s.system("jsq_sim")?;
+        let r = cached_run(scope, &s, &sys, &o)?;
+        let (_, sum, fluid) = r.as_ref();
+        let bits = scope.bits;
+        let source = format!(
+            "JSQ(d) {} N={} d={}: {}",
+            s.kind.name(),
+            sys.servers(),
+            sys.d().d,
+            o.describe()
+        );
+        let sim = |e: &Estimate| -> FieldValue {
+            if e.mean.is_finite() {
+                FieldValue::Scalar(Pair::simulated(
+                    bits,
+                    e.mean,
+                    e.half_width,
+                    Vec::new(),
+                    source.clone(),
+                ))
+            } else {
+                FieldValue::Missing(format!("{source}: no estimate"))
+            }
+        };
+        let sim_vec = |es: &[Estimate]| -> FieldValue {
+            FieldValue::Vector(
+                es.iter()
+                    .map(|e| {
+                        Pair::simulated(bits, e.mean, e.half_width, Vec::new(), source.clone())
+                    })
+                    .collect(),
+            )
+        };
+        let d = sys.d().d as i64;
+        let v = Value::new("jsq_sim", "distance")
+            .with("samples_per_arrival", Pair::exact(bits, d))
+            .with("d_used", Pair::exact(bits, d))
+            .with("events", Pair::exact(bits, sum.events as i64));
+        if let Some(f) = fluid {
+            // Transient: E[q_i(t)] against JSQ's fluid trajectory at t.
+            // Levels no replication reached at t are 0 (and the fluid's levels are all
+            // reported, so that occupancy[i] exists wherever the fluid has it).
+            let mut occ = sum.trajectory.first().cloned().unwrap_or_default();
+            let levels = occ.len().max(f.len());
+            occ.resize(
+                levels,
+                Estimate {
+                    mean: 0.0,
+                    half_width: 0.0,
+                    replications: sum.replications,
+                    count: 0,
+                },
+            );
+            let mut dist = 0.0;
+            let mut hw = 0.0;
+            let mut tasks = 0.0;
+            let mut tasks_hw = 0.0;
+            for i in 0..levels {
+                let (m, h) = occ.get(i).map_or((0.0, 0.0), |e| (e.mean, e.half_width));
+                dist += (m - f.get(i).copied().unwrap_or(0.0)).abs();
+                hw += h;
+                tasks += m;
+                tasks_hw += h;
+            }
+            let one = |m: f64, h: f64| Pair::simulated(bits, m, h, Vec::new(), source.clone());
+            let why = "not measured by a transient run (at=)";
+            return Ok(v
+                .with_field("occupancy", sim_vec(&occ))
+                .with("mean_tasks", one(tasks, tasks_hw))
+                .with("distance", one(dist, hw))
+                .missing("blocking", why)
+                .missing("scaled_idle", why)
+                .missing("scaled_q2", why)
+                .missing("scaled_occupancy", why)
+                .missing("scaled_idle_sd", why)
+                .missing("scaled_idle_sq", why));
+        }
+        let zero = Estimate {
+            mean: 0.0,
+            half_width: 0.0,
+            replications: sum.replications,
+            count: 0,
+        };
+        let v = v
+            .with_field("occupancy", sim_vec(&sum.occupancy))
+            .with_field("mean_tasks", sim(&sum.mean_tasks))
+            .with_field(
+                "scaled_idle",
+                sim(sum.scaled_occupancy.first().unwrap_or(&zero)),
+            )
+            .with_field(
+                "scaled_q2",
+                sim(sum.scaled_occupancy.get(1).unwrap_or(&zero)),
+            )
+            .with_field("scaled_occupancy", sim_vec(&sum.scaled_occupancy))
+            .with_field("scaled_idle_sd", sim(&sum.scaled_idle_sd))
+            .with_field(
+                "scaled_idle_sq",
+                sim(sum.scaled_occupancy_sq.first().unwrap_or(&zero)),
+            );
+        let v = match &sum.distance {
+            Some(e) => v.with_field("distance", sim(e)),
+            None => v.missing("distance", "JSQ's fluid fixed point is not unique here"),
+        };
+        let v = if s.buffer.is_some() {
+            v.with_field("blocking", sim(&sum.blocking))
+        } else {
+            v.with("blocking", Pair::exact(bits, 0))
+        };
+        Ok(v)
+    }
+}
+
+/// `jsq_diffusion(…)`: JSQ's Halfin–Whitt diffusion limit, simulated.
+pub struct JsqDiffusion;
+
+static DIFFUSION: Signature = Signature {
+    name: "jsq_diffusion",
+    model: Some("jsq"),
+    positional: Positional::None,
+    named: &[
+        arg("step"),
+        arg("horizon"),
+        arg("burn"),
+        arg("replications"),
+        arg("seed"),
+    ],
+    fields: &[
+        FieldSpec::scalar("scaled_idle"),
+        FieldSpec::scalar("scaled_idle_sq"),
+        FieldSpec::scalar("scaled_q2"),
+    ],
+    default_field: "scaled_q2",
+    summary: "JSQ's Halfin-Whitt diffusion limit (queues), reflected Euler; half-width includes the step change",
+};
+
+impl Quantity for JsqDiffusion {
+    fn signature(&self) -> &'static Signature {
+        &DIFFUSION
+    }
+
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        let scope = &call.scope;
+        let s = JsqSpec::resolve(scope)?;
+        if s.kind != ModelKind::Queues {
+            return Err(QuantityError::Usage(
+                "jsq_diffusion() is the diffusion limit of queues (arXiv 1612.00723 Thm 2.4)"
+                    .into(),
+            ));
+        }
+        let beta = match &s.halfin_whitt {
+            Some(b) => parse_decimal(b, 64)?.to_f64(),
+            None => {
+                return Err(QuantityError::Usage(
+                    "jsq_diffusion() needs halfin_whitt (beta) in the setup or the call".into(),
+                ))
+            }
+        };
+        let step = named_time(call, "step", true)?.unwrap_or(DEFAULT_DIFFUSION_STEP);
+        let horizon = named_time(call, "horizon", true)?.unwrap_or(DEFAULT_DIFFUSION_HORIZON);
+        let burn = named_time(call, "burn", false)?.unwrap_or(DEFAULT_DIFFUSION_BURN);
+        let reps = match call.named_number("replications")? {
+            None => DEFAULT_REPLICATIONS,
+            Some(r) if r >= 2 => r as usize,
+            Some(r) => {
+                return Err(QuantityError::Usage(format!(
+                    "replications= must be at least 2, got {r}"
+                )))
+            }
+        };
+        let seed = call
+            .named_number("seed")?
+            .map_or(DEFAULT_SEED, |x| x.max(0) as u64);
+        let key = CacheKey::new(
+            "jsq_diffusion",
+            format!("{beta:e}|{step:e}|{horizon:e}|{burn:e}|{reps}|{seed}"),
+        );
+        let r = scope.cache.get_or(key, || {
+            diffusion::simulate(beta, step, burn, horizon, reps, seed).map_err(|e| {
+                QuantityError::compute(format!("JSQ diffusion limit at beta = {beta}"), e)
+            })
+        })?;
+        let bits = scope.bits;
+        let source = format!(
+            "JSQ diffusion limit, beta {beta}, step {} (change {:.2e} against {}), {reps} x {horizon}",
+            r.step,
+            r.step_change,
+            2.0 * r.step
+        );
+        let one = |e: &Estimate| {
+            Pair::simulated(
+                bits,
+                e.mean,
+                e.half_width + r.step_change,
+                Vec::new(),
+                source.clone(),
+            )
+        };
+        Ok(Value::new("jsq_diffusion", "scaled_q2")
+            .with("scaled_idle", one(&r.scaled_idle))
+            .with("scaled_idle_sq", one(&r.scaled_idle_sq))
+            .with("scaled_q2", one(&r.scaled_q2)))
+    }
+}
+
+/// `jsq_excess(time=, warmup=, replications=, seed=)`: JSQ(d) minus JSQ at the same N,
+/// paired by replication.
+pub struct JsqExcess;
+
+static EXCESS: Signature = Signature {
+    name: "jsq_excess",
+    model: Some("jsq"),
+    positional: Positional::None,
+    named: &[
+        arg("time"),
+        arg("warmup"),
+        arg("replications"),
+        arg("seed"),
+    ],
+    fields: &[
+        FieldSpec::scalar("scaled_idle"),
+        FieldSpec::scalar("scaled_q2"),
+        FieldSpec::scalar("scaled_idle_sd"),
+        FieldSpec::scalar("scaled_idle_sq"),
+        FieldSpec::scalar("distance"),
+        FieldSpec::scalar("mean_tasks"),
+    ],
+    default_field: "scaled_q2",
+    summary: "JSQ(d) minus JSQ (d = N) at the same N, simulated with common random numbers and paired by replication",
+};
+
+/// The observables `jsq_excess` compares, by field.
+const EXCESS_KEYS: [(&str, Key); 6] = [
+    ("scaled_idle", Key::at(names::SCALED_OCCUPANCY, 0)),
+    ("scaled_q2", Key::at(names::SCALED_OCCUPANCY, 1)),
+    ("scaled_idle_sd", Key::scalar(names::SCALED_IDLE_SD)),
+    ("scaled_idle_sq", Key::at(names::SCALED_OCCUPANCY_SQ, 0)),
+    ("distance", Key::scalar(names::DISTANCE)),
+    ("mean_tasks", Key::scalar(names::MEAN_TASKS)),
+];
+
+impl Quantity for JsqExcess {
+    fn signature(&self) -> &'static Signature {
+        &EXCESS
+    }
+
+    /// Each field is E[stat | JSQ(d)] − E[stat | JSQ] with the paired Student-t half-width
+    /// ([`crate::sim::Replicated::difference`]): both systems run on the same streams, so
+    /// where JSQ(d) behaves like JSQ the pairs agree and the interval is narrow.
+    fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
+        let o = SimOpts::of(call)?;
+        if o.at.is_some() {
+            return Err(QuantityError::Usage(
+                "jsq_excess() compares stationary runs: no at=".into(),
+            ));
+        }
+        let scope = &call.scope;
+        let s = JsqSpec::resolve(scope)?;
+        let sys = s.system("jsq_excess")?;
+        let jsq = System::new(
+            sys.model().clone(),
+            sys.servers(),
+            &crate::lb::model::DSpec::Infinite,
+            sys.sampling(),
+        )?;
+        let a = cached_run(scope, &s, &sys, &o)?;
+        let b = cached_run(scope, &s, &jsq, &o)?;
+        let bits = scope.bits;
+        let source = format!(
+            "JSQ(d) - JSQ, {} N={} d={} vs d=N, paired over {}",
+            s.kind.name(),
+            sys.servers(),
+            sys.d().d,
+            o.describe()
+        );
+        let mut v = Value::new("jsq_excess", "scaled_q2");
+        for (field, key) in EXCESS_KEYS {
+            v = match a.0.difference(&b.0, key) {
+                Some(e) if e.mean.is_finite() => v.with(
+                    field,
+                    Pair::simulated(bits, e.mean, e.half_width, Vec::new(), source.clone()),
+                ),
+                _ => v.missing(field, format!("{field} is not measured here")),
+            };
+        }
+        Ok(v)
+    }
+}

@@ -1,0 +1,402 @@
+//! `jsq fixed-point | fluid | exact | simulate`: argument parsing for the load-balancing
+//! room ([`crate::lb`]); the records are built by [`crate::report::jsq`].
+//!
+//! Conventions (README, "`jsq`"): λ is per server (λ(N)/N) and may exceed 1 for pools;
+//! `--buffer` is the buffer b of a queue or the capacity B of a pool (default ∞); d is a
+//! number, `inf`, or a formula in N (`log(N)`, `sqrt(N)*log(N)`, `N^0.75`), rounded up and
+//! capped at N. Bad input exits 2 with one line, a numerical failure 3.
+
+use super::{bad, fail, render, Format, Outcome};
+use crate::lb::model::{DSpec, LbError, Model, ModelKind, Sampling, System};
+use crate::lb::sim::{halfin_whitt_lambda, Plan};
+use crate::num::{check_digits, DEFAULT_DIGITS};
+use crate::report::jsq::{
+    exact_record, fixed_point_record, fluid_record, run_simulation, simulate_record,
+    SimulateRequest,
+};
+use crate::sim::{DEFAULT_REPLICATIONS, MAX_REPLICATIONS, MIN_REPLICATIONS};
+use clap::{Args, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+
+/// Default measured time of `jsq simulate` (mean service times).
+const DEFAULT_TIME: f64 = 100.0;
+/// The default warm-up is the measured time divided by this.
+const DEFAULT_WARMUP_DIVISOR: f64 = 10.0;
+/// Expected events (all replications) above which progress is shown on a terminal.
+const PROGRESS_MIN_EVENTS: f64 = 1e8;
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub(super) enum ModelArg {
+    /// N single-server FCFS queues, unit-rate service.
+    Queues,
+    /// N server pools, no queueing (a pool with i tasks completes at rate i).
+    Pools,
+}
+
+impl ModelArg {
+    fn kind(self) -> ModelKind {
+        match self {
+            ModelArg::Queues => ModelKind::Queues,
+            ModelArg::Pools => ModelKind::Pools,
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub(super) enum SamplingArg {
+    /// d distinct servers (the papers' model).
+    Without,
+    /// d independent draws.
+    With,
+}
+
+impl SamplingArg {
+    fn sampling(self) -> Sampling {
+        match self {
+            SamplingArg::Without => Sampling::Without,
+            SamplingArg::With => Sampling::With,
+        }
+    }
+}
+
+/// `taskassign jsq …`.
+#[derive(Args, Debug)]
+pub(super) struct JsqArgs {
+    #[command(subcommand)]
+    command: JsqCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum JsqCommand {
+    /// Certified fixed point of the N -> infinity limit: fixed d (power-of-d mean field)
+    /// or d = inf / a growing formula (JSQ's fluid limit); occupancy, mean tasks, mean
+    /// sojourn, blocking.
+    FixedPoint(FixedPointArgs),
+    /// Fluid (mean-field) trajectory from a start occupancy at given times, with its
+    /// tolerance and an error estimate.
+    Fluid(FluidArgs),
+    /// Exact stationary values of the finite-N Markov chain (small N).
+    Exact(ExactArgs),
+    /// Simulate N servers on the occupancy counts (any N, any d): time averages with 95%
+    /// half-widths over independent replications.
+    Simulate(SimArgs),
+}
+
+#[derive(Args, Debug)]
+struct ModelOpts {
+    /// queues (FCFS single servers) or pools (no queueing).
+    #[arg(long, value_enum)]
+    model: ModelArg,
+    /// Arrival rate per server, lambda(N)/N (queues without a buffer need lambda < 1).
+    #[arg(long, value_name = "L", allow_hyphen_values = true)]
+    lambda: String,
+    /// Buffer b of a queue (the task in service included) or capacity B of a pool: an
+    /// integer >= 1 or inf (default inf). An arrival to a full server is discarded.
+    #[arg(
+        long,
+        value_name = "B|inf",
+        allow_hyphen_values = true,
+        default_value = "inf"
+    )]
+    buffer: String,
+}
+
+#[derive(Args, Debug)]
+struct FixedPointArgs {
+    #[command(flatten)]
+    m: ModelOpts,
+    /// d: a number (power-of-d), inf or a formula growing with N (JSQ's fluid limit).
+    #[arg(
+        long,
+        value_name = "D|inf",
+        default_value = "inf",
+        allow_hyphen_values = true
+    )]
+    d: String,
+    /// Significant decimal digits wanted (each printed digit is certified).
+    #[arg(long, default_value_t = i64::from(DEFAULT_DIGITS), allow_hyphen_values = true)]
+    digits: i64,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+#[derive(Args, Debug)]
+struct FluidArgs {
+    #[command(flatten)]
+    m: ModelOpts,
+    /// d: a number (power-of-d ODEs), inf or a formula growing with N (JSQ's fluid limit).
+    #[arg(
+        long,
+        value_name = "D|inf",
+        default_value = "inf",
+        allow_hyphen_values = true
+    )]
+    d: String,
+    /// Start occupancy q_1, q_2, ... (non-increasing, in [0, 1]; default empty).
+    #[arg(
+        long,
+        value_name = "Q1,Q2,...",
+        default_value = "",
+        allow_hyphen_values = true
+    )]
+    init: String,
+    /// Output times, non-decreasing, from 0.
+    #[arg(long, value_name = "T1,T2,...", allow_hyphen_values = true)]
+    times: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+#[derive(Args, Debug)]
+struct ExactArgs {
+    #[command(flatten)]
+    m: ModelOpts,
+    /// Number of servers N (small: the chain's states grow fast with N).
+    #[arg(long, allow_hyphen_values = true)]
+    servers: i64,
+    /// d: a number <= N, inf (JSQ) or a formula in N (rounded up, capped at N).
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
+    d: String,
+    /// Sampling of the d servers.
+    #[arg(long, value_enum, default_value = "without")]
+    sampling: SamplingArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+#[derive(Args, Debug)]
+#[group(id = "rate", required = true, multiple = false)]
+struct RateArgs {
+    /// Arrival rate per server, lambda(N)/N.
+    #[arg(long, value_name = "L", allow_hyphen_values = true)]
+    lambda: Option<String>,
+    /// Halfin-Whitt regime lambda(N) = N - beta sqrt(N): lambda = 1 - beta/sqrt(N).
+    #[arg(long, value_name = "BETA", allow_hyphen_values = true)]
+    halfin_whitt: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct SimArgs {
+    /// queues (FCFS single servers) or pools (no queueing).
+    #[arg(long, value_enum)]
+    model: ModelArg,
+    /// Number of servers N.
+    #[arg(long, allow_hyphen_values = true)]
+    servers: i64,
+    #[command(flatten)]
+    rate: RateArgs,
+    /// d: a number <= N, inf (JSQ) or a formula in N (rounded up, capped at N).
+    #[arg(long, value_name = "D|FORMULA", allow_hyphen_values = true)]
+    d: String,
+    /// Sampling of the d servers.
+    #[arg(long, value_enum, default_value = "without")]
+    sampling: SamplingArg,
+    /// Buffer b (queues) or capacity B (pools): an integer >= 1 or inf.
+    #[arg(
+        long,
+        value_name = "B|inf",
+        allow_hyphen_values = true,
+        default_value = "inf"
+    )]
+    buffer: String,
+    /// Measured time per replication (mean service times).
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    time: Option<String>,
+    /// Time discarded at the start of each replication, from empty (default: time/10).
+    #[arg(long, value_name = "T0", allow_hyphen_values = true)]
+    warmup: Option<String>,
+    /// Independent replications (>= 2), run in parallel.
+    #[arg(long, value_name = "R", default_value_t = DEFAULT_REPLICATIONS as i64, allow_hyphen_values = true)]
+    replications: i64,
+    /// Base seed: replication r uses streams seeded from (seed, 0, r).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Worker threads (default: all cores); results do not depend on it.
+    #[arg(long, value_name = "K", allow_hyphen_values = true)]
+    threads: Option<i64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+fn lb(e: LbError) -> (i32, String) {
+    fail(e)
+}
+
+fn buffer_of(s: &str) -> Result<Option<u32>, (i32, String)> {
+    match s.trim() {
+        "inf" | "infinity" => Ok(None),
+        t => {
+            let b: i64 = t.parse().map_err(|_| {
+                bad(format!(
+                    "the buffer must be an integer >= 1 or inf, got '{t}'"
+                ))
+            })?;
+            if b < 1 {
+                return Err(lb(LbError::BadBuffer(b)));
+            }
+            u32::try_from(b)
+                .map(Some)
+                .map_err(|_| lb(LbError::BadBuffer(b)))
+        }
+    }
+}
+
+fn model_of(m: &ModelOpts) -> Result<Model, (i32, String)> {
+    Model::new(m.model.kind(), &m.lambda, buffer_of(&m.buffer)?).map_err(lb)
+}
+
+/// A comma-separated list of finite numbers.
+fn numbers(what: &str, s: &str) -> Result<Vec<f64>, (i32, String)> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(|x| {
+            x.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| bad(format!("{what}: '{x}' is not a number")))
+        })
+        .collect()
+}
+
+/// A positive finite time.
+fn time(what: &str, s: &str, positive: bool) -> Result<f64, (i32, String)> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| bad(format!("{what} must be a number, got '{s}'")))?;
+    if !v.is_finite() || v < 0.0 || (positive && v == 0.0) {
+        return Err(bad(format!(
+            "{what} must be finite and {}, got {s}",
+            if positive { "> 0" } else { ">= 0" }
+        )));
+    }
+    Ok(v)
+}
+
+fn servers_of(n: i64) -> Result<u64, (i32, String)> {
+    u64::try_from(n)
+        .ok()
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| lb(LbError::BadServers(n)))
+}
+
+pub(super) fn run_jsq(a: JsqArgs) -> Outcome {
+    match a.command {
+        JsqCommand::FixedPoint(a) => {
+            let digits = check_digits(a.digits).map_err(bad)?;
+            let model = model_of(&a.m)?;
+            let spec = DSpec::parse(&a.d).map_err(lb)?;
+            let rec = fixed_point_record(&model, &spec, digits).map_err(lb)?;
+            Ok(render(&rec, a.format))
+        }
+        JsqCommand::Fluid(a) => {
+            let model = model_of(&a.m)?;
+            let spec = DSpec::parse(&a.d).map_err(lb)?;
+            let init = numbers("--init", &a.init)?;
+            let times = numbers("--times", &a.times)?;
+            if times.is_empty() {
+                return Err(bad("--times needs at least one time"));
+            }
+            let rec = fluid_record(&model, &spec, &init, &times).map_err(lb)?;
+            Ok(render(&rec, a.format))
+        }
+        JsqCommand::Exact(a) => {
+            let model = model_of(&a.m)?;
+            let n = servers_of(a.servers)?;
+            let spec = DSpec::parse(&a.d).map_err(lb)?;
+            let system = System::new(model, n, &spec, a.sampling.sampling()).map_err(lb)?;
+            let rec = exact_record(&system, &spec).map_err(lb)?;
+            Ok(render(&rec, a.format))
+        }
+        JsqCommand::Simulate(a) => run_simulate(a),
+    }
+}
+
+fn run_simulate(a: SimArgs) -> Outcome {
+    let n = servers_of(a.servers)?;
+    let buffer = buffer_of(&a.buffer)?;
+    let kind = a.model.kind();
+    let (model, beta) = match (&a.rate.lambda, &a.rate.halfin_whitt) {
+        (Some(l), _) => (Model::new(kind, l, buffer).map_err(lb)?, None),
+        (None, Some(b)) => {
+            let beta = time("--halfin-whitt", b, true)?;
+            let lambda = halfin_whitt_lambda(n, beta);
+            if !(lambda > 0.0) {
+                return Err(bad(format!(
+                    "--halfin-whitt {b}: beta must be below sqrt(N) = {} (lambda = 1 - beta/sqrt(N) > 0)",
+                    (n as f64).sqrt()
+                )));
+            }
+            (
+                Model::from_f64(kind, lambda, buffer).map_err(lb)?,
+                Some(beta),
+            )
+        }
+        (None, None) => return Err(bad("give --lambda or --halfin-whitt")),
+    };
+    let spec = DSpec::parse(&a.d).map_err(lb)?;
+    let system = System::new(model, n, &spec, a.sampling.sampling()).map_err(lb)?;
+    let horizon = match &a.time {
+        Some(t) => time("--time", t, true)?,
+        None => DEFAULT_TIME,
+    };
+    let warmup = match &a.warmup {
+        Some(t) => time("--warmup", t, false)?,
+        None => horizon / DEFAULT_WARMUP_DIVISOR,
+    };
+    let replications = usize::try_from(a.replications)
+        .ok()
+        .filter(|r| (MIN_REPLICATIONS..=MAX_REPLICATIONS).contains(r))
+        .ok_or_else(|| {
+            bad(format!(
+                "replications must be between {MIN_REPLICATIONS} and {MAX_REPLICATIONS} (a confidence interval needs two), got {}",
+                a.replications
+            ))
+        })?;
+    let threads = match a.threads {
+        None => None,
+        Some(k) if k >= 1 => Some(usize::try_from(k).map_err(bad)?),
+        Some(k) => return Err(bad(format!("threads must be at least 1, got {k}"))),
+    };
+    let req = SimulateRequest {
+        system,
+        spec,
+        halfin_whitt: beta,
+        plan: Plan::new(warmup, horizon),
+        replications,
+        seed: a.seed,
+        threads,
+    };
+    // Expected events: arrivals λN plus departures (at most λN on average) per unit time.
+    let expected =
+        2.0 * req.system.model().lambda() * n as f64 * (horizon + warmup) * replications as f64;
+    let bar = (std::io::stderr().is_terminal() && expected >= PROGRESS_MIN_EVENTS).then(|| {
+        let b = ProgressBar::new(replications as u64);
+        if let Ok(st) = ProgressStyle::with_template("{bar:30} {pos}/{len} replications  {elapsed}")
+        {
+            b.set_style(st);
+        }
+        b
+    });
+    let tick = |k: usize, _n: usize| {
+        if let Some(b) = &bar {
+            b.set_position(k as u64);
+        }
+    };
+    let progress: Option<&(dyn Fn(usize, usize) + Sync)> =
+        if bar.is_some() { Some(&tick) } else { None };
+    let (summary, seconds, notes) = run_simulation(&req, progress).map_err(lb)?;
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    Ok(render(
+        &simulate_record(&req, &summary, seconds, &notes),
+        a.format,
+    ))
+}

@@ -1,0 +1,466 @@
+//! The records of `taskassign jsq fixed-point | fluid | exact | simulate` (the keys of the
+//! command-line contract of issue 11, in its order, then more keys and the notes).
+//!
+//! How each kind of number is printed:
+//! * **fixed points** are certified in MPFR ([`crate::lb::fixed_point::certified`]): only
+//!   the digits on which two precisions agree;
+//! * **fluid trajectories** are integrated twice, at the tolerance and at a tolerance
+//!   [`FLUID_TOLERANCE_RATIO`] times smaller; a value is printed with the digits on which
+//!   the two integrations agree, and `error_estimate` is their largest difference;
+//! * **exact finite-N values** are f64 solutions of the stationary equations; a value is
+//!   printed with the digits its error estimate (the last change of the truncation and
+//!   the solve's residual) leaves certain ([`digits_within`]);
+//! * **simulated values** are means with 95 % half-widths ([`crate::report::simulate`]).
+//!
+//! The models' conventions are those of [`crate::lb::model`]: λ per server, `--buffer`
+//! the b of a queue or the B of a pool, d a number or a formula in N rounded up and capped
+//! at N (the notes say when it was rounded or capped).
+
+use super::simulate::{estimate, estimate_vector, exact as exact_f64, sci, HALF_WIDTH_DIGITS};
+use super::{digits_note, Record};
+use crate::lb::exact::{exact, ExactOptions, ExactResult};
+use crate::lb::fixed_point::{certified, jsq_reference};
+use crate::lb::fluid::{trajectory, FluidOptions, Limit, Trajectory};
+use crate::lb::model::{DSpec, DUsed, LbError, Model, ModelKind, System};
+use crate::lb::sim::{simulate, OccupancySim, Plan, Summary};
+use crate::num::certify::certify_pair;
+use crate::sim::rng::GENERATOR;
+use crate::sim::stats::Estimate;
+use crate::sim::{Progress, Replicator};
+use rug::Float;
+
+/// The finer fluid integration runs at the tolerance divided by this.
+pub const FLUID_TOLERANCE_RATIO: f64 = 100.0;
+/// Most significant digits printed for an f64 value (fluid, exact).
+pub const F64_DIGITS: u32 = 15;
+/// Precision at which f64 values are compared digit by digit (exact for any f64).
+const F64_BITS: u32 = 64;
+/// Exact-chain levels below this occupancy are not printed (below every error estimate
+/// the chain's f64 solve reaches).
+pub const EXACT_OCCUPANCY_FLOOR: f64 = 1e-15;
+/// An exact level is printed while it exceeds its error estimate by this factor (one
+/// certain digit).
+pub const EXACT_DIGIT_MARGIN: f64 = 10.0;
+/// Relative accuracy of a converged stationary solve taken into every exact value's
+/// error estimate (the Gauss–Seidel stopping rule of `num::markov` is far tighter; this
+/// covers the f64 sums over up to 10⁶ states).
+pub const EXACT_SOLVE_RELATIVE: f64 = 1e-12;
+
+fn buffer_text(model: &Model) -> String {
+    model
+        .buffer()
+        .map_or_else(|| "inf".to_string(), |b| b.to_string())
+}
+
+fn limit_text(limit: Limit) -> String {
+    match limit {
+        Limit::Jsq => "JSQ fluid limit (d(N) -> inf)".into(),
+        Limit::PowerOfD(d) => format!("power-of-d mean field, d = {d}"),
+    }
+}
+
+/// What the notes say about how a d specification was read as an N → ∞ limit.
+fn limit_notes(spec: &DSpec, limit: Limit) -> Vec<String> {
+    match (spec, limit) {
+        (DSpec::Formula(f, t), Limit::Jsq) if !f.is_constant() => vec![format!(
+            "d = {t} grows without bound: its N -> infinity limit is JSQ's fluid limit, whatever the growth rate (arXiv 1612.00722 Thm 3.1, 1612.00723)"
+        )],
+        (DSpec::Formula(f, t), Limit::PowerOfD(d)) if f.is_constant() && f.eval(1.0) != f64::from(d) => {
+            vec![format!("d = {t} = {} is rounded up to {d}", f.eval(1.0))]
+        }
+        _ => vec![],
+    }
+}
+
+/// The note of a d resolved at N (rounded up, capped at N).
+pub fn d_notes(spec: &DSpec, n: u64, used: DUsed) -> Vec<String> {
+    match spec {
+        DSpec::Formula(f, t) => {
+            let v = f.eval(n as f64);
+            if used.capped {
+                vec![format!(
+                    "d = {t} = {} at N = {n} exceeds N: capped at d = N = {n} (JSQ)",
+                    sci(v, 6)
+                )]
+            } else if v != used.d as f64 {
+                vec![format!(
+                    "d = {t} = {} at N = {n}, rounded up to d = {}",
+                    sci(v, 6),
+                    used.d
+                )]
+            } else {
+                vec![]
+            }
+        }
+        DSpec::Infinite => vec![format!("d = inf at N = {n} is d = N (JSQ)")],
+        DSpec::Fixed(_) => vec![],
+    }
+}
+
+/// The record of `jsq fixed-point` (keys `model, lambda, d, buffer, occupancy[],
+/// mean_tasks, mean_sojourn, blocking, digits`, then `limit`, `method`, `notes`).
+pub fn fixed_point_record(model: &Model, spec: &DSpec, digits: u32) -> Result<Record, LbError> {
+    let limit = Limit::from_spec(spec)?;
+    let fp = certified(model, limit, digits)?;
+    let shown = fp
+        .occupancy
+        .iter()
+        .chain([&fp.mean_tasks, &fp.mean_sojourn, &fp.blocking])
+        .map(|c| c.digits)
+        .min()
+        .unwrap_or(digits);
+    let mut rec = Record::default();
+    rec.text("model", model.kind().name())
+        .text("lambda", model.lambda_text())
+        .text("d", spec.text())
+        .text("buffer", buffer_text(model))
+        .nums("occupancy", &fp.occupancy)
+        .num("mean_tasks", &fp.mean_tasks)
+        .num("mean_sojourn", &fp.mean_sojourn)
+        .num("blocking", &fp.blocking)
+        .int("digits", u64::from(shown))
+        .text("limit", limit_text(limit))
+        .text(
+            "method",
+            match fp.method {
+                crate::lb::fixed_point::Method::ClosedForm => "closed form".to_string(),
+                crate::lb::fixed_point::Method::Root { iterations } => {
+                    format!("bracketed root of the top level ({iterations} iterations)")
+                }
+            },
+        );
+    let mut notes = limit_notes(spec, limit);
+    notes.push(format!(
+        "occupancy lists q_1, q_2, ... while q_i >= 1e-{digits}"
+    ));
+    if model.buffer().is_some() {
+        notes.push(match limit {
+            Limit::PowerOfD(d) => format!(
+                "blocking is the probability that all d = {d} sampled servers are full, q_b^d (not the fraction q_b of full servers)"
+            ),
+            Limit::Jsq => "blocking is the share of arrivals that find every server full".into(),
+        });
+    }
+    notes.push("mean_sojourn by Little's law: mean_tasks / (lambda (1 - blocking))".into());
+    if let Some(n) = digits_note(shown, digits) {
+        notes.push(n);
+    }
+    rec.texts("notes", &notes);
+    Ok(rec)
+}
+
+/// A value integrated at two tolerances, with the digits on which they agree.
+fn agreeing(coarse: f64, fine: f64) -> String {
+    certify_pair(
+        &Float::with_val(F64_BITS, coarse),
+        &Float::with_val(F64_BITS, fine),
+        F64_DIGITS,
+    )
+    .text
+}
+
+/// The fluid trajectory at the default tolerance and at one [`FLUID_TOLERANCE_RATIO`]
+/// times smaller: (coarse, fine).
+pub fn fluid_pair(
+    model: &Model,
+    limit: Limit,
+    init: &[f64],
+    times: &[f64],
+) -> Result<(Trajectory, Trajectory), LbError> {
+    let opts = FluidOptions::default();
+    let mut finer = opts;
+    finer.tol.abs /= FLUID_TOLERANCE_RATIO;
+    finer.tol.rel /= FLUID_TOLERANCE_RATIO;
+    let a = trajectory(model, limit, init, times, &opts)?;
+    let b = trajectory(model, limit, init, times, &finer)?;
+    Ok((a, b))
+}
+
+/// The largest difference between two trajectories at their times (missing levels 0).
+pub fn fluid_difference(a: &Trajectory, b: &Trajectory) -> f64 {
+    let mut m: f64 = 0.0;
+    for (x, y) in a.occupancy.iter().zip(&b.occupancy) {
+        for i in 0..x.len().max(y.len()) {
+            let u = x.get(i).copied().unwrap_or(0.0);
+            let v = y.get(i).copied().unwrap_or(0.0);
+            m = m.max((u - v).abs());
+        }
+    }
+    m
+}
+
+/// The record of `jsq fluid` (keys `times[], occupancy[][], tolerance`, then
+/// `error_estimate`, `limit`, `levels`, `switches`, `notes`).
+pub fn fluid_record(
+    model: &Model,
+    spec: &DSpec,
+    init: &[f64],
+    times: &[f64],
+) -> Result<Record, LbError> {
+    let limit = Limit::from_spec(spec)?;
+    let (a, b) = fluid_pair(model, limit, init, times)?;
+    let rows: Vec<Vec<String>> = a
+        .occupancy
+        .iter()
+        .zip(&b.occupancy)
+        .map(|(x, y)| {
+            (0..x.len().max(y.len()))
+                .map(|i| {
+                    agreeing(
+                        x.get(i).copied().unwrap_or(0.0),
+                        y.get(i).copied().unwrap_or(0.0),
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    let mut rec = Record::default();
+    rec.texts(
+        "times",
+        &times.iter().map(|t| exact_f64(*t)).collect::<Vec<_>>(),
+    )
+    .text_rows("occupancy", &rows)
+    .text("tolerance", sci(a.tolerance.abs.max(a.tolerance.rel), 3))
+    .text("error_estimate", sci(fluid_difference(&a, &b), 3))
+    .text("model", model.kind().name())
+    .text("lambda", model.lambda_text())
+    .text("d", spec.text())
+    .text("buffer", buffer_text(model))
+    .text("limit", limit_text(limit))
+    .int("levels", a.levels as u64);
+    if limit == Limit::Jsq {
+        rec.int("switches", b.switches.len().saturating_sub(1) as u64);
+    }
+    let mut notes = limit_notes(spec, limit);
+    notes.push(format!(
+        "occupancy[k] lists q_1, q_2, ... at times[k] while q_i >= {}",
+        sci(a.truncation, 1)
+    ));
+    notes.push(format!(
+        "integrated (Dormand-Prince 5(4)) at tolerance {} and {} (absolute and relative); values show the digits on which both agree, error_estimate is their largest difference",
+        sci(a.tolerance.abs, 1),
+        sci(b.tolerance.abs, 1)
+    ));
+    if limit == Limit::Jsq {
+        notes.push("JSQ's discontinuous right-hand side is integrated by modes: full levels are held at exactly 1 while the sliding condition holds (no chattering)".into());
+    }
+    rec.texts("notes", &notes);
+    Ok(rec)
+}
+
+/// Significant digits of `x` that an absolute error `err` leaves certain (at least 1, at
+/// most [`F64_DIGITS`]).
+///
+/// ```
+/// use taskassign::report::jsq::digits_within;
+/// assert_eq!(digits_within(0.123456789, 1e-6), 5);
+/// assert_eq!(digits_within(0.5, 0.0), 15);
+/// ```
+pub fn digits_within(x: f64, err: f64) -> u32 {
+    if x == 0.0 || err <= 0.0 {
+        return F64_DIGITS;
+    }
+    let d = (x.abs() / err).log10().floor();
+    if d.is_finite() {
+        (d as i64).clamp(1, i64::from(F64_DIGITS)) as u32
+    } else {
+        1
+    }
+}
+
+/// The error estimate of an exact value x: the truncation's last change plus the solve's
+/// relative accuracy.
+fn exact_error(r: &ExactResult, x: f64) -> f64 {
+    r.truncation_change.unwrap_or(0.0) + EXACT_SOLVE_RELATIVE * x.abs().max(f64::MIN_POSITIVE)
+}
+
+/// The record of `jsq exact` (keys `mean_tasks, occupancy[], blocking, states,
+/// truncation`, then the system, `truncation_change`, `residual`, `notes`).
+pub fn exact_record(system: &System, spec: &DSpec) -> Result<Record, LbError> {
+    let r = exact(system, &ExactOptions::default())?;
+    let show = |x: f64| sci(x, digits_within(x, exact_error(&r, x)) as usize);
+    // Levels while at least one digit is certain.
+    let occ: Vec<String> = r
+        .occupancy
+        .iter()
+        .take_while(|&&q| q >= EXACT_OCCUPANCY_FLOOR && q > EXACT_DIGIT_MARGIN * exact_error(&r, q))
+        .map(|&q| show(q))
+        .collect();
+    let model = system.model();
+    let mut rec = Record::default();
+    rec.text("mean_tasks", show(r.mean_tasks))
+        .texts("occupancy", &occ)
+        .text("blocking", show(r.blocking))
+        .int("states", r.states as u64)
+        .text(
+            "truncation",
+            match r.truncation {
+                None => "none (finite buffer: every state)".to_string(),
+                Some(t) => format!(
+                    "shortest queue <= {}, longest - shortest <= {}",
+                    t.min_level, t.spread
+                ),
+            },
+        )
+        .text("model", model.kind().name())
+        .int("servers", system.servers())
+        .text("lambda", model.lambda_text())
+        .text("d", spec.text())
+        .int("d_used", system.d().d)
+        .text("sampling", system.sampling().name())
+        .text("buffer", buffer_text(model))
+        .text(
+            "truncation_change",
+            r.truncation_change
+                .map_or_else(|| "0".into(), |c| sci(c, 3)),
+        )
+        .text("residual", sci(r.residual, 3));
+    let mut notes = d_notes(spec, system.servers(), system.d());
+    if r.truncation.is_some() {
+        notes.push("the infinite buffer is truncated in the shortest queue and in the spread, grown until no printed value moves by more than 1e-10 (truncation_change: the last move)".into());
+    }
+    notes.push(format!(
+        "values show the digits their error (truncation_change + {} relative) leaves certain; occupancy lists q_i while one digit is",
+        sci(EXACT_SOLVE_RELATIVE, 1)
+    ));
+    if model.buffer().is_some() {
+        notes.push(
+            "blocking: the probability that all d sampled servers are full (PASTA: the fraction of arrivals discarded)"
+                .into(),
+        );
+    }
+    rec.texts("notes", &notes);
+    Ok(rec)
+}
+
+/// A `jsq simulate` request.
+#[derive(Debug, Clone)]
+pub struct SimulateRequest {
+    /// The system (λ already resolved, also in the Halfin–Whitt regime).
+    pub system: System,
+    /// d as given.
+    pub spec: DSpec,
+    /// β of the Halfin–Whitt regime λ(N) = N − β√N, when given.
+    pub halfin_whitt: Option<f64>,
+    /// Warm-up and measured time.
+    pub plan: Plan,
+    /// Replications.
+    pub replications: usize,
+    /// Base seed.
+    pub seed: u64,
+    /// Worker threads (`None`: all cores).
+    pub threads: Option<usize>,
+}
+
+/// Estimate of a simulated level that is never reached.
+const ZERO: Estimate = Estimate {
+    mean: 0.0,
+    half_width: 0.0,
+    replications: 0,
+    count: 0,
+};
+
+/// Runs a `jsq simulate` request: the occupancy simulator with the distance to JSQ's fluid
+/// fixed point measured when that fixed point exists. Returns the summary, the wall time
+/// in seconds and the notes of the run.
+pub fn run_simulation(
+    req: &SimulateRequest,
+    progress: Option<Progress>,
+) -> Result<(Summary, f64, Vec<String>), LbError> {
+    let mut notes = d_notes(&req.spec, req.system.servers(), req.system.d());
+    let mut plan = req.plan.clone();
+    match jsq_reference(req.system.model()) {
+        Ok(r) => plan.reference = r,
+        Err(e) => notes.push(format!("no distance: {e}")),
+    }
+    let sim = OccupancySim::new(&req.system, &plan)?;
+    let mut runner = Replicator::new(req.seed, 0, req.replications)?;
+    if let Some(t) = req.threads {
+        runner = runner.threads(t);
+    }
+    let t0 = std::time::Instant::now();
+    let (_, s) = simulate(&req.system, &sim, &runner, progress)?;
+    Ok((s, t0.elapsed().as_secs_f64(), notes))
+}
+
+/// The record of `jsq simulate` (the contract's keys, then the run's description and the
+/// notes).
+pub fn simulate_record(
+    req: &SimulateRequest,
+    s: &Summary,
+    seconds: f64,
+    notes: &[String],
+) -> Record {
+    let mut rec = Record::default();
+    let sys = &req.system;
+    estimate(&mut rec, "mean_tasks", &s.mean_tasks);
+    estimate_vector(&mut rec, "occupancy", &s.occupancy);
+    estimate(&mut rec, "blocking", &s.blocking);
+    rec.int("d_used", sys.d().d)
+        .int("samples_per_arrival", sys.d().d)
+        .int("events", s.events)
+        .text(
+            "events_per_second",
+            sci(
+                s.events as f64 / seconds.max(f64::MIN_POSITIVE),
+                HALF_WIDTH_DIGITS,
+            ),
+        );
+    if req.halfin_whitt.is_some() {
+        let idle = s.scaled_occupancy.first().copied().unwrap_or(ZERO);
+        let q2 = s.scaled_occupancy.get(1).copied().unwrap_or(ZERO);
+        estimate(&mut rec, "scaled_idle", &idle);
+        estimate(&mut rec, "scaled_q2", &q2);
+        estimate_vector(&mut rec, "scaled_occupancy", &s.scaled_occupancy);
+        estimate(&mut rec, "scaled_idle_sd", &s.scaled_idle_sd);
+    }
+    if let Some(d) = &s.distance {
+        estimate(&mut rec, "distance", d);
+    }
+    let model = sys.model();
+    rec.text("model", model.kind().name())
+        .int("servers", sys.servers())
+        .text("lambda", model.lambda_text())
+        .text("d", req.spec.text())
+        .text("sampling", sys.sampling().name())
+        .text("buffer", buffer_text(model))
+        .text("time", exact_f64(req.plan.horizon))
+        .text("warmup", exact_f64(req.plan.warmup))
+        .int("replications", req.replications as u64)
+        .int("seed", req.seed)
+        .text("generator", GENERATOR);
+    if let Some(b) = req.halfin_whitt {
+        rec.text("halfin_whitt", exact_f64(b));
+    }
+    let mut notes = notes.to_vec();
+    if let Some(b) = req.halfin_whitt {
+        notes.push(format!(
+            "Halfin-Whitt regime: lambda(N) = N - beta sqrt(N), lambda = 1 - {}/sqrt(N) per server; scaled_occupancy = ((N - Q_1)/sqrt N, Q_2/sqrt N, ...)",
+            exact_f64(b)
+        ));
+        if model.kind() == ModelKind::Queues {
+            notes.push("for queues E[(N - Q_1)/sqrt N] = beta under every policy (busy servers carry the load): the spread scaled_idle_sd and scaled_q2 are what separate policies".into());
+        }
+    }
+    if s.distance.is_some() {
+        notes.push(
+            "distance: time average of sum_i |Q_i/N - q*_i|, q* JSQ's fluid fixed point".into(),
+        );
+    }
+    if s.levels_beyond.mean > 0.0 {
+        notes.push(format!(
+            "tasks above level {} are not in occupancy[] ({} per server; mean_tasks includes them)",
+            s.occupancy.len(),
+            sci(s.levels_beyond.mean, 3)
+        ));
+    }
+    notes.push(format!(
+        "half-widths: 95% Student-t over {} independent replications, each measured over time {} after a warm-up of {} from empty",
+        req.replications,
+        exact_f64(req.plan.horizon),
+        exact_f64(req.plan.warmup)
+    ));
+    notes.push("events (arrivals and departures, warm-up included) per second of wall time over all threads".into());
+    rec.texts("notes", &notes);
+    rec
+}

@@ -1,0 +1,578 @@
+//! The `jsq` commands' contract (issue 11, "Command line"): the keys of each subcommand,
+//! numbers as decimal strings, values against closed forms computed independently,
+//! one-line errors with exit status 2 for bad input, and simulated output that does not
+//! depend on `--threads`.
+
+use assert_cmd::Command;
+use serde_json::{Map, Value};
+use std::time::Duration;
+
+/// Exit status for bad input (ARCHITECTURE.md, "Errors and exit statuses").
+const EXIT_BAD_INPUT: i32 = 2;
+/// Longest any invocation may take.
+const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn taskassign() -> Command {
+    let mut c = Command::cargo_bin("taskassign").expect("binary taskassign is built");
+    c.timeout(RUN_TIMEOUT);
+    c
+}
+
+fn json(args: &[&str]) -> Map<String, Value> {
+    let out = taskassign()
+        .arg("jsq")
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "nothing on stderr (no progress when it is not a terminal)"
+    );
+    match serde_json::from_slice(&out.stdout).expect("one JSON object") {
+        Value::Object(m) => m,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+/// A decimal string in scientific notation (d.ddd…e±X) or "0".
+fn is_decimal(s: &str) -> bool {
+    s == "0" || {
+        let t = s.strip_prefix('-').unwrap_or(s);
+        match t.split_once('e') {
+            Some((m, e)) => {
+                !m.is_empty()
+                    && m.chars().all(|c| c.is_ascii_digit() || c == '.')
+                    && e.trim_start_matches('-').parse::<u32>().is_ok()
+            }
+            None => false,
+        }
+    }
+}
+
+fn has_keys(m: &Map<String, Value>, keys: &[&str]) {
+    let got: Vec<&String> = m.keys().collect();
+    for (i, k) in keys.iter().enumerate() {
+        assert_eq!(
+            got.get(i).map(|s| s.as_str()),
+            Some(*k),
+            "key order: {got:?}"
+        );
+    }
+}
+
+fn num(m: &Map<String, Value>, k: &str) -> f64 {
+    let s = m[k]
+        .as_str()
+        .unwrap_or_else(|| panic!("{k} is not a string"));
+    assert!(is_decimal(s), "{k} = {s}");
+    s.parse().expect("parses")
+}
+
+fn nums(m: &Map<String, Value>, k: &str) -> Vec<f64> {
+    m[k].as_array()
+        .unwrap_or_else(|| panic!("{k} is not an array"))
+        .iter()
+        .map(|v| {
+            let s = v.as_str().expect("a string");
+            assert!(is_decimal(s), "{k}: {s}");
+            s.parse().expect("parses")
+        })
+        .collect()
+}
+
+fn text(m: &Map<String, Value>, k: &str) -> String {
+    m[k].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn fixed_point_keys_and_closed_forms() {
+    // Queues, d = 2, λ = 0.9: s_i = 0.9^(2^i − 1) (Mitzenmacher 1996; Vvedenskaya et al.
+    // 1996), exact decimals: 0.9, 0.729, 0.4782969, 0.205891132094649.
+    let m = json(&[
+        "fixed-point",
+        "--model",
+        "queues",
+        "--lambda",
+        "0.9",
+        "--d",
+        "2",
+        "--digits",
+        "20",
+    ]);
+    has_keys(
+        &m,
+        &[
+            "model",
+            "lambda",
+            "d",
+            "buffer",
+            "occupancy",
+            "mean_tasks",
+            "mean_sojourn",
+            "blocking",
+            "digits",
+        ],
+    );
+    let occ: Vec<String> = m["occupancy"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(occ[0], "9.0000000000000000000e-1");
+    assert_eq!(occ[1], "7.2900000000000000000e-1");
+    assert_eq!(occ[2], "4.7829690000000000000e-1");
+    assert_eq!(occ[3], "2.0589113209464900000e-1");
+    assert_eq!(m["digits"], 20);
+    assert_eq!(text(&m, "buffer"), "inf");
+    // Little: mean sojourn = mean tasks / λ.
+    assert!((num(&m, "mean_sojourn") - num(&m, "mean_tasks") / 0.9).abs() < 1e-15);
+    // Pools, d → ∞ (a growing formula), λ = 2.5: min{1, max{0, λ − i + 1}} = (1, 1, 0.5),
+    // sojourn exactly 1; the note says how the formula was read.
+    let p = json(&[
+        "fixed-point",
+        "--model",
+        "pools",
+        "--lambda",
+        "2.5",
+        "--d",
+        "log(N)",
+    ]);
+    assert_eq!(nums(&p, "occupancy"), vec![1.0, 1.0, 0.5]);
+    assert_eq!(num(&p, "mean_sojourn"), 1.0);
+    assert!(p["notes"].to_string().contains("JSQ's fluid limit"));
+    // Pools, d = 2, B = 4: blocking is q_B^d, the probability that both sampled pools are
+    // full — not the fraction q_B.
+    let b = json(&[
+        "fixed-point",
+        "--model",
+        "pools",
+        "--lambda",
+        "2.5",
+        "--d",
+        "2",
+        "--buffer",
+        "4",
+        "--digits",
+        "15",
+    ]);
+    let q = nums(&b, "occupancy");
+    assert_eq!(q.len(), 4);
+    let blocking = num(&b, "blocking");
+    assert!(
+        (blocking - q[3] * q[3]).abs() < 1e-14 * blocking,
+        "{blocking} vs {}",
+        q[3]
+    );
+    assert!(b["notes"]
+        .to_string()
+        .contains("all d = 2 sampled servers are full"));
+}
+
+#[test]
+fn fluid_keys_and_a_closed_form_trajectory() {
+    // JSQ's fluid limit for queues from empty at λ = 0.5: only level 1 fills,
+    // dq_1/dt = λ − q_1, so q_1(t) = λ(1 − e^(−t)) (derived in lb::fluid's tests).
+    let m = json(&[
+        "fluid", "--model", "queues", "--lambda", "0.5", "--times", "0,1,2.5",
+    ]);
+    has_keys(&m, &["times", "occupancy", "tolerance"]);
+    let rows = m["occupancy"].as_array().expect("rows");
+    assert_eq!(rows.len(), 3);
+    assert!(rows[0].as_array().unwrap().is_empty(), "empty at t = 0");
+    for (row, t) in rows[1..].iter().zip([1.0f64, 2.5]) {
+        let q1: f64 = row[0].as_str().unwrap().parse().unwrap();
+        let want = 0.5 * (1.0 - (-t).exp());
+        assert!((q1 - want).abs() < 1e-9, "t {t}: {q1} vs {want}");
+    }
+    assert!(num(&m, "error_estimate") < 1e-9);
+    // A start with levels that are not a tail is bad input.
+    let out = taskassign()
+        .args([
+            "jsq", "fluid", "--model", "pools", "--lambda", "2", "--init", "0.2,0.5", "--times",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(EXIT_BAD_INPUT));
+}
+
+#[test]
+fn exact_keys_and_one_server_closed_forms() {
+    // N = 1, d = 1 is the M/M/1 queue: q_i = λ^i, mean tasks λ/(1 − λ) = 1 at λ = 1/2
+    // (the truncated chain's error is below 1e-10).
+    let m = json(&[
+        "exact",
+        "--model",
+        "queues",
+        "--servers",
+        "1",
+        "--lambda",
+        "0.5",
+        "--d",
+        "1",
+    ]);
+    has_keys(
+        &m,
+        &[
+            "mean_tasks",
+            "occupancy",
+            "blocking",
+            "states",
+            "truncation",
+        ],
+    );
+    assert!((num(&m, "mean_tasks") - 1.0).abs() < 1e-9);
+    for (i, q) in nums(&m, "occupancy").iter().take(10).enumerate() {
+        assert!((q - 0.5f64.powi(i as i32 + 1)).abs() < 1e-9, "q_{}", i + 1);
+    }
+    // M/M/1/2: P(n) ∝ λ^n, blocking P(2) = λ²/(1 + λ + λ²) = 1/7 at λ = 1/2.
+    let b = json(&[
+        "exact",
+        "--model",
+        "queues",
+        "--servers",
+        "1",
+        "--lambda",
+        "0.5",
+        "--d",
+        "1",
+        "--buffer",
+        "2",
+    ]);
+    assert!((num(&b, "blocking") - 1.0 / 7.0).abs() < 1e-12);
+    assert_eq!(b["states"], 3);
+    // Pools with d = 1 and no capacity: each pool is M/M/∞ with load λ (Poisson tail),
+    // q_1 = 1 − e^(−λ) at λ = 1.
+    let p = json(&[
+        "exact",
+        "--model",
+        "pools",
+        "--servers",
+        "2",
+        "--lambda",
+        "1",
+        "--d",
+        "1",
+    ]);
+    assert!((nums(&p, "occupancy")[0] - (1.0 - (-1.0f64).exp())).abs() < 1e-9);
+    // d as a formula at N, rounded up: sqrt(N) at N = 3 is 1.73…, d_used = 2.
+    let f = json(&[
+        "exact",
+        "--model",
+        "queues",
+        "--servers",
+        "3",
+        "--lambda",
+        "0.5",
+        "--d",
+        "sqrt(N)",
+    ]);
+    assert_eq!(f["d_used"], 2);
+    assert!(f["notes"].to_string().contains("rounded up to d = 2"));
+}
+
+/// The keys `jsq simulate` must print, in order.
+const SIM_KEYS: &[&str] = &[
+    "mean_tasks",
+    "mean_tasks_half_width",
+    "occupancy",
+    "occupancy_half_width",
+    "blocking",
+    "blocking_half_width",
+    "d_used",
+    "samples_per_arrival",
+    "events",
+    "events_per_second",
+];
+
+#[test]
+fn simulate_keys_formulas_and_thread_independence() {
+    let args = [
+        "simulate",
+        "--model",
+        "queues",
+        "--servers",
+        "1000",
+        "--lambda",
+        "0.9",
+        "--d",
+        "sqrt(N)*log(N)",
+        "--time",
+        "20",
+        "--replications",
+        "4",
+        "--seed",
+        "3",
+    ];
+    let mut one = json(&[&args[..], &["--threads", "1"]].concat());
+    let mut two = json(&[&args[..], &["--threads", "2"]].concat());
+    has_keys(&one, SIM_KEYS);
+    // √1000 · ln 1000 = 218.44…, rounded up.
+    assert_eq!(one["d_used"], 219);
+    assert_eq!(one["samples_per_arrival"], 219);
+    assert!(num(&one, "events_per_second") > 0.0);
+    assert!(one["notes"].to_string().contains("rounded up to d = 219"));
+    let hw = nums(&one, "occupancy_half_width");
+    assert_eq!(hw.len(), nums(&one, "occupancy").len());
+    // Busy servers carry the load: q_1 = λ in stationarity (4 half-widths).
+    let q1 = nums(&one, "occupancy")[0];
+    assert!((q1 - 0.9).abs() <= 4.0 * hw[0], "{q1} ± {}", hw[0]);
+    one.remove("events_per_second");
+    two.remove("events_per_second");
+    assert_eq!(one, two, "the numbers do not depend on --threads");
+    // A formula larger than N is capped, and the output says so.
+    let c = json(&[
+        "simulate",
+        "--model",
+        "pools",
+        "--servers",
+        "50",
+        "--lambda",
+        "1.5",
+        "--d",
+        "2*N",
+        "--time",
+        "5",
+        "--replications",
+        "2",
+    ]);
+    assert_eq!(c["d_used"], 50);
+    assert!(c["notes"].to_string().contains("capped at d = N"));
+}
+
+#[test]
+fn simulate_in_the_halfin_whitt_regime() {
+    // λ(N) = N − β√N at N = 400, β = 1: λ = 1 − 1/20 = 0.95 per server; the mean of
+    // (N − Q_1)/√N is β for every policy (4 half-widths).
+    let m = json(&[
+        "simulate",
+        "--model",
+        "queues",
+        "--servers",
+        "400",
+        "--halfin-whitt",
+        "1",
+        "--d",
+        "2",
+        "--time",
+        "200",
+        "--replications",
+        "4",
+    ]);
+    has_keys(&m, SIM_KEYS);
+    for k in [
+        "scaled_idle",
+        "scaled_idle_half_width",
+        "scaled_q2",
+        "scaled_q2_half_width",
+        "scaled_occupancy",
+        "scaled_occupancy_half_width",
+    ] {
+        assert!(m.contains_key(k), "{k}");
+    }
+    assert_eq!(text(&m, "lambda"), "9.5e-1");
+    let (idle, hw) = (num(&m, "scaled_idle"), num(&m, "scaled_idle_half_width"));
+    assert!((idle - 1.0).abs() <= 4.0 * hw, "{idle} ± {hw}");
+    let scaled = nums(&m, "scaled_occupancy");
+    assert_eq!(scaled[0], idle);
+    assert_eq!(scaled[1], num(&m, "scaled_q2"));
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    for args in [
+        // λ ≥ 1 for unbuffered queues
+        &["fixed-point", "--model", "queues", "--lambda", "1.2"][..],
+        &[
+            "simulate",
+            "--model",
+            "queues",
+            "--servers",
+            "10",
+            "--lambda",
+            "1",
+            "--d",
+            "2",
+        ],
+        // d > N, d < 1, a formula it cannot read
+        &[
+            "exact",
+            "--model",
+            "queues",
+            "--servers",
+            "3",
+            "--lambda",
+            "0.5",
+            "--d",
+            "4",
+        ],
+        &[
+            "fixed-point",
+            "--model",
+            "queues",
+            "--lambda",
+            "0.5",
+            "--d",
+            "0",
+        ],
+        &[
+            "simulate",
+            "--model",
+            "queues",
+            "--servers",
+            "10",
+            "--lambda",
+            "0.5",
+            "--d",
+            "sqrt(N",
+        ],
+        &[
+            "simulate",
+            "--model",
+            "queues",
+            "--servers",
+            "10",
+            "--lambda",
+            "0.5",
+            "--d",
+            "foo(N)",
+        ],
+        // N < 1, B < 1
+        &[
+            "simulate",
+            "--model",
+            "pools",
+            "--servers",
+            "0",
+            "--lambda",
+            "0.5",
+            "--d",
+            "1",
+        ],
+        &[
+            "fixed-point",
+            "--model",
+            "pools",
+            "--lambda",
+            "2",
+            "--buffer",
+            "0",
+        ],
+        &[
+            "exact",
+            "--model",
+            "pools",
+            "--servers",
+            "2",
+            "--lambda",
+            "2",
+            "--d",
+            "1",
+            "--buffer",
+            "-1",
+        ],
+        // λ and β together, β ≥ √N, no rate
+        &[
+            "simulate",
+            "--model",
+            "queues",
+            "--servers",
+            "4",
+            "--lambda",
+            "0.5",
+            "--halfin-whitt",
+            "1",
+            "--d",
+            "2",
+        ],
+        &[
+            "simulate",
+            "--model",
+            "queues",
+            "--servers",
+            "4",
+            "--halfin-whitt",
+            "2",
+            "--d",
+            "2",
+        ],
+        &[
+            "simulate",
+            "--model",
+            "queues",
+            "--servers",
+            "4",
+            "--d",
+            "2",
+        ],
+        // times, replications, threads
+        &[
+            "fluid", "--model", "queues", "--lambda", "0.5", "--times", "2,1",
+        ],
+        &[
+            "simulate",
+            "--model",
+            "queues",
+            "--servers",
+            "4",
+            "--lambda",
+            "0.5",
+            "--d",
+            "2",
+            "--replications",
+            "1",
+        ],
+        &[
+            "simulate",
+            "--model",
+            "queues",
+            "--servers",
+            "4",
+            "--lambda",
+            "0.5",
+            "--d",
+            "2",
+            "--threads",
+            "0",
+        ],
+        &[
+            "simulate",
+            "--model",
+            "queues",
+            "--servers",
+            "4",
+            "--lambda",
+            "0.5",
+            "--d",
+            "2",
+            "--time",
+            "-1",
+        ],
+        // an exact chain too large
+        &[
+            "exact",
+            "--model",
+            "queues",
+            "--servers",
+            "200",
+            "--lambda",
+            "0.9",
+            "--d",
+            "2",
+        ],
+    ] {
+        let out = taskassign().arg("jsq").args(args).output().expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(EXIT_BAD_INPUT), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
