@@ -779,3 +779,39 @@ fn merge_writes_into_a_pipe_without_replacing_it() {
     let got = reader.wait_with_output().expect("the reader").stdout;
     assert_eq!(got, csv);
 }
+
+#[test]
+fn a_two_word_command_sweeps_and_keeps_its_numbers() {
+    // `jsq fixed-point` for queues: the power-of-d fixed point is s_k = λ^((d^k − 1)/(d − 1))
+    // (Vvedenskaya, Dobrushin & Karpelevich 1996; Mitzenmacher 2001), so s_2 = λ^(d + 1) and
+    // s_3 = λ^(d² + d + 1), here checked for d = 2, 3 at λ = 0.5, 0.9 to 1e-12 relative
+    // (the record carries 30 certified digits).
+    let t = tempfile::tempdir().expect("tempdir");
+    let g = write(
+        t.path(),
+        "g.toml",
+        "command = \"jsq fixed-point\"\n[options]\nmodel = \"queues\"\nlambda = \"{l}\"\nd = \"{d}\"\n\
+         [grid]\nl = [\"0.5\", \"0.9\"]\nd = [2, 3]\n",
+    );
+    let d = t.path().join("out");
+    ok(&["sweep", p(&g), "--shard", "0/1", "--out", p(&d)]);
+    let out = t.path().join("m.jsonl");
+    merged(&[&d], &g, &out);
+    let ls = lines(&out);
+    assert_eq!(ls.len(), 4);
+    for l in ls {
+        let lam: f64 = l["point"]["l"].as_str().expect("l").parse().expect("l");
+        let dd: i32 = l["point"]["d"].as_str().expect("d").parse().expect("d");
+        let occ = l["result"]["occupancy"].as_array().expect("occupancy");
+        for (k, s) in occ.iter().enumerate().skip(1).take(3) {
+            let got: f64 = s.as_str().expect("a decimal").parse().expect("a number");
+            // s_k with k counted from 1: exponent (d^k − 1)/(d − 1); occupancy[0] is s_1 = λ.
+            let k = k as i32 + 1;
+            let want = lam.powi((dd.pow(k as u32) - 1) / (dd - 1));
+            assert!(
+                (got - want).abs() <= 1e-12 * want,
+                "λ={lam} d={dd} s_{k}: {got} vs {want}"
+            );
+        }
+    }
+}
