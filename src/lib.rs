@@ -29,6 +29,7 @@ pub mod prelude;
 pub mod redundancy;
 pub mod report;
 pub mod sim;
+pub mod sweep;
 
 pub use error::{Error, ErrorKind};
 
@@ -47,4 +48,16 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     cli::run(args)
+}
+
+/// A command line run in this process without printing (program name first): its stdout
+/// and exit status, or its exit status and one-line error. What `sweep` does for each
+/// point; the door for benchmarks that compare a sweep with the command it runs.
+#[doc(hidden)]
+pub fn run_command_line_captured<I, T>(args: I) -> Result<(String, i32), (i32, String)>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    cli::run_captured(args)
 }

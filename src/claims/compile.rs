@@ -990,3 +990,6 @@ pub fn load_paths(paths: &[PathBuf]) -> Result<Vec<Claim>, ClaimError> {
     }
     Ok(claims)
 }
+
+mod sweep_quantity;
+pub use sweep_quantity::compile_quantity;

@@ -15,6 +15,7 @@ mod design;
 mod jsq;
 mod redundancy;
 mod simulate;
+mod sweep;
 mod tables;
 
 use crate::error::{Classify, ErrorKind};
@@ -65,6 +66,13 @@ enum Command {
     /// Redundancy scheduling with cancel-on-complete ([ARV22]): exact values, simulation
     /// and stability of nested systems under FCFS, ROS and LRF/MRF x FCFS/ROS.
     Redundancy(redundancy::RedundancyArgs),
+    /// Run one shard of a parameter sweep (a grid file over any command or claim
+    /// quantity): one JSON line per point, resumable; --plan prints the point count, a
+    /// cost estimate and ready-to-run Slurm and GNU parallel lines.
+    Sweep(sweep::SweepArgs),
+    /// Merge the shard files of sweeps into one sorted JSONL and one CSV; with --grid,
+    /// exit 1 while points are missing and name the shards to rerun.
+    Merge(sweep::MergeArgs),
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -358,6 +366,92 @@ fn emit(s: &str) -> Result<(), i32> {
     }
 }
 
+/// What a command line produced, before anything is printed: the text for stdout and the
+/// exit status, or the exit status of a failure and its one-line message.
+pub(crate) type Ran = Result<(String, i32), (i32, String)>;
+
+/// A parse that did not give a command: help or version text for stdout (exit 0), or
+/// clap's error as one line (exit 2).
+enum NotRun {
+    Shown(String),
+    Bad(String),
+}
+
+/// Parses `args` (program name first) with clap.
+fn parse<I, T>(args: I) -> Result<Cli, NotRun>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    Cli::try_parse_from(args).map_err(|e| {
+        use clap::error::ErrorKind;
+        if matches!(
+            e.kind(),
+            ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+        ) {
+            return NotRun::Shown(e.to_string());
+        }
+        // clap's message up to its first blank line (the indented lines after
+        // "required arguments were not provided:" name the options), joined into one
+        // clear line; the usage and help hints after it are dropped.
+        let msg = e.to_string();
+        let first: Vec<&str> = msg
+            .lines()
+            .map(str::trim)
+            .skip_while(|l| l.is_empty())
+            .take_while(|l| !l.is_empty())
+            .collect();
+        let line = if first.is_empty() {
+            "bad arguments".to_string()
+        } else {
+            first.join(" ")
+        };
+        NotRun::Bad(line.trim_start_matches("error: ").to_string())
+    })
+}
+
+/// Runs a parsed command without printing.
+fn dispatch(command: Command) -> Ran {
+    let out = match command {
+        Command::Eval(a) => run_eval(a),
+        Command::Optimize(a) => run_optimize(a),
+        Command::Threshold(a) => run_threshold(a),
+        Command::Simulate(a) => simulate::run_simulate(a),
+        Command::Check(a) => return check::run_check(a),
+        Command::Design(a) => design::run_design(a),
+        Command::Jsq(a) => jsq::run_jsq(a),
+        Command::Redundancy(a) => redundancy::run_redundancy(a),
+        Command::Tables(a) => return tables::run_tables(a),
+        Command::Sweep(a) => return sweep::run_sweep(a),
+        Command::Merge(a) => return sweep::run_merge(a),
+    };
+    out.map(|s| (s, crate::error::EXIT_OK))
+}
+
+/// Runs the command line `args` (program name first) in this process without printing
+/// anything: what [`run`] would print on stdout and its exit status, or a failure's exit
+/// status and message (without the `taskassign: error:` prefix). `sweep` runs its points
+/// through this (a point is not a new process; ARCHITECTURE.md, "The command line").
+pub(crate) fn run_captured<I, T>(args: I) -> Ran
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    match parse(args) {
+        Ok(cli) => dispatch(cli.command),
+        Err(NotRun::Shown(s)) => Ok((s, crate::error::EXIT_OK)),
+        Err(NotRun::Bad(line)) => Err((EXIT_BAD_INPUT, line)),
+    }
+}
+
+/// The clap definition of the whole command line (for `sweep`, which checks a grid's
+/// options against the command it names).
+pub(crate) fn command_definition() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
+
 /// Runs the command line `args` (program name first); prints results on stdout and a
 /// single-line error on stderr; returns the exit status.
 pub fn run<I, T>(args: I) -> i32
@@ -365,60 +459,16 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match parse(args) {
         Ok(c) => c,
-        Err(e) => {
-            use clap::error::ErrorKind;
-            if matches!(
-                e.kind(),
-                ErrorKind::DisplayHelp
-                    | ErrorKind::DisplayVersion
-                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-            ) {
-                return emit(&e.to_string()).err().unwrap_or(0);
-            }
-            // clap's message up to its first blank line (the indented lines after
-            // "required arguments were not provided:" name the options), joined into one
-            // clear line; the usage and help hints after it are dropped.
-            let msg = e.to_string();
-            let first: Vec<&str> = msg
-                .lines()
-                .map(str::trim)
-                .skip_while(|l| l.is_empty())
-                .take_while(|l| !l.is_empty())
-                .collect();
-            let line = if first.is_empty() {
-                "bad arguments".to_string()
-            } else {
-                first.join(" ")
-            };
-            eprintln!("taskassign: {}", line.trim_start_matches("error: "));
+        Err(NotRun::Shown(s)) => return emit(&s).err().unwrap_or(0),
+        Err(NotRun::Bad(line)) => {
+            eprintln!("taskassign: {line}");
             return EXIT_BAD_INPUT;
         }
     };
-    let out = match cli.command {
-        Command::Eval(a) => run_eval(a),
-        Command::Optimize(a) => run_optimize(a),
-        Command::Threshold(a) => run_threshold(a),
-        Command::Simulate(a) => simulate::run_simulate(a),
-        Command::Check(a) => match check::run_check(a) {
-            Ok((s, code)) => {
-                return emit(&s).err().unwrap_or(code);
-            }
-            Err(e) => Err(e),
-        },
-        Command::Design(a) => design::run_design(a),
-        Command::Jsq(a) => jsq::run_jsq(a),
-        Command::Redundancy(a) => redundancy::run_redundancy(a),
-        Command::Tables(a) => match tables::run_tables(a) {
-            Ok((s, code)) => {
-                return emit(&s).err().unwrap_or(code);
-            }
-            Err(e) => Err(e),
-        },
-    };
-    match out {
-        Ok(s) => emit(&s).err().unwrap_or(0),
+    match dispatch(cli.command) {
+        Ok((s, code)) => emit(&s).err().unwrap_or(code),
         Err((code, msg)) => {
             let what = if code == EXIT_NUMERICAL {
                 "numerical failure (the input is valid; the computation did not get through)"

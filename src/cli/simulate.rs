@@ -58,9 +58,13 @@ pub(super) struct SimulateArgs {
     /// Independent replications (>= 2), run in parallel.
     #[arg(long, value_name = "R", default_value_t = DEFAULT_REPLICATIONS as i64, allow_hyphen_values = true)]
     replications: i64,
-    /// Base seed: replication r of this run uses streams seeded from (seed, 0, r).
+    /// Base seed: replication r of this run uses streams seeded from (seed, point, r).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Point coordinate of the streams (default 0); `sweep` sets it to the point's key,
+    /// so a sweep point's numbers depend on nothing but the point.
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    point: u64,
     /// Jobs discarded at the start of each replication (default: jobs/10).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     warmup: Option<String>,
@@ -167,7 +171,7 @@ pub(super) fn run_simulate(a: SimulateArgs) -> Outcome {
         warmup,
         replications,
         seed: a.seed,
-        point: 0,
+        point: a.point,
     };
     let prep = prepare(&req).map_err(failed)?;
     let show_progress = std::io::stderr().is_terminal()

@@ -1,0 +1,509 @@
+//! Merging shard files: every complete line read and checked, duplicates resolved, the
+//! missing points found, and one JSONL sorted by key plus one CSV written.
+//!
+//! * A line is what [`super::shard::line`] writes: one JSON object with a 16-hex-digit
+//!   `key`. Lines of one key with the same bytes are one point (a shard run twice, or
+//!   two output folders that overlap) and merge silently; lines of one key that differ
+//!   are an error naming the key, the point and both places, and nothing is written.
+//! * An incomplete last line (a shard still running, or killed mid-write) is skipped and
+//!   counted; its point is missing until the shard is resumed.
+//! * Given the grid, every point of it must be there: the missing ones are counted and the
+//!   shards that hold them named (shard i of n holds the points at positions ≡ i mod n of
+//!   the sorted key list, [`super::grid::Shard::takes`]); a line whose key is not a point
+//!   of the grid is an error (another grid's output in the folder).
+//! * The JSONL is the unique lines in key order, byte for byte as the shards wrote them,
+//!   so a sharded and an unsharded run merge to the same file. The CSV has one row per
+//!   point: `key`, the grid variables (sorted by name), `status` (`ok` or `error`), then
+//!   every field of the records flattened (`cutoffs[0]`, `designs[0].hosts`) in the order
+//!   they first appear in key order, then `error.class`, `error.exit`, `error.message`.
+//!   A record field with the name of a grid variable is written `result.NAME`.
+//! * Both files are written to a temporary name and renamed: a reader never sees half.
+//!
+//! Parquet is not written: the Rust implementation (`parquet` with `arrow`) would add
+//! a hundred-odd crates and minutes of compile time to every build for a file the CSV
+//! already carries; any dataframe tool converts the CSV in one call.
+
+use super::grid::{key_text, parse_key, Grid};
+use super::shard::parse_file_name;
+use super::SweepError;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Lines per chunk of the parallel CSV rendering.
+const CSV_CHUNK: usize = 4096;
+
+/// What to merge and where.
+pub struct Request<'a> {
+    /// Folders of shard files (every `shard-*.jsonl` in them) or line files.
+    pub inputs: &'a [PathBuf],
+    /// The merged JSONL.
+    pub out: &'a Path,
+    /// The CSV (default: `out` with the extension `.csv`).
+    pub csv: Option<&'a Path>,
+    /// The grid the lines come from: missing points are then known.
+    pub grid: Option<&'a Grid>,
+    /// The shard count, when the file names do not give one.
+    pub shards: Option<u64>,
+}
+
+/// What a merge found.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Files read.
+    pub files: usize,
+    /// Complete lines read.
+    pub lines: usize,
+    /// Points written (unique keys).
+    pub points: usize,
+    /// Lines dropped as identical duplicates.
+    pub identical_duplicates: usize,
+    /// Points recorded as failures.
+    pub failed: usize,
+    /// Incomplete last lines skipped.
+    pub incomplete_lines: usize,
+    /// Points of the grid (with a grid).
+    pub grid_points: Option<usize>,
+    /// Points of the grid with no line (with a grid).
+    pub missing: Option<usize>,
+    /// The shard count the files were written for (when one).
+    pub shard_count: Option<u64>,
+    /// Shards to rerun: those holding missing points (with a grid), else those whose
+    /// files are absent.
+    pub missing_shards: Vec<u64>,
+    /// The JSONL written.
+    pub out: PathBuf,
+    /// The CSV written.
+    pub csv: PathBuf,
+}
+
+/// What the first pass reads of a line: its key, whether it is a failure and its
+/// variables' names; the rest is skipped without being built.
+#[derive(serde::Deserialize)]
+struct Skim {
+    key: String,
+    #[serde(default)]
+    point: BTreeMap<String, serde::de::IgnoredAny>,
+    #[serde(default)]
+    error: Option<serde::de::IgnoredAny>,
+}
+
+/// One line found.
+struct Found<'a> {
+    key: u64,
+    failed: bool,
+    vars: Vec<String>,
+    text: &'a str,
+    file: usize,
+    line: usize,
+}
+
+fn read_err(p: &Path, e: std::io::Error) -> SweepError {
+    SweepError::Read {
+        path: p.display().to_string(),
+        why: e.to_string(),
+    }
+}
+
+/// The files of the inputs: each folder's `shard-*.jsonl` (sorted), each file itself.
+fn files_of(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, SweepError> {
+    let mut out = Vec::new();
+    for i in inputs {
+        if i.is_dir() {
+            let mut fs: Vec<PathBuf> = std::fs::read_dir(i)
+                .map_err(|e| read_err(i, e))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| parse_file_name(n).is_some())
+                })
+                .collect();
+            fs.sort();
+            out.extend(fs);
+        } else if i.is_file() {
+            out.push(i.clone());
+        } else {
+            return Err(SweepError::Read {
+                path: i.display().to_string(),
+                why: "no such file or folder".into(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Writes `bytes` to `path` through a temporary file in its folder and a rename (a regular
+/// file), or directly (a device or a pipe).
+fn write_atomic(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), SweepError> {
+    let werr = |e: std::io::Error| SweepError::Write {
+        path: path.display().to_string(),
+        why: e.to_string(),
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    // Something that is not a regular file (`--csv /dev/null`, a pipe) is written as it
+    // is: a rename would replace the device or the pipe with a file.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(werr)?;
+        let mut w = std::io::BufWriter::new(&file);
+        fill(&mut w).map_err(werr)?;
+        return w.flush().map_err(werr);
+    }
+    std::fs::create_dir_all(&dir).map_err(werr)?;
+    // A temporary name of this process in the same folder (so the rename is atomic),
+    // created as any file is (the umask's permissions, not a temporary file's 0600: the
+    // merged result is for others to read).
+    let name = path.file_name().map_or_else(
+        || "merged".to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let written = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        let mut w = std::io::BufWriter::new(&file);
+        fill(&mut w)?;
+        w.flush()?;
+        drop(w);
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = written {
+        // The temporary file is removed on failure; a failure to remove it is second.
+        let _ = std::fs::remove_file(&tmp);
+        return Err(werr(e));
+    }
+    Ok(())
+}
+
+/// Flattens a JSON value into (column, text) pairs under `prefix`.
+fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&p, x, out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                flatten(&format!("{prefix}[{i}]"), x, out);
+            }
+        }
+        Value::String(s) => out.push((prefix.to_string(), s.clone())),
+        Value::Null => out.push((prefix.to_string(), String::new())),
+        other => out.push((prefix.to_string(), other.to_string())),
+    }
+}
+
+/// One CSV row's cells by column: the point's variables, `status`, the record's fields
+/// (renamed `result.NAME` where a variable has that name) and the error's.
+fn row(line: &str, vars: &BTreeSet<String>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+        return out;
+    };
+    if let Some(p) = v.get("point").and_then(|p| p.as_object()) {
+        for (k, x) in p {
+            out.push((
+                k.clone(),
+                x.as_str().map_or_else(|| x.to_string(), String::from),
+            ));
+        }
+    }
+    let ok = v.get("result").is_some();
+    out.push(("status".into(), if ok { "ok" } else { "error" }.into()));
+    if let Some(r) = v.get("result") {
+        let mut cells = Vec::new();
+        flatten("", r, &mut cells);
+        for (k, x) in cells {
+            let k = if vars.contains(&k) || k == "key" || k == "status" {
+                format!("result.{k}")
+            } else {
+                k
+            };
+            out.push((k, x));
+        }
+    }
+    if let Some(e) = v.get("error") {
+        flatten("error", e, &mut out);
+    }
+    out
+}
+
+/// A flattened column's name without its indices (`host_loads[1]` → `host_loads`).
+fn base_name(c: &str) -> String {
+    let mut out = String::with_capacity(c.len());
+    let mut depth = 0;
+    for ch in c.chars() {
+        match ch {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            _ if depth == 0 => out.push(ch),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A flattened column's indices (`designs[1].cutoffs[0]` → [1, 0]).
+fn indices(c: &str) -> Vec<usize> {
+    c.split('[')
+        .skip(1)
+        .filter_map(|p| p.split(']').next()?.parse().ok())
+        .collect()
+}
+
+/// A CSV cell: quoted when it holds a comma, a quote or a line break.
+fn cell(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Merges the shard files of `req.inputs`.
+pub fn merge(req: &Request) -> Result<Report, SweepError> {
+    let files = files_of(req.inputs)?;
+    let texts: Vec<String> = files
+        .par_iter()
+        .map(|f| std::fs::read_to_string(f).map_err(|e| read_err(f, e)))
+        .collect::<Result<_, _>>()?;
+    let mut report = Report {
+        files: files.len(),
+        ..Report::default()
+    };
+    // Every complete line, with its place.
+    let mut raw: Vec<(usize, usize, &str)> = Vec::new();
+    for (fi, t) in texts.iter().enumerate() {
+        for (li, l) in t.split_inclusive('\n').enumerate() {
+            match l.strip_suffix('\n') {
+                Some(body) => raw.push((fi, li + 1, body)),
+                None => report.incomplete_lines += 1,
+            }
+        }
+    }
+    report.lines = raw.len();
+    let place = |fi: usize, li: usize| format!("{}:{li}", files[fi].display());
+    let mut found: Vec<Found> = raw
+        .par_iter()
+        .map(|&(fi, li, body)| {
+            let data = |why: String| SweepError::Data {
+                path: files[fi].display().to_string(),
+                line: li,
+                why,
+            };
+            let h: Skim =
+                serde_json::from_str(body).map_err(|e| data(format!("not a sweep line: {e}")))?;
+            let key =
+                parse_key(&h.key).ok_or_else(|| data(format!("'{}' is not a point key", h.key)))?;
+            Ok(Found {
+                key,
+                failed: h.error.is_some(),
+                vars: h.point.into_keys().collect(),
+                text: body,
+                file: fi,
+                line: li,
+            })
+        })
+        .collect::<Result<_, SweepError>>()?;
+    found.par_sort_by_key(|f| f.key);
+    let mut unique: Vec<&Found> = Vec::with_capacity(found.len());
+    for f in &found {
+        match unique.last() {
+            Some(u) if u.key == f.key => {
+                if u.text != f.text {
+                    let point = serde_json::from_str::<serde_json::Value>(u.text)
+                        .ok()
+                        .and_then(|v| v.get("point").map(|p| p.to_string()))
+                        .unwrap_or_default();
+                    return Err(SweepError::Data {
+                        path: files[f.file].display().to_string(),
+                        line: f.line,
+                        why: format!(
+                            "point {} {point} has two different results ({} and here): the runs disagree; remove the wrong one",
+                            key_text(f.key),
+                            place(u.file, u.line)
+                        ),
+                    });
+                }
+                report.identical_duplicates += 1;
+            }
+            _ => unique.push(f),
+        }
+    }
+    report.points = unique.len();
+    report.failed = unique.iter().filter(|f| f.failed).count();
+
+    // The shard count of the files.
+    let counts: BTreeSet<u64> = files
+        .iter()
+        .filter_map(|f| f.file_name()?.to_str().and_then(parse_file_name))
+        .map(|s| s.count)
+        .collect();
+    report.shard_count = req.shards.or_else(|| {
+        if counts.len() == 1 {
+            counts.first().copied()
+        } else {
+            None
+        }
+    });
+
+    if let Some(grid) = req.grid {
+        let points = grid.points()?;
+        let pos: HashMap<u64, usize> = points.iter().enumerate().map(|(i, p)| (p.key, i)).collect();
+        if let Some(f) = unique.iter().find(|f| !pos.contains_key(&f.key)) {
+            return Err(SweepError::Data {
+                path: files[f.file].display().to_string(),
+                line: f.line,
+                why: format!(
+                    "point {} is not a point of {} (another grid's output, or the grid was changed)",
+                    key_text(f.key),
+                    grid.path
+                ),
+            });
+        }
+        report.grid_points = Some(points.len());
+        let have: std::collections::HashSet<u64> = unique.iter().map(|f| f.key).collect();
+        let missing: Vec<usize> = (0..points.len())
+            .filter(|&i| !have.contains(&points[i].key))
+            .collect();
+        report.missing = Some(missing.len());
+        if !missing.is_empty() {
+            let n = report.shard_count.ok_or_else(|| {
+                SweepError::Usage(format!(
+                    "{} points are missing, and the shard count is not known from the file names ({}): give --shards N",
+                    missing.len(),
+                    if counts.is_empty() {
+                        "none is a shard file".to_string()
+                    } else {
+                        format!("they say {}", counts.iter().map(u64::to_string).collect::<Vec<_>>().join(" and "))
+                    }
+                ))
+            })?;
+            let ids: BTreeSet<u64> = missing.iter().map(|&i| i as u64 % n).collect();
+            report.missing_shards = ids.into_iter().collect();
+        }
+    } else if let Some(n) = report.shard_count {
+        let present: BTreeSet<u64> = files
+            .iter()
+            .filter_map(|f| f.file_name()?.to_str().and_then(parse_file_name))
+            .filter(|s| s.count == n)
+            .map(|s| s.index)
+            .collect();
+        report.missing_shards = (0..n).filter(|i| !present.contains(i)).collect();
+    }
+
+    // The JSONL.
+    write_atomic(req.out, |w| {
+        for f in &unique {
+            w.write_all(f.text.as_bytes())?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })?;
+    report.out = req.out.to_path_buf();
+
+    // The CSV: columns first (in order of first appearance), then the rows.
+    let vars: BTreeSet<String> = match req.grid {
+        Some(g) => g.vars.iter().cloned().collect(),
+        None => unique.iter().flat_map(|f| f.vars.iter().cloned()).collect(),
+    };
+    let chunk_cols: Vec<Vec<String>> = unique
+        .par_chunks(CSV_CHUNK)
+        .map(|c| {
+            let mut seen = std::collections::HashSet::new();
+            let mut order = Vec::new();
+            for f in c {
+                for (k, _) in row(f.text, &vars) {
+                    if seen.insert(k.clone()) {
+                        order.push(k);
+                    }
+                }
+            }
+            order
+        })
+        .collect();
+    let mut cols: Vec<String> = vec!["key".into()];
+    cols.extend(vars.iter().cloned());
+    cols.push("status".into());
+    let mut index: HashMap<String, usize> = cols
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(|(i, c)| (c, i))
+        .collect();
+    let mut fields: Vec<String> = Vec::new();
+    let mut errors = Vec::new();
+    for c in chunk_cols.into_iter().flatten() {
+        if index.contains_key(&c) {
+            continue;
+        }
+        index.insert(c.clone(), usize::MAX);
+        if c.starts_with("error.") {
+            errors.push(c);
+        } else {
+            fields.push(c);
+        }
+    }
+    // A vector's columns side by side, in index order (`cutoffs[0]`, `cutoffs[1]`), where
+    // its name first appears.
+    let mut first: HashMap<String, usize> = HashMap::new();
+    for (i, c) in fields.iter().enumerate() {
+        first.entry(base_name(c)).or_insert(i);
+    }
+    fields.sort_by_cached_key(|c| (first[&base_name(c)], indices(c)));
+    errors.sort();
+    for c in fields.into_iter().chain(errors) {
+        index.insert(c.clone(), cols.len());
+        cols.push(c);
+    }
+    let csv_path = req
+        .csv
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| req.out.with_extension("csv"));
+    let rendered: Vec<String> = unique
+        .par_chunks(CSV_CHUNK)
+        .map(|c| {
+            let mut s = String::new();
+            for f in c {
+                let mut cells = vec![String::new(); cols.len()];
+                cells[0] = key_text(f.key);
+                for (k, v) in row(f.text, &vars) {
+                    if let Some(&i) = index.get(&k) {
+                        cells[i] = cell(&v);
+                    }
+                }
+                s.push_str(&cells.join(","));
+                s.push('\n');
+            }
+            s
+        })
+        .collect();
+    write_atomic(&csv_path, |w| {
+        let header: Vec<String> = cols.iter().map(|c| cell(c)).collect();
+        w.write_all(header.join(",").as_bytes())?;
+        w.write_all(b"\n")?;
+        for s in &rendered {
+            w.write_all(s.as_bytes())?;
+        }
+        Ok(())
+    })?;
+    report.csv = csv_path;
+    Ok(report)
+}
