@@ -232,7 +232,7 @@ def ours(args, jobs, warmup):
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     wall = time.perf_counter() - t0
     j = json.loads(out)
-    return (j["mean_response"], j["mean_response_half_width"]), \
+    return (float(j["mean_response"]), float(j["mean_response_half_width"])), \
         args.replications * (jobs + warmup) / wall
 
 
