@@ -4,6 +4,8 @@
 //! * a single fully redundant class: i.i.d. exponential copies make it an M/M/1 at the
 //!   total rate of its set; identical copies on equal servers under FCFS an M/G/1 at one
 //!   server's rate (copies that start together finish together);
+//! * the W-model's fully redundant class under FCFS: exponential response of rate
+//!   Σμ − Σλ, on its mean and its second moment (E[T²] = 2 E[T]²);
 //! * the two event engines (server clocks and the calendar of `sim::event`) job by job:
 //!   identical tallies for every policy, copy model and law;
 //! * determinism across thread counts, common random numbers (a paired difference of two
@@ -135,6 +137,62 @@ fn fully_redundant_class_iid_exponential_is_mm1_at_the_total_rate() {
             3,
         );
         within(p, r.estimates.scalar(names::RESPONSE).unwrap(), 1.0);
+    }
+}
+
+#[test]
+fn w_model_fully_redundant_class_fcfs_response_is_exponential() {
+    // Source: Gardner et al. (2016), W-model under FCFS with i.i.d. exponential copies: the
+    // response time of the fully redundant class {1,2} is Exp(θ), θ = μ1 + μ2 − Σλ, so
+    // E[T] = 1/θ and E[T²] = 2/θ² (issue 12, "limits that must hold"). Checked on the mean
+    // and on the second moment (the distribution beyond its mean), within 4 half-widths
+    // over 10 replications of 400 000 jobs. Controls: the same comparison rejects a rate
+    // 5 % off (E[T²] = 2/(1.05 θ)²) and, with the right mean, the Erlang-2 shape
+    // (E[T²] = 1.5/θ²), so the second-moment check can fail.
+    let cases = [
+        // μ = (1, 1), λ = (0.3, 0.3, 0.6): θ = 2 − 1.2 = 0.8.
+        (
+            sys(&["1", "1"], &[("1", "0.3"), ("2", "0.3"), ("1+2", "0.6")]),
+            0.8,
+        ),
+        // μ = (1, 1.5), λ = (0.3, 0.35, 0.5): θ = 2.5 − 1.15 = 1.35.
+        (
+            sys(
+                &["1", "1.5"],
+                &[("1", "0.3"), ("2", "0.35"), ("1+2", "0.5")],
+            ),
+            1.35,
+        ),
+    ];
+    for (i, (s, theta)) in cases.iter().enumerate() {
+        let r = run(
+            s,
+            Policy::parse("fcfs", false).unwrap(),
+            Copies::Iid,
+            "exp:rate=1",
+            400_000,
+            31 + i as u64,
+        );
+        let t = r.estimates.get(Key::at(names::RESPONSE, 2)).unwrap();
+        let t2 = r
+            .estimates
+            .get(Key::at(names::RESPONSE_SQUARED, 2))
+            .unwrap();
+        within(&format!("case {i} E[T]"), t, 1.0 / theta);
+        within(&format!("case {i} E[T²]"), t2, 2.0 / (theta * theta));
+        let off = 1.05 * theta;
+        assert!(
+            (t2.mean - 2.0 / (off * off)).abs() > HALF_WIDTHS * t2.half_width,
+            "case {i}: a rate 5 % off is not rejected: {} ± {}",
+            t2.mean,
+            t2.half_width
+        );
+        assert!(
+            (t2.mean - 1.5 / (theta * theta)).abs() > HALF_WIDTHS * t2.half_width,
+            "case {i}: the Erlang-2 shape is not rejected: {} ± {}",
+            t2.mean,
+            t2.half_width
+        );
     }
 }
 

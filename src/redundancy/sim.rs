@@ -27,8 +27,9 @@
 //! **Measurement** (as [`crate::sim::event::mgc`]): jobs are numbered in arrival order; the
 //! first `warmup` are discarded and the next `jobs` measured; the run continues until every
 //! measured job has left. `response` and `response[c]` are per-job means over the measured
-//! jobs; `number` and `number[c]` are time averages of the jobs in system over the window
-//! from the first measured arrival to the first arrival after the measured ones. The clock
+//! jobs, `response_squared` and `response_squared[c]` the same of T²; `number` and
+//! `number[c]` are time averages of the jobs in system over the window from the first
+//! measured arrival to the first arrival after the measured ones. The clock
 //! restarts at 0 every [`REBASE_EVENTS`] events ([`Calendar::rebase`]).
 //!
 //! Exponential laws are drawn by the ziggurat ([`exp1`]) instead of the law's own sampler
@@ -280,6 +281,8 @@ pub struct RedundancyTally {
     pub n: Vec<u64>,
     /// Σ T per class.
     pub sum_t: Vec<f64>,
+    /// Σ T² per class (the second moment: a distribution check beyond the mean).
+    pub sum_t2: Vec<f64>,
     /// ∫ N_c dt over the window, per class.
     pub area: Vec<f64>,
     /// The window's length.
@@ -326,6 +329,14 @@ impl Tally for RedundancyTally {
             out.push((
                 Key::at(names::RESPONSE, c),
                 Sample::per_job(self.sum_t[c], self.n[c]),
+            ));
+        }
+        let t2: f64 = self.sum_t2.iter().sum();
+        out.push((Key::scalar(names::RESPONSE_SQUARED), Sample::per_job(t2, n)));
+        for c in 0..self.n.len() {
+            out.push((
+                Key::at(names::RESPONSE_SQUARED, c),
+                Sample::per_job(self.sum_t2[c], self.n[c]),
             ));
         }
         let a: f64 = self.area.iter().sum();
@@ -546,6 +557,7 @@ impl RedundancySim {
         let mut st = RedundancyTally {
             n: vec![0; nc],
             sum_t: vec![0.0; nc],
+            sum_t2: vec![0.0; nc],
             area: vec![0.0; nc],
             ..Default::default()
         };
@@ -709,7 +721,9 @@ impl RedundancySim {
                     let c = job.class as usize;
                     if measure && job.id >= first && job.id < end {
                         st.n[c] += 1;
-                        st.sum_t[c] += now - job.arrival;
+                        let t = now - job.arrival;
+                        st.sum_t[c] += t;
+                        st.sum_t2[c] += t * t;
                         departed_measured += 1;
                     }
                     // Cancel the other copies.

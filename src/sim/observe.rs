@@ -38,6 +38,8 @@ pub mod names {
     pub const NUMBER: &str = "number";
     /// Mean of the squared waiting time, E\[W²\].
     pub const WAITING_SQUARED: &str = "waiting_squared";
+    /// Mean of the squared response time, E\[T²\]; `response_squared[c]` per class.
+    pub const RESPONSE_SQUARED: &str = "response_squared";
     /// Time-average fraction of servers with at least i + 1 tasks (`occupancy[i]` is
     /// q_{i+1}), for the occupancy simulators.
     pub const OCCUPANCY: &str = "occupancy";
