@@ -923,7 +923,10 @@ pub fn simulate(
     }
     let t0 = std::time::Instant::now();
     let run = rep.run(&sim, progress)?;
-    let seconds = t0.elapsed().as_secs_f64().max(1e-9);
+    // A floor on the measured time (1 ns, the clock's resolution), so a run too short to
+    // time gives a large finite rate instead of a division by zero.
+    const CLOCK_RESOLUTION_SECONDS: f64 = 1e-9;
+    let seconds = t0.elapsed().as_secs_f64().max(CLOCK_RESOLUTION_SECONDS);
     let jobs = run.tallies.iter().map(|t| t.arrivals as f64).sum::<f64>();
     let drift = drift(&run.tallies, None);
     Ok(SimReport {
