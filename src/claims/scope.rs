@@ -147,6 +147,21 @@ impl<'a> Scope<'a> {
         c
     }
 
+    /// A setup expression (a load, a rate) as the decimal text a command takes: a literal
+    /// as written, a grid variable's own text, anything else evaluated (in a resolving
+    /// scope) and rendered exact to the working precision.
+    pub fn setup_text(&self, e: &Expr) -> Result<String, QuantityError> {
+        match e {
+            Expr::Num(s) => Ok(s.clone()),
+            Expr::Var(v) if self.vars.contains_key(v) => Ok(self.vars[v].clone()),
+            _ => {
+                let c = self.resolving();
+                let v = c.eval(e)?;
+                Ok(c.render(&v))
+            }
+        }
+    }
+
     /// A computed number as a decimal string exact to the working precision.
     pub fn render(&self, p: &Pair) -> String {
         to_sci(&p.hi, self.digits + RENDER_EXTRA_DIGITS)

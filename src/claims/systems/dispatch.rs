@@ -219,18 +219,7 @@ impl DispatchSpec {
                             "the setup gives no load (load, lambda or load_per_host)".into(),
                         ))
                     }
-                    Some((k, e)) => {
-                        let text = match e {
-                            Expr::Num(s) => s.clone(),
-                            Expr::Var(v) if scope.vars.contains_key(v) => scope.vars[v].clone(),
-                            _ => {
-                                let c = scope.resolving();
-                                let v = c.eval(e)?;
-                                c.render(&v)
-                            }
-                        };
-                        (k.clone(), text)
-                    }
+                    Some((k, e)) => (k.clone(), scope.setup_text(e)?),
                 },
             };
             Some(match kind.as_str() {

@@ -273,18 +273,7 @@ impl JsqSpec {
                         "the setup gives no arrival rate (lambda or halfin_whitt)".into(),
                     ))
                 }
-                Some((k, e)) => {
-                    let text = match e {
-                        Expr::Num(s) => s.clone(),
-                        Expr::Var(v) if scope.vars.contains_key(v) => scope.vars[v].clone(),
-                        _ => {
-                            let c = scope.resolving();
-                            let v = c.eval(e)?;
-                            c.render(&v)
-                        }
-                    };
-                    (k.clone(), text)
-                }
+                Some((k, e)) => (k.clone(), scope.setup_text(e)?),
             },
         };
         let (lambda, halfin_whitt) = if key == "halfin_whitt" {

@@ -176,14 +176,9 @@ impl RedundancySpec {
         let usage = |e: crate::redundancy::RedundancyError| QuantityError::Usage(e.to_string());
         let (sys, system) = match &spec.classes {
             Classes::Preset { system, lambdas } => {
-                let c = scope.resolving();
                 let lambdas = lambdas
                     .iter()
-                    .map(|e| match e {
-                        Expr::Num(s) => Ok(s.clone()),
-                        Expr::Var(v) if scope.vars.contains_key(v) => Ok(scope.vars[v].clone()),
-                        _ => Ok(c.render(&c.eval(e)?)),
-                    })
+                    .map(|e| scope.setup_text(e))
                     .collect::<Result<Vec<String>, QuantityError>>()?;
                 let sys = System::preset(system, &lambdas).map_err(usage)?;
                 (
