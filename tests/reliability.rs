@@ -302,3 +302,57 @@ fn regression_simulate_z_is_null_not_inf() {
         assert!(v["z_note"].is_string(), "{v}");
     }
 }
+
+/// Fuzz case 411 of the property tier (and CI's fuzz_short on stop 17): a valid input that
+/// ran for hours. Weibull shape 0.001 makes the gamma shapes s = 1 + j/k = 1001 and 2001;
+/// the alternating lower series needed > s terms of one exponential each at 2·s·log2(e)
+/// guard bits, now Kummer's positive series takes √(s·bits) cheap terms.
+#[test]
+fn regression_tiny_weibull_shape_optimizes_quickly() {
+    let args = |digits: &'static str| {
+        [
+            "optimize",
+            "--policy",
+            "sita",
+            "--dist",
+            "weibull:shape=0.001,scale=1",
+            "--hosts",
+            "2",
+            "--load",
+            "0.3",
+            "--digits",
+            digits,
+        ]
+    };
+    let t = Instant::now();
+    let lo = json(&args("5"));
+    let hi = json(&args("20"));
+    // Minutes to hours before the fix; ~0.3 s each after (a 2-core CI machine under load
+    // gets a wide margin).
+    assert!(t.elapsed() < Duration::from_secs(60), "{:?}", t.elapsed());
+    // λ = load / E[X], E[X] = Γ(1 + 1/k) = 1000! (closed form, computed here by MPFR's
+    // factorial, not by the code under test); 20 digits asked, compare 18.
+    let bits = 128;
+    let fact = rug::Float::with_val(bits, rug::Float::factorial(1000));
+    let lambda = rug::Float::with_val(bits, 0.3) / fact;
+    let got = rug::Float::with_val(
+        bits,
+        rug::Float::parse(hi["lambda"].as_str().expect("lambda")).expect("number"),
+    );
+    let rel = rug::Float::with_val(bits, (&got - &lambda) / &lambda).abs();
+    assert!(rel < 1e-18, "lambda {got} vs 0.3/1000! = {lambda}");
+    // The 5-digit optimum agrees with the 20-digit one to its 5 digits (precision against
+    // precision): value and cutoff within 1e-4 relative (both ~1e2847, beyond f64).
+    let big = |v: &serde_json::Value| {
+        let s = v.as_str().unwrap_or_else(|| panic!("a number string: {v}"));
+        rug::Float::with_val(bits, rug::Float::parse(s).expect("number"))
+    };
+    for (a, b) in [
+        (&lo["value"], &hi["value"]),
+        (&lo["cutoffs"][0], &hi["cutoffs"][0]),
+    ] {
+        let (fa, fb) = (big(a), big(b));
+        let r = rug::Float::with_val(bits, (&fa - &fb) / &fb).abs();
+        assert!(r < 1e-4, "{fa} (5 digits) vs {fb} (20 digits)");
+    }
+}
