@@ -672,7 +672,7 @@ fn lower_kummer_interval(bits: u32, s: &Float, lo: &Float, hi: &Float) -> Result
         let d = Float::with_val(w, &g_hi - &g_lo);
         if d <= 0 || !d.is_finite() {
             // γ is increasing: a non-positive difference means all bits cancelled.
-            w = w * 2;
+            w *= 2;
         } else {
             let lost = (g_hi.get_exp().unwrap_or(0) - d.get_exp().unwrap_or(0)).max(0) as u32;
             if lost + bits + WEIBULL_GUARD_BITS <= w {
