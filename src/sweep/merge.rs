@@ -33,6 +33,8 @@ use std::path::{Path, PathBuf};
 
 /// Lines per chunk of the parallel CSV rendering.
 const CSV_CHUNK: usize = 4096;
+/// Chunks rendered before they are written (bounds the CSV text held in memory).
+const CSV_BATCH_CHUNKS: usize = 16;
 
 /// What to merge and where.
 pub struct Request<'a> {
@@ -185,66 +187,6 @@ fn write_atomic(
     Ok(())
 }
 
-/// Flattens a JSON value into (column, text) pairs under `prefix`.
-fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
-    use serde_json::Value;
-    match v {
-        Value::Object(m) => {
-            for (k, x) in m {
-                let p = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
-                flatten(&p, x, out);
-            }
-        }
-        Value::Array(a) => {
-            for (i, x) in a.iter().enumerate() {
-                flatten(&format!("{prefix}[{i}]"), x, out);
-            }
-        }
-        Value::String(s) => out.push((prefix.to_string(), s.clone())),
-        Value::Null => out.push((prefix.to_string(), String::new())),
-        other => out.push((prefix.to_string(), other.to_string())),
-    }
-}
-
-/// One CSV row's cells by column: the point's variables, `status`, the record's fields
-/// (renamed `result.NAME` where a variable has that name) and the error's.
-fn row(line: &str, vars: &BTreeSet<String>) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-        return out;
-    };
-    if let Some(p) = v.get("point").and_then(|p| p.as_object()) {
-        for (k, x) in p {
-            out.push((
-                k.clone(),
-                x.as_str().map_or_else(|| x.to_string(), String::from),
-            ));
-        }
-    }
-    let ok = v.get("result").is_some();
-    out.push(("status".into(), if ok { "ok" } else { "error" }.into()));
-    if let Some(r) = v.get("result") {
-        let mut cells = Vec::new();
-        flatten("", r, &mut cells);
-        for (k, x) in cells {
-            let k = if vars.contains(&k) || k == "key" || k == "status" {
-                format!("result.{k}")
-            } else {
-                k
-            };
-            out.push((k, x));
-        }
-    }
-    if let Some(e) = v.get("error") {
-        flatten("error", e, &mut out);
-    }
-    out
-}
-
 /// A flattened column's name without its indices (`host_loads[1]` → `host_loads`).
 fn base_name(c: &str) -> String {
     let mut out = String::with_capacity(c.len());
@@ -270,10 +212,19 @@ fn indices(c: &str) -> Vec<usize> {
 
 /// A CSV cell: quoted when it holds a comma, a quote or a line break.
 fn cell(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    push_cell(&mut o, s);
+    o
+}
+
+/// Appends `s` to `o` as a CSV cell ([`cell`]).
+fn push_cell(o: &mut String, s: &str) {
     if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
+        o.push('"');
+        o.push_str(&s.replace('"', "\"\""));
+        o.push('"');
     } else {
-        s.to_string()
+        o.push_str(s);
     }
 }
 
@@ -424,19 +375,12 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
         Some(g) => g.vars.iter().cloned().collect(),
         None => unique.iter().flat_map(|f| f.vars.iter().cloned()).collect(),
     };
-    let chunk_cols: Vec<Vec<String>> = unique
+    // One streaming read of every line into its chunk's cells (super::csv), in parallel.
+    let chunks: Vec<super::csv::Chunk> = unique
         .par_chunks(CSV_CHUNK)
         .map(|c| {
-            let mut seen = std::collections::HashSet::new();
-            let mut order = Vec::new();
-            for f in c {
-                for (k, _) in row(f.text, &vars) {
-                    if seen.insert(k.clone()) {
-                        order.push(k);
-                    }
-                }
-            }
-            order
+            let lines: Vec<&str> = c.iter().map(|f| f.text).collect();
+            super::csv::parse_chunk(&lines, &vars)
         })
         .collect();
     let mut cols: Vec<String> = vec!["key".into()];
@@ -450,10 +394,11 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
         .collect();
     let mut fields: Vec<String> = Vec::new();
     let mut errors = Vec::new();
-    for c in chunk_cols.into_iter().flatten() {
-        if index.contains_key(&c) {
+    for c in chunks.iter().flat_map(|ch| ch.cols.iter()) {
+        if index.contains_key(c) {
             continue;
         }
+        let c = c.clone();
         index.insert(c.clone(), usize::MAX);
         if c.starts_with("error.") {
             errors.push(c);
@@ -477,30 +422,45 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
         .csv
         .map(Path::to_path_buf)
         .unwrap_or_else(|| req.out.with_extension("csv"));
-    let rendered: Vec<String> = unique
-        .par_chunks(CSV_CHUNK)
-        .map(|c| {
-            let mut s = String::new();
-            for f in c {
-                let mut cells = vec![String::new(); cols.len()];
-                cells[0] = key_text(f.key);
-                for (k, v) in row(f.text, &vars) {
-                    if let Some(&i) = index.get(&k) {
-                        cells[i] = cell(&v);
-                    }
-                }
-                s.push_str(&cells.join(","));
-                s.push('\n');
+    let render = |(c, ch): (&[&Found], &super::csv::Chunk)| {
+        // The chunk's columns' places in the CSV (every one is in `index`).
+        let place: Vec<usize> = ch.cols.iter().map(|k| index[k]).collect();
+        let lines: Vec<&str> = c.iter().map(|f| f.text).collect();
+        let mut s = String::new();
+        let mut cells: Vec<&str> = vec![""; cols.len()];
+        for (f, row) in c.iter().zip(ch.rows(&lines)) {
+            cells.fill("");
+            for (k, v) in row {
+                cells[place[k as usize]] = v;
             }
-            s
-        })
-        .collect();
+            s.push_str(&key_text(f.key));
+            for v in &cells[1..] {
+                s.push(',');
+                push_cell(&mut s, v);
+            }
+            s.push('\n');
+        }
+        s
+    };
     write_atomic(&csv_path, |w| {
         let header: Vec<String> = cols.iter().map(|c| cell(c)).collect();
         w.write_all(header.join(",").as_bytes())?;
         w.write_all(b"\n")?;
-        for s in &rendered {
-            w.write_all(s.as_bytes())?;
+        // Rendered in parallel a batch of chunks at a time and written as each batch is
+        // done, so the CSV's text is never all in memory at once.
+        let line_chunks: Vec<&[&Found]> = unique.chunks(CSV_CHUNK).collect();
+        for (lc, cc) in line_chunks
+            .chunks(CSV_BATCH_CHUNKS)
+            .zip(chunks.chunks(CSV_BATCH_CHUNKS))
+        {
+            let texts: Vec<String> = lc
+                .par_iter()
+                .zip(cc.par_iter())
+                .map(|(c, ch)| render((c, ch)))
+                .collect();
+            for t in &texts {
+                w.write_all(t.as_bytes())?;
+            }
         }
         Ok(())
     })?;

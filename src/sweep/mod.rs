@@ -38,6 +38,7 @@
 //! claim quantities itself ([`quantity`]).
 
 pub mod axis;
+mod csv;
 pub mod grid;
 pub mod merge;
 pub mod plan;
