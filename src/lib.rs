@@ -26,6 +26,7 @@ pub mod num;
 pub mod optimize;
 pub mod policy;
 pub mod prelude;
+pub mod progress;
 pub mod redundancy;
 pub mod report;
 pub mod sim;

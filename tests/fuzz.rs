@@ -320,7 +320,13 @@ fn run_case(c: &Case) -> Result<String, String> {
     let is_check = args.first().is_some_and(|a| a == "check");
     let is_help = stdout.starts_with("Usage") || stdout.contains("\nUsage:");
     if code == 2 || (code == 3 && !is_check) {
-        let lines = stderr.trim_end().lines().count();
+        // Progress lines (a long run's periodic `taskassign: progress:` lines) are not part
+        // of the error.
+        let lines = stderr
+            .trim_end()
+            .lines()
+            .filter(|l| !l.starts_with("taskassign: progress:"))
+            .count();
         // clap's usage errors carry a usage block after the error line: the first line is
         // the error (clap's own format), the rest its help; ours must be exactly one line.
         let clap = stderr.starts_with("error:");

@@ -13,6 +13,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 mod check;
 mod design;
 mod jsq;
+mod progress;
 mod redundancy;
 mod simulate;
 mod sweep;
@@ -342,6 +343,7 @@ fn run_threshold(a: ThresholdArgs) -> Outcome {
         })?),
     };
     let dist = DistSpec::parse(&a.dist).map_err(bad)?;
+    let _progress = progress::CliProgress::install("threshold");
     let rep = threshold_certified(&dist, hosts, digits).map_err(fail)?;
     Ok(render(
         &threshold_record(&dist as &dyn DistFactory, hosts, digits, &rep),

@@ -126,7 +126,8 @@ where
                 c
             } else if c.is_finite() && !scale.is_zero() {
                 // Half the stopping width: the next bracket then meets the criterion.
-                let tol = Float::with_val(bits, 1u32) << (scale.get_exp().unwrap_or(0) - stop_bits - 1);
+                let tol =
+                    Float::with_val(bits, 1u32) << (scale.get_exp().unwrap_or(0) - stop_bits - 1);
                 let near = if c <= a {
                     Float::with_val(bits, &a + &tol)
                 } else {
@@ -404,16 +405,25 @@ mod tests {
         // bisection then needs ~bits evaluations (it did: 1073 in the TAGS threshold at 3000
         // digits); the root is 1 to the precision asked (exact value: r rounds to 1).
         for bits in [64u32, 300, 3000] {
-            let r = Float::with_val(2 * bits + 20, 1u32) + (Float::with_val(64, 1u32) >> (bits + 10));
+            let r =
+                Float::with_val(2 * bits + 20, 1u32) + (Float::with_val(64, 1u32) >> (bits + 10));
             let lo = Float::with_val(bits, 1);
             let hi = Float::with_val(bits, 2);
-            let root = solve_increasing("x - r", &lo, &hi, |x: &Float| -> Result<Float, NumError> {
-                Ok(Float::with_val(bits, x - &r))
-            })
-            .unwrap();
-            assert!(root.iterations < 10, "bits {bits}: {} iterations", root.iterations);
+            let root =
+                solve_increasing("x - r", &lo, &hi, |x: &Float| -> Result<Float, NumError> {
+                    Ok(Float::with_val(bits, x - &r))
+                })
+                .unwrap();
+            assert!(
+                root.iterations < 10,
+                "bits {bits}: {} iterations",
+                root.iterations
+            );
             let err = Float::with_val(bits, &root.x - 1u32).abs();
-            assert!(err <= Float::with_val(bits, 1u32) >> (bits - ROOT_SLACK_BITS), "bits {bits}");
+            assert!(
+                err <= Float::with_val(bits, 1u32) >> (bits - ROOT_SLACK_BITS),
+                "bits {bits}"
+            );
             assert!(root.lo <= root.hi);
         }
     }

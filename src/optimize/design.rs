@@ -135,6 +135,12 @@ pub fn design(
     let mut attempts = Vec::new();
     let first = rho.to_f64().floor() as usize + 1;
     for h in first.max(1)..=max_hosts {
+        crate::progress::report(
+            &format!("design {name}, hosts"),
+            h as u64,
+            Some(max_hosts as u64),
+            "",
+        );
         let ls = LoadSpec::Total(load.to_string());
         let both = match optimal_cutoffs_certified(dist, &ls, h, policy, target.metric(), &certify)
         {

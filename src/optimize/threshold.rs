@@ -103,6 +103,9 @@ pub fn greedy(dist: &dyn JobSize, lambda: &Float, hosts: usize) -> Result<Greedy
     let lo_open = dist.lower_open();
     let mut cutoffs: Vec<Float> = Vec::with_capacity(hosts - 1);
     for i in 1..=hosts {
+        if i % GREEDY_PROGRESS_EVERY == 0 {
+            crate::progress::report("greedy host", i as u64, Some(hosts as u64), "");
+        }
         let a = if i == 1 {
             lo_open.clone()
         } else {
@@ -162,6 +165,9 @@ pub struct Threshold {
     pub argmax: Option<Float>,
 }
 
+/// The greedy construction reports its progress every this many hosts.
+const GREEDY_PROGRESS_EVERY: usize = 256;
+
 /// ρ*(F, h): the largest total load for which TAGS with `hosts` hosts has stable cutoffs;
 /// `None` hosts means h → ∞, where ρ* = E[X] / sup_x x F̄(x).
 ///
@@ -210,7 +216,13 @@ pub fn tags_threshold(dist: &dyn JobSize, hosts: Option<usize>) -> Result<Thresh
     }
     // Φ(λ) = (leftover load − 1) − (hosts not reached): continuous and increasing in λ,
     // zero exactly when the h-th host is left with load 1.
+    let evaluations = std::cell::Cell::new(0u64);
     let phi = |lambda: &Float| -> Result<Float, PolicyError> {
+        evaluations.set(evaluations.get() + 1);
+        if crate::progress::enabled() {
+            let note = format!("λ = {} at {bits} bits", show(&Float::with_val(24, lambda)));
+            crate::progress::report("threshold root, evaluation", evaluations.get(), None, &note);
+        }
         let g = greedy(dist, lambda, h)?;
         if g.stuck {
             return Ok(Float::with_val(bits, 1));

@@ -1,0 +1,88 @@
+//! Progress of long commands (issue 14): on a non-terminal stderr, `taskassign: progress:`
+//! lines every `TASKASSIGN_PROGRESS_SECS` (0 here: every report), the result unchanged.
+
+use assert_cmd::Command;
+
+fn run(args: &[&str], progress: bool) -> (i32, String, String) {
+    let mut c = Command::cargo_bin("taskassign").expect("binary");
+    c.args(args);
+    if progress {
+        c.env("TASKASSIGN_PROGRESS_SECS", "0");
+    } else {
+        c.env_remove("TASKASSIGN_PROGRESS_SECS");
+    }
+    let out = c.output().expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn threshold_reports_its_root_and_greedy_progress_and_the_same_result() {
+    // 600 hosts: the greedy reports at hosts 256 and 512 of each root evaluation.
+    let args = [
+        "threshold",
+        "--dist",
+        "exp:rate=1",
+        "--hosts",
+        "600",
+        "--digits",
+        "8",
+        "--format",
+        "json",
+    ];
+    let (code, out, err) = run(&args, true);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(!lines.is_empty(), "no progress lines");
+    for l in &lines {
+        assert!(
+            l.starts_with("taskassign: progress: threshold after "),
+            "{l}"
+        );
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("threshold root, evaluation")),
+        "{err}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("greedy host 512/600")),
+        "{err}"
+    );
+    // Progress changes nothing on stdout; without it stderr is empty (a quick run).
+    let (code2, out2, err2) = run(&args, false);
+    assert_eq!(code2, 0);
+    assert_eq!(out, out2);
+    assert!(err2.is_empty(), "{err2}");
+}
+
+#[test]
+fn design_reports_each_host_count_it_tries() {
+    let args = [
+        "design",
+        "--dist",
+        "exp:rate=1",
+        "--load",
+        "0.5",
+        "--target-waiting",
+        "0.3",
+        "--policy",
+        "sita",
+        "--max-hosts",
+        "6",
+        "--digits",
+        "6",
+    ];
+    let (code, _out, err) = run(&args, true);
+    assert!(code == 0 || code == 2, "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("taskassign: progress: design after ")
+                && l.contains("design sita, hosts 1/6")),
+        "{err}"
+    );
+}
