@@ -283,7 +283,7 @@ fn one_table(c: &FileCtx, t: &TableSpec, checks: &[Check]) -> Result<TableDef, C
     };
     let mut math = BTreeMap::new();
     for (k, v) in &t.math {
-        if !used.contains(k) {
+        if !used.contains(k) && !at.iter().any(|(a, _)| a == k) {
             return c.err(
                 v.span(),
                 "table.math",

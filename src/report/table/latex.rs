@@ -173,8 +173,9 @@ pub fn value_tex(v: &str) -> String {
     if v == "inf" {
         return "$\\infty$".into();
     }
-    if let Some(d) = Dec::parse(v) {
-        return format!("\\num{{{}}}", num_input(&d));
+    // a number as the claim wrote it (`1e100` is set as 10^100)
+    if Dec::parse(v).is_some() {
+        return format!("\\num{{{}}}", v.trim());
     }
     if let Some((fam, params)) = v.split_once(':') {
         let ok = fam.bytes().all(|b| b.is_ascii_lowercase())
@@ -185,7 +186,7 @@ pub fn value_tex(v: &str) -> String {
                 .filter_map(|p| p.split_once('='))
                 .map(|(k, x)| {
                     let x = match Dec::parse(x) {
-                        Some(d) => format!("\\num{{{}}}", num_input(&d)),
+                        Some(_) => format!("\\num{{{x}}}"),
                         None => var_math(x.trim_matches(['{', '}']), None),
                     };
                     format!("${}={x}$", var_math(k, None))

@@ -52,6 +52,7 @@ fn cell(k: &CheckResult, def: &TableDef, want: &[(String, String)]) -> Result<Ce
                 return missing("no such point");
             };
             match &row.value {
+                Ok(t) if row.digits == 0 => missing(&format!("no certified digit ({t})")),
                 Ok(t) => value_cell(t, n.min(row.digits.max(1) as usize))
                     .map_or_else(|| missing(&format!("'{t}' is not a number")), Ok),
                 Err(e) => missing(e),

@@ -172,32 +172,48 @@ pub fn with_error(est: &Float, err: &Float, n: u32) -> Option<Shown> {
     } else {
         Dec::parse(&to_sci(est, n))?.exp
     };
-    let sig = (est_exp - err_place + 1).clamp(1, i64::from(n.max(1)));
-    let e = Dec::parse(&to_sci(est, sig as u32))?;
-    let e = if est.is_zero() {
-        Dec {
-            neg: false,
-            digits: "0".into(),
-            exp: err_place,
+    // the last place shown: the error's, or the n-th significant digit's if coarser
+    let place = err_place.max(est_exp - i64::from(n.max(1)) + 1);
+    let prec = err.prec().max(est.prec()).max(64) + 64;
+    let scale = Float::with_val(prec, Float::with_val(prec, 10).pow(-place));
+    let units = |x: Float| x.to_integer().map(|i| i.to_string());
+    let v = units(Float::with_val(prec, est * &scale).round())?;
+    let u = units(Float::with_val(prec, &err * &scale).ceil())?;
+    let dec = |t: &str| -> Dec {
+        let (neg, d) = match t.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, t),
+        };
+        if d == "0" {
+            Dec {
+                neg: false,
+                digits: "0".into(),
+                exp: place,
+            }
+        } else {
+            Dec {
+                neg,
+                digits: d.trim_end_matches('0').to_string().max("0".into()),
+                exp: place + d.len() as i64 - 1,
+            }
         }
-    } else {
-        e
     };
-    let place = e.exp - e.digits.len() as i64 + 1;
-    let prec = err.prec().max(64) + 64;
-    let ten = Float::with_val(prec, 10);
-    let scale = Float::with_val(prec, (&ten).pow(-place));
-    let units = Float::with_val(prec, &err * &scale).ceil();
-    let units = units.to_integer()?.to_string();
-    let err_dec = Dec {
-        neg: false,
-        exp: place + units.len() as i64 - 1,
-        digits: units,
+    let (v, u) = (dec(&v), dec(&u));
+    let x = display_exp(if v.is_zero() { &u } else { &v });
+    // trailing zeros down to `place` are digits too
+    let pad = |d: &Dec| -> String {
+        let f = d.fixed(x);
+        let want = (x - place).max(0) as usize; // decimals down to `place`
+        let have = f.split_once('.').map_or(0, |(_, r)| r.len());
+        match (have, want) {
+            (h, w) if h >= w => f,
+            (0, w) => format!("{f}.{}", "0".repeat(w)),
+            (h, w) => format!("{f}{}", "0".repeat(w - h)),
+        }
     };
-    let x = display_exp(&e);
     Some(Shown {
-        value: e.fixed(x),
-        err: Some(err_dec.fixed(x)),
+        value: pad(&v),
+        err: Some(pad(&u)),
         exp: x,
     })
 }
@@ -234,5 +250,13 @@ mod tests {
         let tiny = Float::with_val(128, 3e-15);
         let s = with_error(&est, &tiny, 8).unwrap();
         assert_eq!((s.value.as_str(), s.err.as_deref()), ("1.5874011", Some("0.0000001")));
+        // an estimate far below its error rounds to 0 at the error's place: -5e-41 ± 9.9e-30
+        let small = Float::with_val(128, -5e-41);
+        let big = Float::with_val(128, 9.86e-30);
+        let s = with_error(&small, &big, 8).unwrap();
+        assert_eq!((s.value.as_str(), s.err.as_deref(), s.exp), ("0", Some("1"), -29));
+        // 0.5 exactly, error 1.2e-6 (rounded up to 2e-6): 0.500000 ± 0.000002
+        let s = with_error(&Float::with_val(128, 0.5), &Float::with_val(128, 1.2e-6), 6).unwrap();
+        assert_eq!((s.value.as_str(), s.err.as_deref()), ("0.500000", Some("0.000002")));
     }
 }

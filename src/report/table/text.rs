@@ -64,7 +64,7 @@ pub fn claim_markdown(r: &ClaimResult, made_by: &str) -> String {
         verdict_shown(r)
     ));
     o.push_str(&format!(
-        "| {} |\n|{}|\n",
+        "| {} |\n|{}\n",
         HEADERS.join(" | "),
         "---|".repeat(6)
     ));
@@ -119,7 +119,7 @@ pub fn table_markdown(t: &Table, made_by: &str) -> String {
     o.push_str("\n\n");
     let h = header(t);
     o.push_str(&format!(
-        "| {} |\n|{}|\n",
+        "| {} |\n|{}\n",
         h.iter().map(|x| md_cell(x)).collect::<Vec<_>>().join(" | "),
         "---|".repeat(h.len())
     ));
