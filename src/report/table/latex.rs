@@ -17,9 +17,15 @@ pub const DECLARED_PREAMBLE: &str =
 /// (its six columns of certified digits and error texts do not fit a portrait column).
 pub const DUMP_PREAMBLE: &str = "\\documentclass{article}\n\\usepackage[a4paper,landscape,margin=1.5cm]{geometry}\n\\usepackage{booktabs,siunitx,tabularx}\n\\begin{document}\n";
 
-/// siunitx options of every generated table (local to its group): `±` printed apart,
-/// `10^{100}` without a unit mantissa.
-const SISETUP: &str = "\\sisetup{uncertainty-mode=separate,print-unity-mantissa=false}";
+/// siunitx options of every generated table (local to its group): `10^{100}` without a
+/// unit mantissa. Errors are printed in siunitx's compact form, `1.5874011(1)` for the
+/// input `1.5874011 +- 0.0000001`: its separate form (`±`) sits flush against the value in
+/// an aligned `S` column (siunitx 3.2).
+const SISETUP: &str = "\\sisetup{print-unity-mantissa=false}";
+
+/// Significant digits up to which the evidence dump sets a number through `\\num` (an
+/// unbreakable box); longer ones are set as digits that may break every half of it.
+const LONG_NUMBER_DIGITS: usize = 20;
 
 const GREEK: [&str; 17] = [
     "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "kappa", "lambda", "mu",
@@ -120,6 +126,16 @@ pub fn texify(s: &str) -> String {
             let tok = &s[i..j];
             let next_word = j < b.len() && (b[j].is_ascii_alphabetic() || b[j] == b'_');
             match Dec::parse(tok) {
+                // more digits than a column holds unbroken: plain digits that may break
+                Some(d) if !next_word && d.digits.len() > LONG_NUMBER_DIGITS => {
+                    flush(&mut plain, &mut o);
+                    let cs: Vec<char> = tok.chars().collect();
+                    let parts: Vec<String> = cs
+                        .chunks(LONG_NUMBER_DIGITS / 2)
+                        .map(|c| c.iter().collect())
+                        .collect();
+                    o.push_str(&parts.join("\\allowbreak{}"));
+                }
                 Some(d) if !next_word => {
                     flush(&mut plain, &mut o);
                     o.push_str(&format!("\\num{{{}}}", num_input(&d)));
@@ -304,8 +320,7 @@ pub fn table_latex(t: &Table, made_by: &str) -> String {
         t.cell.name()
     );
     o.push_str("\\begin{table}\n\\centering\n");
-    o.push_str(&format!("{SISETUP}\n\\caption{{{caption}}}\n\\label{{{}}}\n", t.tex_label()));
-    o.push_str(&format!("\\begin{{tabular}}{{{spec}}}\n\\toprule\n"));
+    o.push_str(&format!("{SISETUP}\n\\begin{{tabular}}{{{spec}}}\n\\toprule\n"));
     let row_heads: Vec<String> = t
         .row_vars
         .iter()
@@ -328,7 +343,8 @@ pub fn table_latex(t: &Table, made_by: &str) -> String {
         line.extend(cs.iter().map(cell_tex));
         o.push_str(&format!("{} \\\\\n", line.join(" & ")));
     }
-    o.push_str("\\bottomrule\n\\end{tabular}\n\\end{table}\n");
+    o.push_str("\\bottomrule\n\\end{tabular}\n");
+    o.push_str(&format!("\\caption{{{caption}}}\n\\label{{{}}}\n\\end{{table}}\n", t.tex_label()));
     o
 }
 
@@ -342,7 +358,7 @@ pub fn claim_latex(r: &ClaimResult, made_by: &str) -> String {
     );
     let wrap = ">{\\raggedright\\arraybackslash}X";
     o.push_str(&format!(
-        "{{\\footnotesize\n{SISETUP}\n\\begin{{tabularx}}{{\\linewidth}}{{{}l}}\n\\toprule\n",
+        "{{\\footnotesize{SISETUP}%\n\\noindent\\begin{{tabularx}}{{\\linewidth}}{{{}l}}\n\\toprule\n",
         wrap.repeat(5)
     ));
     o.push_str(&format!("{} \\\\\n\\midrule\n", HEADERS.join(" & ")));
