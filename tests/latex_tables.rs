@@ -64,7 +64,12 @@ fn every_generated_table_compiles_without_overfull_boxes() {
         .arg(nofig.path())
         .output()
         .expect("runs");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut files: Vec<PathBuf> = Vec::new();
     for d in [root().join("data/claims"), fresh.path().join("claims")] {
         let mut fs: Vec<PathBuf> = std::fs::read_dir(&d)

@@ -183,7 +183,10 @@ fn limit_cells_are_estimates_with_their_error() {
             let want = a / (a - 1.0) * (1.0 - p.powf(1.0 - a)) / (1.0 - p.powf(-a));
             let got: f64 = c.parse().expect("number");
             // 10 significant digits: within half a unit of the 10th (plus f64's error)
-            assert!((got - want).abs() <= 0.5e-9 * want + 1e-14, "p={p}: {c} vs {want}");
+            assert!(
+                (got - want).abs() <= 0.5e-9 * want + 1e-14,
+                "p={p}: {c} vs {want}"
+            );
         }
     }
 }
@@ -231,7 +234,10 @@ fn bad(from: &str, to: &str, line: usize, key: &str, why: &str) {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
     let at = format!("bad.toml:{line}: {key}:");
-    assert!(err.contains(&at) && err.contains(why), "want '{at}' and '{why}': {err}");
+    assert!(
+        err.contains(&at) && err.contains(why),
+        "want '{at}' and '{why}': {err}"
+    );
 }
 
 #[test]

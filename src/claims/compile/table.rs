@@ -189,14 +189,16 @@ fn one_table(c: &FileCtx, t: &TableSpec, checks: &[Check]) -> Result<TableDef, C
     };
     let mut used: Vec<String> = Vec::new();
     let axis = |spec: &Spanned<toml::Value>,
-                    key: &str,
-                    used: &mut Vec<String>|
+                key: &str,
+                used: &mut Vec<String>|
      -> Result<Vec<(String, Vec<String>)>, ClaimError> {
         let mut out = Vec::new();
         for (n, sp) in names(c, spec, key)? {
             let Some((_, vals)) = known(&n) else {
                 let limit_note = match &check.limit {
-                    Some(l) if l.var == n => " (the limit variable: only cell = \"value\" lays out its sequence)",
+                    Some(l) if l.var == n => {
+                        " (the limit variable: only cell = \"value\" lays out its sequence)"
+                    }
                     _ => "",
                 };
                 return c.err(

@@ -195,7 +195,9 @@ pub fn value_tex(v: &str) -> String {
     }
     if let Some((fam, params)) = v.split_once(':') {
         let ok = fam.bytes().all(|b| b.is_ascii_lowercase())
-            && params.split(',').all(|p| p.contains('=') && !p.contains(' '));
+            && params
+                .split(',')
+                .all(|p| p.contains('=') && !p.contains(' '));
         if ok {
             let ps: Vec<String> = params
                 .split(',')
@@ -297,17 +299,18 @@ pub fn table_latex(t: &Table, made_by: &str) -> String {
     for j in 0..nc {
         let col: Vec<&Cell> = t.cells.iter().map(|r| &r[j]).collect();
         match table_format(&col) {
-            Some(f) if t.cell != CellKind::Verdict => spec.push_str(&format!("S[table-format={f}]")),
+            Some(f) if t.cell != CellKind::Verdict => {
+                spec.push_str(&format!("S[table-format={f}]"))
+            }
             _ => spec.push('c'),
         }
     }
     let mut caption = t.caption.clone();
     if !t.at.is_empty() {
-        let at: Vec<String> = t
-            .at
-            .iter()
-            .map(|(k, v)| format!("${}$ = {}", var_math(k, Some(t)), value_tex(v)))
-            .collect();
+        let at: Vec<String> =
+            t.at.iter()
+                .map(|(k, v)| format!("${}$ = {}", var_math(k, Some(t)), value_tex(v)))
+                .collect();
         caption.push_str(&format!(" At {}.", at.join(", ")));
     }
     if !t.notes.is_empty() {
@@ -320,7 +323,9 @@ pub fn table_latex(t: &Table, made_by: &str) -> String {
         t.cell.name()
     );
     o.push_str("\\begin{table}\n\\centering\n");
-    o.push_str(&format!("{SISETUP}\n\\begin{{tabular}}{{{spec}}}\n\\toprule\n"));
+    o.push_str(&format!(
+        "{SISETUP}\n\\begin{{tabular}}{{{spec}}}\n\\toprule\n"
+    ));
     let row_heads: Vec<String> = t
         .row_vars
         .iter()
@@ -344,7 +349,10 @@ pub fn table_latex(t: &Table, made_by: &str) -> String {
         o.push_str(&format!("{} \\\\\n", line.join(" & ")));
     }
     o.push_str("\\bottomrule\n\\end{tabular}\n");
-    o.push_str(&format!("\\caption{{{caption}}}\n\\label{{{}}}\n\\end{{table}}\n", t.tex_label()));
+    o.push_str(&format!(
+        "\\caption{{{caption}}}\n\\label{{{}}}\n\\end{{table}}\n",
+        t.tex_label()
+    ));
     o
 }
 

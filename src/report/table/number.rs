@@ -249,14 +249,23 @@ mod tests {
         // an error below the 8th digit: shown at the 8th digit, rounded up to one unit
         let tiny = Float::with_val(128, 3e-15);
         let s = with_error(&est, &tiny, 8).unwrap();
-        assert_eq!((s.value.as_str(), s.err.as_deref()), ("1.5874011", Some("0.0000001")));
+        assert_eq!(
+            (s.value.as_str(), s.err.as_deref()),
+            ("1.5874011", Some("0.0000001"))
+        );
         // an estimate far below its error rounds to 0 at the error's place: -5e-41 ± 9.9e-30
         let small = Float::with_val(128, -5e-41);
         let big = Float::with_val(128, 9.86e-30);
         let s = with_error(&small, &big, 8).unwrap();
-        assert_eq!((s.value.as_str(), s.err.as_deref(), s.exp), ("0", Some("1"), -29));
+        assert_eq!(
+            (s.value.as_str(), s.err.as_deref(), s.exp),
+            ("0", Some("1"), -29)
+        );
         // 0.5 exactly, error 1.2e-6 (rounded up to 2e-6): 0.500000 ± 0.000002
         let s = with_error(&Float::with_val(128, 0.5), &Float::with_val(128, 1.2e-6), 6).unwrap();
-        assert_eq!((s.value.as_str(), s.err.as_deref()), ("0.500000", Some("0.000002")));
+        assert_eq!(
+            (s.value.as_str(), s.err.as_deref()),
+            ("0.500000", Some("0.000002"))
+        );
     }
 }
