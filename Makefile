@@ -6,7 +6,7 @@ CARGO ?= cargo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN := $(CARGO) run --release --quiet --
 
-.PHONY: all deps check test test-fuzz test-slurm demo lint bench
+.PHONY: all deps check test test-fuzz test-slurm test-latex demo lint bench
 
 all: test
 
@@ -39,6 +39,16 @@ test-fuzz: deps
 test-slurm: deps
 	$(CARGO) build --release --quiet --bin taskassign
 	$(SUDO) env TASKASSIGN=$(CURDIR)/target/release/taskassign timeout 900 bash tests/slurm/run.sh
+
+# Every generated table through a real LaTeX engine (issue 15): installs Debian's texlive
+# (latex-base, latex-recommended for booktabs, science for siunitx) if pdflatex or siunitx
+# is missing, then compiles data/claims/*.tex and the 2-D test claim's tables; any LaTeX
+# error or overfull \hbox fails. About 25 s once installed (plus ~1 min of apt-get).
+TEX_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-science
+test-latex: deps
+	@(command -v pdflatex >/dev/null && command -v kpsewhich >/dev/null && kpsewhich siunitx.sty >/dev/null) || \
+	  ($(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(TEX_PACKAGES))
+	$(CARGO) test --release --test latex_tables -- --ignored --nocapture
 
 # The README's first command: every claim in proofs-check/, judged (exit 1 if one fails).
 check: deps

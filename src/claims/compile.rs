@@ -115,6 +115,8 @@ pub struct Claim {
     pub digits: u32,
     /// The checks.
     pub checks: Vec<Check>,
+    /// Declared tables (`[[table]]`).
+    pub tables: Vec<table::TableDef>,
 }
 
 impl Claim {
@@ -925,6 +927,7 @@ pub fn compile(path: &str, text: &str) -> Result<Claim, ClaimError> {
         }
         names.push(&ch.name);
     }
+    let tables = table::compile_tables(&c, &f.tables, &checks)?;
     Ok(Claim {
         path: path.to_string(),
         row: f.row.clone().unwrap_or_else(|| id.clone()),
@@ -936,6 +939,7 @@ pub fn compile(path: &str, text: &str) -> Result<Claim, ClaimError> {
         system,
         digits,
         checks,
+        tables,
     })
 }
 
@@ -992,4 +996,5 @@ pub fn load_paths(paths: &[PathBuf]) -> Result<Vec<Claim>, ClaimError> {
 }
 
 mod sweep_quantity;
+pub mod table;
 pub use sweep_quantity::compile_quantity;

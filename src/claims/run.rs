@@ -116,6 +116,11 @@ pub struct LimitRow {
     pub error: String,
     /// The degree used.
     pub degree: usize,
+    /// The estimate at the working precision (tables round it to the digits its error
+    /// supports).
+    pub estimate_value: Float,
+    /// The error estimate.
+    pub error_value: Float,
 }
 
 /// One comparison the relation makes (a point, a step along a variable, a limit).
@@ -139,6 +144,29 @@ pub struct Judged {
     pub uncertainty: String,
     /// The verdict here.
     pub verdict: Verdict,
+    /// The grid point of a pointwise comparison (after a limit: its outer variables);
+    /// empty for comparisons along a variable and for expected values.
+    pub point: Vec<(String, String)>,
+    /// The bound compared with (8 significant digits), for `<=`, `<`, `>=`, `>`, `==`.
+    pub bound_value: Option<String>,
+}
+
+impl Judged {
+    /// A comparison that could not be made: its label and the error.
+    fn error(label: String, e: &str) -> Self {
+        Judged {
+            label,
+            value: format!("error: {e}"),
+            bound: String::new(),
+            margin: "-".into(),
+            rel_margin: f64::NEG_INFINITY,
+            rel_margin_text: None,
+            uncertainty: "-".into(),
+            verdict: Verdict::Inconclusive,
+            point: vec![],
+            bound_value: None,
+        }
+    }
 }
 
 /// The outcome of one check.
@@ -357,16 +385,9 @@ fn pointwise(check: &Check, it: &Item) -> Judged {
     let (v, u, text) = match &it.value {
         Ok(x) => x.clone(),
         Err(e) => {
-            return Judged {
-                label: lab,
-                value: format!("error: {e}"),
-                bound: String::new(),
-                margin: "-".into(),
-                rel_margin: f64::NEG_INFINITY,
-                rel_margin_text: None,
-                uncertainty: "-".into(),
-                verdict: Verdict::Inconclusive,
-            }
+            let mut j = Judged::error(lab, e);
+            j.point = it.point.clone();
+            return j;
         }
     };
     let bits = v.prec();
@@ -421,6 +442,8 @@ fn pointwise(check: &Check, it: &Item) -> Judged {
             rel_margin_text: scaled_text(&m, &u),
             uncertainty: to_sci(&u, 3),
             verdict,
+            point: it.point.clone(),
+            bound_value: None,
         });
     }
     let (m, strict, bound_text) = match check.relation {
@@ -482,6 +505,8 @@ fn pointwise(check: &Check, it: &Item) -> Judged {
         rel_margin_text: scaled_text(&m, &scale),
         uncertainty: to_sci(&u, 3),
         verdict: judge(&m, &u, strict),
+        point: it.point.clone(),
+        bound_value: (!matches!(check.relation, Relation::SignAs)).then(|| to_sci(&b, 8)),
     })
 }
 
@@ -531,16 +556,10 @@ fn along(check: &Check, items: &[Item]) -> Vec<Judged> {
             })
             .collect();
         if !errs.is_empty() {
-            out.push(Judged {
-                label: format!("{ctx_label}; {var} = {}", order.join(",")),
-                value: format!("error: {}", errs.join("; ")),
-                bound: String::new(),
-                margin: "-".into(),
-                rel_margin: f64::NEG_INFINITY,
-                rel_margin_text: None,
-                uncertainty: "-".into(),
-                verdict: Verdict::Inconclusive,
-            });
+            out.push(Judged::error(
+                format!("{ctx_label}; {var} = {}", order.join(",")),
+                &errs.join("; "),
+            ));
             continue;
         }
         let vals: Vec<(String, Float, Float, String, Float)> =
@@ -586,6 +605,8 @@ fn along(check: &Check, items: &[Item]) -> Vec<Judged> {
                 rel_margin_text: scaled_text(&m, &scale),
                 uncertainty: to_sci(&u, 3),
                 verdict,
+                point: vec![],
+                bound_value: None,
             });
         };
         match check.relation {
@@ -771,6 +792,8 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
                             estimate: to_sci(&est, 8),
                             error: to_sci(&err, 3),
                             degree: deg,
+                            estimate_value: est.clone(),
+                            error_value: err.clone(),
                         });
                         items.push(Item {
                             point: o.clone(),
@@ -846,18 +869,11 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
                 rel_margin_text: scaled_text(&m, &tol),
                 uncertainty: to_sci(&u, 3),
                 verdict,
+                point: vec![],
+                bound_value: None,
             })
         })();
-        judged.push(res.unwrap_or_else(|e| Judged {
-            label: lab,
-            value: format!("error: {e}"),
-            bound: String::new(),
-            margin: "-".into(),
-            rel_margin: f64::NEG_INFINITY,
-            rel_margin_text: None,
-            uncertainty: "-".into(),
-            verdict: Verdict::Inconclusive,
-        }));
+        judged.push(res.unwrap_or_else(|e| Judged::error(lab, &e)));
     }
     let verdict = judged
         .iter()

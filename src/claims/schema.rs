@@ -99,6 +99,35 @@ pub struct CheckSpec {
     pub expected_values: Vec<ExpectedValue>,
 }
 
+/// A paper-ready table of one check's results (`[[table]]`; see
+/// [`super::compile::table`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableSpec {
+    /// Names the files (`<id>.table-<label>.*`) and the LaTeX `\label{tab:<id>-<label>}`.
+    pub label: Spanned<String>,
+    /// The caption (LaTeX; `$…$` math is kept as written in Markdown).
+    pub caption: Spanned<String>,
+    /// The check whose results fill the cells.
+    pub check: Spanned<String>,
+    /// The grid variable (or list of them) whose values make the rows.
+    pub rows: Spanned<toml::Value>,
+    /// The grid variable (or list of them) whose values make the columns.
+    #[serde(default)]
+    pub columns: Option<Spanned<toml::Value>>,
+    /// What a cell shows: `value`, `limit`, `verdict`, `margin`, `bound`.
+    pub cell: Spanned<String>,
+    /// Significant digits of the numbers (at most those certified).
+    #[serde(default)]
+    pub digits: Option<Spanned<i64>>,
+    /// Fixed values of the grid variables that are neither rows nor columns.
+    #[serde(default)]
+    pub at: BTreeMap<String, Spanned<toml::Value>>,
+    /// LaTeX math for a variable's header (`load = "\\rho"`), default from its name.
+    #[serde(default)]
+    pub math: BTreeMap<String, Spanned<String>>,
+}
+
 /// A claim file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -126,6 +155,9 @@ pub struct ClaimFile {
     /// The checks (at least one).
     #[serde(rename = "check")]
     pub checks: Vec<CheckSpec>,
+    /// Declared tables (none: the evidence table only).
+    #[serde(default, rename = "table")]
+    pub tables: Vec<TableSpec>,
 }
 
 /// 1-based line of a byte offset.

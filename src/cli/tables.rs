@@ -44,7 +44,7 @@ pub(crate) fn run_tables(a: TablesArgs) -> Result<(String, i32), (i32, String)> 
         }
     }
     let rs = run_claims_with_progress(&claims);
-    let mut files = claim_files(&rs, &made_by);
+    let mut files = claim_files(&rs, &made_by).map_err(super::fail)?;
     files.extend(figure_files(&a.figures, &made_by).map_err(super::fail)?);
     if a.check {
         let tmp = tempfile::tempdir().map_err(|e| bad(format!("temporary folder: {e}")))?;

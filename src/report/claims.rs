@@ -437,7 +437,7 @@ pub fn to_markdown(rs: &[ClaimResult]) -> String {
     out
 }
 
-fn csv_cell(s: &str) -> String {
+pub(crate) fn csv_cell(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

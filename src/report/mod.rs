@@ -10,6 +10,7 @@ pub mod jsq;
 pub mod optimize;
 pub mod redundancy;
 pub mod simulate;
+pub mod table;
 pub mod tables;
 pub mod threshold;
 

@@ -1,0 +1,271 @@
+//! The numbers of a table: certified decimal strings rounded to a table's digits, and a
+//! limit or simulated mean with its error, the estimate rounded to the error's leading
+//! digit (`1.5874011 ± 0.0000002`). Decimal strings are rounded as strings (half up on
+//! the certified digits), so no binary conversion touches a printed digit.
+
+use crate::num::certify::to_sci;
+use rug::float::Round;
+use rug::ops::Pow;
+use rug::Float;
+
+/// Leading exponents shown in plain decimal (`0.00123`, `123456`); outside, scientific.
+pub const PLAIN_EXPONENTS: std::ops::RangeInclusive<i64> = -3..=5;
+
+/// A decimal: sign, significant digits (no leading zero unless the number is 0) and the
+/// exponent of the leading digit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dec {
+    /// Negative.
+    pub neg: bool,
+    /// Significant digits.
+    pub digits: String,
+    /// Exponent of the first digit.
+    pub exp: i64,
+}
+
+impl Dec {
+    /// Parses `1.4142136e0`, `-3.2e-7`, `0.25`, `1e100`, `12`; `None` for anything else.
+    pub fn parse(s: &str) -> Option<Dec> {
+        let s = s.trim();
+        let (neg, s) = match s.strip_prefix('-') {
+            Some(r) => (true, r),
+            None => (false, s.strip_prefix('+').unwrap_or(s)),
+        };
+        let (mant, e) = match s.split_once(['e', 'E']) {
+            Some((m, e)) => (m, e.parse::<i64>().ok()?),
+            None => (s, 0),
+        };
+        let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+        if int.is_empty() && frac.is_empty()
+            || !int.bytes().all(|b| b.is_ascii_digit())
+            || !frac.bytes().all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        let all = format!("{int}{frac}");
+        let lead = all.bytes().position(|b| b != b'0');
+        let Some(lead) = lead else {
+            return Some(Dec {
+                neg: false,
+                digits: "0".into(),
+                exp: 0,
+            });
+        };
+        let exp = e + int.len() as i64 - 1 - lead as i64;
+        Some(Dec {
+            neg,
+            digits: all[lead..].to_string(),
+            exp,
+        })
+    }
+
+    /// Whether it is zero.
+    pub fn is_zero(&self) -> bool {
+        self.digits == "0"
+    }
+
+    /// Rounded (half up) to at most `n` significant digits.
+    pub fn round(&self, n: usize) -> Dec {
+        let n = n.max(1);
+        if self.digits.len() <= n {
+            return self.clone();
+        }
+        let mut d: Vec<u8> = self.digits.as_bytes()[..n].to_vec();
+        let mut exp = self.exp;
+        if self.digits.as_bytes()[n] >= b'5' {
+            let mut i = n;
+            loop {
+                if i == 0 {
+                    d.insert(0, b'1');
+                    d.pop();
+                    exp += 1;
+                    break;
+                }
+                i -= 1;
+                if d[i] == b'9' {
+                    d[i] = b'0';
+                } else {
+                    d[i] += 1;
+                    break;
+                }
+            }
+        }
+        Dec {
+            neg: self.neg,
+            digits: String::from_utf8_lossy(&d).into_owned(),
+            exp,
+        }
+    }
+
+    /// The digits as a fixed-point decimal of `self / 10^e` (every digit kept).
+    pub fn fixed(&self, e: i64) -> String {
+        let sign = if self.neg { "-" } else { "" };
+        let k = self.exp - e; // exponent of the leading digit after scaling
+        let d = &self.digits;
+        if self.is_zero() {
+            // zero shown to the position of its (only) digit
+            return if k >= 0 {
+                "0".into()
+            } else {
+                format!("0.{}", "0".repeat((-k) as usize))
+            };
+        }
+        if k < 0 {
+            return format!("{sign}0.{}{d}", "0".repeat((-k - 1) as usize));
+        }
+        let ku = k as usize;
+        if d.len() <= ku + 1 {
+            format!("{sign}{d}{}", "0".repeat(ku + 1 - d.len()))
+        } else {
+            format!("{sign}{}.{}", &d[..=ku], &d[ku + 1..])
+        }
+    }
+}
+
+/// A number as a table shows it: a mantissa (plain decimal), an optional error in the same
+/// units, and the power of ten both are scaled by (0: plain).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shown {
+    /// The value (scaled by 10^-exp).
+    pub value: String,
+    /// Its error (same scale, same last decimal place).
+    pub err: Option<String>,
+    /// The power of ten.
+    pub exp: i64,
+}
+
+fn display_exp(d: &Dec) -> i64 {
+    if d.is_zero() || PLAIN_EXPONENTS.contains(&d.exp) {
+        0
+    } else {
+        d.exp
+    }
+}
+
+/// A certified decimal string rounded to `n` significant digits.
+pub fn shown(text: &str, n: usize) -> Option<Shown> {
+    let d = Dec::parse(text)?.round(n);
+    let e = display_exp(&d);
+    Some(Shown {
+        value: d.fixed(e),
+        err: None,
+        exp: e,
+    })
+}
+
+/// An estimate with its error: the error rounded up to one significant digit, the
+/// estimate rounded to that digit's place, but to at most `n` significant digits (the
+/// error then rounded up to the last place shown). `None` when either is not finite.
+pub fn with_error(est: &Float, err: &Float, n: u32) -> Option<Shown> {
+    if !est.is_finite() || !err.is_finite() {
+        return None;
+    }
+    let err = Float::with_val(err.prec(), err.abs_ref());
+    if err.is_zero() {
+        return shown(&to_sci(est, n), n as usize);
+    }
+    // the error's leading place, rounded up
+    let (_, _, e1) = err.to_sign_string_exp_round(10, Some(1), Round::Up);
+    let err_place = i64::from(e1.unwrap_or(0)) - 1;
+    let est_exp = if est.is_zero() {
+        err_place
+    } else {
+        Dec::parse(&to_sci(est, n))?.exp
+    };
+    // the last place shown: the error's, or the n-th significant digit's if coarser
+    let place = err_place.max(est_exp - i64::from(n.max(1)) + 1);
+    let prec = err.prec().max(est.prec()).max(64) + 64;
+    let scale = Float::with_val(prec, Float::with_val(prec, 10).pow(-place));
+    let units = |x: Float| x.to_integer().map(|i| i.to_string());
+    let v = units(Float::with_val(prec, est * &scale).round())?;
+    let u = units(Float::with_val(prec, &err * &scale).ceil())?;
+    let dec = |t: &str| -> Dec {
+        let (neg, d) = match t.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, t),
+        };
+        if d == "0" {
+            Dec {
+                neg: false,
+                digits: "0".into(),
+                exp: place,
+            }
+        } else {
+            Dec {
+                neg,
+                digits: d.trim_end_matches('0').to_string().max("0".into()),
+                exp: place + d.len() as i64 - 1,
+            }
+        }
+    };
+    let (v, u) = (dec(&v), dec(&u));
+    let x = display_exp(if v.is_zero() { &u } else { &v });
+    // trailing zeros down to `place` are digits too
+    let pad = |d: &Dec| -> String {
+        let f = d.fixed(x);
+        let want = (x - place).max(0) as usize; // decimals down to `place`
+        let have = f.split_once('.').map_or(0, |(_, r)| r.len());
+        match (have, want) {
+            (h, w) if h >= w => f,
+            (0, w) => format!("{f}.{}", "0".repeat(w)),
+            (h, w) => format!("{f}{}", "0".repeat(w - h)),
+        }
+    };
+    Some(Shown {
+        value: pad(&v),
+        err: Some(pad(&u)),
+        exp: x,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_round() {
+        // hand-worked decimals
+        let d = Dec::parse("1.4142135623e0").unwrap();
+        assert_eq!((d.digits.as_str(), d.exp), ("14142135623", 0));
+        assert_eq!(d.round(8).fixed(0), "1.4142136");
+        assert_eq!(Dec::parse("9.9996e2").unwrap().round(4).fixed(0), "1000");
+        assert_eq!(Dec::parse("0.00125").unwrap().exp, -3);
+        assert_eq!(Dec::parse("1e100").unwrap().exp, 100);
+        assert!(Dec::parse("error").is_none());
+        assert!(Dec::parse("1.2.3").is_none());
+        assert_eq!(shown("3.4567e12", 3).unwrap().value, "3.46");
+        assert_eq!(shown("3.4567e12", 3).unwrap().exp, 12);
+        assert_eq!(shown("-2.5e-3", 2).unwrap().value, "-0.0025");
+    }
+
+    #[test]
+    fn estimate_with_error() {
+        // 2^(2/3) = 1.587401052 with error 1.3e-7: error rounded up to 2e-7, estimate to 1e-7
+        let est = Float::with_val(128, 1.587401052);
+        let err = Float::with_val(128, 1.3e-7);
+        let s = with_error(&est, &err, 8).unwrap();
+        assert_eq!(s.value, "1.5874011");
+        assert_eq!(s.err.as_deref(), Some("0.0000002"));
+        // an error below the 8th digit: shown at the 8th digit, rounded up to one unit
+        let tiny = Float::with_val(128, 3e-15);
+        let s = with_error(&est, &tiny, 8).unwrap();
+        assert_eq!(
+            (s.value.as_str(), s.err.as_deref()),
+            ("1.5874011", Some("0.0000001"))
+        );
+        // an estimate far below its error rounds to 0 at the error's place: -5e-41 ± 9.9e-30
+        let small = Float::with_val(128, -5e-41);
+        let big = Float::with_val(128, 9.86e-30);
+        let s = with_error(&small, &big, 8).unwrap();
+        assert_eq!(
+            (s.value.as_str(), s.err.as_deref(), s.exp),
+            ("0", Some("1"), -29)
+        );
+        // 0.5 exactly, error 1.2e-6 (rounded up to 2e-6): 0.500000 ± 0.000002
+        let s = with_error(&Float::with_val(128, 0.5), &Float::with_val(128, 1.2e-6), 6).unwrap();
+        assert_eq!(
+            (s.value.as_str(), s.err.as_deref()),
+            ("0.500000", Some("0.000002"))
+        );
+    }
+}

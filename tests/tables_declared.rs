@@ -1,0 +1,295 @@
+//! Declared tables (`[[table]]`): the layout of a 2-D grid against closed forms, the
+//! validation of a declaration (exit 2, one line naming file, line and key), and the three
+//! renderings (Markdown, CSV, LaTeX) agreeing cell by cell.
+
+mod common;
+
+use common::taskassign;
+use std::path::{Path, PathBuf};
+
+const CLAIM: &str = "tests/tables/grid-2d.toml";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `tables` on one claim file (no figures) into a fresh folder.
+fn tables_of(claim: &Path) -> (tempfile::TempDir, std::process::Output) {
+    let out = tempfile::tempdir().expect("tempdir");
+    let figs = tempfile::tempdir().expect("tempdir");
+    let o = taskassign()
+        .current_dir(root())
+        .arg("tables")
+        .arg("--claims")
+        .arg(claim)
+        .arg("--out")
+        .arg(out.path())
+        .arg("--figures")
+        .arg(figs.path())
+        .output()
+        .expect("runs");
+    (out, o)
+}
+
+fn generated() -> &'static Path {
+    use std::sync::OnceLock;
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let (d, o) = tables_of(&root().join(CLAIM));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        d
+    })
+    .path()
+}
+
+fn read(label: &str, ext: &str) -> String {
+    let p = generated().join(format!("claims/table-grid-2d.table-{label}.{ext}"));
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The Markdown table's lines as cells (the header first).
+fn md_rows(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .filter(|l| l.starts_with('|') && !l.starts_with("|---"))
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// The CSV's lines as cells (after the `#` lines; no cell here is quoted).
+fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
+}
+
+/// The LaTeX body's rows (between \midrule and \bottomrule) as cells, read back to the
+/// Markdown's text: `\num{x}` → x, `a +- b` → `a ± b`, `{\textsc{pass}}` → PASS, `{---}` → —.
+fn tex_rows(text: &str) -> Vec<Vec<String>> {
+    let body = text
+        .split("\\midrule\n")
+        .nth(1)
+        .and_then(|b| b.split("\\bottomrule").next())
+        .expect("a booktabs body");
+    body.lines()
+        .map(|l| {
+            l.trim_end_matches(" \\\\")
+                .split(" & ")
+                .map(|c| {
+                    let c = c.trim();
+                    if let Some(x) = c.strip_prefix("\\num{").and_then(|x| x.strip_suffix('}')) {
+                        return x.to_string();
+                    }
+                    if let Some(w) = c
+                        .strip_prefix("{\\textsc{")
+                        .and_then(|x| x.strip_suffix("}}"))
+                    {
+                        return w.to_uppercase();
+                    }
+                    if c == "{---}" {
+                        return "—".into();
+                    }
+                    match c.split_once(" e") {
+                        Some((m, x)) if m.contains(" +- ") => {
+                            format!("({})e{x}", m.replace(" +- ", " ± "))
+                        }
+                        Some((m, x)) => format!("{m}e{x}"),
+                        None => c.replace(" +- ", " ± "),
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// ρ*(Pareto(1, α), h) = α/(α−1)(1 − α^−h) [BDS20], in f64 (exact to ~1e-15, far below the
+/// 6 digits compared).
+fn pareto_threshold(alpha: f64, h: i32) -> f64 {
+    alpha / (alpha - 1.0) * (1.0 - alpha.powi(-h))
+}
+
+const ALPHAS: [(&str, f64); 3] = [("1.5", 1.5), ("2", 2.0), ("4", 4.0)];
+const HS: [i32; 3] = [2, 3, 5];
+
+#[test]
+fn a_2d_table_has_the_closed_forms_in_grid_order() {
+    let md = md_rows(&read("values", "md"));
+    assert_eq!(md[0], ["alpha", "h=2", "h=3", "h=5"]);
+    for (i, (a, av)) in ALPHAS.iter().enumerate() {
+        assert_eq!(md[i + 1][0], *a);
+        for (j, h) in HS.iter().enumerate() {
+            // every threshold here lies in [1, 10): 6 significant digits = 5 decimals,
+            // rounded by Rust's float formatting (independent of the table code)
+            let want = format!("{:.5}", pareto_threshold(*av, *h));
+            assert_eq!(md[i + 1][j + 1], want, "alpha={a}, h={h}");
+        }
+    }
+    // transposed: rows h, columns alpha, the same numbers
+    let tr = md_rows(&read("transposed", "md"));
+    assert_eq!(tr[0], ["h", "alpha=1.5", "alpha=2", "alpha=4"]);
+    for (j, h) in HS.iter().enumerate() {
+        assert_eq!(tr[j + 1][0], h.to_string());
+        for (i, _) in ALPHAS.iter().enumerate() {
+            assert_eq!(tr[j + 1][i + 1], md[i + 1][j + 1]);
+        }
+    }
+    // the bounds are the closed form itself, 8 digits (within half a unit of the 8th)
+    let b = md_rows(&read("bounds", "md"));
+    for (i, (_, av)) in ALPHAS.iter().enumerate() {
+        for (j, h) in HS.iter().enumerate() {
+            let got: f64 = b[i + 1][j + 1].parse().expect("a number");
+            assert!((got - pareto_threshold(*av, *h)).abs() <= 0.5e-7, "{got}");
+        }
+    }
+    // the closed form holds: every verdict PASS, every margin the tolerance 1e-15 minus a
+    // difference below 1e-19 (20 certified digits), i.e. 1.000e-15 to 4 digits
+    for row in &md_rows(&read("verdicts", "md"))[1..] {
+        assert_eq!(&row[1..], ["PASS", "PASS", "PASS"]);
+    }
+    for row in &md_rows(&read("margins", "md"))[1..] {
+        assert_eq!(&row[1..], ["1.000e-15", "1.000e-15", "1.000e-15"]);
+    }
+}
+
+#[test]
+fn limit_cells_are_estimates_with_their_error() {
+    // E[BP(1, p, α)] → α/(α−1) as p → ∞: 3 for α = 1.5, 2 for α = 2 (closed form); the
+    // shown estimate must be within its shown error of the limit, and the error below the
+    // check's tolerance 1e-6
+    let md = md_rows(&read("limits", "md"));
+    assert_eq!(md[0], ["alpha", "limit"]);
+    for (row, want) in md[1..].iter().zip([3.0, 2.0]) {
+        let (v, e) = row[1].split_once(" ± ").expect("estimate ± error");
+        let (v, e): (f64, f64) = (v.parse().expect("number"), e.parse().expect("number"));
+        assert!(e > 0.0 && e <= 1e-6, "{}", row[1]);
+        assert!((v - want).abs() <= e, "{} vs {want}", row[1]);
+    }
+    // the sequence: rows p, columns alpha; E[BP(1,p,α)] = α/(α−1) (1 − p^(1−α))/(1 − p^(−α))
+    let seq = md_rows(&read("sequence", "md"));
+    assert_eq!(seq[0], ["p", "alpha=1.5", "alpha=2"]);
+    for row in &seq[1..] {
+        let p: f64 = row[0].parse().expect("p");
+        for (c, a) in row[1..].iter().zip([1.5f64, 2.0]) {
+            let want = a / (a - 1.0) * (1.0 - p.powf(1.0 - a)) / (1.0 - p.powf(-a));
+            let got: f64 = c.parse().expect("number");
+            // 10 significant digits: within half a unit of the 10th (plus f64's error)
+            assert!(
+                (got - want).abs() <= 0.5e-9 * want + 1e-14,
+                "p={p}: {c} vs {want}"
+            );
+        }
+    }
+}
+
+#[test]
+fn markdown_csv_and_latex_agree_cell_by_cell() {
+    for label in [
+        "values",
+        "transposed",
+        "verdicts",
+        "margins",
+        "bounds",
+        "limits",
+        "sequence",
+    ] {
+        let md = md_rows(&read(label, "md"));
+        let csv = csv_rows(&read(label, "csv"));
+        let tex = tex_rows(&read(label, "tex"));
+        assert_eq!(md, csv, "{label}: Markdown vs CSV");
+        assert_eq!(&md[1..], tex.as_slice(), "{label}: Markdown vs LaTeX body");
+    }
+    let tex = read("limits", "tex");
+    for want in [
+        "\\usepackage{booktabs,siunitx}",
+        "\\toprule",
+        "\\caption{",
+        "\\label{tab:table-grid-2d-limits}",
+        "S[table-format=1.7(1)]",
+        " +- ",
+    ] {
+        assert!(tex.contains(want), "{want} in\n{tex}");
+    }
+}
+
+/// The test claim with `from` replaced by `to`; `check` on it must exit 2 with one line
+/// naming the file, the line and the key.
+fn bad(from: &str, to: &str, line: usize, key: &str, why: &str) {
+    let text = std::fs::read_to_string(root().join(CLAIM)).expect("claim");
+    assert!(text.contains(from), "{from}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("bad.toml");
+    std::fs::write(&p, text.replacen(from, to, 1)).expect("write");
+    let out = taskassign().arg("check").arg(&p).output().expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    let at = format!("bad.toml:{line}: {key}:");
+    assert!(
+        err.contains(&at) && err.contains(why),
+        "want '{at}' and '{why}': {err}"
+    );
+}
+
+#[test]
+fn bad_table_declarations_exit_2_naming_file_line_and_key() {
+    // lines of tests/tables/grid-2d.toml: the first [[table]] starts at line 42
+    bad(
+        "rows = \"alpha\"\ncolumns = \"h\"\ncell = \"value\"\ndigits = 6",
+        "rows = \"beta\"\ncolumns = \"h\"\ncell = \"value\"\ndigits = 6",
+        46,
+        "table.rows",
+        "'beta' is not a grid variable of check 'closed-form'",
+    );
+    bad(
+        "check = \"closed-form\"",
+        "check = \"closed\"",
+        45,
+        "table.check",
+        "no check named 'closed'",
+    );
+    bad(
+        "cell = \"value\"",
+        "cell = \"mean\"",
+        48,
+        "table.cell",
+        "unknown cell 'mean'",
+    );
+    bad(
+        "digits = 6",
+        "digits = 6\ncolour = \"red\"",
+        50,
+        "colour",
+        "unknown field",
+    );
+    bad(
+        "columns = \"h\"\ncell = \"value\"",
+        "cell = \"value\"",
+        46,
+        "table.at",
+        "'h' takes 3 values",
+    );
+    bad(
+        "columns = \"h\"\ncell = \"value\"",
+        "columns = \"h\"\ncell = \"limit\"",
+        48,
+        "table.cell",
+        "takes no limit",
+    );
+    bad(
+        "rows = \"alpha\"\ncell = \"limit\"",
+        "rows = \"p\"\ncell = \"limit\"",
+        90,
+        "table.rows",
+        "the limit variable",
+    );
+}
