@@ -3,7 +3,8 @@
 //! `<tspan>`s that both browsers and usvg (the PDF path) render.
 //!
 //! Markup: text between `$…$` is math. There a single letter (Latin or Greek) is italic, a
-//! run of two or more letters is upright (words and function names: `ln`, `TAGS`), `_x` and
+//! run of two or more letters is upright (words and function names: `ln`, `TAGS`), so is a
+//! capital Greek letter (`Σ`), `_x` and
 //! `^x` make the next character a sub- or superscript and `_{…}`, `^{…}` a group. Outside
 //! `$…$` the text is shown as written.
 
@@ -91,7 +92,9 @@ fn math(runs: &mut Vec<Run>, s: &str, shift: Shift) {
                 i += 1;
             }
             let word: String = cs[start..i].iter().collect();
-            push(runs, &word, i - start == 1, shift);
+            // capital Greek stays upright, as in TeX (Σ, Δ)
+            let upright_greek = ('\u{391}'..='\u{3A9}').contains(&cs[start]);
+            push(runs, &word, i - start == 1 && !upright_greek, shift);
             continue;
         }
         push(runs, &c.to_string(), false, shift);
