@@ -265,8 +265,16 @@ pub fn to_html(rs: &[ClaimResult], figures: &[HtmlFigure], note: &str) -> String
     o.push_str(SCRIPT);
     o.push_str("</script>\n</head>\n<body>\n<h1>taskassign check</h1>\n");
     o.push_str(&format!(
-        "<p class=\"summary\">{} claims ({} checks): <span class=\"badge pass\">{} PASS</span> <span class=\"badge fail\">{} FAIL</span> of which <span class=\"badge finding\">{} expected</span> (documented findings), <span class=\"badge inconclusive\">{} INCONCLUSIVE</span>; {} fail the run, {} could not be computed.</p>\n",
-        s.claims, s.checks, s.pass, s.fail, s.expected_fail, s.inconclusive, s.failing_run, s.uncomputed
+        "<p class=\"summary\">{} claims ({} checks): <span class=\"badge pass\">{} PASS</span> <span class=\"badge {}\">{} FAIL</span> of which <span class=\"badge finding\">{} expected</span> (documented findings), <span class=\"badge inconclusive\">{} INCONCLUSIVE</span>; {} fail the run, {} could not be computed.</p>\n",
+        s.claims,
+        s.checks,
+        s.pass,
+        if s.failing_run > 0 { "fail" } else { "inconclusive" },
+        s.fail,
+        s.expected_fail,
+        s.inconclusive,
+        s.failing_run,
+        s.uncomputed
     ));
     if !note.is_empty() {
         o.push_str(&format!("<p class=\"note\"><b>{}</b></p>\n", e(note.trim())));
