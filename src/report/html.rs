@@ -1,6 +1,6 @@
 //! `check --format html --out DIR`: one self-contained `DIR/index.html` — no network, no
-//! external script, style sheet or font (the bundled DejaVu fonts are inlined as data:
-//! URIs, the figures as inline SVG). It shows the verdict table, then every claim with its
+//! external script, style sheet or font (the bundled DejaVu Sans is inlined as a data:
+//! URI, the figures as inline SVG). It shows the verdict table, then every claim with its
 //! statement, source, reading, checks, findings (set apart from failures), limits,
 //! evidence table and figures. It renders the results of the run; nothing is recomputed.
 //!
@@ -9,7 +9,7 @@
 //! browser test (`tests/browser/run.sh`) reads it.
 
 use super::claims::{summary, verdict_shown};
-use super::figure::text::{self, xml_escape, FONT_OBLIQUE, FONT_REGULAR};
+use super::figure::text::{self, xml_escape, FONT_REGULAR};
 use crate::claims::run::{CheckResult, ClaimResult};
 use crate::claims::Verdict;
 
@@ -254,12 +254,10 @@ fn claim_section(r: &ClaimResult, figs: &[&HtmlFigure]) -> String {
 pub fn to_html(rs: &[ClaimResult], figures: &[HtmlFigure], note: &str) -> String {
     let s = summary(rs);
     let mut o = String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>taskassign check</title>\n<style>\n");
-    for (data, style) in [(FONT_REGULAR, "normal"), (FONT_OBLIQUE, "italic")] {
-        o.push_str(&format!(
-            "@font-face {{ font-family: \"DejaVu Sans\"; font-style: {style}; src: url(data:font/ttf;base64,{}) format(\"truetype\"); }}\n",
-            base64(data)
-        ));
-    }
+    o.push_str(&format!(
+        "@font-face {{ font-family: \"DejaVu Sans\"; src: url(data:font/ttf;base64,{}) format(\"truetype\"); }}\n",
+        base64(FONT_REGULAR)
+    ));
     o.push_str(STYLE);
     o.push_str("</style>\n<script>");
     o.push_str(SCRIPT);

@@ -1,9 +1,12 @@
 //! SVG → PDF in pure Rust: usvg parses the figure with a font database holding only the
-//! bundled DejaVu fonts (no system font is read), svg2pdf writes a one-page PDF with the
-//! fonts subset and embedded. The output is deterministic (svg2pdf writes no date and no
-//! random id; `tests/figures_pdf.rs` regenerates and compares).
+//! bundled DejaVu Sans (no system font is read), svg2pdf writes a one-page PDF with the
+//! font subset and embedded. The output is deterministic — svg2pdf writes no date and no
+//! random id, but it writes its fonts in a `HashMap`'s order, so two fonts would come out
+//! in either order from run to run: the figures use the one face (italic is that face
+//! slanted, [`super::text::ITALIC_SKEW_DEG`]). `tests/figures_pdf.rs` converts again and
+//! compares bytes.
 
-use super::text::{FONT_FAMILY, FONT_OBLIQUE, FONT_REGULAR};
+use super::text::{FONT_FAMILY, FONT_REGULAR};
 use std::sync::{Arc, OnceLock};
 
 /// usvg's CSS pixel: 96 per inch. The PDF page is the SVG's size in inches.
@@ -14,7 +17,6 @@ fn fontdb() -> Arc<usvg::fontdb::Database> {
     DB.get_or_init(|| {
         let mut db = usvg::fontdb::Database::new();
         db.load_font_data(FONT_REGULAR.to_vec());
-        db.load_font_data(FONT_OBLIQUE.to_vec());
         db.set_sans_serif_family(FONT_FAMILY);
         Arc::new(db)
     })

@@ -5,7 +5,7 @@
 //! data crosses, or below the plot when no corner is free.
 
 use super::axes::{self, Axis, Scale};
-use super::text::{self, num, tspans, xml_escape, FONT_FAMILY};
+use super::text::{self, num, svg_text, xml_escape, FONT_FAMILY};
 
 /// Width in points (3.5 in).
 pub const WIDTH_PT: f64 = 252.0;
@@ -228,13 +228,7 @@ fn marker_svg(m: Marker, x: f64, y: f64, r: f64, color: &str, open: bool) -> Str
 }
 
 fn text_at(x: f64, y: f64, size: f64, anchor: &str, s: &str) -> String {
-    format!(
-        "<text x=\"{}\" y=\"{}\" font-size=\"{}\" text-anchor=\"{anchor}\">{}</text>",
-        num(x),
-        num(y),
-        num(size),
-        tspans(s, size)
-    )
+    svg_text(x, y, size, anchor, s)
 }
 
 /// Draws the plot; returns the SVG document.
@@ -459,13 +453,10 @@ pub fn draw(p: &Plot) -> String {
     o.push('\n');
     let (lx, ly) = (EDGE_PT + LABEL_PT * 0.85, (top + plot_bottom) / 2.0);
     o.push_str(&format!(
-        "<text x=\"{}\" y=\"{}\" font-size=\"{}\" text-anchor=\"middle\" transform=\"rotate(-90 {} {})\">{}</text>\n",
+        "<g transform=\"rotate(-90 {} {})\">{}</g>\n",
         num(lx),
         num(ly),
-        num(LABEL_PT),
-        num(lx),
-        num(ly),
-        tspans(&p.y_label, LABEL_PT)
+        svg_text(lx, ly, LABEL_PT, "middle", &p.y_label)
     ));
     // reference lines
     for h in &p.hlines {

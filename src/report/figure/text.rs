@@ -12,8 +12,6 @@ use std::sync::OnceLock;
 
 /// DejaVu Sans (Bitstream Vera licence, `assets/fonts/LICENSE`).
 pub const FONT_REGULAR: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
-/// DejaVu Sans Oblique (same licence).
-pub const FONT_OBLIQUE: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans-Oblique.ttf");
 /// The family name both fonts declare, used in the SVG.
 pub const FONT_FAMILY: &str = "DejaVu Sans";
 
@@ -129,23 +127,19 @@ pub fn plain(s: &str) -> String {
 
 struct Metrics {
     regular: Option<ttf_parser::Face<'static>>,
-    oblique: Option<ttf_parser::Face<'static>>,
 }
 
 fn metrics() -> &'static Metrics {
     static M: OnceLock<Metrics> = OnceLock::new();
     M.get_or_init(|| Metrics {
         regular: ttf_parser::Face::parse(FONT_REGULAR, 0).ok(),
-        oblique: ttf_parser::Face::parse(FONT_OBLIQUE, 0).ok(),
     })
 }
 
 /// The advance width of `s` at `size` (no kerning: DejaVu's kerning changes a label's
-/// width by well under a per cent).
-pub fn plain_width(s: &str, size: f64, italic: bool) -> f64 {
-    let m = metrics();
-    let face = if italic { &m.oblique } else { &m.regular };
-    let Some(face) = face else {
+/// width by well under a per cent). Italic is the upright face slanted: same advances.
+pub fn plain_width(s: &str, size: f64, _italic: bool) -> f64 {
+    let Some(face) = &metrics().regular else {
         return s.chars().count() as f64 * MISSING_ADVANCE * size;
     };
     let em = f64::from(face.units_per_em());
@@ -200,34 +194,52 @@ pub fn num(x: f64) -> String {
     }
 }
 
-/// The `<tspan>`s of marked-up text at `size`: scripts shifted with `dy` (which usvg and
-/// every browser honour) and shifted back after.
-pub fn tspans(s: &str, size: f64) -> String {
+/// Slant of italic runs, degrees (DejaVu Sans Oblique is the upright face slanted by
+/// about this much; slanting the one bundled face keeps the PDF to one embedded font).
+pub const ITALIC_SKEW_DEG: f64 = 11.0;
+
+/// Marked-up text at `size` as SVG: one `<text>` per run, placed from the bundled font's
+/// advances (so `anchor` — `start`, `middle` or `end` — is applied here), scripts raised or
+/// lowered, italic runs slanted about their baseline point.
+pub fn svg_text(x: f64, y: f64, size: f64, anchor: &str, s: &str) -> String {
+    let runs = parse(s);
+    let total: f64 = runs
+        .iter()
+        .map(|r| plain_width(&r.text, run_size(r, size), false))
+        .sum();
+    let mut at = match anchor {
+        "middle" => x - total / 2.0,
+        "end" => x - total,
+        _ => x,
+    };
     let mut o = String::new();
-    let mut offset = 0.0;
-    for r in parse(s) {
-        let target = match r.shift {
-            Shift::Base => 0.0,
-            Shift::Sup => -SUP_RAISE * size,
-            Shift::Sub => SUB_DROP * size,
+    for r in &runs {
+        let fs = run_size(r, size);
+        let base = match r.shift {
+            Shift::Base => y,
+            Shift::Sup => y - SUP_RAISE * size,
+            Shift::Sub => y + SUB_DROP * size,
         };
-        let dy = target - offset;
-        offset = target;
-        let mut attrs = String::new();
-        if dy != 0.0 {
-            attrs.push_str(&format!(" dy=\"{}\"", num(dy)));
-        }
-        if r.shift != Shift::Base {
-            attrs.push_str(&format!(" font-size=\"{}\"", num(run_size(&r, size))));
-        }
-        if r.italic {
-            attrs.push_str(" font-style=\"italic\"");
-        }
-        o.push_str(&format!("<tspan{attrs}>{}</tspan>", xml_escape(&r.text)));
-    }
-    if offset != 0.0 {
-        // return to the baseline so that nothing after the text is shifted
-        o.push_str(&format!("<tspan dy=\"{}\"></tspan>", num(-offset)));
+        let skew = if r.italic {
+            format!(
+                " transform=\"translate({} {}) skewX(-{}) translate({} {})\"",
+                num(at),
+                num(base),
+                num(ITALIC_SKEW_DEG),
+                num(-at),
+                num(-base)
+            )
+        } else {
+            String::new()
+        };
+        o.push_str(&format!(
+            "<text x=\"{}\" y=\"{}\" font-size=\"{}\"{skew} xml:space=\"preserve\">{}</text>",
+            num(at),
+            num(base),
+            num(fs),
+            xml_escape(&r.text)
+        ));
+        at += plain_width(&r.text, fs, false);
     }
     o
 }
@@ -270,10 +282,16 @@ mod tests {
         assert!(width("$x^2$", 10.0) < width("x2", 10.0));
     }
 
+    /// "a<b x^k" at 10 pt: "a<b " upright from x = 0, then x slanted, then k raised by
+    /// 0.38 em = 3.8 pt at 7 pt (the constants above).
     #[test]
-    fn tspans_return_to_the_baseline_and_escape() {
-        let s = tspans("a<b $x^k$", 10.0);
-        assert!(s.contains("a&lt;b"), "{s}");
-        assert!(s.ends_with("<tspan dy=\"3.8\"></tspan>"), "{s}");
+    fn svg_text_places_runs_and_escapes() {
+        let s = svg_text(0.0, 10.0, 10.0, "start", "a<b $x^k$");
+        assert!(s.contains(">a&lt;b </text>"), "{s}");
+        assert!(s.contains("skewX(-11)"), "{s}");
+        assert!(s.contains("y=\"6.2\" font-size=\"7\""), "{s}");
+        let w = width("a<b $x^k$", 10.0);
+        let e = svg_text(w, 10.0, 10.0, "end", "a<b $x^k$");
+        assert!(e.starts_with("<text x=\"0\""), "{e}");
     }
 }
