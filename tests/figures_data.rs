@@ -137,21 +137,19 @@ fn figure_files_are_validated_when_read() {
         ),
         // a [limit] needs the 1/ln axis and a claim
         (
-            PARETO.replace("title = \"t\"", "title = \"t\"\nclaim = \"c\"\n[limit]\ncheck = \"l\"\n"),
+            PARETO.replace("title = \"t\"", "title = \"t\"\nclaim = \"c\"") + "[limit]\ncheck = \"l\"\n",
             "inv_ln",
         ),
         (
-            PARETO.replace(
-                "title = \"t\"",
-                "title = \"t\"\nx_transform = \"inv_ln\"\n[limit]\ncheck = \"l\"\n",
-            ),
+            PARETO.replace("title = \"t\"", "title = \"t\"\nx_transform = \"inv_ln\"")
+                + "[limit]\ncheck = \"l\"\n",
             "claim",
         ),
         (
             PARETO.replace(
                 "title = \"t\"",
-                "title = \"t\"\nclaim = \"c\"\nx_transform = \"inv_ln\"\n[limit]\ncheck = \"l\"\nbound = 2\n",
-            ),
+                "title = \"t\"\nclaim = \"c\"\nx_transform = \"inv_ln\"",
+            ) + "[limit]\ncheck = \"l\"\nbound = 2\n",
             "bound",
         ),
     ] {
