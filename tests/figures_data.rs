@@ -137,7 +137,8 @@ fn figure_files_are_validated_when_read() {
         ),
         // a [limit] needs the 1/ln axis and a claim
         (
-            PARETO.replace("title = \"t\"", "title = \"t\"\nclaim = \"c\"") + "[limit]\ncheck = \"l\"\n",
+            PARETO.replace("title = \"t\"", "title = \"t\"\nclaim = \"c\"")
+                + "[limit]\ncheck = \"l\"\n",
             "inv_ln",
         ),
         (
@@ -201,7 +202,10 @@ fn tables_reports_bad_figure_files_and_uncomputable_points() {
             .expect("runs");
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(code), "{err}");
-        assert!(err.contains("bad.toml") && err.contains(want), "{want}: {err}");
+        assert!(
+            err.contains("bad.toml") && err.contains(want),
+            "{want}: {err}"
+        );
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
 }

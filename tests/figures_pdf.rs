@@ -55,7 +55,11 @@ fn every_figure_svg_parses_and_draws_every_series() {
         let csv = std::fs::read_to_string(figures_dir().join(format!("{s}.csv"))).expect(s);
         let names = csv_series(&csv);
         let groups: Vec<&str> = svg.split("<g class=\"series\"").skip(1).collect();
-        assert_eq!(groups.len(), names.len(), "{s}: one drawn series per CSV series");
+        assert_eq!(
+            groups.len(),
+            names.len(),
+            "{s}: one drawn series per CSV series"
+        );
         for (g, n) in groups.iter().zip(&names) {
             let pts = g
                 .split("points=\"")
@@ -78,22 +82,41 @@ fn every_figure_pdf_is_one_page_with_the_font_embedded_and_reproduces() {
         let text = String::from_utf8_lossy(&stored);
         let pages = text.matches("/Type /Page\n").count() + text.matches("/Type /Page ").count();
         assert_eq!(pages, 1, "{s}.pdf: one page");
-        assert!(text.contains("/Count 1"), "{s}.pdf: a page tree of one page");
-        assert!(text.contains("/FontFile2"), "{s}.pdf: an embedded TrueType font");
+        assert!(
+            text.contains("/Count 1"),
+            "{s}.pdf: a page tree of one page"
+        );
+        assert!(
+            text.contains("/FontFile2"),
+            "{s}.pdf: an embedded TrueType font"
+        );
         assert!(text.contains("DejaVuSans"), "{s}.pdf: the bundled font");
-        assert_eq!(text.matches("/FontFile2").count(), 1, "{s}.pdf: one embedded font");
+        assert_eq!(
+            text.matches("/FontFile2").count(),
+            1,
+            "{s}.pdf: one embedded font"
+        );
         // the page is the SVG's size: 3.5 in = 252 pt wide
         assert!(text.contains("/MediaBox [0 0 252 "), "{s}.pdf: 252 pt wide");
         assert!(text.trim_end().ends_with("%%EOF"), "{s}.pdf trailer");
         let t = Instant::now();
         let again = pdf::to_pdf(&svg).expect("converts");
         let dt = t.elapsed();
-        assert!(again == stored, "{s}.pdf: converting the SVG again gives other bytes");
+        assert!(
+            again == stored,
+            "{s}.pdf: converting the SVG again gives other bytes"
+        );
         // and again in this process (svg2pdf's maps are seeded per instance)
         for _ in 0..3 {
-            assert!(pdf::to_pdf(&svg).expect("converts") == stored, "{s}.pdf: not deterministic");
+            assert!(
+                pdf::to_pdf(&svg).expect("converts") == stored,
+                "{s}.pdf: not deterministic"
+            );
         }
-        eprintln!("{s}: PDF {} bytes in {:.1} ms", again.len(), dt.as_secs_f64() * 1e3);
+        eprintln!(
+            "{s}: PDF {} bytes in {:.1} ms",
+            again.len(),
+            dt.as_secs_f64() * 1e3
+        );
     }
 }
-

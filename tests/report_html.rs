@@ -28,8 +28,9 @@ fn the_report_is_self_contained_escaped_and_shows_the_claims_figure() {
     // tags-threshold-families (its figure threshold-vs-alpha names it) with a statement
     // that must be escaped
     let claims = tempfile::tempdir().expect("tempdir");
-    let text = std::fs::read_to_string(root().join("proofs-check/bds20/tags-threshold-families.toml"))
-        .expect("claim");
+    let text =
+        std::fs::read_to_string(root().join("proofs-check/bds20/tags-threshold-families.toml"))
+            .expect("claim");
     let line = text
         .lines()
         .find(|l| l.starts_with("statement = "))
@@ -50,23 +51,44 @@ fn the_report_is_self_contained_escaped_and_shows_the_claims_figure() {
         .output()
         .expect("runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("index.html"), "{stdout}");
     let page = std::fs::read_to_string(out_dir.path().join("index.html")).expect("index.html");
     assert!(page.starts_with("<!DOCTYPE html>"));
     assert!(
-        page.contains("rho* &lt; 1 &amp; &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &quot;q&quot;"),
+        page.contains(
+            "rho* &lt; 1 &amp; &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &quot;q&quot;"
+        ),
         "escaped statement"
     );
-    assert_eq!(page.matches("<script").count(), 1, "only the page's own inline script");
+    assert_eq!(
+        page.matches("<script").count(),
+        1,
+        "only the page's own inline script"
+    );
     for bad in ["src=\"http", "href=\"http", "url(http", "src=\"//", "<link"] {
         assert!(!page.contains(bad), "external reference {bad}");
     }
-    assert!(page.contains("src: url(data:font/ttf;base64,"), "font inline");
+    assert!(
+        page.contains("src: url(data:font/ttf;base64,"),
+        "font inline"
+    );
     assert!(page.contains("<figure class=\"plot\" data-figure=\"threshold-vs-alpha\">"));
-    assert!(page.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""), "inline SVG");
+    assert!(
+        page.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+        "inline SVG"
+    );
     assert!(page.contains("id=\"claim-tags-threshold-families\""));
-    assert_eq!(page.matches("<figure class=\"plot\"").count(), 1, "only its own figure");
+    assert_eq!(
+        page.matches("<figure class=\"plot\"").count(),
+        1,
+        "only its own figure"
+    );
 }
 
 /// An expected FAIL (a documented finding) is classed `finding`, never `fail`; its
@@ -82,9 +104,23 @@ fn findings_are_set_apart_from_failures() {
         .arg(out_dir.path())
         .output()
         .expect("runs");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let page = std::fs::read_to_string(out_dir.path().join("index.html")).expect("index.html");
-    assert!(page.contains("<section class=\"claim finding\""), "the claim is a finding");
-    assert!(page.contains("<aside class=\"finding\">"), "its finding set apart");
-    assert!(!page.contains("<tr class=\"fail\">"), "no row marked as a failure");
+    assert!(
+        page.contains("<section class=\"claim finding\""),
+        "the claim is a finding"
+    );
+    assert!(
+        page.contains("<aside class=\"finding\">"),
+        "its finding set apart"
+    );
+    assert!(
+        !page.contains("<tr class=\"fail\">"),
+        "no row marked as a failure"
+    );
 }

@@ -232,7 +232,11 @@ pub fn compile(path: &str, text: &str) -> Result<Figure, ClaimError> {
         Some("inv_ln") => XTransform::InvLn,
         Some(other) => {
             let sp = f.x_transform.as_ref().map(|s| s.span()).unwrap_or(0..0);
-            return c.err(sp, "x_transform", format!("'{other}' is not none or inv_ln"));
+            return c.err(
+                sp,
+                "x_transform",
+                format!("'{other}' is not none or inv_ln"),
+            );
         }
     };
     if x_transform == XTransform::InvLn && x_scale == AxisScale::Log {
@@ -394,11 +398,11 @@ pub fn compute(fig: &Figure) -> Result<Vec<SeriesData>, crate::Error> {
                         }
                         AxisScale::Log => {
                             return Err(crate::Error::input(format!(
-                                "{}: series '{name}' at {at}: {} = {} cannot be drawn on a log axis",
-                                fig.path,
-                                s.y_text,
-                                crate::num::show(&v.hi)
-                            )))
+                            "{}: series '{name}' at {at}: {} = {} cannot be drawn on a log axis",
+                            fig.path,
+                            s.y_text,
+                            crate::num::show(&v.hi)
+                        )))
                         }
                     };
                     if !y.is_finite() || v.lo.is_nan() {
@@ -418,11 +422,7 @@ pub fn compute(fig: &Figure) -> Result<Vec<SeriesData>, crate::Error> {
                             // a lower end at or below 0 has no place on a log axis: the
                             // bar then starts at the point
                             AxisScale::Log if hi > 0 => Some((
-                                if lo > 0 {
-                                    lo.log10().to_f64()
-                                } else {
-                                    y
-                                },
+                                if lo > 0 { lo.log10().to_f64() } else { y },
                                 hi.log10().to_f64(),
                             )),
                             AxisScale::Log => None,
@@ -461,12 +461,7 @@ const X_BITS: u32 = 64;
 /// The plotted x coordinate of the value `xv`, in MPFR (1e5000 has a place on a 1/ln or
 /// log axis though not in f64).
 fn x_coordinate(fig: &Figure, xv: &str) -> Result<f64, crate::Error> {
-    let bad = |why: &str| {
-        crate::Error::input(format!(
-            "{}: x value {xv} {why}",
-            fig.path
-        ))
-    };
+    let bad = |why: &str| crate::Error::input(format!("{}: x value {xv} {why}", fig.path));
     let x = crate::num::parse_decimal(xv.trim(), X_BITS).map_err(|_| bad("is not a number"))?;
     let x = match fig.x_transform {
         XTransform::None => x,

@@ -275,7 +275,10 @@ pub fn to_html(rs: &[ClaimResult], figures: &[HtmlFigure], note: &str) -> String
         s.uncomputed
     ));
     if !note.is_empty() {
-        o.push_str(&format!("<p class=\"note\"><b>{}</b></p>\n", e(note.trim())));
+        o.push_str(&format!(
+            "<p class=\"note\"><b>{}</b></p>\n",
+            e(note.trim())
+        ));
     }
     o.push_str("<table class=\"verdicts\">\n<tr><th>id</th><th>source</th><th>verdict</th><th>margin</th><th>worst point</th><th>figures</th></tr>\n");
     for r in rs {

@@ -162,11 +162,7 @@ pub fn compare(dir: &Path, files: &[OutFile]) -> Vec<String> {
 }
 
 /// As [`compare`], with the generated binary files (the figures' PDFs) too.
-pub fn compare_with(
-    dir: &Path,
-    files: &[OutFile],
-    bins: &[super::figure::BinFile],
-) -> Vec<String> {
+pub fn compare_with(dir: &Path, files: &[OutFile], bins: &[super::figure::BinFile]) -> Vec<String> {
     let mut diffs = super::figure::compare_bins(dir, bins);
     for f in files {
         let p = dir.join(&f.path);

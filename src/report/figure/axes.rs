@@ -13,6 +13,11 @@ const LINEAR_TICKS: f64 = 5.0;
 const MAX_DECADE_LABELS: usize = 7;
 /// Below this many decades of range, a log axis is labelled 1, 2, 5 × 10^k as numbers.
 const FEW_DECADES: f64 = 2.0;
+/// Tick labels are plain decimals for magnitudes in [this, [`PLAIN_LABELS_BELOW`]), m×10^k
+/// outside.
+const PLAIN_LABELS_FROM: f64 = 0.001;
+/// See [`PLAIN_LABELS_FROM`].
+const PLAIN_LABELS_BELOW: f64 = 100_000.0;
 /// Slack when deciding whether a tick lies inside the range (relative to the range).
 const TICK_SLACK: f64 = 1e-9;
 
@@ -93,11 +98,8 @@ fn nice_step(span: f64) -> f64 {
 /// A number as a tick label with `decimals` decimals; very large or small ones as
 /// m×10^k.
 fn number(v: f64, decimals: usize) -> String {
-    if v == 0.0 {
-        return "0".into();
-    }
     let a = v.abs();
-    if !(1e-3..1e5).contains(&a) {
+    if a != 0.0 && !(PLAIN_LABELS_FROM..PLAIN_LABELS_BELOW).contains(&a) {
         let k = a.log10().floor();
         let m = v / 10f64.powf(k);
         let ms = format!("{m:.1}");

@@ -66,7 +66,9 @@ pub fn limit_of(
     let r = claims.iter().find(|r| r.claim.id == id).ok_or_else(|| {
         input(
             fig,
-            format!("its [limit] is claim {id}'s, which was not run (run `tables` with that claim)"),
+            format!(
+                "its [limit] is claim {id}'s, which was not run (run `tables` with that claim)"
+            ),
         )
     })?;
     let c = r
@@ -235,12 +237,10 @@ pub fn render(
             limit,
         });
     }
-    let limit_label = fig.limit_check.as_ref().map(|_| {
-        format!(
-            "open: limit as ${} → ∞$ (± error)",
-            fig.x.0
-        )
-    });
+    let limit_label = fig
+        .limit_check
+        .as_ref()
+        .map(|_| format!("open: limit as ${} → ∞$ (± error)", fig.x.0));
     let plot = svg::Plot {
         id: fig.name.clone(),
         title: fig.title.clone(),

@@ -133,6 +133,9 @@ pub struct Plot {
     pub made_by: String,
 }
 
+/// A drawn segment in page coordinates: (x0, y0, x1, y1).
+type Segment = (f64, f64, f64, f64);
+
 #[derive(Clone, Copy)]
 struct Rect {
     x0: f64,
@@ -282,7 +285,7 @@ pub fn draw(p: &Plot) -> String {
     let box_h = entries.len() as f64 * LEGEND_LINE_PT + 2.0 * LEGEND_PAD_PT;
 
     // First try: the legend inside, in a corner no data crosses.
-    let place = |bottom: f64| -> (Vec<(f64, f64, f64, f64)>, Vec<(f64, f64)>) {
+    let place = |bottom: f64| -> (Vec<Segment>, Vec<(f64, f64)>) {
         // pixel geometry of the data: segments and points
         let (px0, px1, py0, py1) = (left, right, top, bottom);
         let fx = |v: f64| ax.map(v, px0, px1);
@@ -378,12 +381,7 @@ pub fn draw(p: &Plot) -> String {
         ));
     }
     for t in ay.ticks.iter().filter(|t| !t.label.is_empty()) {
-        grid.push_str(&format!(
-            "M{} {}H{}",
-            num(left),
-            num(fy(t.at)),
-            num(right)
-        ));
+        grid.push_str(&format!("M{} {}H{}", num(left), num(fy(t.at)), num(right)));
     }
     o.push_str(&format!(
         "<path d=\"{grid}\" stroke=\"#dddddd\" stroke-width=\"0.4\" fill=\"none\"/>\n"
