@@ -43,7 +43,8 @@ test-slurm: deps
 # The HTML report in a real browser (issue 15): installs Debian's chromium if missing,
 # runs `check --format html` on every shipped claim, loads the page from disk headless and
 # fails unless every figure rendered; saves a screenshot at $(SCREENSHOT).
-# About 3 min on the 2-core machine (the full check), plus ~30 s of apt-get on a bare one.
+# About 4.5 min on the loaded 2-core machine (the full check; chromium itself ~10 s), plus
+# ~30 s of apt-get on a bare one.
 SCREENSHOT ?= /tmp/report.png
 test-browser: deps
 	@command -v chromium >/dev/null || ($(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium)
