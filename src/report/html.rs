@@ -88,6 +88,11 @@ td.num { font-family: "DejaVu Sans Mono", monospace; white-space: nowrap; }
 .finding .badge, .badge.finding { background: #fff0c2; color: #6b4e00; border: 1px dashed #b38600; }
 .inconclusive .badge, .badge.inconclusive { background: #e6e6e6; color: #333; }
 .uncomputed .badge, .badge.uncomputed { background: #7a0177; color: #fff; }
+tr.pass .badge { background: #d9efe3; color: #005a32; border: none; }
+tr.fail .badge { background: #d55e00; color: #fff; border: none; }
+tr.finding .badge { background: #fff0c2; color: #6b4e00; border: 1px dashed #b38600; }
+tr.inconclusive .badge { background: #e6e6e6; color: #333; border: none; }
+tr.uncomputed .badge { background: #7a0177; color: #fff; border: none; }
 tr.fail td { background: #fde5d8; }
 aside.finding { border-left: 4px solid #e69f00; background: #fff8e1; padding: 0.4em 0.8em; margin: 0.6em 0; }
 aside.finding strong { color: #6b4e00; }
