@@ -122,9 +122,90 @@ fn figure_files_are_validated_when_read() {
             PARETO.replace("title = \"t\"", "title = \"t\"\ny_scale = \"ln\""),
             "y_scale",
         ),
+        // the old "log10" workaround is gone: a log axis is "log"
+        (
+            PARETO.replace("title = \"t\"", "title = \"t\"\nx_scale = \"log10\""),
+            "x_scale",
+        ),
+        (
+            PARETO.replace("title = \"t\"", "title = \"t\"\ncolour = \"red\""),
+            "colour",
+        ),
+        (
+            PARETO.replace("title = \"t\"", "title = \"t\"\nx_transform = \"ln\""),
+            "x_transform",
+        ),
+        // a [limit] needs the 1/ln axis and a claim
+        (
+            PARETO.replace("title = \"t\"", "title = \"t\"\nclaim = \"c\"")
+                + "[limit]\ncheck = \"l\"\n",
+            "inv_ln",
+        ),
+        (
+            PARETO.replace("title = \"t\"", "title = \"t\"\nx_transform = \"inv_ln\"")
+                + "[limit]\ncheck = \"l\"\n",
+            "claim",
+        ),
+        (
+            PARETO.replace(
+                "title = \"t\"",
+                "title = \"t\"\nclaim = \"c\"\nx_transform = \"inv_ln\"",
+            ) + "[limit]\ncheck = \"l\"\nbound = 2\n",
+            "bound",
+        ),
     ] {
         let e = compile("bad.toml", &bad).expect_err("rejected");
         assert!(e.to_string().contains("bad.toml:"), "{e}");
         assert!(e.to_string().contains(why), "{why}: {e}");
+    }
+}
+
+/// An unknown key is an input error of `tables` (exit 2), one line naming the file and
+/// the key; a value that overflows is a numerical failure (exit 3) naming the point.
+#[test]
+fn tables_reports_bad_figure_files_and_uncomputable_points() {
+    let claims = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        claims.path().join("c.toml"),
+        std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("proofs-check/bds20/tags-threshold-families.toml"),
+        )
+        .expect("claim"),
+    )
+    .expect("write");
+    for (text, code, want) in [
+        (
+            PARETO.replace("title = \"t\"", "title = \"t\"\nlegend_corner = \"nw\""),
+            2,
+            "legend_corner",
+        ),
+        // exp(a·1e30) leaves f64's range: not a finite number to draw
+        (
+            PARETO.replace("y = \"threshold()\"", "y = \"exp(a * 1e30)\""),
+            3,
+            "series 'h=2' at a=1.5",
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("bad.toml"), &text).expect("write");
+        let out_dir = tempfile::tempdir().expect("tempdir");
+        let out = Command::cargo_bin("taskassign")
+            .expect("binary")
+            .args(["tables", "--out"])
+            .arg(out_dir.path())
+            .arg("--figures")
+            .arg(dir.path())
+            .arg("--claims")
+            .arg(claims.path())
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{err}");
+        assert!(
+            err.contains("bad.toml") && err.contains(want),
+            "{want}: {err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
 }

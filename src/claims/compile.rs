@@ -822,7 +822,8 @@ pub(crate) fn compile_figure_parts(
         .unwrap_or_default();
     for v in x_values.get_ref() {
         if let Ok(t) = value_text(v.get_ref()) {
-            if t.parse::<f64>().map_or(true, |f| !f.is_finite()) {
+            // a decimal (parsed as MPFR does: 1e5000 is a value on a 1/ln p axis)
+            if crate::num::parse_decimal(t.trim(), 64).map_or(true, |f| !f.is_finite()) {
                 return c.err(v.span(), "x.values", format!("{t} is not a finite number"));
             }
         }

@@ -6,28 +6,35 @@
 //!
 //! ```toml
 //! name = "tags-sita-ratio-vs-p"        # the output files' stem
-//! title = "optimal TAGS / optimal SITA, BP(1, p, alpha), load 0.5"
-//! x_label = "log10 p"
-//! y_label = "E[W_TAGS] / E[W_SITA]"
-//! y_scale = "linear"                   # or "log10": log10 of the value is plotted
-//! x_scale = "linear"                   # or "log10": log10 of the x values is plotted
+//! claim = "tags-sita-factor-two"       # the claim it illustrates (the HTML report shows it there)
+//! title = "optimal TAGS / optimal SITA, BP(1, p, α), load 0.8"   # <title>, HTML caption
+//! x_label = "$1/ln p$"                 # markup: $…$ is math (report::figure::text)
+//! y_label = "$E[W_{TAGS}]/E[W_{SITA}]$"
+//! x_scale = "linear"                   # or "log": a log axis with 10^k ticks
+//! y_scale = "linear"                   # or "log"
+//! x_transform = "inv_ln"               # optional: x is plotted as 1/ln x (limits x → ∞)
+//!
+//! [limit]                              # optional (needs x_transform = "inv_ln"): the
+//! check = "limit"                      # claim's extrapolated limit, marked at 0 with its
+//!                                      # error bar, and its bound as a dashed line
 //!
 //! [setup]                              # as in a claim file (model, digits, …)
-//! dist = "bp:k=1,p=1e{e},alpha={alpha}"
+//! dist = "bp:k=1,p={p},alpha={alpha}"
 //! hosts = "h"
-//! load = "0.5"
+//! load = "load"
 //! digits = 8
 //!
 //! [x]                                  # the x axis: a variable and its values
-//! var = "e"
-//! values = [2, 4, 10]
+//! var = "p"
+//! values = ["1e2", "1e10", "1e100"]
 //!
 //! [grid]                               # optional: one series per point, per [[series]]
 //! h = [2, 3]
 //! alpha = ["0.5", "1", "1.5"]
+//! load = ["0.8"]
 //!
 //! [[series]]
-//! name = "alpha={alpha} h={h}"         # a template over the grid variables
+//! name = "$α$ = {alpha}, $h$ = {h}"    # a template over the grid variables
 //! y = "opt(tags).value / opt(sita).value"
 //! ```
 
@@ -47,13 +54,31 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use toml::Spanned;
 
-/// How the y values are plotted.
+/// How an axis shows its values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum YScale {
+pub enum AxisScale {
     /// The value itself.
     Linear,
-    /// log10 of the value (the data file keeps the value).
-    Log10,
+    /// A log axis: points are placed at log10 of the value (computed in MPFR, so 1e5000
+    /// is placed too), ticks labelled 10^k.
+    Log,
+}
+
+/// How the x values are transformed before they are plotted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum XTransform {
+    /// As they are.
+    None,
+    /// 1/ln x: the variable a limit x → ∞ is extrapolated in; the limit sits at 0.
+    InvLn,
+}
+
+/// The `[limit]` table of a figure file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitSpec {
+    /// The check of the figure's claim whose extrapolated limits are marked.
+    pub check: Spanned<String>,
 }
 
 /// The x axis of a figure file.
@@ -88,13 +113,21 @@ pub struct FigureFile {
     pub x_label: String,
     /// The y axis label.
     pub y_label: String,
-    /// `linear` (default) or `log10`.
+    /// The claim the figure illustrates (its id).
+    #[serde(default)]
+    pub claim: Option<Spanned<String>>,
+    /// `linear` (default) or `log`.
     #[serde(default)]
     pub y_scale: Option<Spanned<String>>,
-    /// `linear` (default) or `log10` (log10 of the x values is plotted; the label should
-    /// say so).
+    /// `linear` (default) or `log`.
     #[serde(default)]
     pub x_scale: Option<Spanned<String>>,
+    /// `none` (default) or `inv_ln`.
+    #[serde(default)]
+    pub x_transform: Option<Spanned<String>>,
+    /// The claim's limit to mark.
+    #[serde(default)]
+    pub limit: Option<LimitSpec>,
     /// The system, as in a claim file.
     pub setup: toml::Table,
     /// The x axis.
@@ -130,10 +163,16 @@ pub struct Figure {
     pub x_label: String,
     /// y axis label.
     pub y_label: String,
+    /// The claim it illustrates.
+    pub claim: Option<String>,
     /// How y is plotted.
-    pub y_scale: YScale,
+    pub y_scale: AxisScale,
     /// How x is plotted.
-    pub x_scale: YScale,
+    pub x_scale: AxisScale,
+    /// How x is transformed.
+    pub x_transform: XTransform,
+    /// The check of `claim` whose limits are marked.
+    pub limit_check: Option<String>,
     /// The x variable and its values.
     pub x: (String, Vec<String>),
     /// Series axes, in file order.
@@ -146,15 +185,20 @@ pub struct Figure {
     pub digits: u32,
 }
 
-/// One computed point: x, the plotted y, and the certified value as text.
+/// One computed point: the plotted coordinates, the certified value as text, and a
+/// simulated value's 95 % interval.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FigurePoint {
-    /// x.
+    /// The x value as written.
+    pub x_text: String,
+    /// The x coordinate: the value, 1/ln of it, or log10 of it on a log axis.
     pub x: f64,
-    /// The plotted y (the value, or its log10).
+    /// The y coordinate (the value, or log10 of it on a log axis).
     pub y: f64,
-    /// The value's certified digits.
+    /// The value's certified digits (a simulated value: its mean, ± half-width).
     pub text: String,
+    /// A simulated value's 95 % interval, in y coordinates.
+    pub bar: Option<(f64, f64)>,
 }
 
 /// One computed series.
@@ -162,6 +206,8 @@ pub struct FigurePoint {
 pub struct SeriesData {
     /// The legend.
     pub name: String,
+    /// The grid point it was computed at.
+    pub vars: BTreeMap<String, String>,
     /// The points, in x order.
     pub points: Vec<FigurePoint>,
 }
@@ -172,15 +218,55 @@ pub fn compile(path: &str, text: &str) -> Result<Figure, ClaimError> {
     let f: FigureFile = c.parse()?;
     let scale =
         |v: &Option<Spanned<String>>, key: &str| match v.as_ref().map(|s| s.get_ref().trim()) {
-            None | Some("linear") => Ok(YScale::Linear),
-            Some("log10") => Ok(YScale::Log10),
+            None | Some("linear") => Ok(AxisScale::Linear),
+            Some("log") => Ok(AxisScale::Log),
             Some(other) => {
                 let sp = v.as_ref().map(|s| s.span()).unwrap_or(0..0);
-                c.err(sp, key, format!("'{other}' is not linear or log10"))
+                c.err(sp, key, format!("'{other}' is not linear or log"))
             }
         };
     let y_scale = scale(&f.y_scale, "y_scale")?;
     let x_scale = scale(&f.x_scale, "x_scale")?;
+    let x_transform = match f.x_transform.as_ref().map(|s| s.get_ref().trim()) {
+        None | Some("none") => XTransform::None,
+        Some("inv_ln") => XTransform::InvLn,
+        Some(other) => {
+            let sp = f.x_transform.as_ref().map(|s| s.span()).unwrap_or(0..0);
+            return c.err(
+                sp,
+                "x_transform",
+                format!("'{other}' is not none or inv_ln"),
+            );
+        }
+    };
+    if x_transform == XTransform::InvLn && x_scale == AxisScale::Log {
+        return c.err(
+            f.name.span(),
+            "x_scale",
+            "x_transform = \"inv_ln\" plots 1/ln x on a linear axis; x_scale must be linear",
+        );
+    }
+    let claim = f.claim.as_ref().map(|s| s.get_ref().trim().to_string());
+    let limit_check = match &f.limit {
+        None => None,
+        Some(l) => {
+            if x_transform != XTransform::InvLn {
+                return c.err(
+                    l.check.span(),
+                    "limit",
+                    "a [limit] is marked at 1/ln x = 0: it needs x_transform = \"inv_ln\"",
+                );
+            }
+            if claim.is_none() {
+                return c.err(
+                    l.check.span(),
+                    "limit",
+                    "a [limit] is the claim's: the figure needs claim = \"id\"",
+                );
+            }
+            Some(l.check.get_ref().trim().to_string())
+        }
+    };
     let raw: toml::Table = toml::from_str(text).map_err(|e| ClaimError::Schema {
         path: path.into(),
         line: 1,
@@ -212,8 +298,11 @@ pub fn compile(path: &str, text: &str) -> Result<Figure, ClaimError> {
         title: f.title,
         x_label: f.x_label,
         y_label: f.y_label,
+        claim,
         y_scale,
         x_scale,
+        x_transform,
+        limit_check,
         x: parts.x,
         grid: parts.grid,
         series,
@@ -300,45 +389,95 @@ pub fn compute(fig: &Figure) -> Result<Vec<SeriesData>, crate::Error> {
                     let v = scope
                         .eval(&s.y)
                         .map_err(|e| point_error(fig, &name, &at, &e))?;
-                    let x: f64 = xv.trim().parse().map_err(|_| {
-                        crate::Error::input(format!("{}: x value {xv} is not a number", fig.path))
-                    })?;
-                    let x = match fig.x_scale {
-                        YScale::Linear => x,
-                        YScale::Log10 if x > 0.0 => x.log10(),
-                        YScale::Log10 => {
+                    let x = x_coordinate(fig, xv)?;
+                    let bits = v.hi.prec();
+                    let y = match fig.y_scale {
+                        AxisScale::Linear => v.hi.to_f64(),
+                        AxisScale::Log if v.hi > 0 => {
+                            Float::with_val(bits, v.hi.log10_ref()).to_f64()
+                        }
+                        AxisScale::Log => {
                             return Err(crate::Error::input(format!(
-                                "{}: x value {xv} cannot be plotted on a log10 axis",
-                                fig.path
-                            )))
+                            "{}: series '{name}' at {at}: {} = {} cannot be drawn on a log axis",
+                            fig.path,
+                            s.y_text,
+                            crate::num::show(&v.hi)
+                        )))
                         }
                     };
-                    let y = match fig.y_scale {
-                        YScale::Linear => v.hi.to_f64(),
-                        YScale::Log10 => Float::with_val(v.hi.prec(), v.hi.log10_ref()).to_f64(),
-                    };
-                    if !y.is_finite() {
-                        return Err(crate::Error::input(format!(
-                            "{}: series '{name}' at {at}: {} = {} cannot be plotted",
+                    if !y.is_finite() || v.lo.is_nan() {
+                        return Err(crate::Error::numerical(format!(
+                            "{}: series '{name}' at {at}: {} = {} is not a finite number",
                             fig.path,
                             s.y_text,
                             crate::num::show(&v.hi)
                         )));
                     }
+                    let bar = v.sim.as_ref().and_then(|sim| {
+                        let hw = &sim.half_width;
+                        let lo = Float::with_val(bits, &v.hi - hw);
+                        let hi = Float::with_val(bits, &v.hi + hw);
+                        match fig.y_scale {
+                            AxisScale::Linear => Some((lo.to_f64(), hi.to_f64())),
+                            // a lower end at or below 0 has no place on a log axis: the
+                            // bar then starts at the point
+                            AxisScale::Log if hi > 0 => Some((
+                                if lo > 0 { lo.log10().to_f64() } else { y },
+                                hi.log10().to_f64(),
+                            )),
+                            AxisScale::Log => None,
+                        }
+                    });
+                    let text = match &v.sim {
+                        Some(sim) => format!(
+                            "{} ± {}",
+                            crate::num::certify::to_sci(&v.hi, fig.digits),
+                            crate::num::certify::to_sci(&sim.half_width, 2)
+                        ),
+                        None => certify_pair(&v.lo, &v.hi, fig.digits).text,
+                    };
                     Ok(FigurePoint {
+                        x_text: xv.clone(),
                         x,
                         y,
-                        text: certify_pair(&v.lo, &v.hi, fig.digits).text,
+                        text,
+                        bar,
                     })
                 })
                 .collect();
             Ok(SeriesData {
                 name,
+                vars: g.clone(),
                 points: pts.into_iter().collect::<Result<_, _>>()?,
             })
         })
         .collect();
     results.into_iter().collect()
+}
+
+/// Bits for placing an x value on its axis (f64's range is the output's).
+const X_BITS: u32 = 64;
+
+/// The plotted x coordinate of the value `xv`, in MPFR (1e5000 has a place on a 1/ln or
+/// log axis though not in f64).
+fn x_coordinate(fig: &Figure, xv: &str) -> Result<f64, crate::Error> {
+    let bad = |why: &str| crate::Error::input(format!("{}: x value {xv} {why}", fig.path));
+    let x = crate::num::parse_decimal(xv.trim(), X_BITS).map_err(|_| bad("is not a number"))?;
+    let x = match fig.x_transform {
+        XTransform::None => x,
+        XTransform::InvLn if x > 1 => Float::with_val(X_BITS, x.ln_ref()).recip(),
+        XTransform::InvLn => return Err(bad("is not above 1 (x_transform = \"inv_ln\")")),
+    };
+    let c = match fig.x_scale {
+        AxisScale::Linear => x.to_f64(),
+        AxisScale::Log if x > 0 => x.log10().to_f64(),
+        AxisScale::Log => return Err(bad("cannot be placed on a log axis")),
+    };
+    if c.is_finite() {
+        Ok(c)
+    } else {
+        Err(bad("is beyond the range of a plot coordinate"))
+    }
 }
 
 fn point_error(

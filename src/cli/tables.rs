@@ -2,7 +2,8 @@
 
 use super::check::{run_claims_with_progress, DEFAULT_CLAIMS_DIR};
 use crate::claims::load_paths;
-use crate::report::tables::{claim_files, compare, figure_files, write_files};
+use crate::report::figure::{figure_files, write_bins};
+use crate::report::tables::{claim_files, compare_with, write_files};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -45,16 +46,19 @@ pub(crate) fn run_tables(a: TablesArgs) -> Result<(String, i32), (i32, String)> 
     }
     let rs = run_claims_with_progress(&claims);
     let mut files = claim_files(&rs, &made_by).map_err(super::fail)?;
-    files.extend(figure_files(&a.figures, &made_by).map_err(super::fail)?);
+    let figs = figure_files(&a.figures, &rs, &made_by).map_err(super::fail)?;
+    files.extend(figs.text);
+    let pdfs = figs.pdf;
     if a.check {
         let tmp = tempfile::tempdir().map_err(|e| bad(format!("temporary folder: {e}")))?;
         write_files(tmp.path(), &files).map_err(bad)?;
-        let diffs = compare(&a.out, &files);
+        write_bins(tmp.path(), &pdfs).map_err(bad)?;
+        let diffs = compare_with(&a.out, &files, &pdfs);
         if diffs.is_empty() {
             Ok((
                 format!(
                     "tables --check: {} files up to date in {}\n",
-                    files.len(),
+                    files.len() + pdfs.len(),
                     a.out.display()
                 ),
                 0,
@@ -63,7 +67,7 @@ pub(crate) fn run_tables(a: TablesArgs) -> Result<(String, i32), (i32, String)> 
             let mut s = format!(
                 "tables --check: {} of {} files differ from a fresh regeneration (run `{made_by}`):\n",
                 diffs.len(),
-                files.len()
+                files.len() + pdfs.len()
             );
             for d in diffs {
                 s.push_str(&format!("  {d}\n"));
@@ -72,8 +76,13 @@ pub(crate) fn run_tables(a: TablesArgs) -> Result<(String, i32), (i32, String)> 
         }
     } else {
         write_files(&a.out, &files).map_err(bad)?;
+        write_bins(&a.out, &pdfs).map_err(bad)?;
         Ok((
-            format!("wrote {} files under {}\n", files.len(), a.out.display()),
+            format!(
+                "wrote {} files under {}\n",
+                files.len() + pdfs.len(),
+                a.out.display()
+            ),
             0,
         ))
     }

@@ -6,6 +6,8 @@
 pub mod claims;
 pub mod design;
 pub mod eval;
+pub mod figure;
+pub mod html;
 pub mod jsq;
 pub mod optimize;
 pub mod redundancy;
