@@ -293,3 +293,65 @@ fn bad_table_declarations_exit_2_naming_file_line_and_key() {
         "the limit variable",
     );
 }
+
+/// The HTML text of a cell back to plain text (the escapes `xml_escape` writes).
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
+}
+
+#[test]
+fn the_html_report_shows_every_declared_table_as_the_markdown_does() {
+    // `check --format html` renders the same laid-out tables as `tables`: its cells,
+    // header first, must equal the Markdown file's, table by table.
+    let out = tempfile::tempdir().expect("tempdir");
+    let figs = tempfile::tempdir().expect("tempdir");
+    let o = taskassign()
+        .current_dir(root())
+        .args(["check", "--format", "html", "--out"])
+        .arg(out.path())
+        .arg("--figures")
+        .arg(figs.path())
+        .arg(CLAIM)
+        .output()
+        .expect("runs");
+    assert!(
+        o.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let html = std::fs::read_to_string(out.path().join("index.html")).expect("index.html");
+    for label in [
+        "values",
+        "transposed",
+        "verdicts",
+        "margins",
+        "bounds",
+        "limits",
+        "sequence",
+    ] {
+        let tag = format!("<table class=\"declared\" data-table=\"table-grid-2d-{label}\">");
+        let start = html
+            .find(&tag)
+            .unwrap_or_else(|| panic!("{label}: no table in the page"));
+        let body = &html[start..];
+        let body = &body[..body.find("</table>").expect("closed")];
+        let rows: Vec<Vec<String>> = body
+            .split("<tr>")
+            .skip(1)
+            .map(|r| {
+                r.split(['<'])
+                    .filter_map(|piece| {
+                        let (tag, text) = piece.split_once('>')?;
+                        (tag.starts_with("td") || tag.starts_with("th")).then(|| unescape(text))
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(rows, md_rows(&read(label, "md")), "{label}");
+    }
+}

@@ -82,6 +82,7 @@ table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.85em; }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; }
 td.num { font-family: "DejaVu Sans Mono", monospace; white-space: nowrap; }
+table.declared caption { caption-side: top; text-align: left; padding-bottom: 0.3em; }
 .badge { display: inline-block; padding: 0 0.5em; border-radius: 0.3em; font-weight: bold; }
 .pass .badge, .badge.pass { background: #d9efe3; color: #005a32; }
 .fail .badge, .badge.fail { background: #d55e00; color: #fff; }
@@ -124,6 +125,162 @@ window.addEventListener('load', function () {
 
 fn e(s: &str) -> String {
     xml_escape(s)
+}
+
+/// Greek letters and symbols of the claims' LaTeX captions, as Unicode.
+const TEX_SYMBOLS: [(&str, &str); 22] = [
+    ("alpha", "α"),
+    ("beta", "β"),
+    ("gamma", "γ"),
+    ("delta", "δ"),
+    ("epsilon", "ε"),
+    ("lambda", "λ"),
+    ("mu", "μ"),
+    ("rho", "ρ"),
+    ("sigma", "σ"),
+    ("theta", "θ"),
+    ("infty", "∞"),
+    ("to", "→"),
+    ("le", "≤"),
+    ("leq", "≤"),
+    ("ge", "≥"),
+    ("geq", "≥"),
+    ("pm", "±"),
+    ("times", "×"),
+    ("cdot", "·"),
+    ("ln", "ln"),
+    ("log", "log"),
+    ("quad", " "),
+];
+
+/// The braced group (or single character) at the start of `s`, and the rest.
+fn tex_group(s: &str) -> (&str, &str) {
+    let t = s.trim_start();
+    if let Some(rest) = t.strip_prefix('{') {
+        let mut depth = 1;
+        for (i, c) in rest.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return (&rest[..i], &rest[i + 1..]);
+                    }
+                }
+                _ => {}
+            }
+        }
+        (rest, "")
+    } else {
+        let n = t.chars().next().map_or(0, char::len_utf8);
+        (&t[..n], &t[n..])
+    }
+}
+
+/// A caption's LaTeX (the subset the claims use: math shifts, Greek letters and symbols,
+/// `\mathrm`, `\frac`, sub- and superscripts) as escaped HTML.
+pub fn tex_to_html(s: &str) -> String {
+    let mut o = String::new();
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
+        let after = &rest[c.len_utf8()..];
+        match c {
+            '$' | '{' | '}' => rest = after,
+            '_' | '^' => {
+                let (g, r) = tex_group(after);
+                let tag = if c == '_' { "sub" } else { "sup" };
+                o.push_str(&format!("<{tag}>{}</{tag}>", tex_to_html(g)));
+                rest = r;
+            }
+            '\\' => {
+                let name: String = after
+                    .chars()
+                    .take_while(char::is_ascii_alphabetic)
+                    .collect();
+                let r = &after[name.len()..];
+                match name.as_str() {
+                    "mathrm" | "text" | "mathit" | "operatorname" => {
+                        let (g, r) = tex_group(r);
+                        o.push_str(&tex_to_html(g));
+                        rest = r;
+                    }
+                    "frac" => {
+                        let (a, r) = tex_group(r);
+                        let (b, r) = tex_group(r);
+                        o.push_str(&format!("({})/({})", tex_to_html(a), tex_to_html(b)));
+                        rest = r;
+                    }
+                    "" => {
+                        // An escaped character (`\%`, `\_`) or a spacing command (`\,`).
+                        let n = r.chars().next().map_or(0, char::len_utf8);
+                        let ch = &r[..n];
+                        if ch != "," && ch != ";" && ch != "!" {
+                            o.push_str(&e(ch));
+                        }
+                        rest = &r[n..];
+                    }
+                    other => {
+                        match TEX_SYMBOLS.iter().find(|(k, _)| *k == other) {
+                            Some((_, u)) => o.push_str(u),
+                            None => o.push_str(&e(other)),
+                        }
+                        rest = r;
+                    }
+                }
+            }
+            _ => {
+                o.push_str(&e(&c.to_string()));
+                rest = after;
+            }
+        }
+    }
+    o
+}
+
+/// The claim's declared tables (`[[table]]` blocks), laid out as for the paper's files.
+fn declared_tables(r: &ClaimResult) -> String {
+    use super::table::{layout, text as ttext};
+    let tables = match layout::tables(r) {
+        Ok(t) => t,
+        Err(err) => {
+            return format!(
+                "<p class=\"fail\">Its tables could not be laid out: {}</p>\n",
+                e(&err.to_string())
+            )
+        }
+    };
+    let mut o = String::new();
+    for t in &tables {
+        o.push_str(&format!(
+            "<table class=\"declared\" data-table=\"{}\">\n<caption><b>Table {}.</b> {}{}</caption>\n<tr>",
+            e(&format!("{}-{}", t.id, t.label)),
+            e(&t.label),
+            tex_to_html(&t.caption),
+            if t.at.is_empty() {
+                String::new()
+            } else {
+                format!(" At {}.", e(&ttext::at_text(t)))
+            }
+        ));
+        for h in ttext::header(t) {
+            o.push_str(&format!("<th>{}</th>", e(&h)));
+        }
+        o.push_str("</tr>\n");
+        let nrow = t.row_vars.len();
+        for line in ttext::body(t) {
+            o.push_str("<tr>");
+            for (i, c) in line.iter().enumerate() {
+                let cls = if i < nrow { "" } else { " class=\"num\"" };
+                o.push_str(&format!("<td{cls}>{}</td>", e(c)));
+            }
+            o.push_str("</tr>\n");
+        }
+        o.push_str("</table>\n");
+        for n in &t.notes {
+            o.push_str(&format!("<p class=\"note\">Not computed: {}</p>\n", e(n)));
+        }
+    }
+    o
 }
 
 /// An SVG document as inline markup: without the XML declaration, if any.
@@ -225,6 +382,7 @@ fn claim_section(r: &ClaimResult, figs: &[&HtmlFigure]) -> String {
             limits.join("\n")
         ));
     }
+    o.push_str(&declared_tables(r));
     for f in figs {
         o.push_str(&format!(
             "<figure class=\"plot\" data-figure=\"{}\">\n{}<figcaption>{} <code>({}.svg, .pdf)</code></figcaption>\n</figure>\n",
@@ -314,6 +472,25 @@ mod tests {
     use super::*;
 
     /// RFC 4648 §10 test vectors.
+    #[test]
+    fn captions_latex_becomes_html() {
+        // Hand-written expectations for the constructs the shipped captions use.
+        assert_eq!(
+            tex_to_html("$\\rho^*(F, h)$ of TAGS"),
+            "ρ<sup>*</sup>(F, h) of TAGS"
+        );
+        assert_eq!(
+            tex_to_html("$E[W_{\\mathrm{TAGS}}]/E[W_{\\mathrm{SITA}}]$"),
+            "E[W<sub>TAGS</sub>]/E[W<sub>SITA</sub>]"
+        );
+        assert_eq!(
+            tex_to_html("$p\\to\\infty$, $p=10^{100}$"),
+            "p→∞, p=10<sup>100</sup>"
+        );
+        assert_eq!(tex_to_html("$\\frac{\\alpha}{\\alpha-1}$"), "(α)/(α-1)");
+        assert_eq!(tex_to_html("a < b & \\%"), "a &lt; b &amp; %");
+    }
+
     #[test]
     fn base64_matches_rfc_4648() {
         for (i, o) in [

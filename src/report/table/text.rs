@@ -76,7 +76,7 @@ pub fn claim_markdown(r: &ClaimResult, made_by: &str) -> String {
 }
 
 /// The fixed variables as text: `at load=0.5, p=1e10`.
-pub(super) fn at_text(t: &Table) -> String {
+pub fn at_text(t: &Table) -> String {
     t.at.iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
@@ -84,14 +84,14 @@ pub(super) fn at_text(t: &Table) -> String {
 }
 
 /// The header line of a declared table: the row variables, then each column.
-fn header(t: &Table) -> Vec<String> {
+pub fn header(t: &Table) -> Vec<String> {
     let mut h: Vec<String> = t.row_vars.clone();
     h.extend((0..t.cols.len()).map(|j| t.col_text(j)));
     h
 }
 
 /// The body of a declared table: each row's values, then its cells.
-fn body(t: &Table) -> Vec<Vec<String>> {
+pub fn body(t: &Table) -> Vec<Vec<String>> {
     t.rows
         .iter()
         .zip(&t.cells)
