@@ -86,3 +86,88 @@ fn design_reports_each_host_count_it_tries() {
         "{err}"
     );
 }
+
+#[test]
+fn optimize_and_the_simulators_report_progress_and_the_same_result() {
+    // Each: a short run with progress lines every report, then the same run without: the
+    // same stdout (progress only writes to stderr).
+    let cases: [(&str, &[&str]); 3] = [
+        (
+            "cutoff search, host 3/4",
+            &[
+                "optimize",
+                "--policy",
+                "sita",
+                "--dist",
+                "exp:rate=1",
+                "--hosts",
+                "4",
+                "--load",
+                "0.5",
+                "--digits",
+                "8",
+            ],
+        ),
+        (
+            "replications 3/3",
+            &[
+                "simulate",
+                "--policy",
+                "sita",
+                "--dist",
+                "exp:rate=1",
+                "--hosts",
+                "2",
+                "--load",
+                "0.5",
+                "--cutoffs",
+                "1",
+                "--jobs",
+                "2000",
+                "--replications",
+                "3",
+            ],
+        ),
+        (
+            "replications 3/3",
+            &[
+                "redundancy",
+                "simulate",
+                "--system",
+                "w-model",
+                "--lambdas",
+                "0.4,0.4,0.8",
+                "--policy",
+                "mrf-fcfs",
+                "--jobs",
+                "2000",
+                "--replications",
+                "3",
+            ],
+        ),
+    ];
+    for (want, args) in cases {
+        let (code, out, err) = run(args, true);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(
+            err.lines().all(|l| l.starts_with("taskassign: progress: ")),
+            "{err}"
+        );
+        assert!(err.contains(want), "{args:?}: {want} not in {err}");
+        let (code2, out2, err2) = run(args, false);
+        assert_eq!(code2, 0);
+        // The simulators print their own timing (rates, seconds): everything else must agree.
+        let numbers = |o: &str| -> Vec<String> {
+            o.lines()
+                .filter(|l| {
+                    !["events_per_second", "jobs_per_second", "seconds"]
+                        .iter()
+                        .any(|k| l.starts_with(k))
+                })
+                .map(String::from)
+                .collect()
+        };
+        assert_eq!(numbers(&out), numbers(&out2), "{args:?}");
+        assert!(err2.is_empty(), "{args:?}: {err2}");
+    }
+}

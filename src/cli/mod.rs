@@ -260,6 +260,7 @@ fn metric_of(m: MetricArg) -> Metric {
 }
 
 fn run_optimize(a: OptimizeArgs) -> Outcome {
+    let _progress = progress::CliProgress::install("optimize");
     let digits = check_digits(a.digits).map_err(bad)?;
     let hosts = hosts_of(&a.hosts)?;
     let dist = DistSpec::parse(&a.dist).map_err(bad)?;

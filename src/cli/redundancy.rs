@@ -286,6 +286,7 @@ fn run_simulate(a: SimulateArgs) -> Outcome {
         threads: a.threads,
     };
     let region = fcfs_region(&sys, crate::num::working_bits(REGION_DIGITS)).map_err(fail)?;
+    let _progress = super::progress::CliProgress::install("redundancy simulate");
     let r = simulate(&req, None).map_err(fail)?;
     Ok(render(&simulate_record(&req, &r, Some(&region)), a.format))
 }

@@ -174,6 +174,9 @@ pub(super) fn run_simulate(a: SimulateArgs) -> Outcome {
         point: a.point,
     };
     let prep = prepare(&req).map_err(failed)?;
+    // On a terminal the replication counter below; otherwise the periodic progress lines.
+    let _lines = (!std::io::stderr().is_terminal())
+        .then(|| super::progress::CliProgress::install("simulate"));
     let show_progress = std::io::stderr().is_terminal()
         && (jobs.saturating_add(warmup)).saturating_mul(replications as u64) >= PROGRESS_MIN_JOBS;
     let progress = |k: usize, n: usize| {

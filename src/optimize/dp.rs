@@ -136,6 +136,12 @@ pub fn layered_dp<T: Terms>(
     let mut tmp = zero.clone();
     let mut found = Vec::new();
     for m in 1..layers.len() {
+        crate::progress::report(
+            "cutoff search, host",
+            m as u64,
+            Some(layers.len() as u64 - 1),
+            "",
+        );
         let (prev, here) = (layers[m - 1], layers[m]);
         let mut nv: Vec<T::Cost> = vec![unreachable.clone(); here.len()];
         let mut na = vec![usize::MAX; here.len()];

@@ -250,6 +250,7 @@ impl Replicator {
                     if let Some(p) = progress {
                         p(k, n);
                     }
+                    crate::progress::report("replications", k as u64, Some(n as u64), "");
                     t
                 })
                 .collect()
