@@ -171,3 +171,28 @@ fn optimize_and_the_simulators_report_progress_and_the_same_result() {
         assert!(err2.is_empty(), "{args:?}: {err2}");
     }
 }
+
+#[test]
+fn a_sweeps_in_process_points_leave_progress_to_the_sweep() {
+    // `optimize` reports progress when it is the process's command; run as a sweep's point
+    // (in process) it must not, or its lines would cut through the sweep's own.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let grid = dir.path().join("g.toml");
+    std::fs::write(
+        &grid,
+        "command = \"optimize\"\n[options]\npolicy = \"sita\"\ndist = \"exp:rate=1\"\nhosts = 3\nload = \"{l}\"\n[grid]\nl = [\"0.5\", \"0.6\"]\n",
+    )
+    .expect("write grid");
+    let out = dir.path().join("out");
+    let args = [
+        "sweep",
+        grid.to_str().expect("path"),
+        "--shard",
+        "0/1",
+        "--out",
+        out.to_str().expect("path"),
+    ];
+    let (code, _out, err) = run(&args, true);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("taskassign: progress:"), "{err}");
+}

@@ -83,7 +83,6 @@ pub(crate) fn run_design(a: DesignArgs) -> Result<String, (i32, String)> {
         DesignPolicy::Both => vec![OptPolicy::Sita, OptPolicy::Tags],
     };
     let mut designs = Vec::new();
-    let _progress = super::progress::CliProgress::install("design");
     for p in policies {
         // Bad input exits 2, a solver that failed 3 (crate::error::ErrorKind).
         let d = design(&dist, &a.load, &target, p, max_hosts, digits)

@@ -260,7 +260,6 @@ fn metric_of(m: MetricArg) -> Metric {
 }
 
 fn run_optimize(a: OptimizeArgs) -> Outcome {
-    let _progress = progress::CliProgress::install("optimize");
     let digits = check_digits(a.digits).map_err(bad)?;
     let hosts = hosts_of(&a.hosts)?;
     let dist = DistSpec::parse(&a.dist).map_err(bad)?;
@@ -344,7 +343,6 @@ fn run_threshold(a: ThresholdArgs) -> Outcome {
         })?),
     };
     let dist = DistSpec::parse(&a.dist).map_err(bad)?;
-    let _progress = progress::CliProgress::install("threshold");
     let rep = threshold_certified(&dist, hosts, digits).map_err(fail)?;
     Ok(render(
         &threshold_record(&dist as &dyn DistFactory, hosts, digits, &rep),
@@ -455,6 +453,18 @@ pub(crate) fn command_definition() -> clap::Command {
     <Cli as clap::CommandFactory>::command()
 }
 
+/// The name of a command's progress lines, for the commands that report progress.
+fn progress_name(c: &Command) -> Option<&'static str> {
+    match c {
+        Command::Optimize(_) => Some("optimize"),
+        Command::Threshold(_) => Some("threshold"),
+        Command::Simulate(_) => Some("simulate"),
+        Command::Design(_) => Some("design"),
+        Command::Redundancy(a) => a.progress_name(),
+        _ => None,
+    }
+}
+
 /// Runs the command line `args` (program name first); prints results on stdout and a
 /// single-line error on stderr; returns the exit status.
 pub fn run<I, T>(args: I) -> i32
@@ -470,6 +480,9 @@ where
             return EXIT_BAD_INPUT;
         }
     };
+    // The commands that report progress (crate::progress) show it here, when the command is
+    // the process's own: a sweep's in-process points and `check`'s claims keep their bars.
+    let _progress = progress_name(&cli.command).map(progress::CliProgress::install);
     match dispatch(cli.command) {
         Ok((s, code)) => emit(&s).err().unwrap_or(code),
         Err((code, msg)) => {

@@ -32,6 +32,13 @@ pub(super) struct RedundancyArgs {
     command: RedundancyCommand,
 }
 
+impl RedundancyArgs {
+    /// The name progress lines give the subcommand, if it reports progress.
+    pub(super) fn progress_name(&self) -> Option<&'static str> {
+        matches!(self.command, RedundancyCommand::Simulate(_)).then_some("redundancy simulate")
+    }
+}
+
 #[derive(Subcommand, Debug)]
 enum RedundancyCommand {
     /// Exact mean numbers and response times with exponential i.i.d. copies: FCFS by its
@@ -286,7 +293,6 @@ fn run_simulate(a: SimulateArgs) -> Outcome {
         threads: a.threads,
     };
     let region = fcfs_region(&sys, crate::num::working_bits(REGION_DIGITS)).map_err(fail)?;
-    let _progress = super::progress::CliProgress::install("redundancy simulate");
     let r = simulate(&req, None).map_err(fail)?;
     Ok(render(&simulate_record(&req, &r, Some(&region)), a.format))
 }

@@ -9,10 +9,7 @@ use crate::sim::dispatch::setup::{prepare, SimRequest};
 use crate::sim::dispatch::SimPolicy;
 use crate::sim::{SimError, DEFAULT_REPLICATIONS, DEFAULT_WARMUP_FRACTION, MIN_REPLICATIONS};
 use clap::{Args, ValueEnum};
-use std::io::{IsTerminal, Write};
 
-/// Simulated jobs (all replications) above which progress is shown on a terminal.
-const PROGRESS_MIN_JOBS: u64 = 10_000_000;
 /// Default measured jobs per replication.
 const DEFAULT_JOBS: &str = "1000000";
 /// Largest job count accepted in floating-point notation (`1e6`): below 2^64 ≈ 1.845e19,
@@ -174,22 +171,7 @@ pub(super) fn run_simulate(a: SimulateArgs) -> Outcome {
         point: a.point,
     };
     let prep = prepare(&req).map_err(failed)?;
-    // On a terminal the replication counter below; otherwise the periodic progress lines.
-    let _lines = (!std::io::stderr().is_terminal())
-        .then(|| super::progress::CliProgress::install("simulate"));
-    let show_progress = std::io::stderr().is_terminal()
-        && (jobs.saturating_add(warmup)).saturating_mul(replications as u64) >= PROGRESS_MIN_JOBS;
-    let progress = |k: usize, n: usize| {
-        let mut e = std::io::stderr().lock();
-        // Progress is best effort: a failed write to the terminal is not an error.
-        let _ = write!(e, "\rsimulate: {k}/{n} replications done");
-        if k == n {
-            let _ = writeln!(e);
-        }
-    };
-    let progress_ref: Option<&(dyn Fn(usize, usize) + Sync)> =
-        if show_progress { Some(&progress) } else { None };
-    let res = prep.run(a.threads, progress_ref).map_err(failed)?;
+    let res = prep.run(a.threads, None).map_err(failed)?;
     let rec = simulate_record(&req, &prep, &res).map_err(failed)?;
     Ok(render(&rec, a.format))
 }
