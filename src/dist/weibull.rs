@@ -24,6 +24,7 @@
 //! Where Γ(s, y_a) − Γ(s, y_b) cancels (a short interval) the computation is repeated at
 //! log2(b/(b−a)) more bits; for y ≥ s the loss is at most that (since −d ln Γ(s,y)/dy ≥ 1/y).
 
+use super::ziggurat::exp1;
 use super::{check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler};
 use crate::num::dd::{f64_pair, two_sum, LnPoint};
 use crate::num::gauss::{ln_gl6, GL6_MAX_LOG_WIDTH, GL6_MAX_VARIATION};
@@ -33,7 +34,6 @@ use crate::num::logf64::{
 };
 use crate::num::show;
 use crate::num::tol::{F64_SERIES_EPS, LENTZ_EPS};
-use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::float::Special;
 use rug::ops::Pow;
@@ -472,9 +472,8 @@ struct WeibullSampler {
 
 impl Sampler for WeibullSampler {
     fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> f64 {
-        // Inversion: λ (−ln(1−u))^(1/k), 1 − u ∈ (0, 1].
-        let u: f64 = rng.random();
-        self.scale * (-(-u).ln_1p()).powf(self.inv_shape)
+        // λ E^(1/k) with E ~ Exp(1) (the ziggurat, which spares inversion's log).
+        self.scale * exp1(rng).powf(self.inv_shape)
     }
 }
 

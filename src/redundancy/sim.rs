@@ -41,7 +41,7 @@ use super::RedundancyError;
 use crate::dist::{DistFactory, DistSpec, JobSize, Sampler};
 use crate::sim::event::{Calendar, EventId};
 use crate::sim::observe::{names, Key, Sample};
-use crate::sim::rng::{exp1, index, unit_f64, STREAM_ARRIVALS, STREAM_ROUTING, STREAM_SIZES};
+use crate::sim::rng::{exp1, index, Alias, STREAM_ARRIVALS, STREAM_ROUTING, STREAM_SIZES};
 use crate::sim::stats::{ratio_estimate_weighted, Estimate};
 use crate::sim::{Progress, Replicated, Replicator};
 use crate::sim::{Simulator, Streams, TailEvidence, Tally};
@@ -160,29 +160,50 @@ impl Pending for CalendarQueue {
 /// job by job).
 #[derive(Debug)]
 pub struct ServerClocks {
-    arrival: (f64, u64),
-    done: Vec<(f64, u64)>,
+    /// The arrival's key ([`clock_key`]), or [`NO_EVENT`].
+    arrival: u128,
+    /// Each server's completion key (meaningful where `busy` has its bit).
+    done: Vec<u128>,
     busy: u32,
     seq: u64,
+}
+
+/// No event pending.
+const NO_EVENT: u128 = u128::MAX;
+
+/// (time, scheduling order) as one integer that orders as the pair does: a non-negative
+/// `f64`'s bits order as the number (times are never negative: an event is scheduled at or
+/// after the clock, and a rebase shifts by the current time), so the scan in `pop` is one
+/// integer comparison per server, without the unpredictable branches of a float compare and
+/// a tie test.
+#[inline]
+fn clock_key(t: f64, seq: u64) -> u128 {
+    debug_assert!(t >= 0.0 && t.is_sign_positive(), "negative event time {t}");
+    (u128::from(t.to_bits()) << 64) | u128::from(seq)
+}
+
+#[inline]
+fn key_time(key: u128) -> f64 {
+    f64::from_bits((key >> 64) as u64)
 }
 
 impl Pending for ServerClocks {
     fn for_servers(k: usize) -> Self {
         ServerClocks {
-            arrival: (f64::INFINITY, u64::MAX),
-            done: vec![(f64::INFINITY, u64::MAX); k],
+            arrival: NO_EVENT,
+            done: vec![NO_EVENT; k],
             busy: 0,
             seq: 0,
         }
     }
     #[inline]
     fn arrival_at(&mut self, t: f64) {
-        self.arrival = (t, self.seq);
+        self.arrival = clock_key(t, self.seq);
         self.seq += 1;
     }
     #[inline]
     fn done_at(&mut self, s: usize, t: f64) {
-        self.done[s] = (t, self.seq);
+        self.done[s] = clock_key(t, self.seq);
         self.seq += 1;
         self.busy |= 1 << s;
     }
@@ -193,32 +214,38 @@ impl Pending for ServerClocks {
     #[inline]
     fn pop(&mut self) -> Option<(f64, Event)> {
         let mut best = self.arrival;
-        let mut which = Event::Arrival;
+        // The server, or 32 for the arrival.
+        let mut which = 32u32;
         let mut m = self.busy;
         while m != 0 {
             let s = m.trailing_zeros();
             m &= m - 1;
             let d = self.done[s as usize];
-            if d.0 < best.0 || (d.0 == best.0 && d.1 < best.1) {
-                best = d;
-                which = Event::Done(s);
-            }
+            let less = d < best;
+            best = if less { d } else { best };
+            which = if less { s } else { which };
         }
-        match which {
-            Event::Arrival => {
-                if best.1 == u64::MAX {
-                    return None;
-                }
-                self.arrival = (f64::INFINITY, u64::MAX);
+        if which == 32 {
+            if best == NO_EVENT {
+                return None;
             }
-            Event::Done(s) => self.busy &= !(1u32 << s),
+            self.arrival = NO_EVENT;
+            Some((key_time(best), Event::Arrival))
+        } else {
+            self.busy &= !(1u32 << which);
+            Some((key_time(best), Event::Done(which)))
         }
-        Some((best.0, which))
     }
     fn rebase(&mut self, shift: f64) {
-        self.arrival.0 -= shift;
-        for d in &mut self.done {
-            d.0 -= shift;
+        if self.arrival != NO_EVENT {
+            self.arrival = clock_key(key_time(self.arrival) - shift, self.arrival as u64);
+        }
+        let mut m = self.busy;
+        while m != 0 {
+            let s = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let d = self.done[s];
+            self.done[s] = clock_key(key_time(d) - shift, d as u64);
         }
     }
 }
@@ -240,8 +267,8 @@ pub struct RedundancySim {
     sets: Vec<u32>,
     mu: Vec<f64>,
     inv_mu: Vec<f64>,
-    /// Cumulative class probabilities.
-    cum: Vec<f64>,
+    /// The class of an arrival, with probabilities λ_c/Σλ.
+    class_of: Alias,
     mean_gap: f64,
     rank: Vec<i64>,
     /// Per server, the classes containing it, best rank first.
@@ -372,7 +399,9 @@ impl Tally for RedundancyTally {
 /// The per-class containers of the jobs in system: FIFOs of slots (FCFS) or bags with
 /// each job's position (ROS).
 struct Queues {
-    fifo: Vec<VecDeque<u32>>,
+    /// (arrival number, slot), oldest first: the number is kept beside the slot so that
+    /// a pick compares the fronts without reading the jobs.
+    fifo: Vec<VecDeque<(u64, u32)>>,
     bag: Vec<Vec<u32>>,
     count: Vec<u32>,
 }
@@ -399,15 +428,9 @@ impl RedundancySim {
         let nc = sys.classes().len();
         let lambda = sys.lambda_f64();
         let total: f64 = lambda.iter().sum();
-        let mut cum = Vec::with_capacity(nc);
-        let mut acc = 0.0;
-        for l in &lambda {
-            acc += l / total;
-            cum.push(acc);
-        }
-        if let Some(last) = cum.last_mut() {
-            *last = 1.0;
-        }
+        let class_of = Alias::new(&lambda).ok_or_else(|| {
+            RedundancyError::BadPolicy("arrival rates must be non-negative and not all 0".into())
+        })?;
         let rank = policy.ranks(sys);
         let mut order = Vec::with_capacity(k);
         let mut level_ends = Vec::with_capacity(k);
@@ -443,7 +466,7 @@ impl RedundancySim {
             sets: sys.classes().iter().map(|c| c.set.mask()).collect(),
             inv_mu: mu.iter().map(|m| 1.0 / m).collect(),
             mu,
-            cum,
+            class_of,
             mean_gap: 1.0 / total,
             rank,
             order,
@@ -482,7 +505,7 @@ impl RedundancySim {
 
     /// Server `s` (free) takes a job by Π1-Π2: the slot, or [`IDLE`].
     #[inline]
-    fn pick(&self, s: usize, rr: &mut Xoshiro256PlusPlus, jobs: &[Job], q: &Queues) -> u32 {
+    fn pick(&self, s: usize, rr: &mut Xoshiro256PlusPlus, q: &Queues) -> u32 {
         let order = &self.order[s];
         let fcfs = self.policy.order == Order::Fcfs;
         if !self.ties {
@@ -493,7 +516,7 @@ impl RedundancySim {
                     continue;
                 }
                 return if fcfs {
-                    q.fifo[c as usize].front().copied().unwrap_or(IDLE)
+                    q.fifo[c as usize].front().map_or(IDLE, |&(_, j)| j)
                 } else if n == 1 {
                     q.bag[c as usize][0]
                 } else {
@@ -506,23 +529,26 @@ impl RedundancySim {
         for &to in &self.level_ends[s] {
             let level = &order[from..to as usize];
             from = to as usize;
-            let total: u64 = level.iter().map(|&c| u64::from(q.count[c as usize])).sum();
-            if total == 0 {
-                continue;
-            }
             if fcfs {
+                // The oldest front of the level's classes.
                 let mut best = IDLE;
                 let mut best_id = u64::MAX;
                 for &c in level {
-                    if let Some(&j) = q.fifo[c as usize].front() {
-                        let id = jobs[j as usize].id;
+                    if let Some(&(id, j)) = q.fifo[c as usize].front() {
                         if id < best_id {
                             best_id = id;
                             best = j;
                         }
                     }
                 }
-                return best;
+                if best != IDLE {
+                    return best;
+                }
+                continue;
+            }
+            let total: u64 = level.iter().map(|&c| u64::from(q.count[c as usize])).sum();
+            if total == 0 {
+                continue;
             }
             let mut u = if total == 1 {
                 0
@@ -624,8 +650,7 @@ impl RedundancySim {
                     let c = if nc == 1 {
                         0
                     } else {
-                        let u = unit_f64(&mut ra);
-                        self.cum.partition_point(|&p| p <= u).min(nc - 1)
+                        self.class_of.sample(&mut ra)
                     };
                     ev.arrival_at(now + exp1(&mut ra) * self.mean_gap);
                     let slot = match free.pop() {
@@ -677,7 +702,7 @@ impl RedundancySim {
                     q.count[c] += 1;
                     in_system += 1;
                     let pos = if fcfs {
-                        q.fifo[c].push_back(slot);
+                        q.fifo[c].push_back((id, slot));
                         0
                     } else {
                         q.bag[c].push(slot);
@@ -744,9 +769,9 @@ impl RedundancySim {
                     in_system -= 1;
                     if fcfs {
                         let f = &mut q.fifo[c];
-                        if f.front() == Some(&j) {
+                        if f.front().map(|x| x.1) == Some(j) {
                             f.pop_front();
-                        } else if let Some(p) = f.iter().position(|&x| x == j) {
+                        } else if let Some(p) = f.iter().position(|x| x.1 == j) {
                             f.remove(p);
                         }
                     } else {
@@ -763,7 +788,7 @@ impl RedundancySim {
                     while m != 0 {
                         let t = m.trailing_zeros() as usize;
                         m &= m - 1;
-                        let nj = self.pick(t, &mut rr, &jobs, &q);
+                        let nj = self.pick(t, &mut rr, &q);
                         if nj == IDLE {
                             continue;
                         }
@@ -778,7 +803,7 @@ impl RedundancySim {
             if st.events % REBASE_EVENTS == 0 {
                 ev.rebase(now);
                 for f in &q.fifo {
-                    for &j in f {
+                    for &(_, j) in f {
                         jobs[j as usize].arrival -= now;
                     }
                 }

@@ -69,6 +69,97 @@ pub fn index(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
     (m >> 64) as usize
 }
 
+/// Walker's alias table (Vose's construction, "A linear algorithm for generating random
+/// numbers with a given distribution", IEEE TSE 1991): an index drawn with probabilities
+/// proportional to given weights from ONE 64-bit draw, in constant time. The draw times n
+/// splits into the column (the high word) and a uniform fraction (the low word), which is
+/// compared with the column's threshold in integers. Hand-written rather than
+/// `rand_distr::WeightedAliasIndex` because that one spends two draws per index, and the
+/// redundancy simulator's arrival stream spends one (the class of a job is a function of
+/// one draw, so policies compared on common random numbers see the same classes).
+#[derive(Debug, Clone)]
+pub struct Alias {
+    /// Per column: keep the column when the fraction (as a u64) is below this.
+    keep: Vec<u64>,
+    /// Per column: the other index.
+    other: Vec<u32>,
+}
+
+impl Alias {
+    /// The table of non-negative `weights` (not all zero, at most 2^32 of them), or `None`.
+    pub fn new(weights: &[f64]) -> Option<Self> {
+        let n = weights.len();
+        let total: f64 = weights.iter().sum();
+        if n == 0
+            || u32::try_from(n).is_err()
+            || !(total > 0.0 && total.is_finite())
+            || weights.iter().any(|w| !(*w >= 0.0))
+        {
+            return None;
+        }
+        let mut p: Vec<f64> = weights.iter().map(|w| w * n as f64 / total).collect();
+        let mut keep = vec![u64::MAX; n];
+        let mut other: Vec<u32> = (0..n as u32).collect();
+        let (mut small, mut large): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| p[i] < 1.0);
+        while let (Some(&s), Some(&l)) = (small.last(), large.last()) {
+            small.pop();
+            keep[s] = to_u64_fraction(p[s]);
+            other[s] = l as u32;
+            p[l] -= 1.0 - p[s];
+            if p[l] < 1.0 {
+                large.pop();
+                small.push(l);
+            }
+        }
+        // What is left has p = 1 up to rounding: the column keeps itself (keep = MAX,
+        // other = itself, so the fraction does not matter).
+        Some(Alias { keep, other })
+    }
+
+    /// The number of indices.
+    pub fn len(&self) -> usize {
+        self.keep.len()
+    }
+
+    /// Always false: a table has at least one index.
+    pub fn is_empty(&self) -> bool {
+        self.keep.is_empty()
+    }
+
+    /// An index with the table's probabilities.
+    #[inline]
+    pub fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> usize {
+        let m = u128::from(rng.next_u64()) * self.keep.len() as u128;
+        let col = (m >> 64) as usize;
+        if (m as u64) < self.keep[col] {
+            col
+        } else {
+            self.other[col] as usize
+        }
+    }
+
+    /// The probability of each index that the table implies (for tests and reports).
+    pub fn probabilities(&self) -> Vec<f64> {
+        let n = self.keep.len() as f64;
+        let mut p = vec![0.0; self.keep.len()];
+        for (i, (&k, &o)) in self.keep.iter().zip(&self.other).enumerate() {
+            let kept = if o as usize == i {
+                1.0
+            } else {
+                k as f64 / 2f64.powi(64)
+            };
+            p[i] += kept / n;
+            p[o as usize] += (1.0 - kept) / n;
+        }
+        p
+    }
+}
+
+/// x ∈ [0, 1) as the threshold x·2^64 (rounded down).
+fn to_u64_fraction(x: f64) -> u64 {
+    (x.clamp(0.0, 1.0) * 2f64.powi(64)).min(u64::MAX as f64) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,6 +192,52 @@ mod tests {
         for _ in 0..1000 {
             let u = unit_f64(&mut r);
             assert!((0.0..1.0).contains(&u));
+        }
+    }
+
+    #[test]
+    fn alias_table_implies_the_weights() {
+        // Expected: the normalised weights themselves (the table must reproduce them up to
+        // the 2^-64 granularity of a threshold and f64 rounding; tolerance 1e-14).
+        for w in [
+            vec![0.1, 0.1, 0.1, 0.1, 0.4, 0.4, 1.2],
+            vec![1.0],
+            vec![3.0, 0.0, 1.0],
+            vec![1e-9, 1.0, 2.0, 5.0, 0.25],
+            vec![0.25; 8],
+        ] {
+            let a = Alias::new(&w).expect("valid weights");
+            let total: f64 = w.iter().sum();
+            for (p, wi) in a.probabilities().iter().zip(&w) {
+                assert!(
+                    (p - wi / total).abs() < 1e-14,
+                    "{w:?}: {p} vs {}",
+                    wi / total
+                );
+            }
+        }
+        assert!(Alias::new(&[]).is_none());
+        assert!(Alias::new(&[0.0, 0.0]).is_none());
+        assert!(Alias::new(&[1.0, -1.0]).is_none());
+        assert!(Alias::new(&[1.0, f64::NAN]).is_none());
+    }
+
+    #[test]
+    fn alias_draws_have_the_weights_frequencies() {
+        // Expected: binomial frequencies n·p_i, within 5 standard deviations.
+        let w = [0.1, 0.1, 0.1, 0.1, 0.4, 0.4, 1.2];
+        let total: f64 = w.iter().sum();
+        let a = Alias::new(&w).expect("valid weights");
+        let mut r = stream_rng(11, 0, 0, 0);
+        let n = 1_000_000usize;
+        let mut seen = [0usize; 7];
+        for _ in 0..n {
+            seen[a.sample(&mut r)] += 1;
+        }
+        for (c, wi) in seen.iter().zip(&w) {
+            let p = wi / total;
+            let sd = (n as f64 * p * (1.0 - p)).sqrt();
+            assert!((*c as f64 - n as f64 * p).abs() < 5.0 * sd, "{seen:?}");
         }
     }
 }
