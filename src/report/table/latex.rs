@@ -1,7 +1,8 @@
 //! LaTeX: declared tables as `table` floats (booktabs, siunitx `S` columns aligned on the
 //! decimal marker, limits as `\num{1.5874011 +- 0.0000002}`, math headers), and the
-//! evidence dump as a `tabularx` with numbers through `\num`. `make test-latex` compiles
-//! every generated file inside [`DECLARED_PREAMBLE`] or [`DUMP_PREAMBLE`] with pdflatex.
+//! evidence dump as a `longtable` (it breaks across pages, its header repeated) with
+//! numbers through `\num`. `make test-latex` compiles every generated file inside
+//! [`DECLARED_PREAMBLE`] or [`DUMP_PREAMBLE`] with pdflatex.
 
 use super::number::Dec;
 use super::text::{claim_rows, HEADERS};
@@ -13,9 +14,11 @@ use crate::claims::run::ClaimResult;
 /// document the LaTeX test wraps it in; `\end{document}` closes it).
 pub const DECLARED_PREAMBLE: &str =
     "\\documentclass{article}\n\\usepackage{booktabs,siunitx}\n\\begin{document}\n";
-/// What an evidence dump's `.tex` needs: booktabs, siunitx, tabularx, on a landscape page
-/// (its six columns of certified digits and error texts do not fit a portrait column).
-pub const DUMP_PREAMBLE: &str = "\\documentclass{article}\n\\usepackage[a4paper,landscape,margin=1.5cm]{geometry}\n\\usepackage{booktabs,siunitx,tabularx}\n\\begin{document}\n";
+/// What an evidence dump's `.tex` needs: booktabs, siunitx, longtable (it breaks across
+/// pages; Debian's texlive-latex-base has it, where xltabular and ltablex would need
+/// texlive-latex-extra) and array, on a landscape page (its six columns of certified
+/// digits and error texts do not fit a portrait column).
+pub const DUMP_PREAMBLE: &str = "\\documentclass{article}\n\\usepackage[a4paper,landscape,margin=1.5cm]{geometry}\n\\usepackage{booktabs,siunitx,longtable,array}\n\\begin{document}\n";
 
 /// siunitx options of every generated table (local to its group): `10^{100}` without a
 /// unit mantissa. Errors are printed in siunitx's compact form, `1.5874011(1)` for the
@@ -175,15 +178,47 @@ fn family_name(f: &str) -> &str {
         "uniform" => "U",
         "hyperexp" => "H$_2$",
         "weibull" => "Weibull",
-        "lognormal" => "Lognormal",
+        "lognormal" => "LN",
         "det" => "Det",
         "erlang" => "Erlang",
+        "empirical" => "Empirical",
         _ => f,
     }
 }
 
-/// A grid value in text mode: a number through `\num`, `inf` as `$\infty$`, a
-/// distribution spec `bp:k=1,p=1e10,alpha=1` as `BP($k=1$, $p=10^{10}$, $\alpha=1$)`, any
+/// A distribution parameter's math (the symbol the literature writes for it), for every
+/// key of [`crate::dist::spec::FAMILIES`]; an unknown key falls back to [`var_math`].
+fn param_math(family: &str, key: &str) -> String {
+    let m = match (family, key) {
+        (_, "alpha") => "\\alpha",
+        (_, "rate") => "\\lambda",
+        (_, "rate1") => "\\lambda_1",
+        (_, "rate2") => "\\lambda_2",
+        (_, "mean") => "m",
+        (_, "scv") => "C^2",
+        ("weibull", "shape") => "k",
+        ("weibull", "scale") => "\\lambda",
+        (_, "mu") => "\\mu",
+        (_, "sigma") => "\\sigma",
+        (_, k @ ("k" | "p" | "a" | "b" | "x")) => k,
+        (_, k) => return var_math(k, None),
+    };
+    m.to_string()
+}
+
+/// A grid value in text mode, or the label the table gives it (as written); see
+/// [`value_tex`].
+pub fn value_tex_in(v: &str, t: &Table) -> String {
+    match t.labels.get(v) {
+        Some(l) => l.clone(),
+        None => value_tex(v),
+    }
+}
+
+/// A grid value in text mode: a number through `\num`; `inf` as `$\infty$`; a
+/// distribution spec `bp:k=1,p=1e10,alpha=1` as `BP($k=1$, $p=10^{10}$, $\alpha=1$)`, each
+/// family's parameters by their usual symbols (`hyperexp:mean=1,scv=16` as
+/// `H$_2$($m=1$, $C^2=16$)`, `weibull:shape=0.5,mean=1` as `Weibull($k=0.5$, $m=1$)`); any
 /// other word as typewriter text.
 pub fn value_tex(v: &str) -> String {
     if v == "inf" {
@@ -205,9 +240,10 @@ pub fn value_tex(v: &str) -> String {
                 .map(|(k, x)| {
                     let x = match Dec::parse(x) {
                         Some(_) => format!("\\num{{{x}}}"),
+                        None if fam == "empirical" => format!("\\texttt{{{}}}", escape(x)),
                         None => var_math(x.trim_matches(['{', '}']), None),
                     };
-                    format!("${}={x}$", var_math(k, None))
+                    format!("${}={x}$", param_math(fam, k))
                 })
                 .collect();
             return format!("{}({})", family_name(fam), ps.join(", "));
@@ -271,6 +307,14 @@ fn cell_tex(c: &Cell) -> String {
     }
 }
 
+/// `$k$ = value` in a header or caption, or the value's label alone.
+fn assign_tex(t: &Table, k: &str, v: &str) -> String {
+    match t.labels.get(v) {
+        Some(l) => l.clone(),
+        None => format!("${}$ = {}", var_math(k, Some(t)), value_tex(v)),
+    }
+}
+
 /// A column's header in the second header line.
 fn col_header(t: &Table, j: usize) -> String {
     match t.col_vars.as_slice() {
@@ -278,13 +322,13 @@ fn col_header(t: &Table, j: usize) -> String {
             CellKind::Limit => "{limit}".into(),
             k => format!("{{{}}}", k.name()),
         },
-        [_] => format!("{{{}}}", value_tex(&t.cols[j][0])),
+        [_] => format!("{{{}}}", value_tex_in(&t.cols[j][0], t)),
         _ => format!(
             "{{{}}}",
             t.col_vars
                 .iter()
                 .zip(&t.cols[j])
-                .map(|(k, v)| format!("${}$ = {}", var_math(k, Some(t)), value_tex(v)))
+                .map(|(k, v)| assign_tex(t, k, v))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
@@ -307,10 +351,7 @@ pub fn table_latex(t: &Table, made_by: &str) -> String {
     }
     let mut caption = t.caption.clone();
     if !t.at.is_empty() {
-        let at: Vec<String> =
-            t.at.iter()
-                .map(|(k, v)| format!("${}$ = {}", var_math(k, Some(t)), value_tex(v)))
-                .collect();
+        let at: Vec<String> = t.at.iter().map(|(k, v)| assign_tex(t, k, v)).collect();
         caption.push_str(&format!(" At {}.", at.join(", ")));
     }
     if !t.notes.is_empty() {
@@ -344,7 +385,7 @@ pub fn table_latex(t: &Table, made_by: &str) -> String {
     head.extend((0..nc).map(|j| col_header(t, j)));
     o.push_str(&format!("{} \\\\\n\\midrule\n", head.join(" & ")));
     for (rk, cs) in t.rows.iter().zip(&t.cells) {
-        let mut line: Vec<String> = rk.iter().map(|v| value_tex(v)).collect();
+        let mut line: Vec<String> = rk.iter().map(|v| value_tex_in(v, t)).collect();
         line.extend(cs.iter().map(cell_tex));
         o.push_str(&format!("{} \\\\\n", line.join(" & ")));
     }
@@ -356,25 +397,39 @@ pub fn table_latex(t: &Table, made_by: &str) -> String {
     o
 }
 
-/// A claim's evidence table (booktabs, `\num` numbers, wrapping columns), for
+/// Widths of the evidence dump's columns (check, point, value, bound, margin, verdict), as
+/// fractions of the line: the six add up to 1, each less its two `\tabcolsep`s.
+const DUMP_WIDTHS: [&str; 6] = ["0.14", "0.22", "0.26", "0.16", "0.11", "0.11"];
+
+/// A claim's evidence table (booktabs, `\num` numbers, wrapping columns) as a
+/// `longtable`, which breaks across pages and repeats its header on each; for
 /// [`DUMP_PREAMBLE`].
 pub fn claim_latex(r: &ClaimResult, made_by: &str) -> String {
     let c = &r.claim;
     let mut o = format!(
-        "% made by: {made_by}\n% {}: {} ({})\n% needs \\usepackage{{booktabs,siunitx,tabularx}} and a landscape page\n",
+        "% made by: {made_by}\n% {}: {} ({})\n% needs \\usepackage{{booktabs,siunitx,longtable,array}} and a landscape page\n",
         c.id, c.source.paper, c.source.seed
     );
-    let wrap = ">{\\raggedright\\arraybackslash}X";
+    let spec: String = DUMP_WIDTHS
+        .iter()
+        .map(|w| {
+            format!(">{{\\raggedright\\arraybackslash}}p{{\\dimexpr {w}\\linewidth-2\\tabcolsep\\relax}}")
+        })
+        .collect();
+    let head = format!("{} \\\\\n", HEADERS.join(" & "));
     o.push_str(&format!(
-        "{{\\footnotesize{SISETUP}%\n\\noindent\\begin{{tabularx}}{{\\linewidth}}{{{}l}}\n\\toprule\n",
-        wrap.repeat(5)
+        "{{\\footnotesize{SISETUP}%\n\\setlength{{\\LTleft}}{{0pt}}\\setlength{{\\LTright}}{{0pt}}%\n\\begin{{longtable}}{{@{{}}{spec}@{{}}}}\n"
     ));
-    o.push_str(&format!("{} \\\\\n\\midrule\n", HEADERS.join(" & ")));
+    // the first page's header, then the one repeated on every following page
+    o.push_str(&format!("\\toprule\n{head}\\midrule\n\\endfirsthead\n"));
+    o.push_str(&format!(
+        "\\toprule\n{head}\\midrule\n\\endhead\n\\bottomrule\n\\endfoot\n\\bottomrule\n\\endlastfoot\n"
+    ));
     for row in claim_rows(r) {
         let cells: Vec<String> = row.iter().map(|x| texify(x)).collect();
         o.push_str(&format!("{} \\\\\n", cells.join(" & ")));
     }
-    o.push_str("\\bottomrule\n\\end{tabularx}\n}\n");
+    o.push_str("\\end{longtable}\n}\n");
     o
 }
 

@@ -142,6 +142,75 @@ fn display_exp(d: &Dec) -> i64 {
     }
 }
 
+/// Decades a column's numbers may span and still be set as the cells come (each plain
+/// within [`PLAIN_EXPONENTS`], else scientific). A column whose nonzero values' leading
+/// exponents differ by more than this (a largest value at least 10^4 times the smallest:
+/// tags-minmax-lower-bound's differences run from 1e-5 to 1e44) is set in exponent form,
+/// every cell as a one-digit mantissa times a power of ten, so its siunitx `S` column
+/// aligns mantissas and exponents (`table-format=-1.3e2`) instead of reserving 40 integer
+/// and 5 decimal places. A column that would mix plain and scientific cells is set in
+/// exponent form too: a column is never half one, half the other.
+pub const SCI_SPAN_DECADES: i64 = 3;
+
+/// The exponent of a shown number's leading digit (`None` for zero).
+pub fn lead_exp(s: &Shown) -> Option<i64> {
+    let d = Dec::parse(&format!("{}e{}", s.value, s.exp))?;
+    (!d.is_zero()).then_some(d.exp)
+}
+
+/// Whether a column of these numbers is set in exponent form (see [`SCI_SPAN_DECADES`]).
+pub fn exponent_column<'a>(nums: impl IntoIterator<Item = &'a Shown>) -> bool {
+    let (mut lo, mut hi, mut plain, mut sci) = (i64::MAX, i64::MIN, false, false);
+    for s in nums {
+        let Some(e) = lead_exp(s) else { continue };
+        lo = lo.min(e);
+        hi = hi.max(e);
+        if s.exp == 0 {
+            plain = true;
+        } else {
+            sci = true;
+        }
+    }
+    lo <= hi && (hi - lo > SCI_SPAN_DECADES || (plain && sci))
+}
+
+/// A shown number rescaled to a one-digit mantissa (`123.4` → `1.234` × 10^2, its error
+/// with it, every digit kept). Zero is left as it is (it has no leading digit).
+pub fn in_exponent_form(s: &Shown) -> Shown {
+    let Some(lead) = lead_exp(s) else {
+        return s.clone();
+    };
+    let at =
+        |t: &str| Dec::parse(&format!("{t}e{}", s.exp)).map(|d| fixed_keeping(&d, t, s.exp, lead));
+    match (at(&s.value), s.err.as_deref().map(at)) {
+        (Some(value), None) => Shown {
+            value,
+            err: None,
+            exp: lead,
+        },
+        (Some(value), Some(Some(err))) => Shown {
+            value,
+            err: Some(err),
+            exp: lead,
+        },
+        _ => s.clone(),
+    }
+}
+
+/// `d` (read from `text`, a decimal scaled by 10^`from`) as a fixed-point decimal of
+/// `d / 10^to`, down to the same last place as `text` (its trailing zeros are digits).
+fn fixed_keeping(d: &Dec, text: &str, from: i64, to: i64) -> String {
+    let decimals = text.split_once('.').map_or(0, |(_, f)| f.len()) as i64;
+    let want = (decimals + to - from).max(0) as usize;
+    let f = d.fixed(to);
+    let have = f.split_once('.').map_or(0, |(_, r)| r.len());
+    match (have, want) {
+        (h, w) if h >= w => f,
+        (0, w) => format!("{f}.{}", "0".repeat(w)),
+        (h, w) => format!("{f}{}", "0".repeat(w - h)),
+    }
+}
+
 /// A certified decimal string rounded to `n` significant digits.
 pub fn shown(text: &str, n: usize) -> Option<Shown> {
     let d = Dec::parse(text)?.round(n);
@@ -267,5 +336,62 @@ mod tests {
             (s.value.as_str(), s.err.as_deref()),
             ("0.500000", Some("0.000002"))
         );
+    }
+
+    fn nums(texts: &[&str]) -> Vec<Shown> {
+        texts.iter().map(|t| shown(t, 4).unwrap()).collect()
+    }
+
+    #[test]
+    fn exponent_form_when_a_column_spans_decades() {
+        // 1e-5 .. 1e37 spans 42 decades (> SCI_SPAN_DECADES = 3): exponent form
+        assert!(exponent_column(&nums(&[
+            "1.046e-5",
+            "0.1212",
+            "3.2e4",
+            "1.4132e37"
+        ])));
+        // 0.5 .. 3: under one decade, all plain: as the cells come
+        assert!(!exponent_column(&nums(&["0.5", "1.25", "3"])));
+        // exactly 3 decades (0.25 .. 250): still plain; 4 (0.25 .. 2500): exponent form
+        assert!(!exponent_column(&nums(&["0.25", "250"])));
+        assert!(exponent_column(&nums(&["0.25", "2500"])));
+        // one decade but half plain (0.002), half scientific (0.0004 is below 10^-3)
+        assert!(exponent_column(&nums(&["0.002", "0.0004"])));
+        // zeros have no leading digit and do not count
+        assert!(!exponent_column(&nums(&["0", "1.5", "2"])));
+        assert!(!exponent_column(&nums(&["0"])));
+    }
+
+    #[test]
+    fn exponent_form_keeps_every_digit() {
+        // hand-worked: 123.4 = 1.234 x 10^2; -0.01046 = -1.046 x 10^-2; 0.500 keeps its zeros
+        let f = |t: &str, n: usize| {
+            let s = in_exponent_form(&shown(t, n).unwrap());
+            (s.value, s.exp)
+        };
+        assert_eq!(f("123.4", 4), ("1.234".into(), 2));
+        assert_eq!(f("-1.046e-2", 4), ("-1.046".into(), -2));
+        assert_eq!(f("5.000e-1", 4), ("5.000".into(), -1));
+        assert_eq!(f("1.4132213e44", 4), ("1.413".into(), 44));
+        assert_eq!(f("7", 1), ("7".into(), 0));
+        // a value with its error: 0.51 +- 0.07 = (5.1 +- 0.7) x 10^-1
+        let est = Float::with_val(128, 0.512);
+        let s = in_exponent_form(&with_error(&est, &Float::with_val(128, 0.061), 3).unwrap());
+        assert_eq!(
+            (s.value.as_str(), s.err.as_deref(), s.exp),
+            ("5.1", Some("0.7"), -1)
+        );
+        // 1.5874011 +- 0.0000002 has leading exponent 0: unchanged
+        let s = with_error(
+            &Float::with_val(128, 1.587401052),
+            &Float::with_val(128, 1.3e-7),
+            8,
+        )
+        .unwrap();
+        assert_eq!(in_exponent_form(&s), s);
+        // zero keeps its places
+        let z = shown("0e0", 3).unwrap();
+        assert_eq!(in_exponent_form(&z), z);
     }
 }
