@@ -238,9 +238,12 @@ pub fn value_tex(v: &str) -> String {
                 .split(',')
                 .filter_map(|p| p.split_once('='))
                 .map(|(k, x)| {
+                    if k == "file" {
+                        // an empirical law's sample file: its name only
+                        return format!("\\texttt{{{}}}", escape(x));
+                    }
                     let x = match Dec::parse(x) {
                         Some(_) => format!("\\num{{{x}}}"),
-                        None if fam == "empirical" => format!("\\texttt{{{}}}", escape(x)),
                         None => var_math(x.trim_matches(['{', '}']), None),
                     };
                     format!("${}={x}$", param_math(fam, k))
@@ -449,5 +452,88 @@ mod tests {
             value_tex("bp:k=1,p=1e10,alpha=1"),
             "BP($k=\\num{1}$, $p=\\num{1e10}$, $\\alpha=\\num{1}$)"
         );
+    }
+
+    #[test]
+    fn every_family_gets_math_parameters() {
+        // every family and parametrisation the parser accepts: no parameter falls back to
+        // \mathit{name} and none is printed as raw typewriter text
+        for (fam, keys) in crate::dist::spec::FAMILIES {
+            let spec = keys
+                .iter()
+                .map(|k| match *k {
+                    "file" => format!("{k}=sizes.csv"),
+                    _ => format!("{k}=2"),
+                })
+                .collect::<Vec<_>>()
+                .join(",");
+            let t = value_tex(&format!("{fam}:{spec}"));
+            assert!(!t.contains("\\mathit"), "{fam}: {t}");
+            assert!(t.contains('('), "{fam}: {t}");
+            if *fam != "empirical" {
+                assert!(!t.contains("\\texttt"), "{fam}: {t}");
+            }
+        }
+        // hand-written: the usual symbols
+        assert_eq!(
+            value_tex("hyperexp:mean=1,scv=16"),
+            "H$_2$($m=\\num{1}$, $C^2=\\num{16}$)"
+        );
+        assert_eq!(
+            value_tex("erlang:k=4,rate=4"),
+            "Erlang($k=\\num{4}$, $\\lambda=\\num{4}$)"
+        );
+        assert_eq!(
+            value_tex("weibull:shape=0.5,mean=1"),
+            "Weibull($k=\\num{0.5}$, $m=\\num{1}$)"
+        );
+        assert_eq!(
+            value_tex("lognormal:mean=1,scv=4"),
+            "LN($m=\\num{1}$, $C^2=\\num{4}$)"
+        );
+        assert_eq!(value_tex("det:x=1"), "Det($x=\\num{1}$)");
+        assert_eq!(value_tex("exp:rate=1"), "Exp($\\lambda=\\num{1}$)");
+        // a template keeps its variable: hyperexp:mean=1,scv={scv}
+        assert_eq!(
+            value_tex("hyperexp:mean=1,scv={scv}"),
+            "H$_2$($m=\\num{1}$, $C^2=\\mathit{scv}$)"
+        );
+        // not a spec: typewriter
+        assert_eq!(value_tex("1:0.3 1+2:0.5"), "\\texttt{1:0.3 1+2:0.5}");
+    }
+
+    fn column(texts: &[&str], digits: usize) -> Vec<Cell> {
+        texts
+            .iter()
+            .map(|t| Cell::Num(super::super::number::shown(t, digits).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn a_column_spanning_decades_gets_an_exponent_table_format() {
+        // two columns: 1e-5 .. 1e37 (exponent form) and 0.5 .. 3 (plain), 4 digits
+        let wide = column(
+            &["-1.0459869e-5", "0.12119951", "3.2457852e4", "1.4132214e37"],
+            4,
+        );
+        let narrow = column(&["0.5", "1.25", "3", "2.875"], 4);
+        let mut cells: Vec<Vec<Cell>> = wide
+            .into_iter()
+            .zip(narrow)
+            .map(|(a, b)| vec![a, b])
+            .collect();
+        super::super::layout::exponent_columns(&mut cells);
+        let col = |j: usize| cells.iter().map(|r| &r[j]).collect::<Vec<_>>();
+        // mantissas -1.046, 1.212, 3.246, 1.413 (sign, 1 integer and 3 decimal places) times
+        // exponents -5 .. 37 (a sign and 2 digits): siunitx's -1.3e-2
+        assert_eq!(table_format(&col(0)).as_deref(), Some("-1.3e-2"));
+        let shown: Vec<String> = col(0).iter().map(|c| super::super::cell_text(c)).collect();
+        assert_eq!(shown, ["-1.046e-5", "1.212e-1", "3.246e4", "1.413e37"]);
+        // the plain column: 1 integer place, 3 decimals, no exponent
+        assert_eq!(table_format(&col(1)).as_deref(), Some("1.3"));
+        let shown: Vec<String> = col(1).iter().map(|c| super::super::cell_text(c)).collect();
+        assert_eq!(shown, ["0.5", "1.25", "3", "2.875"]);
+        // in an S column: mantissa and exponent as siunitx input
+        assert_eq!(cell_tex(&cells[3][0]), "1.413 e37");
     }
 }

@@ -174,40 +174,41 @@ pub fn exponent_column<'a>(nums: impl IntoIterator<Item = &'a Shown>) -> bool {
     lo <= hi && (hi - lo > SCI_SPAN_DECADES || (plain && sci))
 }
 
-/// A shown number rescaled to a one-digit mantissa (`123.4` → `1.234` × 10^2, its error
-/// with it, every digit kept). Zero is left as it is (it has no leading digit).
+/// A shown number rescaled to a one-digit mantissa (`123.4` → `1.234` × 10^2, every digit
+/// kept; an error with it, both down to the same last place). Zero is left as it is (it
+/// has no leading digit).
 pub fn in_exponent_form(s: &Shown) -> Shown {
     let Some(lead) = lead_exp(s) else {
         return s.clone();
     };
-    let at =
-        |t: &str| Dec::parse(&format!("{t}e{}", s.exp)).map(|d| fixed_keeping(&d, t, s.exp, lead));
-    match (at(&s.value), s.err.as_deref().map(at)) {
-        (Some(value), None) => Shown {
-            value,
-            err: None,
-            exp: lead,
-        },
-        (Some(value), Some(Some(err))) => Shown {
-            value,
-            err: Some(err),
-            exp: lead,
-        },
-        _ => s.clone(),
-    }
-}
-
-/// `d` (read from `text`, a decimal scaled by 10^`from`) as a fixed-point decimal of
-/// `d / 10^to`, down to the same last place as `text` (its trailing zeros are digits).
-fn fixed_keeping(d: &Dec, text: &str, from: i64, to: i64) -> String {
-    let decimals = text.split_once('.').map_or(0, |(_, f)| f.len()) as i64;
-    let want = (decimals + to - from).max(0) as usize;
-    let f = d.fixed(to);
-    let have = f.split_once('.').map_or(0, |(_, r)| r.len());
-    match (have, want) {
-        (h, w) if h >= w => f,
-        (0, w) => format!("{f}.{}", "0".repeat(w)),
-        (h, w) => format!("{f}{}", "0".repeat(w - h)),
+    // an integer's trailing zeros are places, not digits (`32000` from 3.2e4 is 3.2 x 10^4)
+    let at = |t: &str| {
+        let mut d = Dec::parse(&format!("{t}e{}", s.exp))?;
+        if !t.contains('.') && !d.is_zero() {
+            d.digits = d.digits.trim_end_matches('0').to_string();
+        }
+        Some(d.fixed(lead))
+    };
+    let Some(value) = at(&s.value) else {
+        return s.clone();
+    };
+    let err = match s.err.as_deref().map(at) {
+        None => None,
+        Some(Some(e)) => Some(e),
+        Some(None) => return s.clone(),
+    };
+    // an estimate and its error end at the same place (`1.0 ± 0.1`, not `1 ± 0.1`)
+    let places = |t: &str| t.split_once('.').map_or(0, |(_, f)| f.len());
+    let n = places(&value).max(err.as_deref().map_or(0, places));
+    let pad = |t: String| match (places(&t), n) {
+        (h, w) if h >= w => t,
+        (0, w) => format!("{t}.{}", "0".repeat(w)),
+        (h, w) => format!("{t}{}", "0".repeat(w - h)),
+    };
+    Shown {
+        value: if err.is_some() { pad(value) } else { value },
+        err: err.map(pad),
+        exp: lead,
     }
 }
 
@@ -375,6 +376,18 @@ mod tests {
         assert_eq!(f("5.000e-1", 4), ("5.000".into(), -1));
         assert_eq!(f("1.4132213e44", 4), ("1.413".into(), 44));
         assert_eq!(f("7", 1), ("7".into(), 0));
+        // trailing zeros of an integer are not digits: 32000 (2 digits) is 3.2 x 10^4
+        assert_eq!(f("3.2e4", 4), ("3.2".into(), 4));
+        // 1000 +- 100 at the hundreds: (1.0 +- 0.1) x 10^3
+        let s = in_exponent_form(&Shown {
+            value: "1000".into(),
+            err: Some("100".into()),
+            exp: 0,
+        });
+        assert_eq!(
+            (s.value.as_str(), s.err.as_deref(), s.exp),
+            ("1.0", Some("0.1"), 3)
+        );
         // a value with its error: 0.51 +- 0.07 = (5.1 +- 0.7) x 10^-1
         let est = Float::with_val(128, 0.512);
         let s = in_exponent_form(&with_error(&est, &Float::with_val(128, 0.061), 3).unwrap());
