@@ -223,7 +223,8 @@ pub fn shown(text: &str, n: usize) -> Option<Shown> {
     })
 }
 
-/// An estimate with its error: the error rounded up to one significant digit, the
+/// An estimate with its error: the error rounded up to one significant digit (two when
+/// the first is 1), the
 /// estimate rounded to that digit's place, but to at most `n` significant digits (the
 /// error then rounded up to the last place shown). `None` when either is not finite.
 pub fn with_error(est: &Float, err: &Float, n: u32) -> Option<Shown> {
@@ -234,9 +235,16 @@ pub fn with_error(est: &Float, err: &Float, n: u32) -> Option<Shown> {
     if err.is_zero() {
         return shown(&to_sci(est, n), n as usize);
     }
-    // the error's leading place, rounded up
+    // the error's leading place, rounded up; one place further when its leading digit is
+    // 1 (1.1 would round up to 2, nearly doubling the interval: it is shown as 1.1, the
+    // Particle Data Group's convention for a leading 1)
+    let (_, d2, e2) = err.to_sign_string_exp_round(10, Some(2), Round::Up);
     let (_, _, e1) = err.to_sign_string_exp_round(10, Some(1), Round::Up);
-    let err_place = i64::from(e1.unwrap_or(0)) - 1;
+    let err_place = if d2.starts_with('1') {
+        i64::from(e2.unwrap_or(0)) - 2
+    } else {
+        i64::from(e1.unwrap_or(0)) - 1
+    };
     let est_exp = if est.is_zero() {
         err_place
     } else {
@@ -331,12 +339,29 @@ mod tests {
             (s.value.as_str(), s.err.as_deref(), s.exp),
             ("0", Some("1"), -29)
         );
-        // 0.5 exactly, error 1.2e-6 (rounded up to 2e-6): 0.500000 ± 0.000002
+        // 0.5 exactly, error 1.2e-6 (leading digit 1: two digits): 0.5000000 ± 0.0000012,
+        // capped at 6 significant digits: 0.500000 ± 0.000002
         let s = with_error(&Float::with_val(128, 0.5), &Float::with_val(128, 1.2e-6), 6).unwrap();
         assert_eq!(
             (s.value.as_str(), s.err.as_deref()),
             ("0.500000", Some("0.000002"))
         );
+        let s = with_error(&Float::with_val(128, 0.5), &Float::with_val(128, 1.2e-6), 8).unwrap();
+        assert_eq!(
+            (s.value.as_str(), s.err.as_deref()),
+            ("0.5000000", Some("0.0000012"))
+        );
+        // -1.404 ± 1.05 (like redundancy-nbu-ros's -1.4 ± 1.1): -1.4 ± 1.1, not -1 ± 2 (the
+        // f64 1.05 is just above 1.05, so it rounds up to 1.1); 0.95 rounds up to 1
+        let s = with_error(
+            &Float::with_val(128, -1.404),
+            &Float::with_val(128, 1.05),
+            3,
+        )
+        .unwrap();
+        assert_eq!((s.value.as_str(), s.err.as_deref()), ("-1.4", Some("1.1")));
+        let s = with_error(&Float::with_val(128, 2.34), &Float::with_val(128, 0.95), 3).unwrap();
+        assert_eq!((s.value.as_str(), s.err.as_deref()), ("2", Some("1")));
     }
 
     fn nums(texts: &[&str]) -> Vec<Shown> {
