@@ -5,7 +5,7 @@
 //! wrapped in the minimal document its header names (a declared table in
 //! `DECLARED_PREAMBLE`, an evidence dump in `DUMP_PREAMBLE`) and run through
 //! `pdflatex -interaction=nonstopmode -halt-on-error`; any LaTeX error, any
-//! `Overfull \hbox` in the log fails. `LATEX_OUT=DIR` keeps the PDFs.
+//! `Overfull \hbox` or `Overfull \vbox` in the log fails. `LATEX_OUT=DIR` keeps the PDFs.
 
 mod common;
 
@@ -37,7 +37,11 @@ fn compile(dir: &Path, name: &str, preamble: &str, tex: &str) -> Vec<String> {
             .unwrap_or("no '!' line");
         bad.push(format!("{name}: pdflatex failed: {first}"));
     }
-    for l in log.lines().filter(|l| l.contains("Overfull \\hbox")) {
+    // an overfull \vbox: a page (or a float) too long, e.g. a table that does not break
+    for l in log
+        .lines()
+        .filter(|l| l.contains("Overfull \\hbox") || l.contains("Overfull \\vbox"))
+    {
         bad.push(format!("{name}: {l}"));
     }
     if !dir.join(format!("{name}.pdf")).exists() {

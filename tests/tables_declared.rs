@@ -201,6 +201,7 @@ fn markdown_csv_and_latex_agree_cell_by_cell() {
         "bounds",
         "limits",
         "sequence",
+        "decades",
     ] {
         let md = md_rows(&read(label, "md"));
         let csv = csv_rows(&read(label, "csv"));
@@ -216,6 +217,45 @@ fn markdown_csv_and_latex_agree_cell_by_cell() {
         "\\label{tab:table-grid-2d-limits}",
         "S[table-format=1.7(1)]",
         " +- ",
+    ] {
+        assert!(tex.contains(want), "{want} in\n{tex}");
+    }
+}
+
+/// `v` to 4 significant digits as Rust's float formatting writes it (independent of the
+/// table code): `0.5000`, `1.500` in [0.1, 10); `8.272e-25` otherwise.
+fn four_digits(v: f64) -> String {
+    match v {
+        v if (0.1..1.0).contains(&v) => format!("{v:.4}"),
+        v if (1.0..10.0).contains(&v) => format!("{v:.3}"),
+        v => format!("{v:.3e}"),
+    }
+}
+
+#[test]
+fn a_column_spanning_decades_is_set_in_exponent_form_with_labels() {
+    // x^k for x = 1/2, 3/2, 3 and k = 1, 80 (closed form, f64: 0.5^80 is exact, 1.5^80 and
+    // 3^80 within 1e-15 relative, far below the 4 digits compared). The k = 80 column spans
+    // 8.3e-25 .. 1.5e38 (63 decades > 3): every cell in exponent form; the k = 1 column
+    // (0.5 .. 3) stays plain. Rows and columns carry the [table.labels] names.
+    let md = md_rows(&read("decades", "md"));
+    assert_eq!(md[0], ["x", "$x$", "$x^{80}$"]);
+    for (row, (name, x)) in md[1..]
+        .iter()
+        .zip([("$1/2$", 0.5f64), ("$3/2$", 1.5), ("3", 3.0)])
+    {
+        assert_eq!(row[0], name);
+        assert_eq!(row[1], four_digits(x), "x={x}");
+        assert_eq!(row[2], four_digits(x.powi(80)), "x={x}, k=80");
+        assert!(row[2].contains('e'), "{}", row[2]);
+    }
+    // the LaTeX columns: plain 1.4 (0.5000) and exponent 1.3e-2 (mantissas d.ddd, exponents
+    // -25 .. 38: a sign and two digits)
+    let tex = read("decades", "tex");
+    for want in [
+        "S[table-format=1.4]S[table-format=1.3e-2]",
+        "{$x$} & {$x^{80}$}",
+        "$1/2$ & 0.5000 & 8.272 e-25",
     ] {
         assert!(tex.contains(want), "{want} in\n{tex}");
     }
@@ -238,6 +278,15 @@ fn bad(from: &str, to: &str, line: usize, key: &str, why: &str) {
         err.contains(&at) && err.contains(why),
         "want '{at}' and '{why}': {err}"
     );
+}
+
+/// The 1-based line of the test claim holding `s`.
+fn line_of(s: &str) -> usize {
+    let text = std::fs::read_to_string(root().join(CLAIM)).expect("claim");
+    text.lines()
+        .position(|l| l.contains(s))
+        .expect("in the claim")
+        + 1
 }
 
 #[test]
@@ -284,6 +333,20 @@ fn bad_table_declarations_exit_2_naming_file_line_and_key() {
         48,
         "table.cell",
         "takes no limit",
+    );
+    bad(
+        "\"80\" = \"$x^{80}$\"",
+        "\"81\" = \"$x^{81}$\"",
+        line_of("\"80\" = "),
+        "table.labels.\"81\"",
+        "'81' is not a value of this table's rows, columns or at",
+    );
+    bad(
+        "\"1.5\" = \"$3/2$\"",
+        "\"1.5\" = \" \"",
+        line_of("\"1.5\" = "),
+        "table.labels.\"1.5\"",
+        "must not be empty",
     );
     bad(
         "rows = \"alpha\"\ncell = \"limit\"",
@@ -333,6 +396,7 @@ fn the_html_report_shows_every_declared_table_as_the_markdown_does() {
         "bounds",
         "limits",
         "sequence",
+        "decades",
     ] {
         let tag = format!("<table class=\"declared\" data-table=\"table-grid-2d-{label}\">");
         let start = html

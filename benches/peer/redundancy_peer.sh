@@ -5,7 +5,8 @@
 # /tmp (never in the repository). Prints one line per case: the median jobs/s of each and
 # their ratio (ours / peer). Jobs counted: replications x (jobs + warm-up) for both.
 #
-# usage: benches/peer/redundancy_peer.sh [JOBS] [REPLICATIONS] [REPS]
+# usage: [LAWS_SET=all] [POLICIES="fcfs lrf-fcfs"] [COPIES=iid|identical] \
+#        benches/peer/redundancy_peer.sh [JOBS] [REPLICATIONS] [REPS]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 JOBS=${1:-1000000}
@@ -24,9 +25,13 @@ SYSTEMS=(
   "w-model|--system w-model --lambdas 0.4,0.4,0.8|-s 1,1 -c 1:0.4 -c 2:0.4 -c 1,2:0.8"
   "nested-4|--system nested-4 --lambdas 0.1,0.4,1.2|-s 1,1,1,1 -c 1:0.1 -c 2:0.1 -c 3:0.1 -c 4:0.1 -c 1,2:0.4 -c 3,4:0.4 -c 1,2,3,4:1.2"
 )
-POLICIES=(fcfs ros lrf-fcfs mrf-fcfs lrf-ros mrf-ros)
-# our law | peer law
+read -r -a POLICIES <<<"${POLICIES:-fcfs ros lrf-fcfs mrf-fcfs lrf-ros mrf-ros}"
+# our law | peer law; LAWS_SET=all adds Erlang-4, lognormal SCV 4 and Weibull shape 0.5 (mean 1)
 LAWS=("exp:rate=1|exp" "hyperexp:mean=1,scv=10|hyperexp:scv=10")
+if [[ "${LAWS_SET:-}" == all ]]; then
+  LAWS+=("erlang:k=4,rate=4|erlang:k=4" "lognormal:mean=1,scv=4|lognormal:scv=4" "weibull:shape=0.5,mean=1|weibull:shape=0.5")
+fi
+COPIES=${COPIES:-iid}
 total=$((R * (JOBS + WARM)))
 printf "%-9s %-9s %-24s %14s %14s %8s\n" system policy law ours_jobs_s peer_jobs_s ratio
 for s in "${SYSTEMS[@]}"; do
@@ -38,9 +43,9 @@ for s in "${SYSTEMS[@]}"; do
       o=(); q=()
       for _ in $(seq "$REPS"); do
         t0=$(now); $OURS redundancy simulate $sours --policy "$p" --dist "$lours" --jobs "$JOBS" \
-          --warmup "$WARM" --replications "$R" --threads 1 >/dev/null; t1=$(now)
+          --warmup "$WARM" --replications "$R" --copies "$COPIES" --threads 1 >/dev/null; t1=$(now)
         o+=("$(echo "$total / ($t1 - $t0)" | bc -l)")
-        t0=$(now); "$PEER" $speer -p "$P" -y iid -d "$lpeer" -n "$JOBS" -w "$WARM" -r "$R" >/dev/null; t1=$(now)
+        t0=$(now); "$PEER" $speer -p "$P" -y "$COPIES" -d "$lpeer" -n "$JOBS" -w "$WARM" -r "$R" >/dev/null; t1=$(now)
         q+=("$(echo "$total / ($t1 - $t0)" | bc -l)")
       done
       mo=$(printf "%s\n" "${o[@]}" | median); mq=$(printf "%s\n" "${q[@]}" | median)

@@ -126,6 +126,10 @@ pub struct TableSpec {
     /// LaTeX math for a variable's header (`load = "\\rho"`), default from its name.
     #[serde(default)]
     pub math: BTreeMap<String, Spanned<String>>,
+    /// Short names of row, column or fixed values (`"hyperexp:mean=1,scv=16" = "$C^2=16$"`):
+    /// LaTeX, shown as written in every rendering instead of `var=value`.
+    #[serde(default)]
+    pub labels: BTreeMap<String, Spanned<String>>,
 }
 
 /// A claim file.

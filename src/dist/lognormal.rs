@@ -7,12 +7,12 @@
 //! lower tails when both z < 0, so no digit is lost to Φ ≈ 1; a short interval gets
 //! log2(b/(b−a)) extra bits. MPFR's erfc is correctly rounded for every argument.
 
+use super::ziggurat::normal1;
 use super::{check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler};
 use crate::num::gauss::{ln_gl6, GL6_MAX_VARIATION};
 use crate::num::logf64::{f64_normal, ln_one_minus_exp};
 use crate::num::tol::F64_SERIES_EPS;
 use crate::num::{root, show, NumError};
-use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::float::{Constant, Special};
 use rug::Float;
@@ -396,11 +396,8 @@ struct LogNormalSampler {
 
 impl Sampler for LogNormalSampler {
     fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> f64 {
-        // Box–Muller (Box & Muller, Ann. Math. Stat. 29, 1958); 1 − u1 ∈ (0, 1].
-        let u1: f64 = rng.random();
-        let u2: f64 = rng.random();
-        let n = (-2.0 * (-u1).ln_1p()).sqrt() * (std::f64::consts::TAU * u2).cos();
-        (self.mu + self.sigma * n).exp()
+        // e^(μ + σZ), Z by the normal ziggurat.
+        (self.mu + self.sigma * normal1(rng)).exp()
     }
 }
 

@@ -52,6 +52,8 @@ use std::collections::VecDeque;
 pub const REBASE_EVENTS: u64 = 1 << 16;
 /// A server without a job.
 const IDLE: u32 = u32::MAX;
+/// The front of an empty FIFO: later than every arrival number, and no slot.
+const EMPTY_FRONT: (u64, u32) = (u64::MAX, IDLE);
 
 /// How requirements are drawn.
 enum Service {
@@ -402,6 +404,9 @@ struct Queues {
     /// (arrival number, slot), oldest first: the number is kept beside the slot so that
     /// a pick compares the fronts without reading the jobs.
     fifo: Vec<VecDeque<(u64, u32)>>,
+    /// Each FIFO's front, or [`EMPTY_FRONT`]: a compact copy that a pick scans without
+    /// touching the deques.
+    front: Vec<(u64, u32)>,
     bag: Vec<Vec<u32>>,
     count: Vec<u32>,
 }
@@ -516,7 +521,7 @@ impl RedundancySim {
                     continue;
                 }
                 return if fcfs {
-                    q.fifo[c as usize].front().map_or(IDLE, |&(_, j)| j)
+                    q.front[c as usize].1
                 } else if n == 1 {
                     q.bag[c as usize][0]
                 } else {
@@ -534,11 +539,10 @@ impl RedundancySim {
                 let mut best = IDLE;
                 let mut best_id = u64::MAX;
                 for &c in level {
-                    if let Some(&(id, j)) = q.fifo[c as usize].front() {
-                        if id < best_id {
-                            best_id = id;
-                            best = j;
-                        }
+                    let (id, j) = q.front[c as usize];
+                    if id < best_id {
+                        best_id = id;
+                        best = j;
                     }
                 }
                 if best != IDLE {
@@ -593,6 +597,7 @@ impl RedundancySim {
         let mut free: Vec<u32> = Vec::new();
         let mut q = Queues {
             fifo: vec![VecDeque::new(); if fcfs { nc } else { 0 }],
+            front: vec![EMPTY_FRONT; if fcfs { nc } else { 0 }],
             bag: vec![Vec::new(); if fcfs { 0 } else { nc }],
             count: vec![0; nc],
         };
@@ -702,6 +707,9 @@ impl RedundancySim {
                     q.count[c] += 1;
                     in_system += 1;
                     let pos = if fcfs {
+                        if q.fifo[c].is_empty() {
+                            q.front[c] = (id, slot);
+                        }
                         q.fifo[c].push_back((id, slot));
                         0
                     } else {
@@ -771,6 +779,7 @@ impl RedundancySim {
                         let f = &mut q.fifo[c];
                         if f.front().map(|x| x.1) == Some(j) {
                             f.pop_front();
+                            q.front[c] = f.front().copied().unwrap_or(EMPTY_FRONT);
                         } else if let Some(p) = f.iter().position(|x| x.1 == j) {
                             f.remove(p);
                         }

@@ -78,6 +78,8 @@ pub struct TableDef {
     pub digits: u32,
     /// LaTeX math of variables' headers.
     pub math: BTreeMap<String, String>,
+    /// Short names (LaTeX) of row, column or fixed values, by value.
+    pub labels: BTreeMap<String, String>,
 }
 
 /// A list of variable names: one string or an array of strings.
@@ -294,6 +296,34 @@ fn one_table(c: &FileCtx, t: &TableSpec, checks: &[Check]) -> Result<TableDef, C
         }
         math.insert(k.clone(), v.get_ref().trim().to_string());
     }
+    let mut labels = BTreeMap::new();
+    for (k, v) in &t.labels {
+        let shown: Vec<&String> = rows
+            .iter()
+            .chain(&columns)
+            .flat_map(|(_, vals)| vals)
+            .chain(at.iter().map(|(_, x)| x))
+            .collect();
+        if !shown.contains(&k) {
+            let all: Vec<&str> = shown.iter().map(|x| x.as_str()).collect();
+            return c.err(
+                v.span(),
+                &format!("table.labels.\"{k}\""),
+                format!(
+                    "'{k}' is not a value of this table's rows, columns or at (its values: {})",
+                    all.join(", ")
+                ),
+            );
+        }
+        if v.get_ref().trim().is_empty() {
+            return c.err(
+                v.span(),
+                &format!("table.labels.\"{k}\""),
+                "a label must not be empty",
+            );
+        }
+        labels.insert(k.clone(), v.get_ref().trim().to_string());
+    }
     Ok(TableDef {
         label,
         caption: t.caption.get_ref().trim().to_string(),
@@ -304,6 +334,7 @@ fn one_table(c: &FileCtx, t: &TableSpec, checks: &[Check]) -> Result<TableDef, C
         cell,
         digits,
         math,
+        labels,
     })
 }
 

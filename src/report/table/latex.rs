@@ -1,7 +1,8 @@
 //! LaTeX: declared tables as `table` floats (booktabs, siunitx `S` columns aligned on the
 //! decimal marker, limits as `\num{1.5874011 +- 0.0000002}`, math headers), and the
-//! evidence dump as a `tabularx` with numbers through `\num`. `make test-latex` compiles
-//! every generated file inside [`DECLARED_PREAMBLE`] or [`DUMP_PREAMBLE`] with pdflatex.
+//! evidence dump as a `longtable` (it breaks across pages, its header repeated) with
+//! numbers through `\num`. `make test-latex` compiles every generated file inside
+//! [`DECLARED_PREAMBLE`] or [`DUMP_PREAMBLE`] with pdflatex.
 
 use super::number::Dec;
 use super::text::{claim_rows, HEADERS};
@@ -13,9 +14,11 @@ use crate::claims::run::ClaimResult;
 /// document the LaTeX test wraps it in; `\end{document}` closes it).
 pub const DECLARED_PREAMBLE: &str =
     "\\documentclass{article}\n\\usepackage{booktabs,siunitx}\n\\begin{document}\n";
-/// What an evidence dump's `.tex` needs: booktabs, siunitx, tabularx, on a landscape page
-/// (its six columns of certified digits and error texts do not fit a portrait column).
-pub const DUMP_PREAMBLE: &str = "\\documentclass{article}\n\\usepackage[a4paper,landscape,margin=1.5cm]{geometry}\n\\usepackage{booktabs,siunitx,tabularx}\n\\begin{document}\n";
+/// What an evidence dump's `.tex` needs: booktabs, siunitx, longtable (it breaks across
+/// pages; Debian's texlive-latex-base has it, where xltabular and ltablex would need
+/// texlive-latex-extra) and array, on a landscape page (its six columns of certified
+/// digits and error texts do not fit a portrait column).
+pub const DUMP_PREAMBLE: &str = "\\documentclass{article}\n\\usepackage[a4paper,landscape,margin=1.5cm]{geometry}\n\\usepackage{booktabs,siunitx,longtable,array}\n\\begin{document}\n";
 
 /// siunitx options of every generated table (local to its group): `10^{100}` without a
 /// unit mantissa. Errors are printed in siunitx's compact form, `1.5874011(1)` for the
@@ -175,15 +178,47 @@ fn family_name(f: &str) -> &str {
         "uniform" => "U",
         "hyperexp" => "H$_2$",
         "weibull" => "Weibull",
-        "lognormal" => "Lognormal",
+        "lognormal" => "LN",
         "det" => "Det",
         "erlang" => "Erlang",
+        "empirical" => "Empirical",
         _ => f,
     }
 }
 
-/// A grid value in text mode: a number through `\num`, `inf` as `$\infty$`, a
-/// distribution spec `bp:k=1,p=1e10,alpha=1` as `BP($k=1$, $p=10^{10}$, $\alpha=1$)`, any
+/// A distribution parameter's math (the symbol the literature writes for it), for every
+/// key of [`crate::dist::spec::FAMILIES`]; an unknown key falls back to [`var_math`].
+fn param_math(family: &str, key: &str) -> String {
+    let m = match (family, key) {
+        (_, "alpha") => "\\alpha",
+        (_, "rate") => "\\lambda",
+        (_, "rate1") => "\\lambda_1",
+        (_, "rate2") => "\\lambda_2",
+        (_, "mean") => "m",
+        (_, "scv") => "C^2",
+        ("weibull", "shape") => "k",
+        ("weibull", "scale") => "\\lambda",
+        (_, "mu") => "\\mu",
+        (_, "sigma") => "\\sigma",
+        (_, k @ ("k" | "p" | "a" | "b" | "x")) => k,
+        (_, k) => return var_math(k, None),
+    };
+    m.to_string()
+}
+
+/// A grid value in text mode, or the label the table gives it (as written); see
+/// [`value_tex`].
+pub fn value_tex_in(v: &str, t: &Table) -> String {
+    match t.labels.get(v) {
+        Some(l) => l.clone(),
+        None => value_tex(v),
+    }
+}
+
+/// A grid value in text mode: a number through `\num`; `inf` as `$\infty$`; a
+/// distribution spec `bp:k=1,p=1e10,alpha=1` as `BP($k=1$, $p=10^{10}$, $\alpha=1$)`, each
+/// family's parameters by their usual symbols (`hyperexp:mean=1,scv=16` as
+/// `H$_2$($m=1$, $C^2=16$)`, `weibull:shape=0.5,mean=1` as `Weibull($k=0.5$, $m=1$)`); any
 /// other word as typewriter text.
 pub fn value_tex(v: &str) -> String {
     if v == "inf" {
@@ -203,11 +238,15 @@ pub fn value_tex(v: &str) -> String {
                 .split(',')
                 .filter_map(|p| p.split_once('='))
                 .map(|(k, x)| {
+                    if k == "file" {
+                        // an empirical law's sample file: its name only
+                        return format!("\\texttt{{{}}}", escape(x));
+                    }
                     let x = match Dec::parse(x) {
                         Some(_) => format!("\\num{{{x}}}"),
                         None => var_math(x.trim_matches(['{', '}']), None),
                     };
-                    format!("${}={x}$", var_math(k, None))
+                    format!("${}={x}$", param_math(fam, k))
                 })
                 .collect();
             return format!("{}({})", family_name(fam), ps.join(", "));
@@ -271,6 +310,14 @@ fn cell_tex(c: &Cell) -> String {
     }
 }
 
+/// `$k$ = value` in a header or caption, or the value's label alone.
+fn assign_tex(t: &Table, k: &str, v: &str) -> String {
+    match t.labels.get(v) {
+        Some(l) => l.clone(),
+        None => format!("${}$ = {}", var_math(k, Some(t)), value_tex(v)),
+    }
+}
+
 /// A column's header in the second header line.
 fn col_header(t: &Table, j: usize) -> String {
     match t.col_vars.as_slice() {
@@ -278,13 +325,13 @@ fn col_header(t: &Table, j: usize) -> String {
             CellKind::Limit => "{limit}".into(),
             k => format!("{{{}}}", k.name()),
         },
-        [_] => format!("{{{}}}", value_tex(&t.cols[j][0])),
+        [_] => format!("{{{}}}", value_tex_in(&t.cols[j][0], t)),
         _ => format!(
             "{{{}}}",
             t.col_vars
                 .iter()
                 .zip(&t.cols[j])
-                .map(|(k, v)| format!("${}$ = {}", var_math(k, Some(t)), value_tex(v)))
+                .map(|(k, v)| assign_tex(t, k, v))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
@@ -307,10 +354,7 @@ pub fn table_latex(t: &Table, made_by: &str) -> String {
     }
     let mut caption = t.caption.clone();
     if !t.at.is_empty() {
-        let at: Vec<String> =
-            t.at.iter()
-                .map(|(k, v)| format!("${}$ = {}", var_math(k, Some(t)), value_tex(v)))
-                .collect();
+        let at: Vec<String> = t.at.iter().map(|(k, v)| assign_tex(t, k, v)).collect();
         caption.push_str(&format!(" At {}.", at.join(", ")));
     }
     if !t.notes.is_empty() {
@@ -344,7 +388,7 @@ pub fn table_latex(t: &Table, made_by: &str) -> String {
     head.extend((0..nc).map(|j| col_header(t, j)));
     o.push_str(&format!("{} \\\\\n\\midrule\n", head.join(" & ")));
     for (rk, cs) in t.rows.iter().zip(&t.cells) {
-        let mut line: Vec<String> = rk.iter().map(|v| value_tex(v)).collect();
+        let mut line: Vec<String> = rk.iter().map(|v| value_tex_in(v, t)).collect();
         line.extend(cs.iter().map(cell_tex));
         o.push_str(&format!("{} \\\\\n", line.join(" & ")));
     }
@@ -356,25 +400,39 @@ pub fn table_latex(t: &Table, made_by: &str) -> String {
     o
 }
 
-/// A claim's evidence table (booktabs, `\num` numbers, wrapping columns), for
+/// Widths of the evidence dump's columns (check, point, value, bound, margin, verdict), as
+/// fractions of the line: the six add up to 1, each less its two `\tabcolsep`s.
+const DUMP_WIDTHS: [&str; 6] = ["0.14", "0.22", "0.26", "0.16", "0.11", "0.11"];
+
+/// A claim's evidence table (booktabs, `\num` numbers, wrapping columns) as a
+/// `longtable`, which breaks across pages and repeats its header on each; for
 /// [`DUMP_PREAMBLE`].
 pub fn claim_latex(r: &ClaimResult, made_by: &str) -> String {
     let c = &r.claim;
     let mut o = format!(
-        "% made by: {made_by}\n% {}: {} ({})\n% needs \\usepackage{{booktabs,siunitx,tabularx}} and a landscape page\n",
+        "% made by: {made_by}\n% {}: {} ({})\n% needs \\usepackage{{booktabs,siunitx,longtable,array}} and a landscape page\n",
         c.id, c.source.paper, c.source.seed
     );
-    let wrap = ">{\\raggedright\\arraybackslash}X";
+    let spec: String = DUMP_WIDTHS
+        .iter()
+        .map(|w| {
+            format!(">{{\\raggedright\\arraybackslash}}p{{\\dimexpr {w}\\linewidth-2\\tabcolsep\\relax}}")
+        })
+        .collect();
+    let head = format!("{} \\\\\n", HEADERS.join(" & "));
     o.push_str(&format!(
-        "{{\\footnotesize{SISETUP}%\n\\noindent\\begin{{tabularx}}{{\\linewidth}}{{{}l}}\n\\toprule\n",
-        wrap.repeat(5)
+        "{{\\footnotesize{SISETUP}%\n\\setlength{{\\LTleft}}{{0pt}}\\setlength{{\\LTright}}{{0pt}}%\n\\begin{{longtable}}{{@{{}}{spec}@{{}}}}\n"
     ));
-    o.push_str(&format!("{} \\\\\n\\midrule\n", HEADERS.join(" & ")));
+    // the first page's header, then the one repeated on every following page
+    o.push_str(&format!("\\toprule\n{head}\\midrule\n\\endfirsthead\n"));
+    o.push_str(&format!(
+        "\\toprule\n{head}\\midrule\n\\endhead\n\\bottomrule\n\\endfoot\n\\bottomrule\n\\endlastfoot\n"
+    ));
     for row in claim_rows(r) {
         let cells: Vec<String> = row.iter().map(|x| texify(x)).collect();
         o.push_str(&format!("{} \\\\\n", cells.join(" & ")));
     }
-    o.push_str("\\bottomrule\n\\end{tabularx}\n}\n");
+    o.push_str("\\end{longtable}\n}\n");
     o
 }
 
@@ -394,5 +452,88 @@ mod tests {
             value_tex("bp:k=1,p=1e10,alpha=1"),
             "BP($k=\\num{1}$, $p=\\num{1e10}$, $\\alpha=\\num{1}$)"
         );
+    }
+
+    #[test]
+    fn every_family_gets_math_parameters() {
+        // every family and parametrisation the parser accepts: no parameter falls back to
+        // \mathit{name} and none is printed as raw typewriter text
+        for (fam, keys) in crate::dist::spec::FAMILIES {
+            let spec = keys
+                .iter()
+                .map(|k| match *k {
+                    "file" => format!("{k}=sizes.csv"),
+                    _ => format!("{k}=2"),
+                })
+                .collect::<Vec<_>>()
+                .join(",");
+            let t = value_tex(&format!("{fam}:{spec}"));
+            assert!(!t.contains("\\mathit"), "{fam}: {t}");
+            assert!(t.contains('('), "{fam}: {t}");
+            if *fam != "empirical" {
+                assert!(!t.contains("\\texttt"), "{fam}: {t}");
+            }
+        }
+        // hand-written: the usual symbols
+        assert_eq!(
+            value_tex("hyperexp:mean=1,scv=16"),
+            "H$_2$($m=\\num{1}$, $C^2=\\num{16}$)"
+        );
+        assert_eq!(
+            value_tex("erlang:k=4,rate=4"),
+            "Erlang($k=\\num{4}$, $\\lambda=\\num{4}$)"
+        );
+        assert_eq!(
+            value_tex("weibull:shape=0.5,mean=1"),
+            "Weibull($k=\\num{0.5}$, $m=\\num{1}$)"
+        );
+        assert_eq!(
+            value_tex("lognormal:mean=1,scv=4"),
+            "LN($m=\\num{1}$, $C^2=\\num{4}$)"
+        );
+        assert_eq!(value_tex("det:x=1"), "Det($x=\\num{1}$)");
+        assert_eq!(value_tex("exp:rate=1"), "Exp($\\lambda=\\num{1}$)");
+        // a template keeps its variable: hyperexp:mean=1,scv={scv}
+        assert_eq!(
+            value_tex("hyperexp:mean=1,scv={scv}"),
+            "H$_2$($m=\\num{1}$, $C^2=\\mathit{scv}$)"
+        );
+        // not a spec: typewriter
+        assert_eq!(value_tex("1:0.3 1+2:0.5"), "\\texttt{1:0.3 1+2:0.5}");
+    }
+
+    fn column(texts: &[&str], digits: usize) -> Vec<Cell> {
+        texts
+            .iter()
+            .map(|t| Cell::Num(super::super::number::shown(t, digits).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn a_column_spanning_decades_gets_an_exponent_table_format() {
+        // two columns: 1e-5 .. 1e37 (exponent form) and 0.5 .. 3 (plain), 4 digits
+        let wide = column(
+            &["-1.0459869e-5", "0.12119951", "3.2457852e4", "1.4132214e37"],
+            4,
+        );
+        let narrow = column(&["0.5", "1.25", "3", "2.875"], 4);
+        let mut cells: Vec<Vec<Cell>> = wide
+            .into_iter()
+            .zip(narrow)
+            .map(|(a, b)| vec![a, b])
+            .collect();
+        super::super::layout::exponent_columns(&mut cells);
+        let col = |j: usize| cells.iter().map(|r| &r[j]).collect::<Vec<_>>();
+        // mantissas -1.046, 1.212, 3.246, 1.413 (sign, 1 integer and 3 decimal places) times
+        // exponents -5 .. 37 (a sign and 2 digits): siunitx's -1.3e-2
+        assert_eq!(table_format(&col(0)).as_deref(), Some("-1.3e-2"));
+        let shown: Vec<String> = col(0).iter().map(|c| super::super::cell_text(c)).collect();
+        assert_eq!(shown, ["-1.046e-5", "1.212e-1", "3.246e4", "1.413e37"]);
+        // the plain column: 1 integer place, 3 decimals, no exponent
+        assert_eq!(table_format(&col(1)).as_deref(), Some("1.3"));
+        let shown: Vec<String> = col(1).iter().map(|c| super::super::cell_text(c)).collect();
+        assert_eq!(shown, ["0.5", "1.25", "3", "2.875"]);
+        // in an S column: mantissa and exponent as siunitx input
+        assert_eq!(cell_tex(&cells[3][0]), "1.413 e37");
     }
 }

@@ -1,7 +1,7 @@
 //! From a claim's results to its declared tables: each cell is the check's result at the
 //! grid point its row, its column and the table's fixed values make.
 
-use super::number::{shown, with_error, Dec};
+use super::number::{exponent_column, in_exponent_form, shown, with_error, Dec};
 use super::{Cell, Table};
 use crate::claims::compile::table::{CellKind, TableDef};
 use crate::claims::run::{CheckResult, ClaimResult};
@@ -99,6 +99,27 @@ fn label(p: &[(String, String)]) -> String {
         .join(", ")
 }
 
+/// Sets each column that spans many decades in exponent form (the rule is
+/// [`super::number::SCI_SPAN_DECADES`]'s), in place: the Markdown, CSV and LaTeX all show
+/// the rescaled cells.
+pub fn exponent_columns(cells: &mut [Vec<Cell>]) {
+    let ncol = cells.first().map_or(0, Vec::len);
+    for j in 0..ncol {
+        let nums = cells.iter().filter_map(|r| match r.get(j) {
+            Some(Cell::Num(s)) => Some(s),
+            _ => None,
+        });
+        if !exponent_column(nums) {
+            continue;
+        }
+        for row in cells.iter_mut() {
+            if let Some(Cell::Num(s)) = row.get_mut(j) {
+                *s = in_exponent_form(s);
+            }
+        }
+    }
+}
+
 /// Lays out one declared table.
 pub fn layout(r: &ClaimResult, def: &TableDef) -> Result<Table, crate::Error> {
     let Some(k) = r.checks.iter().find(|k| k.name == def.check) else {
@@ -137,6 +158,7 @@ pub fn layout(r: &ClaimResult, def: &TableDef) -> Result<Table, crate::Error> {
         }
         cells.push(line);
     }
+    exponent_columns(&mut cells);
     Ok(Table {
         id: r.claim.id.clone(),
         label: def.label.clone(),
@@ -150,6 +172,7 @@ pub fn layout(r: &ClaimResult, def: &TableDef) -> Result<Table, crate::Error> {
         at: def.at.clone(),
         cells,
         math: def.math.clone(),
+        labels: def.labels.clone(),
         notes,
     })
 }

@@ -6,7 +6,7 @@
 //! Files: `claims/<id>.{csv,md,tex}` (the dump) and `claims/<id>.table-<label>.{csv,md,tex}`
 //! (a declared table). A declared table's `.tex` is a `table` float (booktabs rules,
 //! siunitx `S` columns with a computed `table-format`, `\caption`, `\label{tab:<id>-<label>}`)
-//! that needs `\usepackage{booktabs,siunitx}`; the dump's `.tex` is a `tabularx` set for a
+//! that needs `\usepackage{booktabs,siunitx}`; the dump's `.tex` is a `longtable` set for a
 //! landscape page ([`latex::DUMP_PREAMBLE`]).
 
 pub mod latex;
@@ -59,6 +59,8 @@ pub struct Table {
     pub cells: Vec<Vec<Cell>>,
     /// LaTeX math of variables.
     pub math: BTreeMap<String, String>,
+    /// Short names of values (LaTeX, shown as written in every rendering).
+    pub labels: BTreeMap<String, String>,
     /// Why cells are missing (one line each).
     pub notes: Vec<String>,
 }
@@ -72,7 +74,8 @@ impl Table {
     pub fn tex_label(&self) -> String {
         format!("tab:{}-{}", self.id, self.label)
     }
-    /// A column's header text (`h=2, load=0.3`), or the cell kind for a single column.
+    /// A column's header text (`h=2, load=0.3`; a labelled value as its label), or the
+    /// cell kind for a single column.
     pub fn col_text(&self, j: usize) -> String {
         if self.col_vars.is_empty() {
             return self.cell.name().to_string();
@@ -80,9 +83,20 @@ impl Table {
         self.col_vars
             .iter()
             .zip(&self.cols[j])
-            .map(|(k, v)| format!("{k}={v}"))
+            .map(|(k, v)| self.assign_text(k, v))
             .collect::<Vec<_>>()
             .join(", ")
+    }
+    /// `k=v` as text, or the value's label.
+    pub fn assign_text(&self, k: &str, v: &str) -> String {
+        match self.labels.get(v) {
+            Some(l) => l.clone(),
+            None => format!("{k}={v}"),
+        }
+    }
+    /// A row value as text: the value, or its label.
+    pub fn value_text<'a>(&'a self, v: &'a str) -> &'a str {
+        self.labels.get(v).map_or(v, String::as_str)
     }
 }
 

@@ -142,6 +142,76 @@ fn display_exp(d: &Dec) -> i64 {
     }
 }
 
+/// Decades a column's numbers may span and still be set as the cells come (each plain
+/// within [`PLAIN_EXPONENTS`], else scientific). A column whose nonzero values' leading
+/// exponents differ by more than this (a largest value at least 10^4 times the smallest:
+/// tags-minmax-lower-bound's differences run from 1e-5 to 1e44) is set in exponent form,
+/// every cell as a one-digit mantissa times a power of ten, so its siunitx `S` column
+/// aligns mantissas and exponents (`table-format=-1.3e2`) instead of reserving 40 integer
+/// and 5 decimal places. A column that would mix plain and scientific cells is set in
+/// exponent form too: a column is never half one, half the other.
+pub const SCI_SPAN_DECADES: i64 = 3;
+
+/// The exponent of a shown number's leading digit (`None` for zero).
+pub fn lead_exp(s: &Shown) -> Option<i64> {
+    let d = Dec::parse(&format!("{}e{}", s.value, s.exp))?;
+    (!d.is_zero()).then_some(d.exp)
+}
+
+/// Whether a column of these numbers is set in exponent form (see [`SCI_SPAN_DECADES`]).
+pub fn exponent_column<'a>(nums: impl IntoIterator<Item = &'a Shown>) -> bool {
+    let (mut lo, mut hi, mut plain, mut sci) = (i64::MAX, i64::MIN, false, false);
+    for s in nums {
+        let Some(e) = lead_exp(s) else { continue };
+        lo = lo.min(e);
+        hi = hi.max(e);
+        if s.exp == 0 {
+            plain = true;
+        } else {
+            sci = true;
+        }
+    }
+    lo <= hi && (hi - lo > SCI_SPAN_DECADES || (plain && sci))
+}
+
+/// A shown number rescaled to a one-digit mantissa (`123.4` → `1.234` × 10^2, every digit
+/// kept; an error with it, both down to the same last place). Zero is left as it is (it
+/// has no leading digit).
+pub fn in_exponent_form(s: &Shown) -> Shown {
+    let Some(lead) = lead_exp(s) else {
+        return s.clone();
+    };
+    // an integer's trailing zeros are places, not digits (`32000` from 3.2e4 is 3.2 x 10^4)
+    let at = |t: &str| {
+        let mut d = Dec::parse(&format!("{t}e{}", s.exp))?;
+        if !t.contains('.') && !d.is_zero() {
+            d.digits = d.digits.trim_end_matches('0').to_string();
+        }
+        Some(d.fixed(lead))
+    };
+    let Some(value) = at(&s.value) else {
+        return s.clone();
+    };
+    let err = match s.err.as_deref().map(at) {
+        None => None,
+        Some(Some(e)) => Some(e),
+        Some(None) => return s.clone(),
+    };
+    // an estimate and its error end at the same place (`1.0 ± 0.1`, not `1 ± 0.1`)
+    let places = |t: &str| t.split_once('.').map_or(0, |(_, f)| f.len());
+    let n = places(&value).max(err.as_deref().map_or(0, places));
+    let pad = |t: String| match (places(&t), n) {
+        (h, w) if h >= w => t,
+        (0, w) => format!("{t}.{}", "0".repeat(w)),
+        (h, w) => format!("{t}{}", "0".repeat(w - h)),
+    };
+    Shown {
+        value: if err.is_some() { pad(value) } else { value },
+        err: err.map(pad),
+        exp: lead,
+    }
+}
+
 /// A certified decimal string rounded to `n` significant digits.
 pub fn shown(text: &str, n: usize) -> Option<Shown> {
     let d = Dec::parse(text)?.round(n);
@@ -153,7 +223,8 @@ pub fn shown(text: &str, n: usize) -> Option<Shown> {
     })
 }
 
-/// An estimate with its error: the error rounded up to one significant digit, the
+/// An estimate with its error: the error rounded up to one significant digit (two when
+/// the first is 1), the
 /// estimate rounded to that digit's place, but to at most `n` significant digits (the
 /// error then rounded up to the last place shown). `None` when either is not finite.
 pub fn with_error(est: &Float, err: &Float, n: u32) -> Option<Shown> {
@@ -164,9 +235,16 @@ pub fn with_error(est: &Float, err: &Float, n: u32) -> Option<Shown> {
     if err.is_zero() {
         return shown(&to_sci(est, n), n as usize);
     }
-    // the error's leading place, rounded up
+    // the error's leading place, rounded up; one place further when its leading digit is
+    // 1 (1.1 would round up to 2, nearly doubling the interval: it is shown as 1.1, the
+    // Particle Data Group's convention for a leading 1)
+    let (_, d2, e2) = err.to_sign_string_exp_round(10, Some(2), Round::Up);
     let (_, _, e1) = err.to_sign_string_exp_round(10, Some(1), Round::Up);
-    let err_place = i64::from(e1.unwrap_or(0)) - 1;
+    let err_place = if d2.starts_with('1') {
+        i64::from(e2.unwrap_or(0)) - 2
+    } else {
+        i64::from(e1.unwrap_or(0)) - 1
+    };
     let est_exp = if est.is_zero() {
         err_place
     } else {
@@ -261,11 +339,97 @@ mod tests {
             (s.value.as_str(), s.err.as_deref(), s.exp),
             ("0", Some("1"), -29)
         );
-        // 0.5 exactly, error 1.2e-6 (rounded up to 2e-6): 0.500000 ± 0.000002
+        // 0.5 exactly, error 1.2e-6 (leading digit 1: two digits): 0.5000000 ± 0.0000012,
+        // capped at 6 significant digits: 0.500000 ± 0.000002
         let s = with_error(&Float::with_val(128, 0.5), &Float::with_val(128, 1.2e-6), 6).unwrap();
         assert_eq!(
             (s.value.as_str(), s.err.as_deref()),
             ("0.500000", Some("0.000002"))
         );
+        let s = with_error(&Float::with_val(128, 0.5), &Float::with_val(128, 1.2e-6), 8).unwrap();
+        assert_eq!(
+            (s.value.as_str(), s.err.as_deref()),
+            ("0.5000000", Some("0.0000012"))
+        );
+        // -1.404 ± 1.05 (like redundancy-nbu-ros's -1.4 ± 1.1): -1.4 ± 1.1, not -1 ± 2 (the
+        // f64 1.05 is just above 1.05, so it rounds up to 1.1); 0.95 rounds up to 1
+        let s = with_error(
+            &Float::with_val(128, -1.404),
+            &Float::with_val(128, 1.05),
+            3,
+        )
+        .unwrap();
+        assert_eq!((s.value.as_str(), s.err.as_deref()), ("-1.4", Some("1.1")));
+        let s = with_error(&Float::with_val(128, 2.34), &Float::with_val(128, 0.95), 3).unwrap();
+        assert_eq!((s.value.as_str(), s.err.as_deref()), ("2", Some("1")));
+    }
+
+    fn nums(texts: &[&str]) -> Vec<Shown> {
+        texts.iter().map(|t| shown(t, 4).unwrap()).collect()
+    }
+
+    #[test]
+    fn exponent_form_when_a_column_spans_decades() {
+        // 1e-5 .. 1e37 spans 42 decades (> SCI_SPAN_DECADES = 3): exponent form
+        assert!(exponent_column(&nums(&[
+            "1.046e-5",
+            "0.1212",
+            "3.2e4",
+            "1.4132e37"
+        ])));
+        // 0.5 .. 3: under one decade, all plain: as the cells come
+        assert!(!exponent_column(&nums(&["0.5", "1.25", "3"])));
+        // exactly 3 decades (0.25 .. 250): still plain; 4 (0.25 .. 2500): exponent form
+        assert!(!exponent_column(&nums(&["0.25", "250"])));
+        assert!(exponent_column(&nums(&["0.25", "2500"])));
+        // one decade but half plain (0.002), half scientific (0.0004 is below 10^-3)
+        assert!(exponent_column(&nums(&["0.002", "0.0004"])));
+        // zeros have no leading digit and do not count
+        assert!(!exponent_column(&nums(&["0", "1.5", "2"])));
+        assert!(!exponent_column(&nums(&["0"])));
+    }
+
+    #[test]
+    fn exponent_form_keeps_every_digit() {
+        // hand-worked: 123.4 = 1.234 x 10^2; -0.01046 = -1.046 x 10^-2; 0.500 keeps its zeros
+        let f = |t: &str, n: usize| {
+            let s = in_exponent_form(&shown(t, n).unwrap());
+            (s.value, s.exp)
+        };
+        assert_eq!(f("123.4", 4), ("1.234".into(), 2));
+        assert_eq!(f("-1.046e-2", 4), ("-1.046".into(), -2));
+        assert_eq!(f("5.000e-1", 4), ("5.000".into(), -1));
+        assert_eq!(f("1.4132213e44", 4), ("1.413".into(), 44));
+        assert_eq!(f("7", 1), ("7".into(), 0));
+        // trailing zeros of an integer are not digits: 32000 (2 digits) is 3.2 x 10^4
+        assert_eq!(f("3.2e4", 4), ("3.2".into(), 4));
+        // 1000 +- 100 at the hundreds: (1.0 +- 0.1) x 10^3
+        let s = in_exponent_form(&Shown {
+            value: "1000".into(),
+            err: Some("100".into()),
+            exp: 0,
+        });
+        assert_eq!(
+            (s.value.as_str(), s.err.as_deref(), s.exp),
+            ("1.0", Some("0.1"), 3)
+        );
+        // a value with its error: 0.51 +- 0.07 = (5.1 +- 0.7) x 10^-1
+        let est = Float::with_val(128, 0.512);
+        let s = in_exponent_form(&with_error(&est, &Float::with_val(128, 0.061), 3).unwrap());
+        assert_eq!(
+            (s.value.as_str(), s.err.as_deref(), s.exp),
+            ("5.1", Some("0.7"), -1)
+        );
+        // 1.5874011 +- 0.0000002 has leading exponent 0: unchanged
+        let s = with_error(
+            &Float::with_val(128, 1.587401052),
+            &Float::with_val(128, 1.3e-7),
+            8,
+        )
+        .unwrap();
+        assert_eq!(in_exponent_form(&s), s);
+        // zero keeps its places
+        let z = shown("0e0", 3).unwrap();
+        assert_eq!(in_exponent_form(&z), z);
     }
 }

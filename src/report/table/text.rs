@@ -75,10 +75,10 @@ pub fn claim_markdown(r: &ClaimResult, made_by: &str) -> String {
     o
 }
 
-/// The fixed variables as text: `at load=0.5, p=1e10`.
+/// The fixed variables as text: `at load=0.5, p=1e10` (a labelled value as its label).
 pub fn at_text(t: &Table) -> String {
     t.at.iter()
-        .map(|(k, v)| format!("{k}={v}"))
+        .map(|(k, v)| t.assign_text(k, v))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -96,7 +96,7 @@ pub fn body(t: &Table) -> Vec<Vec<String>> {
         .iter()
         .zip(&t.cells)
         .map(|(rk, cs)| {
-            let mut line = rk.clone();
+            let mut line: Vec<String> = rk.iter().map(|v| t.value_text(v).to_string()).collect();
             line.extend(cs.iter().map(cell_text));
             line
         })
