@@ -6,6 +6,7 @@ mod common;
 
 use common::taskassign;
 use std::path::{Path, PathBuf};
+use taskassign::report::html::tex_to_html;
 
 const CLAIM: &str = "tests/tables/grid-2d.toml";
 
@@ -357,14 +358,13 @@ fn bad_table_declarations_exit_2_naming_file_line_and_key() {
     );
 }
 
-/// The HTML text of a cell back to plain text (the escapes `xml_escape` writes).
-fn unescape(s: &str) -> String {
-    s.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&apos;", "'")
-        .replace("&amp;", "&")
+/// Plain text as the HTML report escapes it.
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
 }
 
 #[test]
@@ -404,18 +404,52 @@ fn the_html_report_shows_every_declared_table_as_the_markdown_does() {
             .unwrap_or_else(|| panic!("{label}: no table in the page"));
         let body = &html[start..];
         let body = &body[..body.find("</table>").expect("closed")];
+        // Each cell's inner HTML: headers and row values go through tex_to_html (their
+        // LaTeX as HTML, unit-tested in report::html), numbers are escaped text.
         let rows: Vec<Vec<String>> = body
             .split("<tr>")
             .skip(1)
             .map(|r| {
-                r.split(['<'])
-                    .filter_map(|piece| {
-                        let (tag, text) = piece.split_once('>')?;
-                        (tag.starts_with("td") || tag.starts_with("th")).then(|| unescape(text))
+                let mut cells = Vec::new();
+                let mut rest = r;
+                while let Some(i) = rest.find(['<']) {
+                    let after = &rest[i + 1..];
+                    let is_cell = after.starts_with("td") || after.starts_with("th");
+                    let Some(gt) = after.find('>') else { break };
+                    if !is_cell {
+                        rest = &after[gt + 1..];
+                        continue;
+                    }
+                    let close = if after.starts_with("td") {
+                        "</td>"
+                    } else {
+                        "</th>"
+                    };
+                    let inner = &after[gt + 1..];
+                    let end = inner.find(close).expect("cell closed");
+                    cells.push(inner[..end].to_string());
+                    rest = &inner[end + close.len()..];
+                }
+                cells
+            })
+            .collect();
+        // A Markdown cell with LaTeX in it (a header's math, a `[table.labels]` name) is
+        // expected as tex_to_html makes it; any other (numbers, plain values) as escaped text.
+        let expected: Vec<Vec<String>> = md_rows(&read(label, "md"))
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|c| {
+                        if c.contains(['$', '\\']) {
+                            tex_to_html(c)
+                        } else {
+                            escape(c)
+                        }
                     })
                     .collect()
             })
             .collect();
-        assert_eq!(rows, md_rows(&read(label, "md")), "{label}");
+        let got = rows;
+        assert_eq!(got, expected, "{label}");
     }
 }

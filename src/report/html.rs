@@ -262,16 +262,20 @@ fn declared_tables(r: &ClaimResult) -> String {
                 format!(" At {}.", e(&ttext::at_text(t)))
             }
         ));
+        // Headers and row values may hold LaTeX (math of variables, `[table.labels]`).
         for h in ttext::header(t) {
-            o.push_str(&format!("<th>{}</th>", e(&h)));
+            o.push_str(&format!("<th>{}</th>", tex_to_html(&h)));
         }
         o.push_str("</tr>\n");
         let nrow = t.row_vars.len();
         for line in ttext::body(t) {
             o.push_str("<tr>");
             for (i, c) in line.iter().enumerate() {
-                let cls = if i < nrow { "" } else { " class=\"num\"" };
-                o.push_str(&format!("<td{cls}>{}</td>", e(c)));
+                if i < nrow {
+                    o.push_str(&format!("<td>{}</td>", tex_to_html(c)));
+                } else {
+                    o.push_str(&format!("<td class=\"num\">{}</td>", e(c)));
+                }
             }
             o.push_str("</tr>\n");
         }
