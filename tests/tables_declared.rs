@@ -192,18 +192,21 @@ fn limit_cells_are_estimates_with_their_error() {
     }
 }
 
+/// The declared tables of tests/tables/grid-2d.toml.
+const GRID_2D_TABLES: [&str; 8] = [
+    "values",
+    "transposed",
+    "verdicts",
+    "margins",
+    "bounds",
+    "limits",
+    "sequence",
+    "decades",
+];
+
 #[test]
 fn markdown_csv_and_latex_agree_cell_by_cell() {
-    for label in [
-        "values",
-        "transposed",
-        "verdicts",
-        "margins",
-        "bounds",
-        "limits",
-        "sequence",
-        "decades",
-    ] {
+    for label in GRID_2D_TABLES {
         let md = md_rows(&read(label, "md"));
         let csv = csv_rows(&read(label, "csv"));
         let tex = tex_rows(&read(label, "tex"));
@@ -388,16 +391,7 @@ fn the_html_report_shows_every_declared_table_as_the_markdown_does() {
         String::from_utf8_lossy(&o.stderr)
     );
     let html = std::fs::read_to_string(out.path().join("index.html")).expect("index.html");
-    for label in [
-        "values",
-        "transposed",
-        "verdicts",
-        "margins",
-        "bounds",
-        "limits",
-        "sequence",
-        "decades",
-    ] {
+    for label in GRID_2D_TABLES {
         let tag = format!("<table class=\"declared\" data-table=\"table-grid-2d-{label}\">");
         let start = html
             .find(&tag)

@@ -123,6 +123,17 @@ pub struct LimitRow {
     pub error_value: Float,
 }
 
+impl LimitRow {
+    /// The other variables as `k=v, k=v` (empty when there are none).
+    pub fn at_text(&self) -> String {
+        self.outer
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 /// One comparison the relation makes (a point, a step along a variable, a limit).
 #[derive(Debug, Clone)]
 pub struct Judged {

@@ -434,7 +434,7 @@ impl RedundancySim {
         let lambda = sys.lambda_f64();
         let total: f64 = lambda.iter().sum();
         let class_of = Alias::new(&lambda).ok_or_else(|| {
-            RedundancyError::BadPolicy("arrival rates must be non-negative and not all 0".into())
+            RedundancyError::BadSystem("arrival rates must be non-negative and not all 0".into())
         })?;
         let rank = policy.ranks(sys);
         let mut order = Vec::with_capacity(k);

@@ -268,12 +268,7 @@ pub fn limit_lines(rs: &[ClaimResult]) -> Vec<String> {
     for r in rs {
         for c in &r.checks {
             for l in &c.limits {
-                let at = l
-                    .outer
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
+                let at = l.at_text();
                 out.push(format!(
                     "{}/{}: {} = {} ± {} as {}{}",
                     r.claim.id,
@@ -413,12 +408,7 @@ pub fn to_markdown(rs: &[ClaimResult]) -> String {
             }
             out.push_str(&format!("\nLimits of `{}`:\n\n", md_escape(&k.quantity)));
             for l in &k.limits {
-                let at = l
-                    .outer
-                    .iter()
-                    .map(|(a, b)| format!("{a}={b}"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
+                let at = l.at_text();
                 let seq = l
                     .sequence
                     .iter()

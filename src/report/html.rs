@@ -359,12 +359,7 @@ fn claim_section(r: &ClaimResult, figs: &[&HtmlFigure]) -> String {
         .iter()
         .flat_map(|k| {
             k.limits.iter().map(move |l| {
-                let at = l
-                    .outer
-                    .iter()
-                    .map(|(a, b)| format!("{a}={b}"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
+                let at = l.at_text();
                 format!(
                     "<li><code>{}</code> as {}{}: <span class=\"num\">{} ± {}</span></li>",
                     e(&k.quantity),

@@ -116,16 +116,6 @@ impl Alias {
         Some(Alias { keep, other })
     }
 
-    /// The number of indices.
-    pub fn len(&self) -> usize {
-        self.keep.len()
-    }
-
-    /// Always false: a table has at least one index.
-    pub fn is_empty(&self) -> bool {
-        self.keep.is_empty()
-    }
-
     /// An index with the table's probabilities.
     #[inline]
     pub fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> usize {

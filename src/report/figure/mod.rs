@@ -97,12 +97,7 @@ pub fn limit_of(
             ),
         ));
     };
-    let at = l
-        .outer
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let at = l.at_text();
     let judged = c.judged.iter().find(|j| {
         j.label.contains("(1/ln)")
             && if at.is_empty() {

@@ -25,12 +25,7 @@ pub(super) fn claim_rows(r: &ClaimResult) -> Vec<[String; 6]> {
             ]);
         }
         for l in &c.limits {
-            let at = l
-                .outer
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(", ");
+            let at = l.at_text();
             let var = l.towards.split(' ').next().unwrap_or("");
             for (x, y) in &l.sequence {
                 let sep = if at.is_empty() { "" } else { ", " };
