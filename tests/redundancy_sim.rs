@@ -8,6 +8,10 @@
 //!   Σμ − Σλ, on its mean and its second moment (E[T²] = 2 E[T]²);
 //! * the two event engines (server clocks and the calendar of `sim::event`) job by job:
 //!   identical tallies for every policy, copy model and law;
+//! * the FCFS recursion against the event loop: the same jobs measured, the same counts at
+//!   the window's ends, sums over jobs equal to rounding, wherever the recursion applies
+//!   (FCFS; LRF-FCFS on sets of one size), ties from identical copies and deterministic
+//!   sizes included, and the same counts in the stability trace;
 //! * determinism across thread counts, common random numbers (a paired difference of two
 //!   policies is far tighter than either), and the power of the 4-half-width comparison.
 
@@ -254,7 +258,9 @@ fn both_engines_run_the_same_events() {
             for copies in [Copies::Iid, Copies::Identical] {
                 for spec in ["exp:rate=1", "det:x=1", "hyperexp:mean=1,scv=10"] {
                     let d = law(spec);
-                    let a = RedundancySim::new(s, p, copies, d.as_ref(), 5_000, 500).unwrap();
+                    let a = RedundancySim::new(s, p, copies, d.as_ref(), 5_000, 500)
+                        .unwrap()
+                        .with_engine(Engine::Clocks);
                     let b = RedundancySim::new(s, p, copies, d.as_ref(), 5_000, 500)
                         .unwrap()
                         .with_engine(Engine::Calendar);
@@ -269,6 +275,124 @@ fn both_engines_run_the_same_events() {
             }
         }
     }
+}
+
+/// `a` and `b` agree to rounding: counts exactly, sums to `REL` relative. A single job
+/// whose response differed by 1e-6 would move Σ T of these runs (≥ 1e3) by more than
+/// 1e-10 relative, so the comparison is job by job in effect.
+fn same_to_rounding(
+    a: &taskassign::redundancy::sim::RedundancyTally,
+    b: &taskassign::redundancy::sim::RedundancyTally,
+    what: &str,
+) {
+    const REL: f64 = 1e-10;
+    let close = |x: f64, y: f64| (x - y).abs() <= REL * x.abs().max(y.abs()).max(1.0);
+    assert_eq!(a.n, b.n, "{what}: jobs measured per class");
+    assert_eq!(
+        a.start_counts, b.start_counts,
+        "{what}: counts at the window's start"
+    );
+    assert_eq!(
+        a.end_counts, b.end_counts,
+        "{what}: counts at the window's end"
+    );
+    assert_eq!(a.between, b.between, "{what}");
+    assert_eq!(
+        a.sum_x2.to_bits(),
+        b.sum_x2.to_bits(),
+        "{what}: Σ X² (same draws)"
+    );
+    assert_eq!(a.max_x2.to_bits(), b.max_x2.to_bits(), "{what}: max X²");
+    assert!(
+        close(a.window, b.window),
+        "{what}: window {} vs {}",
+        a.window,
+        b.window
+    );
+    for c in 0..a.n.len() {
+        for (name, x, y) in [
+            ("Σ T", a.sum_t[c], b.sum_t[c]),
+            ("Σ T²", a.sum_t2[c], b.sum_t2[c]),
+            ("∫ N dt", a.area[c], b.area[c]),
+        ] {
+            assert!(close(x, y), "{what}: class {c} {name}: {x} vs {y}");
+        }
+    }
+}
+
+#[test]
+fn fcfs_recursion_matches_the_event_loop() {
+    // Where the recursion applies, the default engine runs it; the event loop on the
+    // server clocks is the independent reference (it is itself tested against the
+    // calendar above and against the exact values).
+    let hetero = sys(&["1", "2"], &[("1", "0.3"), ("2", "0.8"), ("1+2", "1.2")]);
+    let nonnested = sys(
+        &["1", "1", "1"],
+        &[("1+2", "0.6"), ("2+3", "0.6"), ("1+3", "0.6")],
+    );
+    let systems = [
+        System::preset("n-model", &["0.4".into(), "0.8".into()]).unwrap(),
+        System::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap(),
+        System::preset("nested-4", &["0.1".into(), "0.3".into(), "0.6".into()]).unwrap(),
+        System::preset("redundancy-d:k=4,d=2", &["2".into()]).unwrap(),
+        hetero,
+        nonnested,
+    ];
+    let mut checked = 0;
+    for (i, s) in systems.iter().enumerate() {
+        for p in all_policies() {
+            for copies in [Copies::Iid, Copies::Identical] {
+                for spec in [
+                    "exp:rate=1",
+                    "det:x=1",
+                    "hyperexp:mean=1,scv=10",
+                    "weibull:shape=0.5,mean=1",
+                ] {
+                    let d = law(spec);
+                    let auto = RedundancySim::new(s, p, copies, d.as_ref(), 5_000, 500).unwrap();
+                    if !auto.fcfs_recursion_applies() {
+                        assert_eq!(
+                            auto.method(),
+                            taskassign::redundancy::sim::METHOD_EVENTS,
+                            "{}",
+                            p.name()
+                        );
+                        continue;
+                    }
+                    assert_eq!(
+                        auto.method(),
+                        taskassign::redundancy::sim::METHOD_FCFS_RECURSION
+                    );
+                    let events = RedundancySim::new(s, p, copies, d.as_ref(), 5_000, 500)
+                        .unwrap()
+                        .with_engine(Engine::Clocks);
+                    for seed in [3, 4] {
+                        let streams = Streams {
+                            seed,
+                            point: 0,
+                            replication: 1,
+                        };
+                        use taskassign::sim::Simulator;
+                        let what = format!("system {i} {} {copies:?} {spec} seed {seed}", p.name());
+                        same_to_rounding(
+                            &auto.replicate(&streams),
+                            &events.replicate(&streams),
+                            &what,
+                        );
+                        let (ta, te) = (auto.trace(&streams, 4_000), events.trace(&streams, 4_000));
+                        assert_eq!(ta.start_counts, te.start_counts, "trace {what}");
+                        assert_eq!(ta.end_counts, te.end_counts, "trace {what}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    // FCFS on all 6 systems, and LRF-FCFS and MRF-FCFS, with and without preemption, on
+    // redundancy-d and the non-nested system (every set has two servers, so the class
+    // priority ties everywhere): 6 + 2·2·2 = 14 (system, policy) pairs × 2 copy models ×
+    // 4 laws × 2 seeds.
+    assert_eq!(checked, 14 * 2 * 4 * 2);
 }
 
 #[test]

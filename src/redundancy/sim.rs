@@ -52,6 +52,8 @@ use std::collections::VecDeque;
 pub const REBASE_EVENTS: u64 = 1 << 16;
 /// A server without a job.
 const IDLE: u32 = u32::MAX;
+/// The length at which the FCFS recursion first prunes its list of jobs present.
+const PRESENT_MIN: usize = 64;
 /// The front of an empty FIFO: later than every arrival number, and no slot.
 const EMPTY_FRONT: (u64, u32) = (u64::MAX, IDLE);
 
@@ -252,15 +254,35 @@ impl Pending for ServerClocks {
     }
 }
 
-/// Which pending-event structure a run uses.
+/// The later of two times (never NaN here), as one `maxsd`: `f64::max` spends three more
+/// instructions on NaN, on the FCFS recursion's critical path.
+#[inline(always)]
+fn later(x: f64, y: f64) -> f64 {
+    if x > y {
+        x
+    } else {
+        y
+    }
+}
+
+/// How a run is carried out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Engine {
-    /// [`ServerClocks`] (the default: a scan of the busy servers).
+    /// The FCFS recursion where it applies ([`RedundancySim::fcfs_recursion_applies`]),
+    /// the event loop on [`ServerClocks`] elsewhere (the default).
     #[default]
+    Auto,
+    /// The event loop on [`ServerClocks`] (a scan of the busy servers).
     Clocks,
-    /// [`CalendarQueue`] (the calendar of `sim::event`, the reference).
+    /// The event loop on [`CalendarQueue`] (the calendar of `sim::event`, the reference).
     Calendar,
 }
+
+/// The `method` of a run by the event loop.
+pub const METHOD_EVENTS: &str =
+    "event simulation (sim::Simulator on per-server clocks; the sim::event calendar gives the same events)";
+/// The `method` of a run by the FCFS recursion.
+pub const METHOD_FCFS_RECURSION: &str = "FCFS recursion in arrival order (each server serves the jobs of its classes oldest first, so job m leaves at D_m = min over s in S_m of max(A_m, F_s) + X_ms/mu_s, and server s is next free at D_m if it started job m before D_m; the event loop gives the same departures)";
 
 /// The redundancy system as a simulator.
 pub struct RedundancySim {
@@ -322,8 +344,6 @@ pub struct RedundancyTally {
     pub max_x2: f64,
     /// Events (arrivals and completions), warm-up included.
     pub events: u64,
-    /// Jobs still in system at the end.
-    pub left_in_system: u64,
     /// Jobs of each class in system when the window opens (measurement) or at half the
     /// horizon (trace).
     pub start_counts: Vec<u64>,
@@ -483,14 +503,42 @@ impl RedundancySim {
             mean_size,
             jobs,
             warmup,
-            engine: Engine::Clocks,
+            engine: Engine::Auto,
         })
     }
 
-    /// The same simulator on another pending-event structure (the numbers do not change).
+    /// The same simulator run another way (the departures do not change; sums over jobs
+    /// may differ in their last bits between the recursion and the event loop).
     pub fn with_engine(mut self, engine: Engine) -> Self {
         self.engine = engine;
         self
+    }
+
+    /// True when every server serves the jobs of its classes in arrival order: Π2 is FCFS
+    /// and Π1 puts all the classes at each server in one rank (no class priority, or one
+    /// that ties everywhere, as LRF or MRF on sets of one size). Then no server ever
+    /// leaves a job for another (preemption needs a strictly lower rank), a job's service
+    /// depends only on the jobs before it, and [`Engine::Auto`] runs the FCFS recursion.
+    pub fn fcfs_recursion_applies(&self) -> bool {
+        self.policy.order == Order::Fcfs && self.level_ends.iter().all(|e| e.len() <= 1)
+    }
+
+    /// The `method` a run of this simulator reports.
+    pub fn method(&self) -> &'static str {
+        if self.engine == Engine::Auto && self.fcfs_recursion_applies() {
+            METHOD_FCFS_RECURSION
+        } else {
+            METHOD_EVENTS
+        }
+    }
+
+    /// Runs one replication (or a trace) the way [`Self::with_engine`] asked.
+    fn dispatch(&self, streams: &Streams, trace: Option<u64>) -> RedundancyTally {
+        match self.engine {
+            Engine::Auto if self.fcfs_recursion_applies() => self.fcfs_recursion(streams, trace),
+            Engine::Auto | Engine::Clocks => self.run::<ServerClocks>(streams, trace),
+            Engine::Calendar => self.run::<CalendarQueue>(streams, trace),
+        }
     }
 
     /// The mean requirement E[X] of the law.
@@ -501,11 +549,7 @@ impl RedundancySim {
     /// One long run of `horizon` arrivals from empty, without measurement: the tally's
     /// counts at half the horizon and at its end (the input of the stability drift test).
     pub fn trace(&self, streams: &Streams, horizon: u64) -> RedundancyTally {
-        let h = Some(horizon.max(2));
-        match self.engine {
-            Engine::Clocks => self.run::<ServerClocks>(streams, h),
-            Engine::Calendar => self.run::<CalendarQueue>(streams, h),
-        }
+        self.dispatch(streams, Some(horizon.max(2)))
     }
 
     /// Server `s` (free) takes a job by Π1-Π2: the slot, or [`IDLE`].
@@ -571,9 +615,155 @@ impl RedundancySim {
         IDLE
     }
 
+    /// One replication by the FCFS recursion (where [`Self::fcfs_recursion_applies`]).
+    ///
+    /// Each server serves the jobs of its classes oldest first and never leaves one for
+    /// another, so the jobs can be taken one at a time in arrival order. With F_s the time
+    /// server s is through with every earlier job, job m (arrival A_m, requirements X_ms)
+    /// starts at server s at max(A_m, F_s), leaves at D_m = min over s in S_m of
+    /// max(A_m, F_s) + X_ms/μ_s, and server s is next free at D_m if it started m before
+    /// D_m (it finished m, or m's completion elsewhere cancelled its copy), at F_s otherwise
+    /// (it never began m). Later jobs never change D_m, so the run stops at arrival
+    /// `warmup + jobs`. It draws what the event loop draws, in the same order (common random
+    /// numbers): the class and the next gap of each arrival, then its requirements.
+    ///
+    /// The measurement is the event loop's. The time average over the window [W0, W1)
+    /// (W0 the first measured arrival, W1 the first arrival after the measured ones) is
+    /// Σ_m |[A_m, D_m) ∩ [W0, W1)|: the measured jobs' T_m, plus D_m − W0 for the earlier
+    /// jobs present at W0, minus D_m − W1 for the jobs present at W1. The jobs present at
+    /// an arrival are found in `present`, the (D_m, class) of the jobs that may still be in
+    /// system, pruned of those gone by the latest arrival whenever it doubles in length
+    /// (amortised O(1) per job). Events: an arrival and a departure per job.
+    #[inline(never)]
+    fn fcfs_recursion(&self, streams: &Streams, trace: Option<u64>) -> RedundancyTally {
+        let mut ra = streams.rng(STREAM_ARRIVALS);
+        let mut rx = streams.rng(STREAM_SIZES);
+        let (k, nc) = (self.k, self.nc);
+        let measure = trace.is_none();
+        // The two snapshots: the window's ends, or half the horizon and the horizon.
+        let (first, end) = match trace {
+            Some(h) => (h / 2, h),
+            None => (self.warmup, self.warmup + self.jobs),
+        };
+        let mut st = RedundancyTally {
+            n: vec![0; nc],
+            sum_t: vec![0.0; nc],
+            sum_t2: vec![0.0; nc],
+            area: vec![0.0; nc],
+            start_counts: vec![0; nc],
+            end_counts: vec![0; nc],
+            between: end - first,
+            ..Default::default()
+        };
+        // When each server is through with the jobs so far (current clock).
+        let mut free_at = vec![0.0f64; k];
+        let mut present: Vec<(f64, u32)> = Vec::with_capacity(PRESENT_MIN);
+        let mut prune_at = PRESENT_MIN;
+        let mut window_start = 0.0;
+        let mut a = exp1(&mut ra) * self.mean_gap;
+        let mut id = 0u64;
+        loop {
+            if id == first || id == end {
+                present.retain(|&(d, _)| d > a);
+                let counts = if id == first {
+                    &mut st.start_counts
+                } else {
+                    &mut st.end_counts
+                };
+                for &(_, c) in &present {
+                    counts[c as usize] += 1;
+                }
+                if measure {
+                    if id == first {
+                        window_start = a;
+                        for &(d, c) in &present {
+                            st.area[c as usize] += d - a;
+                        }
+                    } else {
+                        for &(d, c) in &present {
+                            st.area[c as usize] -= d - a;
+                        }
+                        st.window = a - window_start;
+                    }
+                }
+                if id == end {
+                    break;
+                }
+            }
+            if id % REBASE_EVENTS == 0 && id > 0 {
+                // Restart the clock at this arrival (precision over long runs).
+                for f in free_at.iter_mut() {
+                    *f -= a;
+                }
+                for p in present.iter_mut() {
+                    p.0 -= a;
+                }
+                window_start -= a;
+                a = 0.0;
+            }
+            let c = if nc == 1 {
+                0
+            } else {
+                self.class_of.sample(&mut ra)
+            };
+            let next = a + exp1(&mut ra) * self.mean_gap;
+            let set = self.sets[c];
+            let shared = match self.copies {
+                Copies::Iid => None,
+                Copies::Identical => Some(self.service.draw(&mut rx)),
+            };
+            // The first server of the set, then the others (a set is never empty).
+            let s0 = set.trailing_zeros() as usize;
+            let x0 = shared.unwrap_or_else(|| self.service.draw(&mut rx));
+            let mut dep = later(a, free_at[s0]) + x0 * self.inv_mu[s0];
+            let mut m = set & (set - 1);
+            while m != 0 {
+                let s = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let x = shared.unwrap_or_else(|| self.service.draw(&mut rx));
+                let e = later(a, free_at[s]) + x * self.inv_mu[s];
+                dep = if e < dep { e } else { dep };
+            }
+            // Server s is next free at D_m if it started job m before D_m, and at F_s if
+            // it never began m; that is max(F_s, D_m) in both cases but one, where F_s < A_m
+            // = D_m (a zero requirement at an idle server), and there max gives A_m instead
+            // of F_s, which no later job can tell apart (every later start is at or after
+            // A_m). One max per server, without a branch on the comparison.
+            let mut m = set;
+            while m != 0 {
+                let s = m.trailing_zeros() as usize;
+                m &= m - 1;
+                free_at[s] = later(free_at[s], dep);
+            }
+            if measure && id >= first {
+                let t = dep - a;
+                st.n[c] += 1;
+                st.sum_t[c] += t;
+                st.sum_t2[c] += t * t;
+                st.area[c] += t;
+                let x2 = x0 * x0;
+                st.sum_x2 += x2;
+                if x2 > st.max_x2 {
+                    st.max_x2 = x2;
+                }
+            }
+            present.push((dep, c as u32));
+            if present.len() >= prune_at {
+                present.retain(|&(d, _)| d > a);
+                prune_at = (2 * present.len()).max(PRESENT_MIN);
+            }
+            a = next;
+            id += 1;
+        }
+        st.arrivals = end;
+        st.events = 2 * end;
+        st
+    }
+
     /// The event loop on pending-event structure `Q`. With `trace = Some(horizon)` it
     /// stops at arrival `horizon`, measuring nothing but the class counts at `horizon/2`
     /// and at `horizon`.
+    #[inline(never)]
     fn run<Q: Pending>(&self, streams: &Streams, trace: Option<u64>) -> RedundancyTally {
         let mut ra = streams.rng(STREAM_ARRIVALS);
         let mut rx = streams.rng(STREAM_SIZES);
@@ -601,7 +791,6 @@ impl RedundancySim {
             bag: vec![Vec::new(); if fcfs { 0 } else { nc }],
             count: vec![0; nc],
         };
-        let mut in_system = 0u64;
         let mut srv_job: Vec<u32> = vec![IDLE; k];
         let mut srv_end: Vec<f64> = vec![0.0; k];
         // Time averages, lazily: area_c += count_c·(now − last_c) at each change.
@@ -705,7 +894,6 @@ impl RedundancySim {
                         last[c] = now;
                     }
                     q.count[c] += 1;
-                    in_system += 1;
                     let pos = if fcfs {
                         if q.fifo[c].is_empty() {
                             q.front[c] = (id, slot);
@@ -774,7 +962,6 @@ impl RedundancySim {
                         last[c] = now;
                     }
                     q.count[c] -= 1;
-                    in_system -= 1;
                     if fcfs {
                         let f = &mut q.fifo[c];
                         if f.front().map(|x| x.1) == Some(j) {
@@ -830,7 +1017,6 @@ impl RedundancySim {
                 window_start -= now;
             }
         }
-        st.left_in_system = in_system;
         st.arrivals = arrivals;
         st
     }
@@ -839,10 +1025,7 @@ impl RedundancySim {
 impl Simulator for RedundancySim {
     type Tally = RedundancyTally;
     fn replicate(&self, streams: &Streams) -> RedundancyTally {
-        match self.engine {
-            Engine::Clocks => self.run::<ServerClocks>(streams, None),
-            Engine::Calendar => self.run::<CalendarQueue>(streams, None),
-        }
+        self.dispatch(streams, None)
     }
 }
 
@@ -933,6 +1116,8 @@ pub struct SimReport {
     pub events_per_second: f64,
     /// The drift of the number in system per arrival over the measurement windows.
     pub drift: Estimate,
+    /// How the replications were run ([`RedundancySim::method`]).
+    pub method: &'static str,
 }
 
 /// Runs the simulation of `req`.
@@ -969,5 +1154,6 @@ pub fn simulate(
         seconds,
         run,
         drift,
+        method: sim.method(),
     })
 }

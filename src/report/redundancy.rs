@@ -188,7 +188,7 @@ pub fn simulate_record(req: &SimRequest, r: &SimReport, region: Option<&FcfsRegi
     };
     rec.text("stable_basis", why);
     nested_fields(&mut rec, sys);
-    rec.text("method", "event simulation (sim::Simulator on per-server clocks; the sim::event calendar gives the same events)")
+    rec.text("method", r.method)
         .int("jobs", req.jobs)
         .int("warmup", req.warmup)
         .int("replications", req.replications as u64)

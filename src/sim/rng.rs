@@ -121,10 +121,13 @@ impl Alias {
     pub fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> usize {
         let m = u128::from(rng.next_u64()) * self.keep.len() as u128;
         let col = (m >> 64) as usize;
+        // Both candidates loaded first, so the choice is a conditional move: the branch it
+        // replaces goes either way at random and mispredicts.
+        let other = self.other[col] as usize;
         if (m as u64) < self.keep[col] {
             col
         } else {
-            self.other[col] as usize
+            other
         }
     }
 
