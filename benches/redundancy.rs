@@ -5,7 +5,10 @@
 //! [`JOBS`] measured jobs after [`JOBS`]/10 warm-up on the W-model at λ = (0.4, 0.4, 0.8)
 //! and on the 4-server nested system (singletons 0.1, pairs 0.4, all four 1.2), for every
 //! policy and two laws (exponential; hyperexponential with balanced means, SCV 10), i.i.d.
-//! copies: criterion's "elem/s" is jobs per second (warm-up included).
+//! copies: criterion's "elem/s" is jobs per second (warm-up included). FCFS runs by the
+//! recursion in arrival order (`Engine::Auto`); the group `redundancy-fcfs-engines` times it
+//! beside the event loop (`Engine::Clocks`) on the same jobs, the fast simulator against the
+//! plain one.
 //!
 //! Run with `cargo bench --bench redundancy`. The peer comparison (the independent C
 //! simulator `../shared/peers/redundancy_sim.c`, side by side in one run) is
@@ -15,7 +18,7 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughpu
 use taskassign::dist::{DistFactory, DistSpec};
 use taskassign::redundancy::classes::System;
 use taskassign::redundancy::policy::{Copies, Policy, POLICY_NAMES};
-use taskassign::redundancy::sim::RedundancySim;
+use taskassign::redundancy::sim::{Engine, RedundancySim};
 use taskassign::sim::{Simulator, Streams};
 
 /// Measured jobs per timed replication.
@@ -63,6 +66,34 @@ fn bench_redundancy(c: &mut Criterion) {
                     })
                 });
             }
+        }
+    }
+    group.finish();
+    let mut group = c.benchmark_group("redundancy-fcfs-engines");
+    group.throughput(Throughput::Elements(JOBS + JOBS / 10));
+    group.sample_size(SAMPLES);
+    let fcfs = Policy::parse("fcfs", false).expect("policy");
+    for (name, sys) in &systems {
+        let sys = sys.as_ref().expect("preset");
+        let d = DistSpec::parse("exp:rate=1")
+            .expect("spec")
+            .build(BITS)
+            .expect("law");
+        for (engine, label) in [(Engine::Auto, "recursion"), (Engine::Clocks, "event-loop")] {
+            let sim = RedundancySim::new(sys, fcfs, Copies::Iid, d.as_ref(), JOBS, JOBS / 10)
+                .expect("simulator")
+                .with_engine(engine);
+            let mut rep = 0u64;
+            group.bench_function(format!("{name}/{label}"), |b| {
+                b.iter(|| {
+                    rep += 1;
+                    black_box(sim.replicate(&Streams {
+                        seed: 1,
+                        point: 0,
+                        replication: rep,
+                    }))
+                })
+            });
         }
     }
     group.finish();

@@ -32,6 +32,16 @@
 //! measured arrival to the first arrival after the measured ones. The clock
 //! restarts at 0 every [`REBASE_EVENTS`] events ([`Calendar::rebase`]).
 //!
+//! **Two ways to run.** The event loop above runs every policy. Where every server's
+//! classes share one rank (FCFS; LRF or MRF on sets of one size), each server serves the
+//! jobs of its classes in arrival order and never leaves one for another, so a job's
+//! departure follows from the jobs before it: D_m = min over s in S_m of max(A_m, F_s) +
+//! X_ms/μ_s, with F_s the time server s is through with the earlier jobs. There
+//! [`Engine::Auto`] (the default) runs that recursion instead, with the same draws in the
+//! same order and the same measurement: the same departures as the event loop, sums over
+//! jobs equal to rounding (tested), at 2.5–3 times its speed. Every output names the
+//! method that ran.
+//!
 //! Exponential laws are drawn by the ziggurat ([`exp1`]) instead of the law's own sampler
 //! (a faster draw of the same law); other laws use their samplers.
 
@@ -174,6 +184,8 @@ pub struct ServerClocks {
 
 /// No event pending.
 const NO_EVENT: u128 = u128::MAX;
+/// `pop`'s name for the arrival: no server has this index (at most 32 servers).
+const ARRIVAL_SLOT: u32 = 32;
 
 /// (time, scheduling order) as one integer that orders as the pair does: a non-negative
 /// `f64`'s bits order as the number (times are never negative: an event is scheduled at or
@@ -218,8 +230,7 @@ impl Pending for ServerClocks {
     #[inline]
     fn pop(&mut self) -> Option<(f64, Event)> {
         let mut best = self.arrival;
-        // The server, or 32 for the arrival.
-        let mut which = 32u32;
+        let mut which = ARRIVAL_SLOT;
         let mut m = self.busy;
         while m != 0 {
             let s = m.trailing_zeros();
@@ -229,7 +240,7 @@ impl Pending for ServerClocks {
             best = if less { d } else { best };
             which = if less { s } else { which };
         }
-        if which == 32 {
+        if which == ARRIVAL_SLOT {
             if best == NO_EVENT {
                 return None;
             }
