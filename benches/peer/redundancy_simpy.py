@@ -188,9 +188,12 @@ class Redundancy:
             job.serving.clear()
 
 
-def run_once(rates, sets, lambdas, policy, jobs, warmup, seed):
+def run_once(rates, sets, lambdas, policy, jobs, warmup, seed, model_class=None):
+    """One replication of `model_class` (this file's Redundancy unless another peer passes its
+    own model with the same constructor, `jobs`, `resp` and `finished`)."""
     env = simpy.Environment()
-    model = Redundancy(env, rates, sets, lambdas, policy, jobs, warmup, random.Random(seed))
+    model = (model_class or Redundancy)(env, rates, sets, lambdas, policy, jobs, warmup,
+                                        random.Random(seed))
     env.run(until=model.finished)
     per_class = [statistics.fmean(r) if r else float("nan") for r in model.resp]
     n = sum(len(r) for r in model.resp)
@@ -205,10 +208,10 @@ def summarise(values):
     return m, t975(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
 
 
-def peer(args):
+def peer(args, model_class=None):
     t0 = time.perf_counter()
     runs = [run_once(args.rates, args.sets, args.lambdas, args.policy, args.jobs, args.warmup,
-                     args.seed * 1000 + r) for r in range(args.replications)]
+                     args.seed * 1000 + r, model_class) for r in range(args.replications)]
     wall = time.perf_counter() - t0
     overall = summarise([o for o, _ in runs])
     classes = [summarise([pc[c] for _, pc in runs]) for c in range(len(args.sets))]

@@ -52,11 +52,9 @@ process start-up included), and prints each one's median jobs/s and the ratios o
 import argparse
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
-import time
 
 import simpy
 
@@ -133,25 +131,8 @@ class WModel:
                 self.finished.succeed()
 
 
-def run_once(rates, sets, lambdas, policy, jobs, warmup, seed):
-    env = simpy.Environment()
-    model = WModel(env, rates, sets, lambdas, policy, jobs, warmup, random.Random(seed))
-    env.run(until=model.finished)
-    per_class = [statistics.fmean(r) if r else float("nan") for r in model.resp]
-    n = sum(len(r) for r in model.resp)
-    overall = sum(sum(r) for r in model.resp) / n
-    return overall, per_class
-
-
 def peer(args):
-    t0 = time.perf_counter()
-    runs = [run_once(args.rates, args.sets, args.lambdas, args.policy, args.jobs, args.warmup,
-                     args.seed * 1000 + r) for r in range(args.replications)]
-    wall = time.perf_counter() - t0
-    overall = hand.summarise([o for o, _ in runs])
-    classes = [hand.summarise([pc[c] for _, pc in runs]) for c in range(len(args.sets))]
-    jps = args.replications * (args.jobs + args.warmup) / wall
-    return overall, classes, jps
+    return hand.peer(args, WModel)
 
 
 def exact_json(args):
