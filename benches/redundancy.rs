@@ -14,7 +14,10 @@
 //! simulator `../shared/peers/redundancy_sim.c`, side by side in one run) is
 //! `benches/peer/redundancy_peer.sh`.
 
-use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{
+    black_box, criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput,
+};
 use taskassign::dist::{DistFactory, DistSpec};
 use taskassign::redundancy::classes::System;
 use taskassign::redundancy::policy::{Copies, Policy, POLICY_NAMES};
@@ -27,6 +30,21 @@ const JOBS: u64 = 200_000;
 const SAMPLES: usize = 10;
 /// Precision the laws are built at (their samplers run in f64).
 const BITS: u32 = 128;
+
+/// Times one replication of `sim` per iteration, a fresh replication each time.
+fn bench_replications(group: &mut BenchmarkGroup<'_, WallTime>, id: String, sim: &RedundancySim) {
+    let mut rep = 0u64;
+    group.bench_function(id, |b| {
+        b.iter(|| {
+            rep += 1;
+            black_box(sim.replicate(&Streams {
+                seed: 1,
+                point: 0,
+                replication: rep,
+            }))
+        })
+    });
+}
 
 fn bench_redundancy(c: &mut Criterion) {
     let systems = [
@@ -54,17 +72,7 @@ fn bench_redundancy(c: &mut Criterion) {
                 let policy = Policy::parse(p, false).expect("policy");
                 let sim = RedundancySim::new(sys, policy, Copies::Iid, d.as_ref(), JOBS, JOBS / 10)
                     .expect("simulator");
-                let mut rep = 0u64;
-                group.bench_function(format!("{name}/{p}/{law}"), |b| {
-                    b.iter(|| {
-                        rep += 1;
-                        black_box(sim.replicate(&Streams {
-                            seed: 1,
-                            point: 0,
-                            replication: rep,
-                        }))
-                    })
-                });
+                bench_replications(&mut group, format!("{name}/{p}/{law}"), &sim);
             }
         }
     }
@@ -83,17 +91,7 @@ fn bench_redundancy(c: &mut Criterion) {
             let sim = RedundancySim::new(sys, fcfs, Copies::Iid, d.as_ref(), JOBS, JOBS / 10)
                 .expect("simulator")
                 .with_engine(engine);
-            let mut rep = 0u64;
-            group.bench_function(format!("{name}/{label}"), |b| {
-                b.iter(|| {
-                    rep += 1;
-                    black_box(sim.replicate(&Streams {
-                        seed: 1,
-                        point: 0,
-                        replication: rep,
-                    }))
-                })
-            });
+            bench_replications(&mut group, format!("{name}/{label}"), &sim);
         }
     }
     group.finish();
