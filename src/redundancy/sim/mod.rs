@@ -8,7 +8,7 @@
 //! server of its set (and, with preemption, at every server of its set serving a strictly
 //! lower-ranked class: that copy's completion is cancelled and its remaining work kept). A
 //! completion ends the job: the completions of its other copies are cancelled
-//! ([`Calendar::cancel`]), and every server it held picks again, in server order, by Π1
+//! ([`crate::sim::event::Calendar::cancel`]), and every server it held picks again, in server order, by Π1
 //! (the top rank with jobs present among its classes) and Π2 (FCFS: the lowest arrival
 //! number among those classes' oldest jobs; ROS: a uniform job of the rank, jobs in service
 //! elsewhere included, drawn from the routing stream).
@@ -30,7 +30,7 @@
 //! jobs, `response_squared` and `response_squared[c]` the same of T²; `number` and
 //! `number[c]` are time averages of the jobs in system over the window from the first
 //! measured arrival to the first arrival after the measured ones. The clock
-//! restarts at 0 every [`REBASE_EVENTS`] events ([`Calendar::rebase`]).
+//! restarts at 0 every [`REBASE_EVENTS`] events ([`crate::sim::event::Calendar::rebase`]).
 //!
 //! **Two ways to run.** The event loop above runs every policy. Where every server's
 //! classes share one rank (FCFS; LRF or MRF on sets of one size), each server serves the
@@ -49,7 +49,6 @@ use super::classes::System;
 use super::policy::{Copies, Order, Policy};
 use super::RedundancyError;
 use crate::dist::{DistFactory, DistSpec, JobSize, Sampler};
-use crate::sim::event::{Calendar, EventId};
 use crate::sim::observe::{names, Key, Sample};
 use crate::sim::rng::{exp1, index, Alias, STREAM_ARRIVALS, STREAM_ROUTING, STREAM_SIZES};
 use crate::sim::stats::{ratio_estimate_weighted, Estimate};
@@ -58,12 +57,14 @@ use crate::sim::{Simulator, Streams, TailEvidence, Tally};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
 
+mod fcfs;
+mod pending;
+pub use pending::{CalendarQueue, Event, Pending, ServerClocks};
+
 /// Events between two restarts of the clock.
 pub const REBASE_EVENTS: u64 = 1 << 16;
 /// A server without a job.
 const IDLE: u32 = u32::MAX;
-/// The length at which the FCFS recursion first prunes its list of jobs present.
-const PRESENT_MIN: usize = 64;
 /// The front of an empty FIFO: later than every arrival number, and no slot.
 const EMPTY_FRONT: (u64, u32) = (u64::MAX, IDLE);
 
@@ -101,179 +102,6 @@ struct Job {
     class: u32,
     /// Its place in its class's bag (ROS).
     pos: u32,
-}
-
-/// The events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Event {
-    /// The next job arrives.
-    Arrival,
-    /// The copy at server s completes.
-    Done(u32),
-}
-
-/// The pending events of the model: one arrival and at most one completion per server,
-/// popped in (time, scheduling order) — the order of [`Calendar`].
-pub trait Pending {
-    /// Empty, for `k` servers.
-    fn for_servers(k: usize) -> Self;
-    /// Schedules the (one) next arrival.
-    fn arrival_at(&mut self, t: f64);
-    /// Schedules the completion at server `s` (none pending there).
-    fn done_at(&mut self, s: usize, t: f64);
-    /// Cancels the completion pending at server `s`.
-    fn cancel(&mut self, s: usize);
-    /// Removes the next event.
-    fn pop(&mut self) -> Option<(f64, Event)>;
-    /// Moves the time origin to `shift`.
-    fn rebase(&mut self, shift: f64);
-}
-
-/// The events on the calendar of `sim::event` (an indexed heap with cancellation): the
-/// reference engine.
-#[derive(Debug)]
-pub struct CalendarQueue {
-    cal: Calendar<Event>,
-    ids: Vec<Option<EventId>>,
-}
-
-impl Pending for CalendarQueue {
-    fn for_servers(k: usize) -> Self {
-        CalendarQueue {
-            cal: Calendar::with_capacity(k + 1),
-            ids: vec![None; k],
-        }
-    }
-    fn arrival_at(&mut self, t: f64) {
-        self.cal.schedule_at(t, Event::Arrival);
-    }
-    fn done_at(&mut self, s: usize, t: f64) {
-        self.ids[s] = Some(self.cal.schedule_at(t, Event::Done(s as u32)));
-    }
-    fn cancel(&mut self, s: usize) {
-        if let Some(id) = self.ids[s].take() {
-            self.cal.cancel(id);
-        }
-    }
-    fn pop(&mut self) -> Option<(f64, Event)> {
-        let (t, e) = self.cal.pop()?;
-        if let Event::Done(s) = e {
-            self.ids[s as usize] = None;
-        }
-        Some((t, e))
-    }
-    fn rebase(&mut self, shift: f64) {
-        self.cal.rebase(shift);
-    }
-}
-
-/// The same events as one clock per server and one for the arrival, the next found by a
-/// scan of the busy servers (at most 32) — what a calendar reduces to when every server
-/// holds at most one event. Ties are broken by a scheduling counter exactly as the
-/// calendar breaks them, so both engines run the same events in the same order (tested
-/// job by job).
-#[derive(Debug)]
-pub struct ServerClocks {
-    /// The arrival's key ([`clock_key`]), or [`NO_EVENT`].
-    arrival: u128,
-    /// Each server's completion key (meaningful where `busy` has its bit).
-    done: Vec<u128>,
-    busy: u32,
-    seq: u64,
-}
-
-/// No event pending.
-const NO_EVENT: u128 = u128::MAX;
-/// `pop`'s name for the arrival: no server has this index (at most 32 servers).
-const ARRIVAL_SLOT: u32 = 32;
-
-/// (time, scheduling order) as one integer that orders as the pair does: a non-negative
-/// `f64`'s bits order as the number (times are never negative: an event is scheduled at or
-/// after the clock, and a rebase shifts by the current time), so the scan in `pop` is one
-/// integer comparison per server, without the unpredictable branches of a float compare and
-/// a tie test.
-#[inline]
-fn clock_key(t: f64, seq: u64) -> u128 {
-    debug_assert!(t >= 0.0 && t.is_sign_positive(), "negative event time {t}");
-    (u128::from(t.to_bits()) << 64) | u128::from(seq)
-}
-
-#[inline]
-fn key_time(key: u128) -> f64 {
-    f64::from_bits((key >> 64) as u64)
-}
-
-impl Pending for ServerClocks {
-    fn for_servers(k: usize) -> Self {
-        ServerClocks {
-            arrival: NO_EVENT,
-            done: vec![NO_EVENT; k],
-            busy: 0,
-            seq: 0,
-        }
-    }
-    #[inline]
-    fn arrival_at(&mut self, t: f64) {
-        self.arrival = clock_key(t, self.seq);
-        self.seq += 1;
-    }
-    #[inline]
-    fn done_at(&mut self, s: usize, t: f64) {
-        self.done[s] = clock_key(t, self.seq);
-        self.seq += 1;
-        self.busy |= 1 << s;
-    }
-    #[inline]
-    fn cancel(&mut self, s: usize) {
-        self.busy &= !(1u32 << s);
-    }
-    #[inline]
-    fn pop(&mut self) -> Option<(f64, Event)> {
-        let mut best = self.arrival;
-        let mut which = ARRIVAL_SLOT;
-        let mut m = self.busy;
-        while m != 0 {
-            let s = m.trailing_zeros();
-            m &= m - 1;
-            let d = self.done[s as usize];
-            let less = d < best;
-            best = if less { d } else { best };
-            which = if less { s } else { which };
-        }
-        if which == ARRIVAL_SLOT {
-            if best == NO_EVENT {
-                return None;
-            }
-            self.arrival = NO_EVENT;
-            Some((key_time(best), Event::Arrival))
-        } else {
-            self.busy &= !(1u32 << which);
-            Some((key_time(best), Event::Done(which)))
-        }
-    }
-    fn rebase(&mut self, shift: f64) {
-        if self.arrival != NO_EVENT {
-            self.arrival = clock_key(key_time(self.arrival) - shift, self.arrival as u64);
-        }
-        let mut m = self.busy;
-        while m != 0 {
-            let s = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let d = self.done[s];
-            self.done[s] = clock_key(key_time(d) - shift, d as u64);
-        }
-    }
-}
-
-/// The later of two times (never NaN here), as one `maxsd`: `f64::max` spends three more
-/// instructions on NaN, on the FCFS recursion's critical path.
-#[inline(always)]
-fn later(x: f64, y: f64) -> f64 {
-    if x > y {
-        x
-    } else {
-        y
-    }
 }
 
 /// How a run is carried out.
@@ -367,6 +195,24 @@ pub struct RedundancyTally {
 }
 
 impl RedundancyTally {
+    /// A measured job of class `c` left after `t`.
+    #[inline]
+    fn departed(&mut self, c: usize, t: f64) {
+        self.n[c] += 1;
+        self.sum_t[c] += t;
+        self.sum_t2[c] += t * t;
+    }
+
+    /// A measured job arrived with first requirement `x0` (the heavy-tail evidence).
+    #[inline]
+    fn arrived(&mut self, x0: f64) {
+        let x2 = x0 * x0;
+        self.sum_x2 += x2;
+        if x2 > self.max_x2 {
+            self.max_x2 = x2;
+        }
+    }
+
     /// (end − start)/between for class `c`, or for all classes (`None`): the drift of the
     /// number in system per arrival.
     pub fn growth(&self, c: Option<usize>) -> f64 {
@@ -563,6 +409,33 @@ impl RedundancySim {
         self.dispatch(streams, Some(horizon.max(2)))
     }
 
+    /// The requirements of a job of set `set`, drawn at its arrival: one per server of the
+    /// set in server order (i.i.d. copies) or one for all (identical copies). Both engines
+    /// draw through here, so they meet the same jobs (common random numbers). `each(s, x)`
+    /// takes server s's requirement; the first server's is returned. A set is never empty.
+    #[inline(always)]
+    fn draw_requirements(
+        &self,
+        rx: &mut Xoshiro256PlusPlus,
+        set: u32,
+        mut each: impl FnMut(usize, f64),
+    ) -> f64 {
+        let shared = match self.copies {
+            Copies::Iid => None,
+            Copies::Identical => Some(self.service.draw(rx)),
+        };
+        let s0 = set.trailing_zeros() as usize;
+        let x0 = shared.unwrap_or_else(|| self.service.draw(rx));
+        each(s0, x0);
+        let mut m = set & (set - 1);
+        while m != 0 {
+            let s = m.trailing_zeros() as usize;
+            m &= m - 1;
+            each(s, shared.unwrap_or_else(|| self.service.draw(rx)));
+        }
+        x0
+    }
+
     /// Server `s` (free) takes a job by Π1-Π2: the slot, or [`IDLE`].
     #[inline]
     fn pick(&self, s: usize, rr: &mut Xoshiro256PlusPlus, q: &Queues) -> u32 {
@@ -624,151 +497,6 @@ impl RedundancySim {
             return IDLE;
         }
         IDLE
-    }
-
-    /// One replication by the FCFS recursion (where [`Self::fcfs_recursion_applies`]).
-    ///
-    /// Each server serves the jobs of its classes oldest first and never leaves one for
-    /// another, so the jobs can be taken one at a time in arrival order. With F_s the time
-    /// server s is through with every earlier job, job m (arrival A_m, requirements X_ms)
-    /// starts at server s at max(A_m, F_s), leaves at D_m = min over s in S_m of
-    /// max(A_m, F_s) + X_ms/μ_s, and server s is next free at D_m if it started m before
-    /// D_m (it finished m, or m's completion elsewhere cancelled its copy), at F_s otherwise
-    /// (it never began m). Later jobs never change D_m, so the run stops at arrival
-    /// `warmup + jobs`. It draws what the event loop draws, in the same order (common random
-    /// numbers): the class and the next gap of each arrival, then its requirements.
-    ///
-    /// The measurement is the event loop's. The time average over the window [W0, W1)
-    /// (W0 the first measured arrival, W1 the first arrival after the measured ones) is
-    /// Σ_m |[A_m, D_m) ∩ [W0, W1)|: the measured jobs' T_m, plus D_m − W0 for the earlier
-    /// jobs present at W0, minus D_m − W1 for the jobs present at W1. The jobs present at
-    /// an arrival are found in `present`, the (D_m, class) of the jobs that may still be in
-    /// system, pruned of those gone by the latest arrival whenever it doubles in length
-    /// (amortised O(1) per job). Events: an arrival and a departure per job.
-    #[inline(never)]
-    fn fcfs_recursion(&self, streams: &Streams, trace: Option<u64>) -> RedundancyTally {
-        let mut ra = streams.rng(STREAM_ARRIVALS);
-        let mut rx = streams.rng(STREAM_SIZES);
-        let (k, nc) = (self.k, self.nc);
-        let measure = trace.is_none();
-        // The two snapshots: the window's ends, or half the horizon and the horizon.
-        let (first, end) = match trace {
-            Some(h) => (h / 2, h),
-            None => (self.warmup, self.warmup + self.jobs),
-        };
-        let mut st = RedundancyTally {
-            n: vec![0; nc],
-            sum_t: vec![0.0; nc],
-            sum_t2: vec![0.0; nc],
-            area: vec![0.0; nc],
-            start_counts: vec![0; nc],
-            end_counts: vec![0; nc],
-            between: end - first,
-            ..Default::default()
-        };
-        // When each server is through with the jobs so far (current clock).
-        let mut free_at = vec![0.0f64; k];
-        let mut present: Vec<(f64, u32)> = Vec::with_capacity(PRESENT_MIN);
-        let mut prune_at = PRESENT_MIN;
-        let mut window_start = 0.0;
-        let mut a = exp1(&mut ra) * self.mean_gap;
-        let mut id = 0u64;
-        loop {
-            if id == first || id == end {
-                present.retain(|&(d, _)| d > a);
-                let counts = if id == first {
-                    &mut st.start_counts
-                } else {
-                    &mut st.end_counts
-                };
-                for &(_, c) in &present {
-                    counts[c as usize] += 1;
-                }
-                if measure {
-                    if id == first {
-                        window_start = a;
-                        for &(d, c) in &present {
-                            st.area[c as usize] += d - a;
-                        }
-                    } else {
-                        for &(d, c) in &present {
-                            st.area[c as usize] -= d - a;
-                        }
-                        st.window = a - window_start;
-                    }
-                }
-                if id == end {
-                    break;
-                }
-            }
-            if id % REBASE_EVENTS == 0 && id > 0 {
-                // Restart the clock at this arrival (precision over long runs).
-                for f in free_at.iter_mut() {
-                    *f -= a;
-                }
-                for p in present.iter_mut() {
-                    p.0 -= a;
-                }
-                window_start -= a;
-                a = 0.0;
-            }
-            let c = if nc == 1 {
-                0
-            } else {
-                self.class_of.sample(&mut ra)
-            };
-            let next = a + exp1(&mut ra) * self.mean_gap;
-            let set = self.sets[c];
-            let shared = match self.copies {
-                Copies::Iid => None,
-                Copies::Identical => Some(self.service.draw(&mut rx)),
-            };
-            // The first server of the set, then the others (a set is never empty).
-            let s0 = set.trailing_zeros() as usize;
-            let x0 = shared.unwrap_or_else(|| self.service.draw(&mut rx));
-            let mut dep = later(a, free_at[s0]) + x0 * self.inv_mu[s0];
-            let mut m = set & (set - 1);
-            while m != 0 {
-                let s = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let x = shared.unwrap_or_else(|| self.service.draw(&mut rx));
-                let e = later(a, free_at[s]) + x * self.inv_mu[s];
-                dep = if e < dep { e } else { dep };
-            }
-            // Server s is next free at D_m if it started job m before D_m, and at F_s if
-            // it never began m; that is max(F_s, D_m) in both cases but one, where F_s < A_m
-            // = D_m (a zero requirement at an idle server), and there max gives A_m instead
-            // of F_s, which no later job can tell apart (every later start is at or after
-            // A_m). One max per server, without a branch on the comparison.
-            let mut m = set;
-            while m != 0 {
-                let s = m.trailing_zeros() as usize;
-                m &= m - 1;
-                free_at[s] = later(free_at[s], dep);
-            }
-            if measure && id >= first {
-                let t = dep - a;
-                st.n[c] += 1;
-                st.sum_t[c] += t;
-                st.sum_t2[c] += t * t;
-                st.area[c] += t;
-                let x2 = x0 * x0;
-                st.sum_x2 += x2;
-                if x2 > st.max_x2 {
-                    st.max_x2 = x2;
-                }
-            }
-            present.push((dep, c as u32));
-            if present.len() >= prune_at {
-                present.retain(|&(d, _)| d > a);
-                prune_at = (2 * present.len()).max(PRESENT_MIN);
-            }
-            a = next;
-            id += 1;
-        }
-        st.arrivals = end;
-        st.events = 2 * end;
-        st
     }
 
     /// The event loop on pending-event structure `Q`. With `trace = Some(horizon)` it
@@ -875,30 +603,9 @@ impl RedundancySim {
                     let set = self.sets[c];
                     let base = slot as usize * k;
                     // The requirements, drawn at arrival (common random numbers).
-                    let mut x0 = f64::NAN;
-                    let shared = match self.copies {
-                        Copies::Iid => None,
-                        Copies::Identical => Some(self.service.draw(&mut rx)),
-                    };
-                    let mut m = set;
-                    while m != 0 {
-                        let s = m.trailing_zeros() as usize;
-                        m &= m - 1;
-                        let x = match shared {
-                            Some(x) => x,
-                            None => self.service.draw(&mut rx),
-                        };
-                        if x0.is_nan() {
-                            x0 = x;
-                        }
-                        work[base + s] = x;
-                    }
+                    let x0 = self.draw_requirements(&mut rx, set, |s, x| work[base + s] = x);
                     if measure && id >= first && id < end {
-                        let x2 = x0 * x0;
-                        st.sum_x2 += x2;
-                        if x2 > st.max_x2 {
-                            st.max_x2 = x2;
-                        }
+                        st.arrived(x0);
                     }
                     if window_open {
                         st.area[c] += f64::from(q.count[c]) * (now - last[c]);
@@ -952,10 +659,7 @@ impl RedundancySim {
                     let job = jobs[j as usize];
                     let c = job.class as usize;
                     if measure && job.id >= first && job.id < end {
-                        st.n[c] += 1;
-                        let t = now - job.arrival;
-                        st.sum_t[c] += t;
-                        st.sum_t2[c] += t * t;
+                        st.departed(c, now - job.arrival);
                         departed_measured += 1;
                     }
                     // Cancel the other copies.
