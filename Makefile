@@ -6,7 +6,7 @@ CARGO ?= cargo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN := $(CARGO) run --release --quiet --
 
-.PHONY: all deps check test test-fuzz test-slurm test-latex test-browser demo lint bench
+.PHONY: all deps venv check test test-fuzz test-slurm test-latex test-browser demo lint bench
 
 all: test
 
@@ -16,6 +16,16 @@ all: test
 deps:
 	@command -v m4 >/dev/null || ($(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y m4)
 	@python3 -c 'import mpmath' 2>/dev/null || ($(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y python3-mpmath)
+
+# The project's Python virtual environment (.venv/ at the repository root): the packages of
+# requirements-dev.txt from PyPI (python-flint and mpmath as independent oracles, SciPy for the
+# exact-chain peer). Recreated when requirements-dev.txt is newer than the last install.
+VENV := $(CURDIR)/.venv
+venv: $(VENV)/.installed
+$(VENV)/.installed: requirements-dev.txt
+	@test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@touch $@
 
 # Release: the MPFR-heavy tests are much faster optimised. Both steps run; the first
 # failing exit status is kept.
