@@ -40,6 +40,7 @@
 
 use super::compile::compile_figure_parts;
 use super::expr::Expr;
+use super::grid::points;
 use super::registry::Cache;
 use super::schema::FileCtx;
 use super::scope::{substitute, Scope};
@@ -337,28 +338,14 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Figure>, ClaimError> {
         .collect()
 }
 
-/// The Cartesian product of the grid, first variable outermost.
-fn points(grid: &[(String, Vec<String>)]) -> Vec<BTreeMap<String, String>> {
-    let mut out: Vec<BTreeMap<String, String>> = vec![BTreeMap::new()];
-    for (k, vals) in grid {
-        let mut next = Vec::with_capacity(out.len() * vals.len());
-        for p in &out {
-            for v in vals {
-                let mut q = p.clone();
-                q.insert(k.clone(), v.clone());
-                next.push(q);
-            }
-        }
-        out = next;
-    }
-    out
-}
-
 /// Computes every series of `fig` (points in parallel, one cache for the figure). The
 /// first point that cannot be computed, or whose value cannot be plotted, is the error.
 pub fn compute(fig: &Figure) -> Result<Vec<SeriesData>, crate::Error> {
     let cache = Cache::default();
-    let grid = points(&fig.grid);
+    let grid: Vec<BTreeMap<String, String>> = points(&fig.grid)
+        .into_iter()
+        .map(|p| p.into_iter().collect())
+        .collect();
     let mut jobs: Vec<(usize, BTreeMap<String, String>)> = Vec::new();
     // A series whose legend does not use a grid variable is one series, not one per
     // grid point (a reference curve beside a grid of series): the first point's is kept.

@@ -18,6 +18,7 @@
 pub mod compile;
 pub mod expr;
 pub mod figure;
+pub mod grid;
 pub mod quantities;
 pub mod registry;
 pub mod run;

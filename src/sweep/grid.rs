@@ -32,6 +32,7 @@
 use super::axis::axis_values;
 pub use super::axis::{LOG_RANGE_DIGITS, MAX_AXIS_VALUES};
 use super::SweepError;
+use crate::claims::grid::positions;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -637,24 +638,16 @@ impl Grid {
     /// templates make two points alike) or one key (a SHA-256 collision in 64 bits) are
     /// an error naming both.
     pub fn points(&self) -> Result<Vec<Point>, SweepError> {
-        let n = self.len();
-        let mut out = Vec::with_capacity(n);
-        let mut at = vec![0u32; self.groups.len()];
-        for _ in 0..n {
+        let sizes: Vec<usize> = self.groups.iter().map(|g| g.values.len()).collect();
+        let mut out = Vec::with_capacity(self.len());
+        for at in positions(&sizes) {
+            // an axis has at most MAX_AXIS_VALUES < 2^32 values: an index fits a u32
             let mut p = Point {
                 key: 0,
-                at: at.clone(),
+                at: at.into_iter().map(|i| i as u32).collect(),
             };
             p.key = point_key(&self.canonical(&p));
             out.push(p);
-            // The next position, last group fastest.
-            for (g, a) in self.groups.iter().zip(at.iter_mut()).rev() {
-                *a += 1;
-                if (*a as usize) < g.values.len() {
-                    break;
-                }
-                *a = 0;
-            }
         }
         out.sort_unstable_by_key(|p| p.key);
         for w in out.windows(2) {

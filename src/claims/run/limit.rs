@@ -6,8 +6,9 @@
 
 use super::judge::{Basis, Estimate, Item};
 use super::points::PointVal;
-use super::result::{LimitRow, Point};
+use super::result::LimitRow;
 use crate::claims::compile::LimitDef;
+use crate::claims::grid::Point;
 use crate::claims::registry::QuantityError;
 use crate::num::certify::{certify_pair, to_sci, Certify};
 use crate::num::extrapolate::{extrapolate, Limit};

@@ -2,8 +2,9 @@
 //! expanded into points, each evaluated at the two precisions with its bound and tolerance,
 //! and the evaluated points as the report's rows.
 
-use super::result::{sim_text, Point, Row};
+use super::result::{sim_text, Row};
 use crate::claims::compile::{Check, Claim};
+use crate::claims::grid::{self, Point};
 use crate::claims::registry::{Cache, QuantityError};
 use crate::claims::scope::Scope;
 use crate::claims::value::Pair;
@@ -24,29 +25,12 @@ pub(crate) struct PointVal {
     pub tol: Float,
 }
 
-/// Every assignment of the grid's variables, the first variable varying slowest.
-pub(crate) fn cartesian(grid: &[(String, Vec<String>)]) -> Vec<Point> {
-    let mut out: Vec<Point> = vec![vec![]];
-    for (k, vals) in grid {
-        let mut next = Vec::with_capacity(out.len() * vals.len());
-        for p in &out {
-            for v in vals {
-                let mut q = p.clone();
-                q.push((k.clone(), v.clone()));
-                next.push(q);
-            }
-        }
-        out = next;
-    }
-    out
-}
-
 /// The points of a check: the grid's points (`outer`), and the points evaluated — each
 /// outer point followed by the limit variable's values in order when there is a limit (so
 /// that one outer point's sequence is a contiguous run), the outer points themselves when
 /// there is none.
 pub(crate) fn expand(check: &Check) -> (Vec<Point>, Vec<Point>) {
-    let outer = cartesian(&check.grid);
+    let outer = grid::points(&check.grid);
     let points = match &check.limit {
         None => outer.clone(),
         Some(l) => outer

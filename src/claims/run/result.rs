@@ -3,6 +3,7 @@
 //! claim's outcome ([`CheckResult`], [`ClaimResult`]); with the texts they show values in.
 
 use crate::claims::compile::Claim;
+use crate::claims::grid;
 use crate::claims::value::Pair;
 use crate::claims::verdict::Verdict;
 use crate::error::ErrorKind;
@@ -18,10 +19,6 @@ pub const SIM_HALF_WIDTH_DIGITS: u32 = 2;
 /// Fewest significant digits shown for a simulated value: its half-width's leading digit
 /// and one more.
 const SIM_MIN_DIGITS: u32 = 2;
-
-/// Variable assignments of a grid point (grid variables in file order, then the limit
-/// variable), as written.
-pub type Point = Vec<(String, String)>;
 
 /// One evaluated grid point.
 #[derive(Debug, Clone)]
@@ -256,11 +253,7 @@ pub(crate) fn label(point: &[(String, String)]) -> String {
     if point.is_empty() {
         return SINGLE_POINT.into();
     }
-    point
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    grid::label(point)
 }
 
 /// The label of the one point of a check without grid variables.

@@ -4,29 +4,13 @@
 use super::number::{exponent_column, in_exponent_form, shown, with_error, Dec};
 use super::{Cell, Table};
 use crate::claims::compile::table::{CellKind, TableDef};
+use crate::claims::grid::{label, points, Point};
 use crate::claims::run::{CheckResult, ClaimResult};
 use crate::num::parse_decimal;
 
 /// Bits used to read a simulated mean and half-width back for rounding (the texts carry at
 /// most a few digits).
 const SIM_READ_BITS: u32 = 128;
-
-fn cartesian(axes: &[(String, Vec<String>)]) -> Vec<Vec<String>> {
-    let mut out: Vec<Vec<String>> = vec![vec![]];
-    for (_, vals) in axes {
-        out = out
-            .iter()
-            .flat_map(|p| {
-                vals.iter().map(move |v| {
-                    let mut q = p.clone();
-                    q.push(v.clone());
-                    q
-                })
-            })
-            .collect();
-    }
-    out
-}
 
 /// Whether `point` assigns exactly the values of `want` (in any order).
 fn same_point(point: &[(String, String)], want: &[(String, String)]) -> bool {
@@ -92,13 +76,6 @@ fn cell(k: &CheckResult, def: &TableDef, want: &[(String, String)]) -> Result<Ce
     }
 }
 
-fn label(p: &[(String, String)]) -> String {
-    p.iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// Sets each column that spans many decades in exponent form (the rule is
 /// [`super::number::SCI_SPAN_DECADES`]'s), in place: the Markdown, CSV and LaTeX all show
 /// the rescaled cells.
@@ -120,6 +97,14 @@ pub fn exponent_columns(cells: &mut [Vec<Cell>]) {
     }
 }
 
+/// The values of points, without their variables' names.
+fn values_of(points: Vec<Point>) -> Vec<Vec<String>> {
+    points
+        .into_iter()
+        .map(|p| p.into_iter().map(|(_, v)| v).collect())
+        .collect()
+}
+
 /// Lays out one declared table.
 pub fn layout(r: &ClaimResult, def: &TableDef) -> Result<Table, crate::Error> {
     let Some(k) = r.checks.iter().find(|k| k.name == def.check) else {
@@ -128,25 +113,16 @@ pub fn layout(r: &ClaimResult, def: &TableDef) -> Result<Table, crate::Error> {
             r.claim.id, def.label, def.check
         )));
     };
-    let rows = cartesian(&def.rows);
-    let cols = cartesian(&def.columns);
+    let rows = points(&def.rows);
+    let cols = points(&def.columns);
     let mut notes = Vec::new();
     let mut cells = Vec::new();
     for rk in &rows {
         let mut line = Vec::new();
         for ck in &cols {
-            let mut want: Vec<(String, String)> = def
-                .rows
-                .iter()
-                .map(|(n, _)| n.clone())
-                .zip(rk.iter().cloned())
-                .collect();
-            want.extend(
-                def.columns
-                    .iter()
-                    .map(|(n, _)| n.clone())
-                    .zip(ck.iter().cloned()),
-            );
+            // the check's point this cell shows: its row's, its column's and the fixed values
+            let mut want: Vec<(String, String)> = rk.clone();
+            want.extend(ck.iter().cloned());
             want.extend(def.at.iter().cloned());
             match cell(k, def, &want) {
                 Ok(c) => line.push(c),
@@ -167,8 +143,8 @@ pub fn layout(r: &ClaimResult, def: &TableDef) -> Result<Table, crate::Error> {
         cell: def.cell,
         row_vars: def.rows.iter().map(|(n, _)| n.clone()).collect(),
         col_vars: def.columns.iter().map(|(n, _)| n.clone()).collect(),
-        rows,
-        cols,
+        rows: values_of(rows),
+        cols: values_of(cols),
         at: def.at.clone(),
         cells,
         math: def.math.clone(),
