@@ -38,13 +38,14 @@
 //! y = "opt(tags).value / opt(sita).value"
 //! ```
 
+use super::cache::Cache;
 use super::compile::compile_figure_parts;
 use super::expr::Expr;
 use super::grid::points;
-use super::registry::Cache;
+use super::registry;
 use super::schema::FileCtx;
+use super::scope::SystemSpec;
 use super::scope::{substitute, Scope};
-use super::system::SystemSpec;
 use super::ClaimError;
 use crate::error::Classify;
 use crate::num::certify::certify_pair;
@@ -216,7 +217,7 @@ pub struct SeriesData {
 
 /// Reads and validates a figure file.
 pub fn compile(path: &str, text: &str) -> Result<Figure, ClaimError> {
-    let c = FileCtx::new(path, text);
+    let c = FileCtx::new(path, text, registry().words());
     let f: FigureFile = c.parse()?;
     let scale =
         |v: &Option<Spanned<String>>, key: &str| match v.as_ref().map(|s| s.get_ref().trim()) {
@@ -373,7 +374,8 @@ pub fn compute(fig: &Figure) -> Result<Vec<SeriesData>, crate::Error> {
                     let mut vars = g.clone();
                     vars.insert(xvar.clone(), xv.clone());
                     let at = format!("{xvar}={xv}");
-                    let scope = Scope::new(vars, fig.system.as_ref(), &cache, fig.digits);
+                    let scope =
+                        Scope::new(vars, fig.system.as_ref(), registry(), &cache, fig.digits);
                     let v = scope
                         .eval(&s.y)
                         .map_err(|e| point_error(fig, &name, &at, &e))?;
@@ -472,7 +474,7 @@ fn point_error(
     fig: &Figure,
     series: &str,
     at: &str,
-    e: &super::registry::QuantityError,
+    e: &super::error::QuantityError,
 ) -> crate::Error {
     let message = format!("{}: series '{series}' at {at}: {e}", fig.path);
     match e.kind() {

@@ -33,6 +33,7 @@ use super::axis::axis_values;
 pub use super::axis::{LOG_RANGE_DIGITS, MAX_AXIS_VALUES};
 use super::SweepError;
 use crate::claims::grid::positions;
+use crate::claims::schema::{line_of, value_text};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -213,32 +214,6 @@ impl Shard {
 impl std::fmt::Display for Shard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}/{}", self.index, self.count)
-    }
-}
-
-/// 1-based line of byte offset `at` in `text`.
-pub fn line_of(text: &str, at: usize) -> usize {
-    let at = at.min(text.len());
-    text.as_bytes()[..at]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
-}
-
-/// A TOML value as a grid value: a string (trimmed, not empty) or an integer.
-pub(super) fn value_text(v: &toml::Value) -> Result<String, String> {
-    match v {
-        toml::Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
-        toml::Value::String(_) => Err("empty string".into()),
-        toml::Value::Integer(i) => Ok(i.to_string()),
-        toml::Value::Float(f) => Err(format!(
-            "{f} is a TOML float: write numbers as strings (\"{f}\") so that they are read exactly, not through f64"
-        )),
-        other => Err(format!(
-            "expected a string or an integer, got {}",
-            other.type_str()
-        )),
     }
 }
 

@@ -13,11 +13,13 @@
 //! claim (cached). Their defaults ([`DEFAULT_TIME`], [`DEFAULT_WARMUP`],
 //! [`DEFAULT_REPLICATIONS`]) are sized for the catalogue's time budget.
 
-use super::pairs;
+use super::shared::pairs;
+use crate::claims::cache::CacheKey;
+use crate::claims::error::QuantityError;
 use crate::claims::expr::Arg;
-use crate::claims::registry::{
-    CacheKey, Call, FieldSpec, NamedArg, Positional, Quantity, QuantityError, Signature,
-};
+use crate::claims::registry::Quantity;
+use crate::claims::scope::Call;
+use crate::claims::signature::{FieldSpec, NamedArg, Positional, Signature};
 use crate::claims::systems::jsq::{JsqSpec, JsqSystem};
 use crate::claims::value::{FieldValue, Pair, Value};
 use crate::lb::diffusion;

@@ -3,9 +3,11 @@
 //! and the evaluated points as the report's rows.
 
 use super::result::{sim_text, Row};
+use crate::claims::cache::Cache;
 use crate::claims::compile::{Check, Claim};
+use crate::claims::error::QuantityError;
 use crate::claims::grid::{self, Point};
-use crate::claims::registry::{Cache, QuantityError};
+use crate::claims::registry;
 use crate::claims::scope::Scope;
 use crate::claims::value::Pair;
 use crate::error::Classify;
@@ -55,7 +57,7 @@ pub(crate) fn eval_point(
     cache: &Cache,
 ) -> Result<PointVal, QuantityError> {
     let vars: BTreeMap<String, String> = point.iter().cloned().collect();
-    let ctx = Scope::new(vars, claim.system.as_ref(), cache, claim.digits);
+    let ctx = Scope::new(vars, claim.system.as_ref(), registry(), cache, claim.digits);
     let bits = ctx.bits;
     let q = ctx.eval(&check.quantity)?;
     if q.hi.is_nan() || q.lo.is_nan() {

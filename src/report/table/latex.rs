@@ -7,7 +7,7 @@
 use super::number::Dec;
 use super::text::{claim_rows, HEADERS};
 use super::{Cell, Table};
-use crate::claims::compile::table::CellKind;
+use crate::claims::compile::CellKind;
 use crate::claims::run::ClaimResult;
 
 /// What a declared table's `.tex` needs: `\usepackage{booktabs,siunitx}` (the minimal

@@ -3,7 +3,7 @@
 
 use super::number::{exponent_column, in_exponent_form, shown, with_error, Dec};
 use super::{Cell, Table};
-use crate::claims::compile::table::{CellKind, TableDef};
+use crate::claims::compile::{CellKind, TableDef};
 use crate::claims::grid::{label, points, Point};
 use crate::claims::run::{CheckResult, ClaimResult};
 use crate::num::parse_decimal;

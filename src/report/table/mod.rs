@@ -14,7 +14,7 @@ pub mod layout;
 pub mod number;
 pub mod text;
 
-use crate::claims::compile::table::CellKind;
+use crate::claims::compile::CellKind;
 use crate::claims::run::ClaimResult;
 use number::Shown;
 use std::collections::BTreeMap;
