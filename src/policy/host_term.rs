@@ -22,10 +22,22 @@
 
 use crate::num::real::Real;
 use crate::policy::Metric;
+use crate::vocab::{UnknownName, Vocabulary};
 use rug::Float;
 
 /// Which per-host term (the objective is their sum over the hosts: a chain in the cutoffs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    strum::IntoStaticStr,
+    strum::VariantNames,
+    strum::VariantArray,
+    strum::EnumMessage,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum ChainKind {
     /// SITA mean waiting / response / slowdown.
     Sita,
@@ -33,6 +45,17 @@ pub enum ChainKind {
     Tags,
     /// TAGS mean queue length per host (for the minmax objective).
     TagsQueueLength,
+}
+
+impl Vocabulary for ChainKind {
+    const WHAT: &'static str = "host term";
+}
+
+impl std::str::FromStr for ChainKind {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        crate::vocab::parse(s)
+    }
 }
 
 /// The moment order j_w of the weight: 0 (waiting, response) or −1 (slowdown).

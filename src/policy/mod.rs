@@ -15,6 +15,7 @@ pub mod tags;
 
 use crate::dist::{DistError, JobSize, Point};
 use crate::num::{parse_decimal, show, NumError};
+use crate::vocab::{UnknownName, Vocabulary};
 use host_term::{weight_order, ChainKind, HostInputs, KillPoint};
 use rug::float::Special;
 use rug::Float;
@@ -99,7 +100,18 @@ impl PolicyError {
 }
 
 /// The routing policies with closed forms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    strum::IntoStaticStr,
+    strum::VariantNames,
+    strum::VariantArray,
+    strum::EnumMessage,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum PolicyKind {
     /// Size-Interval Task Assignment: host i serves sizes in (s_{i−1}, s_i].
     Sita,
@@ -110,18 +122,36 @@ pub enum PolicyKind {
 }
 
 impl PolicyKind {
-    /// The name used on the command line.
+    /// The name used on the command line and in claim files.
     pub fn name(self) -> &'static str {
-        match self {
-            PolicyKind::Sita => "sita",
-            PolicyKind::Tags => "tags",
-            PolicyKind::Random => "random",
-        }
+        self.into()
+    }
+}
+
+impl Vocabulary for PolicyKind {
+    const WHAT: &'static str = "policy";
+}
+
+impl std::str::FromStr for PolicyKind {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        crate::vocab::parse(s)
     }
 }
 
 /// What is averaged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    strum::IntoStaticStr,
+    strum::VariantNames,
+    strum::VariantArray,
+    strum::EnumMessage,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Metric {
     /// Mean waiting time E[W] (for TAGS including the wasted service).
     Waiting,
@@ -132,13 +162,20 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// The name used on the command line.
+    /// The name used on the command line and in claim files.
     pub fn name(self) -> &'static str {
-        match self {
-            Metric::Waiting => "waiting",
-            Metric::Response => "response",
-            Metric::Slowdown => "slowdown",
-        }
+        self.into()
+    }
+}
+
+impl Vocabulary for Metric {
+    const WHAT: &'static str = "metric";
+}
+
+impl std::str::FromStr for Metric {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        crate::vocab::parse(s)
     }
 }
 
