@@ -236,9 +236,9 @@ impl Quantity for Eval {
         let hosts = s.need_hosts("eval")?;
         let load = s.need_load("eval")?;
         // Cutoffs at each precision.
-        let (c1, c2): (Vec<Float>, Vec<Float>) = match (call.named("cutoffs"), kind) {
-            (None, PolicyKind::Random) => (vec![], vec![]),
-            (None, _) => return Err(QuantityError::Usage(
+        let (c1, c2): (Vec<Float>, Vec<Float>) = match (call.named("cutoffs"), kind.chain_kind()) {
+            (None, None) => (vec![], vec![]),
+            (None, Some(_)) => return Err(QuantityError::Usage(
                 "eval(sita|tags, cutoffs=...) needs cutoffs: an opt policy (sita-e) or \"c1,c2\""
                     .into(),
             )),
@@ -262,10 +262,9 @@ impl Quantity for Eval {
                 )))
             }
         };
-        let used = if kind == PolicyKind::Random {
-            hosts
-        } else {
-            c1.len() + 1
+        let used = match kind.chain_kind() {
+            None => hosts,
+            Some(_) => c1.len() + 1,
         };
         let key = CacheKey::new(
             "eval",

@@ -28,6 +28,7 @@ use super::observe::{names, Estimates};
 use super::stats::{Estimate, HeavyTail};
 use super::{check_replications, Progress, Replicated, Replicator, SimError};
 use crate::dist::Sampler;
+use crate::policy::PolicyKind;
 use crate::vocab::{UnknownName, Vocabulary};
 
 /// The simulated dispatching policies.
@@ -67,13 +68,34 @@ impl SimPolicy {
 
     /// True for the policies that take h − 1 cutoffs.
     pub fn uses_cutoffs(self) -> bool {
-        matches!(self, SimPolicy::Sita | SimPolicy::Tags)
+        match self {
+            SimPolicy::Sita | SimPolicy::Tags => true,
+            SimPolicy::Random | SimPolicy::RoundRobin | SimPolicy::Lwl | SimPolicy::Jsq => false,
+        }
     }
 
     /// True for the policies that kill and restart jobs (TAGS): their waiting splits into
     /// queueing and wasted service, both worth reporting.
     pub fn kills_jobs(self) -> bool {
-        self == SimPolicy::Tags
+        match self {
+            SimPolicy::Tags => true,
+            SimPolicy::Sita
+            | SimPolicy::Random
+            | SimPolicy::RoundRobin
+            | SimPolicy::Lwl
+            | SimPolicy::Jsq => false,
+        }
+    }
+
+    /// The policy whose formula a run is compared with, where one exists for any number
+    /// of hosts.
+    pub fn formula(self) -> Option<PolicyKind> {
+        match self {
+            SimPolicy::Sita => Some(PolicyKind::Sita),
+            SimPolicy::Tags => Some(PolicyKind::Tags),
+            SimPolicy::Random => Some(PolicyKind::Random),
+            SimPolicy::RoundRobin | SimPolicy::Lwl | SimPolicy::Jsq => None,
+        }
     }
 }
 
