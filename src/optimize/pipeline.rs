@@ -7,7 +7,7 @@
 
 use super::chain::Chain;
 use super::equalize::{sita_e_cutoffs, tags_equal_load_cutoffs, tags_minmax_cutoffs};
-use super::threshold::check_tags_stable;
+use super::threshold::check_stable;
 use super::{
     fast, grid, polish, OptPolicy, Optimum, CANDIDATE_RATIO, MAX_CANDIDATES, SEARCH_BITS, TIE_BITS,
 };
@@ -121,10 +121,7 @@ fn hinted_starts(
     super::budget::check_optimize_hosts(hosts, SEARCH_BITS)?;
     let d = dist.build(SEARCH_BITS)?;
     let (lambda, rho) = load.resolve(d.as_ref(), hosts)?;
-    match policy.routing() {
-        PolicyKind::Tags => check_tags_stable(d.as_ref(), &lambda, &rho, hosts)?,
-        PolicyKind::Sita | PolicyKind::Random => {}
-    }
+    check_stable(policy.routing(), d.as_ref(), &lambda, &rho, hosts)?;
     if hosts == 1 {
         return Ok(vec![Start::bare(vec![])]);
     }
@@ -343,10 +340,7 @@ fn optimum_at_hint(
     if r.is_err() {
         // A load no TAGS cutoffs can stabilise is reported by its threshold (it is checked
         // here, after the fact, because a stable optimum proves stability by itself).
-        match policy.routing() {
-            PolicyKind::Tags => check_tags_stable(dist, &lambda, &rho, hosts)?,
-            PolicyKind::Sita | PolicyKind::Random => {}
-        }
+        check_stable(policy.routing(), dist, &lambda, &rho, hosts)?;
     }
     r
 }

@@ -4,7 +4,7 @@ use super::{digits_note, min_digits, PolicyKeys, Record};
 use crate::dist::DistFactory;
 use crate::num::certify::{Certified, Certify};
 use crate::num::parse_decimal;
-use crate::optimize::threshold::check_tags_stable;
+use crate::optimize::threshold::check_stable;
 use crate::policy::{evaluate, Evaluation, LoadSpec, Metric, PolicyError, PolicyKind};
 use rug::Float;
 
@@ -67,15 +67,13 @@ fn run_once(req: &EvalRequest, bits: u32) -> Result<Run, PolicyError> {
         .iter()
         .map(|c| parse_decimal(c, bits).map_err(|e| PolicyError::BadCutoffs(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    match req.policy {
-        PolicyKind::Random if !cutoffs.is_empty() => {
-            return Err(PolicyError::BadCutoffs(
-                "random routing takes no cutoffs".into(),
-            ));
-        }
-        PolicyKind::Tags => check_tags_stable(d.as_ref(), &lambda, &rho, req.hosts)?,
-        PolicyKind::Random | PolicyKind::Sita => {}
+    if req.policy.chain_kind().is_none() && !cutoffs.is_empty() {
+        return Err(PolicyError::BadCutoffs(format!(
+            "{} routing takes no cutoffs",
+            req.policy.name()
+        )));
     }
+    check_stable(req.policy, d.as_ref(), &lambda, &rho, req.hosts)?;
     let eval = evaluate(
         req.policy,
         d.as_ref(),
