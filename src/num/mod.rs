@@ -11,6 +11,7 @@ pub mod extrapolate;
 pub mod gamma;
 pub mod gauss;
 pub mod golden;
+pub mod interval;
 pub mod logf64;
 pub mod markov;
 pub mod normal;
