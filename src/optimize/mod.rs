@@ -24,6 +24,7 @@ pub mod fast;
 pub mod grid;
 pub mod pipeline;
 pub mod polish;
+pub mod rigorous;
 pub mod threshold;
 
 pub use equalize::{sita_e_cutoffs, tags_equal_load_cutoffs, tags_minmax_cutoffs};

@@ -8,9 +8,9 @@
 //! `rho` and `lambda` have a value at every point. See ARCHITECTURE.md for the model's
 //! conventions.
 
-use crate::claims::compile::FileCtx;
 use crate::claims::expr::{self, Expr};
 use crate::claims::registry::QuantityError;
+use crate::claims::schema::FileCtx;
 use crate::claims::scope::{OverVal, Scope};
 use crate::claims::system::{Model, SystemSpec};
 use crate::claims::value::Pair;

@@ -17,9 +17,9 @@
 //! `halfin_whitt` replace one another. The names `lambda` (per server, at this point) and
 //! `servers` have a value at every point.
 
-use crate::claims::compile::FileCtx;
 use crate::claims::expr::Expr;
 use crate::claims::registry::QuantityError;
+use crate::claims::schema::FileCtx;
 use crate::claims::scope::Scope;
 use crate::claims::system::{Model, SystemSpec};
 use crate::claims::systems::dispatch::hosts_from_text;
