@@ -30,6 +30,7 @@ use crate::lb::model::{DSpec, Model as LbModel, ModelKind, Sampling, System};
 use crate::lb::sim::halfin_whitt_lambda;
 use crate::num::certify::to_sci;
 use crate::num::parse_decimal;
+use crate::vocab::{concat, UnknownName, Vocabulary};
 use rug::Float;
 use serde::Deserialize;
 use std::any::Any;
@@ -49,14 +50,13 @@ pub const SETUP_KEYS: &[&str] = &[
 ];
 /// The keys that give the arrival rate; one at a time.
 pub const RATE_KEYS: &[&str] = &["lambda", "halfin_whitt"];
-/// The model kinds.
-pub const KINDS: &[&str] = &["queues", "pools"];
-/// The sampling rules.
-pub const SAMPLINGS: &[&str] = &["without", "with"];
 /// Names with a value at every point.
 const VARIABLES: &[&str] = &["lambda", "servers"];
 /// Bare words of the model's values.
-const WORDS: &[&str] = &["inf", "queues", "pools", "without", "with"];
+const WORDS: &[&str] = &concat::<{ 1 + ModelKind::NAMES.len() + Sampling::NAMES.len() }>(
+    &concat::<{ 1 + ModelKind::NAMES.len() }>(&["inf"], ModelKind::NAMES),
+    Sampling::NAMES,
+);
 /// Significant digits with which an integer expression's value is read.
 const INTEGER_DIGITS: u32 = 30;
 
@@ -204,11 +204,13 @@ fn integer(scope: &Scope, e: &Expr, what: &str) -> Result<u64, QuantityError> {
 }
 
 fn kind_of(s: &str) -> Result<ModelKind, QuantityError> {
-    ModelKind::parse(s).map_err(|e| QuantityError::Usage(e.to_string()))
+    s.parse()
+        .map_err(|e: UnknownName| QuantityError::Usage(e.to_string()))
 }
 
 fn sampling_of(s: &str) -> Result<Sampling, QuantityError> {
-    Sampling::parse(s).map_err(|e| QuantityError::Usage(e.to_string()))
+    s.parse()
+        .map_err(|e: UnknownName| QuantityError::Usage(e.to_string()))
 }
 
 impl JsqSpec {
@@ -326,8 +328,8 @@ impl SystemSpec for JsqSpec {
     }
     fn key_words(&self, key: &str) -> &'static [&'static str] {
         match key {
-            "kind" => KINDS,
-            "sampling" => SAMPLINGS,
+            "kind" => ModelKind::NAMES,
+            "sampling" => Sampling::NAMES,
             "d" | "buffer" => &["inf"],
             _ => &[],
         }
