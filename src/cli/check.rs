@@ -1,19 +1,16 @@
 //! `taskassign check [PATH...]`: runs claim files and judges them.
 
-use crate::claims::run::run_until;
-use crate::claims::{load_paths, ClaimResult};
+use super::claims_run::{
+    install_interrupt_handler, interrupted, run_claims_with_progress, DEFAULT_CLAIMS_DIR,
+    DEFAULT_FIGURES_DIR, EXIT_INTERRUPTED,
+};
+use crate::claims::load_paths;
 use crate::report::claims::{
     claim_csv, incomplete_note, mark_incomplete_json, summary, to_json, to_markdown, to_text,
 };
 use crate::report::html::{to_html, HtmlFigure};
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
-/// Default folder of claim files.
-pub const DEFAULT_CLAIMS_DIR: &str = "proofs-check";
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
 pub(crate) enum CheckFormat {
@@ -38,7 +35,7 @@ pub(crate) struct CheckArgs {
     out: Option<PathBuf>,
     /// The figures (definitions *.toml and the SVGs `tables` made) the HTML report shows
     /// with their claims.
-    #[arg(long, value_name = "DIR", default_value = super::tables::DEFAULT_FIGURES_DIR)]
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_FIGURES_DIR)]
     figures: PathBuf,
     /// Exit 1 when some claim is INCONCLUSIVE, as when one fails (for CI gates that must
     /// not stay green on undecided claims).
@@ -72,52 +69,6 @@ fn quantity_list() -> String {
         crate::claims::scope::FUNCTIONS.join(", ")
     ));
     out
-}
-
-/// Exit status of a run stopped by Ctrl-C (128 + SIGINT, the shell's convention).
-pub const EXIT_INTERRUPTED: i32 = 130;
-
-/// Set by the first Ctrl-C: no new claim starts.
-static STOP: AtomicBool = AtomicBool::new(false);
-/// Ctrl-C presses seen.
-static PRESSES: AtomicUsize = AtomicUsize::new(0);
-
-/// The first Ctrl-C lets the claims in progress finish and the report of what is done be
-/// written (marked incomplete, exit 130); a second stops at once.
-fn install_interrupt_handler() {
-    // If a handler cannot be installed, Ctrl-C keeps its default (stop at once).
-    let _ = ctrlc::set_handler(|| {
-        if PRESSES.fetch_add(1, Ordering::SeqCst) == 0 {
-            STOP.store(true, Ordering::SeqCst);
-            eprintln!("\ntaskassign: interrupted: finishing the claims in progress, then writing what is done (Ctrl-C again to stop at once)");
-        } else {
-            std::process::exit(EXIT_INTERRUPTED);
-        }
-    });
-}
-
-/// Runs claims with a progress bar on stderr when it is a terminal.
-pub(crate) fn run_claims_with_progress(claims: &[crate::claims::Claim]) -> Vec<ClaimResult> {
-    let bar = if std::io::stderr().is_terminal() {
-        let b = ProgressBar::new(claims.len() as u64);
-        if let Ok(st) = ProgressStyle::with_template("{bar:30} {pos}/{len} claims  {msg}") {
-            b.set_style(st);
-        }
-        Some(b)
-    } else {
-        None
-    };
-    let tick = |r: &ClaimResult| {
-        if let Some(b) = &bar {
-            b.set_message(r.claim.id.clone());
-            b.inc(1);
-        }
-    };
-    let rs = run_until(claims, &tick, &STOP);
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
-    rs
 }
 
 fn write(dir: &std::path::Path, name: &str, text: &str) -> Result<(), (i32, String)> {
@@ -197,7 +148,7 @@ pub(crate) fn run_check(a: CheckArgs) -> Result<(String, i32), (i32, String)> {
     }
     install_interrupt_handler();
     let rs = run_claims_with_progress(&claims);
-    let interrupted = STOP.load(Ordering::SeqCst);
+    let interrupted = interrupted();
     let note = |text: String| {
         if interrupted {
             text + &incomplete_note(rs.len(), claims.len())

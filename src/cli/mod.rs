@@ -13,6 +13,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod check;
+mod claims_run;
 mod design;
 mod jsq;
 mod progress;

@@ -7,6 +7,7 @@ pub mod claims;
 pub mod design;
 pub mod eval;
 pub mod figure;
+pub mod files;
 pub mod html;
 pub mod jsq;
 pub mod optimize;

@@ -8,19 +8,10 @@ pub mod pdf;
 pub mod svg;
 pub mod text;
 
-use super::tables::OutFile;
+use super::files::{BinFile, OutFile};
 use crate::claims::figure::{AxisScale, Figure, SeriesData, XTransform};
 use crate::claims::run::ClaimResult;
 use std::path::Path;
-
-/// A generated binary file (a PDF): a path relative to the output folder, and its bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BinFile {
-    /// Relative path.
-    pub path: String,
-    /// Content.
-    pub bytes: Vec<u8>,
-}
 
 /// What `tables` writes for the figures.
 #[derive(Debug, Clone, Default)]
@@ -295,30 +286,4 @@ pub fn figure_files(
         out.pdf.push(pdf);
     }
     Ok(out)
-}
-
-/// Writes binary files under `dir`.
-pub fn write_bins(dir: &Path, files: &[BinFile]) -> Result<(), String> {
-    for f in files {
-        let p = dir.join(&f.path);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-        }
-        std::fs::write(&p, &f.bytes).map_err(|e| format!("{}: {e}", p.display()))?;
-    }
-    Ok(())
-}
-
-/// Compares generated binary files with those under `dir`, one line per difference.
-pub fn compare_bins(dir: &Path, files: &[BinFile]) -> Vec<String> {
-    let mut diffs = Vec::new();
-    for f in files {
-        let p = dir.join(&f.path);
-        match std::fs::read(&p) {
-            Ok(b) if b == f.bytes => {}
-            Ok(_) => diffs.push(format!("{} differs", p.display())),
-            Err(_) => diffs.push(format!("{} is missing", p.display())),
-        }
-    }
-    diffs
 }

@@ -19,7 +19,7 @@ use crate::claims::run::ClaimResult;
 use number::Shown;
 use std::collections::BTreeMap;
 
-pub use super::tables::OutFile;
+pub use super::files::OutFile;
 
 /// One cell of a declared table.
 #[derive(Debug, Clone, PartialEq, Eq)]
