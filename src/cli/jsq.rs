@@ -7,8 +7,9 @@
 //! capped at N. Bad input exits 2 with one line, a numerical failure 3.
 
 use super::{bad, fail, render, Format, Outcome};
+use crate::lb::diffusion::halfin_whitt_lambda;
 use crate::lb::model::{DSpec, LbError, Model, ModelKind, Sampling, System};
-use crate::lb::sim::{halfin_whitt_lambda, Plan};
+use crate::lb::sim::Plan;
 use crate::num::{check_digits, DEFAULT_DIGITS};
 use crate::report::jsq::{
     exact_record, fixed_point_record, fluid_record, run_simulation, simulate_record,

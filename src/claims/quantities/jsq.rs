@@ -228,25 +228,32 @@ impl Quantity for JsqFluid {
         let scope = &call.scope;
         let s = JsqSpec::resolve(scope)?;
         let key = CacheKey::new("jsq_fluid", format!("{}|{at:e}|{init:?}", s.key()));
-        type Four = (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>);
-        let r = scope.cache.get_or(key, || -> Result<Four, QuantityError> {
-            let model = s.model()?;
-            let limit = Limit::from_spec(&s.d_spec()?)?;
-            let what = || format!("jsq fluid {} --times {at:e}", s.flags());
-            let (a, b) = fluid_pair(&model, limit, &init, &[at])
-                .map_err(|e| QuantityError::compute(what(), e))?;
-            let (ja, jb) = fluid_pair(&model, Limit::Jsq, &init, &[at])
-                .map_err(|e| QuantityError::compute(what(), e))?;
-            let star = jsq_reference(&model).map_err(|e| QuantityError::compute(what(), e))?;
-            Ok((
-                a.occupancy.concat(),
-                b.occupancy.concat(),
-                ja.occupancy.concat(),
-                jb.occupancy.concat(),
-                star,
-            ))
-        })?;
-        let (a, b, ja, jb, star) = r.as_ref();
+        let r = scope
+            .cache
+            .get_or(key, || -> Result<FluidAt, QuantityError> {
+                let model = s.model()?;
+                let limit = Limit::from_spec(&s.d_spec()?)?;
+                let what = || format!("jsq fluid {} --times {at:e}", s.flags());
+                let (a, b) = fluid_pair(&model, limit, &init, &[at])
+                    .map_err(|e| QuantityError::compute(what(), e))?;
+                let (ja, jb) = fluid_pair(&model, Limit::Jsq, &init, &[at])
+                    .map_err(|e| QuantityError::compute(what(), e))?;
+                let star = jsq_reference(&model).map_err(|e| QuantityError::compute(what(), e))?;
+                Ok(FluidAt {
+                    coarse: a.occupancy.concat(),
+                    fine: b.occupancy.concat(),
+                    jsq_coarse: ja.occupancy.concat(),
+                    jsq_fine: jb.occupancy.concat(),
+                    jsq_fixed_point: star,
+                })
+            })?;
+        let FluidAt {
+            coarse: a,
+            fine: b,
+            jsq_coarse: ja,
+            jsq_fine: jb,
+            jsq_fixed_point: star,
+        } = r.as_ref();
         let bits = scope.bits;
         let n = a.len().max(b.len());
         let pad = |v: &[f64]| {
@@ -266,6 +273,22 @@ impl Quantity for JsqFluid {
             .with("distance", two(l1_f64(a, ja), l1_f64(b, jb)))
             .with("to_fixed_point", two(l1_f64(a, star), l1_f64(b, star))))
     }
+}
+
+/// What `jsq_fluid` compares at one time t: the occupancy of the setup's limit and of
+/// JSQ's fluid limit at t, each integrated at the two tolerances of
+/// [`crate::lb::fluid::fluid_pair`], and JSQ's fluid fixed point.
+struct FluidAt {
+    /// The setup's limit at the default tolerance.
+    coarse: Vec<f64>,
+    /// The setup's limit at the finer tolerance.
+    fine: Vec<f64>,
+    /// JSQ's fluid limit at the default tolerance.
+    jsq_coarse: Vec<f64>,
+    /// JSQ's fluid limit at the finer tolerance.
+    jsq_fine: Vec<f64>,
+    /// JSQ's fluid fixed point.
+    jsq_fixed_point: Vec<f64>,
 }
 
 /// `jsq_exact()`: the finite-N chain.
