@@ -5,11 +5,11 @@
 //! * **fixed points** are certified in MPFR ([`crate::lb::fixed_point::certified`]): only
 //!   the digits on which two precisions agree;
 //! * **fluid trajectories** are integrated twice, at the tolerance and at a tolerance
-//!   [`FLUID_TOLERANCE_RATIO`] times smaller; a value is printed with the digits on which
+//!   [`crate::lb::fluid::FLUID_TOLERANCE_RATIO`] times smaller; a value is printed with the digits on which
 //!   the two integrations agree, and `error_estimate` is their largest difference;
 //! * **exact finite-N values** are f64 solutions of the stationary equations; a value is
 //!   printed with the digits its error estimate (the last change of the truncation and
-//!   the solve's residual) leaves certain ([`digits_within`]);
+//!   the solve's residual) leaves certain ([`crate::lb::exact::digits_within`]);
 //! * **simulated values** are means with 95 % half-widths ([`crate::report::simulate`]).
 //!
 //! The models' conventions are those of [`crate::lb::model`]: λ per server, `--buffer`
@@ -18,9 +18,9 @@
 
 use super::simulate::{estimate, estimate_vector, exact as exact_f64, sci, HALF_WIDTH_DIGITS};
 use super::{digits_note, Record};
-use crate::lb::exact::{exact, ExactOptions, ExactResult};
+use crate::lb::exact::{exact, ExactOptions, EXACT_SOLVE_RELATIVE, F64_DIGITS};
 use crate::lb::fixed_point::{certified, jsq_reference};
-use crate::lb::fluid::{trajectory, FluidOptions, Limit, Trajectory};
+use crate::lb::fluid::{fluid_difference, fluid_pair, Limit};
 use crate::lb::model::{DSpec, DUsed, LbError, Model, ModelKind, System};
 use crate::lb::sim::{simulate, OccupancySim, Plan, Summary};
 use crate::num::certify::certify_pair;
@@ -29,22 +29,8 @@ use crate::sim::stats::Estimate;
 use crate::sim::{Progress, Replicator};
 use rug::Float;
 
-/// The finer fluid integration runs at the tolerance divided by this.
-pub const FLUID_TOLERANCE_RATIO: f64 = 100.0;
-/// Most significant digits printed for an f64 value (fluid, exact).
-pub const F64_DIGITS: u32 = 15;
 /// Precision at which f64 values are compared digit by digit (exact for any f64).
 const F64_BITS: u32 = 64;
-/// Exact-chain levels below this occupancy are not printed (below every error estimate
-/// the chain's f64 solve reaches).
-pub const EXACT_OCCUPANCY_FLOOR: f64 = 1e-15;
-/// An exact level is printed while it exceeds its error estimate by this factor (one
-/// certain digit).
-pub const EXACT_DIGIT_MARGIN: f64 = 10.0;
-/// Relative accuracy of a converged stationary solve taken into every exact value's
-/// error estimate (the Gauss–Seidel stopping rule of `num::markov` is far tighter; this
-/// covers the f64 sums over up to 10⁶ states).
-pub const EXACT_SOLVE_RELATIVE: f64 = 1e-12;
 
 fn buffer_text(model: &Model) -> String {
     model
@@ -102,13 +88,7 @@ pub fn d_notes(spec: &DSpec, n: u64, used: DUsed) -> Vec<String> {
 pub fn fixed_point_record(model: &Model, spec: &DSpec, digits: u32) -> Result<Record, LbError> {
     let limit = Limit::from_spec(spec)?;
     let fp = certified(model, limit, digits)?;
-    let shown = fp
-        .occupancy
-        .iter()
-        .chain([&fp.mean_tasks, &fp.mean_sojourn, &fp.blocking])
-        .map(|c| c.digits)
-        .min()
-        .unwrap_or(digits);
+    let shown = fp.shown_digits();
     let mut rec = Record::default();
     rec.text("model", model.kind().name())
         .text("lambda", model.lambda_text())
@@ -157,36 +137,6 @@ fn agreeing(coarse: f64, fine: f64) -> String {
         F64_DIGITS,
     )
     .text
-}
-
-/// The fluid trajectory at the default tolerance and at one [`FLUID_TOLERANCE_RATIO`]
-/// times smaller: (coarse, fine).
-pub fn fluid_pair(
-    model: &Model,
-    limit: Limit,
-    init: &[f64],
-    times: &[f64],
-) -> Result<(Trajectory, Trajectory), LbError> {
-    let opts = FluidOptions::default();
-    let mut finer = opts;
-    finer.tol.abs /= FLUID_TOLERANCE_RATIO;
-    finer.tol.rel /= FLUID_TOLERANCE_RATIO;
-    let a = trajectory(model, limit, init, times, &opts)?;
-    let b = trajectory(model, limit, init, times, &finer)?;
-    Ok((a, b))
-}
-
-/// The largest difference between two trajectories at their times (missing levels 0).
-pub fn fluid_difference(a: &Trajectory, b: &Trajectory) -> f64 {
-    let mut m: f64 = 0.0;
-    for (x, y) in a.occupancy.iter().zip(&b.occupancy) {
-        for i in 0..x.len().max(y.len()) {
-            let u = x.get(i).copied().unwrap_or(0.0);
-            let v = y.get(i).copied().unwrap_or(0.0);
-            m = m.max((u - v).abs());
-        }
-    }
-    m
 }
 
 /// The record of `jsq fluid` (keys `times[], occupancy[][], tolerance`, then
@@ -248,44 +198,12 @@ pub fn fluid_record(
     Ok(rec)
 }
 
-/// Significant digits of `x` that an absolute error `err` leaves certain (at least 1, at
-/// most [`F64_DIGITS`]).
-///
-/// ```
-/// use taskassign::report::jsq::digits_within;
-/// assert_eq!(digits_within(0.123456789, 1e-6), 5);
-/// assert_eq!(digits_within(0.5, 0.0), 15);
-/// ```
-pub fn digits_within(x: f64, err: f64) -> u32 {
-    if x == 0.0 || err <= 0.0 {
-        return F64_DIGITS;
-    }
-    let d = (x.abs() / err).log10().floor();
-    if d.is_finite() {
-        (d as i64).clamp(1, i64::from(F64_DIGITS)) as u32
-    } else {
-        1
-    }
-}
-
-/// The error estimate of an exact value x: the truncation's last change plus the solve's
-/// relative accuracy.
-fn exact_error(r: &ExactResult, x: f64) -> f64 {
-    r.truncation_change.unwrap_or(0.0) + EXACT_SOLVE_RELATIVE * x.abs().max(f64::MIN_POSITIVE)
-}
-
 /// The record of `jsq exact` (keys `mean_tasks, occupancy[], blocking, states,
 /// truncation`, then the system, `truncation_change`, `residual`, `notes`).
 pub fn exact_record(system: &System, spec: &DSpec) -> Result<Record, LbError> {
     let r = exact(system, &ExactOptions::default())?;
-    let show = |x: f64| sci(x, digits_within(x, exact_error(&r, x)) as usize);
-    // Levels while at least one digit is certain.
-    let occ: Vec<String> = r
-        .occupancy
-        .iter()
-        .take_while(|&&q| q >= EXACT_OCCUPANCY_FLOOR && q > EXACT_DIGIT_MARGIN * exact_error(&r, q))
-        .map(|&q| show(q))
-        .collect();
+    let show = |x: f64| sci(x, r.digits_of(x) as usize);
+    let occ: Vec<String> = r.certain_levels().iter().map(|&q| show(q)).collect();
     let model = system.model();
     let mut rec = Record::default();
     rec.text("mean_tasks", show(r.mean_tasks))

@@ -23,11 +23,10 @@ use crate::claims::value::{FieldValue, Pair, Value};
 use crate::lb::diffusion;
 use crate::lb::exact::{exact, ExactOptions};
 use crate::lb::fixed_point::{fixed_point, jsq_reference, l1_distance, FixedPoint};
-use crate::lb::fluid::Limit;
+use crate::lb::fluid::{fluid_pair, Limit};
 use crate::lb::model::{ModelKind, System};
 use crate::lb::sim::{names, simulate, Obs, OccupancySim, Plan, Summary};
 use crate::num::parse_decimal;
-use crate::report::jsq::{fluid_pair, EXACT_SOLVE_RELATIVE};
 use crate::sim::observe::Key;
 use crate::sim::stats::Estimate;
 use crate::sim::Replicated;
@@ -327,10 +326,11 @@ impl Quantity for JsqExact {
                 .map_err(|e| QuantityError::compute(format!("jsq exact {}", s.flags()), e))
         })?;
         let bits = scope.bits;
-        let change = r.truncation_change.unwrap_or(0.0);
         let val = |x: f64| {
-            let err = change + EXACT_SOLVE_RELATIVE * x.abs();
-            Pair::new(Float::with_val(bits.0, x + err), Float::with_val(bits.1, x))
+            Pair::new(
+                Float::with_val(bits.0, x + r.error_of(x)),
+                Float::with_val(bits.1, x),
+            )
         };
         Ok(Value::new("jsq_exact", "mean_tasks")
             .with_vec("occupancy", r.occupancy.iter().map(|&q| val(q)).collect())
