@@ -3,14 +3,13 @@
 
 use super::{bad, fail, render, Format, Outcome};
 use crate::dist::DistSpec;
-use crate::num::certify::Certify;
 use crate::num::{check_digits, DEFAULT_DIGITS};
 use crate::redundancy::classes::System;
-use crate::redundancy::exact::exact;
-use crate::redundancy::policy::{Copies, Order, Policy, Priority};
-use crate::redundancy::sim::{simulate, SimRequest};
+use crate::redundancy::exact::{exact, exact_methods_apply};
+use crate::redundancy::policy::{Copies, Policy};
+use crate::redundancy::run::{simulate, SimRequest};
 use crate::redundancy::stability::{
-    estimate_scale_limit, fcfs_region, EstimateOptions, DEFAULT_DRIFT_REPLICATIONS, DEFAULT_HORIZON,
+    certified_region, stability, EstimateOptions, DEFAULT_DRIFT_REPLICATIONS, DEFAULT_HORIZON,
 };
 use crate::report::redundancy::{
     exact_record, simulate_record, stability_record, StabilityFindings,
@@ -240,22 +239,7 @@ fn run_exact(a: ExactArgs) -> Outcome {
     let sys = system_of(&a.system)?;
     let policy = policy_of(&a.system)?;
     let r = exact(&sys, policy, digits).map_err(fail)?;
-    let mut rec = exact_record(&sys, &r);
-    if r.digits < digits {
-        rec.text(
-            "note",
-            format!(
-                "only {} of the {digits} requested significant digits are certified ({})",
-                r.digits,
-                if r.method.starts_with("product") {
-                    "two precisions agree on them"
-                } else {
-                    "two truncations agree on them; a chain is solved in f64"
-                }
-            ),
-        );
-    }
-    Ok(render(&rec, a.format))
+    Ok(render(&exact_record(&sys, &r, digits), a.format))
 }
 
 fn run_simulate(a: SimulateArgs) -> Outcome {
@@ -292,9 +276,13 @@ fn run_simulate(a: SimulateArgs) -> Outcome {
         point: 0,
         threads: a.threads,
     };
-    let region = fcfs_region(&sys, crate::num::working_bits(REGION_DIGITS)).map_err(fail)?;
+    let region = certified_region(&sys, REGION_DIGITS).map_err(fail)?;
+    let exact_methods = exact_methods_apply(&dist, copies).map_err(fail)?;
     let r = simulate(&req, None).map_err(fail)?;
-    Ok(render(&simulate_record(&req, &r, Some(&region)), a.format))
+    Ok(render(
+        &simulate_record(&req, &r, Some(&region.region), exact_methods),
+        a.format,
+    ))
 }
 
 fn run_stability(a: StabilityArgs) -> Outcome {
@@ -320,38 +308,29 @@ fn run_stability(a: StabilityArgs) -> Outcome {
     if a.threads == Some(0) {
         return Err(bad("threads must be at least 1"));
     }
-    let exp_iid = dist.family() == "exp" && copies == Copies::Iid;
-    let exact_applies =
-        exp_iid && policy.order == Order::Fcfs && policy.priority == Priority::None && !a.simulate;
-    // The exact region (certified) where exponential i.i.d. copies make it meaningful.
-    let region = if exp_iid {
-        let c = Certify::digits(REGION_DIGITS);
-        let both = c.run(|bits| fcfs_region(&sys, bits)).map_err(fail)?;
-        let limit = both.certify(REGION_DIGITS, |r| &r.scale_limit);
-        Some((limit, both.hi))
-    } else {
-        None
+    let opts = EstimateOptions {
+        horizon,
+        replications,
+        seed: a.seed,
+        threads: a.threads,
+        ..EstimateOptions::default()
     };
-    let estimate = if exact_applies {
-        None
-    } else {
-        let opts = EstimateOptions {
-            horizon,
-            replications,
-            seed: a.seed,
-            threads: a.threads,
-            ..EstimateOptions::default()
-        };
-        Some(estimate_scale_limit(&sys, policy, copies, &dist, &opts).map_err(fail)?)
-    };
+    let found = stability(
+        &sys,
+        policy,
+        copies,
+        &dist,
+        a.simulate,
+        &opts,
+        REGION_DIGITS,
+    )
+    .map_err(fail)?;
     let findings = StabilityFindings {
         sys: &sys,
         policy,
         copies,
         dist: &dist,
-        region: region.as_ref().map(|(l, r)| (l.clone(), r)),
-        exact_applies,
-        estimate: estimate.as_ref(),
+        found: &found,
     };
     Ok(render(&stability_record(&findings), a.format))
 }

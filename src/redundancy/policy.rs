@@ -115,6 +115,23 @@ impl Policy {
         }
     }
 
+    /// True when the policy is plain FCFS (Π1 = none, Π2 = FCFS): the policy of the
+    /// product form of Gardner et al. (2016) and of the exact FCFS stability region,
+    /// with exponential i.i.d. copies ([`super::product_form`], [`super::stability`]).
+    ///
+    /// ```
+    /// use taskassign::redundancy::policy::Policy;
+    /// assert!(Policy::parse("fcfs", false).unwrap().has_product_form());
+    /// assert!(!Policy::parse("lrf-fcfs", false).unwrap().has_product_form());
+    /// assert!(!Policy::parse("ros", false).unwrap().has_product_form());
+    /// ```
+    pub fn has_product_form(&self) -> bool {
+        match (self.priority, self.order) {
+            (Priority::None, Order::Fcfs) => true,
+            (Priority::None | Priority::Lrf | Priority::Mrf, Order::Fcfs | Order::Ros) => false,
+        }
+    }
+
     /// `non-preemptive` or `preemptive-resume`.
     pub fn preemption(&self) -> &'static str {
         if self.preemptive {

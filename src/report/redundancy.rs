@@ -12,12 +12,13 @@ use super::simulate::{sci, HALF_WIDTH_DIGITS, MEAN_DIGITS};
 use super::Record;
 use crate::dist::aging::classify;
 use crate::dist::{DistFactory, DistSpec};
-use crate::num::certify::Certified;
 use crate::redundancy::classes::{Nestedness, System};
 use crate::redundancy::exact::ExactReport;
 use crate::redundancy::policy::{Copies, Policy};
-use crate::redundancy::sim::{DriftVerdict, SimReport, SimRequest, DRIFT_PER_ARRIVAL};
-use crate::redundancy::stability::{FcfsRegion, StabilityEstimate};
+use crate::redundancy::run::{SimReport, SimRequest};
+use crate::redundancy::stability::{
+    simulated_stability, DriftVerdict, FcfsRegion, SimulatedStability, Stability, DRIFT_PER_ARRIVAL,
+};
 use crate::sim::observe::names;
 use crate::sim::rng::GENERATOR;
 use crate::sim::stats::Estimate;
@@ -61,8 +62,8 @@ fn nested_fields(rec: &mut Record, sys: &System) {
     rec.flag("nested", nested).text("nested_note", note);
 }
 
-/// The record of `redundancy exact`.
-pub fn exact_record(sys: &System, r: &ExactReport) -> Record {
+/// The record of `redundancy exact` for `wanted` digits asked.
+pub fn exact_record(sys: &System, r: &ExactReport, wanted: u32) -> Record {
     let mut rec = Record::default();
     head(
         &mut rec,
@@ -95,6 +96,16 @@ pub fn exact_record(sys: &System, r: &ExactReport) -> Record {
         .text("truncation", r.truncation.clone())
         .int("digits", u64::from(r.digits))
         .text("reading", READING);
+    if r.digits < wanted {
+        rec.text(
+            "note",
+            format!(
+                "only {} of the {wanted} requested significant digits are certified ({})",
+                r.digits,
+                r.solved_by.certified_by()
+            ),
+        );
+    }
     rec
 }
 
@@ -106,46 +117,40 @@ fn est_pair(m: &mut Map<String, Value>, key: &str, e: &Estimate) {
     );
 }
 
-/// Whether a simulated system is stable, and why: the exact FCFS region where it applies
-/// (exponential i.i.d. copies; necessary for every policy there), else the run's drift.
-pub fn stability_basis(
-    region: Option<&FcfsRegion>,
-    policy: Policy,
-    exponential_iid: bool,
-    drift: &Estimate,
-) -> (Option<bool>, String) {
-    if let Some(r) = region {
-        if exponential_iid && !r.stable() {
-            return (
-                Some(false),
-                format!(
-                    "unstable under every policy: the classes inside {} exceed its capacity (exact, exponential i.i.d. copies)",
-                    r.binding_union
-                ),
-            );
+/// Whether a simulated system is stable, and why, in words ([`simulated_stability`]).
+pub fn stability_basis(basis: SimulatedStability, drift: &Estimate) -> (Option<bool>, String) {
+    let why = match basis {
+        SimulatedStability::OutsideRegion(union) => format!(
+            "unstable under every policy: the classes inside {union} exceed its capacity (exact, exponential i.i.d. copies)"
+        ),
+        SimulatedStability::InsideFcfsRegion => {
+            "inside the exact FCFS region (exponential i.i.d. copies)".into()
         }
-        if exponential_iid && policy.name() == "fcfs" {
-            return (
-                Some(true),
-                "inside the exact FCFS region (exponential i.i.d. copies)".into(),
+        SimulatedStability::Drift(v) => {
+            let words = format!(
+                "drift of the number in system {} ± {} per arrival over the measurement windows (threshold {DRIFT_PER_ARRIVAL})",
+                sci(drift.mean, 3),
+                sci(drift.half_width, 2)
             );
+            match v {
+                DriftVerdict::Stable => format!("no drift: {words}"),
+                DriftVerdict::Unstable => format!("drifting: {words}"),
+                DriftVerdict::Inconclusive => format!("inconclusive: {words}"),
+            }
         }
-    }
-    let v = DriftVerdict::of(drift);
-    let words = format!(
-        "drift of the number in system {} ± {} per arrival over the measurement windows (threshold {DRIFT_PER_ARRIVAL})",
-        sci(drift.mean, 3),
-        sci(drift.half_width, 2)
-    );
-    match v {
-        DriftVerdict::Stable => (Some(true), format!("no drift: {words}")),
-        DriftVerdict::Unstable => (Some(false), format!("drifting: {words}")),
-        DriftVerdict::Inconclusive => (None, format!("inconclusive: {words}")),
-    }
+    };
+    (basis.stable(), why)
 }
 
-/// The record of `redundancy simulate`.
-pub fn simulate_record(req: &SimRequest, r: &SimReport, region: Option<&FcfsRegion>) -> Record {
+/// The record of `redundancy simulate`: the request, what it gave, the exact FCFS region
+/// of the system and whether the exact methods apply to its law and copies (the region
+/// then decides stability where it can).
+pub fn simulate_record(
+    req: &SimRequest,
+    r: &SimReport,
+    region: Option<&FcfsRegion>,
+    exact_methods: bool,
+) -> Record {
     let sys = req.sys;
     let mut rec = Record::default();
     head(&mut rec, sys, req.policy, req.copies, &req.dist.describe());
@@ -180,8 +185,8 @@ pub fn simulate_record(req: &SimRequest, r: &SimReport, region: Option<&FcfsRegi
             );
         }
     }
-    let exp_iid = req.dist.family() == "exp" && req.copies == Copies::Iid;
-    let (stable, why) = stability_basis(region, req.policy, exp_iid, &r.drift);
+    let basis = simulated_stability(region, req.policy, exact_methods, &r.drift);
+    let (stable, why) = stability_basis(basis, &r.drift);
     match stable {
         Some(b) => rec.flag("stable", b),
         None => rec.raw("stable", Value::Null),
@@ -219,12 +224,8 @@ pub struct StabilityFindings<'a> {
     pub copies: Copies,
     /// The law.
     pub dist: &'a DistSpec,
-    /// The exact FCFS region (with the digits it is printed with).
-    pub region: Option<(Certified, &'a FcfsRegion)>,
-    /// True when the region is the answer (FCFS, exponential i.i.d. copies).
-    pub exact_applies: bool,
-    /// The simulated estimate, when one was run.
-    pub estimate: Option<&'a StabilityEstimate>,
+    /// What [`crate::redundancy::stability::stability`] found.
+    pub found: &'a Stability,
 }
 
 /// The record of `redundancy stability`.
@@ -246,7 +247,8 @@ pub fn stability_record(f: &StabilityFindings) -> Record {
             .map(|&c| sys.classes()[c].set.to_string())
             .collect()
     };
-    match (f.exact_applies, &f.region, f.estimate) {
+    let region = f.found.region.as_ref().map(|r| (&r.scale_limit, &r.region));
+    match (f.found.exact_applies, region, f.found.estimate.as_ref()) {
         (true, Some((limit, region)), _) => {
             rec.text(
                 "method",

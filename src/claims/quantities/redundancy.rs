@@ -18,12 +18,12 @@ use crate::claims::registry::{
 use crate::claims::systems::redundancy::{RedundancyPoint, RedundancySpec};
 use crate::claims::value::{Pair, Value};
 use crate::dist::DistSpec;
-use crate::num::certify::Certify;
-use crate::redundancy::ctmc;
-use crate::redundancy::policy::{Copies, Order, Policy, Priority, POLICY_NAMES};
-use crate::redundancy::product_form::fcfs_means;
-use crate::redundancy::sim::{simulate, DriftVerdict, SimRequest};
-use crate::redundancy::stability::{estimate_scale_limit, fcfs_region, EstimateOptions};
+use crate::redundancy::exact::{exact_methods_apply, solve, Solution};
+use crate::redundancy::policy::{Policy, POLICY_NAMES};
+use crate::redundancy::run::{simulate, SimReport, SimRequest};
+use crate::redundancy::stability::{
+    estimate_scale_limit, fcfs_region, region_at_both, DriftVerdict, EstimateOptions,
+};
 use crate::redundancy::RedundancyError;
 use crate::sim::observe::{names, Key};
 use crate::sim::stats::paired_difference;
@@ -244,7 +244,8 @@ impl Quantity for RedExact {
             "red_exact",
             format!("{}|{}|{}", p.system, policy.name(), policy.preemptive),
         );
-        if p.copies != Copies::Iid || !is_exponential(&p.dist) {
+        let law = DistSpec::parse(&p.dist)?;
+        if !exact_methods_apply(&law, p.copies).map_err(red_err(what.clone()))? {
             return Err(QuantityError::Usage(format!(
                 "red_exact is for exponential i.i.d. copies of mean 1 (dist='exp:rate=1', copies=iid); the point has {} copies of {}: use red_sim, or override dist= and copies=",
                 p.copies.name(),
@@ -257,28 +258,28 @@ impl Quantity for RedExact {
             .cache
             .get_or(key, || -> Result<ExactPairs, QuantityError> {
                 need_stable(&p, &what)?;
-                if policy.order == Order::Fcfs && policy.priority == Priority::None {
-                    let both = Certify::digits(digits)
-                        .run(|b| fcfs_means(&p.sys, b))
-                        .map_err(red_err(what.clone()))?;
-                    let v = |a: &[rug::Float], b: &[rug::Float]| -> Vec<Pair> {
-                        a.iter()
-                            .zip(b)
-                            .map(|(x, y)| Pair::new(x.clone(), y.clone()))
-                            .collect()
-                    };
-                    return Ok((
-                        Pair::new(
-                            both.lo.total_response.clone(),
-                            both.hi.total_response.clone(),
-                        ),
-                        Pair::new(both.lo.total_number.clone(), both.hi.total_number.clone()),
-                        v(&both.lo.response, &both.hi.response),
-                        v(&both.lo.number, &both.hi.number),
-                    ));
-                }
-                let c = ctmc::solve(&p.sys, policy, CLAIM_CHAIN_DIGITS, None)
-                    .map_err(red_err(what.clone()))?;
+                let c = match solve(&p.sys, policy, digits, CLAIM_CHAIN_DIGITS)
+                    .map_err(red_err(what.clone()))?
+                {
+                    Solution::ProductForm(both) => {
+                        let v = |a: &[rug::Float], b: &[rug::Float]| -> Vec<Pair> {
+                            a.iter()
+                                .zip(b)
+                                .map(|(x, y)| Pair::new(x.clone(), y.clone()))
+                                .collect()
+                        };
+                        return Ok((
+                            Pair::new(
+                                both.lo.total_response.clone(),
+                                both.hi.total_response.clone(),
+                            ),
+                            Pair::new(both.lo.total_number.clone(), both.hi.total_number.clone()),
+                            v(&both.lo.response, &both.hi.response),
+                            v(&both.lo.number, &both.hi.number),
+                        ));
+                    }
+                    Solution::Chain(c) => c,
+                };
                 let two = |a: f64, b: f64| {
                     Pair::new(
                         rug::Float::with_val(bits.0, a),
@@ -310,7 +311,7 @@ fn simulated(
     p: &RedundancyPoint,
     policy: Policy,
     opts: SimOpts,
-) -> Result<std::sync::Arc<crate::redundancy::sim::SimReport>, QuantityError> {
+) -> Result<std::sync::Arc<SimReport>, QuantityError> {
     let key = CacheKey::new(
         "red_sim",
         format!(
@@ -528,8 +529,9 @@ impl Quantity for RedStability {
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let p = RedundancySpec::resolve(&call.scope)?;
         let policy = policy_of(call, &p)?;
-        let exp_iid = p.copies == Copies::Iid && is_exponential(&p.dist);
-        let fcfs = policy.order == Order::Fcfs && policy.priority == Priority::None;
+        let exp_iid = exact_methods_apply(&DistSpec::parse(&p.dist)?, p.copies)
+            .map_err(red_err(format!("redundancy stability {}", p.flags())))?;
+        let fcfs = policy.has_product_form();
         let method = match call.named("method") {
             None => {
                 if fcfs && exp_iid {
@@ -557,10 +559,8 @@ impl Quantity for RedStability {
                 )));
             }
             let what = format!("redundancy stability {} --policy fcfs", p.flags());
-            let both = Certify::digits(call.scope.digits)
-                .run(|b| fcfs_region(&p.sys, b).map(|r| r.scale_limit))
-                .map_err(red_err(what))?;
-            let v = Pair::new(both.lo, both.hi);
+            let both = region_at_both(&p.sys, call.scope.digits).map_err(red_err(what))?;
+            let v = Pair::new(both.lo.scale_limit, both.hi.scale_limit);
             return Ok(Value::new("red_stability", "value")
                 .with("value", v.clone())
                 .with("lower", v.clone())
@@ -625,9 +625,4 @@ impl Quantity for RedStability {
             .with("lower", lo.clone())
             .with("upper", hi.clone()))
     }
-}
-
-/// Whether `spec` is the exponential law of mean 1 of the exact methods.
-fn is_exponential(spec: &str) -> bool {
-    spec.split_whitespace().collect::<String>() == crate::claims::systems::redundancy::DEFAULT_DIST
 }
