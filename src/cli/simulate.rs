@@ -4,8 +4,9 @@
 use super::{bad, hosts_of, load_of, render, Format, LoadArgs, Outcome};
 use crate::dist::{DistFactory, DistSpec};
 use crate::error::Classify;
+use crate::policy::reference::reference_waiting;
 use crate::report::simulate::simulate_record;
-use crate::sim::dispatch::setup::{prepare, SimRequest};
+use crate::sim::dispatch::setup::{run, SimRequest};
 use crate::sim::dispatch::SimPolicy;
 use crate::sim::{SimError, DEFAULT_REPLICATIONS, DEFAULT_WARMUP_FRACTION, MIN_REPLICATIONS};
 use clap::{Args, ValueEnum};
@@ -170,8 +171,13 @@ pub(super) fn run_simulate(a: SimulateArgs) -> Outcome {
         seed: a.seed,
         point: a.point,
     };
-    let prep = prepare(&req).map_err(failed)?;
-    let res = prep.run(a.threads, None).map_err(failed)?;
-    let rec = simulate_record(&req, &prep, &res).map_err(failed)?;
+    let (prep, res) = run(&req, a.threads, None).map_err(failed)?;
+    // The formulas assume Poisson arrivals: renewal arrivals have no reference.
+    let reference = match req.interarrival {
+        None => reference_waiting(policy.routing(), &dist, &prep.lambda, hosts, &prep.cutoffs)
+            .map_err(|e| failed(e.into()))?,
+        Some(_) => None,
+    };
+    let rec = simulate_record(&req, &prep, &res, reference.as_ref()).map_err(failed)?;
     Ok(render(&rec, a.format))
 }

@@ -30,7 +30,7 @@ pub mod stats;
 
 // The paths of the dispatch simulators before they moved to `dispatch`, kept for the
 // integration tests and the claims engine.
-pub use dispatch::{setup, tags_error, SimPolicy, SimResult};
+pub use dispatch::{setup, SimPolicy, SimResult};
 
 use crate::dist::DistError;
 use crate::policy::PolicyError;

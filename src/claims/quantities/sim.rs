@@ -17,14 +17,16 @@ use crate::claims::systems::dispatch::{load_flag, DispatchSpec, DispatchSystem};
 use crate::claims::value::{Pair, Value};
 use crate::dist::DistFactory;
 use crate::num::certify::to_sci;
+use crate::optimize::equalize::balanced_cutoffs;
+use crate::policy::reference::reference_waiting;
 use crate::policy::{LoadSpec, Metric};
 use crate::sim::dispatch::setup::{
-    simulated_mean, Quantity as SimQuantity, SimRequest, ANALYTIC_BITS,
-};
-use crate::sim::dispatch::tags_error::{
-    balanced_cutoffs, tags_poisson_error, TagsHostError as HostRow,
+    run, simulated_mean, Quantity as SimQuantity, SimRequest, ANALYTIC_BITS,
 };
 use crate::sim::dispatch::SimPolicy;
+use crate::sim::observe::names;
+use crate::sim::stats::{Estimate, HeavyTail};
+use crate::sim::SimError;
 use crate::sim::{DEFAULT_REPLICATIONS, DEFAULT_WARMUP_FRACTION};
 
 /// Measured jobs per replication of a simulated quantity unless `jobs=` says otherwise
@@ -222,7 +224,7 @@ impl Quantity for LwlSim {
 }
 
 /// `tags_host_error(host=i, cutoffs=Q, …)`: (formula − simulated)/simulated of the TAGS
-/// queueing delay per visit at host i.
+/// queueing delay per visit at host i ([`tags_poisson_error`]).
 pub struct TagsHostError;
 
 static TAGS_HOST_ERROR: Signature = Signature {
@@ -286,8 +288,72 @@ fn tags_cutoff_texts(
     }
 }
 
+/// One host of a TAGS approximation-error row: the simulated mean queueing delay per
+/// visit against the formula's, and their relative error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TagsHostErrorRow {
+    /// Host index, 1-based.
+    pub host: usize,
+    /// ρ_i (exact).
+    pub load: f64,
+    /// Simulated mean queueing delay per visit.
+    pub simulated: Estimate,
+    /// The formula's Q_i (exact at host 1, Poisson approximation beyond).
+    pub formula: f64,
+    /// (formula − simulated) / simulated.
+    pub rel_error: f64,
+    /// 95 % half-width of `rel_error`: formula · hw / simulated² (delta method; the
+    /// formula's value is exact arithmetic, so all the uncertainty is the simulation's).
+    pub rel_error_half_width: f64,
+}
+
+/// The error of the Poisson approximation at TAGS hosts ≥ 2: simulates the TAGS request
+/// `req` (Poisson arrivals; the chain of kills is simulated exactly) and compares each
+/// host's queueing delay per visit (`host_waiting[i]`) with the TAGS formula's
+/// ([`crate::policy::reference`]: exact at host 1, the papers' Poisson approximation at
+/// hosts ≥ 2, whose arrivals are the kill times at host i − 1).
+pub fn tags_poisson_error(
+    req: &SimRequest,
+) -> Result<(Vec<TagsHostErrorRow>, HeavyTail), SimError> {
+    if req.policy != SimPolicy::Tags || req.interarrival.is_some() {
+        return Err(SimError::BadConfig(
+            "the Poisson-approximation error is defined for TAGS with Poisson arrivals".into(),
+        ));
+    }
+    let (p, r) = run(req, None, None)?;
+    let formula = reference_waiting(
+        req.policy.routing(),
+        req.dist,
+        &p.lambda,
+        req.hosts,
+        &p.cutoffs,
+    )?
+    .and_then(|a| a.host_waiting)
+    .ok_or_else(|| SimError::BadConfig("no analytic per-host waiting".into()))?;
+    let loads = p.host_loads.clone().unwrap_or_default();
+    let rows = r
+        .estimates
+        .vector(names::HOST_WAITING)
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let f = formula.get(i).copied().unwrap_or(f64::NAN);
+            let rel_error = (f - e.mean) / e.mean;
+            TagsHostErrorRow {
+                host: i + 1,
+                load: loads.get(i).copied().unwrap_or(f64::NAN),
+                simulated: *e,
+                formula: f,
+                rel_error,
+                rel_error_half_width: (f * e.half_width / (e.mean * e.mean)).abs(),
+            }
+        })
+        .collect();
+    Ok((rows, r.heavy_tail))
+}
+
 /// The simulated rows of every host, the heavy-tail warnings, the simulation in words.
-type TagsErrRows = (Vec<HostRow>, Vec<String>, String);
+type TagsErrRows = (Vec<TagsHostErrorRow>, Vec<String>, String);
 
 impl Quantity for TagsHostError {
     fn signature(&self) -> &'static Signature {

@@ -9,25 +9,25 @@
 //!   Kiefer–Wolfowitz vector for LWL, FIFOs of departures for JSQ) and the one map from a
 //!   policy name to its kernel type;
 //! * [`setup`]: from the user's vocabulary (a distribution spec, a load, cutoffs as decimal
-//!   strings) to a [`SimConfig`]; the entry point of the `simulate` command and of the
-//!   claims engine ([`setup::simulated_mean`]);
-//! * [`analytic`]: the formula a run is compared with, when one exists (the simulators
-//!   compute none);
-//! * [`tags_error`]: the error of the Poisson approximation at TAGS hosts ≥ 2.
+//!   strings) to a [`SimConfig`], and the one runner of the `simulate` command and of the
+//!   claims engine ([`setup::run`], [`setup::simulated_mean`]).
+//!
+//! The simulators compute no formula: the value a run is compared with comes from
+//! [`crate::policy::reference`], named by [`SimPolicy::routing`].
 //!
 //! Every estimate is read by name from [`SimResult::estimates`]
 //! ([`crate::sim::observe::names`]).
 
-pub mod analytic;
 pub mod engine;
 pub mod kernels;
 pub mod setup;
-pub mod tags_error;
 
 use super::observe::{names, Estimates};
 use super::stats::{Estimate, HeavyTail};
 use super::{check_replications, Progress, Replicated, Replicator, SimError};
 use crate::dist::Sampler;
+use crate::policy::reference::Routing;
+use crate::policy::PolicyKind;
 
 /// The simulated dispatching policies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +62,17 @@ impl SimPolicy {
     /// True for the policies that take h − 1 cutoffs.
     pub fn uses_cutoffs(self) -> bool {
         matches!(self, SimPolicy::Sita | SimPolicy::Tags)
+    }
+
+    /// The routing as the reference formulas see it ([`crate::policy::reference`]).
+    pub fn routing(self) -> Routing {
+        match self {
+            SimPolicy::Sita => Routing::Formula(PolicyKind::Sita),
+            SimPolicy::Tags => Routing::Formula(PolicyKind::Tags),
+            SimPolicy::Random => Routing::Formula(PolicyKind::Random),
+            SimPolicy::Lwl => Routing::CentralQueue,
+            SimPolicy::RoundRobin | SimPolicy::Jsq => Routing::NoFormula,
+        }
     }
 
     /// True for the policies that kill and restart jobs (TAGS): their waiting splits into

@@ -1,13 +1,13 @@
 //! From the user's vocabulary (a distribution spec, a load, cutoffs as decimal strings) to a
-//! [`SimConfig`], checked for stability, with the value to compare with attached.
+//! [`SimConfig`], checked for stability, and the one runner of the dispatch simulators
+//! ([`run`]) that the `simulate` command and the claims engine call.
 //!
 //! The load, λ and the cutoffs are resolved in MPFR at [`ANALYTIC_BITS`] exactly as `eval`
 //! resolves them, then rounded to f64 for the simulator. The per-host loads (the policy
-//! vocabulary of [`crate::policy`]) decide stability before anything runs. The reference
-//! value a run is compared with comes from [`super::analytic`], the one place where the
-//! simulators meet the formulas.
+//! vocabulary of [`crate::policy`]) decide stability before anything runs. The value a run
+//! is compared with is not computed here: [`crate::policy::reference`] gives it from the
+//! resolved λ and cutoffs ([`Prepared::lambda`], [`Prepared::cutoffs`]).
 
-use super::analytic::{self, Analytic};
 use super::{simulate, simulate_with_threads, Arrivals, SimConfig, SimPolicy, SimResult};
 use crate::dist::{DistError, DistFactory, JobSize};
 use crate::num::{parse_decimal, show};
@@ -60,8 +60,6 @@ pub struct Prepared {
     pub cutoffs: Vec<Float>,
     /// Per-host loads when the policy determines them (SITA, TAGS, Random, RR).
     pub host_loads: Option<Vec<f64>>,
-    /// The analytic values, when a formula exists.
-    pub analytic: Option<Analytic>,
     /// E\[X²; X > x_n\] / E\[X²\] with P(X > x_n) = 1/n, n = jobs per replication: the input
     /// of the a-priori heavy-tail rule ([`HeavyTail::with_unseen_share`]).
     pub unseen_share: f64,
@@ -131,6 +129,18 @@ pub fn takes_no_cutoffs(policy: &str) -> PolicyError {
     PolicyError::BadCutoffs(format!("{policy} takes no cutoffs"))
 }
 
+/// Resolves `req` and simulates it: the one runner of the dispatch simulators (the
+/// `simulate` command and the claims call it), on `threads` threads or rayon's pool.
+pub fn run(
+    req: &SimRequest,
+    threads: Option<usize>,
+    progress: Option<&(dyn Fn(usize, usize) + Sync)>,
+) -> Result<(Prepared, SimResult), SimError> {
+    let p = prepare(req)?;
+    let r = p.run(threads, progress)?;
+    Ok((p, r))
+}
+
 /// Resolves a request (validating everything the simulator needs).
 pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
     let bits = ANALYTIC_BITS;
@@ -178,18 +188,6 @@ pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
             )));
         }
     }
-    let analytic = if req.interarrival.is_none() {
-        analytic::reference_waiting(
-            req.policy,
-            d.as_ref(),
-            &lambda,
-            req.hosts,
-            &cutoffs,
-            &mut notes,
-        )?
-    } else {
-        None
-    };
     let unseen_share = match unseen_second_moment_share(d.as_ref(), req.jobs) {
         Ok(s) => s,
         Err(e) => {
@@ -219,7 +217,6 @@ pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
         load: rho,
         cutoffs,
         host_loads,
-        analytic,
         unseen_share,
         notes,
     })
@@ -295,7 +292,7 @@ impl From<Quantity> for Key {
 /// ```
 /// use taskassign::dist::DistSpec;
 /// use taskassign::policy::LoadSpec;
-/// use taskassign::sim::dispatch::analytic::erlang_c_waiting;
+/// use taskassign::policy::reference::erlang_c_waiting;
 /// use taskassign::sim::dispatch::setup::{simulated_mean, Quantity, SimRequest};
 /// use taskassign::sim::dispatch::SimPolicy;
 /// // "LWL with exponential sizes is within 10 % of Erlang C" at ρ = 1.2 on 2 hosts: the
@@ -320,8 +317,7 @@ pub fn simulated_mean(
     q: impl Into<Key>,
 ) -> Result<(Estimate, HeavyTail), SimError> {
     let key = q.into();
-    let p = prepare(req)?;
-    let r = p.run(None, None)?;
+    let (_, r) = run(req, None, None)?;
     let e = r
         .estimates
         .get(key)
