@@ -20,7 +20,7 @@ use taskassign::num::certify::to_sci;
 use taskassign::optimize::equalize::balanced_cutoffs;
 use taskassign::policy::LoadSpec;
 use taskassign::sim::setup::{SimRequest, ANALYTIC_BITS};
-use taskassign::sim::SimPolicy;
+use taskassign::sim::{Length, RunOptions, SimPolicy};
 
 /// Shapes α of the table.
 const ALPHAS: [&str; 3] = ["0.5", "1", "1.5"];
@@ -92,11 +92,16 @@ at hosts ≥ 2; `rel. error` = (formula − simulated)/simulated ± 95 % half-wi
                     load: LoadSpec::Total(load.into()),
                     cutoffs: cut.clone(),
                     interarrival: None,
-                    jobs: JOBS,
-                    warmup: WARMUP,
-                    replications: REPS,
-                    seed: SEED,
-                    point,
+                    run: RunOptions {
+                        length: Length::Jobs {
+                            measured: JOBS,
+                            warmup: WARMUP,
+                        },
+                        replications: REPS,
+                        seed: SEED,
+                        point,
+                        ..RunOptions::new(Length::jobs(1))
+                    },
                 };
                 let (rows, ht) = tags_poisson_error(&req).unwrap();
                 let cut_s = cut.join(" ");

@@ -18,6 +18,7 @@ mod design;
 mod jsq;
 mod progress;
 mod redundancy;
+mod run_args;
 mod simulate;
 mod sweep;
 mod tables;

@@ -9,7 +9,7 @@ use super::sim::{drift, RedundancySim, RedundancyTally};
 use super::RedundancyError;
 use crate::dist::{DistFactory, DistSpec};
 use crate::sim::stats::Estimate;
-use crate::sim::{Progress, Replicated, Replicator};
+use crate::sim::{Length, Progress, Replicated, RunOptions, DEFAULT_JOBS};
 
 /// A simulation as asked.
 #[derive(Debug, Clone)]
@@ -22,19 +22,16 @@ pub struct SimRequest<'a> {
     pub copies: Copies,
     /// The service law of the requirements.
     pub dist: &'a DistSpec,
-    /// Measured jobs per replication.
-    pub jobs: u64,
-    /// Discarded jobs per replication.
-    pub warmup: u64,
-    /// Replications.
-    pub replications: usize,
-    /// Base seed.
-    pub seed: u64,
-    /// Sweep point (the stream coordinate).
-    pub point: u64,
-    /// Worker threads (`None`: rayon's pool).
-    pub threads: Option<usize>,
+    /// Jobs (measured and warm-up), replications, seed, point, threads ([`DEFAULT_RUN`]
+    /// unless the caller says otherwise).
+    pub run: RunOptions,
 }
+
+/// The defaults of a redundancy simulation, on the command line and in the claims:
+/// [`crate::sim::DEFAULT_JOBS`] measured jobs after a tenth as many discarded,
+/// [`crate::sim::DEFAULT_REPLICATIONS`] replications, seed [`crate::sim::DEFAULT_SEED`],
+/// point 0, from empty.
+pub const DEFAULT_RUN: RunOptions = RunOptions::new(Length::jobs(DEFAULT_JOBS));
 
 /// A simulation's results.
 #[derive(Debug, Clone)]
@@ -53,26 +50,20 @@ pub struct SimReport {
     pub method: &'static str,
 }
 
-/// Runs the simulation of `req`.
+/// Runs the simulation of `req`: the one runner of the redundancy simulator (the
+/// `redundancy simulate` command and the claims call it).
 pub fn simulate(
     req: &SimRequest,
     progress: Option<Progress>,
 ) -> Result<SimReport, RedundancyError> {
+    req.run.validate()?;
+    let (jobs, warmup) = req.run.jobs("redundancy")?;
+    req.run.require_empty_start("redundancy")?;
     let d = req
         .dist
         .build(crate::num::working_bits(crate::num::DEFAULT_DIGITS))?;
-    let sim = RedundancySim::new(
-        req.sys,
-        req.policy,
-        req.copies,
-        d.as_ref(),
-        req.jobs,
-        req.warmup,
-    )?;
-    let mut rep = Replicator::new(req.seed, req.point, req.replications)?;
-    if let Some(t) = req.threads {
-        rep = rep.threads(t);
-    }
+    let sim = RedundancySim::new(req.sys, req.policy, req.copies, d.as_ref(), jobs, warmup)?;
+    let rep = req.run.replicator()?;
     let t0 = std::time::Instant::now();
     let run = rep.run(&sim, progress)?;
     // A floor on the measured time (1 ns, the clock's resolution), so a run too short to

@@ -163,6 +163,29 @@ pub struct EstimateOptions {
     pub threads: Option<usize>,
 }
 
+impl EstimateOptions {
+    /// Checks the options: at least [`MIN_DRIFT_HORIZON`] arrivals per replication,
+    /// [`crate::sim::MIN_REPLICATIONS`] ≤ R ≤ [`crate::sim::MAX_REPLICATIONS`], at least one
+    /// thread.
+    pub fn validate(&self) -> Result<(), RedundancyError> {
+        if self.horizon < MIN_DRIFT_HORIZON {
+            return Err(RedundancyError::BadPolicy(format!(
+                "horizon must be at least {MIN_DRIFT_HORIZON} arrivals, got {}",
+                self.horizon
+            )));
+        }
+        crate::sim::check_replications(self.replications)?;
+        if self.threads == Some(0) {
+            return Err(RedundancyError::BadPolicy(
+                "threads must be at least 1".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The fewest arrivals per replication of the drift test (its second half is measured).
+pub const MIN_DRIFT_HORIZON: u64 = 100;
 /// Default arrivals per replication of the drift test.
 pub const DEFAULT_HORIZON: u64 = 400_000;
 /// Default replications per scale.
@@ -179,7 +202,7 @@ impl Default for EstimateOptions {
         EstimateOptions {
             horizon: DEFAULT_HORIZON,
             replications: DEFAULT_DRIFT_REPLICATIONS,
-            seed: 1,
+            seed: crate::sim::DEFAULT_SEED,
             bisections: DEFAULT_BISECTIONS,
             threads: None,
         }
@@ -244,6 +267,7 @@ pub fn estimate_scale_limit(
     dist: &DistSpec,
     opts: &EstimateOptions,
 ) -> Result<StabilityEstimate, RedundancyError> {
+    opts.validate()?;
     let d = dist.build(crate::num::working_bits(crate::num::DEFAULT_DIGITS))?;
     let mut points = Vec::new();
     let mut eval =

@@ -10,8 +10,8 @@
 
 use super::simulate::{sci, HALF_WIDTH_DIGITS, MEAN_DIGITS};
 use super::Record;
-use crate::dist::aging::classify;
-use crate::dist::{DistFactory, DistSpec};
+use crate::dist::aging::Aging;
+use crate::dist::{DistError, DistFactory, DistSpec};
 use crate::redundancy::classes::{Nestedness, System};
 use crate::redundancy::exact::ExactReport;
 use crate::redundancy::policy::{Copies, Policy};
@@ -23,6 +23,17 @@ use crate::sim::observe::names;
 use crate::sim::rng::GENERATOR;
 use crate::sim::stats::Estimate;
 use serde_json::{Map, Value};
+
+/// The ageing class of a service law ([`crate::dist::aging::classify`]) and how it was
+/// found, or why it could not be.
+pub type AgingClass = Result<(Aging, &'static str), DistError>;
+
+fn class_text(class: &AgingClass) -> String {
+    match class {
+        Ok((a, how)) => format!("{} ({how})", a.label()),
+        Err(e) => format!("unknown ({e})"),
+    }
+}
 
 /// The reading every record repeats.
 pub const READING: &str = "a free server picks among the jobs whose set contains it (those in service elsewhere included) by class priority Pi1, then Pi2; cancel-on-complete";
@@ -144,20 +155,18 @@ pub fn stability_basis(basis: SimulatedStability, drift: &Estimate) -> (Option<b
 
 /// The record of `redundancy simulate`: the request, what it gave, the exact FCFS region
 /// of the system and whether the exact methods apply to its law and copies (the region
-/// then decides stability where it can).
+/// then decides stability where it can), and the law's ageing class.
 pub fn simulate_record(
     req: &SimRequest,
     r: &SimReport,
     region: Option<&FcfsRegion>,
     exact_methods: bool,
+    class: &AgingClass,
 ) -> Record {
     let sys = req.sys;
     let mut rec = Record::default();
     head(&mut rec, sys, req.policy, req.copies, &req.dist.describe());
-    let class = classify(req.dist)
-        .map(|(a, how)| format!("{} ({how})", a.label()))
-        .unwrap_or_else(|e| format!("unknown ({e})"));
-    rec.text("service_class", class);
+    rec.text("service_class", class_text(class));
     let est = &r.run.estimates;
     let resp = est.vector(names::RESPONSE);
     let num = est.vector(names::NUMBER);
@@ -193,11 +202,12 @@ pub fn simulate_record(
     };
     rec.text("stable_basis", why);
     nested_fields(&mut rec, sys);
+    let (jobs, warmup) = req.run.jobs("redundancy").unwrap_or_default();
     rec.text("method", r.method)
-        .int("jobs", req.jobs)
-        .int("warmup", req.warmup)
-        .int("replications", req.replications as u64)
-        .int("seed", req.seed)
+        .int("jobs", jobs)
+        .int("warmup", warmup)
+        .int("replications", req.run.replications as u64)
+        .int("seed", req.run.seed)
         .text("generator", GENERATOR)
         .text("events_per_second", sci(r.events_per_second, 3))
         .text("jobs_per_second", sci(r.jobs_per_second, 3))
@@ -205,8 +215,8 @@ pub fn simulate_record(
         .flag("heavy_tail_warning", r.run.heavy_tail.warned());
     let mut notes = r.run.heavy_tail.describe();
     notes.push(format!(
-        "half-widths: 95% Student-t over {} independent replications (warm-up of {} jobs discarded in each)",
-        req.replications, req.warmup
+        "half-widths: 95% Student-t over {} independent replications (warm-up of {warmup} jobs discarded in each)",
+        req.run.replications
     ));
     notes.push("common random numbers: gaps, classes and requirements are drawn at arrival from their own streams, so every policy meets the same jobs at one seed".into());
     rec.texts("notes", &notes).text("reading", READING);
@@ -226,6 +236,8 @@ pub struct StabilityFindings<'a> {
     pub dist: &'a DistSpec,
     /// What [`crate::redundancy::stability::stability`] found.
     pub found: &'a Stability,
+    /// The law's ageing class.
+    pub class: &'a AgingClass,
 }
 
 /// The record of `redundancy stability`.
@@ -233,10 +245,7 @@ pub fn stability_record(f: &StabilityFindings) -> Record {
     let sys = f.sys;
     let mut rec = Record::default();
     head(&mut rec, sys, f.policy, f.copies, &f.dist.describe());
-    let class = classify(f.dist)
-        .map(|(a, how)| format!("{} ({how})", a.label()))
-        .unwrap_or_else(|e| format!("unknown ({e})"));
-    rec.text("service_class", class);
+    rec.text("service_class", class_text(f.class));
     let classes: Vec<Value> = (0..sys.classes().len())
         .map(|c| Value::Object(class_object(sys, c)))
         .collect();

@@ -127,6 +127,7 @@ pub fn simulate_record(
     reference: Option<&Reference>,
 ) -> Result<Record, SimError> {
     let cfg = &prep.config;
+    let (jobs, warmup) = req.run.jobs("dispatch").unwrap_or_default();
     let est = &res.estimates;
     let mut rec = Record::default();
     rec.text("policy", req.policy.name())
@@ -145,10 +146,10 @@ pub fn simulate_record(
                 None => "poisson".into(),
             },
         )
-        .int("jobs", req.jobs)
-        .int("warmup", req.warmup)
-        .int("replications", req.replications as u64)
-        .int("seed", req.seed)
+        .int("jobs", jobs)
+        .int("warmup", warmup)
+        .int("replications", req.run.replications as u64)
+        .int("seed", req.run.seed)
         .text("generator", GENERATOR);
     let waiting = scalar(est, names::WAITING)?;
     estimate(&mut rec, names::WAITING, &waiting);
@@ -204,8 +205,8 @@ pub fn simulate_record(
         notes.push("n/a: no measured job visited that host".into());
     }
     notes.push(format!(
-        "half-widths: 95% Student-t over {} independent replications (warm-up of {} jobs discarded in each)",
-        req.replications, req.warmup
+        "half-widths: 95% Student-t over {} independent replications (warm-up of {warmup} jobs discarded in each)",
+        req.run.replications
     ));
     rec.texts("notes", &notes);
     Ok(rec)

@@ -54,10 +54,15 @@ mod per_server;
 pub use occupancy::OccupancySim;
 pub use per_server::PerServerSim;
 
+use super::fixed_point::{fixed_point, jsq_reference};
+use super::fluid::Limit;
 use super::model::{LbError, System};
 use crate::sim::observe::{Key, Sample};
 use crate::sim::stats::{ratio_estimate, Estimate};
-use crate::sim::{Replicated, Replicator, Simulator, Tally};
+use crate::sim::{
+    Length, Progress, Replicated, Replicator, RunOptions, Simulator, Start, Tally,
+    DEFAULT_WARMUP_FRACTION,
+};
 
 /// The stream of the occupancy simulator's events (gaps and choices).
 pub const STREAM_EVENTS: u64 = 0;
@@ -451,4 +456,126 @@ pub fn simulate<S: Simulator<Tally = Obs>>(
     let rep = run.run(sim, progress)?;
     let s = summarize(system, &rep)?;
     Ok((rep, s))
+}
+
+/// Measured time per replication of a JSQ simulation unless the caller says otherwise
+/// (in mean service times).
+pub const DEFAULT_TIME: f64 = 100.0;
+
+/// The defaults of a JSQ simulation, on the command line (`jsq simulate`) and in the
+/// claims (`jsq_sim`, `jsq_excess`): [`DEFAULT_TIME`] measured after a warm-up of a tenth
+/// of it, [`crate::sim::DEFAULT_REPLICATIONS`] replications, seed
+/// [`crate::sim::DEFAULT_SEED`], point 0, each replication started at N times the
+/// mean-field fixed point of the d used ([`fixed_point_start`]).
+pub const DEFAULT_RUN: RunOptions = RunOptions {
+    length: Length::Time {
+        measured: DEFAULT_TIME,
+        warmup: DEFAULT_TIME / DEFAULT_WARMUP_FRACTION as f64,
+    },
+    start: Start::FixedPoint,
+    ..RunOptions::new(Length::jobs(0))
+};
+
+/// Precision of the mean-field fixed point a run starts from (it is rounded to whole
+/// servers).
+const START_BITS: u32 = 64;
+
+/// Q_1, Q_2, … = round(N q_i) for the mean-field fixed point of the d used at N (JSQ's
+/// fluid fixed point when d = N), non-increasing and at most N: the start of a run that
+/// should spend little of its warm-up reaching stationarity.
+pub fn fixed_point_start(system: &System) -> Result<Vec<u32>, LbError> {
+    let n = system.servers();
+    let d = system.d().d;
+    let limit = if d >= n {
+        Limit::Jsq
+    } else {
+        match u32::try_from(d) {
+            Ok(d) => Limit::PowerOfD(d),
+            Err(_) => Limit::Jsq,
+        }
+    };
+    let fp = fixed_point(system.model(), limit, START_BITS)?;
+    let mut out: Vec<u32> = Vec::new();
+    let mut prev = n as f64;
+    for q in &fp.occupancy {
+        let x = (q.to_f64() * n as f64).round().min(prev);
+        if x < 1.0 {
+            break;
+        }
+        out.push(x as u32);
+        prev = x;
+    }
+    Ok(out)
+}
+
+/// What a JSQ simulation measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    /// Time averages after the warm-up, and the distance to JSQ's fluid fixed point where
+    /// that fixed point is unique.
+    Stationary,
+    /// Also the occupancy at the end of the run (a transient run: E[q_i(t)] at t = warm-up
+    /// + measured time, in [`Summary::trajectory`]).
+    AtEnd,
+}
+
+/// A JSQ simulation as run.
+#[derive(Debug, Clone)]
+pub struct SimRun {
+    /// The replications and their estimates.
+    pub replicated: Replicated<Obs>,
+    /// The estimates, read by name.
+    pub summary: Summary,
+    /// Wall time of the replications, in seconds.
+    pub seconds: f64,
+    /// Where the replications started (empty when the fixed point asked for could not be
+    /// computed).
+    pub start: Start,
+    /// What the run could not do as asked, in words.
+    pub notes: Vec<String>,
+}
+
+/// Runs the occupancy simulator of `system` with `opts` (a length in time): the one runner
+/// of JSQ(d(N)) that `jsq simulate` and the claims call. A stationary run measures the
+/// distance to JSQ's fluid fixed point where it is unique (a note says when it is not).
+pub fn run(
+    system: &System,
+    opts: &RunOptions,
+    measure: Measure,
+    progress: Option<Progress>,
+) -> Result<SimRun, LbError> {
+    opts.validate()?;
+    let (measured, warmup) = opts.time("JSQ")?;
+    let mut notes = Vec::new();
+    let mut plan = Plan::new(warmup, measured);
+    let mut start = opts.start;
+    if start == Start::FixedPoint {
+        match fixed_point_start(system) {
+            Ok(q) => plan.start = q,
+            Err(e) => {
+                notes.push(format!(
+                    "started empty: the mean-field fixed point could not be computed ({e})"
+                ));
+                start = Start::Empty;
+            }
+        }
+    }
+    match measure {
+        Measure::Stationary => match jsq_reference(system.model()) {
+            Ok(r) => plan.reference = r,
+            Err(e) => notes.push(format!("no distance: {e}")),
+        },
+        Measure::AtEnd => plan.sample_times = vec![warmup + measured],
+    }
+    let sim = OccupancySim::new(system, &plan)?;
+    let runner = opts.replicator()?;
+    let t0 = std::time::Instant::now();
+    let (replicated, summary) = simulate(system, &sim, &runner, progress)?;
+    Ok(SimRun {
+        replicated,
+        summary,
+        seconds: t0.elapsed().as_secs_f64(),
+        start,
+        notes,
+    })
 }

@@ -15,6 +15,7 @@ use crate::policy::{self, tags, LoadSpec, PolicyError};
 use crate::sim::observe::{names, Key};
 use crate::sim::stats::{Estimate, HeavyTail};
 use crate::sim::SimError;
+use crate::sim::{Length, RunOptions, DEFAULT_JOBS};
 use rug::Float;
 
 /// Precision (bits) of the analytic side: λ, ρ, the cutoffs and the formulas' values
@@ -35,17 +36,16 @@ pub struct SimRequest<'a> {
     pub cutoffs: Vec<String>,
     /// Renewal arrivals: the gap distribution (rescaled to mean 1/λ); `None` for Poisson.
     pub interarrival: Option<&'a dyn DistFactory>,
-    /// Measured jobs per replication.
-    pub jobs: u64,
-    /// Discarded jobs at the start of each replication.
-    pub warmup: u64,
-    /// Replications.
-    pub replications: usize,
-    /// Base seed.
-    pub seed: u64,
-    /// Sweep point.
-    pub point: u64,
+    /// Jobs (measured and warm-up), replications, seed, point, threads ([`DEFAULT_RUN`]
+    /// unless the caller says otherwise).
+    pub run: RunOptions,
 }
+
+/// The defaults of a dispatch simulation, on the command line and in the claims:
+/// [`crate::sim::DEFAULT_JOBS`] measured jobs after a tenth as many discarded,
+/// [`crate::sim::DEFAULT_REPLICATIONS`] replications, seed [`crate::sim::DEFAULT_SEED`],
+/// point 0, from empty.
+pub const DEFAULT_RUN: RunOptions = RunOptions::new(Length::jobs(DEFAULT_JOBS));
 
 /// A request resolved: the f64 configuration and the analytic side.
 #[derive(Debug)]
@@ -68,8 +68,8 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    /// Simulates (rayon's current pool, or a pool of `threads` threads) and adds the
-    /// a-priori heavy-tail rule to the result's diagnosis.
+    /// Simulates (on the request's threads, or a pool of `threads` threads when given)
+    /// and adds the a-priori heavy-tail rule to the result's diagnosis.
     pub fn run(
         &self,
         threads: Option<usize>,
@@ -130,19 +130,21 @@ pub fn takes_no_cutoffs(policy: &str) -> PolicyError {
 }
 
 /// Resolves `req` and simulates it: the one runner of the dispatch simulators (the
-/// `simulate` command and the claims call it), on `threads` threads or rayon's pool.
+/// `simulate` command and the claims call it).
 pub fn run(
     req: &SimRequest,
-    threads: Option<usize>,
     progress: Option<&(dyn Fn(usize, usize) + Sync)>,
 ) -> Result<(Prepared, SimResult), SimError> {
     let p = prepare(req)?;
-    let r = p.run(threads, progress)?;
+    let r = p.run(None, progress)?;
     Ok((p, r))
 }
 
 /// Resolves a request (validating everything the simulator needs).
 pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
+    req.run.validate()?;
+    let (jobs, _) = req.run.jobs("dispatch")?;
+    req.run.require_empty_start("dispatch")?;
     let bits = ANALYTIC_BITS;
     let d = req.dist.build(bits)?;
     let (lambda, rho) = req.load.resolve(d.as_ref(), req.hosts)?;
@@ -188,7 +190,7 @@ pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
             )));
         }
     }
-    let unseen_share = match unseen_second_moment_share(d.as_ref(), req.jobs) {
+    let unseen_share = match unseen_second_moment_share(d.as_ref(), jobs) {
         Ok(s) => s,
         Err(e) => {
             notes.push(format!(
@@ -204,11 +206,7 @@ pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
         cutoffs: cutoffs.iter().map(Float::to_f64).collect(),
         sizes,
         arrivals,
-        jobs: req.jobs,
-        warmup: req.warmup,
-        replications: req.replications,
-        seed: req.seed,
-        point: req.point,
+        run: req.run,
     };
     config.validate()?;
     Ok(Prepared {
@@ -293,22 +291,23 @@ impl From<Quantity> for Key {
 /// use taskassign::dist::DistSpec;
 /// use taskassign::policy::LoadSpec;
 /// use taskassign::policy::reference::erlang_c_waiting;
-/// use taskassign::sim::dispatch::setup::{simulated_mean, Quantity, SimRequest};
+/// use taskassign::sim::dispatch::setup::{simulated_mean, Quantity, SimRequest, DEFAULT_RUN};
 /// use taskassign::sim::dispatch::SimPolicy;
+/// use taskassign::sim::{Length, RunOptions};
 /// // "LWL with exponential sizes is within 10 % of Erlang C" at ρ = 1.2 on 2 hosts: the
 /// // whole 95 % interval lies in the band.
 /// let d = DistSpec::parse("exp:rate=1").unwrap();
 /// let req = SimRequest {
 ///     policy: SimPolicy::Lwl, dist: &d, hosts: 2, load: LoadSpec::Total("1.2".into()),
-///     cutoffs: vec![], interarrival: None, jobs: 100_000, warmup: 10_000,
-///     replications: 10, seed: 1, point: 0,
+///     cutoffs: vec![], interarrival: None,
+///     run: RunOptions { length: Length::jobs(100_000), ..DEFAULT_RUN },
 /// };
 /// let (est, tail) = simulated_mean(&req, Quantity::Waiting).unwrap();
 /// let target = erlang_c_waiting(1.2, 1.0, 2);
 /// let (lo, hi) = est.interval();
 /// assert!(!tail.warned() && lo >= 0.9 * target && hi <= 1.1 * target, "{est:?}");
 /// // Too few jobs to tell a 1 % difference: the interval is wider than the ±1 % band.
-/// let short = SimRequest { jobs: 2_000, warmup: 200, ..req };
+/// let short = SimRequest { run: RunOptions { length: Length::jobs(2_000), ..req.run }, ..req };
 /// let (est, _) = simulated_mean(&short, Quantity::Waiting).unwrap();
 /// assert!(2.0 * est.half_width > 0.02 * target, "{est:?}");
 /// ```
@@ -317,7 +316,7 @@ pub fn simulated_mean(
     q: impl Into<Key>,
 ) -> Result<(Estimate, HeavyTail), SimError> {
     let key = q.into();
-    let (_, r) = run(req, None, None)?;
+    let (_, r) = run(req, None)?;
     let e = r
         .estimates
         .get(key)
