@@ -155,6 +155,25 @@ pub struct TailEvidence {
     pub dominant_job_share: f64,
 }
 
+impl TailEvidence {
+    /// The evidence of a replication's sums: the headline observable's `sum` over `count`
+    /// jobs, and the largest and the total X² of the sizes drawn (a share of 0 when the
+    /// total is 0).
+    ///
+    /// ```
+    /// use taskassign::sim::TailEvidence;
+    /// let e = TailEvidence::from_sums(6.0, 3, 4.0, 16.0);
+    /// assert_eq!((e.mean, e.dominant_job_share), (2.0, 0.25));
+    /// assert_eq!(TailEvidence::from_sums(0.0, 1, 0.0, 0.0).dominant_job_share, 0.0);
+    /// ```
+    pub fn from_sums(sum: f64, count: u64, max_x2: f64, sum_x2: f64) -> Self {
+        TailEvidence {
+            mean: sum / count as f64,
+            dominant_job_share: if sum_x2 > 0.0 { max_x2 / sum_x2 } else { 0.0 },
+        }
+    }
+}
+
 /// A progress callback: (replications done, replications in all); called from worker
 /// threads, in completion order.
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);

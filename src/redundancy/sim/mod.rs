@@ -259,14 +259,12 @@ impl Tally for RedundancyTally {
 
     fn tail_evidence(&self) -> Option<TailEvidence> {
         let n: u64 = self.n.iter().sum();
-        Some(TailEvidence {
-            mean: self.sum_t.iter().sum::<f64>() / n.max(1) as f64,
-            dominant_job_share: if self.sum_x2 > 0.0 {
-                self.max_x2 / self.sum_x2
-            } else {
-                0.0
-            },
-        })
+        Some(TailEvidence::from_sums(
+            self.sum_t.iter().sum::<f64>(),
+            n.max(1),
+            self.max_x2,
+            self.sum_x2,
+        ))
     }
 
     fn events(&self) -> u64 {
