@@ -2,7 +2,7 @@
 //! the record is built by [`crate::report::simulate`].
 
 use super::run_args::JobRunArgs;
-use super::{bad, hosts_of, load_of, render, Format, LoadArgs, Outcome};
+use super::{bad, hosts_of, load_of, named, render, Format, LoadArgs, Outcome};
 use crate::dist::{DistFactory, DistSpec};
 use crate::error::Classify;
 use crate::policy::reference::reference_waiting;
@@ -10,25 +10,15 @@ use crate::report::simulate::simulate_record;
 use crate::sim::dispatch::setup::{run, SimRequest, DEFAULT_RUN};
 use crate::sim::dispatch::SimPolicy;
 use crate::sim::SimError;
-use clap::{Args, ValueEnum};
-
-#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
-pub(super) enum SimPolicyArg {
-    Sita,
-    Tags,
-    Random,
-    Rr,
-    Lwl,
-    Jsq,
-}
+use clap::Args;
 
 /// Options of `simulate`.
 #[derive(Args, Debug)]
 pub(super) struct SimulateArgs {
     /// Routing policy: sita/tags (with cutoffs), random, rr (round-robin), lwl
     /// (least-work-left = M/G/h central queue), jsq (join-the-shortest-queue).
-    #[arg(long, value_enum)]
-    policy: SimPolicyArg,
+    #[arg(long, value_parser = named::<SimPolicy>())]
+    policy: SimPolicy,
     /// Job-size distribution, family:key=value,...
     #[arg(long, value_name = "SPEC")]
     dist: String,
@@ -91,14 +81,6 @@ pub(super) fn run_simulate(a: SimulateArgs) -> Outcome {
         Some(s) => Some(DistSpec::parse(s).map_err(bad)?),
         None => None,
     };
-    let policy = match a.policy {
-        SimPolicyArg::Sita => SimPolicy::Sita,
-        SimPolicyArg::Tags => SimPolicy::Tags,
-        SimPolicyArg::Random => SimPolicy::Random,
-        SimPolicyArg::Rr => SimPolicy::RoundRobin,
-        SimPolicyArg::Lwl => SimPolicy::Lwl,
-        SimPolicyArg::Jsq => SimPolicy::Jsq,
-    };
     let cutoffs: Vec<String> = a
         .cutoffs
         .split(',')
@@ -107,7 +89,7 @@ pub(super) fn run_simulate(a: SimulateArgs) -> Outcome {
         .map(String::from)
         .collect();
     let req = SimRequest {
-        policy,
+        policy: a.policy,
         dist: &dist,
         hosts,
         load,
@@ -118,8 +100,14 @@ pub(super) fn run_simulate(a: SimulateArgs) -> Outcome {
     let (prep, res) = run(&req, None).map_err(failed)?;
     // The formulas assume Poisson arrivals: renewal arrivals have no reference.
     let reference = match req.interarrival {
-        None => reference_waiting(policy.routing(), &dist, &prep.lambda, hosts, &prep.cutoffs)
-            .map_err(|e| failed(e.into()))?,
+        None => reference_waiting(
+            a.policy.routing(),
+            &dist,
+            &prep.lambda,
+            hosts,
+            &prep.cutoffs,
+        )
+        .map_err(|e| failed(e.into()))?,
         Some(_) => None,
     };
     let rec = simulate_record(&req, &prep, &res, reference.as_ref()).map_err(failed)?;

@@ -4,11 +4,11 @@
 //! which both agree. The `taskassign eval|optimize|threshold` commands and
 //! [`crate::prelude::Farm`] call these; [`crate::report`] renders what they return.
 //!
-//! `eval` lives here rather than in [`crate::policy`] because a TAGS evaluation first
-//! refuses a load no cutoffs can stabilise ([`super::threshold::check_tags_stable`], the
+//! `eval` lives here rather than in [`crate::policy`] because an evaluation first refuses
+//! a load no cutoffs can stabilise ([`super::threshold::check_stable`]: for TAGS the
 //! greedy construction of this room).
 
-use super::threshold::{check_tags_stable, tags_threshold, Threshold};
+use super::threshold::{check_stable, tags_threshold, Threshold};
 use super::{optimal_cutoffs_certified, OptPolicy, Optimum};
 use crate::dist::DistFactory;
 use crate::num::certify::{certify_pair, Certified, Certify, UNDETERMINED};
@@ -146,14 +146,13 @@ fn run_once(req: &EvalRequest, bits: u32) -> Result<Run, PolicyError> {
         .iter()
         .map(|c| parse_decimal(c, bits).map_err(|e| PolicyError::BadCutoffs(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    if req.policy == PolicyKind::Random && !cutoffs.is_empty() {
-        return Err(PolicyError::BadCutoffs(
-            "random routing takes no cutoffs".into(),
-        ));
+    if req.policy.chain_kind().is_none() && !cutoffs.is_empty() {
+        return Err(PolicyError::BadCutoffs(format!(
+            "{} routing takes no cutoffs",
+            req.policy.name()
+        )));
     }
-    if req.policy == PolicyKind::Tags {
-        check_tags_stable(d.as_ref(), &lambda, &rho, req.hosts)?;
-    }
+    check_stable(req.policy, d.as_ref(), &lambda, &rho, req.hosts)?;
     let eval = evaluate(
         req.policy,
         d.as_ref(),

@@ -105,15 +105,14 @@ pub fn reference_waiting(
                 "one host: M/G/1 Pollaczek-Khinchine (exact)"
             }
         };
-        let args: &[Float] = if kind == PolicyKind::Random {
-            &[]
-        } else {
-            cutoffs
+        let args: &[Float] = match kind.chain_kind() {
+            None => &[],
+            Some(_) => cutoffs,
         };
         return match evaluate(kind, d.as_ref(), lambda, hosts, args, Metric::Waiting) {
             Ok(e) => {
                 let mut host_exact = vec![true; hosts];
-                if kind == PolicyKind::Tags {
+                if kind.approximation().is_some() {
                     host_exact.iter_mut().skip(1).for_each(|x| *x = false);
                 }
                 Ok(Some(Reference {

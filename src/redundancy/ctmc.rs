@@ -183,12 +183,17 @@ impl ClassChain {
                 "truncation must be in 1..={CHAIN_MAX_TRUNCATION}, got {cap}"
             )));
         }
-        if policy.has_product_form() {
-            return Err(RedundancyError::Unsupported(
-                "FCFS has the product form; the class chain needs a class priority or ROS".into(),
-            ));
-        }
-        if policy.order == Order::Fcfs {
+        let fcfs = match policy.order {
+            Order::Fcfs => true,
+            Order::Ros => false,
+        };
+        if fcfs {
+            if policy.has_product_form() {
+                return Err(RedundancyError::Unsupported(
+                    "FCFS has the product form; the class chain needs a class priority or ROS"
+                        .into(),
+                ));
+            }
             if let Some((s, a, b)) = policy.tie(sys) {
                 return Err(RedundancyError::Unsupported(format!(
                     "{}: classes {} and {} rank alike at server {} (a non-nested system); the exact chain needs one class per rank at every server — use simulate",

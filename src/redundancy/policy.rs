@@ -115,9 +115,10 @@ impl Policy {
         }
     }
 
-    /// True when the policy is plain FCFS (Π1 = none, Π2 = FCFS): the policy of the
-    /// product form of Gardner et al. (2016) and of the exact FCFS stability region,
-    /// with exponential i.i.d. copies ([`super::product_form`], [`super::stability`]).
+    /// Whether the policy is plain FCFS (no class priority, the oldest job first): the one
+    /// with the product form of Gardner et al. (2016) for exponential i.i.d. copies, which
+    /// the exact values, the stability region and the method choices use; every other
+    /// policy needs a chain or the simulator.
     ///
     /// ```
     /// use taskassign::redundancy::policy::Policy;
@@ -128,7 +129,7 @@ impl Policy {
     pub fn has_product_form(&self) -> bool {
         match (self.priority, self.order) {
             (Priority::None, Order::Fcfs) => true,
-            (Priority::None | Priority::Lrf | Priority::Mrf, Order::Fcfs | Order::Ros) => false,
+            (Priority::None, Order::Ros) | (Priority::Lrf | Priority::Mrf, _) => false,
         }
     }
 

@@ -3,7 +3,6 @@
 
 use super::{digits_note, Record};
 use crate::optimize::certified::{EvalReport, EvalRequest};
-use crate::policy::PolicyKind;
 
 /// The record printed by `eval` (the keys of the command-line contract, then notes).
 pub fn eval_record(req: &EvalRequest, r: &EvalReport) -> Record {
@@ -17,11 +16,8 @@ pub fn eval_record(req: &EvalRequest, r: &EvalReport) -> Record {
     )
     .nums("host_waiting", &r.host_waiting);
     let mut notes = Vec::new();
-    if req.policy == PolicyKind::Tags && req.hosts > 1 {
-        notes.push(
-            "TAGS hosts >= 2 use the Poisson approximation of the papers (exact at host 1)"
-                .to_string(),
-        );
+    if let (Some(note), true) = (req.policy.approximation(), req.hosts > 1) {
+        notes.push(note.to_string());
     }
     if !r.stable {
         notes.push("some host has load >= 1: the mean is infinite".to_string());

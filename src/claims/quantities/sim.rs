@@ -20,6 +20,7 @@ use crate::claims::value::{Pair, Value};
 use crate::dist::DistFactory;
 use crate::num::certify::to_sci;
 use crate::optimize::equalize::balanced_cutoffs;
+use crate::optimize::OptPolicy;
 use crate::policy::reference::reference_waiting;
 use crate::policy::{LoadSpec, Metric};
 use crate::sim::dispatch::setup::{
@@ -29,6 +30,7 @@ use crate::sim::dispatch::SimPolicy;
 use crate::sim::observe::names;
 use crate::sim::stats::{Estimate, HeavyTail};
 use crate::sim::{RunOptions, SimError};
+use crate::vocab::{concat, Vocabulary};
 
 /// Significant digits of the cutoffs handed to the simulator: enough to round-trip an f64
 /// (the simulator runs in f64; the formula it is compared with uses the same decimal).
@@ -55,7 +57,8 @@ const TAGS_HOST_ERROR_ARGS: &[NamedArg] = &[
 const SIM_ARGS: &[NamedArg] = &JOBS_ARGS;
 
 /// Words `tags_host_error`'s `cutoffs=` takes: `balanced` or an `opt` policy.
-const TAGS_CUTOFF_WORDS: &[&str] = &["balanced", "sita", "sita-e", "tags", "tags-minmax"];
+const TAGS_CUTOFF_WORDS: &[&str] =
+    &concat::<{ 1 + OptPolicy::NAMES.len() }>(&["balanced"], OptPolicy::NAMES);
 
 /// The options of a simulated quantity over [`DEFAULT_RUN`].
 fn sim_options(call: &Call) -> Result<RunOptions, QuantityError> {

@@ -28,9 +28,21 @@ use super::{Length, Progress, Replicated, Replicator, RunOptions, SimError};
 use crate::dist::Sampler;
 use crate::policy::reference::Routing;
 use crate::policy::PolicyKind;
+use crate::vocab::{UnknownName, Vocabulary};
 
 /// The simulated dispatching policies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    strum::IntoStaticStr,
+    strum::VariantNames,
+    strum::VariantArray,
+    strum::EnumMessage,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum SimPolicy {
     /// Size-Interval Task Assignment with cutoffs.
     Sita,
@@ -39,6 +51,7 @@ pub enum SimPolicy {
     /// Uniformly random host.
     Random,
     /// Job n to host n mod h.
+    #[strum(serialize = "rr")]
     RoundRobin,
     /// Least-Work-Left (the M/G/h central FCFS queue).
     Lwl,
@@ -47,21 +60,17 @@ pub enum SimPolicy {
 }
 
 impl SimPolicy {
-    /// The name used on the command line.
+    /// The name used on the command line and in claim files.
     pub fn name(self) -> &'static str {
-        match self {
-            SimPolicy::Sita => "sita",
-            SimPolicy::Tags => "tags",
-            SimPolicy::Random => "random",
-            SimPolicy::RoundRobin => "rr",
-            SimPolicy::Lwl => "lwl",
-            SimPolicy::Jsq => "jsq",
-        }
+        self.into()
     }
 
     /// True for the policies that take h − 1 cutoffs.
     pub fn uses_cutoffs(self) -> bool {
-        matches!(self, SimPolicy::Sita | SimPolicy::Tags)
+        match self {
+            SimPolicy::Sita | SimPolicy::Tags => true,
+            SimPolicy::Random | SimPolicy::RoundRobin | SimPolicy::Lwl | SimPolicy::Jsq => false,
+        }
     }
 
     /// The routing as the reference formulas see it ([`crate::policy::reference`]).
@@ -78,7 +87,25 @@ impl SimPolicy {
     /// True for the policies that kill and restart jobs (TAGS): their waiting splits into
     /// queueing and wasted service, both worth reporting.
     pub fn kills_jobs(self) -> bool {
-        self == SimPolicy::Tags
+        match self {
+            SimPolicy::Tags => true,
+            SimPolicy::Sita
+            | SimPolicy::Random
+            | SimPolicy::RoundRobin
+            | SimPolicy::Lwl
+            | SimPolicy::Jsq => false,
+        }
+    }
+}
+
+impl Vocabulary for SimPolicy {
+    const WHAT: &'static str = "policy";
+}
+
+impl std::str::FromStr for SimPolicy {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        crate::vocab::parse(s)
     }
 }
 
