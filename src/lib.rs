@@ -16,7 +16,7 @@
 //! machine; [`report`] builds records from what the rooms computed and renders them; the
 //! `taskassign` binary's private `cli` parses arguments, calls a model room, then
 //! [`report`]. [`error`] says whose fault a failure is (exit 2 or 3), [`progress`]
-//! reports long computations.
+//! reports long computations, [`vocab`] holds the names a user gives.
 #![warn(missing_docs)]
 // Domain checks are written `!(x > 0)` on purpose: the negation also rejects NaN, which
 // `x <= 0` would let through.

@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// `error` and `progress` are the crate's services: every room may use them.
-const SERVICES: &[&str] = &["error", "progress"];
+/// `error`, `progress` and `vocab` are the crate's services: every room may use them.
+const SERVICES: &[&str] = &["error", "progress", "vocab"];
 
 /// The rooms each room may use besides itself and the [`SERVICES`]. `error` aggregates
 /// every room's error enum and `prelude` re-exports what a library user needs: both may
@@ -69,6 +69,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("progress", &[]),
+    ("vocab", &[]),
     ("error", EVERY_ROOM),
     ("prelude", EVERY_ROOM),
 ];

@@ -342,17 +342,18 @@ static SIM: Signature = Signature {
 /// a stationary run) or the empty system.
 const START_WORDS: &[&str] = &["fixed_point", "empty"];
 
-/// The options of one JSQ simulation: the run, and the time of a transient run (`at=`).
+/// The options of one `jsq_sim`/`jsq_excess` call: the run, and the time of a transient run
+/// (`at=`).
 #[derive(Debug, Clone, Copy)]
-struct SimOpts {
+struct JsqRunCall {
     run: RunOptions,
     at: Option<f64>,
 }
 
-impl SimOpts {
+impl JsqRunCall {
     /// `time=`, `warmup=`, `replications=`, `seed=`, `start=` over
     /// [`crate::lb::sim::DEFAULT_RUN`], or `at=t`: from empty to t without a warm-up.
-    fn of(call: &Call) -> Result<SimOpts, QuantityError> {
+    fn of(call: &Call) -> Result<JsqRunCall, QuantityError> {
         let at = named_time(call, "at", true)?;
         let start = match call.named("start") {
             None => None,
@@ -370,7 +371,7 @@ impl SimOpts {
             if let Some(s) = start {
                 run.start = s;
             }
-            return Ok(SimOpts { run, at: None });
+            return Ok(JsqRunCall { run, at: None });
         };
         if start == Some(Start::FixedPoint) {
             return Err(QuantityError::Usage(
@@ -388,7 +389,7 @@ impl SimOpts {
             warmup: 0.0,
         };
         run.start = Start::Empty;
-        Ok(SimOpts { run, at })
+        Ok(JsqRunCall { run, at })
     }
 
     /// The measured time and the warm-up.
@@ -433,7 +434,7 @@ fn cached_run(
     scope: &crate::claims::scope::Scope,
     s: &JsqSystem,
     sys: &System,
-    o: &SimOpts,
+    o: &JsqRunCall,
 ) -> Result<std::sync::Arc<Simulated>, QuantityError> {
     // The resolved system (so that d = N and a formula capped at N share one run).
     let m = sys.model();
@@ -453,7 +454,7 @@ fn cached_run(
     scope.cache.get_or(key, || run_sim(s, sys, o))
 }
 
-fn run_sim(s: &JsqSystem, sys: &System, o: &SimOpts) -> Result<Simulated, QuantityError> {
+fn run_sim(s: &JsqSystem, sys: &System, o: &JsqRunCall) -> Result<Simulated, QuantityError> {
     let (measure, fluid) = match o.at {
         Some(t) => {
             let (_, fine) = fluid_pair(sys.model(), Limit::Jsq, &[], &[t])?;
@@ -482,7 +483,7 @@ impl Quantity for JsqSim {
     }
 
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
-        let o = SimOpts::of(call)?;
+        let o = JsqRunCall::of(call)?;
         let scope = &call.scope;
         let s = JsqSpec::resolve(scope)?;
         let sys = s.system("jsq_sim")?;
@@ -725,7 +726,7 @@ impl Quantity for JsqExcess {
     /// ([`crate::sim::Replicated::difference`]): both systems run on the same streams, so
     /// where JSQ(d) behaves like JSQ the pairs agree and the interval is narrow.
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
-        let o = SimOpts::of(call)?;
+        let o = JsqRunCall::of(call)?;
         if o.at.is_some() {
             return Err(QuantityError::Usage(
                 "jsq_excess() compares stationary runs: no at=".into(),
