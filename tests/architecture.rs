@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 /// `error`, `progress` and `vocab` are the crate's services: every room may use them.
 const SERVICES: &[&str] = &["error", "progress", "vocab"];
 
-/// The rooms each room may use besides itself and the [`SERVICES`]. `error` aggregates
-/// every room's error enum and `prelude` re-exports what a library user needs: both may
-/// use every room ([`EVERY_ROOM`]).
+/// The rooms each room may use besides itself and the [`SERVICES`]. `cli` parses and calls
+/// any room, `error` aggregates every room's error enum and `prelude` re-exports what a
+/// library user needs: the three may use every room ([`EVERY_ROOM`]).
 const ALLOWED: &[(&str, &[&str])] = &[
     ("num", &[]),
     ("dist", &["num"]),
@@ -53,28 +53,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "claims",
         ],
     ),
-    (
-        "cli",
-        &[
-            "num",
-            "dist",
-            "policy",
-            "optimize",
-            "sim",
-            "lb",
-            "redundancy",
-            "claims",
-            "sweep",
-            "report",
-        ],
-    ),
+    ("cli", EVERY_ROOM),
     ("progress", &[]),
     ("vocab", &[]),
     ("error", EVERY_ROOM),
     ("prelude", EVERY_ROOM),
 ];
 
-/// The rooms `error` and `prelude` may use.
+/// The rooms `cli`, `error` and `prelude` may use: all the others but the services.
 const EVERY_ROOM: &[&str] = &[
     "num",
     "dist",

@@ -70,6 +70,29 @@ impl<'a> DispatchNumbers<'a> {
     }
 }
 
+/// `numbers()` for a report with the fields of [`DispatchNumbers`] (both reports have them
+/// under the same names).
+macro_rules! dispatch_numbers {
+    ($report:ty) => {
+        impl $report {
+            /// The numbers every dispatch answer has.
+            pub fn numbers(&self) -> DispatchNumbers<'_> {
+                DispatchNumbers {
+                    lambda: &self.lambda,
+                    load: &self.load,
+                    cutoffs: &self.cutoffs,
+                    host_loads: &self.host_loads,
+                    value: &self.value,
+                    queueing: &self.queueing,
+                    wasted: &self.wasted,
+                    stable: self.stable,
+                    digits: self.digits,
+                }
+            }
+        }
+    };
+}
+
 /// What `eval` computes.
 pub struct EvalRequest<'a> {
     /// The policy.
@@ -113,22 +136,7 @@ pub struct EvalReport {
     pub digits: u32,
 }
 
-impl EvalReport {
-    /// The numbers every dispatch answer has.
-    pub fn numbers(&self) -> DispatchNumbers<'_> {
-        DispatchNumbers {
-            lambda: &self.lambda,
-            load: &self.load,
-            cutoffs: &self.cutoffs,
-            host_loads: &self.host_loads,
-            value: &self.value,
-            queueing: &self.queueing,
-            wasted: &self.wasted,
-            stable: self.stable,
-            digits: self.digits,
-        }
-    }
-}
+dispatch_numbers!(EvalReport);
 
 /// One evaluation at one precision.
 struct Run {
@@ -245,22 +253,7 @@ pub struct OptimizeReport {
     pub digits: u32,
 }
 
-impl OptimizeReport {
-    /// The numbers every dispatch answer has.
-    pub fn numbers(&self) -> DispatchNumbers<'_> {
-        DispatchNumbers {
-            lambda: &self.lambda,
-            load: &self.load,
-            cutoffs: &self.cutoffs,
-            host_loads: &self.host_loads,
-            value: &self.value,
-            queueing: &self.queueing,
-            wasted: &self.wasted,
-            stable: self.stable,
-            digits: self.digits,
-        }
-    }
-}
+dispatch_numbers!(OptimizeReport);
 
 /// The cutoffs' digits on which both precisions agree, at most as many as the optimum
 /// determines: a cutoff known to relative precision r (the larger of the two runs'

@@ -11,7 +11,7 @@
 //! P and Q are `fcfs`, `ros`, `lrf-fcfs`, `mrf-fcfs`, `lrf-ros`, `mrf-ros`; the setup's
 //! `preemptive` applies to the class-priority policies.
 
-use super::run::{named_count, run_options, JOBS_ARGS};
+use super::run::{job_counts, named_count, run_options, JOBS_ARGS};
 use crate::claims::expr::{Arg, Expr};
 use crate::claims::registry::{
     CacheKey, Call, FieldSpec, NamedArg, Positional, Quantity, QuantityError, Signature, VALUE_ONLY,
@@ -109,15 +109,9 @@ fn count(call: &Call, key: &str, min: u64, default: u64) -> Result<u64, Quantity
     }
 }
 
-/// (measured, warm-up) jobs of options read by [`run_options`].
-fn job_counts(o: &RunOptions) -> Result<(u64, u64), QuantityError> {
-    o.jobs("redundancy")
-        .map_err(|e| QuantityError::Internal(e.to_string()))
-}
-
 /// The options as `redundancy simulate` flags.
 fn flags(o: &RunOptions) -> Result<String, QuantityError> {
-    let (jobs, _) = job_counts(o)?;
+    let (jobs, _) = job_counts(o, "redundancy")?;
     Ok(format!(
         "--jobs {jobs} --replications {} --seed {}",
         o.replications, o.seed
@@ -308,7 +302,7 @@ impl Quantity for RedSim {
         let p = RedundancySpec::resolve(&call.scope)?;
         let policy = policy_of(call, &p)?;
         let opts = run_options(call, DEFAULT_RUN)?;
-        let (jobs, _) = job_counts(&opts)?;
+        let (jobs, _) = job_counts(&opts, "redundancy")?;
         let r = simulated(call, &p, policy, opts)?;
         let bits = call.scope.bits;
         let warnings = r.run.heavy_tail.describe();
@@ -394,7 +388,7 @@ impl Quantity for RedSimDiff {
             }
         };
         let opts = run_options(call, DEFAULT_RUN)?;
-        let (jobs, _) = job_counts(&opts)?;
+        let (jobs, _) = job_counts(&opts, "redundancy")?;
         let ra = simulated(call, &p, a, opts)?;
         let rb = simulated(call, &p, b, opts)?;
         let key = Key::scalar(names::RESPONSE);

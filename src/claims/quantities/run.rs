@@ -96,3 +96,10 @@ pub fn run_options(call: &Call, defaults: RunOptions) -> Result<RunOptions, Quan
         .map_err(|e| QuantityError::Usage(e.to_string()))?;
     Ok(opts)
 }
+
+/// (measured, warm-up) jobs of options read by [`run_options`] over the defaults of a
+/// simulator that counts jobs (`model` names it).
+pub fn job_counts(o: &RunOptions, model: &str) -> Result<(u64, u64), QuantityError> {
+    o.jobs(model)
+        .map_err(|e| QuantityError::Internal(e.to_string()))
+}

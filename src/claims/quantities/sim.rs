@@ -9,7 +9,7 @@
 //! gives an independent run.
 
 use super::dispatch::{opt_pair, opt_policy};
-use super::run::{run_options, JOBS_ARGS};
+use super::run::{job_counts, run_options, JOBS_ARGS};
 use crate::claims::expr::{Arg, Expr};
 use crate::claims::registry::{
     CacheKey, Call, FieldSpec, NamedArg, Positional, Quantity, QuantityError, Signature, VALUE_ONLY,
@@ -65,15 +65,9 @@ fn sim_options(call: &Call) -> Result<RunOptions, QuantityError> {
     run_options(call, DEFAULT_RUN)
 }
 
-/// (measured, warm-up) jobs of options read by [`sim_options`].
-fn job_counts(o: &RunOptions) -> Result<(u64, u64), QuantityError> {
-    o.jobs("dispatch")
-        .map_err(|e| QuantityError::Internal(e.to_string()))
-}
-
 /// The options in words, for a value's source.
 fn describe(o: &RunOptions) -> Result<String, QuantityError> {
-    let (jobs, warmup) = job_counts(o)?;
+    let (jobs, warmup) = job_counts(o, "dispatch")?;
     Ok(format!(
         "{} replications x {jobs} jobs ({warmup} warm-up), seed {}",
         o.replications, o.seed
@@ -105,7 +99,7 @@ impl Quantity for LwlSim {
             return Err(QuantityError::Usage("lwl_sim() takes only named options (jobs=, replications=, seed=, warmup=) and overrides".into()));
         }
         let opts = sim_options(call)?;
-        let (jobs, warmup) = job_counts(&opts)?;
+        let (jobs, warmup) = job_counts(&opts, "dispatch")?;
         let source = describe(&opts)?;
         let scope = &call.scope;
         let s = DispatchSpec::resolve(scope, true)?;
@@ -313,7 +307,7 @@ impl Quantity for TagsHostError {
             ));
         }
         let opts = sim_options(call)?;
-        let (jobs, _) = job_counts(&opts)?;
+        let (jobs, _) = job_counts(&opts, "dispatch")?;
         let described = describe(&opts)?;
         let host = call.named_number("host")?.ok_or_else(|| {
             QuantityError::Usage(
