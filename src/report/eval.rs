@@ -1,9 +1,14 @@
 //! `eval`: one policy with given cutoffs, certified.
 
-use super::{digits_note, min_digits, PolicyKeys, Record};
+use super::{
+    digits_note, min_digits, proven_digits_note, PolicyKeys, Record, BOUND_EXTRA_DIGITS,
+    PROVEN_NOTE,
+};
 use crate::dist::DistFactory;
 use crate::num::certify::{Certified, Certify};
+use crate::num::interval::Interval;
 use crate::num::parse_decimal;
+use crate::optimize::rigorous::RigorousEval;
 use crate::optimize::threshold::check_tags_stable;
 use crate::policy::{evaluate, Evaluation, LoadSpec, Metric, PolicyError, PolicyKind};
 use rug::Float;
@@ -152,15 +157,75 @@ pub fn eval_record(req: &EvalRequest, r: &EvalReport) -> Record {
     .nums("host_waiting", &r.host_waiting);
     let mut notes = Vec::new();
     if req.policy == PolicyKind::Tags && req.hosts > 1 {
-        notes.push(
-            "TAGS hosts >= 2 use the Poisson approximation of the papers (exact at host 1)"
-                .to_string(),
-        );
+        notes.push(TAGS_POISSON_NOTE.to_string());
     }
     if !r.stable {
         notes.push("some host has load >= 1: the mean is infinite".to_string());
     }
     if let Some(n) = digits_note(r.digits, req.digits) {
+        notes.push(n);
+    }
+    rec.texts("notes", &notes);
+    rec
+}
+
+/// The note of a TAGS evaluation at hosts ≥ 2.
+const TAGS_POISSON_NOTE: &str =
+    "TAGS hosts >= 2 use the Poisson approximation of the papers (exact at host 1)";
+
+/// The record printed by `eval --rigorous`: the keys of `eval`, each number K with the
+/// digits its enclosure proves, `K_lo` and `K_hi` (the enclosure's ends, rounded outward)
+/// beside it, and `proven_digits`.
+pub fn eval_rigorous_record(req: &EvalRequest, r: &RigorousEval) -> Record {
+    let w = req.digits;
+    let p = |x: &Interval| x.proven(w);
+    let ps = |xs: &[Interval]| xs.iter().map(p).collect::<Vec<_>>();
+    let (lambda, load, value, queueing, wasted) = (
+        p(&r.lambda),
+        p(&r.load),
+        p(&r.value),
+        p(&r.queueing),
+        p(&r.wasted),
+    );
+    let (cutoffs, host_loads, host_waiting) =
+        (ps(&r.cutoffs), ps(&r.host_loads), ps(&r.host_waiting));
+    let mut rec = Record::default();
+    rec.policy_keys(PolicyKeys {
+        policy: req.policy.name(),
+        dist: req.dist.describe(),
+        hosts: req.hosts,
+        lambda: &lambda,
+        load: &load,
+        metric: req.metric.name(),
+        cutoffs: &cutoffs,
+        host_loads: &host_loads,
+        value: &value,
+        queueing: &queueing,
+        wasted: &wasted,
+        stable: r.stable,
+        digits: r.proven_digits,
+    })
+    .nums("host_waiting", &host_waiting);
+    let n = w + BOUND_EXTRA_DIGITS;
+    rec.bounds("lambda", &r.lambda, n)
+        .bounds("load", &r.load, n)
+        .bounds_all("cutoffs", &r.cutoffs, n)
+        .bounds_all("host_loads", &r.host_loads, n)
+        .bounds("value", &r.value, n)
+        .bounds("queueing", &r.queueing, n)
+        .bounds("wasted", &r.wasted, n)
+        .bounds_all("host_waiting", &r.host_waiting, n)
+        .int("proven_digits", u64::from(r.proven_digits));
+    let mut notes = vec![PROVEN_NOTE.to_string()];
+    if req.policy == PolicyKind::Tags && req.hosts > 1 {
+        notes.push(format!(
+            "{TAGS_POISSON_NOTE}: the enclosures are of that approximation"
+        ));
+    }
+    if !r.stable {
+        notes.push("some host has load >= 1 (proven): the mean is infinite".to_string());
+    }
+    if let Some(n) = proven_digits_note(r.proven_digits, w) {
         notes.push(n);
     }
     rec.texts("notes", &notes);
