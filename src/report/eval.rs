@@ -9,7 +9,7 @@ use crate::num::certify::{Certified, Certify};
 use crate::num::interval::Interval;
 use crate::num::parse_decimal;
 use crate::optimize::rigorous::RigorousEval;
-use crate::optimize::threshold::check_tags_stable;
+use crate::optimize::threshold::check_stable;
 use crate::policy::{evaluate, Evaluation, LoadSpec, Metric, PolicyError, PolicyKind};
 use rug::Float;
 
@@ -72,14 +72,13 @@ fn run_once(req: &EvalRequest, bits: u32) -> Result<Run, PolicyError> {
         .iter()
         .map(|c| parse_decimal(c, bits).map_err(|e| PolicyError::BadCutoffs(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    if req.policy == PolicyKind::Random && !cutoffs.is_empty() {
-        return Err(PolicyError::BadCutoffs(
-            "random routing takes no cutoffs".into(),
-        ));
+    if req.policy.chain_kind().is_none() && !cutoffs.is_empty() {
+        return Err(PolicyError::BadCutoffs(format!(
+            "{} routing takes no cutoffs",
+            req.policy.name()
+        )));
     }
-    if req.policy == PolicyKind::Tags {
-        check_tags_stable(d.as_ref(), &lambda, &rho, req.hosts)?;
-    }
+    check_stable(req.policy, d.as_ref(), &lambda, &rho, req.hosts)?;
     let eval = evaluate(
         req.policy,
         d.as_ref(),
@@ -156,8 +155,8 @@ pub fn eval_record(req: &EvalRequest, r: &EvalReport) -> Record {
     })
     .nums("host_waiting", &r.host_waiting);
     let mut notes = Vec::new();
-    if req.policy == PolicyKind::Tags && req.hosts > 1 {
-        notes.push(TAGS_POISSON_NOTE.to_string());
+    if let (Some(note), true) = (req.policy.approximation(), req.hosts > 1) {
+        notes.push(note.to_string());
     }
     if !r.stable {
         notes.push("some host has load >= 1: the mean is infinite".to_string());
@@ -168,10 +167,6 @@ pub fn eval_record(req: &EvalRequest, r: &EvalReport) -> Record {
     rec.texts("notes", &notes);
     rec
 }
-
-/// The note of a TAGS evaluation at hosts ≥ 2.
-const TAGS_POISSON_NOTE: &str =
-    "TAGS hosts >= 2 use the Poisson approximation of the papers (exact at host 1)";
 
 /// The record printed by `eval --rigorous`: the keys of `eval`, each number K with the
 /// digits its enclosure proves, `K_lo` and `K_hi` (the enclosure's ends, rounded outward)
@@ -217,10 +212,8 @@ pub fn eval_rigorous_record(req: &EvalRequest, r: &RigorousEval) -> Record {
         .bounds_all("host_waiting", &r.host_waiting, n)
         .int("proven_digits", u64::from(r.proven_digits));
     let mut notes = vec![PROVEN_NOTE.to_string()];
-    if req.policy == PolicyKind::Tags && req.hosts > 1 {
-        notes.push(format!(
-            "{TAGS_POISSON_NOTE}: the enclosures are of that approximation"
-        ));
+    if let (Some(note), true) = (req.policy.approximation(), req.hosts > 1) {
+        notes.push(format!("{note}: the enclosures are of that approximation"));
     }
     if !r.stable {
         notes.push("some host has load >= 1 (proven): the mean is infinite".to_string());
