@@ -19,10 +19,10 @@ use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criteri
 use rug::ops::Pow;
 use rug::Float;
 use taskassign::dist::{DistFactory, DistSpec, JobSize};
+use taskassign::optimize::certified::{eval_certified, EvalRequest};
 use taskassign::optimize::rigorous::eval_rigorous;
 use taskassign::optimize::threshold::tags_threshold;
 use taskassign::policy::{evaluate, LoadSpec, Metric, PolicyKind};
-use taskassign::report::eval::{eval_certified, EvalRequest};
 
 /// The job-size distribution of every benchmark.
 const SPEC: &str = "bp:k=1,p=1e10,alpha=1";
@@ -150,19 +150,11 @@ fn bench_answer(c: &mut Criterion) {
                 group.bench_function(id, |b| {
                     b.iter(|| eval_certified(black_box(&req)).expect("certified answer"))
                 });
-                let proven = || {
-                    eval_rigorous(
-                        policy,
-                        &dist,
-                        ANSWER_HOSTS,
-                        &req.load,
-                        &req.cutoffs,
-                        Metric::Waiting,
-                        digits,
-                    )
-                    .expect("proven answer")
-                };
-                assert!(proven().proven_digits >= digits, "{name} {p}: all digits proven");
+                let proven = || eval_rigorous(black_box(&req)).expect("proven answer");
+                assert!(
+                    proven().proven_digits >= digits,
+                    "{name} {p}: all digits proven"
+                );
                 let id = BenchmarkId::from_parameter(format!("rigorous/{name}/{p}/d{digits}"));
                 group.bench_function(id, |b| b.iter(|| black_box(proven())));
             }

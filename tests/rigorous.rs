@@ -425,6 +425,7 @@ fn a_proven_unstable_host_has_an_infinite_mean() {
 #[test]
 #[ignore]
 fn width_table() {
+    use taskassign::optimize::certified::EvalRequest;
     use taskassign::optimize::rigorous::eval_rigorous;
     use taskassign::policy::{LoadSpec, Metric, PolicyKind};
     let bits = working_bits(DIGITS) + RIGOROUS_GUARD_BITS;
@@ -457,16 +458,16 @@ fn width_table() {
         let p: PolicyKind = policy.parse().unwrap();
         let m: Metric = metric.parse().unwrap();
         let cs: Vec<String> = cuts.iter().map(|s| s.to_string()).collect();
-        let r = eval_rigorous(
-            p,
-            &spec,
-            *hosts,
-            &LoadSpec::Total(load.to_string()),
-            &cs,
-            m,
-            DIGITS,
-        )
-        .unwrap();
+        let req = EvalRequest {
+            policy: p,
+            dist: &spec,
+            hosts: *hosts,
+            load: LoadSpec::Total(load.to_string()),
+            cutoffs: cs,
+            metric: m,
+            digits: DIGITS,
+        };
+        let r = eval_rigorous(&req).unwrap();
         rows.push((format!("{policy} {dist} h={hosts} {metric} value"), r.value));
         queries.push(
             json!({"kind": "eval", "dist": dist, "policy": policy, "hosts": hosts,

@@ -2,12 +2,15 @@
 
 use crate::dist::{DistFactory, DistSpec};
 use crate::num::{check_digits, DEFAULT_DIGITS};
+use crate::optimize::certified::{
+    eval_certified, optimize_certified, threshold_certified, EvalRequest, OptimizeRequest,
+};
 use crate::optimize::rigorous::{eval_rigorous, threshold_rigorous};
 use crate::optimize::OptPolicy;
 use crate::policy::{LoadSpec, Metric, PolicyKind};
-use crate::report::eval::{eval_certified, eval_record, eval_rigorous_record, EvalRequest};
-use crate::report::optimize::{optimize_certified, optimize_record, OptimizeRequest};
-use crate::report::threshold::{threshold_certified, threshold_record, threshold_rigorous_record};
+use crate::report::eval::{eval_record, eval_rigorous_record};
+use crate::report::optimize::optimize_record;
+use crate::report::threshold::{threshold_record, threshold_rigorous_record};
 use crate::report::Record;
 use crate::vocab::Vocabulary;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
@@ -18,6 +21,7 @@ mod design;
 mod jsq;
 mod progress;
 mod redundancy;
+mod run_args;
 mod simulate;
 mod sweep;
 mod tables;
@@ -316,16 +320,7 @@ fn run_eval(a: EvalArgs) -> Outcome {
         digits,
     };
     if a.rigorous {
-        let rep = eval_rigorous(
-            req.policy,
-            req.dist,
-            req.hosts,
-            &req.load,
-            &req.cutoffs,
-            req.metric,
-            req.digits,
-        )
-        .map_err(fail)?;
+        let rep = eval_rigorous(&req).map_err(fail)?;
         return Ok(render(&eval_rigorous_record(&req, &rep), a.format));
     }
     let rep = eval_certified(&req).map_err(fail)?;

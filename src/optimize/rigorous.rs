@@ -17,6 +17,7 @@
 //! proves stability and one at which it proves instability (or 1/sup x F̄(x), above which
 //! no h is stable).
 
+use super::certified::EvalRequest;
 use super::threshold::{check_stable, tags_threshold};
 use crate::dist::enclose::below_support;
 use crate::dist::{DistFactory, Enclosure, JobSize};
@@ -25,8 +26,7 @@ use crate::num::root::{expand_upper, solve_increasing};
 use crate::num::{parse_decimal, show, working_bits, NumError};
 use crate::policy::rigorous::evaluate_enclosed;
 use crate::policy::{
-    budget, full_cutoffs, tags::host_load, LoadSpec, Metric, PolicyError, PolicyKind,
-    HINT_MORE_DIGITS,
+    budget, full_cutoffs, tags::host_load, LoadSpec, PolicyError, PolicyKind, HINT_MORE_DIGITS,
 };
 use rug::float::Special;
 use rug::Float;
@@ -133,18 +133,18 @@ fn validate_eval(
     Ok(())
 }
 
-/// `eval --rigorous`: `policy` for the law `dist` with `hosts` hosts at `load`, the h − 1
-/// interior cutoffs as decimals (none for Random), `metric`, proven to `digits` digits
-/// where the enclosures allow.
-pub fn eval_rigorous(
-    policy: PolicyKind,
-    dist: &dyn DistFactory,
-    hosts: usize,
-    load: &LoadSpec,
-    cutoffs: &[String],
-    metric: Metric,
-    digits: u32,
-) -> Result<RigorousEval, PolicyError> {
+/// `eval --rigorous`: the request's policy, law, hosts, load, cutoffs (decimals) and metric,
+/// proven to its digits where the enclosures allow.
+pub fn eval_rigorous(req: &EvalRequest) -> Result<RigorousEval, PolicyError> {
+    let EvalRequest {
+        policy,
+        dist,
+        hosts,
+        ref load,
+        ref cutoffs,
+        metric,
+        digits,
+    } = *req;
     validate_eval(policy, dist, hosts, load, cutoffs, working_bits(digits))?;
     let mut bits = first_bits(digits);
     let mut attempt = 0;

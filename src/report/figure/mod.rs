@@ -278,19 +278,17 @@ fn axes_number(b: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// Every figure declared in `dir` (`*.toml`), computed through the claims engine (limits
-/// from `claims`, the results of the run): SVG, PDF and CSV. A point that cannot be
-/// computed is an error naming the figure, the series and the point.
+/// The files of every figure with its series as computed by the claims engine
+/// ([`crate::claims::figure::compute`]; limits from `claims`, the results of the run):
+/// SVG, PDF and CSV.
 pub fn figure_files(
-    dir: &Path,
+    figures: &[(Figure, Vec<SeriesData>)],
     claims: &[ClaimResult],
     made_by: &str,
 ) -> Result<FigureFiles, crate::Error> {
-    let figs = crate::claims::figure::load_dir(dir)?;
     let mut out = FigureFiles::default();
-    for f in &figs {
-        let series = crate::claims::figure::compute(f)?;
-        let (files, pdf) = render(f, &series, claims, made_by)?;
+    for (f, series) in figures {
+        let (files, pdf) = render(f, series, claims, made_by)?;
         out.text.extend(files);
         out.pdf.push(pdf);
     }
