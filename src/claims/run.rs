@@ -66,6 +66,21 @@ fn value_text(q: &Pair, digits: u32) -> String {
     }
 }
 
+/// max(|lo|, |hi|) + |lo − hi|, rounded up: a bound on |value| when the two precisions
+/// agree on no digit; `None` when either is not finite.
+fn magnitude_bound(q: &Pair) -> Option<Float> {
+    if !q.lo.is_finite() || !q.hi.is_finite() {
+        return None;
+    }
+    let p = q.hi.prec().max(q.lo.prec());
+    let big = Float::with_val(p, q.lo.abs_ref()).max(&Float::with_val(p, q.hi.abs_ref()));
+    let up = rug::float::Round::Up;
+    let spread = Float::with_val_round(p, &q.lo - &q.hi, up)
+        .0
+        .max(&Float::with_val_round(p, &q.hi - &q.lo, up).0);
+    Some(Float::with_val_round(p, big + spread, up).0)
+}
+
 /// Heavy-tail warnings of a quantity and its bound (deduplicated).
 fn warnings_of(q: &Pair, bound: Option<&Pair>) -> Vec<String> {
     let mut w: Vec<String> = q.warnings().to_vec();
@@ -98,6 +113,10 @@ pub struct Row {
     pub digits: u32,
     /// Whose fault the error is, when the point could not be computed.
     pub error_kind: Option<ErrorKind>,
+    /// When no significant digit is certified (`undetermined`) but both precisions gave a
+    /// finite value: a bound on |value|, max(|lo|, |hi|) + |lo − hi| (tables show a value
+    /// whose bound is below their resolution as 0).
+    pub magnitude: Option<Float>,
 }
 
 /// A sequence and its extrapolated limit.
@@ -692,11 +711,16 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
                 },
                 Err(e) => (Err(e.to_string()), 0),
             };
+            let magnitude = match v {
+                Ok(pv) if d == 0 && pv.q.sim.is_none() => magnitude_bound(&pv.q),
+                _ => None,
+            };
             Row {
                 point: p.clone(),
                 value,
                 digits: d,
                 error_kind: v.as_ref().err().map(|e| e.kind()),
+                magnitude,
             }
         })
         .collect();

@@ -252,7 +252,7 @@ fn declared_tables(r: &ClaimResult) -> String {
     let mut o = String::new();
     for t in &tables {
         o.push_str(&format!(
-            "<table class=\"declared\" data-table=\"{}\">\n<caption><b>Table {}.</b> {}{}</caption>\n<tr>",
+            "<table class=\"declared\" data-table=\"{}\">\n<caption><b>Table {}.</b> {}{}{}</caption>\n<tr>",
             e(&format!("{}-{}", t.id, t.label)),
             e(&t.label),
             tex_to_html(&t.caption),
@@ -260,7 +260,11 @@ fn declared_tables(r: &ClaimResult) -> String {
                 String::new()
             } else {
                 format!(" At {}.", e(&ttext::at_text(t)))
-            }
+            },
+            t.remarks
+                .iter()
+                .map(|r| format!(" {}", e(r)))
+                .collect::<String>()
         ));
         // Headers and row values may hold LaTeX (math of variables, `[table.labels]`).
         for h in ttext::header(t) {
