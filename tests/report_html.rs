@@ -124,3 +124,121 @@ fn findings_are_set_apart_from_failures() {
         "no row marked as a failure"
     );
 }
+
+/// The claim and the figure of the figure tests: tags-threshold-families and its
+/// threshold-vs-alpha.
+const FIGURE_CLAIM: &str = "proofs-check/bds20/tags-threshold-families.toml";
+const FIGURE: &str = "threshold-vs-alpha";
+
+/// Runs `taskassign ARGS` in the repository.
+fn run(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::cargo_bin("taskassign")
+        .expect("binary")
+        .current_dir(root())
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+/// `tables --out X` with only the figure's definition: X/figures holds what it wrote.
+fn tables_with_the_figure() -> tempfile::TempDir {
+    let defs = tempfile::tempdir().expect("tempdir");
+    std::fs::copy(
+        root().join(format!("data/figures/{FIGURE}.toml")),
+        defs.path().join(format!("{FIGURE}.toml")),
+    )
+    .expect("copy the definition");
+    let x = tempfile::tempdir().expect("tempdir");
+    let o = run(&[
+        "tables".as_ref(),
+        "--claims".as_ref(),
+        FIGURE_CLAIM.as_ref(),
+        "--figures".as_ref(),
+        defs.path().as_os_str(),
+        "--out".as_ref(),
+        x.path().as_os_str(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    x
+}
+
+#[test]
+fn the_report_finds_the_figures_tables_wrote() {
+    // `tables --out X` writes each figure's SVG and its definition to X/figures; the report
+    // reads X (or X/figures) and shows the figure with its claim
+    let x = tables_with_the_figure();
+    for dir in [x.path().to_path_buf(), x.path().join("figures")] {
+        let out = tempfile::tempdir().expect("tempdir");
+        let o = run(&[
+            "check".as_ref(),
+            FIGURE_CLAIM.as_ref(),
+            "--format".as_ref(),
+            "html".as_ref(),
+            "--out".as_ref(),
+            out.path().as_os_str(),
+            "--figures".as_ref(),
+            dir.as_os_str(),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{err}");
+        assert!(!err.contains("warning"), "{err}");
+        let page = std::fs::read_to_string(out.path().join("index.html")).expect("index.html");
+        assert!(
+            page.contains(&format!("<figure class=\"plot\" data-figure=\"{FIGURE}\">")),
+            "{}: the figure is in the page",
+            dir.display()
+        );
+    }
+}
+
+#[test]
+fn a_report_asked_for_figures_that_finds_none_says_so() {
+    // a --figures folder without any figure: exit 2, one line naming the folder
+    let empty = tempfile::tempdir().expect("tempdir");
+    let out = tempfile::tempdir().expect("tempdir");
+    let o = run(&[
+        "check".as_ref(),
+        FIGURE_CLAIM.as_ref(),
+        "--format".as_ref(),
+        "html".as_ref(),
+        "--out".as_ref(),
+        out.path().as_os_str(),
+        "--figures".as_ref(),
+        empty.path().as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&empty.path().display().to_string()) && err.contains("no figure"),
+        "{err}"
+    );
+    // figures that belong to none of the claims run: a warning on stderr and in the page
+    let x = tables_with_the_figure();
+    let o = run(&[
+        "check".as_ref(),
+        "tests/tables/grid-2d.toml".as_ref(),
+        "--format".as_ref(),
+        "html".as_ref(),
+        "--out".as_ref(),
+        out.path().as_os_str(),
+        "--figures".as_ref(),
+        x.path().as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.code().is_some_and(|c| c <= 1), "{err}");
+    assert!(
+        err.contains("warning") && err.contains("tags-threshold-families"),
+        "{err}"
+    );
+    let page = std::fs::read_to_string(out.path().join("index.html")).expect("index.html");
+    assert!(
+        page.contains("Warning:") && page.contains("no figure belongs to the claims run"),
+        "the page says it"
+    );
+}

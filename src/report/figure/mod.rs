@@ -279,8 +279,10 @@ fn axes_number(b: f64) -> String {
 }
 
 /// Every figure declared in `dir` (`*.toml`), computed through the claims engine (limits
-/// from `claims`, the results of the run): SVG, PDF and CSV. A point that cannot be
-/// computed is an error naming the figure, the series and the point.
+/// from `claims`, the results of the run): SVG, PDF and CSV, and the definition itself
+/// (`figures/<its file name>`, byte for byte), so that the output's `figures/` folder is what
+/// `check --format html --figures` reads: each definition beside its drawing. A point
+/// that cannot be computed is an error naming the figure, the series and the point.
 pub fn figure_files(
     dir: &Path,
     claims: &[ClaimResult],
@@ -291,6 +293,17 @@ pub fn figure_files(
     for f in &figs {
         let series = crate::claims::figure::compute(f)?;
         let (files, pdf) = render(f, &series, claims, made_by)?;
+        let def = std::fs::read_to_string(&f.path)
+            .map_err(|e| crate::Error::input(format!("{}: {e}", f.path)))?;
+        // under its own file name: written over itself when `dir` is the output's figures/
+        let file = Path::new(&f.path).file_name().map_or_else(
+            || format!("{}.toml", f.name),
+            |n| n.to_string_lossy().into(),
+        );
+        out.text.push(OutFile {
+            path: format!("figures/{file}"),
+            text: def,
+        });
         out.text.extend(files);
         out.pdf.push(pdf);
     }
