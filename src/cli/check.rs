@@ -5,6 +5,7 @@ use crate::claims::{load_paths, ClaimResult};
 use crate::report::claims::{
     claim_csv, incomplete_note, mark_incomplete_json, summary, to_json, to_markdown, to_text,
 };
+use crate::report::figure::sanitize::sanitize;
 use crate::report::html::{to_html, HtmlFigure};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -198,10 +199,18 @@ fn html_figures(
             continue;
         }
         let p = dir.join(format!("{}.svg", f.name));
-        let svg = std::fs::read_to_string(&p).map_err(|e| {
+        let text = std::fs::read_to_string(&p).map_err(|e| {
             bad(format!(
                 "{}: {e} (the figure of claim {id}; `taskassign tables` draws it)",
                 p.display()
+            ))
+        })?;
+        // inlined in the page: only the drawing, never a script or an outside reference
+        let svg = sanitize(&text).map_err(|e| {
+            bad(format!(
+                "{}: {} (the figure of claim {id}; `taskassign tables` draws it)",
+                p.display(),
+                e.0
             ))
         })?;
         out.push(HtmlFigure {

@@ -5,6 +5,7 @@
 
 pub mod axes;
 pub mod pdf;
+pub mod sanitize;
 pub mod svg;
 pub mod text;
 
