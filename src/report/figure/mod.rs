@@ -236,7 +236,7 @@ pub fn render(
     let limit_label = fig
         .limit_check
         .as_ref()
-        .map(|_| format!("open: limit as ${} → ∞$ (± error)", fig.x.0));
+        .map(|_| format!("limit as ${} → ∞$ (± error)", fig.x.0));
     let plot = svg::Plot {
         id: fig.name.clone(),
         title: fig.title.clone(),
