@@ -815,3 +815,68 @@ fn a_two_word_command_sweeps_and_keeps_its_numbers() {
         }
     }
 }
+
+/// A two-point grid (about 0.1 ms a point).
+const TINY_GRID: &str = r#"
+command = "eval"
+[options]
+policy = "random"
+dist = "exp:rate=1"
+hosts = 2
+load = "{load}"
+[grid]
+load = ["0.5", "1"]
+"#;
+
+/// Runs `args`, expects exit 2 with one line on stderr holding every one of `want`.
+fn refused(args: &[&str], want: &[&str]) {
+    let o = run(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(EXIT_BAD_INPUT), "{args:?}: {err}");
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("taskassign:"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{args:?}: {err}");
+    assert!(!lines[0].contains("numerical failure"), "{err}");
+    for w in want {
+        assert!(lines[0].contains(w), "{args:?}: want '{w}' in {err}");
+    }
+}
+
+#[test]
+fn outputs_that_cannot_be_written_are_the_users_to_fix() {
+    // an output path that cannot be written is bad input (exit 2) naming the path and the
+    // system's reason, not a numerical failure (exit 3)
+    let t = tempfile::tempdir().expect("tempdir");
+    let g = write(t.path(), "g.toml", TINY_GRID);
+    let file = write(t.path(), "a-file", "x");
+    refused(
+        &["sweep", p(&g), "--out", "/proc/no-such-folder"],
+        &["/proc/no-such-folder", "cannot write", "os error"],
+    );
+    refused(
+        &["sweep", p(&g), "--out", p(&file)],
+        &[p(&file), "it is a file"],
+    );
+    let out = t.path().join("out");
+    ok(&["sweep", p(&g), "--out", p(&out)]);
+    let folder = t.path().join("a-folder");
+    std::fs::create_dir(&folder).expect("mkdir");
+    refused(
+        &["merge", p(&out), "--out", p(&folder)],
+        &[p(&folder), "it is a folder"],
+    );
+    let m = t.path().join("m.jsonl");
+    refused(
+        &[
+            "merge",
+            p(&out),
+            "--out",
+            p(&m),
+            "--csv",
+            "/proc/no-such-folder/m.csv",
+        ],
+        &["/proc/no-such-folder/m.csv", "cannot write", "os error"],
+    );
+}

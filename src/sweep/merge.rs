@@ -146,6 +146,12 @@ fn write_atomic(
         path: path.display().to_string(),
         why: e.to_string(),
     };
+    if path.is_dir() {
+        return Err(SweepError::Write {
+            path: path.display().to_string(),
+            why: "it is a folder; name the file to write".into(),
+        });
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
