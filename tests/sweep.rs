@@ -880,3 +880,61 @@ fn outputs_that_cannot_be_written_are_the_users_to_fix() {
         &["/proc/no-such-folder/m.csv", "cannot write", "os error"],
     );
 }
+
+#[test]
+fn a_shard_count_that_contradicts_the_shard_files_is_an_error() {
+    // two shards of the 36-point grid, shard 1 lost: the files say 2 shards, so
+    // `--shards 3` (which would name shards 1 and 2 of 3 to resubmit, the wrong Slurm
+    // tasks) is refused; without it, shard 1 is named
+    let t = tempfile::tempdir().expect("tempdir");
+    let g = write(t.path(), "g.toml", EVAL_GRID);
+    let d = t.path().join("out");
+    for i in 0..2 {
+        ok(&["sweep", p(&g), "--shard", &format!("{i}/2"), "--out", p(&d)]);
+    }
+    std::fs::remove_file(d.join("shard-000001-of-000002.jsonl")).expect("rm");
+    let m = t.path().join("m.jsonl");
+    refused(
+        &[
+            "merge",
+            p(&d),
+            "--grid",
+            p(&g),
+            "--out",
+            p(&m),
+            "--shards",
+            "3",
+        ],
+        &[
+            "--shards 3 contradicts",
+            "2 shards",
+            "shard-000000-of-000002.jsonl",
+        ],
+    );
+    let o = run(&[
+        "merge",
+        p(&d),
+        "--grid",
+        p(&g),
+        "--out",
+        p(&m),
+        "--format",
+        "shards",
+    ]);
+    assert_eq!(o.status.code(), Some(EXIT_MISSING));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "1\n");
+    // a shard file renamed to another shard count: its contents are not that shard's
+    // (shard 0 of 2 holds positions 0, 2, 4, …; shard 0 of 3 would hold 0, 3, 6, …)
+    std::fs::rename(
+        d.join("shard-000000-of-000002.jsonl"),
+        d.join("shard-000000-of-000003.jsonl"),
+    )
+    .expect("mv");
+    refused(
+        &["merge", p(&d), "--grid", p(&g), "--out", p(&m)],
+        &[
+            "shard-000000-of-000003.jsonl:2",
+            "which shard 0/3 does not hold",
+        ],
+    );
+}
