@@ -73,6 +73,9 @@ pub enum Error {
     /// Policy formulas and searches over them.
     #[error(transparent)]
     Policy(#[from] crate::policy::PolicyError),
+    /// Designs: the fewest hosts that meet a target.
+    #[error(transparent)]
+    Design(#[from] crate::optimize::design::DesignError),
     /// Simulators.
     #[error(transparent)]
     Sim(#[from] crate::sim::SimError),
@@ -132,6 +135,7 @@ impl Classify for Error {
             Error::Num(e) => e.kind(),
             Error::Dist(e) => e.kind(),
             Error::Policy(e) => e.kind(),
+            Error::Design(e) => e.kind(),
             Error::Sim(e) => e.kind(),
             Error::Claim(e) => e.kind(),
             Error::Lb(e) => e.kind(),

@@ -2,11 +2,14 @@
 
 use crate::dist::{DistFactory, DistSpec};
 use crate::num::{check_digits, DEFAULT_DIGITS};
+use crate::optimize::certified::{
+    eval_certified, optimize_certified, threshold_certified, EvalRequest, OptimizeRequest,
+};
 use crate::optimize::OptPolicy;
 use crate::policy::{LoadSpec, Metric, PolicyKind};
-use crate::report::eval::{eval_certified, eval_record, EvalRequest};
-use crate::report::optimize::{optimize_certified, optimize_record, OptimizeRequest};
-use crate::report::threshold::{threshold_certified, threshold_record};
+use crate::report::eval::eval_record;
+use crate::report::optimize::optimize_record;
+use crate::report::threshold::threshold_record;
 use crate::report::Record;
 use crate::vocab::Vocabulary;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
@@ -17,6 +20,7 @@ mod design;
 mod jsq;
 mod progress;
 mod redundancy;
+mod run_args;
 mod simulate;
 mod sweep;
 mod tables;

@@ -130,6 +130,70 @@ pub struct ExactResult {
     pub boundary_mass: (f64, f64),
 }
 
+/// Most significant digits an f64 value is printed with.
+pub const F64_DIGITS: u32 = 15;
+/// Exact-chain levels below this occupancy are not printed (below every error estimate
+/// the chain's f64 solve reaches).
+pub const EXACT_OCCUPANCY_FLOOR: f64 = 1e-15;
+/// An exact level is printed while it exceeds its error estimate by this factor (one
+/// certain digit).
+pub const EXACT_DIGIT_MARGIN: f64 = 10.0;
+/// Relative accuracy of a converged stationary solve taken into every exact value's
+/// error estimate (the Gauss–Seidel stopping rule of `num::markov` is far tighter; this
+/// covers the f64 sums over up to 10⁶ states).
+pub const EXACT_SOLVE_RELATIVE: f64 = 1e-12;
+
+/// Significant digits of `x` that an absolute error `err` leaves certain (at least 1, at
+/// most [`F64_DIGITS`]).
+///
+/// ```
+/// use taskassign::lb::exact::digits_within;
+/// assert_eq!(digits_within(0.123456789, 1e-6), 5);
+/// assert_eq!(digits_within(0.5, 0.0), 15);
+/// ```
+pub fn digits_within(x: f64, err: f64) -> u32 {
+    if x == 0.0 || err <= 0.0 {
+        return F64_DIGITS;
+    }
+    let d = (x.abs() / err).log10().floor();
+    if d.is_finite() {
+        (d as i64).clamp(1, i64::from(F64_DIGITS)) as u32
+    } else {
+        1
+    }
+}
+
+/// The error model of an exact value: the truncation's last change plus the solve's
+/// relative accuracy [`EXACT_SOLVE_RELATIVE`].
+impl ExactResult {
+    /// The error estimate of a value x of this solve: the truncation's last change plus
+    /// [`EXACT_SOLVE_RELATIVE`] · |x|.
+    pub fn error_of(&self, x: f64) -> f64 {
+        self.truncation_change.unwrap_or(0.0) + EXACT_SOLVE_RELATIVE * x.abs()
+    }
+
+    /// The significant digits of a value x of this solve that its error leaves certain
+    /// ([`digits_within`]; a value so small that its relative part underflows is held to
+    /// the error of the smallest normal f64).
+    pub fn digits_of(&self, x: f64) -> u32 {
+        digits_within(x, self.error_of(x.abs().max(f64::MIN_POSITIVE)))
+    }
+
+    /// q_1, q_2, … while at least one digit is certain: each level at least
+    /// [`EXACT_OCCUPANCY_FLOOR`] and [`EXACT_DIGIT_MARGIN`] times its error.
+    pub fn certain_levels(&self) -> &[f64] {
+        let n = self
+            .occupancy
+            .iter()
+            .take_while(|&&q| {
+                q >= EXACT_OCCUPANCY_FLOOR
+                    && q > EXACT_DIGIT_MARGIN * self.error_of(q.max(f64::MIN_POSITIVE))
+            })
+            .count();
+        &self.occupancy[..n]
+    }
+}
+
 /// The sorted-occupancy chain.
 struct OccupancyChain {
     kind: ModelKind,

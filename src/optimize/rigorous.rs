@@ -17,7 +17,7 @@
 //! proves stability and one at which it proves instability (or 1/sup x F̄(x), above which
 //! no h is stable).
 
-use super::threshold::{check_tags_stable, tags_threshold};
+use super::threshold::{check_stable, tags_threshold};
 use crate::dist::enclose::below_support;
 use crate::dist::{DistFactory, Enclosure, JobSize};
 use crate::num::interval::Interval;
@@ -120,21 +120,15 @@ fn validate_eval(
         .iter()
         .map(|c| parse_decimal(c, bits).map_err(|e| PolicyError::BadCutoffs(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    match policy {
-        PolicyKind::Random => {
-            if !cuts.is_empty() {
-                return Err(PolicyError::BadCutoffs(
-                    "random routing takes no cutoffs".into(),
-                ));
-            }
-        }
-        PolicyKind::Tags => {
-            check_tags_stable(d.as_ref(), &lambda, &rho, hosts)?;
-            full_cutoffs(d.as_ref(), hosts, &cuts)?;
-        }
-        PolicyKind::Sita => {
-            full_cutoffs(d.as_ref(), hosts, &cuts)?;
-        }
+    if policy.chain_kind().is_none() && !cuts.is_empty() {
+        return Err(PolicyError::BadCutoffs(format!(
+            "{} routing takes no cutoffs",
+            policy.name()
+        )));
+    }
+    check_stable(policy, d.as_ref(), &lambda, &rho, hosts)?;
+    if policy.chain_kind().is_some() {
+        full_cutoffs(d.as_ref(), hosts, &cuts)?;
     }
     Ok(())
 }

@@ -12,7 +12,7 @@
 //! (`num::real::Real` is named by its path here: in scope, its by-value `add`/`mul`/`div`
 //! would be chosen over the interval's own by-reference methods.)
 
-use super::host_term::{host, weight_order, ChainKind, HostInputs, KillPoint, Parts};
+use super::host_term::{host, weight_order, HostInputs, KillPoint, Parts};
 use super::{budget, LoadSpec, Metric, PolicyError, PolicyKind, HINT_MORE_DIGITS};
 use crate::dist::enclose::below_support;
 use crate::dist::{DistError, Enclosure};
@@ -142,10 +142,8 @@ pub fn evaluate_enclosed(
 ) -> Result<EnclosedEvaluation, PolicyError> {
     budget::check_eval_hosts(hosts, enc.prec())?;
     let bits = enc.prec();
-    let kind = match policy {
-        PolicyKind::Random => return random(enc, lambda, hosts, metric),
-        PolicyKind::Sita => ChainKind::Sita,
-        PolicyKind::Tags => ChainKind::Tags,
+    let Some(kind) = policy.chain_kind() else {
+        return random(enc, lambda, hosts, metric);
     };
     if cutoffs.len() + 1 != hosts {
         return Err(PolicyError::BadCutoffs(format!(
@@ -185,7 +183,7 @@ pub fn evaluate_enclosed(
     let waiting = queueing.add(&wasted);
     let value = match metric {
         Metric::Response => waiting.add(&mean(enc, metric)?),
-        _ => waiting,
+        Metric::Waiting | Metric::Slowdown => waiting,
     };
     Ok(EnclosedEvaluation {
         host_loads,
@@ -223,11 +221,11 @@ fn random(
             let inv = enc.moment(-1).map_err(|e| infinite_metric(metric, e))?;
             w.mul(&inv)
         }
-        _ => w.clone(),
+        Metric::Waiting | Metric::Response => w.clone(),
     };
     let value = match metric {
         Metric::Response => queueing.add(&m),
-        _ => queueing.clone(),
+        Metric::Waiting | Metric::Slowdown => queueing.clone(),
     };
     Ok(EnclosedEvaluation {
         host_loads: vec![rho; hosts],

@@ -17,6 +17,7 @@ pub mod tables;
 pub mod threshold;
 
 use crate::num::certify::{certify_pair, Certified};
+use crate::optimize::certified::DispatchNumbers;
 use rug::Float;
 use serde_json::{Map, Value};
 
@@ -26,41 +27,6 @@ pub fn certify_all(lo: &[Float], hi: &[Float], wanted: u32) -> Vec<Certified> {
         .zip(hi)
         .map(|(a, b)| certify_pair(a, b, wanted))
         .collect()
-}
-
-/// The smallest count of certified digits among `xs` (the `digits` reported).
-pub fn min_digits<'a, I: IntoIterator<Item = &'a Certified>>(xs: I, wanted: u32) -> u32 {
-    xs.into_iter().map(|c| c.digits).min().unwrap_or(wanted)
-}
-
-/// The keys ARCHITECTURE.md fixes for `eval` and `optimize`, in its order.
-pub struct PolicyKeys<'a> {
-    /// Policy name.
-    pub policy: &'a str,
-    /// Distribution spec.
-    pub dist: String,
-    /// Hosts.
-    pub hosts: usize,
-    /// λ.
-    pub lambda: &'a Certified,
-    /// ρ.
-    pub load: &'a Certified,
-    /// Metric name.
-    pub metric: &'a str,
-    /// Cutoffs.
-    pub cutoffs: &'a [Certified],
-    /// Per-host loads.
-    pub host_loads: &'a [Certified],
-    /// The metric's value.
-    pub value: &'a Certified,
-    /// Queueing part.
-    pub queueing: &'a Certified,
-    /// Wasted part.
-    pub wasted: &'a Certified,
-    /// All hosts stable.
-    pub stable: bool,
-    /// Fewest certified digits.
-    pub digits: u32,
 }
 
 /// An ordered list of (key, value) pairs rendered as JSON or aligned text.
@@ -95,21 +61,30 @@ fn json_number(v: &Value) -> (Value, bool) {
 }
 
 impl Record {
-    /// Adds the keys of `eval` and `optimize` (one place for the command-line contract).
-    pub fn policy_keys(&mut self, k: PolicyKeys) -> &mut Self {
-        self.text("policy", k.policy)
-            .text("dist", k.dist)
-            .int("hosts", k.hosts as u64)
-            .num("lambda", k.lambda)
-            .num("load", k.load)
-            .text("metric", k.metric)
-            .nums("cutoffs", k.cutoffs)
-            .nums("host_loads", k.host_loads)
-            .num("value", k.value)
-            .num("queueing", k.queueing)
-            .num("wasted", k.wasted)
-            .flag("stable", k.stable)
-            .int("digits", u64::from(k.digits))
+    /// Adds the keys of `eval` and `optimize` (one place for the command-line contract):
+    /// `policy, dist, hosts, lambda, load, metric, cutoffs[], host_loads[], value,
+    /// queueing, wasted, stable, digits`.
+    pub fn policy_keys(
+        &mut self,
+        policy: &str,
+        dist: String,
+        hosts: usize,
+        metric: &str,
+        n: &DispatchNumbers,
+    ) -> &mut Self {
+        self.text("policy", policy)
+            .text("dist", dist)
+            .int("hosts", hosts as u64)
+            .num("lambda", n.lambda)
+            .num("load", n.load)
+            .text("metric", metric)
+            .nums("cutoffs", n.cutoffs)
+            .nums("host_loads", n.host_loads)
+            .num("value", n.value)
+            .num("queueing", n.queueing)
+            .num("wasted", n.wasted)
+            .flag("stable", n.stable)
+            .int("digits", u64::from(n.digits))
     }
     /// Adds a string field.
     pub fn text(&mut self, k: &str, v: impl Into<String>) -> &mut Self {

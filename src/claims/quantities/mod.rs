@@ -20,6 +20,7 @@ pub mod dist;
 pub mod jsq;
 pub mod lwl;
 pub mod redundancy;
+pub mod run;
 pub mod sim;
 
 use super::registry::{CacheKey, QuantityError, Registry};

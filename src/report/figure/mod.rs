@@ -279,24 +279,23 @@ fn axes_number(b: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// Every figure declared in `dir` (`*.toml`), computed through the claims engine (limits
-/// from `claims`, the results of the run): SVG, PDF and CSV, and the definition itself
-/// (`figures/<its file name>`, byte for byte), so that the output's `figures/` folder is what
-/// `check --format html --figures` reads: each definition beside its drawing. A point
-/// that cannot be computed is an error naming the figure, the series and the point.
+/// The files of every figure with its series as computed by the claims engine
+/// ([`crate::claims::figure::compute`]; limits from `claims`, the results of the run):
+/// SVG, PDF and CSV, and the definition itself (`figures/<its file name>`, byte for byte),
+/// so that the output's `figures/` folder is what `check --format html --figures` reads:
+/// each definition beside its drawing.
 pub fn figure_files(
-    dir: &Path,
+    figures: &[(Figure, Vec<SeriesData>)],
     claims: &[ClaimResult],
     made_by: &str,
 ) -> Result<FigureFiles, crate::Error> {
-    let figs = crate::claims::figure::load_dir(dir)?;
     let mut out = FigureFiles::default();
-    for f in &figs {
-        let series = crate::claims::figure::compute(f)?;
-        let (files, pdf) = render(f, &series, claims, made_by)?;
+    for (f, series) in figures {
+        let (files, pdf) = render(f, series, claims, made_by)?;
         let def = std::fs::read_to_string(&f.path)
             .map_err(|e| crate::Error::input(format!("{}: {e}", f.path)))?;
-        // under its own file name: written over itself when `dir` is the output's figures/
+        // under its own file name: written over itself when the definitions' folder is the
+        // output's figures/
         let file = Path::new(&f.path).file_name().map_or_else(
             || format!("{}.toml", f.name),
             |n| n.to_string_lossy().into(),
