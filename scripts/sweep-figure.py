@@ -33,7 +33,7 @@ def main(argv):
         for row in csv.DictReader(f):
             if row["p"] != p or row["h"] != h or row["status"] != "ok":
                 continue
-            value[row["alpha"]][(row["policy"], row["rho"])] = float(row["value"])
+            value[row["alpha"]][(row["policy"], row["rho"])] = float(row["result.value"])
     curves = {}
     for a, v in value.items():
         pts = []

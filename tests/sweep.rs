@@ -160,13 +160,29 @@ fn sharded_runs_merge_to_the_unsharded_bytes() {
         let alone: Value = serde_json::from_str(&out).expect("json");
         assert_eq!(r["result"], alone, "point {pt}");
     }
-    // The CSV: a header and one row per point, the variables after the key.
+    // The CSV: a header and one row per point, the variables after the key in the grid
+    // file's order (policy, alpha, s, load), the record's fields under `result.`, and the
+    // rows in the grid's order (its axes crossed as written, load fastest).
     let csv = String::from_utf8(reference.1).expect("utf-8");
     let mut rows = csv.lines();
     let header = rows.next().expect("header");
     assert!(
-        header.starts_with("key,alpha,load,policy,s,status,"),
+        header.starts_with("key,policy,alpha,s,load,status,result."),
         "{header}"
+    );
+    let first: Vec<Vec<&str>> = rows
+        .clone()
+        .take(4)
+        .map(|r| r.split(',').skip(1).take(4).collect())
+        .collect();
+    assert_eq!(
+        first,
+        [
+            ["sita", "0.5", "10", "0.2"],
+            ["sita", "0.5", "10", "0.4"],
+            ["sita", "0.5", "10", "0.6"],
+            ["sita", "0.5", "100", "0.2"]
+        ]
     );
     assert_eq!(rows.count(), 36);
 }
@@ -696,13 +712,50 @@ fn the_readme_example_grid_has_20000_points() {
     );
 }
 
+/// The cells of one CSV line (RFC 4180: a quoted cell may hold commas and doubled quotes;
+/// no cell of these grids holds a line break).
+fn csv_split(line: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+                out.last_mut().expect("a cell").push('"');
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(String::new()),
+            (c, _) => out.last_mut().expect("a cell").push(c),
+        }
+    }
+    out
+}
+
+/// A CSV's rows as key → (column → cell), for comparing two CSVs whatever their order.
+fn csv_cells(
+    csv: &str,
+) -> std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>> {
+    let mut lines = csv.lines();
+    let header = csv_split(lines.next().expect("a header"));
+    lines
+        .map(|l| {
+            let cells = csv_split(l);
+            let row = header.iter().cloned().zip(cells.iter().cloned()).collect();
+            (cells[0].clone(), row)
+        })
+        .collect()
+}
+
 #[test]
 fn merge_without_the_grid_writes_the_same_files_and_counts() {
     // Without --grid the CSV's variable columns come from the lines' "point" objects and
-    // the failures from their "error" fields; with --grid from the grid file. The two
-    // ways must agree byte for byte. A grid whose TAGS points at load 1.8 on exp(1) fail
-    // (the TAGS threshold for 2 hosts is 1.4659…, README `threshold`) and whose option
-    // `load` is also a record field (written `result.load` in the CSV).
+    // the failures from their "error" fields; with --grid from the grid file. The JSONL
+    // is the same bytes; the CSV has the same rows and cells, in key order and with the
+    // variables in the lines' order (sorted by name) instead of the grid file's orders. A
+    // grid whose TAGS points at load 1.8 on exp(1) fail (the TAGS threshold for 2 hosts is
+    // 1.4659…, README `threshold`) and whose option `load` is also a record field (written
+    // `result.load`, like every record field).
     let t = tempfile::tempdir().expect("tempdir");
     let g = write(
         t.path(),
@@ -721,15 +774,114 @@ fn merge_without_the_grid_writes_the_same_files_and_counts() {
         std::fs::read(&a).expect("jsonl"),
         std::fs::read(a.with_extension("csv")).expect("csv"),
     );
-    assert_eq!(with, without);
+    assert_eq!(with.0, without.0, "the JSONL");
     assert_eq!(r["points"], 4);
     assert_eq!(r["failed"], 1, "only TAGS at load 1.8 fails");
-    let csv = String::from_utf8(without.1).expect("utf-8");
-    let header = csv.lines().next().expect("a header");
-    assert!(
-        header.starts_with("key,load,policy,status,") && header.contains(",result.load,"),
-        "{header}"
+    let (a, b) = (
+        String::from_utf8(with.1).expect("utf-8"),
+        String::from_utf8(without.1).expect("utf-8"),
     );
+    assert_eq!(csv_cells(&a), csv_cells(&b), "the same cells");
+    let header = |csv: &str| csv.lines().next().expect("a header").to_string();
+    assert!(
+        header(&a).starts_with("key,policy,load,status,") && header(&a).contains(",result.load,"),
+        "{}",
+        header(&a)
+    );
+    assert!(
+        header(&b).starts_with("key,load,policy,status,"),
+        "{}",
+        header(&b)
+    );
+    // with the grid, its order: policy sita then tags, load 0.5 then 1.8
+    let order: Vec<String> = a
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').skip(1).take(2).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(order, ["sita 0.5", "sita 1.8", "tags 0.5", "tags 1.8"]);
+}
+
+/// How far a `log10_` cell (6 decimals) may be from log10 of its number computed here: half
+/// a unit of its 6th decimal, plus f64's rounding of log10 of the mantissa.
+const LOG10_CELL_TOL: f64 = 0.5e-6 + 1e-9;
+
+#[test]
+fn numbers_beyond_f64_get_a_log10_column() {
+    // Random dispatch on BP(1, p, 0.5): E[W] grows like p (1e1000 is beyond f64's range,
+    // 1e10 is not) and lambda like p^-1/2 (1e-500 is below it). Each such record column is
+    // followed by its log10_ column, filled for every row; p's axis is written 1e1000 first,
+    // and the rows keep that order.
+    let t = tempfile::tempdir().expect("tempdir");
+    let g = write(
+        t.path(),
+        "g.toml",
+        "command = \"eval\"\n[options]\npolicy = \"random\"\ndist = \"bp:k=1,p={p},alpha=0.5\"\nhosts = 2\nload = \"0.5\"\n[grid]\np = [\"1e1000\", \"1e10\"]\n",
+    );
+    let d = t.path().join("out");
+    ok(&["sweep", p(&g), "--out", p(&d)]);
+    let (_, csv) = merged(&[&d], &g, &t.path().join("m.jsonl"));
+    let csv = String::from_utf8(csv).expect("utf-8");
+    let header = csv_split(csv.lines().next().expect("header"));
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("{name} in {header:?}"))
+    };
+    for f in ["value", "lambda"] {
+        assert_eq!(
+            col(&format!("result.log10_{f}")),
+            col(&format!("result.{f}")) + 1
+        );
+    }
+    // hosts (2) and load (0.5) are in range: no log10 column
+    assert!(!header.iter().any(|h| h == "result.log10_hosts"));
+    let rows: Vec<Vec<String>> = csv.lines().skip(1).map(csv_split).collect();
+    assert_eq!(
+        rows.iter()
+            .map(|r| r[col("p")].as_str())
+            .collect::<Vec<_>>(),
+        ["1e1000", "1e10"]
+    );
+    // (the JSONL, in key order, has them the other way round: the CSV's order is the grid's)
+    let jsonl = lines(&t.path().join("m.jsonl"));
+    assert_eq!(
+        jsonl
+            .iter()
+            .map(|l| l["point"]["p"].clone())
+            .collect::<Vec<_>>(),
+        ["1e10", "1e1000"]
+    );
+    // the grid variable p (1e1000 is beyond f64 too) has its log10 column beside it:
+    // log10 1e1000 = 1000 and log10 1e10 = 10 exactly
+    assert_eq!(col("log10_p"), col("p") + 1);
+    assert_eq!(
+        rows.iter()
+            .map(|r| r[col("log10_p")].as_str())
+            .collect::<Vec<_>>(),
+        ["1000.000000", "10.000000"]
+    );
+    for r in &rows {
+        for f in ["value", "lambda"] {
+            // log10 of the printed decimal, by its exponent and mantissa (f64 for the
+            // mantissa only): within half a unit of the 6th decimal, plus f64's rounding
+            let v = &r[col(&format!("result.{f}"))];
+            let (m, e) = v.split_once('e').expect("scientific");
+            let want = e.parse::<f64>().expect("exponent")
+                + m.parse::<f64>().expect("mantissa").abs().log10();
+            let got: f64 = r[col(&format!("result.log10_{f}"))]
+                .parse()
+                .expect("a number");
+            assert!(
+                (got - want).abs() <= LOG10_CELL_TOL,
+                "{f} = {v}: log10 {got} vs {want}"
+            );
+        }
+    }
+    // the large one is beyond f64, the other not
+    let v = &rows[0][col("result.value")];
+    assert!(v.parse::<f64>().map_or(true, |x| x.is_infinite()), "{v}");
 }
 
 #[test]
@@ -760,6 +912,8 @@ fn merge_writes_into_a_pipe_without_replacing_it() {
     let o = run(&[
         "merge",
         p(&d),
+        "--grid",
+        p(&g),
         "--out",
         p(&t.path().join("n.jsonl")),
         "--csv",

@@ -1,16 +1,15 @@
 //! The merged CSV's rows, read from each line in one streaming pass.
 //!
-//! A line's cells are the point's variables, `status`, the record's fields flattened
-//! (`cutoffs[0]`, `designs[1].hosts`; renamed `result.NAME` where a grid variable, `key` or
-//! `status` has that name) and the error's (`error.class`, …). They are collected by a serde
-//! visitor straight from the line's text into one buffer per chunk of lines, with the column
-//! names interned per chunk: no `serde_json::Value` tree is built for the record (the point,
-//! a few short strings, is). The merge used to parse every line into a `Value` twice, once
-//! to learn the columns and once to render them; this reads it once, and the rendering pass
-//! only copies text.
+//! A line's cells are the point's variables, `status`, the record's fields flattened under
+//! `result.` (`result.cutoffs[0]`, `result.designs[1].hosts`) and the error's
+//! (`error.class`, …). They are collected by a serde visitor straight from the line's text
+//! into one buffer per chunk of lines, with the column names interned per chunk: no
+//! `serde_json::Value` tree is built for the record (the point, a few short strings, is).
+//! The merge used to parse every line into a `Value` twice, once to learn the columns and
+//! once to render them; this reads it once, and the rendering pass only copies text.
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::fmt;
 
 /// The cells of a chunk of lines.
@@ -82,7 +81,7 @@ impl Chunk {
 
 /// Reads the cells of `lines` (complete sweep lines) into one chunk. A line that is not a
 /// JSON object gives an empty row (the first pass of the merge has already refused it).
-pub(super) fn parse_chunk(lines: &[&str], vars: &BTreeSet<String>) -> Chunk {
+pub(super) fn parse_chunk(lines: &[&str]) -> Chunk {
     let mut chunk = Chunk::default();
     let mut path = String::new();
     for line in lines {
@@ -92,8 +91,6 @@ pub(super) fn parse_chunk(lines: &[&str], vars: &BTreeSet<String>) -> Chunk {
             st: &mut State {
                 chunk: &mut chunk,
                 path: &mut path,
-                vars,
-                in_result: false,
                 line,
             },
         }
@@ -111,23 +108,15 @@ struct State<'s> {
     chunk: &'s mut Chunk,
     /// The flattened name of the value being read.
     path: &'s mut String,
-    vars: &'s BTreeSet<String>,
-    in_result: bool,
     /// The line being read (borrowed strings are slices of it).
     line: &'s str,
 }
 
 impl State<'_> {
-    /// The chunk's id of the column of the value being read (`result.NAME` for a record
-    /// field named like a grid variable, `key` or `status`).
+    /// The chunk's id of the column of the value being read.
     fn column(&mut self) -> u32 {
-        let p = self.path.as_str();
-        if self.in_result && (self.vars.contains(p) || p == "key" || p == "status") {
-            let renamed = format!("result.{p}");
-            self.chunk.id(&renamed)
-        } else {
-            self.chunk.id(p)
-        }
+        let Self { chunk, path, .. } = self;
+        chunk.id(path)
     }
 
     /// A cell whose text is copied into the chunk's buffer.
@@ -183,9 +172,8 @@ impl<'de> Visitor<'de> for Line<'_, '_> {
                 "result" => {
                     has_result = true;
                     self.st.path.clear();
-                    self.st.in_result = true;
+                    self.st.path.push_str("result");
                     m.next_value_seed(Flat { st: self.st })?;
-                    self.st.in_result = false;
                 }
                 "error" => {
                     self.st.path.clear();
@@ -287,6 +275,113 @@ impl<'de> Visitor<'de> for Flat<'_, '_> {
     }
 }
 
+/// Largest finite f64, as (mantissa, decimal exponent).
+const F64_MAX: (f64, i64) = (1.797_693_134_862_315_7, 308);
+/// Smallest positive normal f64, as (mantissa, decimal exponent).
+const F64_MIN_NORMAL: (f64, i64) = (2.225_073_858_507_201_4, -308);
+/// Decimal places of a `log10_` cell.
+const LOG10_DECIMALS: u32 = 6;
+
+/// A plain decimal (`1.5`, `-2e-400`, `12`) read without allocating: its integer and
+/// fraction digits, and the decimal exponent of its first nonzero digit. `None` for zero and
+/// for anything that is not such a decimal.
+struct Decimal<'a> {
+    int: &'a str,
+    frac: &'a str,
+    /// Index of the first nonzero digit in `int` followed by `frac`.
+    lead: usize,
+    /// x = m · 10^exp with m in [1, 10).
+    exp: i64,
+}
+
+impl<'a> Decimal<'a> {
+    fn read(text: &'a str) -> Option<Self> {
+        let t = text.trim();
+        let t = t
+            .strip_prefix('-')
+            .or_else(|| t.strip_prefix('+'))
+            .unwrap_or(t);
+        let (mant, e) = match t.split_once(['e', 'E']) {
+            Some((m, e)) => (m, e.parse::<i64>().ok()?),
+            None => (t, 0),
+        };
+        let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+        if (int.is_empty() && frac.is_empty())
+            || !int.bytes().all(|b| b.is_ascii_digit())
+            || !frac.bytes().all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        let lead = int.bytes().chain(frac.bytes()).position(|b| b != b'0')?;
+        let exp = e.checked_add(int.len() as i64 - 1 - lead as i64)?;
+        Some(Decimal {
+            int,
+            frac,
+            lead,
+            exp,
+        })
+    }
+
+    /// The mantissa in [1, 10), from its first 17 digits (correctly rounded by f64's parser).
+    fn mantissa(&self) -> f64 {
+        let sig: String = self
+            .int
+            .bytes()
+            .chain(self.frac.bytes())
+            .skip(self.lead)
+            .take(17)
+            .map(char::from)
+            .collect();
+        format!("{}.{}", &sig[..1], &sig[1..])
+            .parse()
+            .unwrap_or(1.0)
+    }
+}
+
+/// Whether `text` is a number whose magnitude lies beyond f64's normal range (above its
+/// largest finite value, or nonzero below its smallest normal one). Only a number at
+/// either end's decade reads its mantissa.
+pub(super) fn beyond_f64(text: &str) -> bool {
+    match Decimal::read(text) {
+        None => false,
+        Some(d) => {
+            d.exp > F64_MAX.1
+                || d.exp < F64_MIN_NORMAL.1
+                || (d.exp == F64_MAX.1 && d.mantissa() > F64_MAX.0)
+                || (d.exp == F64_MIN_NORMAL.1 && d.mantissa() < F64_MIN_NORMAL.0)
+        }
+    }
+}
+
+/// log10 |x| of the number `text` to [`LOG10_DECIMALS`] decimals, from its exponent and
+/// mantissa (exact in the exponent however large); `None` when it is not a number or zero.
+pub(super) fn log10_text(text: &str) -> Option<String> {
+    let d = Decimal::read(text)?;
+    let (m, e) = (d.mantissa(), d.exp);
+    let scale = 10i128.pow(LOG10_DECIMALS);
+    // m in [1, 10): log10 m in [0, 1), rounded to the decimals kept
+    let frac = (m.log10() * scale as f64).round() as i128;
+    let total = i128::from(e) * scale + frac;
+    let sign = if total < 0 { "-" } else { "" };
+    let a = total.abs();
+    Some(format!(
+        "{sign}{}.{:0width$}",
+        a / scale,
+        a % scale,
+        width = LOG10_DECIMALS as usize
+    ))
+}
+
+/// The name of a record column's log10 column: `log10_` before its last part
+/// (`result.value` → `result.log10_value`, `result.d[0].cutoffs[1]` →
+/// `result.d[0].log10_cutoffs[1]`).
+pub(super) fn log10_name(col: &str) -> String {
+    match col.rfind('.') {
+        Some(i) => format!("{}.log10_{}", &col[..i], &col[i + 1..]),
+        None => format!("log10_{col}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,7 +412,7 @@ mod tests {
         }
     }
 
-    fn plain_row(line: &str, vars: &BTreeSet<String>) -> Vec<(String, String)> {
+    fn plain_row(line: &str) -> Vec<(String, String)> {
         let mut out = Vec::new();
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             return out;
@@ -331,16 +426,7 @@ mod tests {
             }
         }
         if let Some(r) = v.get("result") {
-            let mut cells = Vec::new();
-            flatten("", r, &mut cells);
-            for (k, x) in cells {
-                let k = if vars.contains(&k) || k == "key" || k == "status" {
-                    format!("result.{k}")
-                } else {
-                    k
-                };
-                out.push((k, x));
-            }
+            flatten("result", r, &mut out);
         }
         if let Some(e) = v.get("error") {
             flatten("error", e, &mut out);
@@ -348,6 +434,49 @@ mod tests {
         let ok = v.get("result").is_some();
         out.push(("status".into(), if ok { "ok" } else { "error" }.into()));
         out
+    }
+
+    #[test]
+    fn numbers_beyond_f64_and_their_log10() {
+        // hand-worked: f64's largest is 1.7976931348623157e308, its smallest normal
+        // 2.2250738585072014e-308
+        for t in [
+            "1.8e308",
+            "-1e309",
+            "1.23e100000",
+            "2e-308",
+            "5e-324",
+            "-1e-400",
+        ] {
+            assert!(beyond_f64(t), "{t}");
+        }
+        for t in [
+            "1.7e308",
+            "2.3e-308",
+            "0",
+            "0e0",
+            "-0.5",
+            "12",
+            "undetermined",
+            "",
+            "1e",
+        ] {
+            assert!(!beyond_f64(t), "{t}");
+        }
+        // log10 1.23e100000 = 100000 + 0.0899051 (log10 1.23 = 0.08990511...)
+        assert_eq!(log10_text("1.23e100000").as_deref(), Some("100000.089905"));
+        // log10 |-2e-400| = -400 + 0.30103 = -399.69897
+        assert_eq!(log10_text("-2e-400").as_deref(), Some("-399.698970"));
+        // log10 9.9999999e9 rounds up to 10.000000
+        assert_eq!(log10_text("9.9999999e9").as_deref(), Some("10.000000"));
+        assert_eq!(log10_text("0.001").as_deref(), Some("-3.000000"));
+        assert_eq!(log10_text("0"), None);
+        assert_eq!(log10_text("n/a"), None);
+        assert_eq!(log10_name("result.value"), "result.log10_value");
+        assert_eq!(
+            log10_name("result.d[0].cutoffs[1]"),
+            "result.d[0].log10_cutoffs[1]"
+        );
     }
 
     #[test]
@@ -361,8 +490,7 @@ mod tests {
             r#"{"point":{"a":"3"},"key":"00000000000000ad","result":{}}"#,
             "not json",
         ];
-        let vars: BTreeSet<String> = ["a", "h"].map(String::from).into();
-        let chunk = parse_chunk(&lines, &vars);
+        let chunk = parse_chunk(&lines);
         let rows: Vec<Vec<(String, String)>> = chunk
             .rows(&lines)
             .map(|r| {
@@ -373,7 +501,7 @@ mod tests {
         assert_eq!(rows.len(), lines.len());
         for (i, line) in lines.iter().enumerate() {
             let mut got = rows[i].clone();
-            let mut want = plain_row(line, &vars);
+            let mut want = plain_row(line);
             if want.is_empty() {
                 // A line that is no JSON: an empty row both ways.
                 assert!(got.is_empty(), "line {i}: {got:?}");
@@ -383,9 +511,12 @@ mod tests {
             want.sort();
             assert_eq!(got, want, "line {i}");
         }
-        // Columns in order of first appearance (the record's fields after the variables).
+        // Columns in order of first appearance (the record's fields after the variables),
+        // every record field under `result.`.
         let pos = |c: &str| chunk.cols.iter().position(|x| x == c).expect(c);
-        assert!(pos("result.a") < pos("x") && pos("x") < pos("v[0]") && pos("v[0]") < pos("v[1]"));
-        assert!(pos("d[1].hosts") < pos("m.p.q"));
+        assert!(pos("a") < pos("result.a") && pos("result.a") < pos("result.x"));
+        assert!(pos("result.x") < pos("result.v[0]") && pos("result.v[0]") < pos("result.v[1]"));
+        assert!(pos("result.d[1].hosts") < pos("result.m.p.q"));
+        assert!(pos("result.key") < pos("result.status"));
     }
 }

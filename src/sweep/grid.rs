@@ -280,6 +280,24 @@ pub fn parse(path: &str, text: &str) -> Result<Grid, SweepError> {
         }
         raw_groups.push(group);
     }
+    // The axes in the order the file writes them (the schema's maps sort their keys): it
+    // orders the merged CSV's columns and rows, never the keys or the shards.
+    if let Ok(raw) = toml::from_str::<toml::Table>(text) {
+        let order = |t: Option<&toml::Value>| -> Vec<String> {
+            t.and_then(toml::Value::as_table)
+                .map(|t| t.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        let at = |names: &[String], n: &str| names.iter().position(|x| x == n);
+        let in_grid = order(raw.get("grid"));
+        let nz = f.grid.len();
+        raw_groups[..nz].sort_by_key(|g| g.first().and_then(|(n, _, _)| at(&in_grid, n)));
+        let zips = raw.get("zip").and_then(toml::Value::as_array);
+        for (zi, g) in raw_groups[nz..].iter_mut().enumerate() {
+            let names = order(zips.and_then(|z| z.get(zi)));
+            g.sort_by_key(|(n, _, _)| at(&names, n));
+        }
+    }
     let mut vars: Vec<String> = Vec::new();
     for g in &raw_groups {
         for (name, _, span) in g {
@@ -515,6 +533,24 @@ impl Grid {
             }
         }
         out
+    }
+
+    /// The variables in the order the grid file gives its axes ([grid] in order, then each
+    /// [[zip]] table's).
+    pub fn vars_in_file_order(&self) -> Vec<&str> {
+        self.groups
+            .iter()
+            .flat_map(|g| g.vars.iter().map(|&v| self.vars[v].as_str()))
+            .collect()
+    }
+
+    /// The point's place in the grid file's order: the axes crossed in file order, the last
+    /// one varying fastest (what [`Grid::points`] generates before sorting by key).
+    pub fn file_position(&self, p: &Point) -> usize {
+        self.groups.iter().zip(&p.at).fold(0usize, |acc, (g, &j)| {
+            acc.saturating_mul(g.values.len())
+                .saturating_add(j as usize)
+        })
     }
 
     /// The point's variables as a JSON object, keys sorted by name.

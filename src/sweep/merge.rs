@@ -13,10 +13,14 @@
 //!   of the grid is an error (another grid's output in the folder).
 //! * The JSONL is the unique lines in key order, byte for byte as the shards wrote them,
 //!   so a sharded and an unsharded run merge to the same file. The CSV has one row per
-//!   point: `key`, the grid variables (sorted by name), `status` (`ok` or `error`), then
-//!   every field of the records flattened (`cutoffs[0]`, `designs[0].hosts`) in the order
-//!   they first appear in key order, then `error.class`, `error.exit`, `error.message`.
-//!   A record field with the name of a grid variable is written `result.NAME`.
+//!   point, in the grid file's order (its axes crossed in the order written, the last
+//!   fastest; without `--grid`, key order): `key`, the grid variables in the file's order,
+//!   `status` (`ok` or `error`), then every field of the records flattened under `result.`
+//!   (`result.cutoffs[0]`, `result.designs[0].hosts`) in the order they first appear, a
+//!   vector's elements side by side, then `error.class`, `error.exit`, `error.message`.
+//!   Beside a record column that holds a number beyond f64's range (`1e100000`, `2e-400`)
+//!   stands its `log10_` column (`result.log10_value`: log10 |x| of every number in it, to 6
+//!   decimals), so a notebook can plot it without a decimal library.
 //! * Both files are written to a temporary name and renamed: a reader never sees half.
 //!
 //! Parquet is not written: the Rust implementation (`parquet` with `arrow`) would add
@@ -27,7 +31,7 @@ use super::grid::{key_text, parse_key, Grid};
 use super::shard::parse_file_name;
 use super::SweepError;
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -80,13 +84,11 @@ pub struct Report {
     pub csv: PathBuf,
 }
 
-/// What the first pass reads of a line: its key, whether it is a failure and its
-/// variables' names; the rest is skipped without being built.
+/// What the first pass reads of a line: its key and whether it is a failure; the rest is
+/// skipped without being built.
 #[derive(serde::Deserialize)]
 struct Skim {
     key: String,
-    #[serde(default)]
-    point: BTreeMap<String, serde::de::IgnoredAny>,
     #[serde(default)]
     error: Option<serde::de::IgnoredAny>,
 }
@@ -95,7 +97,6 @@ struct Skim {
 struct Found<'a> {
     key: u64,
     failed: bool,
-    vars: Vec<String>,
     text: &'a str,
     file: usize,
     line: usize,
@@ -272,7 +273,6 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
             Ok(Found {
                 key,
                 failed: h.error.is_some(),
-                vars: h.point.into_keys().collect(),
                 text: body,
                 file: fi,
                 line: li,
@@ -335,8 +335,14 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
         }
     });
 
+    // The points' places in the grid file's order (with a grid), for the CSV's rows.
+    let mut file_order: HashMap<u64, usize> = HashMap::new();
     if let Some(grid) = req.grid {
         let points = grid.points()?;
+        file_order = points
+            .iter()
+            .map(|p| (p.key, grid.file_position(p)))
+            .collect();
         let pos: HashMap<u64, usize> = points.iter().enumerate().map(|(i, p)| (p.key, i)).collect();
         if let Some(f) = unique.iter().find(|f| !pos.contains_key(&f.key)) {
             return Err(SweepError::Data {
@@ -409,40 +415,57 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
     })?;
     report.out = req.out.to_path_buf();
 
-    // The CSV: columns first (in order of first appearance), then the rows.
-    let vars: BTreeSet<String> = match req.grid {
-        Some(g) => g.vars.iter().cloned().collect(),
-        None => unique.iter().flat_map(|f| f.vars.iter().cloned()).collect(),
-    };
+    // The CSV's rows: in the grid file's order (its axes crossed in order, the last one
+    // fastest) with the grid, else in key order.
+    let mut rows: Vec<&Found> = unique.clone();
+    if !file_order.is_empty() {
+        rows.sort_by_key(|f| file_order.get(&f.key).copied().unwrap_or(usize::MAX));
+    }
     // One streaming read of every line into its chunk's cells (super::csv), in parallel.
-    let chunks: Vec<super::csv::Chunk> = unique
+    let chunks: Vec<super::csv::Chunk> = rows
         .par_chunks(CSV_CHUNK)
         .map(|c| {
             let lines: Vec<&str> = c.iter().map(|f| f.text).collect();
-            super::csv::parse_chunk(&lines, &vars)
+            super::csv::parse_chunk(&lines)
         })
         .collect();
-    let mut cols: Vec<String> = vec!["key".into()];
-    cols.extend(vars.iter().cloned());
-    cols.push("status".into());
-    let mut index: HashMap<String, usize> = cols
-        .iter()
-        .cloned()
-        .enumerate()
-        .map(|(i, c)| (c, i))
-        .collect();
+    // The columns: the key, the grid variables in the file's order (without a grid, in the
+    // order the lines give them), the status, the record's fields (`result.…`, in order of
+    // first appearance, a vector's elements side by side), then the error's fields. A
+    // variable or record column holding a number beyond f64's range is followed by its
+    // `log10_` column.
+    let under = |c: &str, top: &str| {
+        c.strip_prefix(top)
+            .is_some_and(|r| r.is_empty() || r.starts_with('.') || r.starts_with('['))
+    };
+    let is_var = |c: &str| c != "status" && !under(c, "result") && !under(c, "error");
+    let vars: Vec<String> = match req.grid {
+        Some(g) => g
+            .vars_in_file_order()
+            .into_iter()
+            .map(String::from)
+            .collect(),
+        None => {
+            let mut v: Vec<String> = Vec::new();
+            for c in chunks.iter().flat_map(|ch| ch.cols.iter()) {
+                if is_var(c) && !v.contains(c) {
+                    v.push(c.clone());
+                }
+            }
+            v
+        }
+    };
     let mut fields: Vec<String> = Vec::new();
-    let mut errors = Vec::new();
+    let mut errors: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for c in chunks.iter().flat_map(|ch| ch.cols.iter()) {
-        if index.contains_key(c) {
+        if is_var(c) || c == "status" || !seen.insert(c.as_str()) {
             continue;
         }
-        let c = c.clone();
-        index.insert(c.clone(), usize::MAX);
-        if c.starts_with("error.") {
-            errors.push(c);
+        if under(c, "error") {
+            errors.push(c.clone());
         } else {
-            fields.push(c);
+            fields.push(c.clone());
         }
     }
     // A vector's columns side by side, in index order (`cutoffs[0]`, `cutoffs[1]`), where
@@ -453,24 +476,81 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
     }
     fields.sort_by_cached_key(|c| (first[&base_name(c)], indices(c)));
     errors.sort();
-    for c in fields.into_iter().chain(errors) {
-        index.insert(c.clone(), cols.len());
-        cols.push(c);
+    // The columns holding a number beyond f64's range (one pass, in parallel).
+    let wide: BTreeSet<&str> = rows
+        .par_chunks(CSV_CHUNK)
+        .zip(chunks.par_iter())
+        .map(|(c, ch)| {
+            let lines: Vec<&str> = c.iter().map(|f| f.text).collect();
+            let mut w = BTreeSet::new();
+            for row in ch.rows(&lines) {
+                for (k, v) in row {
+                    if super::csv::beyond_f64(v) {
+                        w.insert(ch.cols[k as usize].as_str());
+                    }
+                }
+            }
+            w
+        })
+        .reduce(BTreeSet::new, |mut a, b| {
+            a.extend(b);
+            a
+        });
+    // Every name a line gives: a log10_ column never takes one of them.
+    let taken: std::collections::HashSet<&str> = vars
+        .iter()
+        .chain(&fields)
+        .chain(&errors)
+        .map(String::as_str)
+        .chain(["key", "status"])
+        .collect();
+    let mut cols: Vec<String> = vec!["key".into()];
+    let mut index: HashMap<String, usize> = HashMap::new();
+    // where a column's log10_ column is
+    let mut log_of: HashMap<String, usize> = HashMap::new();
+    let mut add = |c: &str, with_log: bool, cols: &mut Vec<String>| {
+        index.insert(c.to_string(), cols.len());
+        cols.push(c.to_string());
+        let name = super::csv::log10_name(c);
+        if with_log && wide.contains(c) && !taken.contains(name.as_str()) {
+            log_of.insert(c.to_string(), cols.len());
+            cols.push(name);
+        }
+    };
+    for v in &vars {
+        add(v, true, &mut cols);
+    }
+    add("status", false, &mut cols);
+    for c in &fields {
+        add(c, true, &mut cols);
+    }
+    for c in &errors {
+        add(c, false, &mut cols);
     }
     let csv_path = req
         .csv
         .map(Path::to_path_buf)
         .unwrap_or_else(|| req.out.with_extension("csv"));
     let render = |(c, ch): (&[&Found], &super::csv::Chunk)| {
-        // The chunk's columns' places in the CSV (every one is in `index`).
-        let place: Vec<usize> = ch.cols.iter().map(|k| index[k]).collect();
+        // The chunk's columns' places in the CSV (a variable of a line that the grid does not
+        // name has none), and of their log10_ columns.
+        let place: Vec<Option<usize>> = ch.cols.iter().map(|k| index.get(k).copied()).collect();
+        let log_place: Vec<Option<usize>> =
+            ch.cols.iter().map(|k| log_of.get(k).copied()).collect();
         let lines: Vec<&str> = c.iter().map(|f| f.text).collect();
         let mut s = String::new();
-        let mut cells: Vec<&str> = vec![""; cols.len()];
+        let mut cells: Vec<std::borrow::Cow<str>> =
+            vec![std::borrow::Cow::Borrowed(""); cols.len()];
         for (f, row) in c.iter().zip(ch.rows(&lines)) {
-            cells.fill("");
+            cells.fill(std::borrow::Cow::Borrowed(""));
             for (k, v) in row {
-                cells[place[k as usize]] = v;
+                if let Some(i) = place[k as usize] {
+                    cells[i] = std::borrow::Cow::Borrowed(v);
+                }
+                if let Some(i) = log_place[k as usize] {
+                    cells[i] =
+                        std::borrow::Cow::Owned(super::csv::log10_text(v).unwrap_or_default());
+                }
             }
             s.push_str(&key_text(f.key));
             for v in &cells[1..] {
@@ -487,7 +567,7 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
         w.write_all(b"\n")?;
         // Rendered in parallel a batch of chunks at a time and written as each batch is
         // done, so the CSV's text is never all in memory at once.
-        let line_chunks: Vec<&[&Found]> = unique.chunks(CSV_CHUNK).collect();
+        let line_chunks: Vec<&[&Found]> = rows.chunks(CSV_CHUNK).collect();
         for (lc, cc) in line_chunks
             .chunks(CSV_BATCH_CHUNKS)
             .zip(chunks.chunks(CSV_BATCH_CHUNKS))
