@@ -670,7 +670,7 @@ fn plan_counts_points_and_prints_both_engines() {
     assert_eq!(r["calibration_points"], 2);
     let slurm = r["slurm"].as_str().expect("slurm");
     assert!(
-        slurm.contains("sbatch --array=0-4 ") && slurm.ends_with(" OUT 5"),
+        slurm.contains("sbatch --array=0-4") && slurm.ends_with(" OUT 5"),
         "{slurm}"
     );
     assert!(r["slurm_resubmit"]
@@ -684,6 +684,136 @@ fn plan_counts_points_and_prints_both_engines() {
     );
     // Planning computes nothing but the calibration points.
     assert!(!Path::new("OUT").exists());
+    // Slurm: at most 100 tasks at once (the default throttle), and a time limit from the
+    // calibration by the rule README and sweep.sbatch state: 3 × (8 points of the 36 in
+    // each of 5 shards) × the measured seconds per point + 300 s, rounded up to the minute.
+    assert!(slurm.contains("--array=0-4%100 "), "{slurm}");
+    let time = r["slurm_time"].as_str().expect("slurm_time");
+    assert!(slurm.contains(&format!(" --time={time} ")), "{slurm}");
+    let secs = slurm_seconds(time);
+    let per_point: f64 = r["seconds_per_point"]
+        .as_str()
+        .expect("seconds_per_point")
+        .parse()
+        .expect("a number");
+    let want = 3.0 * 8.0 * per_point + 300.0;
+    assert!(
+        secs >= want && secs < want + 60.0 && secs % 60.0 == 0.0,
+        "{time}: {secs} s for {want} s"
+    );
+    assert!(r["slurm_resubmit"]
+        .as_str()
+        .expect("resubmit")
+        .contains("--array=\"$ids\"%100 --time="));
+}
+
+/// Seconds of a Slurm `D-HH:MM:SS` time.
+fn slurm_seconds(t: &str) -> f64 {
+    let (d, hms) = t.split_once('-').expect("D-HH:MM:SS");
+    let f: Vec<f64> = hms
+        .split(':')
+        .map(|x| x.parse().expect("a number"))
+        .collect();
+    assert_eq!(f.len(), 3, "{t}");
+    d.parse::<f64>().expect("days") * 86400.0 + f[0] * 3600.0 + f[1] * 60.0 + f[2]
+}
+
+#[test]
+fn plan_throttles_the_array_and_packs_shards_per_task() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let g = write(t.path(), "g.toml", EVAL_GRID);
+    let plan = |extra: &[&str]| -> Value {
+        let mut args = vec!["sweep", p(&g), "--plan", "--out", "OUT", "--format", "json"];
+        args.extend(extra);
+        serde_json::from_str(&ok(&args)).expect("json")
+    };
+    // no point timed: no --time (the site's default), and the plan says so
+    let r = plan(&["--calibrate", "0", "--shards", "5", "--throttle", "7"]);
+    let slurm = r["slurm"].as_str().expect("slurm");
+    assert!(
+        slurm.contains("--array=0-4%7 ") && !slurm.contains("--time"),
+        "{slurm}"
+    );
+    assert!(r["slurm_time"]
+        .as_str()
+        .expect("slurm_time")
+        .starts_with("not set"));
+    // 5 shards packed 2 a task: tasks 0-2 of 2 CPUs each; the script gets K = 2
+    let r = plan(&["--calibrate", "1", "--shards", "5", "--pack", "2"]);
+    assert_eq!(r["slurm_tasks"], 3);
+    let slurm = r["slurm"].as_str().expect("slurm");
+    assert!(
+        slurm.contains("--array=0-2%100 ")
+            && slurm.contains(" --cpus-per-task=2 ")
+            && slurm.ends_with(" OUT 5 2"),
+        "{slurm}"
+    );
+    // the resubmission maps the missing shards to their tasks (shard s is in task s / 2):
+    // run its id pipeline on the shard list merge would print
+    let re = r["slurm_resubmit"].as_str().expect("resubmit");
+    let pipe = re
+        .split_once("--format shards")
+        .and_then(|(_, rest)| rest.split_once(");"))
+        .map(|(p, _)| p)
+        .expect("the id pipeline");
+    for (shards, tasks) in [("1,2,4", "0,1,2"), ("3", "1"), ("", "")] {
+        let o = Command::new("bash")
+            .arg("-c")
+            .arg(format!("echo '{shards}' {pipe}"))
+            .output()
+            .expect("bash runs");
+        assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), tasks, "{shards}");
+    }
+    for bad in [["--throttle", "0"], ["--pack", "0"]] {
+        let o = run(&["sweep", p(&g), "--plan", "--calibrate", "0", bad[0], bad[1]]);
+        assert_eq!(o.status.code(), Some(EXIT_BAD_INPUT), "{bad:?}");
+    }
+}
+
+#[test]
+fn the_batch_script_runs_a_packed_task_through_gnu_parallel() {
+    // examples/slurm/sweep.sbatch outside Slurm: task 1 of shards packed 2 a task runs
+    // shards 2 and 3 of 5 (GNU parallel, which make test's deps install) and nothing else;
+    // task 2 holds shard 4 only; task 3 holds none and is refused
+    let t = tempfile::tempdir().expect("tempdir");
+    let g = write(t.path(), "g.toml", EVAL_GRID);
+    let d = t.path().join("out");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/slurm/sweep.sbatch");
+    let task = |i: &str| {
+        Command::new("bash")
+            .arg(&script)
+            .args([p(&g), p(&d), "5", "2"])
+            .env("SLURM_ARRAY_TASK_ID", i)
+            .env("SLURM_CPUS_PER_TASK", "2")
+            .env("TASKASSIGN", EXE)
+            .output()
+            .expect("bash runs")
+    };
+    for i in ["1", "2"] {
+        let o = task(i);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let mut files: Vec<String> = std::fs::read_dir(&d)
+        .expect("out")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "shard-000002-of-000005.jsonl",
+            "shard-000003-of-000005.jsonl",
+            "shard-000004-of-000005.jsonl"
+        ]
+    );
+    // 36 points in 5 shards: shards 2 and 3 hold 7 each (positions 2, 7, …, 32 and
+    // 3, 8, …, 33), shard 4 holds 7 (4, 9, …, 34)
+    for f in &files {
+        assert_eq!(lines(&d.join(f)).len(), 7, "{f}");
+    }
+    let o = task("3");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("holds no shard"));
 }
 
 #[test]

@@ -62,6 +62,13 @@ pub(super) struct SweepArgs {
     /// GNU parallel's jobs at a time in the line --plan prints (default: the cores).
     #[arg(long, value_name = "J")]
     jobs: Option<usize>,
+    /// Array tasks Slurm runs at once in the lines --plan prints (--array=…%K).
+    #[arg(long, value_name = "K", default_value_t = plan::DEFAULT_THROTTLE)]
+    throttle: u64,
+    /// Shards per Slurm array task in the lines --plan prints, run by GNU parallel inside
+    /// one allocation of K CPUs (for sites that limit array sizes).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pack: u64,
     /// Points computed at once (default: the cores); the results do not depend on it.
     #[arg(long, value_name = "T")]
     threads: Option<usize>,
@@ -386,16 +393,30 @@ pub(super) fn run_sweep(a: SweepArgs) -> Ran {
             Some(n) => n,
             None => plan::proposed_shards(points.len(), cal.as_ref().map(|c| c.mean)),
         };
+        if a.throttle == 0 {
+            return Err(bad("--throttle must be at least 1"));
+        }
+        if a.pack == 0 {
+            return Err(bad("--pack must be at least 1"));
+        }
         let out = a
             .out
             .as_ref()
             .map_or(DEFAULT_PLAN_OUT.to_string(), |o| o.display().to_string());
+        let per_shard = points.len().div_ceil(n as usize);
+        // packed shards run side by side, one CPU each: a task takes one shard's time
+        let so = plan::SlurmOpts {
+            time: plan::slurm_time(per_shard, cal.as_ref().map(|c| c.mean)),
+            throttle: a.throttle,
+            pack: a.pack,
+        };
         let l = plan::lines(
             &grid,
             &out,
             n,
             a.jobs.unwrap_or_else(cores).max(1),
             plan::DEFAULT_EXE,
+            &so,
         );
         let mut r = Record::default();
         r.text("grid", grid.path.clone())
@@ -421,7 +442,16 @@ pub(super) fn run_sweep(a: SweepArgs) -> Ran {
                 );
         }
         r.int("shards", n)
-            .int("points_per_shard", points.len().div_ceil(n as usize) as u64)
+            .int("points_per_shard", per_shard as u64)
+            .text(
+                "slurm_time",
+                so.time.clone().unwrap_or_else(|| {
+                    "not set: no point was timed (--calibrate 0); the site's default applies".into()
+                }),
+            )
+            .int("slurm_throttle", a.throttle)
+            .int("slurm_pack", a.pack)
+            .int("slurm_tasks", n.div_ceil(a.pack))
             .text("slurm", l.slurm)
             .text("slurm_resubmit", l.slurm_resubmit)
             .text("slurm_requeue", l.slurm_requeue)

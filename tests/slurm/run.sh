@@ -4,7 +4,9 @@
 # 1. Slurm: a one-node cluster (scripts/local-slurm.sh), a 4-task job array of a sweep
 #    (examples/slurm/sweep.sbatch), one task scancelled while it runs, only the shards that
 #    `merge --grid` finds missing resubmitted, and the merged JSONL and CSV compared byte
-#    for byte with an unsharded run of the same grid.
+#    for byte with an unsharded run of the same grid; then the line `sweep --plan --pack 2`
+#    prints (its --time, its %K throttle, 2 shards a task through GNU parallel) run as
+#    printed, and the same comparison.
 # 2. GNU parallel: the same 4 shards with --joblog, one SIGKILLed while it writes, its last
 #    line then torn in half (what a kill inside the write leaves), the same parallel line
 #    rerun with --resume-failed (only that shard reruns, with --resume), and the same
@@ -106,6 +108,27 @@ cmp "$WORK/ref.jsonl" "$WORK/slurm.jsonl" || fail "Slurm JSONL differs from the 
 cmp "$WORK/ref.csv" "$WORK/slurm.csv" || fail "Slurm CSV differs from the unsharded run"
 say "Slurm: merged JSONL and CSV byte-identical to the unsharded run ($(lines "$WORK/slurm.jsonl") points)"
 
+# ---- Slurm, packed: the plan's own line -----------------------------------------------
+# `sweep --plan --pack 2` prints an sbatch line with --time from its calibration, a %K
+# throttle and 2 shards per task through GNU parallel (--cpus-per-task=2); it is run as
+# printed, and its merge must again equal the unsharded run.
+OUT=$WORK/packed
+line=$("$BIN" sweep "$GRID" --plan --calibrate 2 --shards "$SHARDS" --pack 2 --out "$OUT" \
+    | sed -n 's/^slurm  *//p')
+case $line in
+    *"--array=0-1%100 --time="*"--cpus-per-task=2 "*" $SHARDS 2") ;;
+    *) fail "the packed plan's line is not what the plan promises: $line" ;;
+esac
+say "packed: $line"
+job=$(eval "$line" | sed -n 's/^Submitted batch job //p')
+[ -n "$job" ] || fail "the packed plan's line submitted nothing"
+wait_until "packed array $job to finish" array_done
+"$BIN" merge "$OUT" --grid "$GRID" --out "$WORK/packed.jsonl" >/dev/null \
+    || fail "merge finds points missing after the packed array"
+cmp "$WORK/ref.jsonl" "$WORK/packed.jsonl" || fail "packed JSONL differs from the unsharded run"
+cmp "$WORK/ref.csv" "$WORK/packed.csv" || fail "packed CSV differs from the unsharded run"
+say "Slurm packed 2 shards a task: merged JSONL and CSV byte-identical to the unsharded run"
+
 # ---- GNU parallel -------------------------------------------------------------------
 OUT=$WORK/parallel
 mkdir -p "$OUT"
@@ -160,4 +183,4 @@ cmp "$WORK/ref.jsonl" "$WORK/parallel.jsonl" || fail "parallel JSONL differs fro
 cmp "$WORK/ref.csv" "$WORK/parallel.csv" || fail "parallel CSV differs from the unsharded run"
 say "parallel: merged JSONL and CSV byte-identical to the unsharded run ($(lines "$WORK/parallel.jsonl") points)"
 
-say "2 passed, 0 failed"
+say "3 passed, 0 failed"
