@@ -13,8 +13,10 @@ all: test
 # m4 is needed by the GMP/MPFR build of gmp-mpfr-sys (rug's backend). python3 with mpmath
 # is the independent half of tests/digit_audit.rs (the SITA/TAGS formulas of
 # benches/peer/optimize_peer.py in mpmath); without it that half is skipped, so install it.
-# GNU parallel runs the packed shards of examples/slurm/sweep.sbatch (tests/sweep.rs).
+# GNU parallel runs the packed shards of examples/slurm/sweep.sbatch (tests/sweep.rs);
+# xmllint (libxml2-utils) validates check's JUnit XML against tests/junit/JUnit.xsd.
 deps:
+	@command -v xmllint >/dev/null || ($(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y libxml2-utils)
 	@command -v parallel >/dev/null || ($(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y parallel)
 	@command -v m4 >/dev/null || ($(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y m4)
 	@python3 -c 'import mpmath' 2>/dev/null || ($(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y python3-mpmath)

@@ -105,11 +105,15 @@ fn relation_text(check: &Check) -> String {
 /// Runs every check of a claim (points in parallel; one cache per claim).
 pub fn run_claim(claim: &Claim) -> ClaimResult {
     let cache = Cache::default();
-    let checks: Vec<CheckResult> = claim
+    let (checks, check_seconds): (Vec<CheckResult>, Vec<f64>) = claim
         .checks
         .iter()
-        .map(|c| run_check(claim, c, &cache))
-        .collect();
+        .map(|c| {
+            let t = std::time::Instant::now();
+            let r = run_check(claim, c, &cache);
+            (r, t.elapsed().as_secs_f64())
+        })
+        .unzip();
     let verdict = checks
         .iter()
         .map(|c| c.verdict)
@@ -136,6 +140,7 @@ pub fn run_claim(claim: &Claim) -> ClaimResult {
         verdict,
         checks,
         worst_check,
+        check_seconds,
     }
 }
 

@@ -10,6 +10,7 @@ use crate::report::claims::{
 };
 use crate::report::figure::sanitize::sanitize;
 use crate::report::html::{to_html, HtmlFigure};
+use crate::report::junit::{to_junit, JunitEnv};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -20,6 +21,8 @@ pub(crate) enum CheckFormat {
     Md,
     /// A self-contained DIR/index.html (needs --out DIR).
     Html,
+    /// JUnit XML for CI (one testcase per check) on stdout, or into FILE with --out FILE.
+    Junit,
 }
 
 #[derive(Args, Debug)]
@@ -31,7 +34,7 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_enum, default_value = "text")]
     format: CheckFormat,
     /// Also write per-claim CSV files and the report (report.md, report.json) here; with
-    /// --format html, index.html too.
+    /// --format html, index.html too. With --format junit, the XML file to write.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// The figures the HTML report shows with their claims: the folder `tables --out X`
@@ -40,6 +43,10 @@ pub(crate) struct CheckArgs {
     /// figures belong to none of the claims run is a warning (stderr and the page).
     #[arg(long, value_name = "DIR")]
     figures: Option<PathBuf>,
+    /// Also write the run as JUnit XML into FILE (one testcase per check: FAIL a failure,
+    /// INCONCLUSIVE skipped with its reason, uncomputed an error), beside any --format.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
     /// Exit 1 when some claim is INCONCLUSIVE, as when one fails (for CI gates that must
     /// not stay green on undecided claims).
     #[arg(long)]
@@ -189,6 +196,51 @@ fn html_figures(
     })
 }
 
+/// The run's time as the JUnit schema's timestamp (`YYYY-MM-DDTHH:MM:SS`, UTC).
+fn utc_timestamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    // days since 1970-01-01 to the proleptic Gregorian date (H. Hinnant's civil_from_days)
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// The machine's name for the JUnit report (`localhost` when the system gives none).
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".into())
+}
+
+/// Writes `text` to the file `path` (exit 2 naming it when it cannot be written).
+fn write_file(path: &std::path::Path, text: &str) -> Result<(), (i32, String)> {
+    std::fs::write(path, text).map_err(|e| {
+        (
+            super::EXIT_BAD_INPUT,
+            format!("{}: cannot be written: {e}", path.display()),
+        )
+    })
+}
+
 /// Runs `check`; returns the report and the exit status (0 or 1), or a bad-input error.
 pub(crate) fn run_check(a: CheckArgs) -> Result<(String, i32), (i32, String)> {
     if a.quantities {
@@ -248,6 +300,31 @@ pub(crate) fn run_check(a: CheckArgs) -> Result<(String, i32), (i32, String)> {
         }
     };
     let s = summary(&rs);
+    let junit = || {
+        to_junit(
+            &rs,
+            &JunitEnv {
+                timestamp: utc_timestamp(),
+                hostname: hostname(),
+            },
+        )
+    };
+    if a.format == CheckFormat::Junit {
+        if let Some(f) = &a.junit {
+            write_file(f, &junit())?;
+        }
+        let out = match &a.out {
+            Some(f) => {
+                write_file(f, &junit())?;
+                note(to_text(&rs)) + &format!("\nwrote {}\n", f.display())
+            }
+            None => junit(),
+        };
+        if interrupted {
+            return Ok((out, EXIT_INTERRUPTED));
+        }
+        return Ok((out, s.exit_status_strict(a.strict)));
+    }
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir)
             .map_err(|e| (super::EXIT_BAD_INPUT, format!("{}: {e}", dir.display())))?;
@@ -268,6 +345,10 @@ pub(crate) fn run_check(a: CheckArgs) -> Result<(String, i32), (i32, String)> {
             write(dir, "index.html", &to_html(&rs, &figures.figures, &n))?;
         }
     }
+    // after --out's folder exists: --junit may name a file in it
+    if let Some(f) = &a.junit {
+        write_file(f, &junit())?;
+    }
     let out = match a.format {
         CheckFormat::Text => note(to_text(&rs)),
         CheckFormat::Json => json(to_json(&rs)) + "\n",
@@ -276,6 +357,7 @@ pub(crate) fn run_check(a: CheckArgs) -> Result<(String, i32), (i32, String)> {
             let dir = a.out.as_deref().unwrap_or(std::path::Path::new("."));
             note(to_text(&rs)) + &format!("\nwrote {}\n", dir.join("index.html").display())
         }
+        CheckFormat::Junit => junit(),
     };
     if interrupted {
         return Ok((out, EXIT_INTERRUPTED));

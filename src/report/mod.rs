@@ -10,6 +10,7 @@ pub mod figure;
 pub mod files;
 pub mod html;
 pub mod jsq;
+pub mod junit;
 pub mod optimize;
 pub mod redundancy;
 pub mod simulate;

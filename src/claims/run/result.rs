@@ -185,6 +185,9 @@ pub struct ClaimResult {
     pub checks: Vec<CheckResult>,
     /// Index of the check that decided the verdict and margin.
     pub worst_check: usize,
+    /// Wall-clock seconds each check took (in the order of `checks`; a later check may
+    /// reuse an earlier one's cached values). For reports that carry timings (JUnit).
+    pub check_seconds: Vec<f64>,
 }
 
 impl ClaimResult {
