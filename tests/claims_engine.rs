@@ -516,3 +516,26 @@ fn inconclusive_claims_are_counted_and_fail_under_strict() {
     assert!(failed["rel_margin"].is_null(), "{failed}");
     assert!(failed["rel_margin_note"].is_string(), "{failed}");
 }
+
+/// A misspelt policy in a quantity (`opt(sitaa)`) is named as a policy, with the list of
+/// policies, not as an unknown variable among the grid's.
+#[test]
+fn an_unknown_policy_is_named_as_one() {
+    let text = MINIMAL.replace(
+        "quantity = \"threshold()\"",
+        "quantity = \"opt(sitaa).value\"",
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = write_tmp(dir.path(), "bad.toml", &text);
+    let out = taskassign().arg("check").arg(&p).output().expect("runs");
+    assert_eq!(out.status.code(), Some(EXIT_BAD_INPUT));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.toml:18: quantity")
+            && err.contains("'sitaa' is not a policy")
+            && err.contains("sita, ")
+            && err.contains("tags")
+            && !err.contains("grid variables"),
+        "{err}"
+    );
+}

@@ -30,6 +30,9 @@ pub(crate) fn check_names(
     key: &str,
     n: &Names,
 ) -> Result<(), ClaimError> {
+    // the calls first: a misspelt word a call takes (`opt(sitaa)`) is named as what the
+    // call wanted (a policy), not as an unknown variable
+    check_calls(c, e, span.clone(), key, n)?;
     let mut used = Vec::new();
     expr::variables(e, &mut used);
     let words = registry().words();
@@ -53,7 +56,7 @@ pub(crate) fn check_names(
             );
         }
     }
-    check_calls(c, e, span, key, n)
+    Ok(())
 }
 
 /// Every call in the expression, recursively: known, and called as declared.
@@ -162,7 +165,7 @@ fn check_positional(sig: &Signature, args: &[Arg]) -> Result<(), String> {
             };
             if !choices.contains(&word.as_str()) {
                 return Err(format!(
-                    "unknown {what} '{word}' for {name} ({})",
+                    "'{word}' is not a {what}: {name}() takes one of the {what} names {}",
                     choices.join(", ")
                 ));
             }
