@@ -274,7 +274,7 @@ pub fn compile(path: &str, text: &str) -> Result<Figure, ClaimError> {
         path: path.into(),
         line: 1,
         key: "(document)".into(),
-        why: e.message().to_string(),
+        why: crate::error::toml_reason(&e, text),
     })?;
     let series_y: Vec<&Spanned<String>> = f.series.iter().map(|s| &s.y).collect();
     if series_y.is_empty() {

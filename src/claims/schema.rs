@@ -226,7 +226,7 @@ pub fn parse_file(path: &str, text: &str) -> Result<ClaimFile, ClaimError> {
 /// Reads a claim file's text as `T`, with errors that name the line and the key.
 pub fn parse_as<T: serde::de::DeserializeOwned>(path: &str, text: &str) -> Result<T, ClaimError> {
     toml::from_str::<T>(text).map_err(|e| {
-        let msg = e.message().trim().replace('\n', " ");
+        let msg = crate::error::toml_reason(&e, text);
         let (line, key) = match e.span() {
             Some(sp) => {
                 let line = line_of(text, sp.start);

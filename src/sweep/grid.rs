@@ -237,7 +237,7 @@ pub fn parse(path: &str, text: &str) -> Result<Grid, SweepError> {
     };
     let f: GridFile = toml::from_str(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
-        err(span, "(document)", e.message().to_string())
+        err(span, "(document)", crate::error::toml_reason(&e, text))
     })?;
 
     // The groups and the variables.

@@ -18,7 +18,7 @@ pub fn compile(path: &str, text: &str) -> Result<Claim, ClaimError> {
         path: path.into(),
         line: 1,
         key: "(document)".into(),
-        why: e.message().to_string(),
+        why: crate::error::toml_reason(&e, text),
     })?;
     let c = FileCtx::new(path, text, registry().words());
     let id = check_header(&c, &f)?;

@@ -107,10 +107,30 @@ pub(crate) fn row(point: &Point, v: &Result<PointVal, QuantityError>, digits: u3
         },
         Err(e) => (Err(e.to_string()), 0),
     };
+    let magnitude = match v {
+        Ok(pv) if d == 0 && pv.q.sim.is_none() => magnitude_bound(&pv.q),
+        _ => None,
+    };
     Row {
         point: point.clone(),
         value,
         digits: d,
         error_kind: v.as_ref().err().map(|e| e.kind()),
+        magnitude,
     }
+}
+
+/// max(|lo|, |hi|) + |lo − hi|, rounded up: a bound on |value| when the two precisions
+/// agree on no digit; `None` when either is not finite.
+fn magnitude_bound(q: &Pair) -> Option<Float> {
+    if !q.lo.is_finite() || !q.hi.is_finite() {
+        return None;
+    }
+    let p = q.hi.prec().max(q.lo.prec());
+    let big = Float::with_val(p, q.lo.abs_ref()).max(&Float::with_val(p, q.hi.abs_ref()));
+    let up = rug::float::Round::Up;
+    let spread = Float::with_val_round(p, &q.lo - &q.hi, up)
+        .0
+        .max(&Float::with_val_round(p, &q.hi - &q.lo, up).0);
+    Some(Float::with_val_round(p, big + spread, up).0)
 }

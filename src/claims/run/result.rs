@@ -31,6 +31,10 @@ pub struct Row {
     pub digits: u32,
     /// Whose fault the error is, when the point could not be computed.
     pub error_kind: Option<ErrorKind>,
+    /// When no significant digit is certified (`undetermined`) but both precisions gave a
+    /// finite value: a bound on |value|, max(|lo|, |hi|) + |lo − hi| (tables show a value
+    /// whose bound is below their resolution as 0).
+    pub magnitude: Option<Float>,
 }
 
 /// A sequence and its extrapolated limit.

@@ -357,6 +357,9 @@ pub fn table_latex(t: &Table, made_by: &str) -> String {
         let at: Vec<String> = t.at.iter().map(|(k, v)| assign_tex(t, k, v)).collect();
         caption.push_str(&format!(" At {}.", at.join(", ")));
     }
+    for r in &t.remarks {
+        caption.push_str(&format!(" {}", escape(r)));
+    }
     if !t.notes.is_empty() {
         caption.push_str(" ---: not computed (see the claim's evidence table).");
     }

@@ -63,6 +63,9 @@ pub struct Table {
     pub labels: BTreeMap<String, String>,
     /// Why cells are missing (one line each).
     pub notes: Vec<String>,
+    /// Sentences the caption adds about the digits shown (plain text): why a limit or a
+    /// simulated value has no uncertainty, why a 0 is 0.
+    pub remarks: Vec<String>,
 }
 
 impl Table {
