@@ -74,7 +74,7 @@ fn lower_gamma_regularised(bits: u32, n: u32, y: &Float) -> Float {
     let inv_bits = (1 - i64::from(y.get_exp().unwrap_or(1))).max(0) as u64;
     if *y < 1 && inv_bits * SERIES_SPLIT < u64::from(bits) {
         // The series below needs about bits / log2(1/y) terms — thousands at 10 000 digits
-        // (issue 14, item 6: `threshold --digits 10000` spent its time here). Instead
+        // (`threshold --digits 10000` used to spend most of its time here). Instead
         // e^(−y) (expm1(y) − Σ_{1≤m<n} y^m/m!), whose subtraction loses at most
         // (n − 1)·log2(1/y) + log2(n!) bits, computed with that many more.
         let w = bits + n * inv_bits as u32 + EXPM1_GUARD_BITS;

@@ -53,8 +53,7 @@ pub fn check_tags_stable(
 
 /// Refuses a TAGS load at or above ρ*(F, ∞) = E[X] / sup_x x F̄(x): since ρ*(F, h) < ρ*(F, ∞)
 /// for every h, no cutoffs are stable for any host count, and the refusal needs neither the
-/// greedy construction nor ρ*(F, h) (seconds at h = 300, minutes at h = 10^6; issue 14,
-/// item 6).
+/// greedy construction nor ρ*(F, h) (seconds at h = 300, minutes at h = 10^6).
 pub fn check_below_limit(
     dist: &dyn JobSize,
     lambda: &Float,
