@@ -58,11 +58,6 @@ impl Erlang {
         Ok(Erlang { k, rate })
     }
 
-    /// The number of phases k.
-    pub fn phases(&self) -> u32 {
-        self.k
-    }
-
     /// The rate r of each phase.
     pub fn rate(&self) -> &Float {
         &self.rate

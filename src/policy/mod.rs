@@ -344,20 +344,6 @@ pub fn evaluate(
     }
 }
 
-/// The host (a, b] of a cutoff policy of `kind` at arrival rate `lambda`, every part of it
-/// (load, mean waiting, queueing share for the mean waiting, wasted service).
-pub(crate) fn host_at(
-    kind: ChainKind,
-    dist: &dyn JobSize,
-    lambda: &Float,
-    a: &Float,
-    b: &Float,
-) -> Result<host_term::Host<Float>, PolicyError> {
-    let (pa, pb, top) = (dist.point(a), dist.point(b), dist.point(&dist.upper()));
-    let v = PointInputs::new(dist, kind, Metric::Waiting, &pa, &pb, &top);
-    host_term::host(kind, lambda, &v, host_term::Parts::All)
-}
-
 /// A cutoff policy of `kind` with the full cutoff vector s_0 < … < s_h: each host's term
 /// ([`host_term::host`]) on MPFR points, summed into queueing and wasted service; the
 /// metric's value is their sum (+∞ when a host is unstable), plus E[X] for the response.
