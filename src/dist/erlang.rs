@@ -14,7 +14,6 @@ use crate::dist::ziggurat::exp1;
 use crate::num::gamma::gamma_interval;
 use crate::num::{show, NumError};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rug::float::Special;
 use rug::Float;
 
 /// Most phases: the sampler adds k exponentials, and 1000 phases (SCV 0.001) is far past
@@ -70,12 +69,6 @@ impl JobSize for Erlang {
     }
     fn prec(&self) -> u32 {
         self.rate.prec()
-    }
-    fn lower(&self) -> Float {
-        Float::with_val(self.prec(), 0)
-    }
-    fn upper(&self) -> Float {
-        Float::with_val(self.prec(), Special::Infinity)
     }
     fn tail(&self, x: &Float) -> Float {
         let bits = self.prec();

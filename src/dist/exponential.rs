@@ -8,7 +8,6 @@ use crate::num::show;
 use crate::num::tol::{F64_SERIES_EPS, LENTZ_EPS};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rug::float::Special;
 use rug::Float;
 
 /// Exponential distribution on [0, ∞).
@@ -352,12 +351,6 @@ impl JobSize for Exponential {
     }
     fn prec(&self) -> u32 {
         self.rate.prec()
-    }
-    fn lower(&self) -> Float {
-        Float::with_val(self.prec(), 0)
-    }
-    fn upper(&self) -> Float {
-        Float::with_val(self.prec(), Special::Infinity)
     }
     fn tail(&self, x: &Float) -> Float {
         let b = self.prec();

@@ -7,7 +7,6 @@ use crate::num::logf64::{f64_normal, ln_add_exp};
 use crate::num::show;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rug::float::Special;
 use rug::Float;
 
 /// Mixture p·Exp(rate1) + (1−p)·Exp(rate2).
@@ -68,12 +67,6 @@ impl JobSize for HyperExp {
     }
     fn prec(&self) -> u32 {
         self.p.prec()
-    }
-    fn lower(&self) -> Float {
-        Float::with_val(self.prec(), 0)
-    }
-    fn upper(&self) -> Float {
-        Float::with_val(self.prec(), Special::Infinity)
     }
     fn tail(&self, x: &Float) -> Float {
         self.e1.tail(x) * &self.p + self.e2.tail(x) * &self.q

@@ -153,12 +153,6 @@ impl JobSize for LogNormal {
     fn prec(&self) -> u32 {
         self.mu.prec()
     }
-    fn lower(&self) -> Float {
-        Float::with_val(self.prec(), 0)
-    }
-    fn upper(&self) -> Float {
-        Float::with_val(self.prec(), Special::Infinity)
-    }
     fn tail(&self, x: &Float) -> Float {
         let b = self.prec();
         if *x <= 0 {

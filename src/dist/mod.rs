@@ -139,10 +139,16 @@ pub trait JobSize: Send + Sync + std::fmt::Debug {
     fn family(&self) -> &'static str;
     /// Precision (bits) of the values this distribution returns.
     fn prec(&self) -> u32;
-    /// Low end of the support (s_0): P(X ≤ lower) = 0 except for an atom at it.
-    fn lower(&self) -> Float;
-    /// High end of the support (s_h); +∞ for unbounded families.
-    fn upper(&self) -> Float;
+    /// Low end of the support (s_0): P(X ≤ lower) = 0 except for an atom at it. The
+    /// default is 0, the low end of a law on the half-line [0, ∞); a law whose support
+    /// starts elsewhere overrides it.
+    fn lower(&self) -> Float {
+        Float::with_val(self.prec(), 0)
+    }
+    /// High end of the support (s_h); +∞ for unbounded families, the default.
+    fn upper(&self) -> Float {
+        Float::with_val(self.prec(), rug::float::Special::Infinity)
+    }
     /// Tail P(X > x).
     fn tail(&self, x: &Float) -> Float;
     /// CDF P(X ≤ x).

@@ -73,9 +73,6 @@ impl JobSize for Pareto {
     fn lower(&self) -> Float {
         self.k.clone()
     }
-    fn upper(&self) -> Float {
-        Float::with_val(self.prec(), rug::float::Special::Infinity)
-    }
     fn tail(&self, x: &Float) -> Float {
         let b = self.prec();
         if *x < self.k {

@@ -127,12 +127,6 @@ impl JobSize for Weibull {
     fn prec(&self) -> u32 {
         self.shape.prec()
     }
-    fn lower(&self) -> Float {
-        Float::with_val(self.prec(), 0)
-    }
-    fn upper(&self) -> Float {
-        Float::with_val(self.prec(), Special::Infinity)
-    }
     fn tail(&self, x: &Float) -> Float {
         let b = self.prec();
         if *x <= 0 {

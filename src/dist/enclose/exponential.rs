@@ -145,12 +145,6 @@ impl Enclosure for ExponentialEnclosure {
     fn prec(&self) -> u32 {
         self.rate.prec()
     }
-    fn lower(&self) -> Interval {
-        Interval::zero_at(self.prec())
-    }
-    fn upper(&self) -> Interval {
-        Interval::infinite_at(self.prec())
-    }
     fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
         let bits = self.prec();
         if *x <= 0 {
@@ -222,12 +216,6 @@ impl Enclosure for HyperExpEnclosure {
     }
     fn prec(&self) -> u32 {
         self.p.prec()
-    }
-    fn lower(&self) -> Interval {
-        Interval::zero_at(self.prec())
-    }
-    fn upper(&self) -> Interval {
-        Interval::infinite_at(self.prec())
     }
     fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
         Ok(self
