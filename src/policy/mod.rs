@@ -5,20 +5,23 @@
 //! (s_{i−1}, s_i), so the optimiser can treat the cutoffs as a chain; the term is defined
 //! once, in [`host_term`], for every evaluator.
 
-pub mod budget;
-pub mod host_term;
-pub mod lwl;
-pub mod mmh;
-pub mod random;
-pub mod reference;
-pub mod rigorous;
-pub mod sita;
-pub mod tags;
+pub(crate) mod budget;
+pub(crate) mod host_term;
+pub(crate) mod lwl;
+pub(crate) mod mmh;
+pub(crate) mod random;
+pub(crate) mod reference;
+pub(crate) mod rigorous;
+pub(crate) mod sita;
+pub(crate) mod tags;
+
+pub use host_term::ChainKind;
+pub use tags::host_load as tags_host_load;
 
 use crate::dist::{DistError, JobSize, Point};
 use crate::num::{parse_decimal, show, NumError};
 use crate::vocab::{UnknownName, Vocabulary};
-use host_term::{weight_order, ChainKind, HostInputs, KillPoint};
+use host_term::{weight_order, HostInputs, KillPoint};
 use rug::float::Special;
 use rug::Float;
 use std::cell::RefCell;
