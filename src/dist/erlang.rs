@@ -12,7 +12,7 @@
 use super::{check_order, clip, to_f64_param, DistError, JobSize, Sampler};
 use crate::dist::ziggurat::exp1;
 use crate::num::gamma::gamma_interval;
-use crate::num::{show, NumError};
+use crate::num::{message_number, NumError};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::Float;
 
@@ -44,13 +44,16 @@ impl Erlang {
         if !(k.is_integer() && *k >= 1 && *k <= MAX_PHASES) {
             return Err(DistError::BadParameter {
                 family: "erlang",
-                why: format!("k must be an integer in 1..={MAX_PHASES}, got {}", show(k)),
+                why: format!(
+                    "k must be an integer in 1..={MAX_PHASES}, got {}",
+                    message_number(k)
+                ),
             });
         }
         if !(rate > 0) || rate.is_infinite() {
             return Err(DistError::BadParameter {
                 family: "erlang",
-                why: format!("rate must be finite and > 0, got {}", show(&rate)),
+                why: format!("rate must be finite and > 0, got {}", message_number(&rate)),
             });
         }
         let k = k.to_u32_saturating().unwrap_or(1);
@@ -118,7 +121,7 @@ impl JobSize for Erlang {
                 family: "erlang",
                 j,
                 a: "0".into(),
-                b: show(&b),
+                b: message_number(&b),
             });
         }
         let ya = Float::with_val(w, &a * &self.rate);
@@ -128,7 +131,7 @@ impl JobSize for Erlang {
                 family: "erlang",
                 j: -1,
                 a: "0".into(),
-                b: show(&yb),
+                b: message_number(&yb),
             },
             other => DistError::Num(other),
         })?;

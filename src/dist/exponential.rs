@@ -4,7 +4,7 @@ use super::{check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, S
 use crate::num::dd::{f64_pair, LnPoint};
 use crate::num::gauss::{ln_gl6, GL6_MAX_LOG_WIDTH, GL6_MAX_VARIATION};
 use crate::num::logf64::{interval_width, ln_one_minus_exp_neg};
-use crate::num::show;
+use crate::num::message_number;
 use crate::num::tol::{F64_SERIES_EPS, LENTZ_EPS};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -32,7 +32,7 @@ impl Exponential {
         if rate.is_nan() || rate <= 0 {
             return Err(DistError::BadParameter {
                 family: "exp",
-                why: format!("rate must be > 0, got {}", show(&rate)),
+                why: format!("rate must be > 0, got {}", message_number(&rate)),
             });
         }
         let ln_rate = f64_pair(&Float::with_val(rate.prec() + 16, rate.ln_ref()));
@@ -383,7 +383,7 @@ impl JobSize for Exponential {
                         family: "exp",
                         j,
                         a: "0".into(),
-                        b: show(&b),
+                        b: message_number(&b),
                     });
                 }
                 let e1 = |x: &Float| -> Float {
@@ -415,7 +415,7 @@ impl JobSize for Exponential {
         if !(*u > 0 && *u < 1) {
             return Err(DistError::BadParameter {
                 family: "exp",
-                why: format!("quantile level {} not in (0,1)", show(u)),
+                why: format!("quantile level {} not in (0,1)", message_number(u)),
             });
         }
         Ok(-Float::with_val(b, -u.clone()).ln_1p() / &self.rate)

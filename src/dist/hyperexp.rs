@@ -4,7 +4,7 @@ use super::exponential::Exponential;
 use super::ziggurat::exp1;
 use super::{check_order, to_f64_param, DistError, JobSize, Sampler};
 use crate::num::logf64::{f64_normal, ln_add_exp};
-use crate::num::show;
+use crate::num::message_number;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::Float;
@@ -34,7 +34,7 @@ impl HyperExp {
         if !(p > 0 && p < 1) {
             return Err(DistError::BadParameter {
                 family: "hyperexp",
-                why: format!("p must be in (0,1), got {}", show(&p)),
+                why: format!("p must be in (0,1), got {}", message_number(&p)),
             });
         }
         let bits = p.prec();

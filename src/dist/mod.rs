@@ -28,7 +28,7 @@ pub use point::Point;
 pub use spec::{DistFactory, DistSpec};
 
 use crate::num::golden::golden_max;
-use crate::num::{self, show, NumError};
+use crate::num::{self, message_number, NumError};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::Float;
 use thiserror::Error;
@@ -279,7 +279,7 @@ pub fn to_f64_param(family: &'static str, name: &str, x: &Float) -> Result<f64, 
     } else {
         Err(DistError::NotSimulable {
             family,
-            why: format!("{name} = {} does not fit in f64", show(x)),
+            why: format!("{name} = {} does not fit in f64", message_number(x)),
         })
     }
 }
@@ -290,7 +290,7 @@ pub fn default_quantile<D: JobSize + ?Sized>(d: &D, u: &Float) -> Result<Float, 
     if !(*u > 0 && *u < 1) {
         return Err(DistError::BadParameter {
             family: d.family(),
-            why: format!("quantile level {} not in (0,1)", show(u)),
+            why: format!("quantile level {} not in (0,1)", message_number(u)),
         });
     }
     let lo = d.lower();

@@ -19,7 +19,7 @@ pub use host_term::ChainKind;
 pub use tags::host_load as tags_host_load;
 
 use crate::dist::{DistError, JobSize, Point};
-use crate::num::{parse_decimal, show, NumError};
+use crate::num::{message_number, parse_decimal, NumError};
 use crate::vocab::{UnknownName, Vocabulary};
 use host_term::{weight_order, HostInputs, KillPoint};
 use rug::float::Special;
@@ -250,13 +250,13 @@ impl LoadSpec {
         if !(rho > 0) {
             return Err(PolicyError::BadLoad(format!(
                 "the load must be positive, got ρ = {}",
-                show(&rho)
+                message_number(&rho)
             )));
         }
         if rho >= hosts {
             return Err(PolicyError::BadLoad(format!(
                 "total load ρ = λE[X] = {} must be below the number of hosts {hosts}: no policy is stable",
-                show(&rho)
+                message_number(&rho)
             )));
         }
         Ok((lambda, rho))
@@ -307,18 +307,18 @@ pub fn full_cutoffs(
             return Err(PolicyError::BadCutoffs(format!(
                 "cutoff {} = {} is outside the support ({}, {})",
                 i + 1,
-                show(c),
-                show(&lo),
-                show(&hi)
+                message_number(c),
+                message_number(&lo),
+                message_number(&hi)
             )));
         }
         if i > 0 && *c <= interior[i - 1] {
             return Err(PolicyError::BadCutoffs(format!(
                 "cutoffs must increase: s{} = {} ≤ s{} = {}",
                 i + 1,
-                show(c),
+                message_number(c),
                 i,
-                show(&interior[i - 1])
+                message_number(&interior[i - 1])
             )));
         }
         s.push(Float::with_val(bits, c));

@@ -246,8 +246,8 @@ impl Enclosure for HyperExpEnclosure {
                 return Err(DistError::Num(NumError::NoConvergence {
                     what: "sup x F̄(x) of the hyperexponential: boxes".into(),
                     iterations: SUP_MAX_BOXES,
-                    lo: crate::num::show(&best),
-                    hi: crate::num::show(&upper),
+                    lo: crate::num::message_number(&best),
+                    hi: crate::num::message_number(&upper),
                 }));
             }
             // On the box x F̄(x) ≤ b F̄(a): a box whose bound is below a value already

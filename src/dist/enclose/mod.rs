@@ -31,7 +31,7 @@ pub use uniform::{DeterministicEnclosure, UniformEnclosure};
 
 use super::{check_order, DistError};
 use crate::num::interval::Interval;
-use crate::num::{show, NumError};
+use crate::num::{message_number, NumError};
 use rug::float::Special;
 use rug::Float;
 
@@ -174,8 +174,8 @@ pub(crate) fn require_positive(
             family,
             why: format!(
                 "{name} must be > 0; its enclosure [{}, {}] is not proven positive",
-                show(x.lo()),
-                show(x.hi())
+                message_number(x.lo()),
+                message_number(x.hi())
             ),
         })
     }
@@ -189,7 +189,7 @@ fn end_text(x: &Float) -> String {
     } else if x.is_infinite() {
         "inf".into()
     } else {
-        show(x)
+        message_number(x)
     }
 }
 
