@@ -38,9 +38,11 @@ pub use crate::error::{EXIT_BAD_INPUT, EXIT_NUMERICAL};
     about = "Checks dispatching theory (TAGS, SITA, Random) numerically, with certified digits",
     long_about = "Checks dispatching theory numerically at any precision.\n\n\
 Certified: every printed digit is one on which two MPFR precisions agree (strong evidence, \
-not a bound). Proven (--rigorous; eval and threshold so far, built-in families): every \
-number is an enclosure [K_lo, K_hi] computed by interval arithmetic with outward rounding, \
-and each printed digit is the correct rounding of the exact value for the decimal inputs.\n\n\
+not a bound). Proven (--rigorous; eval, threshold and optimize so far, built-in families): \
+every number is an enclosure [K_lo, K_hi] computed by interval arithmetic with outward \
+rounding, and each printed digit is the correct rounding of the exact value for the decimal \
+inputs; optimize --rigorous proves a lower bound of the minimum over every cutoff vector \
+(value_lo) by interval branch and bound.\n\n\
 Load convention: --load is the total offered load rho = lambda*E[X] (0 < rho < hosts); \
 --load-per-host u means rho = u*hosts; --lambda sets the arrival rate.\n\
 Distributions: bp:k=1,p=1e10,alpha=1  pareto:k=1,alpha=1.5  exp:rate=1  uniform:a=0,b=1  det:x=1  \
