@@ -642,7 +642,14 @@ fn proven_optimum_lies_below_the_certified_one_and_every_grid_value() {
             .iter()
             .map(|x| x.as_str().unwrap().to_string())
             .collect();
-        let at = arb_values(c.dist, c.policy, c.hosts, c.load, c.metric, &[cuts.clone()]);
+        let at = arb_values(
+            c.dist,
+            c.policy,
+            c.hosts,
+            c.load,
+            c.metric,
+            std::slice::from_ref(&cuts),
+        );
         let (olo, ohi) = at[0].clone().expect("the proven cutoffs are stable");
         assert!(
             olo <= hi && lo <= ohi,
