@@ -36,7 +36,7 @@ use super::rigorous::RIGOROUS_GUARD_BITS;
 use super::OptPolicy;
 use crate::dist::{DistError, Enclosure, JobSize};
 use crate::num::interval::Interval;
-use crate::num::{show, working_bits};
+use crate::num::{message_number, working_bits};
 use crate::policy::host_term::{weight_order, ChainKind};
 use crate::policy::rigorous::enclosed_terms;
 use crate::policy::{LoadSpec, Metric, PolicyError};
@@ -567,7 +567,7 @@ fn proven_from(
 /// `x` as a decimal of `digits` significant digits (the printed cutoff).
 fn show_digits(x: &Float, digits: u32) -> String {
     if !x.is_finite() {
-        return show(x);
+        return message_number(x);
     }
     Interval::point(x.clone()).lo_text(digits)
 }
@@ -670,8 +670,8 @@ mod tests {
                                 assert!(
                                     bb.lb <= *v.hi(),
                                     "{spec} {policy:?} {metric:?}: bound {} above {} at {k},{l}",
-                                    show(&bb.lb),
-                                    show(v.hi())
+                                    message_number(&bb.lb),
+                                    message_number(v.hi())
                                 );
                             }
                         }
