@@ -6,6 +6,8 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
 use taskassign::dist::DistSpec;
 use taskassign::num::certify_bits;
+use taskassign::optimize::certified::{optimize_certified, OptimizeRequest};
+use taskassign::optimize::proven::optimize_proven;
 use taskassign::optimize::{optimal_cutoffs_pair, OptPolicy};
 use taskassign::policy::{LoadSpec, Metric};
 
@@ -41,5 +43,32 @@ fn bench_optimize(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_optimize);
+/// The proven global optimum (`optimize --rigorous`) beside the certified one, both whole
+/// answers at the same digits: SITA, bounded Pareto α = 1, p = 10^1000, h = 2 at 50 digits
+/// (the target: within 20×) and h = 3 at 20 digits.
+fn bench_proven(c: &mut Criterion) {
+    let mut group = c.benchmark_group("optimize_proven");
+    group.sample_size(10);
+    let d = DistSpec::parse("bp:k=1,p=1e1000,alpha=1").expect("valid spec");
+    for (h, digits) in [(2usize, 50u32), (3, 20)] {
+        let req = OptimizeRequest {
+            policy: OptPolicy::Sita,
+            dist: &d,
+            hosts: h,
+            load: LoadSpec::PerHost("0.5".into()),
+            metric: Metric::Waiting,
+            digits,
+        };
+        let id = format!("h{h}/{digits}digits");
+        group.bench_function(BenchmarkId::new("certified", &id), |b| {
+            b.iter(|| black_box(optimize_certified(&req).expect("certified optimum")))
+        });
+        group.bench_function(BenchmarkId::new("proven", &id), |b| {
+            b.iter(|| black_box(optimize_proven(&req).expect("proven optimum")))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_optimize, bench_proven);
 criterion_main!(benches);

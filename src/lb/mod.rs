@@ -18,6 +18,7 @@
 
 pub mod coupling;
 pub mod diffusion;
+pub mod enclosed;
 pub mod exact;
 pub mod fixed_point;
 pub mod fluid;

@@ -11,7 +11,7 @@
 use super::threshold::{check_stable, tags_threshold, Threshold};
 use super::{optimal_cutoffs_certified, OptPolicy, Optimum};
 use crate::dist::DistFactory;
-use crate::num::certify::{certify_pair, Certified, Certify, UNDETERMINED};
+use crate::num::certify::{certify_pair, AtBoth, Certified, Certify, UNDETERMINED};
 use crate::num::parse_decimal;
 use crate::policy::{evaluate, Evaluation, LoadSpec, Metric, PolicyError, PolicyKind};
 use rug::Float;
@@ -298,9 +298,22 @@ fn undetermined() -> Certified {
 
 /// Runs the optimisation at two precisions and certifies.
 pub fn optimize_certified(req: &OptimizeRequest) -> Result<OptimizeReport, PolicyError> {
+    Ok(optimize_certified_both(req)?.0)
+}
+
+/// [`optimize_certified`] and the two precisions' optima it certified (the proven optimum
+/// starts from them).
+pub fn optimize_certified_both(
+    req: &OptimizeRequest,
+) -> Result<(OptimizeReport, AtBoth<Optimum>), PolicyError> {
     let c = Certify::digits(req.digits);
     let both =
         optimal_cutoffs_certified(req.dist, &req.load, req.hosts, req.policy, req.metric, &c)?;
+    Ok((certified_report(&c, &both)?, both))
+}
+
+/// The certified report of the two precisions' optima.
+fn certified_report(c: &Certify, both: &AtBoth<Optimum>) -> Result<OptimizeReport, PolicyError> {
     let w = c.wanted();
     let (a, b) = (&both.lo, &both.hi);
     // Runs that disagree on which hosts are idle do not determine any cutoff, unless the

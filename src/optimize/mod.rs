@@ -25,6 +25,7 @@ pub mod fast;
 pub mod grid;
 pub mod pipeline;
 pub mod polish;
+pub mod proven;
 pub mod rigorous;
 pub mod threshold;
 

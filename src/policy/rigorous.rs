@@ -129,6 +129,38 @@ fn chain(bits: u32, interior: &[Interval]) -> Vec<Interval> {
     s
 }
 
+/// The host terms of the chain `kind` (each host's share of the objective, +∞ for a host
+/// proven unstable) at arrival rate `lambda`, for every cutoff vector whose i-th interior
+/// cutoff lies in `cutoffs[i]`: by the inclusion property each term's interval contains
+/// the term at every such vector (boxes that overlap included: a moment over an empty
+/// interval (a, b], a ≥ b, is 0). A load whose enclosure contains 1 makes its waiting
+/// [w, +∞] (see the [`Interval`] scalar), so a lower end stays valid. These are the
+/// optimiser's box bounds.
+pub fn enclosed_terms(
+    kind: crate::policy::host_term::ChainKind,
+    enc: &dyn Enclosure,
+    lambda: &Interval,
+    cutoffs: &[Interval],
+    metric: Metric,
+) -> Result<Vec<Interval>, PolicyError> {
+    let bits = enc.prec();
+    let s = chain(bits, cutoffs);
+    let hosts = cutoffs.len() + 1;
+    (1..=hosts)
+        .map(|i| {
+            let v = EnclosureInputs {
+                enc,
+                metric,
+                a: &s[i - 1],
+                b: &s[i],
+                b_is_top: i == hosts,
+                top: inf(bits),
+            };
+            Ok(host(kind, lambda, &v, Parts::Term)?.term())
+        })
+        .collect()
+}
+
 /// Evaluates `policy` on the enclosures `enc` at arrival rate `lambda` with the h − 1
 /// interior cutoffs (none for Random), which the caller has checked (count, order,
 /// inside the support: [`super::full_cutoffs`] on a built law).

@@ -1,9 +1,11 @@
 //! The record of `optimize`: the optimal cutoffs, certified by
 //! [`crate::optimize::certified::optimize_certified`].
 
-use super::{digits_note, Record};
+use super::{digits_note, Record, BOUND_EXTRA_DIGITS};
 use crate::num::certify::UNDETERMINED;
+use crate::num::interval::Interval;
 use crate::optimize::certified::{OptimizeReport, OptimizeRequest};
+use crate::optimize::proven::ProvenOptimum;
 use crate::optimize::OptPolicy;
 
 /// The record printed by `optimize`.
@@ -64,5 +66,52 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
         notes.push(n);
     }
     rec.texts("notes", &notes);
+    rec
+}
+
+/// The record printed by `optimize --rigorous`: the certified record, then the proven
+/// optimum. `value_lo` (for TAGS-minmax `max_queue_length_lo`) is a proven lower bound of
+/// the objective's minimum over every cutoff vector, `value_hi` the proven upper end of
+/// the objective at `proven_cutoffs` (decimals, as printed), `optimality_gap` their
+/// difference rounded up.
+pub fn optimize_proven_record(
+    req: &OptimizeRequest,
+    r: &OptimizeReport,
+    p: &ProvenOptimum,
+) -> Record {
+    let mut rec = optimize_record(req, r);
+    let key = match req.policy {
+        OptPolicy::TagsMinmax => "max_queue_length",
+        OptPolicy::Sita | OptPolicy::SitaE | OptPolicy::Tags => "value",
+    };
+    let n = req.digits + BOUND_EXTRA_DIGITS;
+    let both = Interval::new(p.value_lo.clone(), p.value_hi.clone());
+    rec.bounds(key, &both, n);
+    rec.texts("proven_cutoffs", &p.cutoffs)
+        .text(
+            "optimality_gap",
+            Interval::point(p.gap.clone()).hi_text(n.min(6)),
+        )
+        .flag("gap_closed", p.closed)
+        .int("proven_digits", u64::from(p.proven_digits))
+        .int("boxes", p.boxes as u64);
+    let mut notes = vec![format!(
+        "proven optimum: the minimum of the {} over every cutoff vector lies in [{key}_lo, {key}_hi] (interval branch and bound over the cutoffs, {} boxes); {key}_hi is the proven value at proven_cutoffs",
+        if req.policy == OptPolicy::TagsMinmax { "largest mean queue length" } else { req.metric.name() },
+        p.boxes
+    )];
+    if !p.closed {
+        notes.push(format!(
+            "the gap did not close to 10^-{} of the value within {} boxes: {} digits of the minimum are proven ({})",
+            req.digits + crate::optimize::proven::GAP_EXTRA_DIGITS,
+            p.boxes,
+            p.proven_digits,
+            match req.policy {
+                OptPolicy::Sita => "more hosts make more boxes",
+                _ => "TAGS's bounds are first-order: its gap closes slowly",
+            }
+        ));
+    }
+    rec.texts("proven_notes", &notes);
     rec
 }
