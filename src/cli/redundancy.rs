@@ -16,6 +16,7 @@ use crate::redundancy::stability::{
 use crate::report::redundancy::{
     exact_record, simulate_record, stability_record, StabilityFindings,
 };
+use crate::sim::warmup::Knobs;
 use crate::sim::DEFAULT_SEED;
 use clap::{Args, Subcommand};
 
@@ -244,6 +245,8 @@ fn run_simulate(a: SimulateArgs) -> Outcome {
     let region = certified_region(&sys, REGION_DIGITS).map_err(fail)?;
     let exact_methods = exact_methods_apply(&dist, copies).map_err(fail)?;
     let r = simulate(&req, None).map_err(fail)?;
+    let (jobs, _) = req.run.jobs("redundancy").map_err(fail)?;
+    super::diagnostics_gate(&r.diagnostics, &Knobs::CLI_JOBS, jobs as f64)?;
     let class = classify(&dist);
     Ok(render(
         &simulate_record(&req, &r, Some(&region.region), exact_methods, &class),

@@ -29,6 +29,7 @@ use crate::sim::dispatch::setup::{
 use crate::sim::dispatch::SimPolicy;
 use crate::sim::observe::names;
 use crate::sim::stats::{Estimate, HeavyTail};
+use crate::sim::warmup::Knobs;
 use crate::sim::{RunOptions, SimError};
 use crate::vocab::{concat, Vocabulary};
 
@@ -124,7 +125,7 @@ impl Quantity for LwlSim {
                 load: load.clone(),
                 cutoffs: vec![],
                 interarrival: None,
-                run: opts,
+                run: opts.clone(),
             };
             let q = match s.metric {
                 Metric::Waiting => SimQuantity::Waiting,
@@ -140,8 +141,10 @@ impl Quantity for LwlSim {
                 opts.seed,
                 warmup
             );
-            let (est, tail) =
+            let (est, tail, diag) =
                 simulated_mean(&req, q).map_err(|e| QuantityError::compute(what.clone(), e))?;
+            let mut warnings = tail.describe();
+            warnings.extend(diag.failures(&Knobs::CLAIM_JOBS, jobs as f64));
             if !est.mean.is_finite() {
                 return Err(QuantityError::Undefined(format!(
                     "{what}: no finite estimate"
@@ -151,7 +154,7 @@ impl Quantity for LwlSim {
                 bits,
                 est.mean,
                 est.half_width,
-                tail.describe(),
+                warnings,
                 format!("LWL {} simulated ({source})", s.metric.name()),
             ))
         })?;
@@ -351,7 +354,7 @@ impl Quantity for TagsHostError {
                 load: load.clone(),
                 cutoffs: cutoffs.clone(),
                 interarrival: None,
-                run: opts,
+                run: opts.clone(),
             };
             let (rows, tail) = tags_poisson_error(&req).map_err(|e| {
                 QuantityError::compute(
