@@ -47,6 +47,7 @@ use taskassign::sim::dispatch::setup::{run as dispatch_run, SimRequest, DEFAULT_
 use taskassign::sim::dispatch::SimPolicy;
 use taskassign::sim::observe::{names, Key};
 use taskassign::sim::stats::{paired_difference, Estimate};
+use taskassign::sim::warmup::{Diagnostics, Knobs};
 use taskassign::sim::RunOptions;
 
 /// Probability with which an honest 95 % interval fails the check of one case: the
@@ -100,12 +101,30 @@ struct Case {
     run: Runner,
 }
 
+/// The diagnostics of initialisation bias and length that fired (the record's
+/// `stationarity` and a replication that measured too few).
+fn bias_flags(d: &Diagnostics, knobs: &Knobs, length: f64) -> Vec<String> {
+    let mut f = Vec::new();
+    if d.stationarity.is_some_and(|t| !t.passed) {
+        f.push("stationarity".to_string());
+    }
+    if d.too_short(knobs, length).is_some() {
+        f.push("too-short".to_string());
+    }
+    f
+}
+
 /// Diagnostics that fired, as the record states them.
 fn dispatch_flags(r: &taskassign::sim::dispatch::SimResult) -> Vec<String> {
     let mut f = Vec::new();
     if r.heavy_tail.warned() {
         f.push("heavy-tail".to_string());
     }
+    f.extend(bias_flags(
+        &r.diagnostics,
+        &Knobs::CLI_JOBS,
+        taskassign::sim::DEFAULT_JOBS as f64,
+    ));
     f
 }
 
@@ -114,11 +133,20 @@ fn red_flags(r: &taskassign::redundancy::run::SimReport) -> Vec<String> {
     if r.run.heavy_tail.warned() {
         f.push("heavy-tail".to_string());
     }
+    f.extend(bias_flags(
+        &r.diagnostics,
+        &Knobs::CLI_JOBS,
+        taskassign::sim::DEFAULT_JOBS as f64,
+    ));
     f
 }
 
-fn jsq_flags(_r: &taskassign::lb::sim::SimRun) -> Vec<String> {
-    Vec::new()
+fn jsq_flags(r: &taskassign::lb::sim::SimRun) -> Vec<String> {
+    bias_flags(
+        &r.diagnostics,
+        &Knobs::CLI_TIME,
+        taskassign::lb::sim::DEFAULT_TIME,
+    )
 }
 
 fn seeded(defaults: RunOptions, seed: u64) -> RunOptions {
@@ -127,6 +155,7 @@ fn seeded(defaults: RunOptions, seed: u64) -> RunOptions {
 
 /// A dispatch case at the command-line defaults: `policy` on `hosts` hosts at total load
 /// `load`, the mean waiting against `exact`.
+#[allow(clippy::too_many_arguments)] // one argument per column of the case table
 fn dispatch_case(
     name: &'static str,
     policy: SimPolicy,
