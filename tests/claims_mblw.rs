@@ -5,8 +5,8 @@
 //! claims run in tests/claims_catalogue.rs).
 
 use std::path::PathBuf;
+use taskassign::claims::cache::Cache;
 use taskassign::claims::compile::compile;
-use taskassign::claims::registry::Cache;
 use taskassign::claims::run::{run_check, CheckResult};
 use taskassign::claims::Verdict;
 

@@ -1,10 +1,11 @@
 //! `taskassign tables [--out data] [--check]`: regenerates every table and figure.
 
-use super::check::{run_claims_with_progress, DEFAULT_CLAIMS_DIR};
+use super::claims_run::{run_claims_with_progress, DEFAULT_CLAIMS_DIR, DEFAULT_FIGURES_DIR};
 use crate::claims::figure::{compute, load_dir};
 use crate::claims::load_paths;
-use crate::report::figure::{figure_files, write_bins};
-use crate::report::tables::{claim_files, compare_with, write_files};
+use crate::report::figure::figure_files;
+use crate::report::files::{compare_with, write_bins, write_files};
+use crate::report::tables::claim_files;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -26,9 +27,6 @@ pub(crate) struct TablesArgs {
     #[arg(long, value_name = "DIR", default_value = DEFAULT_FIGURES_DIR)]
     figures: PathBuf,
 }
-
-/// Default folder of figure definitions.
-pub const DEFAULT_FIGURES_DIR: &str = "data/figures";
 
 /// Runs `tables`; returns the report and the exit status.
 pub(crate) fn run_tables(a: TablesArgs) -> Result<(String, i32), (i32, String)> {

@@ -15,12 +15,14 @@
 //! after a warm-up of 10, 10 replications, seed 1, from the mean-field fixed point of the
 //! d used), read by [`super::run::run_options`].
 
-use super::pairs;
 use super::run::{named_count, named_time, run_options, TIME_ARGS};
+use super::shared::pairs;
+use crate::claims::cache::CacheKey;
+use crate::claims::error::QuantityError;
 use crate::claims::expr::{Arg, Expr};
-use crate::claims::registry::{
-    CacheKey, Call, FieldSpec, NamedArg, Positional, Quantity, QuantityError, Signature,
-};
+use crate::claims::registry::Quantity;
+use crate::claims::scope::Call;
+use crate::claims::signature::{FieldSpec, NamedArg, Positional, Signature};
 use crate::claims::systems::jsq::{JsqSpec, JsqSystem};
 use crate::claims::value::{FieldValue, Pair, Value};
 use crate::lb::diffusion;

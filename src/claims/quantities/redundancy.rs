@@ -12,10 +12,12 @@
 //! `preemptive` applies to the class-priority policies.
 
 use super::run::{job_counts, named_count, run_options, JOBS_ARGS};
+use crate::claims::cache::CacheKey;
+use crate::claims::error::QuantityError;
 use crate::claims::expr::{Arg, Expr};
-use crate::claims::registry::{
-    CacheKey, Call, FieldSpec, NamedArg, Positional, Quantity, QuantityError, Signature, VALUE_ONLY,
-};
+use crate::claims::registry::Quantity;
+use crate::claims::scope::Call;
+use crate::claims::signature::{FieldSpec, NamedArg, Positional, Signature, VALUE_ONLY};
 use crate::claims::systems::redundancy::{RedundancyPoint, RedundancySpec};
 use crate::claims::value::{Pair, Value};
 use crate::dist::DistSpec;

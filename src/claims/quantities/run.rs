@@ -5,8 +5,10 @@
 //! line's), checked by [`RunOptions::validate`]. Every grid point of a claim runs at sweep
 //! point 0 (common random numbers across the grid); another `seed=` is an independent run.
 
+use crate::claims::error::QuantityError;
 use crate::claims::expr::Arg;
-use crate::claims::registry::{Call, NamedArg, QuantityError};
+use crate::claims::scope::Call;
+use crate::claims::signature::NamedArg;
 use crate::num::parse_decimal;
 use crate::sim::warmup::WarmupRule;
 use crate::sim::{Length, RunOptions, DEFAULT_WARMUP_FRACTION};

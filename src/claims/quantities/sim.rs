@@ -10,11 +10,13 @@
 
 use super::dispatch::{opt_pair, opt_policy};
 use super::run::{job_counts, run_options, JOBS_ARGS};
+use crate::claims::cache::CacheKey;
+use crate::claims::error::QuantityError;
 use crate::claims::expr::{Arg, Expr};
-use crate::claims::registry::{
-    CacheKey, Call, FieldSpec, NamedArg, Positional, Quantity, QuantityError, Signature, VALUE_ONLY,
-};
+use crate::claims::registry::Quantity;
+use crate::claims::scope::Call;
 use crate::claims::scope::Scope;
+use crate::claims::signature::{FieldSpec, NamedArg, Positional, Signature, VALUE_ONLY};
 use crate::claims::systems::dispatch::{load_flag, DispatchSpec, DispatchSystem};
 use crate::claims::value::{Pair, Value};
 use crate::dist::DistFactory;
