@@ -12,7 +12,7 @@ use crate::sim::{
 };
 
 /// The warm-up rule of a run: as given when the caller gave `--warmup`, else the
-/// defaults' (a tenth of the run, extended by MSER-5 where it finds that too short).
+/// defaults'.
 fn rule(given: bool, defaults: &RunOptions) -> WarmupRule {
     if given {
         WarmupRule::Given
@@ -50,9 +50,9 @@ pub(super) struct JobRunArgs {
     /// Measured jobs per replication (an integer, e.g. 1000000 or 1e6).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_JOBS.to_string(), allow_hyphen_values = true)]
     jobs: String,
-    /// Jobs discarded at the start of each replication, as given [default: jobs/10,
-    /// extended in a replication to the MSER-5 truncation point (White 1997) of its
-    /// waiting or response times where that lies beyond it].
+    /// Jobs discarded at the start of each replication [default: jobs/10]; the record
+    /// reports the MSER-5 truncation point (White 1997) and tests the measured window's
+    /// stationarity.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     warmup: Option<String>,
     /// Independent replications (>= 2), run in parallel.
@@ -104,9 +104,9 @@ pub(super) struct TimeRunArgs {
     /// Measured time per replication (mean service times).
     #[arg(long, value_name = "T", default_value_t = crate::lb::sim::DEFAULT_TIME.to_string(), allow_hyphen_values = true)]
     time: String,
-    /// Time discarded at the start of each replication, as given [default: time/10,
-    /// extended in a replication to the MSER-5 truncation point (White 1997) of its tasks
-    /// per server where that lies beyond it].
+    /// Time discarded at the start of each replication [default: time/10]; the record
+    /// reports the MSER-5 truncation point (White 1997) and tests the measured window's
+    /// stationarity.
     #[arg(long, value_name = "T0", allow_hyphen_values = true)]
     warmup: Option<String>,
     /// Where each replication starts: empty, fixed-point (N times the mean-field fixed

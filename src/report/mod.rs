@@ -88,6 +88,10 @@ impl Record {
             .flag("stable", n.stable)
             .int("digits", u64::from(n.digits))
     }
+    /// The value of field `k`, if the record has it.
+    pub fn get(&self, k: &str) -> Option<&Value> {
+        self.fields.iter().find(|(n, _)| n == k).map(|(_, v)| v)
+    }
     /// Adds a string field.
     pub fn text(&mut self, k: &str, v: impl Into<String>) -> &mut Self {
         self.fields.push((k.to_string(), Value::String(v.into())));
@@ -295,8 +299,9 @@ pub fn digits_note(certified: u32, wanted: u32) -> Option<String> {
 
 /// Writes a simulation's diagnostics of initialisation bias and length into `rec` and
 /// returns the failed ones, each a sentence saying what to change (for the record's notes
-/// and for stderr): `warmup_rule` (`mser-5`: the configured warm-up extended to MSER-5's
-/// truncation point where that lies beyond it; `given`: as given, MSER-5 reported),
+/// and for stderr): `warmup_rule` (`given`, the default: the configured warm-up, MSER-5
+/// reported; `mser-5`, opt-in: extended to MSER-5's truncation point where that lies
+/// beyond it),
 /// `warmup_applied` (the largest warm-up a replication discarded, in the run's unit),
 /// `mser_truncation` (the largest MSER-5 truncation point), `warmup_extended` (replications
 /// run again with the longer warm-up), `warmup_reason` (the rule in words),
@@ -324,7 +329,7 @@ pub(crate) fn diagnostics_fields(
                     w.truncation.len()
                 ),
                 WarmupRule::Given => format!(
-                    "as given; the MSER-{MSER_GROUP} truncation point lay beyond it in {} of {} replications",
+                    "the configured warm-up (a tenth of the run unless given), judged by the stationarity test; the MSER-{MSER_GROUP} truncation point (White 1997; White, Cobb & Spratt 2000) lay beyond it in {} of {} replications",
                     w.short(),
                     w.truncation.len()
                 ),

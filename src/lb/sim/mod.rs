@@ -481,7 +481,7 @@ pub const DEFAULT_TIME: f64 = 100.0;
 
 /// The defaults of a JSQ simulation, on the command line (`jsq simulate`) and in the
 /// claims (`jsq_sim`, `jsq_excess`): [`DEFAULT_TIME`] measured after a warm-up of a tenth
-/// of it (extended in a replication to MSER-5's truncation point where that lies beyond:
+/// of it (MSER-5's truncation point reported and the run's stationarity tested:
 /// [`crate::sim::warmup`]), [`crate::sim::DEFAULT_REPLICATIONS`] replications, seed
 /// [`crate::sim::DEFAULT_SEED`], point 0, each replication started at N times the
 /// mean-field fixed point of the d used ([`fixed_point_start`]).
@@ -490,7 +490,7 @@ pub const DEFAULT_RUN: RunOptions = RunOptions {
         measured: DEFAULT_TIME,
         warmup: DEFAULT_TIME / DEFAULT_WARMUP_FRACTION as f64,
     },
-    warmup_rule: WarmupRule::Mser,
+    warmup_rule: WarmupRule::Given,
     replications: DEFAULT_REPLICATIONS,
     seed: DEFAULT_SEED,
     point: 0,

@@ -43,9 +43,8 @@ pub struct SimRequest<'a> {
 }
 
 /// The defaults of a dispatch simulation, on the command line and in the claims:
-/// [`crate::sim::DEFAULT_JOBS`] measured jobs after a tenth as many discarded (extended
-/// in a replication to MSER-5's truncation point where that lies beyond:
-/// [`crate::sim::warmup`]), [`crate::sim::DEFAULT_REPLICATIONS`] replications, seed
+/// [`crate::sim::DEFAULT_JOBS`] measured jobs after a tenth as many discarded (MSER-5's
+/// truncation point reported and the run's stationarity tested: [`crate::sim::warmup`]), [`crate::sim::DEFAULT_REPLICATIONS`] replications, seed
 /// [`crate::sim::DEFAULT_SEED`], point 0, from empty.
 pub const DEFAULT_RUN: RunOptions = RunOptions::new(Length::jobs(DEFAULT_JOBS));
 
