@@ -11,7 +11,7 @@
 //! servers at length v ≥ 1 completes at rate μ_v (1 for queues, v for pools).
 //!
 //! **Truncation of an infinite buffer.** Truncating every server at K converges slowly
-//! (the example: N = 5, λ = 0.9, K = 30 is still off by 10⁻⁵), because the
+//! (for example N = 5, λ = 0.9, K = 30 is still off by 10⁻⁵), because the
 //! probability that one server is long is not small. JSQ keeps the queues close together,
 //! so the chain is truncated instead in the shortest queue's length (x_1 ≤ L) and in the
 //! spread (x_N − x_1 ≤ S): transitions that would leave that set are suppressed (the
