@@ -6,7 +6,7 @@ CARGO ?= cargo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN := $(CARGO) run --release --quiet --
 
-.PHONY: all deps venv check test test-fuzz test-slurm test-latex test-browser demo lint bench
+.PHONY: all deps venv check test test-fuzz test-coverage test-slurm test-latex test-browser demo lint bench
 
 all: test
 
@@ -46,6 +46,13 @@ AUDIT_CASES ?= 200
 test-fuzz: deps
 	FUZZ_CASES=$(FUZZ_CASES) $(CARGO) test --release --test fuzz -- --ignored --nocapture fuzz_long
 	AUDIT_CASES=$(AUDIT_CASES) $(CARGO) test --release --test digit_audit -- --nocapture
+
+# The full coverage tier: every simulator's 95 % interval against exact values at the
+# command-line defaults, COVERAGE_K seeds per case (200 by default); prints the README's
+# coverage table. The short tier (three cases, 20 seeds) runs in `make test`.
+COVERAGE_K ?= 200
+test-coverage: deps
+	COVERAGE_K=$(COVERAGE_K) $(CARGO) test --release --test coverage -- --ignored --nocapture coverage_full
 
 # Sweeps on the real engines (issue 13): a one-node Slurm cluster started on this machine
 # (scripts/local-slurm.sh: installs slurm-wlm, munge and parallel from Debian if missing,

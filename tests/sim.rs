@@ -385,7 +385,7 @@ fn bad_configurations_are_errors() {
                 measured: 0,
                 warmup: 0,
             },
-            ..base
+            ..base.clone()
         },
         ..req_of(&exp)
     })

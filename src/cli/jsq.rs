@@ -16,18 +16,22 @@ use crate::lb::model::{DSpec, LbError, Model, ModelKind, Sampling, System};
 use crate::lb::sim::{run, Measure, DEFAULT_RUN};
 use crate::num::{check_digits, DEFAULT_DIGITS};
 use crate::report::jsq::{exact_record, fixed_point_record, fluid_record, simulate_record};
+use crate::sim::warmup::Knobs;
 use crate::sim::Length;
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
-use std::io::IsTerminal;
-/// Expected events (all replications) above which progress is shown on a terminal.
-const PROGRESS_MIN_EVENTS: f64 = 1e8;
 
 /// `taskassign jsq …`.
 #[derive(Args, Debug)]
 pub(super) struct JsqArgs {
     #[command(subcommand)]
     command: JsqCommand,
+}
+
+impl JsqArgs {
+    /// The name progress lines give the subcommand, if it reports progress.
+    pub(super) fn progress_name(&self) -> Option<&'static str> {
+        matches!(self.command, JsqCommand::Simulate(_)).then_some("jsq simulate")
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -301,33 +305,15 @@ fn run_simulate(a: SimArgs) -> Outcome {
     let spec = DSpec::parse(&a.d).map_err(lb)?;
     let system = System::new(model, n, &spec, a.sampling).map_err(lb)?;
     let opts = a.run.options(DEFAULT_RUN)?;
-    let (horizon, warmup) = match opts.length {
-        Length::Time { measured, warmup } => (measured, warmup),
-        Length::Jobs { .. } => (0.0, 0.0),
+    let horizon = match opts.length {
+        Length::Time { measured, .. } => measured,
+        Length::Jobs { .. } => 0.0,
     };
-    let replications = opts.replications;
-    // Expected events: arrivals λN plus departures (at most λN on average) per unit time.
-    let expected =
-        2.0 * system.model().lambda() * n as f64 * (horizon + warmup) * replications as f64;
-    let bar = (std::io::stderr().is_terminal() && expected >= PROGRESS_MIN_EVENTS).then(|| {
-        let b = ProgressBar::new(replications as u64);
-        if let Ok(st) = ProgressStyle::with_template("{bar:30} {pos}/{len} replications  {elapsed}")
-        {
-            b.set_style(st);
-        }
-        b
-    });
-    let tick = |k: usize, _n: usize| {
-        if let Some(b) = &bar {
-            b.set_position(k as u64);
-        }
-    };
-    let progress: Option<&(dyn Fn(usize, usize) + Sync)> =
-        if bar.is_some() { Some(&tick) } else { None };
-    let r = run(&system, &opts, Measure::Stationary, progress).map_err(lb)?;
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
+    // Progress: the simulator reports its events against the expected count
+    // (crate::progress), shown by the command line's progress lines (a bar on a terminal,
+    // a line every 30 s otherwise), as `simulate` and `redundancy simulate`.
+    let r = run(&system, &opts, Measure::Stationary, None).map_err(lb)?;
+    super::diagnostics_gate(&r.diagnostics, &Knobs::CLI_TIME, horizon)?;
     Ok(render(
         &simulate_record(&system, &spec, beta, &opts, &r),
         a.format,

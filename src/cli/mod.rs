@@ -495,6 +495,7 @@ fn progress_name(c: &Command) -> Option<&'static str> {
         Command::Simulate(_) => Some("simulate"),
         Command::Design(_) => Some("design"),
         Command::Redundancy(a) => a.progress_name(),
+        Command::Jsq(a) => a.progress_name(),
         _ => None,
     }
 }
@@ -529,4 +530,23 @@ where
             code
         }
     }
+}
+
+/// A simulation's diagnostics as the command line acts on them: a replication that
+/// measured too few jobs or events is an error (exit 3, saying how long to run: no
+/// interval is printed from it); every other failed diagnostic is a note on stderr (the
+/// record carries it too) saying what to change. `length` is the measured length in the
+/// unit of `knobs.length`.
+fn diagnostics_gate(
+    d: &crate::sim::warmup::Diagnostics,
+    knobs: &crate::sim::warmup::Knobs,
+    length: f64,
+) -> Result<(), (i32, String)> {
+    if let Some(why) = d.too_short(knobs, length) {
+        return Err((crate::error::EXIT_NUMERICAL, why));
+    }
+    for f in d.failures(knobs, length) {
+        eprintln!("taskassign: note: {f}");
+    }
+    Ok(())
 }

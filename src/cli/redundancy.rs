@@ -16,6 +16,7 @@ use crate::redundancy::stability::{
 use crate::report::redundancy::{
     exact_record, simulate_record, stability_record, StabilityFindings,
 };
+use crate::sim::warmup::Knobs;
 use crate::sim::DEFAULT_SEED;
 use clap::{Args, Subcommand};
 
@@ -244,11 +245,16 @@ fn run_simulate(a: SimulateArgs) -> Outcome {
     let region = certified_region(&sys, REGION_DIGITS).map_err(fail)?;
     let exact_methods = exact_methods_apply(&dist, copies).map_err(fail)?;
     let r = simulate(&req, None).map_err(fail)?;
+    let (jobs, _) = req.run.jobs("redundancy").map_err(fail)?;
     let class = classify(&dist);
-    Ok(render(
-        &simulate_record(&req, &r, Some(&region.region), exact_methods, &class),
-        a.format,
-    ))
+    let rec = simulate_record(&req, &r, Some(&region.region), exact_methods, &class);
+    // A run the record calls unstable is not stationary by definition and its answer is
+    // `stable: false`: its failed diagnostics are in the record's notes, not on stderr
+    // nor an error.
+    if rec.get("stable") != Some(&serde_json::Value::Bool(false)) {
+        super::diagnostics_gate(&r.diagnostics, &Knobs::CLI_JOBS, jobs as f64)?;
+    }
+    Ok(render(&rec, a.format))
 }
 
 fn run_stability(a: StabilityArgs) -> Outcome {

@@ -5,10 +5,21 @@
 //! [`RunOptions::validate`] in each model's runner.
 
 use super::bad;
+use crate::sim::warmup::WarmupRule;
 use crate::sim::{
     Length, RunOptions, Start, DEFAULT_JOBS, DEFAULT_REPLICATIONS, DEFAULT_SEED,
     DEFAULT_WARMUP_FRACTION,
 };
+
+/// The warm-up rule of a run: as given when the caller gave `--warmup`, else the
+/// defaults'.
+fn rule(given: bool, defaults: &RunOptions) -> WarmupRule {
+    if given {
+        WarmupRule::Given
+    } else {
+        defaults.warmup_rule
+    }
+}
 use clap::Args;
 
 /// `--replications` as given (an integer; the range is the runner's to check).
@@ -39,7 +50,9 @@ pub(super) struct JobRunArgs {
     /// Measured jobs per replication (an integer, e.g. 1000000 or 1e6).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_JOBS.to_string(), allow_hyphen_values = true)]
     jobs: String,
-    /// Jobs discarded at the start of each replication [default: jobs/10].
+    /// Jobs discarded at the start of each replication [default: jobs/10]; the record
+    /// reports the MSER-5 truncation point (White 1997) and tests the measured window's
+    /// stationarity.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     warmup: Option<String>,
     /// Independent replications (>= 2), run in parallel.
@@ -51,6 +64,10 @@ pub(super) struct JobRunArgs {
     /// Worker threads [default: all cores]; results do not depend on it.
     #[arg(long, value_name = "T")]
     threads: Option<usize>,
+    /// Run even when the expected events exceed the budget of 1e11 (about an hour of one
+    /// core); without it such a run is refused before it starts, with its cost.
+    #[arg(long)]
+    no_limit: bool,
 }
 
 impl JobRunArgs {
@@ -74,6 +91,8 @@ impl JobRunArgs {
             seed: self.seed,
             point,
             threads: self.threads,
+            warmup_rule: rule(self.warmup.is_some(), &defaults),
+            limit: !self.no_limit,
             ..defaults
         })
     }
@@ -85,12 +104,16 @@ pub(super) struct TimeRunArgs {
     /// Measured time per replication (mean service times).
     #[arg(long, value_name = "T", default_value_t = crate::lb::sim::DEFAULT_TIME.to_string(), allow_hyphen_values = true)]
     time: String,
-    /// Time discarded at the start of each replication [default: time/10].
+    /// Time discarded at the start of each replication [default: time/10]; the record
+    /// reports the MSER-5 truncation point (White 1997) and tests the measured window's
+    /// stationarity.
     #[arg(long, value_name = "T0", allow_hyphen_values = true)]
     warmup: Option<String>,
-    /// Where each replication starts: empty, or fixed-point (N times the mean-field fixed
-    /// point of the d used, rounded; empty where it cannot be computed).
-    #[arg(long, value_name = "empty|fixed-point", default_value = "fixed-point", value_parser = parse_start)]
+    /// Where each replication starts: empty, fixed-point (N times the mean-field fixed
+    /// point of the d used, rounded; empty where it cannot be computed), or an occupancy
+    /// q1,q2,... (the fraction of servers with at least i tasks: non-increasing, in
+    /// [0, 1], zero beyond the buffer; N q_i rounded).
+    #[arg(long, value_name = "empty|fixed-point|Q1,Q2,...", default_value = "fixed-point", value_parser = parse_start)]
     start: Start,
     /// Independent replications (>= 2), run in parallel.
     #[arg(long, value_name = "R", default_value_t = DEFAULT_REPLICATIONS as i64, allow_hyphen_values = true)]
@@ -101,6 +124,10 @@ pub(super) struct TimeRunArgs {
     /// Worker threads [default: all cores]; results do not depend on it.
     #[arg(long, value_name = "K", allow_hyphen_values = true)]
     threads: Option<i64>,
+    /// Run even when the expected events exceed the budget of 1e11 (about an hour of one
+    /// core); without it such a run is refused before it starts, with its cost.
+    #[arg(long)]
+    no_limit: bool,
 }
 
 fn parse_start(s: &str) -> Result<Start, String> {
@@ -127,7 +154,9 @@ impl TimeRunArgs {
             replications: replications(self.replications)?,
             seed: self.seed,
             threads,
-            start: self.start,
+            start: self.start.clone(),
+            warmup_rule: rule(self.warmup.is_some(), &defaults),
+            limit: !self.no_limit,
             ..defaults
         })
     }

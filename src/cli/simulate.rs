@@ -9,6 +9,7 @@ use crate::policy::reference::reference_waiting;
 use crate::report::simulate::simulate_record;
 use crate::sim::dispatch::setup::{run, SimRequest, DEFAULT_RUN};
 use crate::sim::dispatch::SimPolicy;
+use crate::sim::warmup::Knobs;
 use crate::sim::SimError;
 use clap::Args;
 
@@ -98,6 +99,8 @@ pub(super) fn run_simulate(a: SimulateArgs) -> Outcome {
         run: opts,
     };
     let (prep, res) = run(&req, None).map_err(failed)?;
+    let (jobs, _) = req.run.jobs("dispatch").map_err(failed)?;
+    super::diagnostics_gate(&res.diagnostics, &Knobs::CLI_JOBS, jobs as f64)?;
     // The formulas assume Poisson arrivals: renewal arrivals have no reference.
     let reference = match req.interarrival {
         None => reference_waiting(

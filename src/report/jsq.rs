@@ -27,6 +27,7 @@ use crate::lb::sim::SimRun;
 use crate::num::certify::certify_pair;
 use crate::sim::rng::GENERATOR;
 use crate::sim::stats::Estimate;
+use crate::sim::warmup::Knobs;
 use crate::sim::{Length, RunOptions, Start};
 use rug::Float;
 
@@ -347,14 +348,22 @@ pub fn simulate_record(
             sci(s.levels_beyond.mean, 3)
         ));
     }
+    notes.extend(super::diagnostics_fields(
+        &mut rec,
+        &r.diagnostics,
+        &Knobs::CLI_TIME,
+        time,
+    ));
+    notes.extend(r.diagnostics.advice(&Knobs::CLI_TIME));
     notes.push(format!(
-        "half-widths: 95% Student-t over {} independent replications, each measured over time {} after a warm-up of {} from {}",
+        "half-widths: 95% Student-t over {} independent replications, each measured over time {} after a warm-up of {} (or more where warmup_rule extended it) from {}",
         opts.replications,
         exact_f64(time),
         exact_f64(warmup),
-        match r.start {
-            Start::Empty => "empty",
-            Start::FixedPoint => "N x the mean-field fixed point of the d used (rounded)",
+        match &r.start {
+            Start::Empty => "empty".to_string(),
+            Start::FixedPoint => "N x the mean-field fixed point of the d used (rounded)".to_string(),
+            Start::Occupancy(_) => format!("the given occupancy {} (N q_i rounded)", r.start.name()),
         }
     ));
     notes.push("events (arrivals and departures, warm-up included) per second of wall time over all threads".into());

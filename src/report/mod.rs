@@ -89,6 +89,10 @@ impl Record {
             .flag("stable", n.stable)
             .int("digits", u64::from(n.digits))
     }
+    /// The value of field `k`, if the record has it.
+    pub fn get(&self, k: &str) -> Option<&Value> {
+        self.fields.iter().find(|(n, _)| n == k).map(|(_, v)| v)
+    }
     /// Adds a string field.
     pub fn text(&mut self, k: &str, v: impl Into<String>) -> &mut Self {
         self.fields.push((k.to_string(), Value::String(v.into())));
@@ -292,4 +296,77 @@ pub fn digits_note(certified: u32, wanted: u32) -> Option<String> {
     } else {
         None
     }
+}
+
+/// Writes a simulation's diagnostics of initialisation bias and length into `rec` and
+/// returns the failed ones, each a sentence saying what to change (for the record's notes
+/// and for stderr): `warmup_rule` (`given`, the default: the configured warm-up, MSER-5
+/// reported; `mser-5`, opt-in: extended to MSER-5's truncation point where that lies
+/// beyond it),
+/// `warmup_applied` (the largest warm-up a replication discarded, in the run's unit),
+/// `mser_truncation` (the largest MSER-5 truncation point), `warmup_extended` (replications
+/// run again with the longer warm-up), `warmup_reason` (the rule in words),
+/// `stationarity` (the halves test: statistic, p-value, replications, level, passed; `null`
+/// when the simulator keeps no series) and `diagnostics_passed`. `length` is the run's
+/// measured length in the unit of `knobs.length`.
+pub(crate) fn diagnostics_fields(
+    rec: &mut Record,
+    d: &crate::sim::warmup::Diagnostics,
+    knobs: &crate::sim::warmup::Knobs,
+    length: f64,
+) -> Vec<String> {
+    use crate::sim::warmup::{WarmupRule, MSER_GROUP, STATIONARITY_LEVEL};
+    let shown = |x: f64| simulate::sci(x, 4);
+    match &d.warmup {
+        Some(w) => {
+            rec.text("warmup_rule", w.rule.name())
+                .text("warmup_applied", shown(w.applied_max()))
+                .text("mser_truncation", shown(w.truncation_max()))
+                .int("warmup_extended", w.extended as u64);
+            let reason = match w.rule {
+                WarmupRule::Mser => format!(
+                    "the configured warm-up, extended to the MSER-{MSER_GROUP} truncation point (White 1997; White, Cobb & Spratt 2000) in the {} of {} replications where that lay beyond it",
+                    w.extended,
+                    w.truncation.len()
+                ),
+                WarmupRule::Given => format!(
+                    "the configured warm-up (a tenth of the run unless given), judged by the stationarity test; the MSER-{MSER_GROUP} truncation point (White 1997; White, Cobb & Spratt 2000) lay beyond it in {} of {} replications",
+                    w.short(),
+                    w.truncation.len()
+                ),
+            };
+            rec.text("warmup_reason", reason);
+        }
+        None => {
+            rec.text("warmup_rule", WarmupRule::Given.name()).text(
+                "warmup_reason",
+                "as given (this simulator keeps no series for MSER-5)",
+            );
+        }
+    }
+    match d.stationarity {
+        Some(t) => {
+            let mut m = Map::new();
+            m.insert("test".into(), Value::from("halves (paired t)"));
+            m.insert("observable".into(), Value::from(d.observable));
+            m.insert(
+                "statistic".into(),
+                Value::from(simulate::sci(t.statistic, 4)),
+            );
+            m.insert("p_value".into(), Value::from(simulate::sci(t.p_value, 3)));
+            m.insert("replications".into(), Value::from(t.replications as u64));
+            m.insert(
+                "level".into(),
+                Value::from(simulate::sci(STATIONARITY_LEVEL, 1)),
+            );
+            m.insert("passed".into(), Value::Bool(t.passed));
+            rec.raw("stationarity", Value::Object(m));
+        }
+        None => {
+            rec.null("stationarity");
+        }
+    }
+    let failures = d.failures(knobs, length);
+    rec.flag("diagnostics_passed", failures.is_empty());
+    failures
 }

@@ -22,6 +22,7 @@ use crate::redundancy::stability::{
 use crate::sim::observe::names;
 use crate::sim::rng::GENERATOR;
 use crate::sim::stats::Estimate;
+use crate::sim::warmup::Knobs;
 use serde_json::{Map, Value};
 
 /// The ageing class of a service law ([`crate::dist::aging::classify`]) and how it was
@@ -195,7 +196,15 @@ pub fn simulate_record(
         }
     }
     let basis = simulated_stability(region, req.policy, exact_methods, &r.drift);
-    let (stable, why) = stability_basis(basis, &r.drift);
+    let (mut stable, mut why) = stability_basis(basis, &r.drift);
+    if let Some(s) = &r.starved {
+        // A run stopped with measured jobs in system: unstable whatever the drift said
+        // (an exact basis that already says unstable keeps its words).
+        if stable != Some(false) {
+            stable = Some(false);
+            why = s.clone();
+        }
+    }
     match stable {
         Some(b) => rec.flag("stable", b),
         None => rec.raw("stable", Value::Null),
@@ -214,8 +223,20 @@ pub fn simulate_record(
         .text("seconds", sci(r.seconds, 3))
         .flag("heavy_tail_warning", r.run.heavy_tail.warned());
     let mut notes = r.run.heavy_tail.describe();
+    if let Some(s) = &r.starved {
+        notes.push(format!(
+            "{s}: the means are of the measured jobs that left, not of a stationary system"
+        ));
+    }
+    notes.extend(super::diagnostics_fields(
+        &mut rec,
+        &r.diagnostics,
+        &Knobs::CLI_JOBS,
+        jobs as f64,
+    ));
+    notes.extend(r.diagnostics.advice(&Knobs::CLI_JOBS));
     notes.push(format!(
-        "half-widths: 95% Student-t over {} independent replications (warm-up of {warmup} jobs discarded in each)",
+        "half-widths: 95% Student-t over {} independent replications (warm-up of {warmup} jobs discarded in each, or more where warmup_rule extended it)",
         req.run.replications
     ));
     notes.push("common random numbers: gaps, classes and requirements are drawn at arrival from their own streams, so every policy meets the same jobs at one seed".into());

@@ -20,6 +20,7 @@ use crate::sim::dispatch::SimResult;
 use crate::sim::observe::{names, Estimates};
 use crate::sim::rng::GENERATOR;
 use crate::sim::stats::Estimate;
+use crate::sim::warmup::Knobs;
 use crate::sim::SimError;
 
 /// Significant digits of simulated means (and of z) in the output.
@@ -201,11 +202,19 @@ pub fn simulate_record(
     }
     rec.flag("heavy_tail_warning", res.heavy_tail.warned());
     notes.extend(res.heavy_tail.describe());
+    let (jobs, _) = req.run.jobs("dispatch").unwrap_or_default();
+    notes.extend(super::diagnostics_fields(
+        &mut rec,
+        &res.diagnostics,
+        &Knobs::CLI_JOBS,
+        jobs as f64,
+    ));
+    notes.extend(res.diagnostics.advice(&Knobs::CLI_JOBS));
     if host_waiting.iter().any(|e| e.mean.is_nan()) {
         notes.push("n/a: no measured job visited that host".into());
     }
     notes.push(format!(
-        "half-widths: 95% Student-t over {} independent replications (warm-up of {warmup} jobs discarded in each)",
+        "half-widths: 95% Student-t over {} independent replications (warm-up of {warmup} jobs discarded in each, or more where warmup_rule extended it)",
         req.run.replications
     ));
     rec.texts("notes", &notes);

@@ -18,6 +18,9 @@
 //!   seed, point, threads, start), one type and one validation for every model;
 //! * [`observe`]: keys, samples and the estimates map;
 //! * [`stats`]: ratio estimators with Student-t half-widths, the heavy-tail rules;
+//! * [`warmup`]: the series of a replication's headline observable, the MSER-5 truncation
+//!   point that extends a warm-up found too short, and the stationarity test of the
+//!   measured window;
 //! * [`rng`]: one Xoshiro256++ stream per (seed, point, replication, stream).
 //!
 //! A new model (JSQ(d) on occupancy counts, redundancy with cancel-on-complete) is a new
@@ -32,6 +35,7 @@ pub mod observe;
 pub mod rng;
 pub mod run;
 pub mod stats;
+pub mod warmup;
 
 // The paths of the dispatch simulators before they moved to `dispatch`, kept for the
 // integration tests and the claims engine.
@@ -46,6 +50,7 @@ use rayon::prelude::*;
 use stats::{heavy_tail_check, Estimate, HeavyTail};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use thiserror::Error;
+use warmup::{halves_test, mser5, Series, Stationarity, WarmupReport, WarmupRule};
 
 /// Fewest replications accepted (a half-width needs two).
 pub const MIN_REPLICATIONS: usize = 2;
@@ -128,6 +133,14 @@ pub trait Simulator: Sync {
     type Tally: Tally;
     /// Runs replication `streams.replication`, drawing every random number from `streams`.
     fn replicate(&self, streams: &Streams) -> Self::Tally;
+
+    /// Runs replication `streams.replication` again discarding `warmup` (in the unit of its
+    /// [`Series`]: jobs or simulated time) instead of its configured warm-up, with the same
+    /// measured length: how [`WarmupRule::Mser`] extends a warm-up that MSER-5 found too
+    /// short. `None` (the default) when the simulator cannot.
+    fn replicate_from(&self, _streams: &Streams, _warmup: f64) -> Option<Self::Tally> {
+        None
+    }
 }
 
 /// The sums one replication accumulated, read by name.
@@ -143,6 +156,16 @@ pub trait Tally: Send {
     /// Jobs or events simulated, warm-up included (the work behind a throughput figure).
     fn events(&self) -> u64 {
         0
+    }
+    /// The series of the replication's headline observable over its whole run
+    /// ([`warmup`]), when the simulator keeps one.
+    fn series(&self) -> Option<&Series> {
+        None
+    }
+    /// Jobs (or events) in the measured window, when the simulator counts them: a
+    /// replication that measured too few is not a sample ([`Replicated::fewest_measured`]).
+    fn measured(&self) -> Option<u64> {
+        None
     }
 }
 
@@ -187,6 +210,7 @@ pub struct Replicator {
     point: u64,
     replications: usize,
     threads: Option<usize>,
+    rule: WarmupRule,
 }
 
 /// The replications of one run and what they estimate.
@@ -198,8 +222,17 @@ pub struct Replicated<T> {
     pub estimates: Estimates,
     /// The heavy-tail diagnosis (empty when the tallies give no evidence).
     pub heavy_tail: HeavyTail,
-    /// Jobs or events simulated in all replications.
+    /// Jobs or events simulated in all replications (the first runs of extended
+    /// replications included).
     pub events: u64,
+    /// What the warm-up rule did, when the simulator keeps a [`Series`].
+    pub warmup: Option<WarmupReport>,
+    /// The stationarity test of the measured windows ([`warmup::halves_test`]), when the
+    /// simulator keeps a [`Series`] and the windows have two batches.
+    pub stationarity: Option<Stationarity>,
+    /// The fewest jobs (or events) any replication measured, when the simulator counts
+    /// them.
+    pub fewest_measured: Option<u64>,
 }
 
 impl<T: Tally> Replicated<T> {
@@ -239,7 +272,15 @@ impl Replicator {
             point,
             replications,
             threads: None,
+            rule: WarmupRule::Given,
         })
+    }
+
+    /// Chooses the warm-up by `rule` (the default of [`Replicator::new`] is
+    /// [`WarmupRule::Given`]: the simulators' configured warm-up, MSER-5 reported only).
+    pub fn warmup_rule(mut self, rule: WarmupRule) -> Self {
+        self.rule = rule;
+        self
     }
 
     /// Runs in a dedicated pool of `threads` threads instead (the numbers do not change).
@@ -262,7 +303,11 @@ impl Replicator {
         }
     }
 
-    /// Runs every replication of `sim` and combines them.
+    /// Runs every replication of `sim` and combines them. Under [`WarmupRule::Mser`], a
+    /// replication whose MSER-5 truncation point lies beyond the warm-up it discarded is
+    /// run again from its streams discarding that point instead
+    /// ([`Simulator::replicate_from`]); the result depends on (seed, point) alone, as
+    /// before.
     pub fn run<S: Simulator>(
         &self,
         sim: &S,
@@ -284,20 +329,78 @@ impl Replicator {
                 })
                 .collect()
         };
-        let tallies = match self.threads {
-            None => collect(),
-            Some(t) => rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .map_err(|e| SimError::ThreadPool(e.to_string()))?
-                .install(collect),
+        let pool = match self.threads {
+            None => None,
+            Some(t) => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(t)
+                    .build()
+                    .map_err(|e| SimError::ThreadPool(e.to_string()))?,
+            ),
         };
-        combine_tallies(tallies)
+        let in_pool = |f: &(dyn Fn() -> Vec<S::Tally> + Sync)| match &pool {
+            None => f(),
+            Some(p) => p.install(f),
+        };
+        let mut tallies = in_pool(&collect);
+        // MSER-5 on every replication's series; the replications it finds too short are
+        // run again (in parallel) discarding its truncation point.
+        let truncation: Option<Vec<f64>> = tallies.iter().map(|t| t.series().map(mser5)).collect();
+        let mut extended = 0;
+        let mut discarded_events = 0u64;
+        if let (Some(cut), WarmupRule::Mser) = (&truncation, self.rule) {
+            let redo: Vec<usize> = (0..n)
+                .filter(|&r| tallies[r].series().is_some_and(|s| cut[r] > s.warmup))
+                .collect();
+            if !redo.is_empty() {
+                let total = redo.len() as u64;
+                let again = || -> Vec<S::Tally> {
+                    let done = AtomicUsize::new(0);
+                    redo.par_iter()
+                        .filter_map(|&r| {
+                            let t = sim.replicate_from(&self.streams(r as u64), cut[r]);
+                            let k = done.fetch_add(1, Ordering::Relaxed) + 1;
+                            crate::progress::report(
+                                "warm-up extensions (MSER-5)",
+                                k as u64,
+                                Some(total),
+                                "",
+                            );
+                            t
+                        })
+                        .collect()
+                };
+                let redone = in_pool(&again);
+                if redone.len() == redo.len() {
+                    for (r, t) in redo.iter().zip(redone) {
+                        discarded_events = discarded_events.saturating_add(tallies[*r].events());
+                        tallies[*r] = t;
+                        extended += 1;
+                    }
+                }
+            }
+        }
+        let warmup = truncation.and_then(|cut| {
+            let applied: Option<Vec<f64>> = tallies
+                .iter()
+                .map(|t| t.series().map(|s| s.warmup))
+                .collect();
+            Some(WarmupReport {
+                rule: self.rule,
+                truncation: cut,
+                applied: applied?,
+                extended,
+            })
+        });
+        let mut out = combine_tallies(tallies)?;
+        out.events = out.events.saturating_add(discarded_events);
+        out.warmup = warmup;
+        Ok(out)
     }
 }
 
-/// Combines tallies (in replication order) into named estimates and the heavy-tail
-/// diagnosis.
+/// Combines tallies (in replication order) into named estimates, the heavy-tail
+/// diagnosis, the stationarity test and the fewest measured jobs.
 fn combine_tallies<T: Tally>(tallies: Vec<T>) -> Result<Replicated<T>, SimError> {
     let mut keys: Vec<Key> = Vec::new();
     let mut columns: Vec<Vec<Sample>> = Vec::new();
@@ -330,11 +433,24 @@ fn combine_tallies<T: Tally>(tallies: Vec<T>) -> Result<Replicated<T>, SimError>
     let events = tallies
         .iter()
         .fold(0u64, |a, t| a.saturating_add(t.events()));
+    let halves: Option<Vec<(f64, f64)>> = tallies
+        .iter()
+        .map(|t| t.series().and_then(Series::halves))
+        .collect();
+    let stationarity = halves.as_deref().and_then(halves_test);
+    let fewest_measured = tallies
+        .iter()
+        .map(Tally::measured)
+        .collect::<Option<Vec<u64>>>()
+        .and_then(|v| v.into_iter().min());
     Ok(Replicated {
         tallies,
         estimates,
         heavy_tail,
         events,
+        warmup: None,
+        stationarity,
+        fewest_measured,
     })
 }
 

@@ -1,7 +1,9 @@
 //! The options of a simulation run, one type for every model: how long each replication
 //! runs and how much of it is discarded ([`Length`]: jobs for the dispatch and redundancy
-//! simulators, simulated time for JSQ(d(N))'s), how many replications, their streams
-//! (seed and sweep point), the worker threads and where a replication starts.
+//! simulators, simulated time for JSQ(d(N))'s) and how the warm-up is chosen
+//! ([`WarmupRule`]: a tenth of the run extended by MSER-5 where that finds it too short,
+//! or as given), how many replications, their streams (seed and sweep point), the worker
+//! threads, where a replication starts, and the budget of simulated events.
 //!
 //! The command line and the claims parse their own syntax into a [`RunOptions`], start
 //! from their model's defaults (`sim::dispatch::setup::DEFAULT_RUN`,
@@ -11,6 +13,7 @@
 //! options that change the numbers (the claims cache simulations under it; the thread
 //! count is left out, the numbers do not depend on it).
 
+use super::warmup::WarmupRule;
 use super::{check_replications, Replicator, SimError, DEFAULT_REPLICATIONS};
 
 /// The warm-up is the measured length divided by this unless the caller says otherwise: a
@@ -21,6 +24,14 @@ pub const DEFAULT_SEED: u64 = 1;
 /// Measured jobs per replication of the simulators that count jobs (dispatch, redundancy)
 /// unless the caller says otherwise.
 pub const DEFAULT_JOBS: u64 = 1_000_000;
+/// The most events (jobs, arrivals and departures) a run may simulate over all its
+/// replications unless the caller lifts the limit (`--no-limit`): about an hour of one
+/// core at the simulators' 10⁷–10⁸ events per second. A request beyond it is refused
+/// before anything runs, with what it would cost.
+pub const EVENT_BUDGET: f64 = 1e11;
+/// A replication must measure at least this many jobs (or events, for a time-based run):
+/// fewer are no sample of a mean (a run that measured nothing prints 0 ± 0).
+pub const MIN_MEASURED: u64 = 100;
 
 /// How long each replication runs, after a warm-up that is simulated and discarded.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -62,24 +73,33 @@ impl Length {
 }
 
 /// Where each replication starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Start {
     /// The empty system.
     Empty,
     /// The model's mean-field fixed point, where it has one (JSQ(d(N)): N times the fixed
     /// point of the d used, rounded), so that less of the run is spent reaching it.
     FixedPoint,
+    /// A state the caller gives: JSQ(d(N))'s occupancy q_1 ≥ q_2 ≥ … in [0, 1] (the
+    /// fraction of servers with at least i tasks; N q_i rounded), checked against the
+    /// model by its runner.
+    Occupancy(Vec<f64>),
 }
 
 impl Start {
-    /// The names the command line takes (`--start`).
+    /// The words the command line takes (`--start`), besides an occupancy.
     pub const NAMES: &'static [&'static str] = &["empty", "fixed-point"];
 
-    /// `empty` or `fixed-point`.
-    pub fn name(self) -> &'static str {
+    /// `empty`, `fixed-point`, or the occupancy as `q1,q2,…`.
+    pub fn name(&self) -> String {
         match self {
-            Start::Empty => "empty",
-            Start::FixedPoint => "fixed-point",
+            Start::Empty => "empty".into(),
+            Start::FixedPoint => "fixed-point".into(),
+            Start::Occupancy(q) => q
+                .iter()
+                .map(|x| format!("{x}"))
+                .collect::<Vec<_>>()
+                .join(","),
         }
     }
 }
@@ -87,24 +107,65 @@ impl Start {
 impl std::str::FromStr for Start {
     type Err = String;
 
-    /// `empty` or `fixed-point` (also `fixed_point`, the claims' word).
+    /// `empty`, `fixed-point` (also `fixed_point`, the claims' word), or an occupancy
+    /// `q1,q2,…`: finite numbers in [0, 1], non-increasing (the model's buffer is its
+    /// runner's to check).
+    ///
+    /// ```
+    /// use taskassign::sim::Start;
+    /// assert_eq!("0.9, 0.5".parse::<Start>(), Ok(Start::Occupancy(vec![0.9, 0.5])));
+    /// assert!("0.5,0.9".parse::<Start>().unwrap_err().contains("non-increasing"));
+    /// assert!("1.5".parse::<Start>().unwrap_err().contains("[0, 1]"));
+    /// assert!("sometimes".parse::<Start>().unwrap_err().contains("unknown start"));
+    /// ```
     fn from_str(s: &str) -> Result<Self, String> {
         match s.trim() {
             "empty" => Ok(Start::Empty),
             "fixed-point" | "fixed_point" => Ok(Start::FixedPoint),
-            other => Err(format!(
-                "unknown start '{other}' (known: {})",
-                Start::NAMES.join(", ")
-            )),
+            other => {
+                let looks_numeric = other
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || ".,eE+- ".contains(c))
+                    && !other.is_empty();
+                if !looks_numeric {
+                    return Err(format!(
+                        "unknown start '{other}' (known: {}, or an occupancy q1,q2,... of fractions in [0, 1])",
+                        Start::NAMES.join(", ")
+                    ));
+                }
+                let q = other
+                    .split(',')
+                    .map(|x| {
+                        x.trim()
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|v| v.is_finite() && (0.0..=1.0).contains(v))
+                            .ok_or_else(|| {
+                                format!(
+                                    "start occupancy: '{}' is not a fraction in [0, 1]",
+                                    x.trim()
+                                )
+                            })
+                    })
+                    .collect::<Result<Vec<f64>, String>>()?;
+                if q.windows(2).any(|w| w[1] > w[0]) {
+                    return Err(format!(
+                        "start occupancy {other}: q1 >= q2 >= ... (non-increasing: q_i is the fraction of servers with at least i tasks)"
+                    ));
+                }
+                Ok(Start::Occupancy(q))
+            }
         }
     }
 }
 
 /// The options of one simulation run (module docs).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunOptions {
     /// Length and warm-up of each replication.
     pub length: Length,
+    /// How the warm-up of each replication is chosen from the length's.
+    pub warmup_rule: WarmupRule,
     /// Independent replications.
     pub replications: usize,
     /// Base seed: replication r draws from the streams of (seed, point, r).
@@ -115,20 +176,54 @@ pub struct RunOptions {
     pub threads: Option<usize>,
     /// Where each replication starts.
     pub start: Start,
+    /// Refuse a run whose expected events exceed [`EVENT_BUDGET`] (false: `--no-limit`).
+    pub limit: bool,
 }
 
 impl RunOptions {
     /// A run of `length` with the default replications, seed, point 0, rayon's pool, from
-    /// empty.
+    /// empty, its warm-up as given ([`WarmupRule::Given`]: MSER-5's truncation point is
+    /// reported and the stationarity test judges the run; extending the warm-up by MSER-5
+    /// is opt-in, see [`WarmupRule`]), within [`EVENT_BUDGET`].
     pub const fn new(length: Length) -> Self {
         RunOptions {
             length,
+            warmup_rule: WarmupRule::Given,
             replications: DEFAULT_REPLICATIONS,
             seed: DEFAULT_SEED,
             point: 0,
             threads: None,
             start: Start::Empty,
+            limit: true,
         }
+    }
+
+    /// Refuses a run expected to simulate more than [`EVENT_BUDGET`] events over its
+    /// replications (`events_per_replication`, the caller's estimate from the model),
+    /// unless the limit is lifted. `hint` says how to shorten the run.
+    ///
+    /// ```
+    /// use taskassign::sim::{Length, RunOptions};
+    /// let o = RunOptions::new(Length::jobs(1_000_000));
+    /// assert!(o.check_budget(1.1e6, "--jobs").is_ok());
+    /// let e = o.check_budget(1e300, "--jobs").unwrap_err().to_string();
+    /// assert!(e.contains("--no-limit") && e.contains("--jobs"), "{e}");
+    /// assert!(RunOptions { limit: false, ..o }.check_budget(1e300, "--jobs").is_ok());
+    /// ```
+    pub fn check_budget(&self, events_per_replication: f64, hint: &str) -> Result<(), SimError> {
+        let total = events_per_replication * self.replications as f64;
+        if !self.limit || total <= EVENT_BUDGET {
+            return Ok(());
+        }
+        let shown = if total.is_finite() {
+            format!("about {total:.1e}")
+        } else {
+            "more than 1e308".into()
+        };
+        Err(SimError::BadConfig(format!(
+            "the run would simulate {shown} events over its {} replications, beyond the budget of {EVENT_BUDGET:.0e} (about an hour of one core): shorten it ({hint}) or pass --no-limit",
+            self.replications
+        )))
     }
 
     /// Checks every option: a length of at least one job or a positive finite time, a
@@ -180,8 +275,11 @@ impl RunOptions {
     /// ```
     /// use taskassign::sim::{Length, RunOptions};
     /// let a = RunOptions::new(Length::jobs(1000));
-    /// assert_eq!(a.key(), "jobs=1000|warmup=100|replications=10|seed=1|point=0|start=empty");
-    /// assert_eq!(RunOptions { threads: Some(3), ..a }.key(), a.key());
+    /// assert_eq!(
+    ///     a.key(),
+    ///     "jobs=1000|warmup=100|rule=given|replications=10|seed=1|point=0|start=empty"
+    /// );
+    /// assert_eq!(RunOptions { threads: Some(3), ..a.clone() }.key(), a.key());
     /// ```
     pub fn key(&self) -> String {
         let length = match self.length {
@@ -189,7 +287,8 @@ impl RunOptions {
             Length::Time { measured, warmup } => format!("time={measured:e}|warmup={warmup:e}"),
         };
         format!(
-            "{length}|replications={}|seed={}|point={}|start={}",
+            "{length}|rule={}|replications={}|seed={}|point={}|start={}",
+            self.warmup_rule.name(),
             self.replications,
             self.seed,
             self.point,
@@ -197,9 +296,11 @@ impl RunOptions {
         )
     }
 
-    /// The replication runner of these options (seed, point, replications, threads).
+    /// The replication runner of these options (seed, point, replications, threads, the
+    /// warm-up rule).
     pub fn replicator(&self) -> Result<Replicator, SimError> {
-        let r = Replicator::new(self.seed, self.point, self.replications)?;
+        let r = Replicator::new(self.seed, self.point, self.replications)?
+            .warmup_rule(self.warmup_rule);
         Ok(match self.threads {
             Some(t) => r.threads(t),
             None => r,
@@ -233,8 +334,8 @@ impl RunOptions {
     pub fn require_empty_start(&self, model: &str) -> Result<(), SimError> {
         match self.start {
             Start::Empty => Ok(()),
-            Start::FixedPoint => Err(SimError::BadConfig(format!(
-                "the {model} simulator starts empty (no fixed-point start)"
+            Start::FixedPoint | Start::Occupancy(_) => Err(SimError::BadConfig(format!(
+                "the {model} simulator starts empty (no other start)"
             ))),
         }
     }

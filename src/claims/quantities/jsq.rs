@@ -34,6 +34,7 @@ use crate::lb::sim::{names, run, Measure, SimRun, DEFAULT_RUN};
 use crate::num::parse_decimal;
 use crate::sim::observe::Key;
 use crate::sim::stats::Estimate;
+use crate::sim::warmup::{Knobs, WarmupRule};
 use crate::sim::{
     check_replications, Length, RunOptions, Start, DEFAULT_REPLICATIONS, DEFAULT_SEED,
 };
@@ -346,7 +347,7 @@ const START_WORDS: &[&str] = &["fixed_point", "empty"];
 
 /// The options of one `jsq_sim`/`jsq_excess` call: the run, and the time of a transient run
 /// (`at=`).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct JsqRunCall {
     run: RunOptions,
     at: Option<f64>,
@@ -391,6 +392,8 @@ impl JsqRunCall {
             warmup: 0.0,
         };
         run.start = Start::Empty;
+        // A transient run measures at t from empty: no warm-up to choose.
+        run.warmup_rule = WarmupRule::Given;
         Ok(JsqRunCall { run, at })
     }
 
@@ -406,8 +409,16 @@ impl JsqRunCall {
         format!("{}|{:?}", self.run.key(), self.at)
     }
 
+    /// The failed diagnostics of `run` (none for a transient run, `at=`).
+    fn warnings(&self, run: &SimRun) -> Vec<String> {
+        match self.at {
+            Some(_) => Vec::new(),
+            None => run.diagnostics.failures(&Knobs::CLAIM_TIME, self.times().0),
+        }
+    }
+
     /// The run in words, `start` the start it had.
-    fn describe(&self, start: Start) -> String {
+    fn describe(&self, start: &Start) -> String {
         let (time, warmup) = self.times();
         match self.at {
             Some(t) => format!(
@@ -418,8 +429,9 @@ impl JsqRunCall {
                 "{} replications x time {time} (warm-up {warmup} from {}), seed {}",
                 self.run.replications,
                 match start {
-                    Start::FixedPoint => "the mean-field fixed point",
-                    Start::Empty => "empty",
+                    Start::FixedPoint => "the mean-field fixed point".to_string(),
+                    Start::Empty => "empty".to_string(),
+                    Start::Occupancy(_) => format!("the occupancy {}", start.name()),
                 },
                 self.run.seed
             ),
@@ -491,6 +503,10 @@ impl Quantity for JsqSim {
         let sys = s.system("jsq_sim")?;
         let r = cached_run(scope, &s, &sys, &o)?;
         let (run, fluid) = r.as_ref();
+        // A failed diagnostic of a stationary run (too few events, initialisation bias)
+        // makes its values untrusted; a transient run (at=) measures a time, not a
+        // stationary mean.
+        let warnings = o.warnings(run);
         let sum = &run.summary;
         let bits = scope.bits;
         let source = format!(
@@ -498,7 +514,7 @@ impl Quantity for JsqSim {
             s.kind.name(),
             sys.servers(),
             sys.d().d,
-            o.describe(run.start)
+            o.describe(&run.start)
         );
         let sim = |e: &Estimate| -> FieldValue {
             if e.mean.is_finite() {
@@ -506,7 +522,7 @@ impl Quantity for JsqSim {
                     bits,
                     e.mean,
                     e.half_width,
-                    Vec::new(),
+                    warnings.clone(),
                     source.clone(),
                 ))
             } else {
@@ -517,7 +533,13 @@ impl Quantity for JsqSim {
             FieldValue::Vector(
                 es.iter()
                     .map(|e| {
-                        Pair::simulated(bits, e.mean, e.half_width, Vec::new(), source.clone())
+                        Pair::simulated(
+                            bits,
+                            e.mean,
+                            e.half_width,
+                            warnings.clone(),
+                            source.clone(),
+                        )
                     })
                     .collect(),
             )
@@ -553,7 +575,8 @@ impl Quantity for JsqSim {
                 tasks += m;
                 tasks_hw += h;
             }
-            let one = |m: f64, h: f64| Pair::simulated(bits, m, h, Vec::new(), source.clone());
+            let one =
+                |m: f64, h: f64| Pair::simulated(bits, m, h, warnings.clone(), source.clone());
             let why = "not measured by a transient run (at=)";
             return Ok(v
                 .with_field("occupancy", sim_vec(&occ))
@@ -751,14 +774,20 @@ impl Quantity for JsqExcess {
             s.kind.name(),
             sys.servers(),
             sys.d().d,
-            o.describe(a.0.start)
+            o.describe(&a.0.start)
         );
+        let mut warnings = o.warnings(&a.0);
+        for w in o.warnings(&b.0) {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
         let mut v = Value::new("jsq_excess", "scaled_q2");
         for (field, key) in EXCESS_KEYS {
             v = match a.0.replicated.difference(&b.0.replicated, key) {
                 Some(e) if e.mean.is_finite() => v.with(
                     field,
-                    Pair::simulated(bits, e.mean, e.half_width, Vec::new(), source.clone()),
+                    Pair::simulated(bits, e.mean, e.half_width, warnings.clone(), source.clone()),
                 ),
                 _ => v.missing(field, format!("{field} is not measured here")),
             };

@@ -30,6 +30,7 @@ use crate::redundancy::stability::{
 use crate::redundancy::RedundancyError;
 use crate::sim::observe::{names, Key};
 use crate::sim::stats::paired_difference;
+use crate::sim::warmup::Knobs;
 use crate::sim::RunOptions;
 
 /// Significant digits at which a claim asks a chain (every policy but FCFS) for its
@@ -272,6 +273,11 @@ fn simulated(
             run: opts,
         };
         let r = simulate(&req, None).map_err(red_err(what.clone()))?;
+        if let Some(why) = &r.starved {
+            return Err(QuantityError::Undefined(format!(
+                "{what}: unstable ({why})"
+            )));
+        }
         if DriftVerdict::of(&r.drift) == DriftVerdict::Unstable {
             return Err(QuantityError::Undefined(format!(
                 "{what}: unstable (the number in system drifts up by {:.2e} ± {:.1e} per arrival)",
@@ -305,9 +311,10 @@ impl Quantity for RedSim {
         let policy = policy_of(call, &p)?;
         let opts = run_options(call, DEFAULT_RUN)?;
         let (jobs, _) = job_counts(&opts, "redundancy")?;
-        let r = simulated(call, &p, policy, opts)?;
+        let r = simulated(call, &p, policy, opts.clone())?;
         let bits = call.scope.bits;
-        let warnings = r.run.heavy_tail.describe();
+        let mut warnings = r.run.heavy_tail.describe();
+        warnings.extend(r.diagnostics.failures(&Knobs::CLAIM_JOBS, jobs as f64));
         let source = format!(
             "{} {}, {} copies, {} simulated ({} replications x {} jobs, seed {})",
             p.system,
@@ -391,8 +398,8 @@ impl Quantity for RedSimDiff {
         };
         let opts = run_options(call, DEFAULT_RUN)?;
         let (jobs, _) = job_counts(&opts, "redundancy")?;
-        let ra = simulated(call, &p, a, opts)?;
-        let rb = simulated(call, &p, b, opts)?;
+        let ra = simulated(call, &p, a, opts.clone())?;
+        let rb = simulated(call, &p, b, opts.clone())?;
         let key = Key::scalar(names::RESPONSE);
         let (Some(sa), Some(sb)) = (ra.run.samples(key), rb.run.samples(key)) else {
             return Err(QuantityError::Internal(
@@ -409,6 +416,14 @@ impl Quantity for RedSimDiff {
         }
         let mut warnings = ra.run.heavy_tail.describe();
         warnings.extend(rb.run.heavy_tail.describe());
+        for w in [&ra, &rb]
+            .iter()
+            .flat_map(|r| r.diagnostics.failures(&Knobs::CLAIM_JOBS, jobs as f64))
+        {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
         Ok(Value::scalar(
             "red_sim_diff",
             Pair::simulated(

@@ -10,6 +10,7 @@ use crate::claims::expr::Arg;
 use crate::claims::scope::Call;
 use crate::claims::signature::NamedArg;
 use crate::num::parse_decimal;
+use crate::sim::warmup::WarmupRule;
 use crate::sim::{Length, RunOptions, DEFAULT_WARMUP_FRACTION};
 
 const fn arg(name: &'static str) -> NamedArg {
@@ -88,10 +89,18 @@ pub fn run_options(call: &Call, defaults: RunOptions) -> Result<RunOptions, Quan
         None => defaults.replications,
         Some(r) => usize::try_from(r).unwrap_or(usize::MAX),
     };
+    // A warm-up given is used as given; the default one is extended by MSER-5 where it
+    // finds it too short (as on the command line).
+    let warmup_rule = if call.named("warmup").is_some() {
+        WarmupRule::Given
+    } else {
+        defaults.warmup_rule
+    };
     let opts = RunOptions {
         length,
         replications,
         seed: named_count(call, "seed")?.unwrap_or(defaults.seed),
+        warmup_rule,
         ..defaults
     };
     opts.validate()

@@ -31,6 +31,7 @@ use crate::sim::dispatch::setup::{
 use crate::sim::dispatch::SimPolicy;
 use crate::sim::observe::names;
 use crate::sim::stats::{Estimate, HeavyTail};
+use crate::sim::warmup::Knobs;
 use crate::sim::{RunOptions, SimError};
 use crate::vocab::{concat, Vocabulary};
 
@@ -126,7 +127,7 @@ impl Quantity for LwlSim {
                 load: load.clone(),
                 cutoffs: vec![],
                 interarrival: None,
-                run: opts,
+                run: opts.clone(),
             };
             let q = match s.metric {
                 Metric::Waiting => SimQuantity::Waiting,
@@ -142,8 +143,10 @@ impl Quantity for LwlSim {
                 opts.seed,
                 warmup
             );
-            let (est, tail) =
+            let (est, tail, diag) =
                 simulated_mean(&req, q).map_err(|e| QuantityError::compute(what.clone(), e))?;
+            let mut warnings = tail.describe();
+            warnings.extend(diag.failures(&Knobs::CLAIM_JOBS, jobs as f64));
             if !est.mean.is_finite() {
                 return Err(QuantityError::Undefined(format!(
                     "{what}: no finite estimate"
@@ -153,7 +156,7 @@ impl Quantity for LwlSim {
                 bits,
                 est.mean,
                 est.half_width,
-                tail.describe(),
+                warnings,
                 format!("LWL {} simulated ({source})", s.metric.name()),
             ))
         })?;
@@ -353,7 +356,7 @@ impl Quantity for TagsHostError {
                 load: load.clone(),
                 cutoffs: cutoffs.clone(),
                 interarrival: None,
-                run: opts,
+                run: opts.clone(),
             };
             let (rows, tail) = tags_poisson_error(&req).map_err(|e| {
                 QuantityError::compute(

@@ -59,9 +59,10 @@ use super::fluid::Limit;
 use super::model::{LbError, System};
 use crate::sim::observe::{Key, Sample};
 use crate::sim::stats::{ratio_estimate, Estimate};
+use crate::sim::warmup::{Diagnostics, Series, WarmupRule};
 use crate::sim::{
     Length, Progress, Replicated, Replicator, RunOptions, Simulator, Start, Tally,
-    DEFAULT_WARMUP_FRACTION,
+    DEFAULT_REPLICATIONS, DEFAULT_SEED, DEFAULT_WARMUP_FRACTION,
 };
 
 /// The stream of the occupancy simulator's events (gaps and choices).
@@ -213,10 +214,15 @@ pub struct Obs {
     pub blocked: u64,
     /// Events (arrivals and departures), warm-up included.
     pub events: u64,
+    /// Events in the measured time.
+    pub measured_events: u64,
     /// Servers sampled (d per arrival), warm-up included.
     pub samples_drawn: u64,
     /// Q_1, Q_2, … at each sample time (summed over merged replications).
     pub trajectory: Vec<Vec<f64>>,
+    /// The tasks per server over the whole run (warm-up included) in batches of time
+    /// ([`crate::sim::warmup`]); `None` for a simulator that keeps none (and after a merge).
+    pub series: Option<Series>,
 }
 
 fn add_into(a: &mut Vec<f64>, b: &[f64]) {
@@ -245,7 +251,9 @@ impl Obs {
         self.arrivals += other.arrivals;
         self.blocked += other.blocked;
         self.events += other.events;
+        self.measured_events += other.measured_events;
         self.samples_drawn += other.samples_drawn;
+        self.series = None;
         if self.trajectory.len() < other.trajectory.len() {
             self.trajectory.resize(other.trajectory.len(), Vec::new());
         }
@@ -336,12 +344,21 @@ impl Tally for Obs {
     fn events(&self) -> u64 {
         self.events
     }
+
+    fn series(&self) -> Option<&Series> {
+        self.series.as_ref()
+    }
+
+    fn measured(&self) -> Option<u64> {
+        Some(self.measured_events)
+    }
 }
 
 /// Counters of the event loop.
 #[derive(Default)]
 struct Counts {
     events: u64,
+    measured: u64,
     all_arrivals: u64,
     arrivals: u64,
     blocked: u64,
@@ -464,7 +481,8 @@ pub const DEFAULT_TIME: f64 = 100.0;
 
 /// The defaults of a JSQ simulation, on the command line (`jsq simulate`) and in the
 /// claims (`jsq_sim`, `jsq_excess`): [`DEFAULT_TIME`] measured after a warm-up of a tenth
-/// of it, [`crate::sim::DEFAULT_REPLICATIONS`] replications, seed
+/// of it (MSER-5's truncation point reported and the run's stationarity tested:
+/// [`crate::sim::warmup`]), [`crate::sim::DEFAULT_REPLICATIONS`] replications, seed
 /// [`crate::sim::DEFAULT_SEED`], point 0, each replication started at N times the
 /// mean-field fixed point of the d used ([`fixed_point_start`]).
 pub const DEFAULT_RUN: RunOptions = RunOptions {
@@ -472,8 +490,13 @@ pub const DEFAULT_RUN: RunOptions = RunOptions {
         measured: DEFAULT_TIME,
         warmup: DEFAULT_TIME / DEFAULT_WARMUP_FRACTION as f64,
     },
+    warmup_rule: WarmupRule::Given,
+    replications: DEFAULT_REPLICATIONS,
+    seed: DEFAULT_SEED,
+    point: 0,
+    threads: None,
     start: Start::FixedPoint,
-    ..RunOptions::new(Length::jobs(0))
+    limit: true,
 };
 
 /// Precision of the mean-field fixed point a run starts from (it is rounded to whole
@@ -533,6 +556,58 @@ pub struct SimRun {
     pub start: Start,
     /// What the run could not do as asked, in words.
     pub notes: Vec<String>,
+    /// The warm-up rule's work, the stationarity test of the tasks per server, the fewest
+    /// events a replication measured.
+    pub diagnostics: Diagnostics,
+}
+
+/// The expected events of one replication of `opts` on `system`: arrivals at λN and as
+/// many departures (at most), over the warm-up and the measured time.
+pub fn expected_events(system: &System, opts: &RunOptions) -> f64 {
+    let (measured, warmup) = match opts.length {
+        Length::Time { measured, warmup } => (measured, warmup),
+        Length::Jobs { .. } => (0.0, 0.0),
+    };
+    2.0 * system.model().lambda() * system.servers() as f64 * (measured + warmup)
+}
+
+/// Q_1, Q_2, … = round(N q_i) of a start occupancy given as fractions (validated by
+/// [`Start`]'s parser: in [0, 1], non-increasing), checked against the buffer.
+pub fn occupancy_start(system: &System, q: &[f64]) -> Result<Vec<u32>, LbError> {
+    let n = system.servers() as f64;
+    if let Some(b) = system.model().buffer() {
+        if let Some(i) = q
+            .iter()
+            .rposition(|&x| x > 0.0)
+            .filter(|&i| i >= b as usize)
+        {
+            return Err(LbError::BadInput(format!(
+                "the start occupancy has q_{} > 0 but the buffer is {b}: no server holds more than {b} tasks",
+                i + 1
+            )));
+        }
+    }
+    let mut out: Vec<u32> = Vec::with_capacity(q.len());
+    for &x in q {
+        if !(x.is_finite() && (0.0..=1.0).contains(&x)) {
+            return Err(LbError::BadInput(format!(
+                "a start occupancy must lie in [0, 1], got {x}"
+            )));
+        }
+        let v = (x * n).round();
+        if let Some(&prev) = out.last() {
+            if v > f64::from(prev) {
+                return Err(LbError::BadInput(
+                    "a start occupancy must be non-increasing".into(),
+                ));
+            }
+        }
+        out.push(v as u32);
+    }
+    while out.last() == Some(&0) {
+        out.pop();
+    }
+    Ok(out)
 }
 
 /// Runs the occupancy simulator of `system` with `opts` (a length in time): the one runner
@@ -546,11 +621,14 @@ pub fn run(
 ) -> Result<SimRun, LbError> {
     opts.validate()?;
     let (measured, warmup) = opts.time("JSQ")?;
+    let expected = expected_events(system, opts);
+    opts.check_budget(expected, "--time, --warmup, --servers, --replications")?;
     let mut notes = Vec::new();
     let mut plan = Plan::new(warmup, measured);
-    let mut start = opts.start;
-    if start == Start::FixedPoint {
-        match fixed_point_start(system) {
+    let mut start = opts.start.clone();
+    match &opts.start {
+        Start::Empty => {}
+        Start::FixedPoint => match fixed_point_start(system) {
             Ok(q) => plan.start = q,
             Err(e) => {
                 notes.push(format!(
@@ -558,7 +636,8 @@ pub fn run(
                 ));
                 start = Start::Empty;
             }
-        }
+        },
+        Start::Occupancy(q) => plan.start = occupancy_start(system, q)?,
     }
     match measure {
         Measure::Stationary => match jsq_reference(system.model()) {
@@ -567,15 +646,22 @@ pub fn run(
         },
         Measure::AtEnd => plan.sample_times = vec![warmup + measured],
     }
-    let sim = OccupancySim::new(system, &plan)?;
+    let total = expected * opts.replications as f64;
+    let sim = OccupancySim::new(system, &plan)?.with_expected_events(if total < u64::MAX as f64 {
+        total as u64
+    } else {
+        u64::MAX
+    });
     let runner = opts.replicator()?;
     let t0 = std::time::Instant::now();
     let (replicated, summary) = simulate(system, &sim, &runner, progress)?;
+    let diagnostics = Diagnostics::of(&replicated, names::MEAN_TASKS);
     Ok(SimRun {
         replicated,
         summary,
         seconds: t0.elapsed().as_secs_f64(),
         start,
         notes,
+        diagnostics,
     })
 }

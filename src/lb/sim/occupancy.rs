@@ -5,8 +5,11 @@
 use super::{Counts, Obs, Plan, STREAM_EVENTS};
 use crate::lb::model::{tail_table, LbError, ModelKind, System};
 use crate::sim::rng::{exp1, unit_f64};
+use crate::sim::warmup::TimeSeries;
 use crate::sim::{Simulator, Streams};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Levels allocated at the start for an infinite capacity (they grow when needed).
 const INITIAL_LEVELS: usize = 64;
@@ -16,6 +19,9 @@ const INITIAL_LEVELS: usize = 64;
 /// level is unpredictable, and a mispredicted branch per level scanned costs more than
 /// the comparisons). The level arrays keep CHUNK zero levels above the top.
 const CHUNK: usize = 8;
+/// Events between two progress reports of a replication (a mask: every 2^22 events, a
+/// fraction of a second).
+const PROGRESS_EVERY: u64 = (1 << 22) - 1;
 
 /// The occupancy simulator (module docs).
 #[derive(Debug, Clone)]
@@ -27,6 +33,10 @@ pub struct OccupancySim {
     cap: usize,
     d: u64,
     levels: usize,
+    /// Events simulated by every replication so far (for the progress reports) and the
+    /// run's expected total.
+    done: Arc<AtomicU64>,
+    expected: u64,
 }
 
 impl OccupancySim {
@@ -42,7 +52,16 @@ impl OccupancySim {
             cap: system.model().buffer().map_or(usize::MAX, |b| b as usize),
             d: system.d().d,
             levels: Plan::reported_levels(system),
+            done: Arc::new(AtomicU64::new(0)),
+            expected: 0,
         })
+    }
+
+    /// Reports progress as `events` of `expected` over all replications
+    /// ([`crate::progress`]; the runner gives its estimate of the run's events).
+    pub fn with_expected_events(mut self, expected: u64) -> Self {
+        self.expected = expected;
+        self
     }
 
     /// The system simulated.
@@ -111,6 +130,7 @@ impl OccupancySim {
         samples: &mut Vec<Vec<f64>>,
         next_sample: &mut usize,
         c: &mut Counts,
+        series: &mut TimeSeries,
     ) {
         let lam = self.lambda_n;
         let inv_lam = 1.0 / lam;
@@ -132,11 +152,19 @@ impl OccupancySim {
                 sample_at = times.get(*next_sample).copied().unwrap_or(f64::INFINITY);
             }
             if tn >= until {
+                series.add(*t, until, st.tasks as f64);
                 *t = until;
                 return;
             }
+            series.add(*t, tn, st.tasks as f64);
             *t = tn;
             c.events += 1;
+            if MEASURE {
+                c.measured += 1;
+            }
+            if c.events & PROGRESS_EVERY == 0 {
+                self.progress();
+            }
             let u = unit_f64(rng) * rate;
             // dep > 0 guards the (2^-53) rounding of u up to λN with no departure possible.
             if u < lam || dep == 0.0 {
@@ -226,7 +254,16 @@ impl OccupancySim {
         }
     }
 
-    fn run_one<const POOLS: bool, const DIST: bool>(&self, streams: &Streams) -> Obs {
+    /// Adds [`PROGRESS_EVERY`] + 1 events to the run's count and reports it.
+    #[cold]
+    fn progress(&self) {
+        let step = PROGRESS_EVERY + 1;
+        let done = self.done.fetch_add(step, Ordering::Relaxed) + step;
+        let total = (self.expected > 0).then_some(self.expected.max(done));
+        crate::progress::report("events", done, total, "");
+    }
+
+    fn run_one<const POOLS: bool, const DIST: bool>(&self, streams: &Streams, warmup: f64) -> Obs {
         let mut rng = streams.rng(STREAM_EVENTS);
         let n = self.system.servers() as u32;
         let start = &self.plan.start;
@@ -266,8 +303,9 @@ impl OccupancySim {
         let mut samples = Vec::with_capacity(self.plan.sample_times.len());
         let mut next_sample = 0;
         let mut c = Counts::default();
-        let t_warm = self.plan.warmup;
+        let t_warm = warmup;
         let t_end = t_warm + self.plan.horizon;
+        let mut series = TimeSeries::new(t_end, t_warm);
         self.phase::<POOLS, false, false>(
             &mut st,
             &mut rng,
@@ -276,6 +314,7 @@ impl OccupancySim {
             &mut samples,
             &mut next_sample,
             &mut c,
+            &mut series,
         );
         st.last.iter_mut().for_each(|x| *x = t_warm);
         self.phase::<POOLS, true, DIST>(
@@ -286,6 +325,7 @@ impl OccupancySim {
             &mut samples,
             &mut next_sample,
             &mut c,
+            &mut series,
         );
         // Samples at exactly t_end or beyond the run are taken from the final state.
         while next_sample < self.plan.sample_times.len() {
@@ -311,10 +351,22 @@ impl OccupancySim {
             arrivals: c.arrivals,
             blocked: c.blocked,
             events: c.events,
+            measured_events: c.measured,
             samples_drawn: c.all_arrivals.saturating_mul(self.d),
             trajectory: samples,
+            series: Some(series.finish(t_end, nf)),
         }
         .finish()
+    }
+
+    fn run_from(&self, streams: &Streams, warmup: f64) -> Obs {
+        let dist = !self.plan.reference.is_empty();
+        match (self.system.model().kind(), dist) {
+            (ModelKind::Queues, false) => self.run_one::<false, false>(streams, warmup),
+            (ModelKind::Queues, true) => self.run_one::<false, true>(streams, warmup),
+            (ModelKind::Pools, false) => self.run_one::<true, false>(streams, warmup),
+            (ModelKind::Pools, true) => self.run_one::<true, true>(streams, warmup),
+        }
     }
 }
 
@@ -322,12 +374,14 @@ impl Simulator for OccupancySim {
     type Tally = Obs;
 
     fn replicate(&self, streams: &Streams) -> Obs {
-        let dist = !self.plan.reference.is_empty();
-        match (self.system.model().kind(), dist) {
-            (ModelKind::Queues, false) => self.run_one::<false, false>(streams),
-            (ModelKind::Queues, true) => self.run_one::<false, true>(streams),
-            (ModelKind::Pools, false) => self.run_one::<true, false>(streams),
-            (ModelKind::Pools, true) => self.run_one::<true, true>(streams),
-        }
+        self.run_from(streams, self.plan.warmup)
+    }
+
+    /// The same start and streams, `warmup` of simulated time discarded. The events after
+    /// the configured warm-up differ from the first run's (a phase ends by drawing a new
+    /// gap), so the extension is an independent continuation from the state at the
+    /// configured warm-up.
+    fn replicate_from(&self, streams: &Streams, warmup: f64) -> Option<Obs> {
+        (warmup.is_finite() && warmup >= 0.0).then(|| self.run_from(streams, warmup))
     }
 }

@@ -115,6 +115,9 @@ impl Simulator for PerServerSim {
             t = tn;
             c.events += 1;
             let measuring = t >= t_warm;
+            if measuring {
+                c.measured += 1;
+            }
             if unit_f64(&mut ev) * rate < lam || dep == 0.0 {
                 // Sample d servers; keep the first minimum in sample order.
                 let mut best = usize::MAX;
@@ -203,8 +206,10 @@ impl Simulator for PerServerSim {
             arrivals: c.arrivals,
             blocked: c.blocked,
             events: c.events,
+            measured_events: c.measured,
             samples_drawn: drawn,
             trajectory,
+            series: None,
         }
         .finish()
     }

@@ -1,8 +1,9 @@
 //! The FCFS recursion: a run without events where every server serves its jobs in arrival
 //! order (see [`RedundancySim::fcfs_recursion_applies`]).
 
-use super::{RedundancySim, RedundancyTally, REBASE_EVENTS};
+use super::{RedundancySim, RedundancyTally, MAX_IN_SYSTEM, REBASE_EVENTS, STOPPED_OVERFLOW};
 use crate::sim::rng::{exp1, STREAM_ARRIVALS, STREAM_SIZES};
+use crate::sim::warmup::Series;
 use crate::sim::Streams;
 
 /// The length at which the recursion first prunes its list of jobs present.
@@ -38,9 +39,16 @@ impl RedundancySim {
     /// jobs present at W0, minus D_m − W1 for the jobs present at W1. The jobs present at
     /// an arrival are found in `present`, the (D_m, class) of the jobs that may still be in
     /// system, pruned of those gone by the latest arrival whenever it doubles in length
-    /// (amortised O(1) per job). Events: an arrival and a departure per job.
+    /// (amortised O(1) per job). Events: an arrival and a departure per job. The first
+    /// `warmup` jobs are discarded; a run with more than [`MAX_IN_SYSTEM`] jobs present
+    /// stops (unstable).
     #[inline(never)]
-    pub(super) fn fcfs_recursion(&self, streams: &Streams, trace: Option<u64>) -> RedundancyTally {
+    pub(super) fn fcfs_recursion(
+        &self,
+        streams: &Streams,
+        trace: Option<u64>,
+        warmup: u64,
+    ) -> RedundancyTally {
         let mut ra = streams.rng(STREAM_ARRIVALS);
         let mut rx = streams.rng(STREAM_SIZES);
         let (k, nc) = (self.k, self.nc);
@@ -48,8 +56,9 @@ impl RedundancySim {
         // The two snapshots: the window's ends, or half the horizon and the horizon.
         let (first, end) = match trace {
             Some(h) => (h / 2, h),
-            None => (self.warmup, self.warmup + self.jobs),
+            None => (warmup, warmup.saturating_add(self.jobs)),
         };
+        let mut series = measure.then(|| Series::for_jobs(end, first));
         let mut st = RedundancyTally {
             n: vec![0; nc],
             sum_t: vec![0.0; nc],
@@ -129,6 +138,9 @@ impl RedundancySim {
                 m &= m - 1;
                 free_at[s] = later(free_at[s], dep);
             }
+            if let Some(s) = series.as_mut() {
+                s.add_job(id, dep - a);
+            }
             if measure && id >= first {
                 let t = dep - a;
                 st.departed(c, t);
@@ -139,12 +151,22 @@ impl RedundancySim {
             if present.len() >= prune_at {
                 present.retain(|&(d, _)| d > a);
                 prune_at = (2 * present.len()).max(PRESENT_MIN);
+                if measure && present.len() > MAX_IN_SYSTEM {
+                    st.stopped = Some(STOPPED_OVERFLOW);
+                    st.unfinished = end - id.max(first);
+                    st.window = a - window_start;
+                    st.arrivals = id;
+                    st.events = 2 * id;
+                    st.series = series;
+                    return st;
+                }
             }
             a = next;
             id += 1;
         }
         st.arrivals = end;
         st.events = 2 * end;
+        st.series = series;
         st
     }
 }

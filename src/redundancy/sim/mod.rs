@@ -31,6 +31,16 @@
 //! `number[c]` are time averages of the jobs in system over the window from the first
 //! measured arrival to the first arrival after the measured ones. The clock
 //! restarts at 0 every [`REBASE_EVENTS`] events ([`crate::sim::event::Calendar::rebase`]).
+//! The response time of every job, warm-up included, goes to the replication's series by
+//! arrival number ([`crate::sim::warmup`]).
+//!
+//! **Runs that do not end.** Under a class-priority or ROS policy a class can starve: its
+//! measured jobs never leave while arrivals pile up. A replication stops when
+//! [`MAX_IN_SYSTEM`] jobs are in system, or when the arrivals after the measured ones reach
+//! as many as the whole run with measured jobs still present; its tally then says how
+//! many measured jobs never left ([`RedundancyTally::unfinished`]) and why
+//! ([`RedundancyTally::stopped`]), and the runner reports the system unstable under the
+//! policy. Memory and time stay bounded by the run's length.
 //!
 //! **Two ways to run.** The event loop above runs every policy. Where every server's
 //! classes share one rank (FCFS; LRF or MRF on sets of one size), each server serves the
@@ -52,6 +62,7 @@ use crate::dist::{JobSize, Sampler};
 use crate::sim::observe::{names, Key, Sample};
 use crate::sim::rng::{exp1, index, Alias, STREAM_ARRIVALS, STREAM_ROUTING, STREAM_SIZES};
 use crate::sim::stats::{ratio_estimate_weighted, Estimate};
+use crate::sim::warmup::Series;
 use crate::sim::{Simulator, Streams, TailEvidence, Tally};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
@@ -62,6 +73,15 @@ pub use pending::{CalendarQueue, Event, Pending, ServerClocks};
 
 /// Events between two restarts of the clock.
 pub const REBASE_EVENTS: u64 = 1 << 16;
+/// Jobs in system at which a replication is stopped as unstable (the memory bound: each
+/// job holds one requirement per server, at most 32 × 8 bytes, and its record).
+pub const MAX_IN_SYSTEM: usize = 1 << 20;
+/// Why a replication stopped before every measured job had left: the arrivals after the
+/// measured ones reached as many as the whole run.
+pub const STOPPED_STARVING: &str =
+    "the arrivals after the measured jobs reached as many as the whole run while measured jobs were still in system";
+/// Why a replication stopped: [`MAX_IN_SYSTEM`] jobs in system.
+pub const STOPPED_OVERFLOW: &str = "more than 1048576 jobs were in system at once";
 /// A server without a job.
 const IDLE: u32 = u32::MAX;
 /// The front of an empty FIFO: later than every arrival number, and no slot.
@@ -191,6 +211,14 @@ pub struct RedundancyTally {
     pub between: u64,
     /// Arrivals in all (the jobs simulated).
     pub arrivals: u64,
+    /// The response time of every job of the run (warm-up included) in batches by
+    /// arrival number ([`crate::sim::warmup`]); `None` for a trace.
+    pub series: Option<Series>,
+    /// Measured jobs that had not left when the replication stopped (0 when it ran to
+    /// its end).
+    pub unfinished: u64,
+    /// Why the replication stopped early ([`STOPPED_STARVING`], [`STOPPED_OVERFLOW`]).
+    pub stopped: Option<&'static str>,
 }
 
 impl RedundancyTally {
@@ -269,6 +297,14 @@ impl Tally for RedundancyTally {
 
     fn events(&self) -> u64 {
         self.events
+    }
+
+    fn series(&self) -> Option<&Series> {
+        self.series.as_ref()
+    }
+
+    fn measured(&self) -> Option<u64> {
+        Some(self.n.iter().sum())
     }
 }
 
@@ -396,12 +432,15 @@ impl RedundancySim {
         }
     }
 
-    /// Runs one replication (or a trace) the way [`Self::with_engine`] asked.
-    fn dispatch(&self, streams: &Streams, trace: Option<u64>) -> RedundancyTally {
+    /// Runs one replication (or a trace) the way [`Self::with_engine`] asked, the first
+    /// `warmup` jobs discarded.
+    fn dispatch(&self, streams: &Streams, trace: Option<u64>, warmup: u64) -> RedundancyTally {
         match self.engine {
-            Engine::Auto if self.fcfs_recursion_applies() => self.fcfs_recursion(streams, trace),
-            Engine::Auto | Engine::Clocks => self.run::<ServerClocks>(streams, trace),
-            Engine::Calendar => self.run::<CalendarQueue>(streams, trace),
+            Engine::Auto if self.fcfs_recursion_applies() => {
+                self.fcfs_recursion(streams, trace, warmup)
+            }
+            Engine::Auto | Engine::Clocks => self.run::<ServerClocks>(streams, trace, warmup),
+            Engine::Calendar => self.run::<CalendarQueue>(streams, trace, warmup),
         }
     }
 
@@ -413,7 +452,7 @@ impl RedundancySim {
     /// One long run of `horizon` arrivals from empty, without measurement: the tally's
     /// counts at half the horizon and at its end (the input of the stability drift test).
     pub fn trace(&self, streams: &Streams, horizon: u64) -> RedundancyTally {
-        self.dispatch(streams, Some(horizon.max(2)))
+        self.dispatch(streams, Some(horizon.max(2)), self.warmup)
     }
 
     /// The requirements of a job of set `set`, drawn at its arrival: one per server of the
@@ -506,18 +545,27 @@ impl RedundancySim {
         IDLE
     }
 
-    /// The event loop on pending-event structure `Q`. With `trace = Some(horizon)` it
-    /// stops at arrival `horizon`, measuring nothing but the class counts at `horizon/2`
-    /// and at `horizon`.
+    /// The event loop on pending-event structure `Q`, the first `warmup` jobs discarded.
+    /// With `trace = Some(horizon)` it stops at arrival `horizon`, measuring nothing but
+    /// the class counts at `horizon/2` and at `horizon`.
     #[inline(never)]
-    fn run<Q: Pending>(&self, streams: &Streams, trace: Option<u64>) -> RedundancyTally {
+    fn run<Q: Pending>(
+        &self,
+        streams: &Streams,
+        trace: Option<u64>,
+        warmup: u64,
+    ) -> RedundancyTally {
         let mut ra = streams.rng(STREAM_ARRIVALS);
         let mut rx = streams.rng(STREAM_SIZES);
         let mut rr = streams.rng(STREAM_ROUTING);
         let (k, nc) = (self.k, self.nc);
         let measure = trace.is_none();
-        let first = self.warmup;
-        let end = self.warmup + self.jobs;
+        let first = warmup;
+        let end = warmup.saturating_add(self.jobs);
+        // A run whose measured jobs have not all left when the arrivals reach this is
+        // stopped (module docs).
+        let give_up = end.saturating_mul(2);
+        let mut series = measure.then(|| Series::for_jobs(end, first));
         let fcfs = self.fcfs();
 
         let mut st = RedundancyTally {
@@ -570,6 +618,18 @@ impl RedundancySim {
                     }
                     let id = arrivals;
                     arrivals += 1;
+                    if measure && (arrivals > give_up || jobs.len() - free.len() >= MAX_IN_SYSTEM) {
+                        st.stopped = Some(if arrivals > give_up {
+                            STOPPED_STARVING
+                        } else {
+                            STOPPED_OVERFLOW
+                        });
+                        st.unfinished = self.jobs - departed_measured;
+                        if !window_done {
+                            st.window = now - window_start;
+                        }
+                        break;
+                    }
                     if measure {
                         if id == first {
                             window_open = true;
@@ -665,9 +725,14 @@ impl RedundancySim {
                     let j = srv_job[s];
                     let job = jobs[j as usize];
                     let c = job.class as usize;
-                    if measure && job.id >= first && job.id < end {
-                        st.departed(c, now - job.arrival);
-                        departed_measured += 1;
+                    if measure && job.id < end {
+                        if let Some(s) = series.as_mut() {
+                            s.add_job(job.id, now - job.arrival);
+                        }
+                        if job.id >= first {
+                            st.departed(c, now - job.arrival);
+                            departed_measured += 1;
+                        }
                     }
                     // Cancel the other copies.
                     let held = job.serving;
@@ -740,6 +805,7 @@ impl RedundancySim {
             }
         }
         st.arrivals = arrivals;
+        st.series = series;
         st
     }
 }
@@ -747,7 +813,14 @@ impl RedundancySim {
 impl Simulator for RedundancySim {
     type Tally = RedundancyTally;
     fn replicate(&self, streams: &Streams) -> RedundancyTally {
-        self.dispatch(streams, None)
+        self.dispatch(streams, None, self.warmup)
+    }
+
+    /// The same arrivals, the first `warmup` (rounded up to a whole job) discarded.
+    fn replicate_from(&self, streams: &Streams, warmup: f64) -> Option<RedundancyTally> {
+        let w = warmup.ceil();
+        (w.is_finite() && w >= 0.0 && w < u64::MAX as f64)
+            .then(|| self.dispatch(streams, None, w as u64))
     }
 }
 

@@ -18,6 +18,7 @@
 use super::{Arrivals, SimConfig};
 use crate::sim::observe::{names, Key, Sample};
 use crate::sim::rng::{exp1, STREAM_ARRIVALS, STREAM_ROUTING, STREAM_SIZES};
+use crate::sim::warmup::{JobSeries, Series};
 use crate::sim::{Simulator, Streams, TailEvidence, Tally};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -47,6 +48,9 @@ pub struct RepStats {
     pub host_w: Vec<f64>,
     /// Jobs simulated, warm-up included.
     pub simulated: u64,
+    /// The waiting of every job (warm-up included) in batches
+    /// ([`crate::sim::warmup`]).
+    pub series: Series,
 }
 
 impl Tally for RepStats {
@@ -80,6 +84,14 @@ impl Tally for RepStats {
     fn events(&self) -> u64 {
         self.simulated
     }
+
+    fn series(&self) -> Option<&Series> {
+        Some(&self.series)
+    }
+
+    fn measured(&self) -> Option<u64> {
+        Some(self.n)
+    }
 }
 
 impl RepStats {
@@ -96,6 +108,7 @@ impl RepStats {
             host_n: vec![0; hosts],
             host_w: vec![0.0; hosts],
             simulated: 0,
+            series: Series::default(),
         }
     }
 
@@ -192,7 +205,27 @@ impl<'a, K: Kernel> Dispatch<'a, K> {
 impl<K: Kernel> Simulator for Dispatch<'_, K> {
     type Tally = RepStats;
     fn replicate(&self, streams: &Streams) -> RepStats {
-        drive(self.cfg, streams, self.kernel.clone(), &mut NoProbe)
+        drive(
+            self.cfg,
+            self.cfg.warmup(),
+            streams,
+            self.kernel.clone(),
+            &mut NoProbe,
+        )
+    }
+
+    /// The same jobs, the first `warmup` (rounded up to a whole job) discarded.
+    fn replicate_from(&self, streams: &Streams, warmup: f64) -> Option<RepStats> {
+        let w = warmup.ceil();
+        (w.is_finite() && w >= 0.0 && w < u64::MAX as f64).then(|| {
+            drive(
+                self.cfg,
+                w as u64,
+                streams,
+                self.kernel.clone(),
+                &mut NoProbe,
+            )
+        })
     }
 }
 
@@ -200,7 +233,13 @@ impl<K: Kernel> Dispatch<'_, K> {
     /// Runs one replication and also hands every job, warm-up included, to `probe` in
     /// arrival order.
     pub fn replicate_probed<P: JobProbe>(&self, streams: &Streams, probe: &mut P) -> RepStats {
-        drive(self.cfg, streams, self.kernel.clone(), probe)
+        drive(
+            self.cfg,
+            self.cfg.warmup(),
+            streams,
+            self.kernel.clone(),
+            probe,
+        )
     }
 }
 
@@ -227,9 +266,11 @@ impl JobProbe for Vec<f64> {
     }
 }
 
-/// The replication driver: warm-up jobs, then measured jobs, drawn in blocks.
+/// The replication driver: `warmup` jobs, then the measured jobs, drawn in blocks; the
+/// waiting of every job goes to the series.
 fn drive<K: Kernel, P: JobProbe>(
     cfg: &SimConfig,
+    warmup: u64,
     streams: &Streams,
     mut kernel: K,
     probe: &mut P,
@@ -242,7 +283,8 @@ fn drive<K: Kernel, P: JobProbe>(
     let mut ts = vec![0.0f64; BLOCK];
     let mut t = 0.0f64;
     let mut st = RepStats::new(cfg.hosts);
-    for (phase_jobs, measured) in [(cfg.warmup(), false), (cfg.jobs(), true)] {
+    let mut series = JobSeries::new(warmup.saturating_add(cfg.jobs()), warmup);
+    for (phase_jobs, measured) in [(warmup, false), (cfg.jobs(), true)] {
         if measured {
             st = RepStats::new(cfg.hosts);
         }
@@ -273,6 +315,7 @@ fn drive<K: Kernel, P: JobProbe>(
             for (&tt, &x) in ts[..b].iter().zip(&xs[..b]) {
                 let w = kernel.job(tt, x, &mut rr, &mut st);
                 st.job(w, x);
+                series.push(w);
                 probe.job(x, w);
             }
             // Restart the clock at every block, so that times stay small and the waits
@@ -282,6 +325,7 @@ fn drive<K: Kernel, P: JobProbe>(
             left -= b as u64;
         }
     }
-    st.simulated = cfg.warmup() + cfg.jobs();
+    st.simulated = warmup.saturating_add(cfg.jobs());
+    st.series = series.finish();
     st
 }

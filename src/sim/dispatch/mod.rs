@@ -24,7 +24,8 @@ pub mod setup;
 
 use super::observe::{names, Estimates};
 use super::stats::{Estimate, HeavyTail};
-use super::{Length, Progress, Replicated, Replicator, RunOptions, SimError};
+use super::warmup::Diagnostics;
+use super::{Length, Progress, Replicated, RunOptions, SimError};
 use crate::dist::Sampler;
 use crate::policy::reference::Routing;
 use crate::policy::PolicyKind;
@@ -253,7 +254,11 @@ pub struct SimResult {
     pub replication_waiting: Vec<f64>,
     /// The heavy-tail diagnosis.
     pub heavy_tail: HeavyTail,
-    /// Jobs simulated in all (warm-up included).
+    /// The warm-up rule's work, the stationarity test of the waiting, the fewest jobs a
+    /// replication measured.
+    pub diagnostics: Diagnostics,
+    /// Jobs simulated in all (warm-up included, and the first runs of replications whose
+    /// warm-up MSER-5 extended).
     pub jobs_simulated: u64,
 }
 
@@ -293,7 +298,7 @@ pub fn simulate_with_threads(
     progress: Option<Progress>,
 ) -> Result<SimResult, SimError> {
     cfg.validate()?;
-    let rep = Replicator::new(cfg.run.seed, cfg.run.point, cfg.run.replications)?.threads(threads);
+    let rep = cfg.run.replicator()?.threads(threads);
     result_of(cfg, kernels::run(cfg, &rep, progress)?)
 }
 
@@ -337,7 +342,8 @@ fn result_of(cfg: &SimConfig, run: Replicated<engine::RepStats>) -> Result<SimRe
         host_waiting,
         host_visit_share,
         replication_waiting,
-        heavy_tail: run.heavy_tail,
+        heavy_tail: run.heavy_tail.clone(),
+        diagnostics: Diagnostics::of(&run, names::WAITING),
         jobs_simulated: run.events,
         estimates: run.estimates,
     })

@@ -14,6 +14,7 @@ use crate::num::{message_number, parse_decimal};
 use crate::policy::{self, tags, LoadSpec, PolicyError};
 use crate::sim::observe::{names, Key};
 use crate::sim::stats::{Estimate, HeavyTail};
+use crate::sim::warmup::Diagnostics;
 use crate::sim::SimError;
 use crate::sim::{Length, RunOptions, DEFAULT_JOBS};
 use rug::Float;
@@ -42,9 +43,9 @@ pub struct SimRequest<'a> {
 }
 
 /// The defaults of a dispatch simulation, on the command line and in the claims:
-/// [`crate::sim::DEFAULT_JOBS`] measured jobs after a tenth as many discarded,
-/// [`crate::sim::DEFAULT_REPLICATIONS`] replications, seed [`crate::sim::DEFAULT_SEED`],
-/// point 0, from empty.
+/// [`crate::sim::DEFAULT_JOBS`] measured jobs after a tenth as many discarded (MSER-5's
+/// truncation point reported and the run's stationarity tested: [`crate::sim::warmup`]), [`crate::sim::DEFAULT_REPLICATIONS`] replications, seed
+/// [`crate::sim::DEFAULT_SEED`], point 0, from empty.
 pub const DEFAULT_RUN: RunOptions = RunOptions::new(Length::jobs(DEFAULT_JOBS));
 
 /// A request resolved: the f64 configuration and the analytic side.
@@ -143,8 +144,10 @@ pub fn run(
 /// Resolves a request (validating everything the simulator needs).
 pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
     req.run.validate()?;
-    let (jobs, _) = req.run.jobs("dispatch")?;
+    let (jobs, warmup) = req.run.jobs("dispatch")?;
     req.run.require_empty_start("dispatch")?;
+    req.run
+        .check_budget(jobs as f64 + warmup as f64, "--jobs, --replications")?;
     let bits = ANALYTIC_BITS;
     let d = req.dist.build(bits)?;
     let (lambda, rho) = req.load.resolve(d.as_ref(), req.hosts)?;
@@ -206,7 +209,7 @@ pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
         cutoffs: cutoffs.iter().map(Float::to_f64).collect(),
         sizes,
         arrivals,
-        run: req.run,
+        run: req.run.clone(),
     };
     config.validate()?;
     Ok(Prepared {
@@ -283,7 +286,8 @@ impl From<Quantity> for Key {
 }
 
 /// Simulates `req` and returns the estimate of `q` — a [`Quantity`] or any named
-/// observable ([`Key`], e.g. `Key::scalar("queueing")`) — with the heavy-tail diagnosis:
+/// observable ([`Key`], e.g. `Key::scalar("queueing")`) — with the heavy-tail diagnosis
+/// and the run's diagnostics of initialisation bias and length:
 /// the entry point for claims that need a simulated value (e.g. Least-Work-Left's waiting);
 /// the claims engine turns it into HOLDS / FAILS / INCONCLUSIVE.
 ///
@@ -302,19 +306,20 @@ impl From<Quantity> for Key {
 ///     cutoffs: vec![], interarrival: None,
 ///     run: RunOptions { length: Length::jobs(100_000), ..DEFAULT_RUN },
 /// };
-/// let (est, tail) = simulated_mean(&req, Quantity::Waiting).unwrap();
+/// let (est, tail, diag) = simulated_mean(&req, Quantity::Waiting).unwrap();
 /// let target = erlang_c_waiting(1.2, 1.0, 2);
 /// let (lo, hi) = est.interval();
 /// assert!(!tail.warned() && lo >= 0.9 * target && hi <= 1.1 * target, "{est:?}");
+/// assert!(diag.stationarity.is_some_and(|t| t.passed));
 /// // Too few jobs to tell a 1 % difference: the interval is wider than the ±1 % band.
-/// let short = SimRequest { run: RunOptions { length: Length::jobs(2_000), ..req.run }, ..req };
-/// let (est, _) = simulated_mean(&short, Quantity::Waiting).unwrap();
+/// let short = SimRequest { run: RunOptions { length: Length::jobs(2_000), ..req.run.clone() }, ..req };
+/// let (est, _, _) = simulated_mean(&short, Quantity::Waiting).unwrap();
 /// assert!(2.0 * est.half_width > 0.02 * target, "{est:?}");
 /// ```
 pub fn simulated_mean(
     req: &SimRequest,
     q: impl Into<Key>,
-) -> Result<(Estimate, HeavyTail), SimError> {
+) -> Result<(Estimate, HeavyTail, Diagnostics), SimError> {
     let key = q.into();
     let (_, r) = run(req, None)?;
     let e = r
@@ -338,5 +343,5 @@ pub fn simulated_mean(
                     .join(", ")
             )),
         })?;
-    Ok((e, r.heavy_tail))
+    Ok((e, r.heavy_tail, r.diagnostics))
 }
