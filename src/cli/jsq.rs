@@ -7,6 +7,7 @@
 //! capped at N. Bad input exits 2 with one line, a numerical failure 3.
 
 use super::{bad, fail, render, Format, Outcome};
+use crate::lb::exact::DEFAULT_MAX_STATES;
 use crate::lb::model::{DSpec, LbError, Model, ModelKind, Sampling, System};
 use crate::lb::sim::{halfin_whitt_lambda, Plan};
 use crate::num::{check_digits, DEFAULT_DIGITS};
@@ -163,6 +164,14 @@ struct ExactArgs {
     /// Sampling of the d servers.
     #[arg(long, value_enum, default_value = "without")]
     sampling: SamplingArg,
+    /// Significant decimal digits wanted (each printed digit is certified: the truncation
+    /// grows until its proven bound and the solve's error leave them certain; a chain
+    /// certifies at most 14).
+    #[arg(long, default_value_t = i64::from(DEFAULT_DIGITS), allow_hyphen_values = true)]
+    digits: i64,
+    /// Most states of the chain (the truncation stops growing there).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STATES as i64, allow_hyphen_values = true)]
+    max_states: i64,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
@@ -311,7 +320,17 @@ pub(super) fn run_jsq(a: JsqArgs) -> Outcome {
             let n = servers_of(a.servers)?;
             let spec = DSpec::parse(&a.d).map_err(lb)?;
             let system = System::new(model, n, &spec, a.sampling.sampling()).map_err(lb)?;
-            let rec = exact_record(&system, &spec).map_err(lb)?;
+            let digits = check_digits(a.digits).map_err(bad)?;
+            let max_states = usize::try_from(a.max_states)
+                .ok()
+                .filter(|m| *m >= 1)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "--max-states must be at least 1, got {}",
+                        a.max_states
+                    ))
+                })?;
+            let rec = exact_record(&system, &spec, digits, max_states).map_err(lb)?;
             Ok(render(&rec, a.format))
         }
         JsqCommand::Simulate(a) => run_simulate(a),

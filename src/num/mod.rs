@@ -10,6 +10,7 @@ pub mod dd;
 pub mod extrapolate;
 pub mod gauss;
 pub mod golden;
+pub mod levels;
 pub mod logf64;
 pub mod markov;
 pub mod ode;

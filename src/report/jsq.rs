@@ -7,9 +7,9 @@
 //! * **fluid trajectories** are integrated twice, at the tolerance and at a tolerance
 //!   [`FLUID_TOLERANCE_RATIO`] times smaller; a value is printed with the digits on which
 //!   the two integrations agree, and `error_estimate` is their largest difference;
-//! * **exact finite-N values** are f64 solutions of the stationary equations; a value is
-//!   printed with the digits its error estimate (the last change of the truncation and
-//!   the solve's residual) leaves certain ([`digits_within`]);
+//! * **exact finite-N values** are enclosures from [`crate::lb::exact`] (a proven bound on
+//!   the truncation plus a bound on the solve's error), printed with the digits on which
+//!   their ends agree, or closed forms in MPFR;
 //! * **simulated values** are means with 95 % half-widths ([`crate::report::simulate`]).
 //!
 //! The models' conventions are those of [`crate::lb::model`]: λ per server, `--buffer`
@@ -18,7 +18,9 @@
 
 use super::simulate::{estimate, estimate_vector, exact as exact_f64, sci, HALF_WIDTH_DIGITS};
 use super::{digits_note, Record};
-use crate::lb::exact::{exact, ExactOptions, ExactResult};
+use crate::lb::exact::{
+    exact, ExactMethod, ExactOptions, ExactResult, CHAIN_MAX_DIGITS, OCCUPANCY_FLOOR,
+};
 use crate::lb::fixed_point::{certified, jsq_reference};
 use crate::lb::fluid::{trajectory, FluidOptions, Limit, Trajectory};
 use crate::lb::model::{DSpec, DUsed, LbError, Model, ModelKind, System};
@@ -35,16 +37,6 @@ pub const FLUID_TOLERANCE_RATIO: f64 = 100.0;
 pub const F64_DIGITS: u32 = 15;
 /// Precision at which f64 values are compared digit by digit (exact for any f64).
 const F64_BITS: u32 = 64;
-/// Exact-chain levels below this occupancy are not printed (below every error estimate
-/// the chain's f64 solve reaches).
-pub const EXACT_OCCUPANCY_FLOOR: f64 = 1e-15;
-/// An exact level is printed while it exceeds its error estimate by this factor (one
-/// certain digit).
-pub const EXACT_DIGIT_MARGIN: f64 = 10.0;
-/// Relative accuracy of a converged stationary solve taken into every exact value's
-/// error estimate (the Gauss–Seidel stopping rule of `num::markov` is far tighter; this
-/// covers the f64 sums over up to 10⁶ states).
-pub const EXACT_SOLVE_RELATIVE: f64 = 1e-12;
 
 fn buffer_text(model: &Model) -> String {
     model
@@ -248,58 +240,63 @@ pub fn fluid_record(
     Ok(rec)
 }
 
-/// Significant digits of `x` that an absolute error `err` leaves certain (at least 1, at
-/// most [`F64_DIGITS`]).
-///
-/// ```
-/// use taskassign::report::jsq::digits_within;
-/// assert_eq!(digits_within(0.123456789, 1e-6), 5);
-/// assert_eq!(digits_within(0.5, 0.0), 15);
-/// ```
-pub fn digits_within(x: f64, err: f64) -> u32 {
-    if x == 0.0 || err <= 0.0 {
-        return F64_DIGITS;
+/// The method of an exact result, in words.
+fn exact_method_text(system: &System, r: &ExactResult) -> String {
+    let model = system.model();
+    match (r.method, model.kind(), model.buffer()) {
+        (ExactMethod::ClosedForm, ModelKind::Queues, None) => {
+            "closed form: d = 1 splits the Poisson stream, N independent M/M/1 queues (pi_k = (1 - lambda) lambda^k), in MPFR at two precisions".into()
+        }
+        (ExactMethod::ClosedForm, ModelKind::Queues, Some(_)) => {
+            "closed form: d = 1 splits the Poisson stream, N independent M/M/1/b queues (pi_k proportional to lambda^k), summed in MPFR at two precisions".into()
+        }
+        (ExactMethod::ClosedForm, ModelKind::Pools, None) => {
+            "closed form: d = 1 splits the Poisson stream, N independent M/M/inf pools (Poisson(lambda) tasks), summed in MPFR at two precisions".into()
+        }
+        (ExactMethod::ClosedForm, ModelKind::Pools, Some(_)) => {
+            "closed form: d = 1 splits the Poisson stream, N independent M/M/B/B pools (Erlang loss), summed in MPFR at two precisions".into()
+        }
+        (ExactMethod::Chain, _, _) => format!(
+            "sorted-occupancy Markov chain ({} states), two-level solve over the total-task levels (Gauss-Seidel and an exact level-chain correction, {} cycles), double-double residuals",
+            r.states, r.cycles
+        ),
     }
-    let d = (x.abs() / err).log10().floor();
-    if d.is_finite() {
-        (d as i64).clamp(1, i64::from(F64_DIGITS)) as u32
-    } else {
-        1
-    }
-}
-
-/// The error estimate of an exact value x: the truncation's last change plus the solve's
-/// relative accuracy.
-fn exact_error(r: &ExactResult, x: f64) -> f64 {
-    r.truncation_change.unwrap_or(0.0) + EXACT_SOLVE_RELATIVE * x.abs().max(f64::MIN_POSITIVE)
 }
 
 /// The record of `jsq exact` (keys `mean_tasks, occupancy[], blocking, states,
-/// truncation`, then the system, `truncation_change`, `residual`, `notes`).
-pub fn exact_record(system: &System, spec: &DSpec) -> Result<Record, LbError> {
-    let r = exact(system, &ExactOptions::default())?;
-    let show = |x: f64| sci(x, digits_within(x, exact_error(&r, x)) as usize);
-    // Levels while at least one digit is certain.
-    let occ: Vec<String> = r
-        .occupancy
-        .iter()
-        .take_while(|&&q| q >= EXACT_OCCUPANCY_FLOOR && q > EXACT_DIGIT_MARGIN * exact_error(&r, q))
-        .map(|&q| show(q))
-        .collect();
+/// truncation`, then the system, `digits`, `method`, `truncation_bound`, `solve_error`,
+/// `residual`, `notes`).
+pub fn exact_record(
+    system: &System,
+    spec: &DSpec,
+    digits: u32,
+    max_states: usize,
+) -> Result<Record, LbError> {
+    let opts = ExactOptions {
+        digits,
+        max_states,
+        ..ExactOptions::default()
+    };
+    let r = exact(system, &opts)?;
     let model = system.model();
+    let occ: Vec<String> = r.occupancy.iter().map(|v| v.text.clone()).collect();
     let mut rec = Record::default();
-    rec.text("mean_tasks", show(r.mean_tasks))
+    rec.text("mean_tasks", r.mean_tasks.text.clone())
         .texts("occupancy", &occ)
-        .text("blocking", show(r.blocking))
+        .text("blocking", r.blocking.text.clone())
         .int("states", r.states as u64)
         .text(
             "truncation",
-            match r.truncation {
-                None => "none (finite buffer: every state)".to_string(),
-                Some(t) => format!(
+            match (r.truncation, model.kind()) {
+                (None, _) if r.method == ExactMethod::ClosedForm => {
+                    "none (closed form)".to_string()
+                }
+                (None, _) => "none (finite buffer: every state)".to_string(),
+                (Some(t), ModelKind::Queues) => format!(
                     "shortest queue <= {}, longest - shortest <= {}",
                     t.min_level, t.spread
                 ),
+                (Some(t), ModelKind::Pools) => format!("total tasks <= {}", t.min_level),
             },
         )
         .text("model", model.kind().name())
@@ -309,25 +306,42 @@ pub fn exact_record(system: &System, spec: &DSpec) -> Result<Record, LbError> {
         .int("d_used", system.d().d)
         .text("sampling", system.sampling().name())
         .text("buffer", buffer_text(model))
-        .text(
-            "truncation_change",
-            r.truncation_change
-                .map_or_else(|| "0".into(), |c| sci(c, 3)),
-        )
+        .int("digits", u64::from(r.digits))
+        .text("method", exact_method_text(system, &r))
+        .text("truncation_bound", sci(r.truncation_bound, 3))
+        .text("solve_error", sci(r.solve_error, 3))
         .text("residual", sci(r.residual, 3));
     let mut notes = d_notes(spec, system.servers(), system.d());
     if r.truncation.is_some() {
-        notes.push("the infinite buffer is truncated in the shortest queue and in the spread, grown until no printed value moves by more than 1e-10 (truncation_change: the last move)".into());
+        notes.push(match model.kind() {
+            ModelKind::Queues => "the infinite buffer is truncated in the shortest queue and the spread; exits from the truncation restart from the empty state, and truncation_bound is a proven bound on what that changes in mean_tasks (a quadratic Lyapunov function with negative drift outside the truncation and the regenerative bound, module lb::exact)".to_string(),
+            ModelKind::Pools => "the infinite capacity is truncated in the total number of tasks; exits restart from the empty state, and truncation_bound is a proven bound on what that changes in mean_tasks (the total is M/M/inf: a linear and a quadratic Lyapunov function, module lb::exact)".to_string(),
+        });
     }
-    notes.push(format!(
-        "values show the digits their error (truncation_change + {} relative) leaves certain; occupancy lists q_i while one digit is",
-        sci(EXACT_SOLVE_RELATIVE, 1)
-    ));
+    if r.method == ExactMethod::Chain {
+        notes.push("every value is an enclosure [value - error, value + error] of the exact one, printed with the digits on which its ends agree: error = the truncation bound plus the solve's error bound (solve_error, from the residual of the M-matrix system)".into());
+        notes.push(format!(
+            "digits counts mean_tasks, q_1 and blocking; occupancy lists q_i while one digit is certified and q_i >= {}",
+            sci(OCCUPANCY_FLOOR, 1)
+        ));
+    } else {
+        notes.push(format!(
+            "occupancy lists q_i while q_i >= {}",
+            sci(OCCUPANCY_FLOOR, 1)
+        ));
+    }
     if model.buffer().is_some() {
         notes.push(
             "blocking: the probability that all d sampled servers are full (PASTA: the fraction of arrivals discarded)"
                 .into(),
         );
+    }
+    if let Some(n) = digits_note(r.digits, digits) {
+        notes.push(if r.method == ExactMethod::Chain && digits > CHAIN_MAX_DIGITS {
+            format!("{n} (a chain is solved in f64 with double-double residuals: at most {CHAIN_MAX_DIGITS} digits)")
+        } else {
+            n
+        });
     }
     rec.texts("notes", &notes);
     Ok(rec)
