@@ -208,6 +208,9 @@ struct OccupancyChain {
     tail: Vec<f64>,
     /// The quadratic V = Σx² − βT² scaled: (β, κ_1, κ_G) (queues, infinite buffer).
     queue_v: Option<(f64, f64, f64)>,
+    /// Whether Σx³ has drift ≤ 0 outside the truncation (the re-entry shape of the cost
+    /// of mean_tasks; Σx² otherwise).
+    cubic: bool,
     /// (1/(K + 1 − λN), a) for pools with an infinite buffer.
     pool_v: Option<(f64, f64)>,
 }
@@ -271,20 +274,22 @@ impl LevelChain for OccupancyChain {
         f64::from(self.total(s))
     }
 
-    fn lyapunov(&self, x: &Occ) -> Option<[f64; 2]> {
+    fn lyapunov(&self, x: &Occ) -> Option<[f64; 4]> {
         if self.trunc.is_none() {
-            return Some([0.0, 0.0]);
+            return Some([0.0; 4]);
         }
         let t = f64::from(self.total(x));
         if let Some((beta, k1, kg)) = self.queue_v {
-            let sq: f64 = x[..self.n]
-                .iter()
-                .map(|&v| f64::from(v) * f64::from(v))
-                .sum();
+            let sq: f64 = x[..self.n].iter().map(|&v| f64::from(v) * f64::from(v)).sum();
             let v = (sq - beta * t * t).max(0.0);
-            return Some([k1 * v, kg * v]);
+            let wg = if self.cubic {
+                x[..self.n].iter().map(|&v| f64::from(v).powi(3)).sum()
+            } else {
+                sq
+            };
+            return Some([k1 * v, kg * v, sq, wg]);
         }
-        self.pool_v.map(|(a1, ag)| [a1 * t, ag * t * t])
+        self.pool_v.map(|(a1, ag)| [a1 * t, ag * t * t, t, t * t])
     }
 
     fn exit_face(&self, x: &Occ) -> usize {
@@ -390,6 +395,34 @@ pub fn queue_lyapunov(
         }
     }
     best.map(|(b, k1, kg, _)| (b, k1, kg))
+}
+
+/// Whether W = Σx³ has drift QW ≤ 0 at every state of queues outside the box: with I idle
+/// servers and B = N − I busy, QW = Σ_i (3λN w_i − 3·[i busy]) x_i² + Σ_i (3λN w_i +
+/// 3·[i busy]) x_i + λN − B; Chebyshev's sum inequality (decreasing coefficients, increasing
+/// x_i²) bounds the quadratic part by D_I X / B (X = Σx², D_I the coefficients' sum over the
+/// busy ranks) and Cauchy–Schwarz the linear part by e √(BX), so QW ≤ 0 once √X exceeds the
+/// larger root of that parabola; outside the box X ≥ (S + 1)².
+pub fn cubic_drift_ok(n: usize, d: u64, sampling: Sampling, lambda: f64, t: Truncation) -> bool {
+    let w = rank_weights(n, d, sampling);
+    let ln = lambda * n as f64;
+    let x0 = (f64::from(t.spread) + 1.0).min(f64::from(t.min_level) + 1.0);
+    (0..n).all(|idle| {
+        let busy = (n - idle) as f64;
+        let dsum: f64 = w[idle..].iter().map(|&wi| 3.0 * ln * wi - 3.0).sum();
+        if dsum >= 0.0 {
+            return false;
+        }
+        let a = -dsum / busy;
+        let e = w[idle..]
+            .iter()
+            .map(|&wi| 3.0 * ln * wi + 3.0)
+            .fold(0.0f64, f64::max)
+            * busy.sqrt();
+        let c = (ln - busy).max(0.0);
+        let root = (e + (e * e + 4.0 * a * c).sqrt()) / (2.0 * a);
+        root <= x0
+    })
 }
 
 fn level_err(e: LevelError, max: usize) -> LbError {
@@ -499,7 +532,14 @@ fn solve_chain(
         }
         (None, _) => (None, None),
     };
+    let cubic = match (trunc, kind) {
+        (Some(t), ModelKind::Queues) => {
+            cubic_drift_ok(n, system.d().d, system.sampling(), lambda, t)
+        }
+        _ => false,
+    };
     let chain = OccupancyChain {
+        cubic,
         kind,
         n,
         lambda_n: lambda * n as f64,

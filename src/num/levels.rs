@@ -134,9 +134,11 @@ pub trait LevelChain {
     fn transitions(&self, s: &Self::State, out: &mut Vec<(Self::State, f64)>);
     /// The growth functional G ≥ 0 whose Lyapunov function is V_G.
     fn growth(&self, s: &Self::State) -> f64;
-    /// (V_1(s), V_G(s)): nonnegative, with QV_1 ≤ −1 and QV_G ≤ −G at every state outside
-    /// A; `None` when no certificate is known (then no enclosure is claimed).
-    fn lyapunov(&self, s: &Self::State) -> Option<[f64; 2]>;
+    /// (V_1, V_G, W_1, W_G) at `s`: nonnegative, with QV_1 ≤ −1, QV_G ≤ −G, QW_1 ≤ 0 and
+    /// QW_G ≤ 0 at every state outside A (W_g: the shapes that the costs of returning to z
+    /// are compared with, growing like them); `None` when no certificate is known (then no
+    /// enclosure is claimed).
+    fn lyapunov(&self, s: &Self::State) -> Option<[f64; 4]>;
     /// Whether the chain can enter A at `s` from outside (a superset is allowed).
     fn on_boundary(&self, s: &Self::State) -> bool;
     /// Which face of A an exit to `s` (outside A) crosses, below [`FACES`]: the bound is
@@ -155,8 +157,8 @@ struct ExitRow {
     state: u32,
     face: u8,
     rate: f64,
-    /// Σ rate·V_1(y), Σ rate·V_G(y).
-    v: [f64; 2],
+    /// Σ rate·V_1(y), Σ rate·V_G(y), Σ rate·W_1(y), Σ rate·W_G(y).
+    v: [f64; 4],
 }
 
 /// The truncation A enumerated, with its sub-generator.
@@ -180,8 +182,6 @@ pub struct Explored<S> {
     pub exit: Vec<f64>,
     /// The exits with their Lyapunov sums, by state and face.
     exits: Vec<ExitRow>,
-    /// ϕ_1, ϕ_G: the least V_1, V_G over the states where the chain can enter A.
-    floor: [f64; 2],
     /// The states where the chain can enter A.
     boundary: Vec<u32>,
     /// Whether a Lyapunov certificate is known.
@@ -225,7 +225,6 @@ pub fn explore<C: LevelChain>(c: &C, max_states: usize) -> Result<Explored<C::St
     let mut exits: Vec<ExitRow> = Vec::new();
     let mut boundary: Vec<u32> = Vec::new();
     let mut certified = true;
-    let mut floor = [f64::INFINITY; 2];
     let mut buf = Vec::new();
     let mut row: Vec<(u32, f64)> = Vec::new();
     let mut i = 0usize;
@@ -244,12 +243,8 @@ pub fn explore<C: LevelChain>(c: &C, max_states: usize) -> Result<Explored<C::St
         top = top.max(ls);
         if c.on_boundary(&s) {
             boundary.push(i as u32);
-            match c.lyapunov(&s) {
-                Some(v) => {
-                    floor[0] = floor[0].min(v[0]);
-                    floor[1] = floor[1].min(v[1]);
-                }
-                None => certified = false,
+            if c.lyapunov(&s).is_none() {
+                certified = false;
             }
         }
         buf.clear();
@@ -257,7 +252,7 @@ pub fn explore<C: LevelChain>(c: &C, max_states: usize) -> Result<Explored<C::St
         row.clear();
         let mut tot = 0.0;
         let mut ex = 0.0;
-        let mut rows_here = [(0.0f64, [0.0f64; 2]); FACES];
+        let mut rows_here = [(0.0f64, [0.0f64; 4]); FACES];
         for (t, r) in buf.drain(..) {
             if !(r.is_finite() && r >= 0.0) {
                 return Err(LevelError::NotLevelChain(format!("rate {r}")));
@@ -279,8 +274,9 @@ pub fn explore<C: LevelChain>(c: &C, max_states: usize) -> Result<Explored<C::St
                 row.0 += r;
                 match c.lyapunov(&t) {
                     Some(v) => {
-                        row.1[0] += r * v[0];
-                        row.1[1] += r * v[1];
+                        for (a, b) in row.1.iter_mut().zip(v) {
+                            *a += r * b;
+                        }
                     }
                     None => certified = false,
                 }
@@ -336,11 +332,6 @@ pub fn explore<C: LevelChain>(c: &C, max_states: usize) -> Result<Explored<C::St
         i += 1;
     }
     drop(index);
-    let floor = if floor[0].is_finite() {
-        floor
-    } else {
-        [0.0; 2]
-    };
     let n = states.len();
     // Incoming transitions (columns), sources other than z.
     let mut in_off = vec![0usize; n + 1];
@@ -375,7 +366,6 @@ pub fn explore<C: LevelChain>(c: &C, max_states: usize) -> Result<Explored<C::St
         total,
         exit,
         exits,
-        floor,
         boundary,
         certified,
         top,
@@ -1114,14 +1104,14 @@ pub fn bounds<S, C: LevelChain<State = S>>(chain: &C, c: &Explored<S>, st: &Stat
     }
     // Exit rates per face under π̂, and their solve error (≤ Σ|r|·p̂).
     let mut e_dense = vec![0.0; n];
-    let mut ev1raw = vec![0.0; n];
+    let mut ewraw = [vec![0.0; n], vec![0.0; n]];
     let mut ev = [vec![0.0; n], vec![0.0; n]];
     for row in &c.exits {
         let x = row.state as usize;
         e_dense[x] += row.rate;
-        ev1raw[x] += row.v[0];
         for k in 0..2 {
-            ev[k][x] += (row.v[k] - row.rate * c.floor[k]).max(0.0);
+            ewraw[k][x] += row.v[2 + k];
+            ev[k][x] += row.v[k];
         }
     }
     let pe = upper(&e_dense);
@@ -1138,24 +1128,23 @@ pub fn bounds<S, C: LevelChain<State = S>>(chain: &C, c: &Explored<S>, st: &Stat
         out.reentry = [(f64::INFINITY, f64::INFINITY); 2];
         return out;
     }
-    // (−B)⁻¹ of the exits' expected V_1 (raw), for the re-entry LP.
-    let vv1 = upper(&ev1raw);
     let eps_total: f64 = out.exit_rate.iter().sum();
-    // F(V_1) raw, per face, with its solve error.
-    let mut f_raw = [0.0; FACES];
+    // F(V_g − ϕ_g) and F(W_g), per face.
+    let mut f_raw = [[0.0; FACES]; 2];
     let mut f_g = [[0.0; FACES]; 2];
     for row in &c.exits {
         let pi = st.pi[row.state as usize];
         let face = usize::from(row.face);
-        f_raw[face] += pi * row.v[0];
         for k in 0..2 {
-            f_g[k][face] += pi * (row.v[k] - row.rate * c.floor[k]).max(0.0);
+            f_raw[k][face] += pi * row.v[2 + k];
+            f_g[k][face] += pi * row.v[k];
         }
     }
-    let e_raw = err(&vv1);
-    f_raw[0] += e_raw;
-    let f_raw_total: f64 = f_raw.iter().sum();
     for k in 0..2 {
+        // (−B)⁻¹ of the exits' expected W_k, for the re-entry LP, and F(W_k)'s solve error.
+        let vvw = upper(&ewraw[k]);
+        f_raw[k][0] += err(&vvw);
+        let f_raw_total: f64 = f_raw[k].iter().sum();
         let base = if k == 0 { &ones } else { &g };
         let rhs: Vec<f64> = (0..n)
             .map(|x| if x == 0 { 0.0 } else { base[x] + ev[k][x] })
@@ -1170,12 +1159,21 @@ pub fn bounds<S, C: LevelChain<State = S>>(chain: &C, c: &Explored<S>, st: &Stat
             if wi == 0 {
                 continue;
             }
-            let v1 = chain.lyapunov(&c.states[wi]).map_or(0.0, |v| v[0]);
+            let v = chain.lyapunov(&c.states[wi]).unwrap_or([0.0; 4]);
             aw.push(1.0 - pe[wi]);
-            bw.push(v1 - vv1[wi]);
-            cw.push(a_g[wi]);
+            bw.push(v[2 + k] - vvw[wi]);
+            cw.push(a_g[wi] - v[k]);
         }
         let (alpha, beta) = reentry_lp(eps_total, f_raw_total, &aw, &bw, &cw);
+        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+            let bad = aw.iter().filter(|&&a| a <= 0.0).count();
+            let mut idx: Vec<usize> = (0..aw.len()).collect();
+            idx.sort_by(|&i, &j| aw[i].total_cmp(&aw[j]));
+            eprintln!("    reentry k {k}: {} boundary states, {bad} with p >= 1", aw.len());
+            for &i in idx.iter().take(4) {
+                eprintln!("      a {:.3e} b {:.3e} c {:.3e}", aw[i], bw[i], cw[i]);
+            }
+        }
         if !alpha.is_finite() {
             out.outside[k] = [f64::INFINITY; FACES];
             out.reentry[k] = (alpha, beta);
@@ -1189,7 +1187,7 @@ pub fn bounds<S, C: LevelChain<State = S>>(chain: &C, c: &Explored<S>, st: &Stat
                 } else {
                     0.0
                 }
-                + if beta > 0.0 { beta * f_raw[face] } else { 0.0 };
+                + if beta > 0.0 { beta * f_raw[k][face] } else { 0.0 };
         }
     }
     out
