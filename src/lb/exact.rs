@@ -280,7 +280,10 @@ impl LevelChain for OccupancyChain {
         }
         let t = f64::from(self.total(x));
         if let Some((beta, k1, kg)) = self.queue_v {
-            let sq: f64 = x[..self.n].iter().map(|&v| f64::from(v) * f64::from(v)).sum();
+            let sq: f64 = x[..self.n]
+                .iter()
+                .map(|&v| f64::from(v) * f64::from(v))
+                .sum();
             let v = (sq - beta * t * t).max(0.0);
             let wg = if self.cubic {
                 x[..self.n].iter().map(|&v| f64::from(v).powi(3)).sum()
@@ -776,7 +779,8 @@ pub fn closed_form(system: &System, digits: u32) -> Result<ExactResult, LbError>
         blocking,
         digits: d,
         method: ExactMethod::ClosedForm,
-        states: 0,
+        // The states of one server's chain that were summed (none for the geometric form).
+        states: model.buffer().map_or(0, |b| b as usize + 1),
         truncation: None,
         truncation_bound: 0.0,
         solve_error: 0.0,

@@ -1169,7 +1169,10 @@ pub fn bounds<S, C: LevelChain<State = S>>(chain: &C, c: &Explored<S>, st: &Stat
             let bad = aw.iter().filter(|&&a| a <= 0.0).count();
             let mut idx: Vec<usize> = (0..aw.len()).collect();
             idx.sort_by(|&i, &j| aw[i].total_cmp(&aw[j]));
-            eprintln!("    reentry k {k}: {} boundary states, {bad} with p >= 1", aw.len());
+            eprintln!(
+                "    reentry k {k}: {} boundary states, {bad} with p >= 1",
+                aw.len()
+            );
             for &i in idx.iter().take(4) {
                 eprintln!("      a {:.3e} b {:.3e} c {:.3e}", aw[i], bw[i], cw[i]);
             }
@@ -1187,7 +1190,11 @@ pub fn bounds<S, C: LevelChain<State = S>>(chain: &C, c: &Explored<S>, st: &Stat
                 } else {
                     0.0
                 }
-                + if beta > 0.0 { beta * f_raw[k][face] } else { 0.0 };
+                + if beta > 0.0 {
+                    beta * f_raw[k][face]
+                } else {
+                    0.0
+                };
         }
     }
     out
