@@ -8,8 +8,11 @@ use taskassign::sim::{Simulator, Streams};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let kind =
-        ModelKind::parse(args.get(1).map_or("queues", |s| s.as_str())).unwrap_or(ModelKind::Queues);
+    let kind = args
+        .get(1)
+        .map_or("queues", |s| s.as_str())
+        .parse()
+        .unwrap_or(ModelKind::Queues);
     let lambda = args.get(2).map_or("0.9", |s| s.as_str());
     let sampling = if args.get(3).map(String::as_str) == Some("with") {
         Sampling::With

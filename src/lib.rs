@@ -31,6 +31,7 @@ pub mod redundancy;
 pub mod report;
 pub mod sim;
 pub mod sweep;
+pub mod vocab;
 
 pub use error::{Error, ErrorKind};
 

@@ -8,13 +8,10 @@
 //! * End-to-end values checked against independent closed forms (sources in comments).
 
 mod common;
-use common::{is_sci, taskassign};
+use common::{expect_bad, is_sci, run_json, run_ok};
 
 use serde_json::Value;
 use std::path::PathBuf;
-
-/// Exit status for bad input (ARCHITECTURE.md, "The command line": "exit status 2").
-const EXIT_BAD_INPUT: i32 = 2;
 
 /// Relative tolerance when a printed value is compared with an `f64` closed form.
 const F64_REL_TOL: f64 = 1e-12;
@@ -24,67 +21,6 @@ const THRESHOLD_DIGITS_SHOWN: usize = 5;
 
 /// Bisection steps for the f64 root in [`exp_two_host_threshold`] (2^-100 ≪ f64 epsilon).
 const BISECTION_STEPS: usize = 100;
-
-/// Runs the binary, asserts success and returns stdout.
-fn run_ok(args: &[&str]) -> String {
-    let out = taskassign().args(args).output().expect("binary runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "args {args:?}: expected success, stderr: {stderr}"
-    );
-    String::from_utf8(out.stdout).expect("stdout is UTF-8")
-}
-
-/// Runs the binary with `--format json` already among `args` and parses the object.
-fn run_json(args: &[&str]) -> serde_json::Map<String, Value> {
-    let out = run_ok(args);
-    match serde_json::from_str::<Value>(&out) {
-        Ok(Value::Object(m)) => m,
-        other => panic!("args {args:?}: stdout is not one JSON object: {other:?}\n{out}"),
-    }
-}
-
-/// Asserts the bad-input contract and that the single stderr line contains every one of
-/// `needles` (case-insensitive). Returns the line.
-fn expect_bad(args: &[&str], needles: &[&str]) -> String {
-    let out = taskassign().args(args).output().expect("binary runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(
-        out.status.code(),
-        Some(EXIT_BAD_INPUT),
-        "args {args:?}: exit status, stderr: {stderr}"
-    );
-    assert!(
-        stdout.is_empty(),
-        "args {args:?}: stdout must be empty, got {stdout:?}"
-    );
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(
-        lines.len(),
-        1,
-        "args {args:?}: stderr must be exactly one line, got {stderr:?}"
-    );
-    let line = lines[0];
-    assert!(
-        !line.trim().is_empty(),
-        "args {args:?}: the stderr line is empty"
-    );
-    assert!(
-        !line.contains("panicked"),
-        "args {args:?}: panic instead of an error: {line}"
-    );
-    let lower = line.to_lowercase();
-    for n in needles {
-        assert!(
-            lower.contains(&n.to_lowercase()),
-            "args {args:?}: stderr line {line:?} does not mention {n:?}"
-        );
-    }
-    line.to_string()
-}
 
 /// Asserts that `obj[key]` is a string in scientific notation and returns it.
 fn sci_field<'a>(obj: &'a serde_json::Map<String, Value>, key: &str) -> &'a str {
@@ -181,14 +117,9 @@ fn sita_with_dist(spec: &str) -> Vec<String> {
     .collect()
 }
 
-fn expect_bad_owned(args: &[String], needles: &[&str]) -> String {
-    let a: Vec<&str> = args.iter().map(String::as_str).collect();
-    expect_bad(&a, needles)
-}
-
 #[test]
 fn unknown_family() {
-    expect_bad_owned(
+    expect_bad(
         &sita_with_dist("gamma:shape=2"),
         &["unknown family", "gamma"],
     );
@@ -196,7 +127,7 @@ fn unknown_family() {
 
 #[test]
 fn unknown_key() {
-    expect_bad_owned(
+    expect_bad(
         &sita_with_dist("bp:k=1,p=10,beta=1"),
         &["unknown key", "beta"],
     );
@@ -204,32 +135,32 @@ fn unknown_key() {
 
 #[test]
 fn missing_key() {
-    expect_bad_owned(&sita_with_dist("bp:k=1,p=10"), &["missing", "alpha"]);
+    expect_bad(&sita_with_dist("bp:k=1,p=10"), &["missing", "alpha"]);
 }
 
 #[test]
 fn alpha_zero() {
-    expect_bad_owned(&sita_with_dist("bp:k=1,p=10,alpha=0"), &["alpha"]);
+    expect_bad(&sita_with_dist("bp:k=1,p=10,alpha=0"), &["alpha"]);
 }
 
 #[test]
 fn alpha_negative() {
-    expect_bad_owned(&sita_with_dist("bp:k=1,p=10,alpha=-1"), &["alpha"]);
+    expect_bad(&sita_with_dist("bp:k=1,p=10,alpha=-1"), &["alpha"]);
 }
 
 #[test]
 fn p_equal_to_k() {
-    expect_bad_owned(&sita_with_dist("bp:k=10,p=10,alpha=1"), &["p must be"]);
+    expect_bad(&sita_with_dist("bp:k=10,p=10,alpha=1"), &["p must be"]);
 }
 
 #[test]
 fn p_below_k() {
-    expect_bad_owned(&sita_with_dist("bp:k=10,p=5,alpha=1"), &["p must be"]);
+    expect_bad(&sita_with_dist("bp:k=10,p=5,alpha=1"), &["p must be"]);
 }
 
 #[test]
 fn non_numeric_parameter() {
-    expect_bad_owned(&sita_with_dist("bp:k=1,p=abc,alpha=1"), &["p", "abc"]);
+    expect_bad(&sita_with_dist("bp:k=1,p=abc,alpha=1"), &["p", "abc"]);
 }
 
 #[test]

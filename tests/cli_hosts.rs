@@ -1,19 +1,13 @@
 //! Host counts read alike however they are written (issue 10: `hosts=1e6` was rejected
 //! where `hosts=1000000` was accepted): the binary's `--hosts` and a claim's `hosts=`.
 
-use std::process::Command;
-
-fn run(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_taskassign"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
+mod common;
+use common::{expect_bad, run};
 
 #[test]
 fn hosts_written_as_a_decimal_give_the_same_output() {
     for (a, b) in [("1e6", "1000000"), ("2e0", "2"), ("1.6e1", "16")] {
-        let x = run(&[
+        let x = run([
             "eval",
             "--policy",
             "random",
@@ -28,7 +22,7 @@ fn hosts_written_as_a_decimal_give_the_same_output() {
             "--format",
             "json",
         ]);
-        let y = run(&[
+        let y = run([
             "eval",
             "--policy",
             "random",
@@ -43,31 +37,23 @@ fn hosts_written_as_a_decimal_give_the_same_output() {
             "--format",
             "json",
         ]);
-        assert_eq!(
-            x.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&x.stderr)
-        );
+        assert_eq!(x.code, 0, "{}", x.stderr);
         assert_eq!(x.stdout, y.stdout, "{a} vs {b}");
     }
     for bad in ["0", "2.5", "-1", "1e100", "abc"] {
-        let out = run(&[
-            "eval",
-            "--policy",
-            "random",
-            "--dist",
-            "exp:rate=1",
-            "--hosts",
-            bad,
-            "--load",
-            "0.5",
-        ]);
-        assert_eq!(out.status.code(), Some(2), "{bad}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            err.contains("hosts") && err.trim_end().lines().count() == 1,
-            "{err}"
+        expect_bad(
+            &[
+                "eval",
+                "--policy",
+                "random",
+                "--dist",
+                "exp:rate=1",
+                "--hosts",
+                bad,
+                "--load",
+                "0.5",
+            ],
+            &["hosts"],
         );
     }
 }

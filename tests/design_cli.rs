@@ -1,8 +1,8 @@
 //! `taskassign design`: the fewest hosts meeting a target, checked against the optimiser
 //! called directly (h − 1 hosts miss the target, h hosts meet it).
 
-use assert_cmd::Command;
-use serde_json::Value;
+mod common;
+use common::{expect_bad, run_json};
 use taskassign::dist::DistSpec;
 use taskassign::optimize::{optimal_cutoffs, OptPolicy};
 use taskassign::policy::{LoadSpec, Metric};
@@ -32,33 +32,23 @@ fn waiting(policy: OptPolicy, hosts: usize) -> f64 {
 
 #[test]
 fn design_finds_the_fewest_hosts() {
-    let out = Command::cargo_bin("taskassign")
-        .expect("binary")
-        .args([
-            "design",
-            "--dist",
-            SPEC,
-            "--load",
-            LOAD,
-            "--target-waiting",
-            "100",
-            "--format",
-            "json",
-        ])
-        .output()
-        .expect("runs");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let v = run_json(&[
+        "design",
+        "--dist",
+        SPEC,
+        "--load",
+        LOAD,
+        "--target-waiting",
+        "100",
+        "--format",
+        "json",
+    ]);
     for d in v["designs"].as_array().expect("designs") {
-        let policy = match d["policy"].as_str() {
-            Some("sita") => OptPolicy::Sita,
-            _ => OptPolicy::Tags,
-        };
+        let policy: OptPolicy = d["policy"]
+            .as_str()
+            .expect("policy")
+            .parse()
+            .expect("a name");
         let h = d["hosts"].as_u64().expect("met") as usize;
         assert!(waiting(policy, h) <= TARGET);
         assert!(waiting(policy, h - 1) > TARGET);
@@ -68,9 +58,8 @@ fn design_finds_the_fewest_hosts() {
 
 #[test]
 fn design_reports_an_unmet_target() {
-    let out = Command::cargo_bin("taskassign")
-        .expect("binary")
-        .args([
+    expect_bad(
+        &[
             "design",
             "--dist",
             SPEC,
@@ -80,10 +69,7 @@ fn design_reports_an_unmet_target() {
             "1e-9",
             "--max-hosts",
             "3",
-        ])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("not met") && err.contains("3 hosts"), "{err}");
+        ],
+        &["not met", "3 hosts"],
+    );
 }

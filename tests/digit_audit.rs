@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::taskassign;
+use common::run;
 use rug::ops::Pow;
 use rug::Float;
 use std::process::Command;
@@ -19,18 +19,17 @@ use std::process::Command;
 /// Bits at which the comparison is done (more than any reference's digits need).
 const CMP_BITS: u32 = 1024;
 
+/// The JSON object of a run that succeeded, `None` for one refused as bad input (2) or a
+/// numerical failure (3): a random case may be either; anything else is a failure.
 fn run_json(args: &[String]) -> Option<serde_json::Value> {
-    let out = taskassign().args(args).output().expect("runs");
+    let r = run(args);
     assert!(
-        matches!(out.status.code(), Some(0 | 2 | 3)),
-        "{args:?}: {:?} {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
+        matches!(r.code, 0 | 2 | 3),
+        "{args:?}: {} {}",
+        r.code,
+        r.stderr
     );
-    if out.status.code() != Some(0) {
-        return None;
-    }
-    Some(serde_json::from_slice(&out.stdout).expect("valid JSON"))
+    (r.code == 0).then(|| serde_json::from_str(&r.stdout).expect("valid JSON"))
 }
 
 /// Significant digits of a printed number (`d.ddd…eX`), `None` for text that is no number.

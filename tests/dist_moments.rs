@@ -5,14 +5,13 @@
 //!   substitutes x = e^t on wide ranges), or against direct sums for det and empirical;
 //! - additivity M_j(a, b) + M_j(b, c) = M_j(a, c), total mass 1, tail(x) = M_0(x, upper);
 //! - closed forms where they are known, infinite moments as errors;
-//! - the same moments at two precisions agree to the lower one's bits;
-//! - a Kolmogorov–Smirnov test of each f64 sampler against the distribution's CDF.
+//! - the same moments at two precisions agree to the lower one's bits.
+//!
+//! The samplers' Kolmogorov–Smirnov tier is `tests/dist_ks.rs`.
 
 mod common;
-use common::build;
+use common::{build, empirical_file, EMPIRICAL_SIZES};
 
-use rand::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::float::{Constant, Special};
 use rug::{Float, Integer};
 use taskassign::dist::{DistError, DistSpec, JobSize};
@@ -27,13 +26,6 @@ const REL_SLACK_BITS: u32 = 10;
 const REF_EXTRA_BITS: u32 = 64;
 /// …and is integrated at this many more bits than the family's precision.
 const QUAD_EXTRA_BITS: u32 = 32;
-/// Kolmogorov–Smirnov critical value at the 1% level: D_n > 1.63/√n rejects
-/// (Smirnov's asymptotic distribution, e.g. Stephens, JASA 69, 1974, Table 1A).
-const KS_C_1PCT: f64 = 1.63;
-/// Samples per Kolmogorov–Smirnov test.
-const KS_N: usize = 20_000;
-/// Seed of the samplers' generator.
-const KS_SEED: u64 = 20_250_101;
 /// Cut points tried as interval ends (those inside the support are used).
 const CUTS: [&str; 10] = [
     "0.1", "0.3", "1", "1.7", "2.5", "7", "30", "1000", "1e5", "3e5",
@@ -43,19 +35,10 @@ fn inf(bits: u32) -> Float {
     Float::with_val(bits, Special::Infinity)
 }
 
-/// |x − y| ≤ abs + 2^-(bits − REL_SLACK_BITS)·|y|
+/// |x − y| ≤ abs + 2^-(bits − REL_SLACK_BITS)·|y| ([`common::assert_close`]).
 fn assert_close(bits: u32, x: &Float, y: &Float, abs: &Float, what: &str) {
-    let d = Float::with_val(bits + 64, x - y).abs();
     let tol = Float::with_val(bits + 64, y.abs_ref()) >> (bits - REL_SLACK_BITS);
-    let tol = tol + abs;
-    assert!(
-        d <= tol,
-        "{what}: {} vs {} (diff {}, tol {})",
-        show(x),
-        show(y),
-        show(&d),
-        show(&tol)
-    );
+    common::assert_close(what, x, y, &(tol + abs));
 }
 
 /// The interval ends for a distribution: its support ends and the cut points inside.
@@ -480,38 +463,6 @@ fn deterministic_against_direct_sums() {
     );
 }
 
-/// Sizes of the empirical test file: decimals that binary does not represent, ties, and
-/// a wide spread.
-const EMPIRICAL_SIZES: [&str; 12] = [
-    "0.1",
-    "0.3",
-    "0.3",
-    "1.25",
-    "1.7",
-    "2",
-    "2.5",
-    "7.77",
-    "30",
-    "31.5",
-    "999.9",
-    "123456.789",
-];
-
-/// Writes the empirical test file (one per test, `tag`, as tests run in parallel).
-fn empirical_file(tag: &str) -> String {
-    let p = std::env::temp_dir().join(format!(
-        "taskassign-dist-moments-{}-{tag}.txt",
-        std::process::id()
-    ));
-    let mut text = String::from("# job sizes for tests/dist_moments.rs\n\n");
-    for s in EMPIRICAL_SIZES {
-        text.push_str(s);
-        text.push('\n');
-    }
-    std::fs::write(&p, text).unwrap();
-    p.to_string_lossy().into_owned()
-}
-
 #[test]
 fn empirical_against_direct_sums() {
     let path = empirical_file("moments");
@@ -730,84 +681,6 @@ fn bounded_pareto_with_huge_p_has_finite_moments() {
             );
         }
     }
-}
-
-/// Kolmogorov–Smirnov statistic of sorted samples against a continuous CDF.
-fn ks_statistic(sorted: &[f64], cdf: impl Fn(f64) -> f64) -> f64 {
-    let n = sorted.len() as f64;
-    sorted
-        .iter()
-        .enumerate()
-        .map(|(i, &x)| {
-            let f = cdf(x);
-            (f - i as f64 / n).max((i + 1) as f64 / n - f)
-        })
-        .fold(0.0, f64::max)
-}
-
-fn draw(d: &dyn JobSize, seed: u64) -> Vec<f64> {
-    let s = d.sampler().unwrap();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut xs: Vec<f64> = (0..KS_N).map(|_| s.sample(&mut rng)).collect();
-    xs.sort_by(f64::total_cmp);
-    xs
-}
-
-#[test]
-fn samplers_pass_kolmogorov_smirnov() {
-    let bits = 64;
-    let crit = KS_C_1PCT / (KS_N as f64).sqrt();
-    let specs = [
-        "bp:k=1,p=1e6,alpha=0.5",
-        "bp:k=1,p=1e6,alpha=1",
-        "bp:k=1,p=10,alpha=2.5",
-        "pareto:k=1,alpha=2.5",
-        "pareto:k=1,alpha=3",
-        "exp:rate=2",
-        "uniform:a=0.5,b=3",
-        "hyperexp:p=0.1,rate1=0.1,rate2=10",
-        "weibull:shape=0.5,scale=1.5",
-        "weibull:shape=1,scale=1.5",
-        "weibull:shape=2,scale=1.5",
-        "lognormal:mu=0,sigma=0.5",
-        "lognormal:mu=0.5,sigma=2",
-        "erlang:k=4,rate=4",
-        "erlang:k=1,rate=2",
-        "hyperexp:mean=1,scv=20",
-        "lognormal:mean=1,scv=4",
-        "weibull:shape=0.5,mean=1",
-    ];
-    for (i, spec) in specs.iter().enumerate() {
-        let d = build(spec, bits);
-        let xs = draw(d.as_ref(), KS_SEED + i as u64);
-        // Source: the family's own MPFR CDF.
-        let dn = ks_statistic(&xs, |x| d.cdf(&Float::with_val(bits, x)).to_f64());
-        assert!(dn < crit, "{spec}: D = {dn} ≥ {crit}");
-    }
-}
-
-#[test]
-fn discrete_samplers_match_their_atoms() {
-    let bits = 64;
-    let crit = KS_C_1PCT / (KS_N as f64).sqrt();
-    // det: every sample is the atom.
-    let d = build("det:x=1.7", bits);
-    assert!(draw(d.as_ref(), KS_SEED).iter().all(|&x| x == 1.7));
-    // empirical: the sample CDF at each atom is within the KS bound of k/n (the KS
-    // critical value is conservative for a discrete law).
-    let path = empirical_file("sampler");
-    let d = build(&format!("empirical:file={path}"), bits);
-    let xs = draw(d.as_ref(), KS_SEED);
-    for s in EMPIRICAL_SIZES {
-        let x: f64 = s.parse().unwrap();
-        let sample_cdf = xs.partition_point(|&v| v <= x) as f64 / KS_N as f64;
-        let cdf = d.cdf(&parse_decimal(s, bits).unwrap()).to_f64();
-        assert!(
-            (sample_cdf - cdf).abs() < crit,
-            "empirical at {s}: {sample_cdf} vs {cdf}"
-        );
-    }
-    std::fs::remove_file(path).unwrap();
 }
 
 #[test]

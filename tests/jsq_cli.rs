@@ -3,42 +3,13 @@
 //! one-line errors with exit status 2 for bad input, and simulated output that does not
 //! depend on `--threads`.
 
-use assert_cmd::Command;
+mod common;
+use common::{expect_bad, run_json};
 use serde_json::{Map, Value};
-use std::time::Duration;
 
-/// Exit status for bad input (ARCHITECTURE.md, "Errors and exit statuses").
-const EXIT_BAD_INPUT: i32 = 2;
-/// Longest any invocation may take.
-const RUN_TIMEOUT: Duration = Duration::from_secs(120);
-
-fn taskassign() -> Command {
-    let mut c = Command::cargo_bin("taskassign").expect("binary taskassign is built");
-    c.timeout(RUN_TIMEOUT);
-    c
-}
-
+/// `taskassign jsq ARGS --format json`, run and parsed ([`common::run_json`]).
 fn json(args: &[&str]) -> Map<String, Value> {
-    let out = taskassign()
-        .arg("jsq")
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .expect("runs");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.stderr.is_empty(),
-        "nothing on stderr (no progress when it is not a terminal)"
-    );
-    match serde_json::from_slice(&out.stdout).expect("one JSON object") {
-        Value::Object(m) => m,
-        other => panic!("not an object: {other}"),
-    }
+    run_json(&[&["jsq"][..], args, &["--format", "json"]].concat())
 }
 
 /// A decimal string in scientific notation (d.ddd…e±X) or "0".
@@ -194,14 +165,13 @@ fn fluid_keys_and_a_closed_form_trajectory() {
     }
     assert!(num(&m, "error_estimate") < 1e-9);
     // A start with levels that are not a tail is bad input.
-    let out = taskassign()
-        .args([
+    expect_bad(
+        &[
             "jsq", "fluid", "--model", "pools", "--lambda", "2", "--init", "0.2,0.5", "--times",
             "1",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(EXIT_BAD_INPUT));
+        ],
+        &[],
+    );
 }
 
 #[test]
@@ -569,10 +539,6 @@ fn bad_input_exits_2_with_one_line() {
             "2",
         ],
     ] {
-        let out = taskassign().arg("jsq").args(args).output().expect("runs");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(EXIT_BAD_INPUT), "{args:?}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-        assert!(out.stdout.is_empty(), "{args:?}");
+        expect_bad(&[&["jsq"][..], args].concat(), &[]);
     }
 }

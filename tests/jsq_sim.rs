@@ -26,7 +26,11 @@ fn within(e: &Estimate, want: f64, what: &str) {
 }
 
 fn compare_with_exact(s: &Summary, x: &ExactResult, what: &str) {
-    within(&s.mean_tasks, x.mean_tasks.value, &format!("{what} mean tasks"));
+    within(
+        &s.mean_tasks,
+        x.mean_tasks.value,
+        &format!("{what} mean tasks"),
+    );
     for (i, q) in x.occupancy.iter().map(|v| v.value).enumerate() {
         if q < 1e-4 {
             break;

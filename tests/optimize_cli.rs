@@ -1,32 +1,12 @@
 //! `taskassign optimize` from the binary: bad input exits 2 with one line; the JSON carries
 //! the keys of the command-line contract; values match an independent mpmath implementation.
 
-use assert_cmd::Command;
-use serde_json::Value;
+mod common;
+use common::run_json;
 
-/// Exit status for bad input (ARCHITECTURE.md, "Errors and exit statuses").
-const EXIT_BAD_INPUT: i32 = 2;
-
-fn run(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("taskassign")
-        .expect("binary")
-        .args(args)
-        .output()
-        .expect("runs")
-}
-
+/// The bad-input contract ([`common::expect_bad`]) with one word the line must name.
 fn expect_bad(args: &[&str], needle: &str) {
-    let out = run(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(EXIT_BAD_INPUT), "{args:?}: {err}");
-    assert!(out.stdout.is_empty(), "{args:?}");
-    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "{args:?}: {err}");
-    assert!(
-        lines[0].to_lowercase().contains(needle),
-        "{args:?}: '{}' lacks '{needle}'",
-        lines[0]
-    );
+    common::expect_bad(args, &[needle]);
 }
 
 const BP: &str = "bp:k=1,p=1e10,alpha=1";
@@ -114,12 +94,10 @@ fn bad_input_exits_two() {
 
 #[test]
 fn json_has_design_keys() {
-    let out = run(&[
+    let v = run_json(&[
         "optimize", "--policy", "tags", "--dist", BP, "--hosts", "3", "--load", "0.5", "--format",
         "json",
     ]);
-    assert_eq!(out.status.code(), Some(0));
-    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     for k in [
         "policy",
         "dist",
@@ -158,11 +136,10 @@ fn two_hosts_match_mpmath() {
     for (pol, k, p, a, want) in MPMATH_VALUES {
         let load = if *a == "0.5" { "0.7" } else { "0.5" };
         let d = format!("bp:k={k},p={p},alpha={a}");
-        let out = run(&[
+        let v = run_json(&[
             "optimize", "--policy", pol, "--dist", &d, "--hosts", "2", "--load", load, "--digits",
             "20", "--format", "json",
         ]);
-        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
         assert_eq!(v["value"].as_str(), Some(*want), "{pol} {d}");
     }
 }
@@ -182,12 +159,10 @@ fn repeat_reports_the_time_per_run_and_rejects_bad_counts() {
         "optimize", "--policy", "tags", "--dist", BP, "--hosts", "2", "--load", "0.5", "--digits",
         "20", "--format", "json",
     ];
-    let once: Value = serde_json::from_slice(&run(&args).stdout).unwrap();
+    let once = run_json(&args);
     let mut more = args.to_vec();
     more.extend(["--repeat", "5"]);
-    let out = run(&more);
-    assert!(out.status.success());
-    let rep: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rep = run_json(&more);
     // The repeated runs print the same certified result, plus the timing keys.
     assert_eq!(rep["value"], once["value"]);
     assert_eq!(rep["cutoffs"], once["cutoffs"]);

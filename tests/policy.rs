@@ -1,5 +1,6 @@
 //! Policy formulas against independent closed forms, written out here by hand.
 
+mod common;
 use rug::Float;
 use taskassign::dist::{DistFactory, DistSpec, JobSize};
 use taskassign::num::parse_decimal;
@@ -8,8 +9,8 @@ use taskassign::policy::{evaluate, LoadSpec, Metric, PolicyKind};
 /// Working precision of these tests (about 38 digits).
 const BITS: u32 = 128;
 /// Relative agreement required between the library and a closed form evaluated here at
-/// the same precision: 2^-110, leaving 18 bits for rounding in either.
-const REL_TOL_EXP: i32 = -110;
+/// the same precision: 2^-110 · |want|, leaving 18 bits for rounding in either.
+const REL_TOL_BITS: u32 = 110;
 
 fn f(x: &str) -> Float {
     parse_decimal(x, BITS).unwrap()
@@ -19,15 +20,10 @@ fn build(spec: &str) -> Box<dyn JobSize> {
     DistSpec::parse(spec).unwrap().build(BITS).unwrap()
 }
 
+/// |got − want| ≤ 2^-[`REL_TOL_BITS`] · |want| ([`common::assert_close`]).
 fn assert_close(what: &str, got: &Float, want: &Float) {
-    let err = Float::with_val(BITS, got - want).abs();
-    let scale = Float::with_val(BITS, want.abs_ref());
-    assert!(
-        got.is_finite() && want.is_finite(),
-        "{what}: got {got}, want {want}"
-    );
-    let ok = err.is_zero() || (err.get_exp().unwrap() - scale.get_exp().unwrap_or(0)) < REL_TOL_EXP;
-    assert!(ok, "{what}: got {got}, want {want}");
+    let tol = Float::with_val(BITS, want.abs_ref()) >> REL_TOL_BITS;
+    common::assert_close(what, got, want, &tol);
 }
 
 fn eval(

@@ -1,10 +1,12 @@
 //! Progress of long commands (issue 14): on a non-terminal stderr, `taskassign: progress:`
 //! lines every `TASKASSIGN_PROGRESS_SECS` (0 here: every report), the result unchanged.
 
-use assert_cmd::Command;
+mod common;
 
+/// Runs the binary ([`common::taskassign`]) with progress lines every report (`progress`)
+/// or none, and returns (exit status, stdout, stderr).
 fn run(args: &[&str], progress: bool) -> (i32, String, String) {
-    let mut c = Command::cargo_bin("taskassign").expect("binary");
+    let mut c = common::taskassign();
     c.args(args);
     if progress {
         c.env("TASKASSIGN_PROGRESS_SECS", "0");

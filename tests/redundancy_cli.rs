@@ -2,51 +2,9 @@
 //! command-line contract (issue 12), values against closed forms, and bad input (exit 2,
 //! one line on stderr naming the problem).
 
-use assert_cmd::Command;
+mod common;
+use common::{expect_bad, run_json};
 use serde_json::Value;
-use std::time::Duration;
-
-/// Exit status for bad input (ARCHITECTURE.md, "Errors and exit statuses").
-const EXIT_BAD_INPUT: i32 = 2;
-/// Longest one invocation may take.
-const RUN_TIMEOUT: Duration = Duration::from_secs(120);
-
-fn taskassign() -> Command {
-    let mut c = Command::cargo_bin("taskassign").expect("binary taskassign is built");
-    c.timeout(RUN_TIMEOUT);
-    c
-}
-
-fn run_json(args: &[&str]) -> serde_json::Map<String, Value> {
-    let out = taskassign().args(args).output().expect("binary runs");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    match serde_json::from_slice::<Value>(&out.stdout) {
-        Ok(Value::Object(m)) => m,
-        other => panic!("{args:?}: not one JSON object: {other:?}"),
-    }
-}
-
-fn expect_bad(args: &[&str], needles: &[&str]) {
-    let out = taskassign().args(args).output().expect("binary runs");
-    assert_eq!(out.status.code(), Some(EXIT_BAD_INPUT), "{args:?}");
-    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
-    let err = String::from_utf8_lossy(&out.stderr);
-    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "{args:?}: stderr {err}");
-    let l = lines[0].to_lowercase();
-    for n in needles {
-        assert!(
-            l.contains(&n.to_lowercase()),
-            "{args:?}: '{}' lacks '{n}'",
-            lines[0]
-        );
-    }
-}
 
 fn num(v: &Value) -> f64 {
     v.as_str()

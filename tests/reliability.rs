@@ -3,25 +3,18 @@
 
 mod common;
 
-use common::taskassign;
+use common::{run as run_binary, run_json};
 use std::time::{Duration, Instant};
 
 /// Runs the binary and returns (exit status, stdout, stderr).
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = taskassign().args(args).output().expect("taskassign runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let r = run_binary(args);
+    (r.code, r.stdout, r.stderr)
 }
 
+/// `ARGS --format json`, run and parsed ([`common::run_json`]).
 fn json(args: &[&str]) -> serde_json::Value {
-    let mut a = args.to_vec();
-    a.extend(["--format", "json"]);
-    let (code, out, err) = run(&a);
-    assert_eq!(code, 0, "{args:?}: {err}");
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))
+    serde_json::Value::Object(run_json(&[args, &["--format", "json"]].concat()))
 }
 
 /// An out-of-range failure: exit 3, one line on stderr naming the exponent range, nothing
@@ -142,16 +135,11 @@ fn a_claim_asking_for_a_huge_optimum_does_not_abort() {
         "id = \"huge\"\nstatement = \"s\"\nreading = \"r\"\n\n[source]\npaper = \"none\"\nseed = \"none\"\nwords = \"w\"\nlocation = \"l\"\n\n[setup]\ndist = \"exp:rate=1\"\nhosts = \"2\"\nload = \"0.5\"\ndigits = 10\n\n[[check]]\nname = \"c\"\nquantity = \"opt(tags, hosts=1000000).value\"\nrelation = \">\"\nbound = \"0\"\n",
     )
     .expect("write");
-    let out = taskassign()
-        .args(["check", "--format", "json", f.to_str().expect("path")])
-        .output()
-        .expect("runs");
-    let code = out.status.code();
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let (code, out, err) = run(&["check", "--format", "json", f.to_str().expect("path")]);
+    let text = out + &err;
     // Nothing computed: the claim is an error of the claim (exit 3); the JSON report says
     // why at the point.
-    assert_eq!(code, Some(3), "{text}");
+    assert_eq!(code, 3, "{text}");
     assert!(text.contains("too large"), "{text}");
 }
 

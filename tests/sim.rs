@@ -413,7 +413,7 @@ fn req_of(d: &DistSpec) -> SimRequest<'_> {
 #[test]
 fn mean_of_exponential_sizes_is_recovered() {
     // Response − waiting is the mean size: E[X] = 1/rate for Exp(rate) (a check of the
-    // bookkeeping, not of the sampler, whose KS test lives in tests/dist_moments.rs).
+    // bookkeeping, not of the sampler, whose KS test lives in tests/dist_ks.rs).
     let r = run(SimPolicy::Random, "exp:rate=2", 1, "0.5", &[]);
     let d = DistSpec::parse("exp:rate=2").unwrap().build(BITS).unwrap();
     let mean = d.mean().unwrap().to_f64();

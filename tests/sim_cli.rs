@@ -3,12 +3,10 @@
 //! status 2, and output that does not depend on `--threads`.
 
 mod common;
-use common::{is_simulated_number as is_sci, taskassign};
+use common::{expect_bad, is_simulated_number as is_sci, run, run_json};
 
 use serde_json::{Map, Value};
 
-/// Exit status for bad input (ARCHITECTURE.md, "Errors and exit statuses").
-const EXIT_BAD_INPUT: i32 = 2;
 /// The keys issue 5 requires, in this order, plus those added where a formula exists.
 const KEYS: &[&str] = &[
     "policy",
@@ -27,27 +25,9 @@ const KEYS: &[&str] = &[
     "host_waiting",
 ];
 
+/// `taskassign simulate ARGS --format json`, run and parsed ([`common::run_json`]).
 fn json(args: &[&str]) -> Map<String, Value> {
-    let out = taskassign()
-        .arg("simulate")
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .expect("runs");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.stderr.is_empty(),
-        "no progress when stderr is not a terminal"
-    );
-    match serde_json::from_slice(&out.stdout).expect("one JSON object") {
-        Value::Object(m) => m,
-        other => panic!("not an object: {other}"),
-    }
+    run_json(&[&["simulate"][..], args, &["--format", "json"]].concat())
 }
 
 fn num(m: &Map<String, Value>, k: &str) -> f64 {
@@ -158,17 +138,9 @@ fn threads_do_not_change_the_output() {
         "--replications",
         "5",
     ];
-    let one = taskassign()
-        .args(base)
-        .args(["--threads", "1"])
-        .output()
-        .unwrap();
-    let two = taskassign()
-        .args(base)
-        .args(["--threads", "2"])
-        .output()
-        .unwrap();
-    assert_eq!(one.status.code(), Some(0));
+    let one = run([&base[..], &["--threads", "1"]].concat());
+    let two = run([&base[..], &["--threads", "2"]].concat());
+    assert_eq!(one.code, 0);
     assert_eq!(one.stdout, two.stdout);
 }
 
@@ -278,10 +250,6 @@ fn bad_input_is_one_line_and_exit_2() {
         ],
     ];
     for args in cases {
-        let out = taskassign().arg("simulate").args(*args).output().unwrap();
-        assert_eq!(out.status.code(), Some(EXIT_BAD_INPUT), "{args:?}");
-        assert!(out.stdout.is_empty(), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        expect_bad(&[&["simulate"][..], args].concat(), &[]);
     }
 }

@@ -6,6 +6,7 @@
 //! a plain cell `x` (a value rounded to the table's digits) within half a unit of its last
 //! printed digit, plus the model error the closed form neglects where there is one.
 
+mod common;
 use std::path::PathBuf;
 
 fn root() -> PathBuf {
@@ -81,13 +82,11 @@ fn cell(s: &str) -> (f64, f64) {
     }
 }
 
+/// A table cell against a closed form, within the cell's own rounding plus `extra`
+/// ([`common::assert_close_f64`]).
 fn assert_close(what: &str, s: &str, truth: f64, extra: f64) {
     let (v, tol) = cell(s);
-    assert!(
-        (v - truth).abs() <= tol + extra,
-        "{what}: table cell {s} against closed form {truth} (allowed {})",
-        tol + extra
-    );
+    common::assert_close_f64(&format!("{what}: table cell {s}"), v, truth, tol + extra);
 }
 
 /// Light traffic, BP(1, p, 1), h hosts: TAGS's optimum uses one host, E[W] = lambda E[X^2]/2;

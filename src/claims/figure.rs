@@ -38,9 +38,10 @@
 //! y = "opt(tags).value / opt(sita).value"
 //! ```
 
-use super::compile::{compile_figure_parts, FileCtx};
+use super::compile::compile_figure_parts;
 use super::expr::Expr;
 use super::registry::Cache;
+use super::schema::FileCtx;
 use super::scope::{substitute, Scope};
 use super::system::SystemSpec;
 use super::ClaimError;

@@ -1,7 +1,9 @@
 //! The claim-file schema (TOML), as documented in `proofs-check/README.md`, and its
 //! reading with errors that name the file, the line and the key.
 
+use super::expr::{self, Expr};
 use super::ClaimError;
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -166,11 +168,28 @@ pub struct ClaimFile {
 
 /// 1-based line of a byte offset.
 pub fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())]
-        .bytes()
-        .filter(|&b| b == b'\n')
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
         .count()
         + 1
+}
+
+/// A TOML value as a grid value (or any value written as a decimal string): a string
+/// (trimmed, not empty) or an integer; a TOML float is refused, since f64 would round it.
+pub fn value_text(v: &toml::Value) -> Result<String, String> {
+    match v {
+        toml::Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+        toml::Value::String(_) => Err("empty string".into()),
+        toml::Value::Integer(i) => Ok(i.to_string()),
+        toml::Value::Float(f) => Err(format!(
+            "{f} is a TOML float: write numbers as strings (\"{f}\") so that they are read exactly, not through f64"
+        )),
+        other => Err(format!(
+            "expected a string or an integer, got {}",
+            other.type_str()
+        )),
+    }
 }
 
 /// The key (or table header) written on a line, for error messages.
@@ -230,4 +249,37 @@ pub fn parse_as<T: serde::de::DeserializeOwned>(path: &str, text: &str) -> Resul
             why: msg,
         }
     })
+}
+
+/// A claim file being compiled: its path and text, for errors that name the file, the
+/// line and the key.
+pub struct FileCtx<'a> {
+    path: &'a str,
+    text: &'a str,
+}
+
+impl<'a> FileCtx<'a> {
+    /// A file being compiled.
+    pub fn new(path: &'a str, text: &'a str) -> Self {
+        FileCtx { path, text }
+    }
+
+    /// An error at the byte range `span`, on `key`.
+    pub fn err<T>(
+        &self,
+        span: Range<usize>,
+        key: &str,
+        why: impl Into<String>,
+    ) -> Result<T, ClaimError> {
+        Err(err_at(self.path, self.text, span, key, &why.into()))
+    }
+    /// An expression of the quantity language, or an error naming `key`.
+    pub fn expr(&self, s: &Spanned<String>, key: &str) -> Result<Expr, ClaimError> {
+        expr::parse(s.get_ref())
+            .or_else(|e| self.err(s.span(), key, format!("'{}': {e}", s.get_ref())))
+    }
+    /// The whole file read as `T` (a model reads its `[setup]` this way, with spans).
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ClaimError> {
+        parse_as(self.path, self.text)
+    }
 }

@@ -6,12 +6,16 @@
 //! expressions over grid variables). Quantities of that model resolve it at each grid point
 //! (see [`super::systems`]). Every `[setup]` may also give `digits` (read by the compiler).
 
-use super::compile::FileCtx;
 use super::registry::QuantityError;
+use super::schema::FileCtx;
 use super::scope::Scope;
 use super::value::Pair;
 use super::ClaimError;
 use std::any::Any;
+
+/// The model of a `[setup]` that names none: size-based dispatch, the project's first
+/// model (claim files written before there were others say nothing).
+pub const DEFAULT_MODEL: &str = "dispatch";
 
 /// A model's `[setup]`, compiled.
 pub trait SystemSpec: Send + Sync + std::fmt::Debug {

@@ -7,6 +7,8 @@ use crate::num::check_digits;
 use crate::optimize::design::{design, Target};
 use crate::optimize::OptPolicy;
 use crate::report::design::render_designs;
+use crate::vocab::Vocabulary;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 
 /// Default largest host count tried.
@@ -14,11 +16,28 @@ pub const DEFAULT_MAX_HOSTS: i64 = 32;
 /// Default significant digits of `design`.
 pub const DEFAULT_DESIGN_DIGITS: i64 = 20;
 
-#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
-pub(crate) enum DesignPolicy {
-    Sita,
-    Tags,
-    Both,
+/// The `--policy` word of `design` that designs every policy.
+const BOTH: &str = "both";
+
+/// The policies `design` runs: one named, or every one whose cutoffs minimise the metric
+/// (`both`: SITA and TAGS).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Designed(Vec<OptPolicy>);
+
+/// `--policy`'s parser: the names of the [`OptPolicy`]s that minimise the metric, and
+/// `both`.
+fn designed() -> impl TypedValueParser<Value = Designed> {
+    let all = || {
+        OptPolicy::all()
+            .iter()
+            .copied()
+            .filter(|p| p.minimises_metric())
+    };
+    let names = all().map(OptPolicy::name).chain([BOTH]);
+    PossibleValuesParser::new(names).try_map(move |s| match s.as_str() {
+        BOTH => Ok(Designed(all().collect())),
+        one => one.parse().map(|p| Designed(vec![p])),
+    })
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -47,8 +66,8 @@ pub(crate) struct DesignArgs {
     #[arg(long, value_name = "S", allow_hyphen_values = true)]
     target_slowdown: Option<String>,
     /// Which policy to design.
-    #[arg(long, value_enum, default_value = "both")]
-    policy: DesignPolicy,
+    #[arg(long, value_parser = designed(), default_value = BOTH)]
+    policy: Designed,
     /// Largest number of hosts tried.
     #[arg(long, default_value_t = DEFAULT_MAX_HOSTS, allow_hyphen_values = true)]
     max_hosts: i64,
@@ -77,13 +96,8 @@ pub(crate) fn run_design(a: DesignArgs) -> Result<String, (i32, String)> {
         (_, Some(s)) => Target::Slowdown(s),
         _ => return Err(bad("give --target-waiting or --target-slowdown".into())),
     };
-    let policies: Vec<OptPolicy> = match a.policy {
-        DesignPolicy::Sita => vec![OptPolicy::Sita],
-        DesignPolicy::Tags => vec![OptPolicy::Tags],
-        DesignPolicy::Both => vec![OptPolicy::Sita, OptPolicy::Tags],
-    };
     let mut designs = Vec::new();
-    for p in policies {
+    for p in a.policy.0 {
         // Bad input exits 2, a solver that failed 3 (crate::error::ErrorKind).
         let d = design(&dist, &a.load, &target, p, max_hosts, digits)
             .map_err(|e| (e.kind().exit_code(), e.to_string()))?;

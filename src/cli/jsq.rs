@@ -6,7 +6,7 @@
 //! number, `inf`, or a formula in N (`log(N)`, `sqrt(N)*log(N)`, `N^0.75`), rounded up and
 //! capped at N. Bad input exits 2 with one line, a numerical failure 3.
 
-use super::{bad, fail, render, Format, Outcome};
+use super::{bad, fail, named, render, Format, Outcome};
 use crate::lb::exact::DEFAULT_MAX_STATES;
 use crate::lb::model::{DSpec, LbError, Model, ModelKind, Sampling, System};
 use crate::lb::sim::{halfin_whitt_lambda, Plan};
@@ -16,7 +16,7 @@ use crate::report::jsq::{
     SimulateRequest,
 };
 use crate::sim::{DEFAULT_REPLICATIONS, MAX_REPLICATIONS, MIN_REPLICATIONS};
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 
@@ -26,40 +26,6 @@ const DEFAULT_TIME: f64 = 100.0;
 const DEFAULT_WARMUP_DIVISOR: f64 = 10.0;
 /// Expected events (all replications) above which progress is shown on a terminal.
 const PROGRESS_MIN_EVENTS: f64 = 1e8;
-
-#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
-pub(super) enum ModelArg {
-    /// N single-server FCFS queues, unit-rate service.
-    Queues,
-    /// N server pools, no queueing (a pool with i tasks completes at rate i).
-    Pools,
-}
-
-impl ModelArg {
-    fn kind(self) -> ModelKind {
-        match self {
-            ModelArg::Queues => ModelKind::Queues,
-            ModelArg::Pools => ModelKind::Pools,
-        }
-    }
-}
-
-#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
-pub(super) enum SamplingArg {
-    /// d distinct servers (the papers' model).
-    Without,
-    /// d independent draws.
-    With,
-}
-
-impl SamplingArg {
-    fn sampling(self) -> Sampling {
-        match self {
-            SamplingArg::Without => Sampling::Without,
-            SamplingArg::With => Sampling::With,
-        }
-    }
-}
 
 /// `taskassign jsq …`.
 #[derive(Args, Debug)]
@@ -87,8 +53,8 @@ enum JsqCommand {
 #[derive(Args, Debug)]
 struct ModelOpts {
     /// queues (FCFS single servers) or pools (no queueing).
-    #[arg(long, value_enum)]
-    model: ModelArg,
+    #[arg(long, value_parser = named::<ModelKind>())]
+    model: ModelKind,
     /// Arrival rate per server, lambda(N)/N (queues without a buffer need lambda < 1).
     #[arg(long, value_name = "L", allow_hyphen_values = true)]
     lambda: String,
@@ -162,8 +128,8 @@ struct ExactArgs {
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     d: String,
     /// Sampling of the d servers.
-    #[arg(long, value_enum, default_value = "without")]
-    sampling: SamplingArg,
+    #[arg(long, value_parser = named::<Sampling>(), default_value = "without")]
+    sampling: Sampling,
     /// Significant decimal digits wanted (each printed digit is certified: the truncation
     /// grows until its proven bound and the solve's error leave them certain; a chain
     /// certifies at most 14).
@@ -191,8 +157,8 @@ struct RateArgs {
 #[derive(Args, Debug)]
 struct SimArgs {
     /// queues (FCFS single servers) or pools (no queueing).
-    #[arg(long, value_enum)]
-    model: ModelArg,
+    #[arg(long, value_parser = named::<ModelKind>())]
+    model: ModelKind,
     /// Number of servers N.
     #[arg(long, allow_hyphen_values = true)]
     servers: i64,
@@ -202,8 +168,8 @@ struct SimArgs {
     #[arg(long, value_name = "D|FORMULA", allow_hyphen_values = true)]
     d: String,
     /// Sampling of the d servers.
-    #[arg(long, value_enum, default_value = "without")]
-    sampling: SamplingArg,
+    #[arg(long, value_parser = named::<Sampling>(), default_value = "without")]
+    sampling: Sampling,
     /// Buffer b (queues) or capacity B (pools): an integer >= 1 or inf.
     #[arg(
         long,
@@ -256,7 +222,7 @@ fn buffer_of(s: &str) -> Result<Option<u32>, (i32, String)> {
 }
 
 fn model_of(m: &ModelOpts) -> Result<Model, (i32, String)> {
-    Model::new(m.model.kind(), &m.lambda, buffer_of(&m.buffer)?).map_err(lb)
+    Model::new(m.model, &m.lambda, buffer_of(&m.buffer)?).map_err(lb)
 }
 
 /// A comma-separated list of finite numbers.
@@ -319,7 +285,7 @@ pub(super) fn run_jsq(a: JsqArgs) -> Outcome {
             let model = model_of(&a.m)?;
             let n = servers_of(a.servers)?;
             let spec = DSpec::parse(&a.d).map_err(lb)?;
-            let system = System::new(model, n, &spec, a.sampling.sampling()).map_err(lb)?;
+            let system = System::new(model, n, &spec, a.sampling).map_err(lb)?;
             let digits = check_digits(a.digits).map_err(bad)?;
             let max_states = usize::try_from(a.max_states)
                 .ok()
@@ -340,7 +306,7 @@ pub(super) fn run_jsq(a: JsqArgs) -> Outcome {
 fn run_simulate(a: SimArgs) -> Outcome {
     let n = servers_of(a.servers)?;
     let buffer = buffer_of(&a.buffer)?;
-    let kind = a.model.kind();
+    let kind = a.model;
     let (model, beta) = match (&a.rate.lambda, &a.rate.halfin_whitt) {
         (Some(l), _) => (Model::new(kind, l, buffer).map_err(lb)?, None),
         (None, Some(b)) => {
@@ -360,7 +326,7 @@ fn run_simulate(a: SimArgs) -> Outcome {
         (None, None) => return Err(bad("give --lambda or --halfin-whitt")),
     };
     let spec = DSpec::parse(&a.d).map_err(lb)?;
-    let system = System::new(model, n, &spec, a.sampling.sampling()).map_err(lb)?;
+    let system = System::new(model, n, &spec, a.sampling).map_err(lb)?;
     let horizon = match &a.time {
         Some(t) => time("--time", t, true)?,
         None => DEFAULT_TIME,

@@ -8,6 +8,8 @@ use crate::report::eval::{eval_certified, eval_record, EvalRequest};
 use crate::report::optimize::{optimize_certified, optimize_record, OptimizeRequest};
 use crate::report::threshold::{threshold_certified, threshold_record};
 use crate::report::Record;
+use crate::vocab::Vocabulary;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod check;
@@ -76,18 +78,18 @@ enum Command {
     Merge(sweep::MergeArgs),
 }
 
-#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
-enum PolicyArg {
-    Sita,
-    Tags,
-    Random,
-}
-
-#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
-enum MetricArg {
-    Waiting,
-    Response,
-    Slowdown,
+/// clap's parser of a vocabulary ([`crate::vocab`]): its names are the possible values
+/// (shown by `--help`, with their help where the table has one), checked by clap as for a
+/// `ValueEnum` (the same messages), then parsed by the vocabulary's own `FromStr`.
+pub(crate) fn named<T: Vocabulary + Send + Sync>() -> impl TypedValueParser<Value = T> {
+    let values = T::all().iter().map(|v| {
+        let p = PossibleValue::new(v.name());
+        match v.help() {
+            Some(h) => p.help(h),
+            None => p,
+        }
+    });
+    PossibleValuesParser::new(values).try_map(|s| crate::vocab::parse::<T>(&s))
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -113,8 +115,8 @@ struct LoadArgs {
 #[derive(Args, Debug)]
 struct EvalArgs {
     /// Routing policy.
-    #[arg(long, value_enum)]
-    policy: PolicyArg,
+    #[arg(long, value_parser = named::<PolicyKind>())]
+    policy: PolicyKind,
     /// Job-size distribution, family:key=value,...
     #[arg(long, value_name = "SPEC")]
     dist: String,
@@ -132,8 +134,8 @@ struct EvalArgs {
     )]
     cutoffs: String,
     /// What is averaged.
-    #[arg(long, value_enum, default_value = "waiting")]
-    metric: MetricArg,
+    #[arg(long, value_parser = named::<Metric>(), default_value = "waiting")]
+    metric: Metric,
     /// Significant decimal digits wanted (each printed digit is certified).
     #[arg(long, default_value_t = i64::from(DEFAULT_DIGITS), allow_hyphen_values = true)]
     digits: i64,
@@ -142,22 +144,12 @@ struct EvalArgs {
     format: Format,
 }
 
-#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
-enum OptPolicyArg {
-    Sita,
-    #[value(name = "sita-e")]
-    SitaE,
-    Tags,
-    #[value(name = "tags-minmax")]
-    TagsMinmax,
-}
-
 #[derive(Args, Debug)]
 struct OptimizeArgs {
     /// What to optimise. tags-minmax minimises the largest mean queue length
     /// lambda_i*Q_i over the hosts (jobs waiting, not in service; lambda_i = lambda*P(X > s_{i-1})).
-    #[arg(long, value_enum)]
-    policy: OptPolicyArg,
+    #[arg(long, value_parser = named::<OptPolicy>())]
+    policy: OptPolicy,
     /// Job-size distribution, family:key=value,...
     #[arg(long, value_name = "SPEC")]
     dist: String,
@@ -167,8 +159,8 @@ struct OptimizeArgs {
     #[command(flatten)]
     load: LoadArgs,
     /// What is minimised and reported.
-    #[arg(long, value_enum, default_value = "waiting")]
-    metric: MetricArg,
+    #[arg(long, value_parser = named::<Metric>(), default_value = "waiting")]
+    metric: Metric,
     /// Significant decimal digits wanted (each printed digit is certified).
     #[arg(long, default_value_t = i64::from(DEFAULT_DIGITS), allow_hyphen_values = true)]
     digits: i64,
@@ -251,31 +243,17 @@ fn load_of(l: LoadArgs) -> Result<LoadSpec, (i32, String)> {
     }
 }
 
-fn metric_of(m: MetricArg) -> Metric {
-    match m {
-        MetricArg::Waiting => Metric::Waiting,
-        MetricArg::Response => Metric::Response,
-        MetricArg::Slowdown => Metric::Slowdown,
-    }
-}
-
 fn run_optimize(a: OptimizeArgs) -> Outcome {
     let digits = check_digits(a.digits).map_err(bad)?;
     let hosts = hosts_of(&a.hosts)?;
     let dist = DistSpec::parse(&a.dist).map_err(bad)?;
     let load = load_of(a.load)?;
-    let policy = match a.policy {
-        OptPolicyArg::Sita => OptPolicy::Sita,
-        OptPolicyArg::SitaE => OptPolicy::SitaE,
-        OptPolicyArg::Tags => OptPolicy::Tags,
-        OptPolicyArg::TagsMinmax => OptPolicy::TagsMinmax,
-    };
     let req = OptimizeRequest {
-        policy,
+        policy: a.policy,
         dist: &dist,
         hosts,
         load,
-        metric: metric_of(a.metric),
+        metric: a.metric,
         digits,
     };
     if !(1..=MAX_REPEAT).contains(&a.repeat) {
@@ -313,19 +291,13 @@ fn run_eval(a: EvalArgs) -> Outcome {
         .filter(|s| !s.is_empty())
         .map(String::from)
         .collect();
-    let policy = match a.policy {
-        PolicyArg::Sita => PolicyKind::Sita,
-        PolicyArg::Tags => PolicyKind::Tags,
-        PolicyArg::Random => PolicyKind::Random,
-    };
-    let metric = metric_of(a.metric);
     let req = EvalRequest {
-        policy,
+        policy: a.policy,
         dist: &dist,
         hosts,
         load,
         cutoffs,
-        metric,
+        metric: a.metric,
         digits,
     };
     let rep = eval_certified(&req).map_err(fail)?;

@@ -7,7 +7,7 @@ use crate::num::certify::Certify;
 use crate::num::{check_digits, DEFAULT_DIGITS};
 use crate::redundancy::classes::System;
 use crate::redundancy::exact::exact;
-use crate::redundancy::policy::{Copies, Order, Policy, Priority};
+use crate::redundancy::policy::{Copies, Policy};
 use crate::redundancy::sim::{simulate, SimRequest};
 use crate::redundancy::stability::{
     estimate_scale_limit, fcfs_region, EstimateOptions, DEFAULT_DRIFT_REPLICATIONS, DEFAULT_HORIZON,
@@ -321,8 +321,7 @@ fn run_stability(a: StabilityArgs) -> Outcome {
         return Err(bad("threads must be at least 1"));
     }
     let exp_iid = dist.family() == "exp" && copies == Copies::Iid;
-    let exact_applies =
-        exp_iid && policy.order == Order::Fcfs && policy.priority == Priority::None && !a.simulate;
+    let exact_applies = exp_iid && policy.has_product_form() && !a.simulate;
     // The exact region (certified) where exponential i.i.d. copies make it meaningful.
     let region = if exp_iid {
         let c = Certify::digits(REGION_DIGITS);

@@ -1,14 +1,14 @@
 //! `simulate`: argument parsing for the dispatch simulators of [`crate::sim::dispatch`];
 //! the record is built by [`crate::report::simulate`].
 
-use super::{bad, hosts_of, load_of, render, Format, LoadArgs, Outcome};
+use super::{bad, hosts_of, load_of, named, render, Format, LoadArgs, Outcome};
 use crate::dist::{DistFactory, DistSpec};
 use crate::error::Classify;
 use crate::report::simulate::simulate_record;
 use crate::sim::dispatch::setup::{prepare, SimRequest};
 use crate::sim::dispatch::SimPolicy;
 use crate::sim::{SimError, DEFAULT_REPLICATIONS, DEFAULT_WARMUP_FRACTION, MIN_REPLICATIONS};
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 /// Default measured jobs per replication.
 const DEFAULT_JOBS: &str = "1000000";
@@ -16,23 +16,13 @@ const DEFAULT_JOBS: &str = "1000000";
 /// so every integer-valued f64 under it converts to u64 exactly.
 const MAX_FLOAT_COUNT: f64 = 1.8e19;
 
-#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
-pub(super) enum SimPolicyArg {
-    Sita,
-    Tags,
-    Random,
-    Rr,
-    Lwl,
-    Jsq,
-}
-
 /// Options of `simulate`.
 #[derive(Args, Debug)]
 pub(super) struct SimulateArgs {
     /// Routing policy: sita/tags (with cutoffs), random, rr (round-robin), lwl
     /// (least-work-left = M/G/h central queue), jsq (join-the-shortest-queue).
-    #[arg(long, value_enum)]
-    policy: SimPolicyArg,
+    #[arg(long, value_parser = named::<SimPolicy>())]
+    policy: SimPolicy,
     /// Job-size distribution, family:key=value,...
     #[arg(long, value_name = "SPEC")]
     dist: String,
@@ -142,14 +132,6 @@ pub(super) fn run_simulate(a: SimulateArgs) -> Outcome {
         Some(s) => Some(DistSpec::parse(s).map_err(bad)?),
         None => None,
     };
-    let policy = match a.policy {
-        SimPolicyArg::Sita => SimPolicy::Sita,
-        SimPolicyArg::Tags => SimPolicy::Tags,
-        SimPolicyArg::Random => SimPolicy::Random,
-        SimPolicyArg::Rr => SimPolicy::RoundRobin,
-        SimPolicyArg::Lwl => SimPolicy::Lwl,
-        SimPolicyArg::Jsq => SimPolicy::Jsq,
-    };
     let cutoffs: Vec<String> = a
         .cutoffs
         .split(',')
@@ -158,7 +140,7 @@ pub(super) fn run_simulate(a: SimulateArgs) -> Outcome {
         .map(String::from)
         .collect();
     let req = SimRequest {
-        policy,
+        policy: a.policy,
         dist: &dist,
         hosts,
         load,

@@ -6,13 +6,13 @@
 //!
 //! Partial moments: with y = rx, x^j f(x) dx = r^(−j) y^(k+j−1) e^(−y) dy/(k−1)!, so
 //! M_j(a, b) = r^(−j)/Γ(k) · ∫_{ra}^{rb} y^(s−1) e^(−y) dy with s = k + j, the incomplete
-//! gamma integral of [`super::weibull::gamma_interval`] (three regimes, no cancellation).
+//! gamma integral of [`crate::num::gamma::gamma_interval`] (three regimes, no cancellation).
 //! E[1/X] diverges for k = 1 (s = 0 at y = 0).
 
-use super::weibull::gamma_interval;
 use super::{check_order, clip, to_f64_param, DistError, JobSize, Sampler};
 use crate::dist::ziggurat::exp1;
-use crate::num::show;
+use crate::num::gamma::gamma_interval;
+use crate::num::{show, NumError};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::float::Special;
 use rug::Float;
@@ -136,13 +136,13 @@ impl JobSize for Erlang {
         let ya = Float::with_val(w, &a * &self.rate);
         let yb = Float::with_val(w, &b * &self.rate);
         let g = gamma_interval(w, &Float::with_val(w, s), &ya, &yb).map_err(|e| match e {
-            DistError::InfiniteMoment { j: jj, a, b, .. } => DistError::InfiniteMoment {
+            NumError::Divergent(_) => DistError::InfiniteMoment {
                 family: "erlang",
-                j: jj,
-                a,
-                b,
+                j: -1,
+                a: "0".into(),
+                b: show(&yb),
             },
-            other => other,
+            other => DistError::Num(other),
         })?;
         // r^(−j) / (k−1)!
         let mut fact = Float::with_val(w, 1);

@@ -11,6 +11,7 @@ pub mod bounded_pareto;
 pub mod custom;
 pub mod deterministic;
 pub mod empirical;
+pub mod enclose;
 pub mod erlang;
 pub mod exponential;
 pub mod hyperexp;
@@ -22,6 +23,7 @@ pub mod uniform;
 pub mod weibull;
 pub mod ziggurat;
 
+pub use enclose::Enclosure;
 pub use point::Point;
 pub use spec::{DistFactory, DistSpec};
 
@@ -84,6 +86,14 @@ pub enum DistError {
         /// What is wrong.
         why: String,
     },
+    /// A law that has no rigorous enclosure (a user density).
+    #[error("{dist}: no rigorous enclosure ({why}); the certified evaluation (without --rigorous) still applies")]
+    NoEnclosure {
+        /// The law.
+        dist: String,
+        /// Why there is none.
+        why: String,
+    },
     /// A numeric failure (root finder, quadrature).
     #[error(transparent)]
     Num(#[from] NumError),
@@ -99,6 +109,7 @@ impl crate::error::Classify for DistError {
             | DistError::InfiniteMoment { .. }
             | DistError::BadOrder(_)
             | DistError::NotSimulable { .. }
+            | DistError::NoEnclosure { .. }
             | DistError::File { .. } => ErrorKind::Input,
         }
     }

@@ -1,11 +1,16 @@
 //! Distribution specs: `family:key=value,...` strings, validated once and built at any
 //! precision (numbers are kept as the decimal strings the user typed).
 
+use super::enclose::{
+    DeterministicEnclosure, EmpiricalEnclosure, Enclosure, ErlangEnclosure, ExponentialEnclosure,
+    HyperExpEnclosure, LogNormalEnclosure, PowerLawEnclosure, UniformEnclosure, WeibullEnclosure,
+};
 use super::{
     bounded_pareto::BoundedPareto, deterministic::Deterministic, empirical, erlang::Erlang,
     exponential::Exponential, hyperexp::HyperExp, lognormal::LogNormal, pareto::Pareto,
     uniform::Uniform, weibull::Weibull, DistError, JobSize,
 };
+use crate::num::interval::Interval;
 use crate::num::parse_decimal;
 use std::sync::Arc;
 
@@ -16,6 +21,16 @@ pub trait DistFactory: Send + Sync {
     fn build(&self, bits: u32) -> Result<Box<dyn JobSize>, DistError>;
     /// A short text naming the distribution (the spec string for parsed specs).
     fn describe(&self) -> String;
+    /// A rigorous enclosure of the law at `bits` ([`super::enclose`]): its parameters as
+    /// intervals that contain the decimals written, its moments with proven bounds. A law
+    /// without one (a user density, whose moments come from quadrature with an estimated,
+    /// not a bounded, error) says so.
+    fn enclose(&self, _bits: u32) -> Result<Box<dyn Enclosure>, DistError> {
+        Err(DistError::NoEnclosure {
+            dist: self.describe(),
+            why: "its moments come from quadrature, whose error is estimated, not bounded".into(),
+        })
+    }
 }
 
 /// The families and their keys, in the order the documentation lists them. A family may
@@ -190,6 +205,15 @@ impl DistSpec {
         self.keys
     }
 
+    /// Value `i` enclosed at `bits` ([`Interval::from_decimal`]).
+    fn interval(&self, i: usize, bits: u32) -> Result<Interval, DistError> {
+        let key = self.keys.get(i).copied().unwrap_or("?");
+        Interval::from_decimal(&self.values[i], bits).map_err(|e| DistError::BadSpec {
+            spec: self.text.clone(),
+            why: format!("{key}: {e}"),
+        })
+    }
+
     fn num(&self, i: usize, bits: u32) -> Result<rug::Float, DistError> {
         let key = self.keys.get(i).copied().unwrap_or("?");
         parse_decimal(&self.values[i], bits).map_err(|e| DistError::BadSpec {
@@ -282,5 +306,72 @@ impl DistFactory for DistSpec {
 
     fn describe(&self) -> String {
         self.text.clone()
+    }
+
+    fn enclose(&self, bits: u32) -> Result<Box<dyn Enclosure>, DistError> {
+        let n = |i| self.interval(i, bits);
+        let one = Interval::int(bits, 1);
+        Ok(match (self.family, self.keys) {
+            ("hyperexp", ["mean", "scv"]) => {
+                // q = √((c²−1)/(c²+1)), p = (1 + q)/2, 1 − p = (1 − q)/2 with
+                // 1 − q = (2/(c²+1))/(1 + q) (no cancellation for large c²).
+                let (m, c2) = (n(0)?, n(1)?);
+                let den = c2.add(&one);
+                let q = c2.sub(&one).div(&den).sqrt();
+                let p = one.add(&q).mul_2exp(-1);
+                let one_m_q = Interval::int(bits, 2).div(&den).div(&one.add(&q));
+                let pc = one_m_q.mul_2exp(-1);
+                let r1 = p.mul_u(2).div(&m);
+                let r2 = pc.mul_u(2).div(&m);
+                Box::new(HyperExpEnclosure::new(p, pc, r1, r2)?)
+            }
+            ("lognormal", ["mean", "scv"]) => {
+                // σ² = ln(1 + c²), μ = ln m − σ²/2.
+                let (m, c2) = (n(0)?, n(1)?);
+                let s2 = c2.ln_1p();
+                let mu = m.ln().sub(&s2.mul_2exp(-1));
+                Box::new(LogNormalEnclosure::new(mu, s2.sqrt())?)
+            }
+            ("weibull", ["shape", "mean"]) => {
+                // λ = m / Γ(1 + 1/k).
+                let (k, m) = (n(0)?, n(1)?);
+                let g = k.recip().add(&one).gamma();
+                Box::new(WeibullEnclosure::new(k, m.div(&g))?)
+            }
+            ("erlang", _) => {
+                let k = parse_decimal(&self.values[0], 64)
+                    .ok()
+                    .and_then(|k| k.to_u32_saturating())
+                    .unwrap_or(1);
+                Box::new(ErlangEnclosure::new(k, n(1)?)?)
+            }
+            _ => match self.family {
+                "bp" => Box::new(PowerLawEnclosure::new(n(0)?, Some(n(1)?), n(2)?)?),
+                "pareto" => Box::new(PowerLawEnclosure::new(n(0)?, None, n(1)?)?),
+                "exp" => Box::new(ExponentialEnclosure::new(n(0)?)?),
+                "uniform" => Box::new(UniformEnclosure::new(n(0)?, n(1)?)?),
+                "det" => Box::new(DeterministicEnclosure::new(n(0)?)?),
+                "hyperexp" => {
+                    let p = n(0)?;
+                    let q = one.sub(&p);
+                    Box::new(HyperExpEnclosure::new(p, q, n(1)?, n(2)?)?)
+                }
+                "weibull" => Box::new(WeibullEnclosure::new(n(0)?, n(1)?)?),
+                "lognormal" => Box::new(LogNormalEnclosure::new(n(0)?, n(1)?)?),
+                "empirical" => {
+                    let samples = self.samples.as_ref().ok_or_else(|| DistError::BadSpec {
+                        spec: self.text.clone(),
+                        why: "no samples".into(),
+                    })?;
+                    Box::new(EmpiricalEnclosure::new(bits, &self.values[0], samples)?)
+                }
+                other => {
+                    return Err(DistError::NoEnclosure {
+                        dist: self.text.clone(),
+                        why: format!("family '{other}' has no enclosure"),
+                    })
+                }
+            },
+        })
     }
 }

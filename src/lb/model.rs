@@ -21,6 +21,7 @@
 //! bad input. `inf` is JSQ at finite N and the d(N) → ∞ limit in the fluid equations.
 
 use crate::num::NumError;
+use crate::vocab::{UnknownName, Vocabulary};
 use thiserror::Error;
 
 /// The largest capacity (buffer b or pool capacity B) accepted: the per-level arrays of
@@ -106,33 +107,33 @@ impl crate::error::Classify for LbError {
 }
 
 /// Which of the two models.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::IntoStaticStr,
+    strum::VariantNames,
+    strum::VariantArray,
+    strum::EnumMessage,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum ModelKind {
     /// Single-server FCFS queues (unit-rate service; a server with i ≥ 1 tasks completes at
     /// rate 1).
+    #[strum(message = "N single-server FCFS queues, unit-rate service")]
     Queues,
     /// Server pools without queueing (a pool with i tasks completes at rate i).
+    #[strum(message = "N server pools, no queueing (a pool with i tasks completes at rate i)")]
     Pools,
 }
 
 impl ModelKind {
     /// The name used on the command line (`queues`, `pools`).
     pub fn name(self) -> &'static str {
-        match self {
-            ModelKind::Queues => "queues",
-            ModelKind::Pools => "pools",
-        }
-    }
-
-    /// Parses `queues` or `pools`.
-    pub fn parse(s: &str) -> Result<Self, LbError> {
-        match s.trim() {
-            "queues" => Ok(ModelKind::Queues),
-            "pools" => Ok(ModelKind::Pools),
-            other => Err(LbError::BadInput(format!(
-                "the model must be 'queues' or 'pools', got '{other}'"
-            ))),
-        }
+        self.into()
     }
 
     /// The completion rate μ_i of a server holding exactly i tasks: 1 for a busy queue, i
@@ -155,33 +156,56 @@ impl ModelKind {
 }
 
 /// How the d servers are sampled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    strum::IntoStaticStr,
+    strum::VariantNames,
+    strum::VariantArray,
+    strum::EnumMessage,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Sampling {
     /// d distinct servers (the papers' model): P(min ≥ i) = C(Q_i, d)/C(N, d).
     #[default]
+    #[strum(message = "d distinct servers (the papers' model)")]
     Without,
     /// d independent uniform draws: P(min ≥ i) = (Q_i/N)^d.
+    #[strum(message = "d independent draws")]
     With,
 }
 
 impl Sampling {
     /// The name used on the command line (`without`, `with`).
     pub fn name(self) -> &'static str {
-        match self {
-            Sampling::Without => "without",
-            Sampling::With => "with",
-        }
+        self.into()
     }
+}
 
-    /// Parses `without` or `with`.
-    pub fn parse(s: &str) -> Result<Self, LbError> {
-        match s.trim() {
-            "without" => Ok(Sampling::Without),
-            "with" => Ok(Sampling::With),
-            other => Err(LbError::BadInput(format!(
-                "sampling must be 'without' or 'with', got '{other}'"
-            ))),
-        }
+impl Vocabulary for ModelKind {
+    const WHAT: &'static str = "model";
+}
+
+impl std::str::FromStr for ModelKind {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        crate::vocab::parse(s)
+    }
+}
+
+impl Vocabulary for Sampling {
+    const WHAT: &'static str = "sampling";
+}
+
+impl std::str::FromStr for Sampling {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        crate::vocab::parse(s)
     }
 }
 

@@ -8,11 +8,14 @@
 pub mod certify;
 pub mod dd;
 pub mod extrapolate;
+pub mod gamma;
 pub mod gauss;
 pub mod golden;
+pub mod interval;
 pub mod levels;
 pub mod logf64;
 pub mod markov;
+pub mod normal;
 pub mod ode;
 pub mod quad;
 pub mod range;
@@ -77,6 +80,9 @@ pub enum NumError {
     /// A value that is not finite where a finite one is needed.
     #[error("{0} is not finite")]
     NotFinite(String),
+    /// An integral asked for that diverges (the question has no finite answer).
+    #[error("{0} diverges")]
+    Divergent(String),
     /// A computation whose intermediate results left MPFR's exponent range (a finite,
     /// nonzero quantity that became infinite or zero): nothing it computed is printed.
     #[error("{what}: a quantity {how} MPFR's exponent range (magnitudes 10^-323228496 to 10^323228496); no result is printed")]
@@ -104,9 +110,10 @@ impl crate::error::Classify for NumError {
     fn kind(&self) -> crate::error::ErrorKind {
         use crate::error::ErrorKind;
         match self {
-            NumError::BadNumber(_) | NumError::DigitsOutOfRange(_) | NumError::BadCount { .. } => {
-                ErrorKind::Input
-            }
+            NumError::BadNumber(_)
+            | NumError::DigitsOutOfRange(_)
+            | NumError::BadCount { .. }
+            | NumError::Divergent(_) => ErrorKind::Input,
             NumError::NoBracket { .. }
             | NumError::NoConvergence { .. }
             | NumError::Quadrature { .. }

@@ -149,7 +149,8 @@ struct ChainInputs<'c, 'a> {
     chain: &'c Chain<'a>,
     pa: &'c Point,
     pb: &'c Point,
-    /// M_{j_w} (SITA only), M_1, M_2, once computed; an entry is taken when read.
+    /// The weight on the interval (SITA only), M_1, M_2, once computed; an entry is taken
+    /// when read.
     batch: RefCell<Option<[Option<Float>; 3]>>,
 }
 
@@ -171,22 +172,19 @@ impl<'c, 'a> ChainInputs<'c, 'a> {
         self.pb.x < self.chain.top
     }
 
-    /// Entry `i` of the batch (0: SITA's weight, 1: M_1, 2: M_2), computed at the first
-    /// read.
+    /// Entry `i` of the batch (0: the weight on the interval, 1: M_1, 2: M_2), computed at
+    /// the first read.
     fn take(&self, i: usize) -> Result<Float, PolicyError> {
         let mut batch = self.batch.borrow_mut();
         if batch.is_none() {
             let ch = self.chain;
-            *batch = Some(match ch.kind {
-                ChainKind::Sita => {
-                    let [w, m1, m2] =
-                        ch.moments(&[weight_order(ch.metric), 1, 2], self.pa, self.pb)?;
-                    [Some(w), Some(m1), Some(m2)]
-                }
-                ChainKind::Tags | ChainKind::TagsQueueLength => {
-                    let [m1, m2] = ch.moments(&[1, 2], self.pa, self.pb)?;
-                    [None, Some(m1), Some(m2)]
-                }
+            *batch = Some(if ch.kind.weight_on_interval() {
+                let [w, m1, m2] =
+                    ch.moments(&[ch.kind.weight_order(ch.metric), 1, 2], self.pa, self.pb)?;
+                [Some(w), Some(m1), Some(m2)]
+            } else {
+                let [m1, m2] = ch.moments(&[1, 2], self.pa, self.pb)?;
+                [None, Some(m1), Some(m2)]
             });
         }
         batch

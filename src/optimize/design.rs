@@ -127,11 +127,10 @@ pub fn design(
     if !(rho > 0) {
         return Err(bad(format!("the load must be positive, got {load}")));
     }
-    let name = match policy {
-        OptPolicy::Sita => "sita",
-        OptPolicy::Tags => "tags",
-        other => return Err(DesignError::BadPolicy(other.name())),
-    };
+    if !policy.minimises_metric() {
+        return Err(DesignError::BadPolicy(policy.name()));
+    }
+    let name = policy.name();
     let mut attempts = Vec::new();
     let first = rho.to_f64().floor() as usize + 1;
     for h in first.max(1)..=max_hosts {

@@ -13,7 +13,7 @@
 //! the error. The result is only a starting point: the cutoffs it returns are refined and
 //! polished in MPFR.
 
-use super::chain::{weight_order, ChainKind};
+use super::chain::ChainKind;
 use super::dp::{self, layered_dp, ranked, Combine, Layer, Path, Terms, ZoomSpace, ZOOM_POINTS};
 use crate::dist::JobSize;
 use crate::num::logf64::ln_add_exp;
@@ -39,7 +39,7 @@ pub struct LnChain<'a> {
 }
 
 /// The per-point part of the TAGS host terms at a cutoff y: ln F̄(e^y) and ln G(e^y) =
-/// ln E[X^{j_w}; X > e^y] (NaN for SITA, whose terms have none).
+/// ln E[X^{j_w}; X > e^y] (NaN for a term that reads nothing above its interval: SITA's).
 #[derive(Debug, Clone, Copy)]
 pub struct Above {
     ln_tail: f64,
@@ -74,10 +74,7 @@ impl<'a> LnChain<'a> {
         if !ln_lambda.is_finite() || y_lo.is_nan() || y_top.is_nan() || y_lo >= y_top {
             return None;
         }
-        let jw = match kind {
-            ChainKind::TagsQueueLength => 0,
-            _ => weight_order(metric),
-        };
+        let jw = kind.weight_order(metric);
         // Every order the objective reads must have an f64 form.
         for j in [jw, 0, 1, 2] {
             dist.ln_partial_moment_f64(j, y_lo, y_top)?;
@@ -102,21 +99,19 @@ impl<'a> LnChain<'a> {
 
     /// The per-point part of the host terms at y (see [`Above`]).
     pub fn above(&self, y: f64) -> Above {
-        match self.kind {
-            ChainKind::Sita => Above {
+        if !self.kind.needs_tail() {
+            return Above {
                 ln_tail: f64::NAN,
                 ln_g: f64::NAN,
-            },
-            _ => {
-                let ln_tail = self.ln_m(0, y, self.y_top);
-                let ln_g = if self.jw == 0 {
-                    ln_tail
-                } else {
-                    self.ln_m(self.jw, y, self.y_top)
-                };
-                Above { ln_tail, ln_g }
-            }
+            };
         }
+        let ln_tail = self.ln_m(0, y, self.y_top);
+        let ln_g = if self.jw == 0 {
+            ln_tail
+        } else {
+            self.ln_m(self.jw, y, self.y_top)
+        };
+        Above { ln_tail, ln_g }
     }
 
     /// ln T(e^ya, e^yb): +∞ for an unstable host (or an infinite moment), −∞ for a zero
@@ -188,7 +183,7 @@ impl HostInputs for LnInputs<'_, '_> {
         let (ya, yb) = (self.ya, self.yb.0);
         let m1 = self.ch.ln_m(1, ya, yb);
         self.m2.set(self.ch.ln_m(2, ya, yb));
-        if self.ch.kind == ChainKind::Sita {
+        if self.ch.kind.weight_on_interval() {
             self.weight.set(self.ch.ln_m(self.ch.jw, ya, yb));
         }
         Ok(LnF64(m1))

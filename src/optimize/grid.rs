@@ -7,7 +7,7 @@
 //! sum becomes a max. Partial moments on the grid come from cumulative sums taken from
 //! whichever end loses fewer digits, so the N² table costs O(N) moment evaluations.
 
-use super::chain::{weight_order, ChainKind};
+use super::chain::ChainKind;
 use super::dp::{self, layered_dp, ranked, Combine, Layer, Path, Terms, ZoomSpace, ZOOM_POINTS};
 use crate::dist::{DistError, JobSize};
 use crate::policy::host_term::{host, HostInputs, KillPoint, Parts};
@@ -224,12 +224,8 @@ impl<'a> GridTerms<'a> {
         metric: Metric,
         g: &'a [Float],
     ) -> Result<Self, PolicyError> {
-        let jw = weight_order(metric);
-        let orders: Vec<i32> = if kind == ChainKind::TagsQueueLength {
-            vec![0, 1, 2]
-        } else {
-            vec![jw, 1, 2]
-        };
+        // The weight's order (on the interval or above a cutoff), M_1 and M_2.
+        let orders = [kind.weight_order(metric), 1, 2];
         let c = Cumulative::new(dist, g, &orders)?;
         let memo = (0..g.len()).map(|l| vec![None; l]).collect();
         Ok(GridTerms {
@@ -297,7 +293,7 @@ impl HostInputs for GridInputs<'_, '_> {
         self.m(2)
     }
     fn interval_weight(&self) -> Result<Float, PolicyError> {
-        self.m(weight_order(self.t.metric))
+        self.m(self.t.kind.weight_order(self.t.metric))
     }
     fn killed_at_b(&self) -> Result<Option<KillPoint<'_, Float>>, PolicyError> {
         let (g, l) = (self.t.g, self.l);
@@ -307,13 +303,13 @@ impl HostInputs for GridInputs<'_, '_> {
         }))
     }
     fn weight_above_a(&self) -> Result<Float, PolicyError> {
-        self.above(weight_order(self.t.metric), self.k)
+        self.above(self.t.kind.weight_order(self.t.metric), self.k)
     }
     fn mass_above_a(&self) -> Result<Float, PolicyError> {
         self.above(0, self.k)
     }
     fn weight_above_b(&self) -> Result<Float, PolicyError> {
-        self.above(weight_order(self.t.metric), self.l)
+        self.above(self.t.kind.weight_order(self.t.metric), self.l)
     }
 }
 
@@ -322,7 +318,10 @@ fn infinite(metric: Metric, dist: &dyn JobSize) -> PolicyError {
         metric: metric.name(),
         source: DistError::InfiniteMoment {
             family: dist.family(),
-            j: if metric == Metric::Slowdown { -1 } else { 2 },
+            j: match metric {
+                Metric::Slowdown => -1,
+                Metric::Waiting | Metric::Response => 2,
+            },
             a: "a cutoff".into(),
             b: "the end of the support".into(),
         },

@@ -24,6 +24,7 @@ pub mod fast;
 pub mod grid;
 pub mod pipeline;
 pub mod polish;
+pub mod rigorous;
 pub mod threshold;
 
 pub use equalize::{sita_e_cutoffs, tags_equal_load_cutoffs, tags_minmax_cutoffs};
@@ -34,6 +35,7 @@ pub use pipeline::{
 pub use threshold::check_tags_stable;
 
 use crate::policy::{Evaluation, PolicyKind};
+use crate::vocab::{UnknownName, Vocabulary};
 use chain::ChainKind;
 use rug::Float;
 
@@ -46,7 +48,18 @@ pub const MAX_CANDIDATES: usize = 4;
 pub const SEARCH_BITS: u32 = 64;
 
 /// What is optimised.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    strum::IntoStaticStr,
+    strum::VariantNames,
+    strum::VariantArray,
+    strum::EnumMessage,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum OptPolicy {
     /// SITA with the cutoffs that minimise the metric.
     Sita,
@@ -60,14 +73,9 @@ pub enum OptPolicy {
 }
 
 impl OptPolicy {
-    /// The command-line name.
+    /// The name used on the command line and in claim files.
     pub fn name(self) -> &'static str {
-        match self {
-            OptPolicy::Sita => "sita",
-            OptPolicy::SitaE => "sita-e",
-            OptPolicy::Tags => "tags",
-            OptPolicy::TagsMinmax => "tags-minmax",
-        }
+        self.into()
     }
     /// The routing policy whose cutoffs these are.
     pub fn routing(self) -> PolicyKind {
@@ -75,6 +83,46 @@ impl OptPolicy {
             OptPolicy::Sita | OptPolicy::SitaE => PolicyKind::Sita,
             OptPolicy::Tags | OptPolicy::TagsMinmax => PolicyKind::Tags,
         }
+    }
+
+    /// The chain of host terms the policy's objective is.
+    pub fn chain_kind(self) -> ChainKind {
+        match self {
+            OptPolicy::Sita | OptPolicy::SitaE => ChainKind::Sita,
+            OptPolicy::Tags => ChainKind::Tags,
+            OptPolicy::TagsMinmax => ChainKind::TagsQueueLength,
+        }
+    }
+
+    /// Whether the cutoffs minimise the metric (an argmin the search pipeline finds and
+    /// `design` can use), rather than solve equations between the hosts (SITA-E's equal
+    /// loads, TAGS-minmax's equal queue lengths: chains of one-dimensional roots, which
+    /// ignore the search's starts).
+    pub fn minimises_metric(self) -> bool {
+        match self {
+            OptPolicy::Sita | OptPolicy::Tags => true,
+            OptPolicy::SitaE | OptPolicy::TagsMinmax => false,
+        }
+    }
+
+    /// Whether the objective is the largest host term rather than their sum (TAGS-minmax:
+    /// the grid searches combine the terms by `max`).
+    pub fn minimises_largest(self) -> bool {
+        match self {
+            OptPolicy::TagsMinmax => true,
+            OptPolicy::Sita | OptPolicy::SitaE | OptPolicy::Tags => false,
+        }
+    }
+}
+
+impl Vocabulary for OptPolicy {
+    const WHAT: &'static str = "policy";
+}
+
+impl std::str::FromStr for OptPolicy {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        crate::vocab::parse(s)
     }
 }
 
@@ -105,15 +153,6 @@ pub struct Optimum {
     pub lambda: Float,
     /// The total load ρ = λ E[X] at this precision.
     pub load: Float,
-}
-
-/// The chain of host terms a policy's objective is.
-fn chain_kind(p: OptPolicy) -> ChainKind {
-    match p {
-        OptPolicy::Sita | OptPolicy::SitaE => ChainKind::Sita,
-        OptPolicy::Tags => ChainKind::Tags,
-        OptPolicy::TagsMinmax => ChainKind::TagsQueueLength,
-    }
 }
 
 /// Relative difference below which two refined candidates tie at the search precision:

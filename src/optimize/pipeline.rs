@@ -7,10 +7,9 @@
 
 use super::chain::Chain;
 use super::equalize::{sita_e_cutoffs, tags_equal_load_cutoffs, tags_minmax_cutoffs};
-use super::threshold::check_tags_stable;
+use super::threshold::check_stable;
 use super::{
-    chain_kind, fast, grid, polish, OptPolicy, Optimum, CANDIDATE_RATIO, MAX_CANDIDATES,
-    SEARCH_BITS, TIE_BITS,
+    fast, grid, polish, OptPolicy, Optimum, CANDIDATE_RATIO, MAX_CANDIDATES, SEARCH_BITS, TIE_BITS,
 };
 use crate::dist::{DistFactory, JobSize};
 use crate::num::certify::{AtBoth, Certify};
@@ -75,12 +74,15 @@ fn tags_limit_first(
     hosts: usize,
     policy: OptPolicy,
 ) -> Result<(), PolicyError> {
-    if hosts < 2 || policy.routing() != PolicyKind::Tags {
-        return Ok(());
+    match policy.routing() {
+        PolicyKind::Tags if hosts >= 2 => {
+            let d = dist.build(SEARCH_BITS)?;
+            let (lambda, rho) = load.resolve(d.as_ref(), hosts)?;
+            super::threshold::check_below_limit(d.as_ref(), &lambda, &rho)
+        }
+        // One host, or a policy stable at every load below h.
+        PolicyKind::Tags | PolicyKind::Sita | PolicyKind::Random => Ok(()),
     }
-    let d = dist.build(SEARCH_BITS)?;
-    let (lambda, rho) = load.resolve(d.as_ref(), hosts)?;
-    super::threshold::check_below_limit(d.as_ref(), &lambda, &rho)
 }
 
 /// A start for the polish at the working precision: the free cutoffs, and the Hessian of
@@ -119,14 +121,12 @@ fn hinted_starts(
     super::budget::check_optimize_hosts(hosts, SEARCH_BITS)?;
     let d = dist.build(SEARCH_BITS)?;
     let (lambda, rho) = load.resolve(d.as_ref(), hosts)?;
-    if policy.routing() == PolicyKind::Tags {
-        check_tags_stable(d.as_ref(), &lambda, &rho, hosts)?;
-    }
+    check_stable(policy.routing(), d.as_ref(), &lambda, &rho, hosts)?;
     if hosts == 1 {
         return Ok(vec![Start::bare(vec![])]);
     }
     if search == Search::Auto && has_density(d.as_ref()) {
-        if let Some(lc) = fast::LnChain::new(d.as_ref(), &lambda, chain_kind(policy), metric) {
+        if let Some(lc) = fast::LnChain::new(d.as_ref(), &lambda, policy.chain_kind(), metric) {
             if let Some(starts) = fast_starts(&lc, d.as_ref(), &lambda, hosts, policy, metric)? {
                 return Ok(starts);
             }
@@ -138,16 +138,19 @@ fn hinted_starts(
     // the stable region can fall between grid points; with these on the grid the DP
     // always has a stable path to start from.
     let mut seeds: Vec<Float> = sita_e_cutoffs(d.as_ref(), hosts).unwrap_or_default();
-    if policy.routing() == PolicyKind::Tags {
-        if let Ok((c, _)) = tags_equal_load_cutoffs(d.as_ref(), &lambda, hosts) {
-            seeds.extend(c);
+    match policy.routing() {
+        PolicyKind::Tags => {
+            if let Ok((c, _)) = tags_equal_load_cutoffs(d.as_ref(), &lambda, hosts) {
+                seeds.extend(c);
+            }
         }
+        PolicyKind::Sita | PolicyKind::Random => {}
     }
     let (glo, gtop) = (d.lower(), d.upper());
     g.extend(seeds.into_iter().filter(|x| *x > glo && *x < gtop));
     g.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
     g.dedup();
-    let kind = chain_kind(policy);
+    let kind = policy.chain_kind();
     let top = d.upper();
     let candidates = grid::grid_optima(
         d.as_ref(),
@@ -156,12 +159,12 @@ fn hinted_starts(
         kind,
         metric,
         &g,
-        policy == OptPolicy::TagsMinmax,
+        policy.minimises_largest(),
     )?;
     let free_of = |c: &grid::GridOptimum| -> Vec<Float> {
         c.cutoffs.iter().filter(|x| **x < top).cloned().collect()
     };
-    if !has_density(d.as_ref()) || policy == OptPolicy::TagsMinmax {
+    if !has_density(d.as_ref()) || policy.minimises_largest() {
         return Ok(vec![Start::bare(free_of(&candidates[0]))]);
     }
     let ch = Chain::new(d.as_ref(), lambda, kind, metric);
@@ -243,13 +246,17 @@ fn fast_starts(
     policy: OptPolicy,
     metric: Metric,
 ) -> Result<Option<Vec<Start>>, PolicyError> {
-    let minmax = policy == OptPolicy::TagsMinmax;
+    let minmax = policy.minimises_largest();
     // A grid the f64 logits cannot build (a NaN) leaves the decision to the MPFR search.
     let Ok(mut g) = fast::ln_grid(lc, hosts, fast::fast_grid_size(hosts)) else {
         return Ok(None);
     };
     let mut cands = fast::ln_grid_optima(lc, hosts, &g, minmax);
-    if cands.is_empty() && policy.routing() == PolicyKind::Tags {
+    let tags = match policy.routing() {
+        PolicyKind::Tags => true,
+        PolicyKind::Sita | PolicyKind::Random => false,
+    };
+    if cands.is_empty() && tags {
         // Near the TAGS threshold the stable cutoffs can fall between grid points: the
         // equal-load cutoffs are stable whenever anything is.
         if let Ok((c, _)) = tags_equal_load_cutoffs(d, lambda, hosts) {
@@ -286,7 +293,7 @@ fn fast_starts(
             to_floats(&z.ys)
         })
         .collect();
-    let ch = Chain::new(d, lambda.clone(), chain_kind(policy), metric);
+    let ch = Chain::new(d, lambda.clone(), policy.chain_kind(), metric);
     let refined = refine_candidates(&ch, hosts, &zoomed)?;
     Ok(if refined.is_empty() {
         None
@@ -330,10 +337,10 @@ fn optimum_at_hint(
     }
     let (lambda, rho) = load.resolve(dist, hosts)?;
     let r = optimum_at_resolved(dist, &lambda, &rho, hosts, policy, metric, start, hint);
-    if r.is_err() && policy.routing() == PolicyKind::Tags {
+    if r.is_err() {
         // A load no TAGS cutoffs can stabilise is reported by its threshold (it is checked
         // here, after the fact, because a stable optimum proves stability by itself).
-        check_tags_stable(dist, &lambda, &rho, hosts)?;
+        check_stable(policy.routing(), dist, &lambda, &rho, hosts)?;
     }
     r
 }
@@ -365,7 +372,7 @@ fn optimum_at_resolved(
         }
         OptPolicy::Sita | OptPolicy::Tags => {
             if has_density(dist) {
-                let ch = Chain::new(dist, lambda.clone(), chain_kind(policy), metric);
+                let ch = Chain::new(dist, lambda.clone(), policy.chain_kind(), metric);
                 // Newton first; where it fails (optima pinned against a host's stability
                 // boundary) the bracketed coordinate roots of the gradient.
                 let p = match polish::polish_with_hint(
@@ -452,7 +459,8 @@ fn best_of(
             }
             Err(e) => last_err = Some(e),
         }
-        if matches!(policy, OptPolicy::SitaE | OptPolicy::TagsMinmax) {
+        if !policy.minimises_metric() {
+            // Roots of equations: the start does not matter.
             break;
         }
     }
@@ -548,7 +556,7 @@ fn certify_idle(
     if both.lo.idle_hosts == 0 && both.hi.idle_hosts == 0 {
         return Ok(());
     }
-    if matches!(policy, OptPolicy::SitaE | OptPolicy::TagsMinmax) {
+    if !policy.minimises_metric() {
         // Their cutoffs are roots of equations, not an argmin: the idle count is theirs.
         return Ok(());
     }
@@ -663,8 +671,11 @@ fn starts_for(
     metric: Metric,
 ) -> Result<Vec<Start>, PolicyError> {
     match policy {
+        // Equal loads need no start.
         OptPolicy::SitaE => Ok(vec![Start::bare(vec![])]),
-        _ => hinted_starts(dist, load, hosts, policy, metric, Search::Auto),
+        OptPolicy::Sita | OptPolicy::Tags | OptPolicy::TagsMinmax => {
+            hinted_starts(dist, load, hosts, policy, metric, Search::Auto)
+        }
     }
 }
 

@@ -10,8 +10,24 @@
 use crate::dist::JobSize;
 use crate::num::root::{expand_upper, solve_increasing};
 use crate::num::{show, NumError};
-use crate::policy::{tags::host_load, PolicyError};
+use crate::policy::{tags::host_load, PolicyError, PolicyKind};
 use rug::Float;
+
+/// Rejects a load at which no cutoffs of `policy` are stable with `hosts` hosts: TAGS's
+/// threshold ([`check_tags_stable`]); SITA and Random are stable at every load below h,
+/// which [`crate::policy::LoadSpec::resolve`] already requires.
+pub fn check_stable(
+    policy: PolicyKind,
+    dist: &dyn JobSize,
+    lambda: &Float,
+    rho: &Float,
+    hosts: usize,
+) -> Result<(), PolicyError> {
+    match policy {
+        PolicyKind::Tags => check_tags_stable(dist, lambda, rho, hosts),
+        PolicyKind::Sita | PolicyKind::Random => Ok(()),
+    }
+}
 
 /// Rejects a load at which no TAGS cutoffs are stable, naming the threshold.
 pub fn check_tags_stable(

@@ -22,10 +22,22 @@
 
 use crate::num::real::Real;
 use crate::policy::Metric;
+use crate::vocab::{UnknownName, Vocabulary};
 use rug::Float;
 
 /// Which per-host term (the objective is their sum over the hosts: a chain in the cutoffs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    strum::IntoStaticStr,
+    strum::VariantNames,
+    strum::VariantArray,
+    strum::EnumMessage,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum ChainKind {
     /// SITA mean waiting / response / slowdown.
     Sita,
@@ -35,11 +47,69 @@ pub enum ChainKind {
     TagsQueueLength,
 }
 
+impl ChainKind {
+    /// The moment order j of the weight of a host's waiting W_i: SITA weighs it by
+    /// M_j(a, b) and TAGS by G(a) = E[X^j; X > a], both with j = j_w of the metric
+    /// ([`weight_order`]); the TAGS queue length by λ P(X > a), order 0.
+    pub fn weight_order(self, metric: Metric) -> i32 {
+        match self {
+            ChainKind::Sita | ChainKind::Tags => weight_order(metric),
+            ChainKind::TagsQueueLength => 0,
+        }
+    }
+
+    /// Whether the weight is a moment over the host's own interval (a, b]
+    /// ([`HostInputs::interval_weight`]: SITA), rather than above a (TAGS: every job
+    /// longer than a visits the host).
+    pub fn weight_on_interval(self) -> bool {
+        match self {
+            ChainKind::Sita => true,
+            ChainKind::Tags | ChainKind::TagsQueueLength => false,
+        }
+    }
+
+    /// Whether the host kills the jobs still running at b and passes them on (TAGS): its
+    /// work per arrival gains b^j F̄(b) ([`HostInputs::killed_at_b`]).
+    pub fn kills_at_b(self) -> bool {
+        match self {
+            ChainKind::Sita => false,
+            ChainKind::Tags | ChainKind::TagsQueueLength => true,
+        }
+    }
+
+    /// Whether the term counts the service wasted on the jobs killed at b, b G(b)
+    /// ([`HostInputs::weight_above_b`]: TAGS's waiting; the queue length counts none).
+    pub fn counts_waste(self) -> bool {
+        match self {
+            ChainKind::Tags => true,
+            ChainKind::Sita | ChainKind::TagsQueueLength => false,
+        }
+    }
+
+    /// Whether the term reads anything above its interval: the tail F̄ and the weight G at
+    /// a cutoff (every kind that kills, or weighs by the jobs above a). The evaluators
+    /// prepare those per cutoff only when this holds.
+    pub fn needs_tail(self) -> bool {
+        self.kills_at_b() || !self.weight_on_interval()
+    }
+}
+
+impl Vocabulary for ChainKind {
+    const WHAT: &'static str = "host term";
+}
+
+impl std::str::FromStr for ChainKind {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        crate::vocab::parse(s)
+    }
+}
+
 /// The moment order j_w of the weight: 0 (waiting, response) or −1 (slowdown).
 pub fn weight_order(metric: Metric) -> i32 {
     match metric {
         Metric::Slowdown => -1,
-        _ => 0,
+        Metric::Waiting | Metric::Response => 0,
     }
 }
 
@@ -264,12 +334,12 @@ fn host_pieces<'v, V: HostInputs>(
     } else {
         weight.mul(&waiting)
     };
-    let (wasted, g_b) = match (&killed, kind) {
-        (Some(k), ChainKind::Tags) => {
+    let (wasted, g_b) = match (&killed, kind.counts_waste()) {
+        (Some(k), true) => {
             let g_b = v.weight_above_b()?;
             (Some(k.b.mul(&g_b)), Some(g_b))
         }
-        _ => (None, None),
+        (None, _) | (_, false) => (None, None),
     };
     let host = Host {
         load,
@@ -374,7 +444,10 @@ pub fn host_grad<V: HostSlopes>(
             Ok(TermGrad { value, da, db })
         }
         ChainKind::Tags | ChainKind::TagsQueueLength => {
-            let queue_length = kind == ChainKind::TagsQueueLength;
+            let queue_length = match kind {
+                ChainKind::TagsQueueLength => true,
+                ChainKind::Tags | ChainKind::Sita => false,
+            };
             let da = match v.end(false)? {
                 Some((a, f)) => {
                     let n1a = -slope(a, &f, 1);

@@ -10,11 +10,13 @@ pub mod host_term;
 pub mod lwl;
 pub mod mmh;
 pub mod random;
+pub mod rigorous;
 pub mod sita;
 pub mod tags;
 
 use crate::dist::{DistError, JobSize, Point};
 use crate::num::{parse_decimal, show, NumError};
+use crate::vocab::{UnknownName, Vocabulary};
 use host_term::{weight_order, ChainKind, HostInputs, KillPoint};
 use rug::float::Special;
 use rug::Float;
@@ -99,7 +101,18 @@ impl PolicyError {
 }
 
 /// The routing policies with closed forms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    strum::IntoStaticStr,
+    strum::VariantNames,
+    strum::VariantArray,
+    strum::EnumMessage,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum PolicyKind {
     /// Size-Interval Task Assignment: host i serves sizes in (s_{i−1}, s_i].
     Sita,
@@ -110,18 +123,57 @@ pub enum PolicyKind {
 }
 
 impl PolicyKind {
-    /// The name used on the command line.
+    /// The name used on the command line and in claim files.
     pub fn name(self) -> &'static str {
+        self.into()
+    }
+
+    /// The per-host term of a cutoff policy ([`host_term`]); `None` for a policy that
+    /// takes no cutoffs (Random).
+    pub fn chain_kind(self) -> Option<ChainKind> {
         match self {
-            PolicyKind::Sita => "sita",
-            PolicyKind::Tags => "tags",
-            PolicyKind::Random => "random",
+            PolicyKind::Sita => Some(ChainKind::Sita),
+            PolicyKind::Tags => Some(ChainKind::Tags),
+            PolicyKind::Random => None,
+        }
+    }
+
+    /// What the formula approximates with more than one host, for the outputs' notes;
+    /// `None` where it is exact (SITA's and Random's hosts see thinned Poisson streams).
+    pub fn approximation(self) -> Option<&'static str> {
+        match self {
+            PolicyKind::Tags => Some(
+                "TAGS hosts >= 2 use the Poisson approximation of the papers (exact at host 1)",
+            ),
+            PolicyKind::Sita | PolicyKind::Random => None,
         }
     }
 }
 
+impl Vocabulary for PolicyKind {
+    const WHAT: &'static str = "policy";
+}
+
+impl std::str::FromStr for PolicyKind {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        crate::vocab::parse(s)
+    }
+}
+
 /// What is averaged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    strum::IntoStaticStr,
+    strum::VariantNames,
+    strum::VariantArray,
+    strum::EnumMessage,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Metric {
     /// Mean waiting time E[W] (for TAGS including the wasted service).
     Waiting,
@@ -132,13 +184,20 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// The name used on the command line.
+    /// The name used on the command line and in claim files.
     pub fn name(self) -> &'static str {
-        match self {
-            Metric::Waiting => "waiting",
-            Metric::Response => "response",
-            Metric::Slowdown => "slowdown",
-        }
+        self.into()
+    }
+}
+
+impl Vocabulary for Metric {
+    const WHAT: &'static str = "metric";
+}
+
+impl std::str::FromStr for Metric {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        crate::vocab::parse(s)
     }
 }
 
@@ -275,15 +334,82 @@ pub fn evaluate(
     metric: Metric,
 ) -> Result<Evaluation, PolicyError> {
     budget::check_eval_hosts(hosts, dist.prec())?;
-    match policy {
-        PolicyKind::Sita => {
-            sita::evaluate(dist, lambda, &full_cutoffs(dist, hosts, cutoffs)?, metric)
+    match policy.chain_kind() {
+        Some(kind) => {
+            let s = full_cutoffs(dist, hosts, cutoffs)?;
+            evaluate_chain(kind, dist, lambda, &s, metric)
         }
-        PolicyKind::Tags => {
-            tags::evaluate(dist, lambda, &full_cutoffs(dist, hosts, cutoffs)?, metric)
-        }
-        PolicyKind::Random => random::evaluate(dist, lambda, hosts, metric),
+        None => random::evaluate(dist, lambda, hosts, metric),
     }
+}
+
+/// The host (a, b] of a cutoff policy of `kind` at arrival rate `lambda`, every part of it
+/// (load, mean waiting, queueing share for the mean waiting, wasted service).
+pub(crate) fn host_at(
+    kind: ChainKind,
+    dist: &dyn JobSize,
+    lambda: &Float,
+    a: &Float,
+    b: &Float,
+) -> Result<host_term::Host<Float>, PolicyError> {
+    let (pa, pb, top) = (dist.point(a), dist.point(b), dist.point(&dist.upper()));
+    let v = PointInputs::new(dist, kind, Metric::Waiting, &pa, &pb, &top);
+    host_term::host(kind, lambda, &v, host_term::Parts::All)
+}
+
+/// A cutoff policy of `kind` with the full cutoff vector s_0 < … < s_h: each host's term
+/// ([`host_term::host`]) on MPFR points, summed into queueing and wasted service; the
+/// metric's value is their sum (+∞ when a host is unstable), plus E[X] for the response.
+pub(crate) fn evaluate_chain(
+    kind: ChainKind,
+    dist: &dyn JobSize,
+    lambda: &Float,
+    s: &[Float],
+    metric: Metric,
+) -> Result<Evaluation, PolicyError> {
+    let bits = dist.prec();
+    let hosts = s.len() - 1;
+    let mut host_loads = Vec::with_capacity(hosts);
+    let mut host_waiting = Vec::with_capacity(hosts);
+    let mut queueing = Float::with_val(bits, 0);
+    let mut wasted = Float::with_val(bits, 0);
+    // Each cutoff's shared values once (two hosts read each); the first host's interval
+    // opens just below s_0, to take an atom there.
+    let lo_open = dist.lower_open();
+    let points: Vec<Point> = (0..=hosts)
+        .map(|i| dist.point(if i == 0 { &lo_open } else { &s[i] }))
+        .collect();
+    let top = dist.point(&dist.upper());
+    for i in 1..=hosts {
+        let v = PointInputs::new(dist, kind, metric, &points[i - 1], &points[i], &top);
+        let h = host_term::host(kind, lambda, &v, host_term::Parts::All)?;
+        if !h.queueing.is_zero() {
+            queueing += &h.queueing;
+        }
+        if let Some(w) = &h.wasted {
+            wasted += w;
+        }
+        host_loads.push(h.load);
+        host_waiting.push(h.waiting);
+    }
+    let stable = host_loads.iter().all(|r| *r < 1);
+    if !stable {
+        queueing = inf(bits);
+    }
+    // Exact where nothing is wasted (x + 0 = x at the same precision).
+    let waiting = Float::with_val(bits, &queueing + &wasted);
+    let value = match metric {
+        Metric::Response => Float::with_val(bits, &waiting + &dist.mean()?),
+        Metric::Waiting | Metric::Slowdown => waiting,
+    };
+    Ok(Evaluation {
+        host_loads,
+        stable,
+        value,
+        queueing,
+        wasted,
+        host_waiting,
+    })
 }
 
 /// The inputs of a host term on (a, b] from a distribution's points, as
@@ -296,7 +422,8 @@ pub(crate) struct PointInputs<'a> {
     a: &'a Point,
     b: &'a Point,
     top: &'a Point,
-    /// Whether the batch holds M_0 (SITA's weight for waiting and response).
+    /// Whether the batch holds M_0 (a weight on the interval, SITA's, for waiting and
+    /// response).
     with_m0: bool,
     /// The batch [M_0 (SITA), M_1, M_2], once computed; an entry is taken when read.
     batch: RefCell<Option<[Option<Float>; 3]>>,
@@ -318,7 +445,7 @@ impl<'a> PointInputs<'a> {
             a,
             b,
             top,
-            with_m0: kind == ChainKind::Sita,
+            with_m0: kind.weight_on_interval(),
             batch: RefCell::new(None),
         }
     }
@@ -364,10 +491,11 @@ impl HostInputs for PointInputs<'_> {
         self.batched_or_alone(2, 2)
     }
     fn interval_weight(&self) -> Result<Float, PolicyError> {
-        if self.metric == Metric::Slowdown {
-            return self.moment(-1, self.a, self.b);
+        match weight_order(self.metric) {
+            // M_{−1} alone: the batch holds M_0.
+            -1 => self.moment(-1, self.a, self.b),
+            _ => self.batched_or_alone(0, 0),
         }
-        self.batched_or_alone(0, 0)
     }
     fn killed_at_b(&self) -> Result<Option<KillPoint<'_, Float>>, PolicyError> {
         let b = self.b;

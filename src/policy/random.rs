@@ -27,11 +27,11 @@ pub fn evaluate(
             let inv = metric_moment(metric, dist.moment(-1))?;
             Float::with_val(bits, &w * &inv)
         }
-        _ => w.clone(),
+        Metric::Waiting | Metric::Response => w.clone(),
     };
     let value = match metric {
         Metric::Response => Float::with_val(bits, &queueing + &mean),
-        _ => queueing.clone(),
+        Metric::Waiting | Metric::Slowdown => queueing.clone(),
     };
     Ok(Evaluation {
         host_loads: vec![rho; hosts],

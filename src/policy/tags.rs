@@ -10,11 +10,9 @@
 //! Hosts ≥ 2 do not see a Poisson stream: Q_i for i ≥ 2 is the standard Poisson
 //! approximation used by the papers; it is exact at host 1.
 
-use super::host_term::{
-    host as host_term, served_first, ChainKind, Host, KillPoint, Killed, Parts,
-};
-use super::{inf, Evaluation, Metric, PointInputs, PolicyError};
-use crate::dist::{JobSize, Point};
+use super::host_term::{served_first, ChainKind, Host, KillPoint, Killed};
+use super::{evaluate_chain, host_at, Evaluation, Metric, PolicyError};
+use crate::dist::JobSize;
 use rug::Float;
 
 /// Load of the TAGS host (a, b]: λ E[min(X, b); X > a] = λ (M_1(a, b) + b F̄(b)).
@@ -48,67 +46,16 @@ pub fn host(
     a: &Float,
     b: &Float,
 ) -> Result<Host<Float>, PolicyError> {
-    let (pa, pb, top) = (dist.point(a), dist.point(b), dist.point(&dist.upper()));
-    let v = PointInputs::new(dist, ChainKind::Tags, Metric::Waiting, &pa, &pb, &top);
-    host_term(ChainKind::Tags, lambda, &v, Parts::All)
+    host_at(ChainKind::Tags, dist, lambda, a, b)
 }
 
-/// TAGS with the full cutoff vector s_0 < … < s_h.
+/// TAGS with the full cutoff vector s_0 < … < s_h. The weight of a host's waiting is over
+/// the jobs with X > a: P(X > a) for waiting, E[1/X; X > a] for slowdown.
 pub fn evaluate(
     dist: &dyn JobSize,
     lambda: &Float,
     s: &[Float],
     metric: Metric,
 ) -> Result<Evaluation, PolicyError> {
-    let bits = dist.prec();
-    let top = dist.upper();
-    let lo_open = dist.lower_open();
-    let hosts = s.len() - 1;
-    let mut host_loads = Vec::with_capacity(hosts);
-    let mut host_waiting = Vec::with_capacity(hosts);
-    let mut queueing = Float::with_val(bits, 0);
-    let mut wasted = Float::with_val(bits, 0);
-    // Each cutoff's shared values once (two hosts read each).
-    let points: Vec<Point> = (0..=hosts)
-        .map(|i| dist.point(if i == 0 { &lo_open } else { &s[i] }))
-        .collect();
-    let top_point = dist.point(&top);
-    for i in 1..=hosts {
-        // The weight of a host's waiting is over the jobs with X > a: P(X > a) for
-        // waiting, E[1/X; X > a] for slowdown.
-        let v = PointInputs::new(
-            dist,
-            ChainKind::Tags,
-            metric,
-            &points[i - 1],
-            &points[i],
-            &top_point,
-        );
-        let h = host_term(ChainKind::Tags, lambda, &v, Parts::All)?;
-        if !h.queueing.is_zero() {
-            queueing += &h.queueing;
-        }
-        if let Some(w) = &h.wasted {
-            wasted += w;
-        }
-        host_loads.push(h.load);
-        host_waiting.push(h.waiting);
-    }
-    let stable = host_loads.iter().all(|r| *r < 1);
-    if !stable {
-        queueing = inf(bits);
-    }
-    let waiting = Float::with_val(bits, &queueing + &wasted);
-    let value = match metric {
-        Metric::Response => Float::with_val(bits, &waiting + &dist.mean()?),
-        _ => waiting,
-    };
-    Ok(Evaluation {
-        host_loads,
-        stable,
-        value,
-        queueing,
-        wasted,
-        host_waiting,
-    })
+    evaluate_chain(ChainKind::Tags, dist, lambda, s, metric)
 }

@@ -41,7 +41,7 @@
 //! version is Gardner et al.'s ordered chain.
 
 use super::classes::System;
-use super::policy::{Order, Policy, Priority};
+use super::policy::{Order, Policy};
 use super::RedundancyError;
 use crate::num::certify::certify_pair;
 use crate::num::markov::{self, Ctmc, SolveOptions, Solver};
@@ -183,8 +183,12 @@ impl ClassChain {
                 "truncation must be in 1..={CHAIN_MAX_TRUNCATION}, got {cap}"
             )));
         }
-        if policy.order == Order::Fcfs {
-            if policy.priority == Priority::None {
+        let fcfs = match policy.order {
+            Order::Fcfs => true,
+            Order::Ros => false,
+        };
+        if fcfs {
+            if policy.has_product_form() {
                 return Err(RedundancyError::Unsupported(
                     "FCFS has the product form; the class chain needs a class priority or ROS"
                         .into(),

@@ -9,7 +9,7 @@
 
 use super::classes::{Nestedness, System};
 use super::ctmc;
-use super::policy::{Order, Policy, Priority};
+use super::policy::Policy;
 use super::product_form::fcfs_means;
 use super::stability::fcfs_region;
 use super::RedundancyError;
@@ -79,7 +79,7 @@ pub fn exact(sys: &System, policy: Policy, digits: u32) -> Result<ExactReport, R
         });
     }
     let nested = sys.nestedness();
-    if policy.order == Order::Fcfs && policy.priority == Priority::None {
+    if policy.has_product_form() {
         let c = Certify::digits(digits);
         let both = c.run(|bits| fcfs_means(sys, bits))?;
         let number = both.certify_all(digits, |m| &m.number);

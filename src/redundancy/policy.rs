@@ -115,6 +115,17 @@ impl Policy {
         }
     }
 
+    /// Whether the policy is plain FCFS (no class priority, the oldest job first): the one
+    /// with the product form of Gardner et al. (2016) for exponential i.i.d. copies, which
+    /// the exact values, the stability region and the method choices use; every other
+    /// policy needs a chain or the simulator.
+    pub fn has_product_form(&self) -> bool {
+        match (self.priority, self.order) {
+            (Priority::None, Order::Fcfs) => true,
+            (Priority::None, Order::Ros) | (Priority::Lrf | Priority::Mrf, _) => false,
+        }
+    }
+
     /// `non-preemptive` or `preemptive-resume`.
     pub fn preemption(&self) -> &'static str {
         if self.preemptive {

@@ -4,7 +4,7 @@ use super::{digits_note, min_digits, PolicyKeys, Record};
 use crate::dist::DistFactory;
 use crate::num::certify::{Certified, Certify};
 use crate::num::parse_decimal;
-use crate::optimize::threshold::check_tags_stable;
+use crate::optimize::threshold::check_stable;
 use crate::policy::{evaluate, Evaluation, LoadSpec, Metric, PolicyError, PolicyKind};
 use rug::Float;
 
@@ -67,14 +67,13 @@ fn run_once(req: &EvalRequest, bits: u32) -> Result<Run, PolicyError> {
         .iter()
         .map(|c| parse_decimal(c, bits).map_err(|e| PolicyError::BadCutoffs(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    if req.policy == PolicyKind::Random && !cutoffs.is_empty() {
-        return Err(PolicyError::BadCutoffs(
-            "random routing takes no cutoffs".into(),
-        ));
+    if req.policy.chain_kind().is_none() && !cutoffs.is_empty() {
+        return Err(PolicyError::BadCutoffs(format!(
+            "{} routing takes no cutoffs",
+            req.policy.name()
+        )));
     }
-    if req.policy == PolicyKind::Tags {
-        check_tags_stable(d.as_ref(), &lambda, &rho, req.hosts)?;
-    }
+    check_stable(req.policy, d.as_ref(), &lambda, &rho, req.hosts)?;
     let eval = evaluate(
         req.policy,
         d.as_ref(),
@@ -151,11 +150,8 @@ pub fn eval_record(req: &EvalRequest, r: &EvalReport) -> Record {
     })
     .nums("host_waiting", &r.host_waiting);
     let mut notes = Vec::new();
-    if req.policy == PolicyKind::Tags && req.hosts > 1 {
-        notes.push(
-            "TAGS hosts >= 2 use the Poisson approximation of the papers (exact at host 1)"
-                .to_string(),
-        );
+    if let (Some(note), true) = (req.policy.approximation(), req.hosts > 1) {
+        notes.push(note.to_string());
     }
     if !r.stable {
         notes.push("some host has load >= 1: the mean is infinite".to_string());

@@ -2,11 +2,11 @@
 //! expressions), with the same rules and errors as a claim's; the figure's own keys are
 //! `claims::figure`'s.
 
-use super::{
-    check_names, compile_grid, compile_system, grid_order, reserved_name, value_text, FileCtx,
-    GridSpec, Names,
-};
+use super::grid::{compile_grid, grid_order, reserved_name, GridSpec};
+use super::names::{check_names, Names};
+use super::setup::compile_system;
 use crate::claims::expr::Expr;
+use crate::claims::schema::{value_text, FileCtx};
 use crate::claims::system::SystemSpec;
 use crate::claims::ClaimError;
 use std::collections::BTreeMap;

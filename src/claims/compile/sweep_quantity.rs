@@ -1,7 +1,14 @@
-//! A sweep's claim quantity, compiled as a claim's check is (a child of `compile`, whose
-//! private helpers it uses).
+//! A sweep's claim quantity, compiled as a claim's check is.
 
-use super::*;
+use super::grid::reserved_name;
+use super::names::{check_names, Names};
+use super::setup::compile_system;
+use crate::claims::expr::Expr;
+use crate::claims::schema::FileCtx;
+use crate::claims::system::SystemSpec;
+use crate::claims::ClaimError;
+use std::sync::Arc;
+use toml::Spanned;
 
 /// A sweep's claim quantity (`taskassign sweep` over a grid file with `quantity = "…"`):
 /// the grid file's `[setup]` compiled by its model, and the expression `quantity` checked

@@ -24,13 +24,10 @@ use crate::num::parse_decimal;
 use crate::optimize::threshold::{exhaustive_stable, greedy, tags_threshold, Threshold};
 use crate::optimize::{optimal_cutoffs_pair, OptPolicy, Optimum};
 use crate::policy::{evaluate, Evaluation, PolicyKind};
+use crate::vocab::{UnknownName, Vocabulary};
 use rug::Float;
 use std::sync::Arc;
 
-/// The policies `opt` optimises.
-pub const OPT_POLICIES: &[&str] = &["sita", "sita-e", "tags", "tags-minmax"];
-/// The policies `eval` evaluates.
-const EVAL_POLICIES: &[&str] = &["sita", "tags", "random"];
 /// Largest grid accepted by `tags_stable_search`.
 pub const MAX_SEARCH_GRID: usize = 400;
 
@@ -61,17 +58,8 @@ const OPT_FIELDS: &[FieldSpec] = &[
 
 /// The `opt` policy named `s`.
 pub fn opt_policy(s: &str) -> Result<OptPolicy, QuantityError> {
-    Ok(match s {
-        "sita" => OptPolicy::Sita,
-        "sita-e" => OptPolicy::SitaE,
-        "tags" => OptPolicy::Tags,
-        "tags-minmax" => OptPolicy::TagsMinmax,
-        other => {
-            return Err(QuantityError::Usage(format!(
-                "unknown policy '{other}' for opt (sita, sita-e, tags, tags-minmax)"
-            )))
-        }
-    })
+    s.parse()
+        .map_err(|e: UnknownName| QuantityError::Usage(e.within("for opt").to_string()))
 }
 
 /// An optimum at both precisions, with λ and ρ.
@@ -157,7 +145,7 @@ static OPT: Signature = Signature {
     model: Some("dispatch"),
     positional: Positional::Word {
         what: "policy",
-        choices: OPT_POLICIES,
+        choices: OptPolicy::NAMES,
     },
     named: &[],
     fields: OPT_FIELDS,
@@ -209,11 +197,11 @@ static EVAL: Signature = Signature {
     model: Some("dispatch"),
     positional: Positional::Word {
         what: "policy",
-        choices: EVAL_POLICIES,
+        choices: PolicyKind::NAMES,
     },
     named: &[NamedArg {
         name: "cutoffs",
-        words: OPT_POLICIES,
+        words: OptPolicy::NAMES,
     }],
     fields: EVAL_FIELDS,
     default_field: "value",
@@ -240,24 +228,17 @@ impl Quantity for Eval {
             ));
         }
         let policy = call.word(0)?;
-        let kind = match policy.as_str() {
-            "sita" => PolicyKind::Sita,
-            "tags" => PolicyKind::Tags,
-            "random" => PolicyKind::Random,
-            other => {
-                return Err(QuantityError::Usage(format!(
-                    "unknown policy '{other}' for eval (sita, tags, random)"
-                )))
-            }
-        };
+        let kind: PolicyKind = policy
+            .parse()
+            .map_err(|e: UnknownName| QuantityError::Usage(e.within("for eval").to_string()))?;
         let scope = &call.scope;
         let s = DispatchSpec::resolve(scope, true)?;
         let hosts = s.need_hosts("eval")?;
         let load = s.need_load("eval")?;
         // Cutoffs at each precision.
-        let (c1, c2): (Vec<Float>, Vec<Float>) = match (call.named("cutoffs"), kind) {
-            (None, PolicyKind::Random) => (vec![], vec![]),
-            (None, _) => return Err(QuantityError::Usage(
+        let (c1, c2): (Vec<Float>, Vec<Float>) = match (call.named("cutoffs"), kind.chain_kind()) {
+            (None, None) => (vec![], vec![]),
+            (None, Some(_)) => return Err(QuantityError::Usage(
                 "eval(sita|tags, cutoffs=...) needs cutoffs: an opt policy (sita-e) or \"c1,c2\""
                     .into(),
             )),
@@ -281,10 +262,9 @@ impl Quantity for Eval {
                 )))
             }
         };
-        let used = if kind == PolicyKind::Random {
-            hosts
-        } else {
-            c1.len() + 1
+        let used = match kind.chain_kind() {
+            None => hosts,
+            Some(_) => c1.len() + 1,
         };
         let key = CacheKey::new(
             "eval",

@@ -20,7 +20,7 @@ use crate::claims::value::{Pair, Value};
 use crate::dist::DistSpec;
 use crate::num::certify::Certify;
 use crate::redundancy::ctmc;
-use crate::redundancy::policy::{Copies, Order, Policy, Priority, POLICY_NAMES};
+use crate::redundancy::policy::{Copies, Policy, POLICY_NAMES};
 use crate::redundancy::product_form::fcfs_means;
 use crate::redundancy::sim::{simulate, DriftVerdict, SimRequest};
 use crate::redundancy::stability::{estimate_scale_limit, fcfs_region, EstimateOptions};
@@ -257,7 +257,7 @@ impl Quantity for RedExact {
             .cache
             .get_or(key, || -> Result<ExactPairs, QuantityError> {
                 need_stable(&p, &what)?;
-                if policy.order == Order::Fcfs && policy.priority == Priority::None {
+                if policy.has_product_form() {
                     let both = Certify::digits(digits)
                         .run(|b| fcfs_means(&p.sys, b))
                         .map_err(red_err(what.clone()))?;
@@ -529,7 +529,7 @@ impl Quantity for RedStability {
         let p = RedundancySpec::resolve(&call.scope)?;
         let policy = policy_of(call, &p)?;
         let exp_iid = p.copies == Copies::Iid && is_exponential(&p.dist);
-        let fcfs = policy.order == Order::Fcfs && policy.priority == Priority::None;
+        let fcfs = policy.has_product_form();
         let method = match call.named("method") {
             None => {
                 if fcfs && exp_iid {

@@ -17,6 +17,7 @@ use crate::claims::systems::dispatch::{load_flag, DispatchSpec, DispatchSystem};
 use crate::claims::value::{Pair, Value};
 use crate::dist::DistFactory;
 use crate::num::certify::to_sci;
+use crate::optimize::OptPolicy;
 use crate::policy::{LoadSpec, Metric};
 use crate::sim::dispatch::setup::{
     simulated_mean, Quantity as SimQuantity, SimRequest, ANALYTIC_BITS,
@@ -26,6 +27,7 @@ use crate::sim::dispatch::tags_error::{
 };
 use crate::sim::dispatch::SimPolicy;
 use crate::sim::{DEFAULT_REPLICATIONS, DEFAULT_WARMUP_FRACTION};
+use crate::vocab::{concat, Vocabulary};
 
 /// Measured jobs per replication of a simulated quantity unless `jobs=` says otherwise
 /// (fewer than `taskassign simulate`'s default: a claim simulates at many grid points).
@@ -75,7 +77,8 @@ const TAGS_HOST_ERROR_ARGS: &[NamedArg] = &[
 const SIM_ARGS: &[NamedArg] = TAGS_HOST_ERROR_ARGS.split_at(4).0;
 
 /// Words `tags_host_error`'s `cutoffs=` takes: `balanced` or an `opt` policy.
-const TAGS_CUTOFF_WORDS: &[&str] = &["balanced", "sita", "sita-e", "tags", "tags-minmax"];
+const TAGS_CUTOFF_WORDS: &[&str] =
+    &concat::<{ 1 + OptPolicy::NAMES.len() }>(&["balanced"], OptPolicy::NAMES);
 
 /// Options of one simulation.
 #[derive(Debug, Clone, Copy)]

@@ -8,9 +8,9 @@
 //! `rho` and `lambda` have a value at every point. See ARCHITECTURE.md for the model's
 //! conventions.
 
-use crate::claims::compile::FileCtx;
 use crate::claims::expr::{self, Expr};
 use crate::claims::registry::QuantityError;
+use crate::claims::schema::FileCtx;
 use crate::claims::scope::{OverVal, Scope};
 use crate::claims::system::{Model, SystemSpec};
 use crate::claims::value::Pair;
@@ -18,6 +18,7 @@ use crate::claims::ClaimError;
 use crate::dist::{DistFactory, DistSpec};
 use crate::num::certify::to_sci;
 use crate::policy::{LoadSpec, Metric};
+use crate::vocab::{concat, UnknownName, Vocabulary};
 use rug::Float;
 use serde::Deserialize;
 use std::any::Any;
@@ -30,12 +31,10 @@ pub const MODEL: &str = "dispatch";
 pub const SETUP_KEYS: &[&str] = &["dist", "hosts", "load", "lambda", "load_per_host", "metric"];
 /// The keys that give the load; one at a time.
 pub const LOAD_KEYS: &[&str] = &["load", "lambda", "load_per_host"];
-/// The metric names.
-pub const METRICS: &[&str] = &["waiting", "response", "slowdown"];
 /// Names with a value at every point.
 const VARIABLES: &[&str] = &["hosts", "rho", "lambda"];
 /// Bare words of the model's values.
-const WORDS: &[&str] = &["inf", "waiting", "response", "slowdown"];
+const WORDS: &[&str] = &concat::<{ 1 + Metric::NAMES.len() }>(&["inf"], Metric::NAMES);
 /// Significant digits with which a hosts expression's value is read as an integer.
 const HOSTS_DIGITS: u32 = 30;
 /// The largest host count a claim may give (the many-server models go to N = 10^6 and
@@ -147,14 +146,7 @@ pub fn load_flag(l: &LoadSpec) -> String {
 
 /// Parses a metric name.
 pub fn parse_metric(s: &str) -> Result<Metric, String> {
-    match s.trim() {
-        "waiting" => Ok(Metric::Waiting),
-        "response" => Ok(Metric::Response),
-        "slowdown" => Ok(Metric::Slowdown),
-        other => Err(format!(
-            "unknown metric '{other}' (waiting, response, slowdown)"
-        )),
-    }
+    s.parse().map_err(|e: UnknownName| e.to_string())
 }
 
 /// A host count written as an integer or a decimal (`1000000`, `1e6`), from 1 to
@@ -249,7 +241,7 @@ impl SystemSpec for DispatchSpec {
     }
     fn key_words(&self, key: &str) -> &'static [&'static str] {
         match key {
-            "metric" => METRICS,
+            "metric" => Metric::NAMES,
             _ => &[],
         }
     }

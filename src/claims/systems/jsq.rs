@@ -17,9 +17,9 @@
 //! `halfin_whitt` replace one another. The names `lambda` (per server, at this point) and
 //! `servers` have a value at every point.
 
-use crate::claims::compile::FileCtx;
 use crate::claims::expr::Expr;
 use crate::claims::registry::QuantityError;
+use crate::claims::schema::FileCtx;
 use crate::claims::scope::Scope;
 use crate::claims::system::{Model, SystemSpec};
 use crate::claims::systems::dispatch::hosts_from_text;
@@ -29,6 +29,7 @@ use crate::lb::model::{DSpec, Model as LbModel, ModelKind, Sampling, System};
 use crate::lb::sim::halfin_whitt_lambda;
 use crate::num::certify::to_sci;
 use crate::num::parse_decimal;
+use crate::vocab::{concat, UnknownName, Vocabulary};
 use rug::Float;
 use serde::Deserialize;
 use std::any::Any;
@@ -48,14 +49,13 @@ pub const SETUP_KEYS: &[&str] = &[
 ];
 /// The keys that give the arrival rate; one at a time.
 pub const RATE_KEYS: &[&str] = &["lambda", "halfin_whitt"];
-/// The model kinds.
-pub const KINDS: &[&str] = &["queues", "pools"];
-/// The sampling rules.
-pub const SAMPLINGS: &[&str] = &["without", "with"];
 /// Names with a value at every point.
 const VARIABLES: &[&str] = &["lambda", "servers"];
 /// Bare words of the model's values.
-const WORDS: &[&str] = &["inf", "queues", "pools", "without", "with"];
+const WORDS: &[&str] = &concat::<{ 1 + ModelKind::NAMES.len() + Sampling::NAMES.len() }>(
+    &concat::<{ 1 + ModelKind::NAMES.len() }>(&["inf"], ModelKind::NAMES),
+    Sampling::NAMES,
+);
 /// Significant digits with which an integer expression's value is read.
 const INTEGER_DIGITS: u32 = 30;
 
@@ -203,11 +203,13 @@ fn integer(scope: &Scope, e: &Expr, what: &str) -> Result<u64, QuantityError> {
 }
 
 fn kind_of(s: &str) -> Result<ModelKind, QuantityError> {
-    ModelKind::parse(s).map_err(|e| QuantityError::Usage(e.to_string()))
+    s.parse()
+        .map_err(|e: UnknownName| QuantityError::Usage(e.to_string()))
 }
 
 fn sampling_of(s: &str) -> Result<Sampling, QuantityError> {
-    Sampling::parse(s).map_err(|e| QuantityError::Usage(e.to_string()))
+    s.parse()
+        .map_err(|e: UnknownName| QuantityError::Usage(e.to_string()))
 }
 
 impl JsqSpec {
@@ -325,8 +327,8 @@ impl SystemSpec for JsqSpec {
     }
     fn key_words(&self, key: &str) -> &'static [&'static str] {
         match key {
-            "kind" => KINDS,
-            "sampling" => SAMPLINGS,
+            "kind" => ModelKind::NAMES,
+            "sampling" => Sampling::NAMES,
             "d" | "buffer" => &["inf"],
             _ => &[],
         }

@@ -20,9 +20,9 @@
 //! dist = "hyperexp:mean=1,scv={scv}"
 //! ```
 
-use crate::claims::compile::FileCtx;
 use crate::claims::expr::Expr;
 use crate::claims::registry::QuantityError;
+use crate::claims::schema::FileCtx;
 use crate::claims::scope::Scope;
 use crate::claims::system::{Model, SystemSpec};
 use crate::claims::value::Pair;

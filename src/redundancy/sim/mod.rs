@@ -377,7 +377,17 @@ impl RedundancySim {
     /// leaves a job for another (preemption needs a strictly lower rank), a job's service
     /// depends only on the jobs before it, and [`Engine::Auto`] runs the FCFS recursion.
     pub fn fcfs_recursion_applies(&self) -> bool {
-        self.policy.order == Order::Fcfs && self.level_ends.iter().all(|e| e.len() <= 1)
+        self.fcfs() && self.level_ends.iter().all(|e| e.len() <= 1)
+    }
+
+    /// Whether Π2 takes the oldest job (FCFS) rather than a random one (ROS): the two
+    /// ways [`RedundancySim::pick`] and the event loop keep a class's queue.
+    #[inline]
+    fn fcfs(&self) -> bool {
+        match self.policy.order {
+            Order::Fcfs => true,
+            Order::Ros => false,
+        }
     }
 
     /// The `method` a run of this simulator reports.
@@ -440,7 +450,7 @@ impl RedundancySim {
     #[inline]
     fn pick(&self, s: usize, rr: &mut Xoshiro256PlusPlus, q: &Queues) -> u32 {
         let order = &self.order[s];
-        let fcfs = self.policy.order == Order::Fcfs;
+        let fcfs = self.fcfs();
         if !self.ties {
             // One class per rank: the first class present.
             for &c in order {
@@ -511,7 +521,7 @@ impl RedundancySim {
         let measure = trace.is_none();
         let first = self.warmup;
         let end = self.warmup + self.jobs;
-        let fcfs = self.policy.order == Order::Fcfs;
+        let fcfs = self.fcfs();
 
         let mut st = RedundancyTally {
             n: vec![0; nc],

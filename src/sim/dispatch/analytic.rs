@@ -68,14 +68,10 @@ pub fn reference_waiting(
     cutoffs: &[Float],
     notes: &mut Vec<String>,
 ) -> Result<Option<Analytic>, SimError> {
-    let kind = match policy {
-        SimPolicy::Sita => Some(PolicyKind::Sita),
-        SimPolicy::Tags => Some(PolicyKind::Tags),
-        SimPolicy::Random => Some(PolicyKind::Random),
-        // With one host every policy is the same M/G/1 queue.
-        _ if hosts == 1 => Some(PolicyKind::Random),
-        _ => None,
-    };
+    // With one host every policy is the same M/G/1 queue.
+    let kind = policy
+        .formula()
+        .or((hosts == 1).then_some(PolicyKind::Random));
     if let Some(kind) = kind {
         let source = match (policy, kind) {
             (SimPolicy::Sita, _) => "SITA formula (Pollaczek-Khinchine per host, exact)",
@@ -87,15 +83,14 @@ pub fn reference_waiting(
             (SimPolicy::Random, _) => "Random formula (M/G/1 per host, exact)",
             _ => "one host: M/G/1 Pollaczek-Khinchine (exact)",
         };
-        let args: &[Float] = if kind == PolicyKind::Random {
-            &[]
-        } else {
-            cutoffs
+        let args: &[Float] = match kind.chain_kind() {
+            None => &[],
+            Some(_) => cutoffs,
         };
         return match policy::evaluate(kind, d, lambda, hosts, args, Metric::Waiting) {
             Ok(e) => {
                 let mut host_exact = vec![true; hosts];
-                if policy == SimPolicy::Tags {
+                if kind.approximation().is_some() {
                     host_exact.iter_mut().skip(1).for_each(|x| *x = false);
                 }
                 Ok(Some(Analytic {

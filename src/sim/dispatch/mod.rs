@@ -28,9 +28,22 @@ use super::observe::{names, Estimates};
 use super::stats::{Estimate, HeavyTail};
 use super::{check_replications, Progress, Replicated, Replicator, SimError};
 use crate::dist::Sampler;
+use crate::policy::PolicyKind;
+use crate::vocab::{UnknownName, Vocabulary};
 
 /// The simulated dispatching policies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    strum::IntoStaticStr,
+    strum::VariantNames,
+    strum::VariantArray,
+    strum::EnumMessage,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum SimPolicy {
     /// Size-Interval Task Assignment with cutoffs.
     Sita,
@@ -39,6 +52,7 @@ pub enum SimPolicy {
     /// Uniformly random host.
     Random,
     /// Job n to host n mod h.
+    #[strum(serialize = "rr")]
     RoundRobin,
     /// Least-Work-Left (the M/G/h central FCFS queue).
     Lwl,
@@ -47,27 +61,52 @@ pub enum SimPolicy {
 }
 
 impl SimPolicy {
-    /// The name used on the command line.
+    /// The name used on the command line and in claim files.
     pub fn name(self) -> &'static str {
-        match self {
-            SimPolicy::Sita => "sita",
-            SimPolicy::Tags => "tags",
-            SimPolicy::Random => "random",
-            SimPolicy::RoundRobin => "rr",
-            SimPolicy::Lwl => "lwl",
-            SimPolicy::Jsq => "jsq",
-        }
+        self.into()
     }
 
     /// True for the policies that take h − 1 cutoffs.
     pub fn uses_cutoffs(self) -> bool {
-        matches!(self, SimPolicy::Sita | SimPolicy::Tags)
+        match self {
+            SimPolicy::Sita | SimPolicy::Tags => true,
+            SimPolicy::Random | SimPolicy::RoundRobin | SimPolicy::Lwl | SimPolicy::Jsq => false,
+        }
     }
 
     /// True for the policies that kill and restart jobs (TAGS): their waiting splits into
     /// queueing and wasted service, both worth reporting.
     pub fn kills_jobs(self) -> bool {
-        self == SimPolicy::Tags
+        match self {
+            SimPolicy::Tags => true,
+            SimPolicy::Sita
+            | SimPolicy::Random
+            | SimPolicy::RoundRobin
+            | SimPolicy::Lwl
+            | SimPolicy::Jsq => false,
+        }
+    }
+
+    /// The policy whose formula a run is compared with, where one exists for any number
+    /// of hosts.
+    pub fn formula(self) -> Option<PolicyKind> {
+        match self {
+            SimPolicy::Sita => Some(PolicyKind::Sita),
+            SimPolicy::Tags => Some(PolicyKind::Tags),
+            SimPolicy::Random => Some(PolicyKind::Random),
+            SimPolicy::RoundRobin | SimPolicy::Lwl | SimPolicy::Jsq => None,
+        }
+    }
+}
+
+impl Vocabulary for SimPolicy {
+    const WHAT: &'static str = "policy";
+}
+
+impl std::str::FromStr for SimPolicy {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        crate::vocab::parse(s)
     }
 }
 

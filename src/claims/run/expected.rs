@@ -1,0 +1,62 @@
+//! Expected values: values of the quantity known from an independent source (a closed
+//! form, a paper's table, another program) at given grid points, each compared with the
+//! computed value within the source's tolerance.
+
+use super::judge::{judge, scaled, scaled_text, Basis};
+use super::points::eval_point;
+use super::result::{label, value_text, Judged, Point, MARGIN_DIGITS};
+use crate::claims::compile::{Check, Claim, ExpectedDef};
+use crate::claims::registry::Cache;
+use crate::num::certify::to_sci;
+use crate::num::{certify_bits, parse_decimal};
+use rug::Float;
+
+/// Every expected value of the check, compared.
+pub(crate) fn expected_values(claim: &Claim, check: &Check, cache: &Cache) -> Vec<Judged> {
+    check
+        .expected_values
+        .iter()
+        .map(|ev| {
+            // the point as the grid orders its variables
+            let point: Point = check
+                .grid
+                .iter()
+                .filter_map(|(k, _)| ev.at.get(k).map(|v| (k.clone(), v.clone())))
+                .collect();
+            let lab = format!("expected value at {} ({})", label(&point), ev.source);
+            expected(claim, check, cache, ev, &point, &lab)
+                .unwrap_or_else(|e| Judged::error(lab, &e))
+        })
+        .collect()
+}
+
+/// One expected value: the margin is tolerance − |value − expected|, judged within the
+/// value's own uncertainty.
+fn expected(
+    claim: &Claim,
+    check: &Check,
+    cache: &Cache,
+    ev: &ExpectedDef,
+    point: &Point,
+    lab: &str,
+) -> Result<Judged, String> {
+    let bits = certify_bits(claim.digits).1;
+    let pv = eval_point(claim, check, point, cache).map_err(|e| e.to_string())?;
+    let want = parse_decimal(&ev.value, bits).map_err(|e| e.to_string())?;
+    let tol = parse_decimal(&ev.tolerance, bits).map_err(|e| e.to_string())?;
+    let m = Float::with_val(bits, &tol - Float::with_val(bits, &pv.q.hi - &want).abs());
+    let u = pv.q.uncertainty();
+    let basis = Basis::of(&pv.q, None);
+    Ok(Judged {
+        label: lab.to_string(),
+        value: format!("{}{}", value_text(&pv.q, claim.digits), basis.note()),
+        bound: format!("== {} ± {}", ev.value, ev.tolerance),
+        margin: to_sci(&m, MARGIN_DIGITS),
+        rel_margin: scaled(&m, &tol),
+        rel_margin_text: scaled_text(&m, &tol),
+        uncertainty: to_sci(&u, 3),
+        verdict: judge(&m, &u, false, &basis),
+        point: vec![],
+        bound_value: None,
+    })
+}

@@ -1,0 +1,130 @@
+//! The points of a check and their values: the grid (and the limit variable's values)
+//! expanded into points, each evaluated at the two precisions with its bound and tolerance,
+//! and the evaluated points as the report's rows.
+
+use super::result::{sim_text, Point, Row};
+use crate::claims::compile::{Check, Claim};
+use crate::claims::registry::{Cache, QuantityError};
+use crate::claims::scope::Scope;
+use crate::claims::value::Pair;
+use crate::error::Classify;
+use crate::num::certify::certify_pair;
+use crate::num::parse_decimal;
+use rayon::prelude::*;
+use rug::Float;
+use std::collections::BTreeMap;
+
+/// Values at one point: quantity, bound, total tolerance (at the high precision).
+pub(crate) struct PointVal {
+    /// The quantity.
+    pub q: Pair,
+    /// The bound, for relations that have one.
+    pub bound: Option<Pair>,
+    /// The absolute tolerance plus the relative one times |bound|.
+    pub tol: Float,
+}
+
+/// Every assignment of the grid's variables, the first variable varying slowest.
+pub(crate) fn cartesian(grid: &[(String, Vec<String>)]) -> Vec<Point> {
+    let mut out: Vec<Point> = vec![vec![]];
+    for (k, vals) in grid {
+        let mut next = Vec::with_capacity(out.len() * vals.len());
+        for p in &out {
+            for v in vals {
+                let mut q = p.clone();
+                q.push((k.clone(), v.clone()));
+                next.push(q);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+/// The points of a check: the grid's points (`outer`), and the points evaluated — each
+/// outer point followed by the limit variable's values in order when there is a limit (so
+/// that one outer point's sequence is a contiguous run), the outer points themselves when
+/// there is none.
+pub(crate) fn expand(check: &Check) -> (Vec<Point>, Vec<Point>) {
+    let outer = cartesian(&check.grid);
+    let points = match &check.limit {
+        None => outer.clone(),
+        Some(l) => outer
+            .iter()
+            .flat_map(|o| {
+                l.values.iter().map(move |v| {
+                    let mut p = o.clone();
+                    p.push((l.var.clone(), v.clone()));
+                    p
+                })
+            })
+            .collect(),
+    };
+    (outer, points)
+}
+
+/// The check's quantity, bound and tolerance at one point.
+pub(crate) fn eval_point(
+    claim: &Claim,
+    check: &Check,
+    point: &[(String, String)],
+    cache: &Cache,
+) -> Result<PointVal, QuantityError> {
+    let vars: BTreeMap<String, String> = point.iter().cloned().collect();
+    let ctx = Scope::new(vars, claim.system.as_ref(), cache, claim.digits);
+    let bits = ctx.bits;
+    let q = ctx.eval(&check.quantity)?;
+    if q.hi.is_nan() || q.lo.is_nan() {
+        return Err(QuantityError::Undefined(
+            "the quantity is not a number (NaN)".into(),
+        ));
+    }
+    let bound = match &check.bound {
+        Some(b) => Some(ctx.eval(b)?),
+        None => None,
+    };
+    // The tolerance the relation allows: absolute, plus relative to a finite bound.
+    let mut tol = ctx.eval(&check.tolerance)?.hi;
+    let rel = parse_decimal(&check.rel_tolerance, bits.1)?;
+    if let Some(b) = &bound {
+        if b.hi.is_finite() {
+            tol += Float::with_val(bits.1, &rel * &Float::with_val(bits.1, b.hi.abs_ref()));
+        }
+    }
+    Ok(PointVal { q, bound, tol })
+}
+
+/// Every point evaluated, in parallel (the cache shares results between them), in the
+/// order of `points`.
+pub(crate) fn eval_points(
+    claim: &Claim,
+    check: &Check,
+    points: &[Point],
+    cache: &Cache,
+) -> Vec<Result<PointVal, QuantityError>> {
+    points
+        .par_iter()
+        .map(|p| eval_point(claim, check, p, cache))
+        .collect()
+}
+
+/// An evaluated point as the report shows it: the certified value (a simulated one as
+/// `mean ± half-width`), or the error and whose fault it is.
+pub(crate) fn row(point: &Point, v: &Result<PointVal, QuantityError>, digits: u32) -> Row {
+    let (value, d) = match v {
+        Ok(pv) => match sim_text(&pv.q) {
+            Some((t, k)) => (Ok(t), k),
+            None => {
+                let c = certify_pair(&pv.q.lo, &pv.q.hi, digits);
+                (Ok(c.text), c.digits)
+            }
+        },
+        Err(e) => (Err(e.to_string()), 0),
+    };
+    Row {
+        point: point.clone(),
+        value,
+        digits: d,
+        error_kind: v.as_ref().err().map(|e| e.kind()),
+    }
+}

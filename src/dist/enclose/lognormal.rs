@@ -1,0 +1,116 @@
+//! Enclosure of the lognormal law (ln X ~ N(μ, σ²)), with the formulas of
+//! `dist/lognormal.rs`: F̄(x) = Q((ln x − μ)/σ); M_j(a, b) = e^(jμ + j²σ²/2)
+//! (Φ(z_b) − Φ(z_a)), z_x = (ln x − μ − jσ²)/σ, the difference of Φ through
+//! [`crate::num::normal::normal_mass_enclosure`] (tails compared where Φ ≈ 1).
+//!
+//! sup x F̄(x): with x = e^(μ+σz), d/dz ln(x F̄) = σ − φ(z)/Q(z), and the inverse Mills ratio
+//! φ/Q increases, so there is one maximum, where σQ(z) − φ(z) changes sign; it is bracketed
+//! by bisection on that sign and the value bounded on the bracket [z₁, z₂] by
+//! e^(μ+σz₂) Q(z₁) (x rises and F̄ falls).
+
+use super::{clip, pt, require_positive, sign, unimodal_sup, Enclosure};
+use crate::dist::DistError;
+use crate::num::interval::Interval;
+use crate::num::normal::{normal_mass_enclosure, normal_pdf_enclosure, normal_q_enclosure};
+use rug::Float;
+
+/// LogNormal(μ, σ).
+#[derive(Debug, Clone)]
+pub struct LogNormalEnclosure {
+    mu: Interval,
+    sigma: Interval,
+}
+
+impl LogNormalEnclosure {
+    /// From enclosures of μ and σ > 0.
+    pub fn new(mu: Interval, sigma: Interval) -> Result<Self, DistError> {
+        require_positive("lognormal", "sigma", &sigma)?;
+        Ok(LogNormalEnclosure { mu, sigma })
+    }
+
+    /// (ln x − μ − shift)/σ (±∞ at x = 0, ∞).
+    fn z(&self, x: &Interval, shift: &Interval) -> Interval {
+        let bits = self.prec();
+        if x.hi().is_zero() {
+            return Interval::point(Float::with_val(bits, rug::float::Special::NegInfinity));
+        }
+        if x.lo().is_infinite() {
+            return x.clone();
+        }
+        x.ln().sub(&self.mu).sub(shift).div(&self.sigma)
+    }
+
+    /// x F̄(x) at x = e^(μ + σz), for an exact z.
+    fn g(&self, z: &Float) -> Interval {
+        let zi = pt(self.prec(), z);
+        self.sigma
+            .mul(&zi)
+            .add(&self.mu)
+            .exp()
+            .mul(&normal_q_enclosure(&zi))
+    }
+}
+
+impl Enclosure for LogNormalEnclosure {
+    fn family(&self) -> &'static str {
+        "lognormal"
+    }
+    fn prec(&self) -> u32 {
+        self.mu.prec()
+    }
+    fn lower(&self) -> Interval {
+        Interval::zero_at(self.prec())
+    }
+    fn upper(&self) -> Interval {
+        Interval::infinite_at(self.prec())
+    }
+    fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
+        let bits = self.prec();
+        if *x <= 0 {
+            return Ok(Interval::int(bits, 1));
+        }
+        let z = self.z(&pt(bits, x), &Interval::zero_at(bits));
+        Ok(normal_q_enclosure(&z))
+    }
+    fn moment_at(&self, j: i32, a: &Float, b: &Float) -> Result<Interval, DistError> {
+        let bits = self.prec();
+        let Some((ai, bi)) = clip(a, b, &self.lower(), &self.upper()) else {
+            return Ok(Interval::zero_at(bits));
+        };
+        let ji = Interval::int(bits, i64::from(j));
+        let s2 = self.sigma.square();
+        let shift = ji.mul(&s2);
+        let mass = normal_mass_enclosure(&self.z(&ai, &shift), &self.z(&bi, &shift));
+        // e^(jμ + j²σ²/2)
+        let e = ji
+            .mul(&self.mu)
+            .add(&ji.square().mul(&s2).mul_2exp(-1))
+            .exp();
+        Ok(mass.mul(&e))
+    }
+    fn sup_x_tail(&self) -> Result<Interval, DistError> {
+        let bits = self.prec();
+        let rising = |z: &Float| {
+            let zi = pt(bits, z);
+            Ok(sign(
+                &self
+                    .sigma
+                    .mul(&normal_q_enclosure(&zi))
+                    .sub(&normal_pdf_enclosure(&zi)),
+            ))
+        };
+        let bound = |z1: &Float, z2: &Float| {
+            let lower = self.g(z1).lo().clone().max(self.g(z2).lo());
+            let upper = self
+                .sigma
+                .mul(&pt(bits, z2))
+                .add(&self.mu)
+                .exp()
+                .mul(&normal_q_enclosure(&pt(bits, z1)));
+            Ok(Interval::new(lower, upper.hi().clone()))
+        };
+        // φ/Q(z) > z, so the sign is negative from z = σ on.
+        let hi = Float::with_val(bits, self.sigma.hi()).max(&Float::with_val(bits, 0)) + 1u32;
+        unimodal_sup(bits, Float::with_val(bits, -1), hi, rising, bound)
+    }
+}

@@ -1,0 +1,194 @@
+//! Enclosures of the power laws: the bounded Pareto BP(k, p, α) (density
+//! α k^α x^(−α−1)/(1 − (k/p)^α) on [k, p]) and the Pareto (p = ∞, norm 1), with the formulas
+//! of `dist/bounded_pareto.rs` and `dist/point.rs`:
+//!
+//! - norm = 1 − (k/p)^α = −expm1(−α ln(p/k));
+//! - F̄(x) = (k/x)^α (1 − (x/p)^α)/norm, 1 − (x/p)^α = −expm1(−α ln(p/x));
+//! - M_j(a, b) = (α/norm) a^j (k/a)^α φ(t, ln(b/a)), t = j − α, φ(t, L) = expm1(tL)/t (L at
+//!   t = 0, the logarithmic case α = j; −1/t for b = ∞, which needs t < 0). φ increases with
+//!   t, so an α given as an interval is enclosed through φ at the ends of t (no 0/0 near
+//!   α = j).
+//! - sup x F̄(x) = k for α ≥ 1; for α < 1 the maximiser is x* = p (1 − α)^(1/α) when above
+//!   k, where (x*/p)^α = 1 − α gives the value α k (p/k)^(1−α) (1 − α)^((1−α)/α)/norm.
+
+use super::{
+    clip, infinite_moment, ln_ratio, nonnegative, pt, require_positive, undecided, Enclosure,
+};
+use crate::dist::DistError;
+use crate::num::interval::Interval;
+use rug::float::Special;
+use rug::Float;
+
+/// BP(k, p, α) or, with `p` = `None`, Pareto(k, α).
+#[derive(Debug, Clone)]
+pub struct PowerLawEnclosure {
+    family: &'static str,
+    k: Interval,
+    /// p, or `None` for the Pareto.
+    p: Option<Interval>,
+    alpha: Interval,
+    /// 1 − (k/p)^α (1 for the Pareto).
+    norm: Interval,
+    /// α / norm.
+    scale: Interval,
+}
+
+impl PowerLawEnclosure {
+    /// BP(k, p, α) (`p` = `Some`) or Pareto(k, α), from enclosures of the parameters
+    /// (0 < k < p, α > 0).
+    pub fn new(k: Interval, p: Option<Interval>, alpha: Interval) -> Result<Self, DistError> {
+        let family = if p.is_some() { "bp" } else { "pareto" };
+        require_positive(family, "k", &k)?;
+        require_positive(family, "alpha", &alpha)?;
+        let norm = match &p {
+            Some(p) => {
+                if !k.lt_all(p) {
+                    return Err(DistError::BadParameter {
+                        family,
+                        why: "p must be > k; their enclosures overlap".into(),
+                    });
+                }
+                alpha.mul(&ln_ratio(&k, p)).neg().exp_m1().neg()
+            }
+            None => Interval::int(k.prec(), 1),
+        };
+        let scale = alpha.div(&norm);
+        Ok(PowerLawEnclosure {
+            family,
+            k,
+            p,
+            alpha,
+            norm,
+            scale,
+        })
+    }
+
+    fn top(&self) -> Interval {
+        match &self.p {
+            Some(p) => p.clone(),
+            None => Interval::infinite_at(self.k.prec()),
+        }
+    }
+
+    /// (k/x)^α = e^(−α ln(x/k)) for x ≥ k.
+    fn k_over_pow(&self, x: &Interval) -> Interval {
+        self.alpha.mul(&ln_ratio(&self.k, x)).neg().exp()
+    }
+}
+
+/// φ(t, L) = expm1(tL)/t (L for t = 0) at an exact t.
+fn phi_at(t: &Interval, l: &Interval) -> Interval {
+    if t.lo().is_zero() && t.hi().is_zero() {
+        return l.clone();
+    }
+    t.mul(l).exp_m1().div(t)
+}
+
+impl Enclosure for PowerLawEnclosure {
+    fn family(&self) -> &'static str {
+        self.family
+    }
+    fn prec(&self) -> u32 {
+        self.k.prec()
+    }
+    fn lower(&self) -> Interval {
+        self.k.clone()
+    }
+    fn upper(&self) -> Interval {
+        self.top()
+    }
+    fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
+        let bits = self.prec();
+        if x < self.k.lo() {
+            return Ok(Interval::int(bits, 1));
+        }
+        if let Some(p) = &self.p {
+            if x >= p.hi() {
+                return Ok(Interval::zero_at(bits));
+            }
+        }
+        let mut xi = pt(bits, x).max(&self.k);
+        let mut t = self.k_over_pow(&xi);
+        if let Some(p) = &self.p {
+            xi = xi.min(p);
+            t = self.k_over_pow(&xi);
+            // 1 − (x/p)^α = −expm1(−α ln(p/x)).
+            let one_minus = self.alpha.mul(&ln_ratio(&xi, p)).neg().exp_m1().neg();
+            t = t.mul(&one_minus).div(&self.norm);
+        }
+        let zero = Float::with_val(bits, 0);
+        let t = t.clamp_below(&zero);
+        Ok(t.min(&Interval::int(bits, 1)))
+    }
+    fn moment_at(&self, j: i32, a: &Float, b: &Float) -> Result<Interval, DistError> {
+        let bits = self.prec();
+        let top = self.top();
+        let Some((ai, bi)) = clip(a, b, &self.k, &top) else {
+            return Ok(Interval::zero_at(bits));
+        };
+        let t = Interval::int(bits, i64::from(j)).sub(&self.alpha);
+        let phi = if bi.hi().is_infinite() {
+            // ∫_a^∞ x^(t−1) dx / a^t = −1/t, finite only for t < 0.
+            if t.is_negative() {
+                t.recip().neg()
+            } else if *t.lo() >= 0 {
+                return Err(infinite_moment(self.family, j, a, b));
+            } else {
+                return Err(undecided(format!("E[X^{j}] of the {}", self.family)));
+            }
+        } else {
+            let l = ln_ratio(&ai, &bi);
+            t.increasing(|t| phi_at(t, &l))
+        };
+        let m = self
+            .scale
+            .mul(&ai.powi(j))
+            .mul(&self.k_over_pow(&ai))
+            .mul(&phi);
+        Ok(nonnegative(m, &ai, &bi))
+    }
+    fn sup_x_tail(&self) -> Result<Interval, DistError> {
+        let bits = self.prec();
+        let one = Float::with_val(bits, 1);
+        if *self.alpha.lo() >= 1 {
+            // x F̄(x) falls from x = k, where F̄ = 1.
+            return Ok(self.k.clone());
+        }
+        if *self.alpha.hi() >= 1 {
+            return Err(undecided(format!(
+                "sup x F̄(x) of the {} (alpha straddles 1)",
+                self.family
+            )));
+        }
+        let Some(p) = &self.p else {
+            // Pareto with α < 1: x F̄(x) = k^α x^(1−α) is unbounded.
+            return Err(infinite_moment(
+                self.family,
+                1,
+                self.k.lo(),
+                &Float::with_val(bits, Special::Infinity),
+            ));
+        };
+        let one_m = Interval::point(one).sub(&self.alpha);
+        let ln_pk = ln_ratio(&self.k, p);
+        // ln(x*/k) = ln(p/k) + ln(1 − α)/α.
+        let ln_xk = ln_pk.add(&one_m.ln().div(&self.alpha));
+        if *ln_xk.hi() <= 0 {
+            return Ok(self.k.clone());
+        }
+        // α k (p/k)^(1−α) (1 − α)^((1−α)/α) / norm.
+        let v = self
+            .alpha
+            .mul(&self.k)
+            .mul(&one_m.mul(&ln_pk).exp())
+            .mul(&one_m.div(&self.alpha).mul(&one_m.ln()).exp())
+            .div(&self.norm);
+        if *ln_xk.lo() > 0 {
+            Ok(v)
+        } else {
+            // The maximiser may lie at k or above it: the supremum is between g(k) = k and
+            // the unconstrained maximum v.
+            Ok(Interval::new(self.k.lo().clone(), v.hi().clone()))
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! The enclosures against the certified MPFR implementation of each family (`dist/`) at
+//! three times the precision: every enclosure must contain that value (whose own error,
+//! about 2^−600 relative, is far inside the enclosure's width), be no wider than
+//! [`WIDTH_BITS_LOST`] bits below the working precision, and narrow as the precision grows.
+//! The independent oracle (python-flint's Arb balls) is `tests/rigorous.rs`.
+
+use super::*;
+use crate::dist::{DistFactory, DistSpec};
+
+/// Bits an enclosure may lose to rounding and to the conditioning of the formulas (the
+/// widest case below: Weibull moments through the incomplete gamma's differences).
+const WIDTH_BITS_LOST: u32 = 40;
+
+const SPECS: &[&str] = &[
+    "bp:k=1,p=1e10,alpha=1",
+    "bp:k=0.1,p=1e1000,alpha=0.5",
+    "bp:k=1,p=100,alpha=2",
+    "bp:k=1,p=1e6,alpha=1.3",
+    "pareto:k=1,alpha=2.5",
+    "pareto:k=0.3,alpha=1.1",
+    "exp:rate=0.7",
+    "uniform:a=0.1,b=3",
+    "uniform:a=2,b=3",
+    "det:x=1.7",
+    "hyperexp:p=0.1,rate1=0.1,rate2=10",
+    "hyperexp:mean=1,scv=10",
+    "weibull:shape=0.5,scale=1",
+    "weibull:shape=2.3,scale=0.4",
+    "weibull:shape=0.7,mean=1",
+    "lognormal:mu=0,sigma=2",
+    "lognormal:mean=1,scv=4",
+    "erlang:k=4,rate=4",
+    "erlang:k=1,rate=2",
+];
+
+fn close_to(enc: &Interval, x: &Float, bits: u32, what: &str) {
+    assert!(enc.contains(x), "{what}: {enc:?} does not contain {x}");
+    if !x.is_zero() && x.is_finite() {
+        let tol = f64::from(bits - WIDTH_BITS_LOST).exp2().recip();
+        assert!(
+            enc.rel_width() <= tol,
+            "{what}: width {} > {tol}",
+            enc.rel_width()
+        );
+    }
+}
+
+/// Cutoffs inside the support of a built law: its quartiles and a far point.
+fn points(d: &dyn crate::dist::JobSize) -> Vec<Float> {
+    let b = d.prec();
+    let mut v: Vec<Float> = [0.1, 0.5, 0.9, 0.999]
+        .iter()
+        .filter_map(|&u| d.quantile(&Float::with_val(b, u)).ok())
+        .collect();
+    v.sort_by(|a, c| a.partial_cmp(c).unwrap_or(std::cmp::Ordering::Equal));
+    v.dedup();
+    v
+}
+
+#[test]
+fn moments_tails_and_sup_contain_the_certified_values() {
+    let bits = 200;
+    let hp = 3 * bits;
+    for spec in SPECS {
+        let s = DistSpec::parse(spec).unwrap();
+        let enc = s.enclose(bits).unwrap();
+        let d = s.build(hp).unwrap();
+        // The ends at the working precision (an end at a higher one would raise the
+        // enclosure's precision to it).
+        let below = below_support(bits);
+        let inf = Float::with_val(bits, rug::float::Special::Infinity);
+        let mut ends = vec![below.clone()];
+        ends.extend(
+            points(d.as_ref())
+                .into_iter()
+                .map(|x| Float::with_val(bits, x)),
+        );
+        ends.push(inf.clone());
+        for x in &ends[1..ends.len() - 1] {
+            close_to(
+                &enc.tail_at(x).unwrap(),
+                &d.tail(x),
+                bits,
+                &format!("{spec} tail({x})"),
+            );
+        }
+        for j in [-1, 0, 1, 2] {
+            for w in ends
+                .windows(2)
+                .chain([[ends[0].clone(), inf.clone()]].iter().map(|a| &a[..]))
+            {
+                let (a, b) = (&w[0], &w[1]);
+                let want = d.partial_moment(j, a, b);
+                let got = enc.moment_at(j, a, b);
+                match (want, got) {
+                    (Ok(m), Ok(e)) => close_to(&e, &m, bits, &format!("{spec} M_{j}({a}, {b})")),
+                    (Err(_), Err(_)) => {}
+                    (w, g) => panic!("{spec} M_{j}({a}, {b}): {w:?} vs {g:?}"),
+                }
+            }
+        }
+        let (_, sup) = d.sup_x_tail().unwrap();
+        let e = enc.sup_x_tail().unwrap();
+        // The MPFR default for laws without a closed form (the hyperexponential) searches a
+        // grid and golden sections: accurate to its working precision only at its maximum.
+        assert!(
+            e.contains(&sup) || (Float::with_val(hp, &sup - e.hi()).abs() < 1e-50),
+            "{spec} sup: {e:?} vs {sup}"
+        );
+        assert!(e.rel_width() < 1e-40, "{spec} sup width {}", e.rel_width());
+    }
+}
+
+#[test]
+fn enclosures_narrow_as_the_precision_grows() {
+    for spec in [
+        "bp:k=0.1,p=1e1000,alpha=0.5",
+        "weibull:shape=0.7,mean=1",
+        "lognormal:mean=1,scv=4",
+    ] {
+        let s = DistSpec::parse(spec).unwrap();
+        let (e1, e2) = (s.enclose(128).unwrap(), s.enclose(512).unwrap());
+        let a = Float::with_val(128, 1.5);
+        let b = Float::with_val(128, 7.25);
+        let (m1, m2) = (
+            e1.moment_at(1, &a, &b).unwrap(),
+            e2.moment_at(1, &a, &b).unwrap(),
+        );
+        assert!(
+            m2.rel_width() < m1.rel_width() * 1e-100,
+            "{spec}: {} vs {}",
+            m2.rel_width(),
+            m1.rel_width()
+        );
+        assert!(m1.lo() <= m2.lo() && m2.hi() <= m1.hi(), "{spec}: nested");
+    }
+}
+
+#[test]
+fn interval_arguments_are_enclosed_by_monotonicity() {
+    let bits = 160;
+    let s = DistSpec::parse("bp:k=1,p=1e10,alpha=1").unwrap();
+    let e = s.enclose(bits).unwrap();
+    let a = Interval::from_decimal("2.1", bits).unwrap();
+    let b = Interval::from_decimal("33.3", bits).unwrap();
+    let m = e.partial_moment(1, &a, &b).unwrap();
+    let d = s.build(3 * bits).unwrap();
+    for (x, y) in [
+        (a.lo(), b.lo()),
+        (a.lo(), b.hi()),
+        (a.hi(), b.lo()),
+        (a.hi(), b.hi()),
+    ] {
+        assert!(m.contains(&d.partial_moment(1, x, y).unwrap()));
+    }
+    let t = e.tail(&a).unwrap();
+    assert!(t.contains(&d.tail(a.lo())) && t.contains(&d.tail(a.hi())));
+}
+
+#[test]
+fn a_custom_density_has_no_enclosure() {
+    let density: crate::dist::custom::DensityFn =
+        std::sync::Arc::new(|x: &Float| Float::with_val(x.prec(), (-x.clone()).exp()));
+    let f = crate::dist::custom::CustomFactory::new("e^-x", "0", "inf", density).unwrap();
+    match f.enclose(128) {
+        Err(DistError::NoEnclosure { why, .. }) => assert!(why.contains("quadrature")),
+        other => panic!("{other:?}"),
+    }
+}

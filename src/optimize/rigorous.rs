@@ -1,0 +1,575 @@
+//! Proven answers of size-based dispatch: `eval --rigorous` (one policy at given cutoffs)
+//! and `threshold --rigorous` (the TAGS stability threshold ρ*(F, h) and its greedy
+//! cutoffs), every number an [`Interval`] computed with outward rounding that contains the
+//! exact value for the decimal inputs ([`crate::num::interval`] says what is proven).
+//!
+//! A proven answer is computed at the digits' bits plus [`RIGOROUS_GUARD_BITS`]; where an
+//! enclosure proves fewer digits than asked (the formulas' conditioning ate the guard
+//! bits), it is computed again with the bits missing, at most [`RIGOROUS_ATTEMPTS`] times,
+//! and the answer says how many digits it proves.
+//!
+//! The threshold is isolated by proven sign changes: ρ*(F, h) = λ* E[X], where the greedy
+//! construction ([`super::threshold`]) leaves stable cutoffs for λ < λ* and none above.
+//! The construction is run on intervals: each greedy cutoff s_i (host i exactly critical,
+//! λ(M_1(s_{i−1}, s_i) + s_i F̄(s_i)) = 1, increasing in s_i) is enclosed by two points at
+//! which the load's enclosure is proven below and above 1; the MPFR construction supplies
+//! where to look. λ* is enclosed by an arrival rate at which the interval construction
+//! proves stability and one at which it proves instability (or 1/sup x F̄(x), above which
+//! no h is stable).
+
+use super::threshold::{check_stable, tags_threshold};
+use crate::dist::enclose::below_support;
+use crate::dist::{DistFactory, Enclosure, JobSize};
+use crate::num::interval::Interval;
+use crate::num::root::{expand_upper, solve_increasing};
+use crate::num::{parse_decimal, show, working_bits, NumError};
+use crate::policy::rigorous::evaluate_enclosed;
+use crate::policy::{
+    budget, full_cutoffs, tags::host_load, LoadSpec, Metric, PolicyError, PolicyKind,
+    HINT_MORE_DIGITS,
+};
+use rug::float::Special;
+use rug::Float;
+use std::f64::consts::LOG2_10;
+
+/// Guard bits of a proven computation beyond the digits' bits.
+pub const RIGOROUS_GUARD_BITS: u32 = 32;
+/// A proven computation that proves fewer digits than asked is repeated with the missing
+/// bits at most this many times in all.
+pub const RIGOROUS_ATTEMPTS: usize = 3;
+
+/// The first precision of a proven computation for `digits` digits.
+fn first_bits(digits: u32) -> u32 {
+    working_bits(digits) + RIGOROUS_GUARD_BITS
+}
+
+/// The precision of the next attempt when `proven` of `wanted` digits were proven at
+/// `bits`: the missing digits' bits and the guard again.
+fn next_bits(bits: u32, proven: u32, wanted: u32) -> u32 {
+    let missing = f64::from(wanted.saturating_sub(proven)) * LOG2_10;
+    bits + missing.ceil() as u32 + RIGOROUS_GUARD_BITS
+}
+
+/// The fewest digits proven among `xs` (`wanted` when there are none).
+pub fn fewest_proven<'a>(xs: impl IntoIterator<Item = &'a Interval>, wanted: u32) -> u32 {
+    xs.into_iter()
+        .map(|x| x.proven(wanted).digits)
+        .min()
+        .unwrap_or(wanted)
+}
+
+/// A proven evaluation (`eval --rigorous`).
+#[derive(Debug, Clone)]
+pub struct RigorousEval {
+    /// Arrival rate λ.
+    pub lambda: Interval,
+    /// Total load ρ.
+    pub load: Interval,
+    /// The cutoffs as enclosed from their decimals.
+    pub cutoffs: Vec<Interval>,
+    /// Per-host loads.
+    pub host_loads: Vec<Interval>,
+    /// Per-host mean waiting in queue.
+    pub host_waiting: Vec<Interval>,
+    /// The metric's value.
+    pub value: Interval,
+    /// Queueing part.
+    pub queueing: Interval,
+    /// Wasted-service part.
+    pub wasted: Interval,
+    /// All hosts proven stable.
+    pub stable: bool,
+    /// The fewest digits the enclosures prove (at most the digits asked).
+    pub proven_digits: u32,
+    /// The precision (bits) of the last attempt.
+    pub bits: u32,
+}
+
+impl RigorousEval {
+    /// Every number of the answer.
+    pub fn all(&self) -> impl Iterator<Item = &Interval> {
+        [
+            &self.lambda,
+            &self.load,
+            &self.value,
+            &self.queueing,
+            &self.wasted,
+        ]
+        .into_iter()
+        .chain(self.cutoffs.iter())
+        .chain(self.host_loads.iter())
+        .chain(self.host_waiting.iter())
+    }
+}
+
+/// The checks of an evaluation on a law built at `bits` — the load's range, the cutoffs'
+/// count, order and place in the support, a TAGS load no cutoffs can stabilise — with the
+/// errors of the certified evaluation.
+fn validate_eval(
+    policy: PolicyKind,
+    dist: &dyn DistFactory,
+    hosts: usize,
+    load: &LoadSpec,
+    cutoffs: &[String],
+    bits: u32,
+) -> Result<(), PolicyError> {
+    let d = dist.build(bits)?;
+    budget::check_eval_hosts(hosts, bits)?;
+    let (lambda, rho) = load.resolve(d.as_ref(), hosts)?;
+    let cuts = cutoffs
+        .iter()
+        .map(|c| parse_decimal(c, bits).map_err(|e| PolicyError::BadCutoffs(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    if policy.chain_kind().is_none() && !cuts.is_empty() {
+        return Err(PolicyError::BadCutoffs(format!(
+            "{} routing takes no cutoffs",
+            policy.name()
+        )));
+    }
+    check_stable(policy, d.as_ref(), &lambda, &rho, hosts)?;
+    if policy.chain_kind().is_some() {
+        full_cutoffs(d.as_ref(), hosts, &cuts)?;
+    }
+    Ok(())
+}
+
+/// `eval --rigorous`: `policy` for the law `dist` with `hosts` hosts at `load`, the h − 1
+/// interior cutoffs as decimals (none for Random), `metric`, proven to `digits` digits
+/// where the enclosures allow.
+pub fn eval_rigorous(
+    policy: PolicyKind,
+    dist: &dyn DistFactory,
+    hosts: usize,
+    load: &LoadSpec,
+    cutoffs: &[String],
+    metric: Metric,
+    digits: u32,
+) -> Result<RigorousEval, PolicyError> {
+    validate_eval(policy, dist, hosts, load, cutoffs, working_bits(digits))?;
+    let mut bits = first_bits(digits);
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let last = attempt >= RIGOROUS_ATTEMPTS;
+        let enc = dist.enclose(bits)?;
+        let (lambda, rho) = load.resolve_enclosed(enc.as_ref(), hosts)?;
+        let cuts = cutoffs
+            .iter()
+            .map(|c| {
+                Interval::from_decimal(c, bits).map_err(|e| PolicyError::BadCutoffs(e.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let e = match evaluate_enclosed(policy, enc.as_ref(), &lambda, hosts, &cuts, metric) {
+            Ok(e) => e,
+            Err(PolicyError::Solver { .. }) if !last => {
+                // A load's enclosure straddles 1: twice the bits.
+                bits *= 2;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let mut r = RigorousEval {
+            lambda,
+            load: rho,
+            cutoffs: cuts,
+            host_loads: e.host_loads,
+            host_waiting: e.host_waiting,
+            value: e.value,
+            queueing: e.queueing,
+            wasted: e.wasted,
+            stable: e.stable,
+            proven_digits: 0,
+            bits,
+        };
+        r.proven_digits = fewest_proven(r.all(), digits);
+        if r.proven_digits >= digits || last {
+            return Ok(r);
+        }
+        bits = next_bits(bits, r.proven_digits, digits);
+    }
+}
+
+/// A proven TAGS threshold (`threshold --rigorous`).
+#[derive(Debug, Clone)]
+pub struct RigorousThreshold {
+    /// ρ*(F, h).
+    pub load: Interval,
+    /// λ* = ρ*/E[X].
+    pub lambda: Interval,
+    /// The greedy cutoffs at ρ* (empty for h = 1 and h = ∞).
+    pub cutoffs: Vec<Interval>,
+    /// The fewest digits the enclosures prove.
+    pub proven_digits: u32,
+    /// The precision (bits) of the last attempt.
+    pub bits: u32,
+}
+
+impl RigorousThreshold {
+    /// Every number of the answer.
+    pub fn all(&self) -> impl Iterator<Item = &Interval> {
+        [&self.load, &self.lambda]
+            .into_iter()
+            .chain(self.cutoffs.iter())
+    }
+}
+
+/// `threshold --rigorous`: ρ*(F, h) for `hosts` TAGS hosts (`None`: h → ∞, where
+/// ρ* = E[X]/sup x F̄(x)) and the greedy cutoffs there, proven to `digits` digits where the
+/// enclosures allow.
+pub fn threshold_rigorous(
+    dist: &dyn DistFactory,
+    hosts: Option<usize>,
+    digits: u32,
+) -> Result<RigorousThreshold, PolicyError> {
+    let mut bits = first_bits(digits);
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let last = attempt >= RIGOROUS_ATTEMPTS;
+        let r = match threshold_at(dist, hosts, bits, digits) {
+            Ok(r) => r,
+            Err(PolicyError::Solver { .. }) if !last => {
+                bits *= 2;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        if r.proven_digits >= digits || last {
+            return Ok(r);
+        }
+        bits = next_bits(bits, r.proven_digits, digits);
+    }
+}
+
+/// One attempt of [`threshold_rigorous`] at `bits`.
+fn threshold_at(
+    dist: &dyn DistFactory,
+    hosts: Option<usize>,
+    bits: u32,
+    digits: u32,
+) -> Result<RigorousThreshold, PolicyError> {
+    let enc = dist.enclose(bits)?;
+    let d = dist.build(bits)?;
+    let mean = enc.mean()?;
+    let sup = enc.sup_x_tail()?;
+    if !sup.is_positive() {
+        return Err(PolicyError::Num(NumError::NotFinite(format!(
+            "sup x F̄(x) = [{}, {}]",
+            show(sup.lo()),
+            show(sup.hi())
+        ))));
+    }
+    let inv_sup = sup.recip();
+    let done = |load: Interval, lambda: Interval, cutoffs: Vec<Interval>| {
+        let mut r = RigorousThreshold {
+            load,
+            lambda,
+            cutoffs,
+            proven_digits: 0,
+            bits,
+        };
+        r.proven_digits = fewest_proven(r.all(), digits);
+        Ok(r)
+    };
+    let Some(h) = hosts else {
+        return done(mean.div(&sup), inv_sup, vec![]);
+    };
+    if h < 1 {
+        return Err(PolicyError::BadHosts(h));
+    }
+    let inv_mean = mean.recip();
+    // The MPFR threshold: where to look, and the checks and errors of `threshold`.
+    let t = tags_threshold(d.as_ref(), Some(h))?;
+    if h == 1 {
+        return done(Interval::int(bits, 1), inv_mean, vec![]);
+    }
+    if t.load == 1 && t.cutoffs.is_empty() {
+        // sup x F̄(x) = E[X] (a point mass): every kill wastes, ρ* = 1.
+        if inv_sup.hi() <= inv_mean.lo() {
+            return done(Interval::int(bits, 1), inv_mean, vec![]);
+        }
+        return Err(undecided("whether sup x F̄(x) = E[X]".into()));
+    }
+    let guesses = t.cutoffs.clone();
+    let g = &t.lambda;
+    let step = |k: u32| -> Float {
+        // Relative offsets 2^(24 − bits) · 16^k.
+        let e = 24 + 4 * k as i32 - bits as i32;
+        Float::with_val(bits, 1u32) << e
+    };
+    // An arrival rate at which the interval construction proves stability.
+    let mut lambda_lo = None;
+    for k in 0..OFFSET_TRIES {
+        let l = Float::with_val(bits, g * Float::with_val(bits, 1u32 - step(k)));
+        let gr = greedy_enclosed(enc.as_ref(), d.as_ref(), &pt(&l), h, &guesses, false)?;
+        if gr.verdict == Verdict::Stable {
+            lambda_lo = Some(l);
+            break;
+        }
+    }
+    let Some(lambda_lo) = lambda_lo else {
+        return Err(undecided(format!(
+            "stability of {h} TAGS hosts just below λ* = {}",
+            show(g)
+        )));
+    };
+    // One at which it proves instability, or 1/sup x F̄(x) (no h is stable above it).
+    let mut lambda_hi = None;
+    for k in 0..OFFSET_TRIES {
+        let l = Float::with_val(bits, g * Float::with_val(bits, 1u32 + step(k)));
+        if l >= *inv_sup.lo() {
+            lambda_hi = Some(inv_sup.hi().clone());
+            break;
+        }
+        let gr = greedy_enclosed(enc.as_ref(), d.as_ref(), &pt(&l), h, &guesses, false)?;
+        if gr.verdict == Verdict::Unstable {
+            lambda_hi = Some(l);
+            break;
+        }
+    }
+    let Some(lambda_hi) = lambda_hi else {
+        return Err(undecided(format!(
+            "instability of {h} TAGS hosts just above λ* = {}",
+            show(g)
+        )));
+    };
+    let lambda = Interval::new(lambda_lo, lambda_hi);
+    let cutoffs = greedy_enclosed(enc.as_ref(), d.as_ref(), &lambda, h, &guesses, true)?.cutoffs;
+    done(lambda.mul(&mean), lambda, cutoffs)
+}
+
+/// Offsets tried on each side of the MPFR λ* (each 16 times the last).
+const OFFSET_TRIES: u32 = 24;
+/// Offsets tried on each side of a greedy cutoff's MPFR value (each 4 times the last).
+const ROOT_OFFSET_TRIES: u32 = 64;
+
+/// An exact float as an interval.
+fn pt(x: &Float) -> Interval {
+    Interval::point(x.clone())
+}
+
+/// A proof the enclosures could not give at this precision.
+fn undecided(what: String) -> PolicyError {
+    PolicyError::Solver {
+        what,
+        detail: "the enclosures do not decide it at this precision".into(),
+        hint: HINT_MORE_DIGITS,
+    }
+}
+
+/// What the interval greedy construction proves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// Stable cutoffs exist (the last host's load is below 1, or a host serves the rest).
+    Stable,
+    /// None exist (the last host's load is at least 1, or a host is critical at its start).
+    Unstable,
+    /// A comparison the enclosures do not decide.
+    Undecided,
+}
+
+/// The greedy construction on intervals.
+struct GreedyEnclosed {
+    cutoffs: Vec<Interval>,
+    verdict: Verdict,
+}
+
+/// The TAGS load λ(M_1(a, s) + s F̄(s)) of the host (a, s] (s below the top; at the top
+/// λ M_1(a, ∞)).
+fn load_enclosed(
+    enc: &dyn Enclosure,
+    lambda: &Interval,
+    a: &Interval,
+    s: &Interval,
+    top: bool,
+) -> Result<Interval, PolicyError> {
+    let bits = enc.prec();
+    if top {
+        let inf = pt(&Float::with_val(bits, Special::Infinity));
+        return Ok(lambda.mul(&enc.partial_moment(1, a, &inf)?));
+    }
+    let m1 = enc.partial_moment(1, a, s)?;
+    Ok(lambda.mul(&m1.add(&s.mul(&enc.tail(s)?))))
+}
+
+/// The greedy construction for `hosts` hosts at the arrival rates `lambda`, with the MPFR
+/// cutoffs `guesses` as where to look. With `all_cutoffs` it encloses the h − 1 critical
+/// cutoffs without deciding stability (at the threshold, where the last load is 1).
+fn greedy_enclosed(
+    enc: &dyn Enclosure,
+    d: &dyn JobSize,
+    lambda: &Interval,
+    hosts: usize,
+    guesses: &[Float],
+    all_cutoffs: bool,
+) -> Result<GreedyEnclosed, PolicyError> {
+    let bits = enc.prec();
+    let mut cutoffs: Vec<Interval> = Vec::with_capacity(hosts.saturating_sub(1));
+    let outcome = |cutoffs: Vec<Interval>, verdict| Ok(GreedyEnclosed { cutoffs, verdict });
+    for i in 1..=hosts {
+        let a = if i == 1 {
+            pt(&below_support(bits))
+        } else {
+            cutoffs[i - 2].clone()
+        };
+        if all_cutoffs && i == hosts {
+            return outcome(cutoffs, Verdict::Undecided);
+        }
+        let full = load_enclosed(enc, lambda, &a, &a, true)?;
+        if i == hosts || *full.hi() < 1 {
+            let verdict = if *full.hi() < 1 {
+                Verdict::Stable
+            } else if *full.lo() >= 1 {
+                Verdict::Unstable
+            } else {
+                Verdict::Undecided
+            };
+            return outcome(cutoffs, verdict);
+        }
+        if !all_cutoffs && *full.lo() < 1 {
+            return outcome(cutoffs, Verdict::Undecided);
+        }
+        let start = if i == 1 { enc.lower() } else { a.clone() };
+        let at_start = load_enclosed(enc, lambda, &a, &start, false)?;
+        if !all_cutoffs {
+            if *at_start.lo() >= 1 {
+                return outcome(cutoffs, Verdict::Unstable);
+            }
+            if *at_start.hi() >= 1 {
+                return outcome(cutoffs, Verdict::Undecided);
+            }
+        }
+        let guess = match guesses.get(i - 1) {
+            Some(g) => g.clone(),
+            None => float_critical_cutoff(d, &lambda.mid(), &a.mid(), &start.mid(), i)?,
+        };
+        let f = |s: &Float| load_enclosed(enc, lambda, &a, &pt(s), false);
+        let Some(lo) = proven_side(bits, &guess, start.hi(), false, &f)? else {
+            return match all_cutoffs {
+                true => Err(undecided(format!(
+                    "TAGS host {i}'s critical cutoff (below)"
+                ))),
+                false => outcome(cutoffs, Verdict::Undecided),
+            };
+        };
+        let Some(hi) = proven_side(bits, &guess, start.hi(), true, &f)? else {
+            return match all_cutoffs {
+                true => Err(undecided(format!(
+                    "TAGS host {i}'s critical cutoff (above)"
+                ))),
+                false => outcome(cutoffs, Verdict::Undecided),
+            };
+        };
+        cutoffs.push(Interval::new(lo, hi));
+    }
+    outcome(cutoffs, Verdict::Undecided)
+}
+
+/// A point on one side of the root of f = 1 (f increasing) near `guess`: below it
+/// (`above` false) a point where f's enclosure is below 1, above it one where it is above
+/// 1, at relative offsets 2^(16 − bits)·4^k from the guess; `None` if none is proven.
+fn proven_side(
+    bits: u32,
+    guess: &Float,
+    floor: &Float,
+    above: bool,
+    f: &impl Fn(&Float) -> Result<Interval, PolicyError>,
+) -> Result<Option<Float>, PolicyError> {
+    for k in 0..ROOT_OFFSET_TRIES {
+        let e = 16 + 2 * k as i32 - bits as i32;
+        if e > -1 {
+            break;
+        }
+        let off = Float::with_val(bits, 1u32) << e;
+        let factor = if above {
+            Float::with_val(bits, 1u32 + off)
+        } else {
+            Float::with_val(bits, 1u32 - off)
+        };
+        let s = Float::with_val(bits, guess * &factor);
+        if !above && s <= *floor {
+            break;
+        }
+        let v = f(&s)?;
+        if (!above && *v.hi() < 1) || (above && *v.lo() > 1) {
+            return Ok(Some(s));
+        }
+    }
+    Ok(None)
+}
+
+/// Host i's critical cutoff in MPFR (λ(M_1(a, s) + s F̄(s)) = 1 from s = start), where the
+/// MPFR construction gave none to start from.
+fn float_critical_cutoff(
+    d: &dyn JobSize,
+    lambda: &Float,
+    a: &Float,
+    start: &Float,
+    i: usize,
+) -> Result<Float, PolicyError> {
+    let bits = d.prec();
+    let f = |s: &Float| -> Result<Float, PolicyError> { Ok(host_load(d, lambda, a, s)? - 1u32) };
+    let top = d.upper();
+    let hi = if top.is_infinite() {
+        let from = if *start > 0 {
+            Float::with_val(bits, start * 2u32)
+        } else {
+            Float::with_val(bits, 1)
+        };
+        expand_upper("TAGS critical cutoff", &from, f)?
+    } else {
+        top
+    };
+    Ok(solve_increasing(&format!("TAGS host {i} critical cutoff"), start, &hi, f)?.x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dist::DistSpec;
+    use rug::ops::Pow;
+
+    /// Threshold enclosures against closed forms: Pareto(1, α) ρ*(h) = α/(α−1)(1 − α^(−h))
+    /// (Bachmat, Doncel & Sarfati 2020, as in `threshold::tags_threshold`'s doc test); the
+    /// uniform law on (0, 1) with h = 2 has ρ* = 4/3 (its greedy: λ = 8/3); the exponential
+    /// with h = 2 has λ* the root of (λ − 1)(1 + ln(λ/(λ − 1))) = 1 (the first host is
+    /// critical at s with λ(1 − e^(−s)) = 1, the second serves the rest: λ e^(−s)(s + 1) = 1).
+    #[test]
+    fn thresholds_contain_closed_forms() {
+        let digits = 40;
+        let hp = 400;
+        for (alpha, h) in [(2u32, 3usize), (3, 10)] {
+            let s = DistSpec::parse(&format!("pareto:k=1,alpha={alpha}")).unwrap();
+            let t = threshold_rigorous(&s, Some(h), digits).unwrap();
+            let a = Float::with_val(hp, alpha);
+            let exact = Float::with_val(hp, &a / Float::with_val(hp, &a - 1u32))
+                * (1u32 - Float::with_val(hp, Float::with_val(hp, &a).pow(-(h as i32))));
+            assert!(
+                t.load.contains(&exact),
+                "pareto {alpha} h {h}: {:?}",
+                t.load
+            );
+            assert!(t.proven_digits >= digits);
+        }
+        let u = DistSpec::parse("uniform:a=0,b=1").unwrap();
+        let t = threshold_rigorous(&u, Some(2), digits).unwrap();
+        let four_thirds = Float::with_val(hp, 4) / 3u32;
+        assert!(t.load.contains(&four_thirds));
+        // (λ − 1)(1 + ln(λ/(λ − 1))) − 1 changes sign across the enclosure of λ*.
+        let e = DistSpec::parse("exp:rate=1").unwrap();
+        let t = threshold_rigorous(&e, Some(2), digits).unwrap();
+        let g = |l: &Float| {
+            let l1 = Float::with_val(hp, l - 1u32);
+            let r = Float::with_val(hp, l / &l1).ln();
+            Float::with_val(hp, l1 * (r + 1u32)) - 1u32
+        };
+        let (lo, hi) = (
+            Float::with_val(hp, t.lambda.lo()),
+            Float::with_val(hp, t.lambda.hi()),
+        );
+        assert!(g(&lo) < 0 && g(&hi) > 0, "{:?}", t.lambda);
+        // h = ∞: E[X]/sup x F̄(x) = e for the exponential (sup = 1/e at x = 1).
+        let t = threshold_rigorous(&e, None, digits).unwrap();
+        assert!(t.load.contains(&Float::with_val(hp, 1).exp()));
+    }
+}
