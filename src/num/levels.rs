@@ -467,18 +467,18 @@ impl<'a, S> Solver<'a, S> {
         let m = self.levels;
         let mut wsum = vec![0.0; m];
         let mut count = vec![0usize; m];
-        for x in 1..self.n() {
-            let l = c.level[x] as usize - 1;
-            wsum[l] += w[x].max(0.0);
+        for (&lx, &wx) in c.level.iter().zip(w).skip(1) {
+            let l = lx as usize - 1;
+            wsum[l] += wx.max(0.0);
             count[l] += 1;
         }
         let mut sub = vec![0.0; m];
         let mut diag = vec![0.0; m];
         let mut sup = vec![0.0; m];
-        for x in 1..self.n() {
+        for (x, &wx) in w.iter().enumerate().take(self.n()).skip(1) {
             let l = c.level[x] as usize - 1;
             let p = if wsum[l] > 0.0 {
-                w[x].max(0.0) / wsum[l]
+                wx.max(0.0) / wsum[l]
             } else {
                 1.0 / count[l] as f64
             };
