@@ -207,8 +207,27 @@ impl<S> Explored<S> {
     }
 }
 
-/// Enumerates A from z (breadth-first), at most `max_states` states.
+/// What the computed chain does with a transition out of A.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitRule {
+    /// The chain restarts from z: the regenerative enclosure applies (module docs).
+    Redirect,
+    /// The transition does not happen (arrivals blocked): usually closer to the infinite
+    /// chain, but with no proven bound; the caller compares truncations instead.
+    Block,
+}
+
+/// Enumerates A from z (breadth-first), at most `max_states` states, exits redirected.
 pub fn explore<C: LevelChain>(c: &C, max_states: usize) -> Result<Explored<C::State>, LevelError> {
+    explore_with(c, max_states, ExitRule::Redirect)
+}
+
+/// [`explore`] with the exit rule given.
+pub fn explore_with<C: LevelChain>(
+    c: &C,
+    max_states: usize,
+    rule: ExitRule,
+) -> Result<Explored<C::State>, LevelError> {
     let z = c.start();
     if c.level(&z) != 0 {
         return Err(LevelError::NotLevelChain("z is not at level 0".into()));
@@ -266,8 +285,11 @@ pub fn explore<C: LevelChain>(c: &C, max_states: usize) -> Result<Explored<C::St
                     "a transition from level {ls} to {lt}"
                 )));
             }
-            tot += r;
             if !c.inside(&t) {
+                if rule == ExitRule::Block {
+                    continue;
+                }
+                tot += r;
                 ex += r;
                 let face = c.exit_face(&t).min(FACES - 1);
                 let row = &mut rows_here[face];
@@ -282,6 +304,7 @@ pub fn explore<C: LevelChain>(c: &C, max_states: usize) -> Result<Explored<C::St
                 }
                 continue;
             }
+            tot += r;
             let j = match index.get(&t) {
                 Some(&j) => j,
                 None => {

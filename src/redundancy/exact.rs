@@ -119,12 +119,12 @@ pub fn exact(sys: &System, policy: Policy, digits: u32) -> Result<ExactReport, R
         number_f64: r.number.iter().map(|v| v.value).collect(),
         total_response_f64: r.total_response.value,
         method: format!(
-            "Markov chain of class counts and server groups ({} states, {:?} solve, residual {:.1e}), f64",
-            r.fine.states, r.fine.solver, r.fine.residual
+            "Markov chain of class counts and server groups ({} states), two-level solve over the total-job levels (GMRES, Gauss-Seidel and an exact level-chain correction; relative residual {:.1e} with double-double refinement)",
+            r.fine.states, r.fine.residual
         ),
         truncation: format!(
-            "at most {} jobs (arrivals blocked beyond, P(full) = {:.1e}); digits are those on which N = {} and N = {} agree",
-            r.truncation, r.fine.p_full, r.compared_with, r.truncation
+            "at most {:?} jobs of each class (arrivals blocked beyond; largest mass on a cap {:.1e}); digits are those on which the caps {:?} and {:?} agree (an estimate of the truncation error, not a proven bound)",
+            r.caps, r.fine.p_full, r.compared_caps, r.caps
         ),
         digits: r.digits,
         nested,
