@@ -561,7 +561,8 @@ fn solve_chain(
             .map(|x| w.get(x).copied().unwrap_or(0.0))
             .collect()
     });
-    let st = levels::stationary_from(&c, guess.as_deref()).map_err(|e| level_err(e, max_states))?;
+    let st = levels::stationary_from(&c, guess.as_deref(), levels::TARGET_RESIDUAL)
+        .map_err(|e| level_err(e, max_states))?;
     let t2 = std::time::Instant::now();
     let b = levels::bounds(&chain, &c, &st);
     if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {

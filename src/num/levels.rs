@@ -838,15 +838,17 @@ pub struct Stationary {
 /// Solves the stationary distribution of the redirected chain (module docs), refining
 /// with double-double residuals until [`TARGET_RESIDUAL`] or a stall.
 pub fn stationary<S>(c: &Explored<S>) -> Result<Stationary, LevelError> {
-    stationary_from(c, None)
+    stationary_from(c, None, TARGET_RESIDUAL)
 }
 
 /// [`stationary`] from a starting guess of π̂ (any positive scale; e.g. a smaller
-/// truncation's solution, zero on the new states): it changes the work, not the result's
-/// stopping rule.
+/// truncation's solution, zero on the new states), refined until the relative residual is
+/// below `target` (or [`TARGET_RESIDUAL`], or a stall): a caller that needs few digits
+/// stops early; the residual reached is reported either way.
 pub fn stationary_from<S>(
     c: &Explored<S>,
     guess: Option<&[f64]>,
+    target: f64,
 ) -> Result<Stationary, LevelError> {
     let n = c.len();
     let solver = Solver::new(c);
@@ -893,7 +895,7 @@ pub fn stationary_from<S>(
         );
         let stalled = history.len() > STALL_CYCLES
             && rel > STALL_FACTOR * history[history.len() - 1 - STALL_CYCLES];
-        if rel <= TARGET_RESIDUAL || stalled || cycles >= MAX_CYCLES {
+        if rel <= target.max(TARGET_RESIDUAL) || stalled || cycles >= MAX_CYCLES {
             if !(rel.is_finite()) || (cycles >= MAX_CYCLES && rel > 1e-8) {
                 return Err(LevelError::NoConvergence {
                     residual: rel,

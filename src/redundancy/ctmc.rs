@@ -596,7 +596,10 @@ impl LevelChain for LevelClassChain {
     }
 
     fn level(&self, s: &PackedState) -> u32 {
-        s.counts[..self.inner.nc].iter().map(|&c| u32::from(c)).sum()
+        s.counts[..self.inner.nc]
+            .iter()
+            .map(|&c| u32::from(c))
+            .sum()
     }
 
     fn inside(&self, s: &PackedState) -> bool {
@@ -634,6 +637,7 @@ pub fn level_chain_values(
     sys: &System,
     policy: Policy,
     caps: &[usize],
+    digits: u32,
 ) -> Result<(ChainValues, Vec<f64>), RedundancyError> {
     let total: usize = caps.iter().sum();
     if total + 1 > CHAIN_MAX_TRUNCATION {
@@ -656,7 +660,10 @@ pub fn level_chain_values(
             other => RedundancyError::Numerical(format!("{}: {other}", policy.name())),
         }
     })?;
-    let st = levels::stationary(&c).map_err(|e| {
+    // A residual far below the digits compared (the means are relative to it).
+    let target = 10f64.powi(-(digits as i32) - SOLVE_MARGIN_DIGITS);
+    let t0 = std::time::Instant::now();
+    let st = levels::stationary_from(&c, None, target).map_err(|e| {
         RedundancyError::Numerical(format!(
             "{}: {e}; ask fewer --digits or use redundancy simulate",
             policy.name()
@@ -675,8 +682,20 @@ pub fn level_chain_values(
             }
         }
     }
+    if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+        eprintln!(
+            "redundancy chain: caps {caps:?} states {} faces {faces:?} solve {:.3}s cycles {}",
+            c.len(),
+            t0.elapsed().as_secs_f64(),
+            st.cycles
+        );
+    }
     // Little's law with the accepted rates λ_c(1 − P(x_c = cap_c)) (PASTA).
-    let accepted: Vec<f64> = lambda.iter().zip(&faces).map(|(l, f)| l * (1.0 - f)).collect();
+    let accepted: Vec<f64> = lambda
+        .iter()
+        .zip(&faces)
+        .map(|(l, f)| l * (1.0 - f))
+        .collect();
     let response: Vec<f64> = number.iter().zip(&accepted).map(|(n, a)| n / a).collect();
     let total_number: f64 = number.iter().sum();
     let total_response = total_number / accepted.iter().sum::<f64>();
@@ -776,6 +795,9 @@ pub const BLOCKING_MARGIN_DIGITS: i32 = 2;
 const NEGLIGIBLE_FACE: f64 = 1e-24;
 /// Growth of a class's cap.
 const GROWTH: f64 = 1.5;
+/// The stationary solve's relative residual is aimed this many digits below the digits
+/// compared.
+const SOLVE_MARGIN_DIGITS: i32 = 6;
 
 /// The caps grown by [`GROWTH`] where their mass exceeds `limit`.
 fn grow(caps: &[usize], faces: &[f64], limit: f64) -> Vec<usize> {
@@ -818,7 +840,7 @@ pub fn solve(
             .product();
         states as f64 * f > MAX_CHAIN_STATES as f64
     };
-    let (mut coarse, mut faces) = level_chain_values(sys, policy, &caps)?;
+    let (mut coarse, mut faces) = level_chain_values(sys, policy, &caps, want)?;
     let mut step = 0u64;
     while faces.iter().any(|&f| f > target) {
         let next = grow(&caps, &faces, target);
@@ -833,7 +855,7 @@ pub fn solve(
             None,
             &format!("class caps {caps:?}, {} states", coarse.states),
         );
-        (coarse, faces) = level_chain_values(sys, policy, &caps)?;
+        (coarse, faces) = level_chain_values(sys, policy, &caps, want)?;
     }
     let mut best: Option<ChainResult> = None;
     loop {
@@ -860,7 +882,7 @@ pub fn solve(
             None,
             &format!("comparing class caps {caps:?} and {next:?}"),
         );
-        let (fine, fine_faces) = level_chain_values(sys, policy, &next)?;
+        let (fine, fine_faces) = level_chain_values(sys, policy, &next, want)?;
         let cert = |a: f64, b: f64| certify_f64(a, b, want);
         let number: Vec<CertifiedValue> = coarse
             .number
