@@ -29,7 +29,7 @@ $(VENV)/.installed: requirements-dev.txt
 
 # Release: the MPFR-heavy tests are much faster optimised. Both steps run; the first
 # failing exit status is kept.
-test: deps
+test: deps venv
 	@status=0; \
 	$(CARGO) test --release --all-targets --no-fail-fast || status=$$?; \
 	$(CARGO) test --release --doc || { s=$$?; [ $$status -ne 0 ] || status=$$s; }; \

@@ -8,11 +8,19 @@
 //!   ρ_i < ρ/h + λ = 0.5/h + 0.5/E[X] ≈ 0.5/h + 0.022 < 1 (checked below before timing).
 //! * `threshold/tags/h{2,10}/bits128`: the TAGS stability threshold ρ*(F, h) for the same
 //!   distribution (the distribution is built once).
+//! * `answer/{certified,rigorous}/{law}/{sita,tags,random}/d{30,50}`: the whole `eval`
+//!   answer as the command computes it, certified (two precisions) beside proven
+//!   (`--rigorous`: enclosures) at the same digits, from the spec strings, for 4 hosts at
+//!   total load 2 with cutoffs at the law's quartiles (written as decimals), for the
+//!   bounded Pareto of p = 10^1000 and for a Weibull (the incomplete gamma's enclosures).
+//!   The target: the proven answer within 3× of the certified one.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use rug::ops::Pow;
 use rug::Float;
 use taskassign::dist::{DistFactory, DistSpec, JobSize};
+use taskassign::optimize::certified::{eval_certified, EvalRequest};
+use taskassign::optimize::rigorous::eval_rigorous;
 use taskassign::optimize::threshold::tags_threshold;
 use taskassign::policy::{evaluate, LoadSpec, Metric, PolicyKind};
 
@@ -104,5 +112,56 @@ fn bench_threshold(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_eval, bench_threshold);
+/// The laws of the answer benchmarks and their three cutoffs (near the quartiles).
+const ANSWER_LAWS: [(&str, &str, &str); 2] = [
+    ("bp", "bp:k=1,p=1e1000,alpha=1", "1e250,1e500,1e750"),
+    ("weibull", "weibull:shape=0.5,scale=1", "0.08,0.5,1.9"),
+];
+/// Digits of the answer benchmarks.
+const ANSWER_DIGITS: [u32; 2] = [30, 50];
+/// Hosts of the answer benchmarks.
+const ANSWER_HOSTS: usize = 4;
+/// Total load of the answer benchmarks.
+const ANSWER_LOAD: &str = "2";
+
+fn bench_answer(c: &mut Criterion) {
+    let mut group = c.benchmark_group("answer");
+    for (name, spec, cuts) in ANSWER_LAWS {
+        let dist = DistSpec::parse(spec).expect("valid spec");
+        for policy in [PolicyKind::Sita, PolicyKind::Tags, PolicyKind::Random] {
+            let cutoffs: Vec<String> = if policy == PolicyKind::Random {
+                vec![]
+            } else {
+                cuts.split(',').map(String::from).collect()
+            };
+            for digits in ANSWER_DIGITS {
+                let req = EvalRequest {
+                    policy,
+                    dist: &dist,
+                    hosts: ANSWER_HOSTS,
+                    load: LoadSpec::Total(ANSWER_LOAD.into()),
+                    cutoffs: cutoffs.clone(),
+                    metric: Metric::Waiting,
+                    digits,
+                };
+                let p = policy.name();
+                eval_certified(&req).expect("certified answer");
+                let id = BenchmarkId::from_parameter(format!("certified/{name}/{p}/d{digits}"));
+                group.bench_function(id, |b| {
+                    b.iter(|| eval_certified(black_box(&req)).expect("certified answer"))
+                });
+                let proven = || eval_rigorous(black_box(&req)).expect("proven answer");
+                assert!(
+                    proven().proven_digits >= digits,
+                    "{name} {p}: all digits proven"
+                );
+                let id = BenchmarkId::from_parameter(format!("rigorous/{name}/{p}/d{digits}"));
+                group.bench_function(id, |b| b.iter(|| black_box(proven())));
+            }
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_eval, bench_threshold, bench_answer);
 criterion_main!(benches);

@@ -21,7 +21,7 @@ use taskassign::sim::dispatch::kernels::replicate;
 use taskassign::sim::dispatch::setup::{prepare, SimRequest};
 use taskassign::sim::dispatch::SimPolicy;
 use taskassign::sim::event::mgc::{Discipline, Mgc};
-use taskassign::sim::{Simulator, Streams};
+use taskassign::sim::{Length, RunOptions, Simulator, Streams};
 
 /// Job sizes of every benchmark.
 const SPEC: &str = "bp:k=1,p=1e6,alpha=1.1";
@@ -61,11 +61,16 @@ fn bench_sim(c: &mut Criterion) {
                 vec![]
             },
             interarrival: None,
-            jobs: JOBS,
-            warmup: 0,
-            replications: 2,
-            seed: 1,
-            point: 0,
+            run: RunOptions {
+                length: Length::Jobs {
+                    measured: JOBS,
+                    warmup: 0,
+                },
+                replications: 2,
+                seed: 1,
+                point: 0,
+                ..RunOptions::new(Length::jobs(1))
+            },
         };
         let prep = prepare(&req).expect("stable configuration");
         let mut rep = 0u64;

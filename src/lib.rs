@@ -8,10 +8,15 @@
 //! points; [`prelude`] has the names a library user needs and [`prelude::Farm`], the short
 //! way to the common questions.
 //!
-//! Rooms (dependencies flow one way): [`num`] ← [`dist`] ← [`policy`] ← [`optimize`];
-//! [`sim`] (simulators) and [`lb`] (JSQ(d(N))) beside them; [`claims`] reaches every model
-//! through its registry; [`report`] renders certified records; the `taskassign` binary's
-//! private `cli` parses arguments. [`error`] says whose fault a failure is (exit 2 or 3).
+//! Rooms (dependencies flow one way; `tests/architecture.rs` holds the code to
+//! ARCHITECTURE.md's table): [`num`] ← [`dist`] ← [`policy`] ← [`optimize`]; [`sim`]
+//! (simulators, one [`sim::RunOptions`] for every model) beside them; the models
+//! [`lb`] (JSQ(d(N))) and [`redundancy`] (redundancy scheduling) on [`sim`]; [`claims`]
+//! reaches every model through its registry; [`sweep`] runs grids of points past one
+//! machine; [`report`] builds records from what the rooms computed and renders them; the
+//! `taskassign` binary's private `cli` parses arguments, calls a model room, then
+//! [`report`]. [`error`] says whose fault a failure is (exit 2 or 3), [`progress`]
+//! reports long computations, [`vocab`] holds the names a user gives.
 #![warn(missing_docs)]
 // Domain checks are written `!(x > 0)` on purpose: the negation also rejects NaN, which
 // `x <= 0` would let through.

@@ -7,8 +7,8 @@
 //!
 //! [`Farm`] is the door for the common questions — evaluate given cutoffs, find the
 //! optimal ones, find the TAGS stability threshold — answered with certified digits exactly
-//! as `taskassign eval|optimize|threshold` answer them (it calls the same report
-//! functions; the binary adds only argument parsing and rendering):
+//! as `taskassign eval|optimize|threshold` answer them (it calls the same functions of
+//! [`crate::optimize::certified`]; the binary adds only argument parsing and rendering):
 //!
 //! ```
 //! use taskassign::prelude::*;
@@ -27,11 +27,12 @@ pub use crate::claims::registry::Quantity;
 pub use crate::dist::{DistError, DistFactory, DistSpec, JobSize, Sampler};
 pub use crate::error::{Classify, Error, ErrorKind};
 pub use crate::num::certify::{Certified, Certify};
+pub use crate::optimize::certified::{
+    eval_certified, optimize_certified, threshold_certified, EvalReport, EvalRequest,
+    OptimizeReport, OptimizeRequest, ThresholdReport,
+};
 pub use crate::optimize::OptPolicy;
 pub use crate::policy::{LoadSpec, Metric, PolicyError, PolicyKind};
-pub use crate::report::eval::{eval_certified, EvalReport, EvalRequest};
-pub use crate::report::optimize::{optimize_certified, OptimizeReport, OptimizeRequest};
-pub use crate::report::threshold::{threshold_certified, ThresholdReport};
 pub use crate::sim::{Replicator, Simulator};
 
 /// A server farm of size-based dispatch: job sizes, a number of identical FCFS hosts, an

@@ -7,7 +7,7 @@ use common::taskassign;
 use rug::Float;
 use std::path::{Path, PathBuf};
 use taskassign::claims::compile::compile;
-use taskassign::claims::expr::parse;
+use taskassign::claims::expr::{parse, Expr};
 use taskassign::claims::run::run_claim;
 use taskassign::claims::Claim;
 use taskassign::claims::Relation;
@@ -20,6 +20,11 @@ const EXIT_BAD_INPUT: i32 = 2;
 const EXIT_FAIL: i32 = 1;
 /// Working precision of the synthetic sequences (bits).
 const BITS: u32 = 200;
+
+/// An expression of the quantity language, read with the registry's words.
+fn expr(s: &str) -> Expr {
+    parse(s, &taskassign::claims::registry().words()).expect("expr")
+}
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -132,7 +137,7 @@ fn every_shipped_relation_kind_can_fail() {
             set_grid(k, "h", &["2"]);
             set_grid(k, "load", &["0.3"]);
             assert_eq!(k.relation, Relation::Le);
-            k.bound = Some(parse("1.41").expect("expr"));
+            k.bound = Some(expr("1.41"));
         }),
         Verdict::Fail
     );
@@ -143,7 +148,7 @@ fn every_shipped_relation_kind_can_fail() {
             set_grid(k, "p", &["1e4"]);
             set_grid(k, "load", &["0.5"]);
             k.relation = Relation::Ge;
-            k.bound = Some(parse("1.5").expect("expr"));
+            k.bound = Some(expr("1.5"));
         }),
         Verdict::Fail
     );
@@ -152,7 +157,7 @@ fn every_shipped_relation_kind_can_fail() {
     assert_eq!(
         verdict_with(c, "growth-exponent", |k| {
             set_grid(k, "c", &["0.5"]);
-            k.bound = Some(parse("0.6").expect("expr"));
+            k.bound = Some(expr("0.6"));
         }),
         Verdict::Fail
     );
@@ -162,8 +167,7 @@ fn every_shipped_relation_kind_can_fail() {
         verdict_with(c.clone(), "pareto-closed-form", |k| {
             set_grid(k, "alpha", &["2"]);
             set_grid(k, "h", &["3"]);
-            k.bound =
-                Some(parse("alpha / (alpha - 1) * (1 - alpha^(-hosts)) + 1e-10").expect("expr"));
+            k.bound = Some(expr("alpha / (alpha - 1) * (1 - alpha^(-hosts)) + 1e-10"));
         }),
         Verdict::Fail
     );
@@ -185,7 +189,7 @@ fn every_shipped_relation_kind_can_fail() {
             set_grid(k, "alpha", &["0.5", "1.5"]);
             set_grid(k, "load", &["0.5"]);
             set_grid(k, "p", &["1e10"]);
-            k.bound = Some(parse("1 - alpha").expect("expr"));
+            k.bound = Some(expr("1 - alpha"));
         }),
         Verdict::Fail
     );

@@ -5,8 +5,8 @@
 //! claims run in tests/claims_catalogue.rs).
 
 use std::path::PathBuf;
+use taskassign::claims::cache::Cache;
 use taskassign::claims::compile::compile;
-use taskassign::claims::registry::Cache;
 use taskassign::claims::run::{run_check, CheckResult};
 use taskassign::claims::Verdict;
 
@@ -41,8 +41,8 @@ fn fluid_limit_tightened_fails() {
     // asks >= 0.75). Asking >= 1.5 must FAIL.
     let text = edited(
         &shipped("jsq-d-fluid-limit.toml"),
-        "quantity = \"jsq_sim().distance / jsq_fixed_point().distance\"\nrelation = \">=\"\nbound = \"0.75\"\n[check.grid]\ndd = [\"2\"]",
-        "quantity = \"jsq_sim().distance / jsq_fixed_point().distance\"\nrelation = \">=\"\nbound = \"1.5\"\n[check.grid]\ndd = [\"2\"]\nn = [1000]",
+        "quantity = \"jsq_sim(time=20, warmup=10, replications=5).distance / jsq_fixed_point().distance\"\nrelation = \">=\"\nbound = \"0.75\"\n[check.grid]\ndd = [\"2\"]",
+        "quantity = \"jsq_sim(time=20, warmup=10, replications=5).distance / jsq_fixed_point().distance\"\nrelation = \">=\"\nbound = \"1.5\"\n[check.grid]\ndd = [\"2\"]\nn = [1000]",
     );
     let r = run_one(&text, "fixed-d-stays-away-queues");
     assert_eq!(r.verdict, Verdict::Fail, "{} {}", r.margin, r.worst_point);
@@ -55,8 +55,8 @@ fn fluid_limit_check_does_not_pass_for_fixed_d() {
     // 1.45 ± 0.03 at 10^4: the distance stays at D(2)).
     let text = edited(
         &shipped("jsq-d-fluid-limit.toml"),
-        "meaning = \"queues: the simulated distance to JSQ's fluid fixed point falls from N to 10 N beyond the half-widths, for d(N) = log N, sqrt N, N^0.75, N\"\nquantity = \"jsq_sim().distance\"\nrelation = \"decreasing\"\nalong = \"n\"",
-        "quantity = \"jsq_sim().distance\"\nrelation = \"decreasing\"\nalong = \"n\"\n[check.grid]\ndd = [\"2\"]\nn = [1000, 10000]",
+        "meaning = \"queues: the simulated distance to JSQ's fluid fixed point falls from N to 10 N beyond the half-widths, for d(N) = log N, sqrt N, N^0.75, N\"\nquantity = \"jsq_sim(time=20, warmup=10, replications=5).distance\"\nrelation = \"decreasing\"\nalong = \"n\"",
+        "quantity = \"jsq_sim(time=20, warmup=10, replications=5).distance\"\nrelation = \"decreasing\"\nalong = \"n\"\n[check.grid]\ndd = [\"2\"]\nn = [1000, 10000]",
     );
     let r = run_one(&text, "simulated-distance-shrinks-queues");
     assert_ne!(r.verdict, Verdict::Pass, "{} {}", r.margin, r.worst_point);

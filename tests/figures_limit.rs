@@ -86,5 +86,82 @@ fn the_marked_limits_are_the_claims_and_match_the_closed_form_at_alpha_1() {
     let svg = read("data/figures/tags-sita-ratio-vs-p.svg");
     assert!(svg.contains("stroke-dasharray"), "dashed bound line");
     assert!(svg.contains(">bound of BDS20: 2</text>"), "bound legend");
-    assert!(svg.contains("open: limit as "), "limit legend");
+    assert!(svg.contains("limits as "), "limit legend");
+}
+
+/// The points of every `<polygon>` of `node`'s subtree, as (x, y) pairs.
+fn polygons(node: usvg::roxmltree::Node) -> Vec<Vec<(f64, f64)>> {
+    node.descendants()
+        .filter(|n| n.has_tag_name("polygon"))
+        .map(|n| {
+            n.attribute("points")
+                .expect("points")
+                .split_whitespace()
+                .map(|p| {
+                    let (x, y) = p.split_once(',').expect("x,y");
+                    (x.parse().expect("x"), y.parse().expect("y"))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// (x0, y0, x1, y1) of a polygon.
+fn bbox(p: &[(f64, f64)]) -> (f64, f64, f64, f64) {
+    p.iter().fold(
+        (
+            f64::INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+        ),
+        |(a, b, c, d), &(x, y)| (a.min(x), b.min(y), c.max(x), d.max(y)),
+    )
+}
+
+#[test]
+fn limits_have_a_glyph_of_their_own_and_never_overlap() {
+    // The limit glyph is a star (a 10-vertex polygon), drawn open: each series group holds
+    // exactly one (its limit), no series marker is one or is open, the legend shows it, and
+    // no two limit stars overlap — alpha = 0.5 and 1 at h = 2 share the limit sqrt 2.
+    let svg = read("data/figures/tags-sita-ratio-vs-p.svg");
+    let doc = usvg::roxmltree::Document::parse(&svg).expect("SVG");
+    let groups = |class: &str| -> Vec<usvg::roxmltree::Node> {
+        doc.descendants()
+            .filter(|n| n.has_tag_name("g") && n.attribute("class") == Some(class))
+            .collect()
+    };
+    let series = groups("series");
+    assert_eq!(series.len(), 6);
+    let mut stars = Vec::new();
+    for g in &series {
+        let ps = polygons(*g);
+        let s: Vec<&Vec<(f64, f64)>> = ps.iter().filter(|p| p.len() == 10).collect();
+        assert_eq!(s.len(), 1, "one limit star per series");
+        stars.push(bbox(s[0]));
+        // every other marker is filled with the series' colour
+        for m in g
+            .descendants()
+            .filter(|n| n.has_tag_name("circle") || n.has_tag_name("polygon"))
+        {
+            let star = m.has_tag_name("polygon")
+                && m.attribute("points")
+                    .is_some_and(|p| p.split_whitespace().count() == 10);
+            let open = m.attribute("fill") == Some("#ffffff");
+            assert_eq!(star, open, "only the limit star is open");
+        }
+    }
+    let legend = groups("legend");
+    assert_eq!(legend.len(), 1);
+    assert_eq!(
+        polygons(legend[0]).iter().filter(|p| p.len() == 10).count(),
+        1,
+        "the legend's star"
+    );
+    for (i, a) in stars.iter().enumerate() {
+        for b in &stars[i + 1..] {
+            let apart = a.2 <= b.0 || b.2 <= a.0 || a.3 <= b.1 || b.3 <= a.1;
+            assert!(apart, "limit stars overlap: {a:?} {b:?}");
+        }
+    }
 }

@@ -1,9 +1,10 @@
 //! The Halfin–Whitt diffusion: the scheme's conservation identity and step convergence,
 //! and the finite-N occupancy simulator against it.
 
+use taskassign::lb::diffusion::halfin_whitt_lambda;
 use taskassign::lb::diffusion::simulate;
 use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
-use taskassign::lb::sim::{halfin_whitt_lambda, summarize, OccupancySim, Plan};
+use taskassign::lb::sim::{summarize, OccupancySim, Plan};
 use taskassign::sim::Replicator;
 
 /// Largest change of the diffusion estimates accepted when the step is halved from 0.02.

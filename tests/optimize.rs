@@ -5,9 +5,9 @@
 use rug::Float;
 use taskassign::dist::{DistFactory, DistSpec, JobSize};
 use taskassign::num::parse_decimal;
+use taskassign::optimize::certified::{optimize_certified, OptimizeRequest};
 use taskassign::optimize::{optimal_cutoffs, OptPolicy};
 use taskassign::policy::{evaluate, LoadSpec, Metric, PolicyKind};
-use taskassign::report::optimize::{optimize_certified, OptimizeRequest};
 
 /// Brute-force grid points for h = 2.
 const GRID_2: usize = 3000;

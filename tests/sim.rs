@@ -11,7 +11,7 @@ use taskassign::num::parse_decimal;
 use taskassign::policy::{evaluate, LoadSpec, Metric, PolicyKind};
 use taskassign::sim::setup::{prepare, Prepared, SimRequest};
 use taskassign::sim::stats::Estimate;
-use taskassign::sim::{SimPolicy, SimResult};
+use taskassign::sim::{Length, RunOptions, SimPolicy, SimResult};
 
 /// Allowed distance between a simulated mean and its exact value, in 95 % half-widths.
 const TOL_HALF_WIDTHS: f64 = 4.0;
@@ -57,11 +57,16 @@ fn run_with(
         load: LoadSpec::Total(load.into()),
         cutoffs: cutoffs.iter().map(|s| s.to_string()).collect(),
         interarrival: gaps.as_ref().map(|g| g as &dyn DistFactory),
-        jobs,
-        warmup: WARMUP,
-        replications: reps,
-        seed,
-        point: 0,
+        run: RunOptions {
+            length: Length::Jobs {
+                measured: jobs,
+                warmup: WARMUP,
+            },
+            replications: reps,
+            seed,
+            point: 0,
+            ..RunOptions::new(Length::jobs(1))
+        },
     };
     let prep = prepare(&req).unwrap();
     let res = prep.run(None, None).unwrap();
@@ -240,7 +245,11 @@ fn renewal_arrivals_give_d_m_1() {
             REPS,
             SEED,
         );
-        assert!(r.prep.analytic.is_none(), "no formula for renewal arrivals");
+        assert!(
+            r.prep.notes.iter().any(|n| n.contains("no analytic value")),
+            "no formula for renewal arrivals: {:?}",
+            r.prep.notes
+        );
         let lambda: f64 = load.parse().unwrap();
         let w = gim1_waiting(|s| (-s / lambda).exp());
         assert_within(&format!("D/M/1 ρ={load}"), &r.res.waiting, w);
@@ -283,11 +292,16 @@ fn same_seed_same_numbers_with_one_and_two_threads() {
             load: LoadSpec::Total("1.2".into()),
             cutoffs: cut.iter().map(|s| s.to_string()).collect(),
             interarrival: None,
-            jobs: 5_000,
-            warmup: 500,
-            replications: 5,
-            seed: SEED,
-            point: 3,
+            run: RunOptions {
+                length: Length::Jobs {
+                    measured: 5_000,
+                    warmup: 500,
+                },
+                replications: 5,
+                seed: SEED,
+                point: 3,
+                ..RunOptions::new(Length::jobs(1))
+            },
         };
         let prep = prepare(&req).unwrap();
         let one = prep.run(Some(1), None).unwrap();
@@ -295,7 +309,10 @@ fn same_seed_same_numbers_with_one_and_two_threads() {
         assert_eq!(one, two, "{}", p.name());
         // Another seed gives other numbers.
         let other = SimRequest {
-            seed: SEED + 1,
+            run: RunOptions {
+                seed: SEED + 1,
+                ..req.run
+            },
             ..req
         };
         let prep2 = prepare(&other).unwrap();
@@ -361,13 +378,23 @@ fn bad_configurations_are_errors() {
     );
     let exp = DistSpec::parse("exp:rate=1").unwrap();
     assert!(prepare(&req_of(&exp)).is_ok());
+    let base = req_of(&exp).run;
     assert!(prepare(&SimRequest {
-        jobs: 0,
+        run: RunOptions {
+            length: Length::Jobs {
+                measured: 0,
+                warmup: 0,
+            },
+            ..base
+        },
         ..req_of(&exp)
     })
     .is_err());
     assert!(prepare(&SimRequest {
-        replications: 1,
+        run: RunOptions {
+            replications: 1,
+            ..base
+        },
         ..req_of(&exp)
     })
     .is_err());
@@ -402,11 +429,16 @@ fn req_of(d: &DistSpec) -> SimRequest<'_> {
         load: LoadSpec::Total("0.5".into()),
         cutoffs: vec![],
         interarrival: None,
-        jobs: 10,
-        warmup: 0,
-        replications: 2,
-        seed: 1,
-        point: 0,
+        run: RunOptions {
+            length: Length::Jobs {
+                measured: 10,
+                warmup: 0,
+            },
+            replications: 2,
+            seed: 1,
+            point: 0,
+            ..RunOptions::new(Length::jobs(1))
+        },
     }
 }
 

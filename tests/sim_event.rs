@@ -23,7 +23,7 @@ use taskassign::sim::dispatch::{kernels, simulate, Arrivals, SimConfig, SimPolic
 use taskassign::sim::event::mgc::{Discipline, Mgc};
 use taskassign::sim::observe::names;
 use taskassign::sim::stats::Estimate;
-use taskassign::sim::{Replicator, Simulator};
+use taskassign::sim::{Length, Replicator, RunOptions, Simulator};
 
 /// Allowed distance between a simulated mean and its exact value, in 95 % half-widths.
 const TOL_HALF_WIDTHS: f64 = 4.0;
@@ -158,11 +158,16 @@ fn kernel_cfg(c: usize, lambda: f64, spec: &str, seed: u64) -> SimConfig {
         cutoffs: vec![],
         sizes: sampler(spec),
         arrivals: Arrivals::Poisson,
-        jobs: JOBS,
-        warmup: WARMUP,
-        replications: REPS,
-        seed,
-        point: 0,
+        run: RunOptions {
+            length: Length::Jobs {
+                measured: JOBS,
+                warmup: WARMUP,
+            },
+            replications: REPS,
+            seed,
+            point: 0,
+            ..RunOptions::new(Length::jobs(1))
+        },
     }
 }
 

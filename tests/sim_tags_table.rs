@@ -3,7 +3,7 @@
 //!
 //! For BP(k = 1, p = 10⁴, α), α ∈ {0.5, 1, 1.5}, h ∈ {2, 3} and total load
 //! ρ ∈ {0.3, 0.5, 0.7}, the cutoffs are the load-balancing ones (every host carries the
-//! same ρ_i, the TAGS analogue of SITA-E; `sim::tags_error::balanced_cutoffs`). Each host's
+//! same ρ_i, the TAGS analogue of SITA-E; `optimize::equalize::balanced_cutoffs`). Each host's
 //! mean queueing delay per visit is simulated (seed [`SEED`], sweep point = row index) and
 //! compared with the formula's Q_i (ARCHITECTURE.md; exact at host 1, which serves as a control,
 //! the Poisson approximation beyond). `rel_error` = (formula − simulated)/simulated with its
@@ -14,12 +14,13 @@
 //! `UPDATE_DATA` the test recomputes the table and compares it with the checked-in file.
 
 use std::path::PathBuf;
+use taskassign::claims::quantities::sim::tags_poisson_error;
 use taskassign::dist::{DistFactory, DistSpec};
 use taskassign::num::certify::to_sci;
+use taskassign::optimize::equalize::balanced_cutoffs;
 use taskassign::policy::LoadSpec;
 use taskassign::sim::setup::{SimRequest, ANALYTIC_BITS};
-use taskassign::sim::tags_error::{balanced_cutoffs, tags_poisson_error};
-use taskassign::sim::SimPolicy;
+use taskassign::sim::{Length, RunOptions, SimPolicy};
 
 /// Shapes α of the table.
 const ALPHAS: [&str; 3] = ["0.5", "1", "1.5"];
@@ -91,11 +92,16 @@ at hosts ≥ 2; `rel. error` = (formula − simulated)/simulated ± 95 % half-wi
                     load: LoadSpec::Total(load.into()),
                     cutoffs: cut.clone(),
                     interarrival: None,
-                    jobs: JOBS,
-                    warmup: WARMUP,
-                    replications: REPS,
-                    seed: SEED,
-                    point,
+                    run: RunOptions {
+                        length: Length::Jobs {
+                            measured: JOBS,
+                            warmup: WARMUP,
+                        },
+                        replications: REPS,
+                        seed: SEED,
+                        point,
+                        ..RunOptions::new(Length::jobs(1))
+                    },
                 };
                 let (rows, ht) = tags_poisson_error(&req).unwrap();
                 let cut_s = cut.join(" ");

@@ -815,3 +815,126 @@ fn a_two_word_command_sweeps_and_keeps_its_numbers() {
         }
     }
 }
+
+/// A two-point grid (about 0.1 ms a point).
+const TINY_GRID: &str = r#"
+command = "eval"
+[options]
+policy = "random"
+dist = "exp:rate=1"
+hosts = 2
+load = "{load}"
+[grid]
+load = ["0.5", "1"]
+"#;
+
+/// Runs `args`, expects exit 2 with one line on stderr holding every one of `want`.
+fn refused(args: &[&str], want: &[&str]) {
+    let o = run(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(EXIT_BAD_INPUT), "{args:?}: {err}");
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("taskassign:"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{args:?}: {err}");
+    assert!(!lines[0].contains("numerical failure"), "{err}");
+    for w in want {
+        assert!(lines[0].contains(w), "{args:?}: want '{w}' in {err}");
+    }
+}
+
+#[test]
+fn outputs_that_cannot_be_written_are_the_users_to_fix() {
+    // an output path that cannot be written is bad input (exit 2) naming the path and the
+    // system's reason, not a numerical failure (exit 3)
+    let t = tempfile::tempdir().expect("tempdir");
+    let g = write(t.path(), "g.toml", TINY_GRID);
+    let file = write(t.path(), "a-file", "x");
+    refused(
+        &["sweep", p(&g), "--out", "/proc/no-such-folder"],
+        &["/proc/no-such-folder", "cannot write", "os error"],
+    );
+    refused(
+        &["sweep", p(&g), "--out", p(&file)],
+        &[p(&file), "it is a file"],
+    );
+    let out = t.path().join("out");
+    ok(&["sweep", p(&g), "--out", p(&out)]);
+    let folder = t.path().join("a-folder");
+    std::fs::create_dir(&folder).expect("mkdir");
+    refused(
+        &["merge", p(&out), "--out", p(&folder)],
+        &[p(&folder), "it is a folder"],
+    );
+    let m = t.path().join("m.jsonl");
+    refused(
+        &[
+            "merge",
+            p(&out),
+            "--out",
+            p(&m),
+            "--csv",
+            "/proc/no-such-folder/m.csv",
+        ],
+        &["/proc/no-such-folder/m.csv", "cannot write", "os error"],
+    );
+}
+
+#[test]
+fn a_shard_count_that_contradicts_the_shard_files_is_an_error() {
+    // two shards of the 36-point grid, shard 1 lost: the files say 2 shards, so
+    // `--shards 3` (which would name shards 1 and 2 of 3 to resubmit, the wrong Slurm
+    // tasks) is refused; without it, shard 1 is named
+    let t = tempfile::tempdir().expect("tempdir");
+    let g = write(t.path(), "g.toml", EVAL_GRID);
+    let d = t.path().join("out");
+    for i in 0..2 {
+        ok(&["sweep", p(&g), "--shard", &format!("{i}/2"), "--out", p(&d)]);
+    }
+    std::fs::remove_file(d.join("shard-000001-of-000002.jsonl")).expect("rm");
+    let m = t.path().join("m.jsonl");
+    refused(
+        &[
+            "merge",
+            p(&d),
+            "--grid",
+            p(&g),
+            "--out",
+            p(&m),
+            "--shards",
+            "3",
+        ],
+        &[
+            "--shards 3 contradicts",
+            "2 shards",
+            "shard-000000-of-000002.jsonl",
+        ],
+    );
+    let o = run(&[
+        "merge",
+        p(&d),
+        "--grid",
+        p(&g),
+        "--out",
+        p(&m),
+        "--format",
+        "shards",
+    ]);
+    assert_eq!(o.status.code(), Some(EXIT_MISSING));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "1\n");
+    // a shard file renamed to another shard count: its contents are not that shard's
+    // (shard 0 of 2 holds positions 0, 2, 4, …; shard 0 of 3 would hold 0, 3, 6, …)
+    std::fs::rename(
+        d.join("shard-000000-of-000002.jsonl"),
+        d.join("shard-000000-of-000003.jsonl"),
+    )
+    .expect("mv");
+    refused(
+        &["merge", p(&d), "--grid", p(&g), "--out", p(&m)],
+        &[
+            "shard-000000-of-000003.jsonl:2",
+            "which shard 0/3 does not hold",
+        ],
+    );
+}

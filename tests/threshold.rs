@@ -7,9 +7,9 @@ use common::build;
 use rug::Float;
 use taskassign::dist::{DistSpec, JobSize};
 use taskassign::num::parse_decimal;
+use taskassign::optimize::certified::threshold_certified;
 use taskassign::optimize::threshold::{greedy, tags_threshold};
 use taskassign::policy::tags::host_load;
-use taskassign::report::threshold::threshold_certified;
 
 /// Precision of the exact-value tests.
 const BITS: u32 = 160;

@@ -14,7 +14,8 @@
 //! A bare NAME is a grid variable (or `h`, `load`, …, see the schema). Calls are either
 //! mathematical functions (`ln`, `log10`, `exp`, `sqrt`, `abs`, `min`, `max`) or computed
 //! quantities (`opt(tags).value`, `threshold(hosts=inf)`, …; see [`super::compute`]).
-//! Policy names `sita-e` and `tags-minmax` are single words.
+//! Words of the language that contain a hyphen (policy names such as `sita-e` and
+//! `tags-minmax`) are single names: the caller passes the language's words to [`parse`].
 
 use std::fmt;
 
@@ -129,18 +130,9 @@ enum Tok {
     Sym(char),
 }
 
-/// Words that contain a hyphen but are one name: the registry's words (`sita-e`,
-/// `tags-minmax`, …).
-fn hyphen_words() -> Vec<&'static str> {
-    super::registry::registry()
-        .words()
-        .into_iter()
-        .filter(|w| w.contains('-'))
-        .collect()
-}
-
-fn lex(s: &str) -> Result<Vec<Tok>, String> {
-    let hyphenated = hyphen_words();
+/// The tokens of `s`; a word of `words` that contains a hyphen (`sita-e`) is one name.
+fn lex(s: &str, words: &[&str]) -> Result<Vec<Tok>, String> {
+    let hyphenated: Vec<&str> = words.iter().copied().filter(|w| w.contains('-')).collect();
     let c: Vec<char> = s.chars().collect();
     let mut i = 0;
     let mut out = Vec::new();
@@ -377,16 +369,20 @@ impl Parser {
     }
 }
 
-/// Parses an expression.
+/// Parses an expression. `words` are the language's bare words (the registry's,
+/// [`crate::claims::Registry::words`]): one that contains a hyphen is read as one name
+/// (`sita-e`), any other hyphen is a minus.
 ///
 /// ```
 /// use taskassign::claims::expr::parse;
-/// let e = parse("opt(tags).value / opt(sita-e).value").unwrap();
+/// let words = taskassign::claims::registry().words();
+/// let e = parse("opt(tags).value / opt(sita-e).value", &words).unwrap();
 /// assert_eq!(e.to_string(), "(opt(tags).value / opt(sita-e).value)");
-/// assert!(parse("1 +").is_err());
+/// assert_eq!(parse("sita-e", &[]).unwrap().to_string(), "(sita - e)");
+/// assert!(parse("1 +", &words).is_err());
 /// ```
-pub fn parse(s: &str) -> Result<Expr, String> {
-    let toks = lex(s)?;
+pub fn parse(s: &str, words: &[&str]) -> Result<Expr, String> {
+    let toks = lex(s, words)?;
     if toks.is_empty() {
         return Err("empty expression".into());
     }
@@ -430,30 +426,43 @@ pub fn variables(e: &Expr, out: &mut Vec<String>) {
 mod tests {
     use super::*;
 
+    /// Hyphenated words as the registry has them.
+    const WORDS: &[&str] = &["sita-e", "tags-minmax", "inf"];
+
     #[test]
     fn precedence() {
-        assert_eq!(parse("1 + 2 * 3").unwrap().to_string(), "(1 + (2 * 3))");
-        assert_eq!(parse("-2 ^ 2").unwrap().to_string(), "-((2 ^ 2))");
-        assert_eq!(parse("a - b - c").unwrap().to_string(), "((a - b) - c)");
-        assert_eq!(parse("1e-3 * p").unwrap().to_string(), "(1e-3 * p)");
+        assert_eq!(
+            parse("1 + 2 * 3", WORDS).unwrap().to_string(),
+            "(1 + (2 * 3))"
+        );
+        assert_eq!(parse("-2 ^ 2", WORDS).unwrap().to_string(), "-((2 ^ 2))");
+        assert_eq!(
+            parse("a - b - c", WORDS).unwrap().to_string(),
+            "((a - b) - c)"
+        );
+        assert_eq!(parse("1e-3 * p", WORDS).unwrap().to_string(), "(1e-3 * p)");
     }
 
     #[test]
     fn calls_and_fields() {
-        let e = parse("opt(sita, alpha=1, dist=\"exp:rate=1\").host_load[-1]").unwrap();
+        let e = parse(
+            "opt(sita, alpha=1, dist=\"exp:rate=1\").host_load[-1]",
+            WORDS,
+        )
+        .unwrap();
         assert_eq!(
             e.to_string(),
             "opt(sita, alpha=1, dist=\"exp:rate=1\").host_load[-1]"
         );
-        assert!(parse("opt(tags).cutoff[0]").is_err());
-        assert!(parse("opt(tags).").is_err());
-        assert!(parse("x $ y").is_err());
+        assert!(parse("opt(tags).cutoff[0]", WORDS).is_err());
+        assert!(parse("opt(tags).", WORDS).is_err());
+        assert!(parse("x $ y", WORDS).is_err());
     }
 
     #[test]
     fn hyphen_words_do_not_eat_subtraction() {
-        assert_eq!(parse("sita-e").unwrap(), Expr::Var("sita-e".into()));
-        assert_eq!(parse("sita-e2").unwrap().to_string(), "(sita - e2)");
-        assert_eq!(parse("p-k").unwrap().to_string(), "(p - k)");
+        assert_eq!(parse("sita-e", WORDS).unwrap(), Expr::Var("sita-e".into()));
+        assert_eq!(parse("sita-e2", WORDS).unwrap().to_string(), "(sita - e2)");
+        assert_eq!(parse("p-k", WORDS).unwrap().to_string(), "(p - k)");
     }
 }

@@ -38,12 +38,14 @@
 //! y = "opt(tags).value / opt(sita).value"
 //! ```
 
+use super::cache::Cache;
 use super::compile::compile_figure_parts;
 use super::expr::Expr;
-use super::registry::Cache;
+use super::grid::points;
+use super::registry;
 use super::schema::FileCtx;
+use super::scope::SystemSpec;
 use super::scope::{substitute, Scope};
-use super::system::SystemSpec;
 use super::ClaimError;
 use crate::error::Classify;
 use crate::num::certify::certify_pair;
@@ -215,7 +217,7 @@ pub struct SeriesData {
 
 /// Reads and validates a figure file.
 pub fn compile(path: &str, text: &str) -> Result<Figure, ClaimError> {
-    let c = FileCtx::new(path, text);
+    let c = FileCtx::new(path, text, registry().words());
     let f: FigureFile = c.parse()?;
     let scale =
         |v: &Option<Spanned<String>>, key: &str| match v.as_ref().map(|s| s.get_ref().trim()) {
@@ -272,7 +274,7 @@ pub fn compile(path: &str, text: &str) -> Result<Figure, ClaimError> {
         path: path.into(),
         line: 1,
         key: "(document)".into(),
-        why: e.message().to_string(),
+        why: crate::error::toml_reason(&e, text),
     })?;
     let series_y: Vec<&Spanned<String>> = f.series.iter().map(|s| &s.y).collect();
     if series_y.is_empty() {
@@ -337,28 +339,14 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Figure>, ClaimError> {
         .collect()
 }
 
-/// The Cartesian product of the grid, first variable outermost.
-fn points(grid: &[(String, Vec<String>)]) -> Vec<BTreeMap<String, String>> {
-    let mut out: Vec<BTreeMap<String, String>> = vec![BTreeMap::new()];
-    for (k, vals) in grid {
-        let mut next = Vec::with_capacity(out.len() * vals.len());
-        for p in &out {
-            for v in vals {
-                let mut q = p.clone();
-                q.insert(k.clone(), v.clone());
-                next.push(q);
-            }
-        }
-        out = next;
-    }
-    out
-}
-
 /// Computes every series of `fig` (points in parallel, one cache for the figure). The
 /// first point that cannot be computed, or whose value cannot be plotted, is the error.
 pub fn compute(fig: &Figure) -> Result<Vec<SeriesData>, crate::Error> {
     let cache = Cache::default();
-    let grid = points(&fig.grid);
+    let grid: Vec<BTreeMap<String, String>> = points(&fig.grid)
+        .into_iter()
+        .map(|p| p.into_iter().collect())
+        .collect();
     let mut jobs: Vec<(usize, BTreeMap<String, String>)> = Vec::new();
     // A series whose legend does not use a grid variable is one series, not one per
     // grid point (a reference curve beside a grid of series): the first point's is kept.
@@ -386,7 +374,8 @@ pub fn compute(fig: &Figure) -> Result<Vec<SeriesData>, crate::Error> {
                     let mut vars = g.clone();
                     vars.insert(xvar.clone(), xv.clone());
                     let at = format!("{xvar}={xv}");
-                    let scope = Scope::new(vars, fig.system.as_ref(), &cache, fig.digits);
+                    let scope =
+                        Scope::new(vars, fig.system.as_ref(), registry(), &cache, fig.digits);
                     let v = scope
                         .eval(&s.y)
                         .map_err(|e| point_error(fig, &name, &at, &e))?;
@@ -485,7 +474,7 @@ fn point_error(
     fig: &Figure,
     series: &str,
     at: &str,
-    e: &super::registry::QuantityError,
+    e: &super::error::QuantityError,
 ) -> crate::Error {
     let message = format!("{}: series '{series}' at {at}: {e}", fig.path);
     match e.kind() {

@@ -15,77 +15,40 @@
 //! 95 % half-width carried through the expression): a relation that holds or fails only
 //! within it is INCONCLUSIVE, and so is one whose simulation raised the heavy-tail warning.
 
+pub mod cache;
 pub mod compile;
+pub mod error;
 pub mod expr;
 pub mod figure;
+pub mod grid;
 pub mod quantities;
 pub mod registry;
 pub mod run;
 pub mod schema;
 pub mod scope;
+pub mod signature;
 pub mod system;
 pub mod systems;
 pub mod value;
 pub mod verdict;
 
 pub use compile::{load_paths, Claim};
-pub use registry::{registry, Quantity, QuantityError};
+pub use error::{ClaimError, QuantityError};
+pub use registry::{Quantity, Registry};
 pub use run::{run_claim, ClaimResult};
 pub use verdict::{Relation, Verdict};
 
-use thiserror::Error;
+use std::sync::LazyLock;
 
-/// Errors of the claims layer.
-#[derive(Debug, Error, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ClaimError {
-    /// A malformed claim file: the file, the line, the key.
-    #[error("{path}:{line}: {key}: {why}")]
-    Schema {
-        /// The file.
-        path: String,
-        /// 1-based line.
-        line: usize,
-        /// The key (or table) at fault.
-        key: String,
-        /// What is wrong.
-        why: String,
-    },
-    /// A file or folder that cannot be read.
-    #[error("{path}: {why}")]
-    Io {
-        /// The path.
-        path: String,
-        /// What went wrong.
-        why: String,
-    },
-    /// Two claim files with one id.
-    #[error("{path}: id '{id}' is also used by {other}")]
-    DuplicateId {
-        /// The second file.
-        path: String,
-        /// The id.
-        id: String,
-        /// The first file.
-        other: String,
-    },
-    /// A computation that cannot be done (bad `design` request, …).
-    #[error("{0}")]
-    Compute(String),
-    /// A quantity that could not be evaluated.
-    #[error(transparent)]
-    Quantity(#[from] QuantityError),
-}
-
-impl crate::error::Classify for ClaimError {
-    fn kind(&self) -> crate::error::ErrorKind {
-        use crate::error::ErrorKind;
-        match self {
-            ClaimError::Schema { .. }
-            | ClaimError::Io { .. }
-            | ClaimError::DuplicateId { .. }
-            | ClaimError::Compute(_) => ErrorKind::Input,
-            ClaimError::Quantity(e) => crate::error::Classify::kind(e),
-        }
-    }
+/// The standard registry: every quantity of [`quantities`] and every model of
+/// [`systems`]. It is built here, above both, so that the registry and the evaluator
+/// know neither: the plug-ins depend on them, not the other way round.
+pub fn registry() -> &'static Registry {
+    static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
+        let mut r = Registry::default();
+        systems::register(&mut r);
+        quantities::register(&mut r);
+        r
+    });
+    &REGISTRY
 }

@@ -19,8 +19,8 @@ pub use result::{
     SIM_VALUE_DIGITS,
 };
 
+use super::cache::Cache;
 use super::compile::{Check, Claim};
-use super::registry::Cache;
 use super::verdict::Verdict;
 use crate::num::certify_bits;
 use judge::Item;

@@ -226,7 +226,7 @@ pub fn parse_file(path: &str, text: &str) -> Result<ClaimFile, ClaimError> {
 /// Reads a claim file's text as `T`, with errors that name the line and the key.
 pub fn parse_as<T: serde::de::DeserializeOwned>(path: &str, text: &str) -> Result<T, ClaimError> {
     toml::from_str::<T>(text).map_err(|e| {
-        let msg = e.message().trim().replace('\n', " ");
+        let msg = crate::error::toml_reason(&e, text);
         let (line, key) = match e.span() {
             Some(sp) => {
                 let line = line_of(text, sp.start);
@@ -252,16 +252,18 @@ pub fn parse_as<T: serde::de::DeserializeOwned>(path: &str, text: &str) -> Resul
 }
 
 /// A claim file being compiled: its path and text, for errors that name the file, the
-/// line and the key.
+/// line and the key; and the language's words, for its expressions.
 pub struct FileCtx<'a> {
     path: &'a str,
     text: &'a str,
+    words: Vec<&'static str>,
 }
 
 impl<'a> FileCtx<'a> {
-    /// A file being compiled.
-    pub fn new(path: &'a str, text: &'a str) -> Self {
-        FileCtx { path, text }
+    /// A file being compiled; `words` are the language's bare words
+    /// ([`crate::claims::Registry::words`]).
+    pub fn new(path: &'a str, text: &'a str, words: Vec<&'static str>) -> Self {
+        FileCtx { path, text, words }
     }
 
     /// An error at the byte range `span`, on `key`.
@@ -275,8 +277,12 @@ impl<'a> FileCtx<'a> {
     }
     /// An expression of the quantity language, or an error naming `key`.
     pub fn expr(&self, s: &Spanned<String>, key: &str) -> Result<Expr, ClaimError> {
-        expr::parse(s.get_ref())
+        self.parse_expr(s.get_ref())
             .or_else(|e| self.err(s.span(), key, format!("'{}': {e}", s.get_ref())))
+    }
+    /// An expression of the quantity language, or the parser's message.
+    pub fn parse_expr(&self, s: &str) -> Result<Expr, String> {
+        expr::parse(s, &self.words)
     }
     /// The whole file read as `T` (a model reads its `[setup]` this way, with spans).
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ClaimError> {

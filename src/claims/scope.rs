@@ -4,21 +4,28 @@
 //! and at the higher certifying precision of [`crate::num::certify_bits`]. Their difference
 //! is the numerical uncertainty the verdicts use; the digits on which they agree are the
 //! ones printed. Arithmetic and the mathematical functions are here; calls of computed
-//! quantities go through the [registry](super::registry), with the call's overrides of
-//! setup keys (`hosts=inf`, `load=0.5`, `dist="…"`) and of grid variables (`alpha=1`)
-//! applied to a child scope.
+//! quantities go through the [`Quantities`] the scope was given (the
+//! [registry](super::registry)), with the call's overrides of setup keys (`hosts=inf`,
+//! `load=0.5`, `dist="…"`) and of grid variables (`alpha=1`) applied to a child scope
+//! ([`Call`]). The system's variables (`hosts`, `rho`) are read from its
+//! [`SystemSpec`].
+//!
+//! The evaluator defines the two interfaces it calls through, so that it depends on
+//! neither the registry nor the models: they depend on it.
 //!
 //! A simulated value also carries its 95 % half-width and heavy-tail warnings
 //! ([`super::value::SimUnc`]), propagated through the expression; the verdicts add the
 //! half-width to the numerical uncertainty and treat a warning as INCONCLUSIVE.
 
+use super::cache::Cache;
+use super::error::QuantityError;
 use super::expr::{Arg, Expr, Field, Op};
-use super::registry::{registry, Cache, Call, QuantityError};
-use super::system::SystemSpec;
-use super::value::{bin_half_width, fn_half_width, Pair};
+use super::signature::Signature;
+use super::value::{bin_half_width, fn_half_width, Pair, Value};
 use crate::num::certify::to_sci;
 use crate::num::parse_decimal;
 use rug::Float;
+use std::any::Any;
 use std::collections::BTreeMap;
 
 /// Mathematical functions of the language.
@@ -88,13 +95,45 @@ impl OverVal {
     }
 }
 
+/// A model's `[setup]`, compiled (by its [`crate::claims::system::Model`]): the system as
+/// written, which a scope reads its setup keys and variables from.
+pub trait SystemSpec: Send + Sync + std::fmt::Debug {
+    /// The model's name (`dispatch`).
+    fn model(&self) -> &'static str;
+    /// The setup keys a call may override (`opt(tags, hosts=3)`).
+    fn keys(&self) -> &'static [&'static str];
+    /// Groups of keys of which one value holds at a time: overriding one clears the others
+    /// (`load`, `lambda`, `load_per_host`).
+    fn exclusive(&self) -> &'static [&'static [&'static str]];
+    /// Bare words an override of `key` takes as text (`metric=slowdown`).
+    fn key_words(&self, key: &str) -> &'static [&'static str];
+    /// Names with a value at every grid point besides the grid variables (`hosts`, `rho`).
+    fn variables(&self) -> &'static [&'static str];
+    /// The value of one of [`SystemSpec::variables`] at the point of `scope`.
+    fn variable(&self, name: &str, scope: &Scope) -> Result<Pair, QuantityError>;
+    /// For the model's quantities, which downcast to their own type.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// The computed quantities a scope's calls go to (the registry is one).
+pub trait Quantities: Sync {
+    /// The declaration of the quantity called `name`, if there is one.
+    fn signature(&self, name: &str) -> Option<&'static Signature>;
+    /// Every quantity's name, for messages.
+    fn names(&self) -> Vec<&'static str>;
+    /// The value of the quantity `call.sig` declares, at the call's scope.
+    fn eval(&self, call: &Call<'_>) -> Result<Value, QuantityError>;
+}
+
 /// One grid point: its variables, the claim's system, the overrides made by enclosing
-/// calls, the claim's cache and the two precisions.
+/// calls, the quantities its calls go to, the claim's cache and the two precisions.
 pub struct Scope<'a> {
     /// Grid variables at this point (name, value as written).
     pub vars: BTreeMap<String, String>,
     /// The claim's system, as written.
     pub system: &'a dyn SystemSpec,
+    /// The quantities calls go to.
+    pub quantities: &'a dyn Quantities,
     /// Overrides of setup keys made by enclosing calls.
     pub over: BTreeMap<String, OverVal>,
     /// The claim's cache.
@@ -113,12 +152,14 @@ impl<'a> Scope<'a> {
     pub fn new(
         vars: BTreeMap<String, String>,
         system: &'a dyn SystemSpec,
+        quantities: &'a dyn Quantities,
         cache: &'a Cache,
         digits: u32,
     ) -> Self {
         Scope {
             vars,
             system,
+            quantities,
             over: BTreeMap::new(),
             cache,
             bits: crate::num::certify_bits(digits),
@@ -132,6 +173,7 @@ impl<'a> Scope<'a> {
         Scope {
             vars: self.vars.clone(),
             system: self.system,
+            quantities: self.quantities,
             over: self.over.clone(),
             cache: self.cache,
             bits: self.bits,
@@ -246,15 +288,13 @@ impl<'a> Scope<'a> {
             }
             return self.function(name, args);
         }
-        let reg = registry();
-        let q = reg.get(name).ok_or_else(|| {
+        let sig = self.quantities.signature(name).ok_or_else(|| {
             QuantityError::Usage(format!(
                 "unknown function '{name}' (quantities: {}; functions: {})",
-                reg.names().join(", "),
+                self.quantities.names().join(", "),
                 FUNCTIONS.join(", ")
             ))
         })?;
-        let sig = q.signature();
         // Overrides and positional arguments.
         let mut c = self.child();
         let mut pos: Vec<&Arg> = Vec::new();
@@ -302,7 +342,7 @@ impl<'a> Scope<'a> {
             scope: c,
             outer: self,
         };
-        q.eval(&call)?.field(field)
+        self.quantities.eval(&call)?.field(field)
     }
 
     fn function(&self, name: &str, args: &[Arg]) -> Result<Pair, QuantityError> {
@@ -398,5 +438,59 @@ impl<'a> Scope<'a> {
             )));
         }
         Ok(Some(x as i64))
+    }
+}
+
+/// One call being evaluated: the arguments as written and the scopes.
+pub struct Call<'a> {
+    /// The quantity's declaration.
+    pub sig: &'static Signature,
+    /// The arguments as written.
+    pub args: &'a [Arg],
+    /// The positional ones.
+    pub pos: Vec<&'a Arg>,
+    /// The scope the quantity is evaluated in: the caller's, with the call's overrides
+    /// (setup keys and grid variables) applied.
+    pub scope: Scope<'a>,
+    /// The caller's scope, in which the quantity's own arguments are evaluated.
+    pub outer: &'a Scope<'a>,
+}
+
+impl<'a> Call<'a> {
+    /// The i-th positional argument as a word (a bare name or a string).
+    pub fn word(&self, i: usize) -> Result<String, QuantityError> {
+        let name = self.sig.name;
+        match self.pos.get(i) {
+            Some(Arg::Pos(Expr::Var(w))) => Ok(w.clone()),
+            Some(Arg::Str(s)) => Ok(s.clone()),
+            Some(other) => Err(QuantityError::Usage(format!(
+                "{name}(): expected a name, got '{other}'"
+            ))),
+            None => Err(QuantityError::Usage(format!(
+                "{name}(): missing argument {}",
+                i + 1
+            ))),
+        }
+    }
+
+    /// The named argument `key=` as written.
+    pub fn named(&self, key: &str) -> Option<&'a Arg> {
+        self.args.iter().find_map(|a| match a {
+            Arg::Named(n, v) if n == key => Some(v.as_ref()),
+            _ => None,
+        })
+    }
+
+    /// The named argument `key=` as an integer, evaluated in the caller's scope.
+    pub fn named_number(&self, key: &str) -> Result<Option<i64>, QuantityError> {
+        self.outer.named_number(self.args, key)
+    }
+
+    /// The positional expression `i`, evaluated in the caller's scope.
+    pub fn number(&self, i: usize) -> Result<Option<Pair>, QuantityError> {
+        match self.pos.get(i) {
+            Some(Arg::Pos(e)) => Ok(Some(self.outer.eval(e)?)),
+            _ => Ok(None),
+        }
     }
 }

@@ -3,8 +3,8 @@
 //! and the named scalar and vector fields of a computed quantity ([`Value`]), read through
 //! one field-access path ([`Value::field`]).
 
+use super::error::QuantityError;
 use super::expr::{Field, Op};
-use super::registry::QuantityError;
 use rug::Float;
 
 /// A value at the two precisions (low, high), and, when it depends on a simulation, the

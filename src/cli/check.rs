@@ -1,19 +1,17 @@
 //! `taskassign check [PATH...]`: runs claim files and judges them.
 
-use crate::claims::run::run_until;
-use crate::claims::{load_paths, ClaimResult};
+use super::claims_run::{
+    install_interrupt_handler, interrupted, run_claims_with_progress, DEFAULT_CLAIMS_DIR,
+    DEFAULT_FIGURES_DIR, EXIT_INTERRUPTED,
+};
+use crate::claims::load_paths;
 use crate::report::claims::{
     claim_csv, incomplete_note, mark_incomplete_json, summary, to_json, to_markdown, to_text,
 };
+use crate::report::figure::sanitize::sanitize;
 use crate::report::html::{to_html, HtmlFigure};
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
-/// Default folder of claim files.
-pub const DEFAULT_CLAIMS_DIR: &str = "proofs-check";
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
 pub(crate) enum CheckFormat {
@@ -36,10 +34,12 @@ pub(crate) struct CheckArgs {
     /// --format html, index.html too.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// The figures (definitions *.toml and the SVGs `tables` made) the HTML report shows
-    /// with their claims.
-    #[arg(long, value_name = "DIR", default_value = super::tables::DEFAULT_FIGURES_DIR)]
-    figures: PathBuf,
+    /// The figures the HTML report shows with their claims: the folder `tables --out X`
+    /// wrote (X, or X/figures: each figure's definition *.toml beside its SVG) [default:
+    /// data/figures]. A folder given here that holds no figure is an error; one whose
+    /// figures belong to none of the claims run is a warning (stderr and the page).
+    #[arg(long, value_name = "DIR")]
+    figures: Option<PathBuf>,
     /// Exit 1 when some claim is INCONCLUSIVE, as when one fails (for CI gates that must
     /// not stay green on undecided claims).
     #[arg(long)]
@@ -74,80 +74,94 @@ fn quantity_list() -> String {
     out
 }
 
-/// Exit status of a run stopped by Ctrl-C (128 + SIGINT, the shell's convention).
-pub const EXIT_INTERRUPTED: i32 = 130;
-
-/// Set by the first Ctrl-C: no new claim starts.
-static STOP: AtomicBool = AtomicBool::new(false);
-/// Ctrl-C presses seen.
-static PRESSES: AtomicUsize = AtomicUsize::new(0);
-
-/// The first Ctrl-C lets the claims in progress finish and the report of what is done be
-/// written (marked incomplete, exit 130); a second stops at once.
-fn install_interrupt_handler() {
-    // If a handler cannot be installed, Ctrl-C keeps its default (stop at once).
-    let _ = ctrlc::set_handler(|| {
-        if PRESSES.fetch_add(1, Ordering::SeqCst) == 0 {
-            STOP.store(true, Ordering::SeqCst);
-            eprintln!("\ntaskassign: interrupted: finishing the claims in progress, then writing what is done (Ctrl-C again to stop at once)");
-        } else {
-            std::process::exit(EXIT_INTERRUPTED);
-        }
-    });
-}
-
-/// Runs claims with a progress bar on stderr when it is a terminal.
-pub(crate) fn run_claims_with_progress(claims: &[crate::claims::Claim]) -> Vec<ClaimResult> {
-    let bar = if std::io::stderr().is_terminal() {
-        let b = ProgressBar::new(claims.len() as u64);
-        if let Ok(st) = ProgressStyle::with_template("{bar:30} {pos}/{len} claims  {msg}") {
-            b.set_style(st);
-        }
-        Some(b)
-    } else {
-        None
-    };
-    let tick = |r: &ClaimResult| {
-        if let Some(b) = &bar {
-            b.set_message(r.claim.id.clone());
-            b.inc(1);
-        }
-    };
-    let rs = run_until(claims, &tick, &STOP);
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
-    rs
-}
-
 fn write(dir: &std::path::Path, name: &str, text: &str) -> Result<(), (i32, String)> {
     let p = dir.join(name);
     std::fs::write(&p, text).map_err(|e| (super::EXIT_BAD_INPUT, format!("{}: {e}", p.display())))
 }
 
+/// The figures of the run's claims for the HTML report, and a warning for the page and
+/// stderr when it shows none although figures were looked for.
+struct ReportFigures {
+    figures: Vec<HtmlFigure>,
+    warning: Option<String>,
+}
+
+/// The folder of figures `dir` names: itself when it holds definitions (`*.toml`), else its
+/// `figures/` subfolder when that exists (`tables --out X` writes X/figures).
+fn figures_folder(dir: &std::path::Path) -> PathBuf {
+    let has_defs = |d: &std::path::Path| {
+        std::fs::read_dir(d).is_ok_and(|mut it| {
+            it.any(|e| e.is_ok_and(|e| e.path().extension().is_some_and(|x| x == "toml")))
+        })
+    };
+    let sub = dir.join("figures");
+    if !has_defs(dir) && sub.is_dir() {
+        sub
+    } else {
+        dir.to_path_buf()
+    }
+}
+
 /// The figures of the claims in the run, for the HTML report: each declared figure
 /// (`DIR/*.toml`) whose `claim` is run, with the SVG `tables` wrote beside it. A missing
-/// SVG is an input error (run `tables` first); nothing is recomputed.
+/// SVG is an input error (run `tables` first); nothing is recomputed. `given` is the
+/// `--figures` folder when the user named one (then a folder without figures is an
+/// error); otherwise the default folder, whose absence is only a warning.
 fn html_figures(
-    dir: &std::path::Path,
+    given: Option<&std::path::Path>,
     claims: &[crate::claims::Claim],
-) -> Result<Vec<HtmlFigure>, (i32, String)> {
+) -> Result<ReportFigures, (i32, String)> {
     let bad = |m: String| (super::EXIT_BAD_INPUT, m);
+    let default = std::path::Path::new(DEFAULT_FIGURES_DIR);
+    let dir = figures_folder(given.unwrap_or(default));
+    let none = |why: String| ReportFigures {
+        figures: Vec::new(),
+        warning: Some(why),
+    };
     if !dir.is_dir() {
-        return Ok(Vec::new());
+        let why = format!(
+            "{}: no such folder, so the report shows no figures (`taskassign tables --out X` writes them to X/figures; pass --figures X)",
+            dir.display()
+        );
+        return match given {
+            Some(_) => Err(bad(why)),
+            None => Ok(none(why)),
+        };
     }
-    let figs = crate::claims::figure::load_dir(dir).map_err(|e| bad(e.to_string()))?;
+    let figs = crate::claims::figure::load_dir(&dir).map_err(|e| bad(e.to_string()))?;
+    if figs.is_empty() {
+        let why = format!(
+            "{}: no figure definitions (*.toml), so the report shows no figures (`taskassign tables --out X` writes them with their SVGs to X/figures)",
+            dir.display()
+        );
+        return match given {
+            Some(_) => Err(bad(why)),
+            None => Ok(none(why)),
+        };
+    }
     let mut out = Vec::new();
+    let mut others: Vec<String> = Vec::new();
     for f in figs {
         let Some(id) = f.claim.clone() else { continue };
         if !claims.iter().any(|c| c.id == id) {
+            if !others.contains(&id) {
+                others.push(id);
+            }
             continue;
         }
         let p = dir.join(format!("{}.svg", f.name));
-        let svg = std::fs::read_to_string(&p).map_err(|e| {
+        let text = std::fs::read_to_string(&p).map_err(|e| {
             bad(format!(
                 "{}: {e} (the figure of claim {id}; `taskassign tables` draws it)",
                 p.display()
+            ))
+        })?;
+        // inlined in the page: only the drawing, never a script or an outside reference
+        let svg = sanitize(&text).map_err(|e| {
+            bad(format!(
+                "{}: {} (the figure of claim {id}; `taskassign tables` draws it)",
+                p.display(),
+                e.0
             ))
         })?;
         out.push(HtmlFigure {
@@ -157,7 +171,22 @@ fn html_figures(
             svg,
         });
     }
-    Ok(out)
+    // figures were found, but none is of a claim that ran: say so when asked for them
+    let warning = (out.is_empty() && given.is_some()).then(|| {
+        format!(
+            "{}: no figure belongs to the claims run (its figures are of {})",
+            dir.display(),
+            if others.is_empty() {
+                "no claim".to_string()
+            } else {
+                others.join(", ")
+            }
+        )
+    });
+    Ok(ReportFigures {
+        figures: out,
+        warning,
+    })
 }
 
 /// Runs `check`; returns the report and the exit status (0 or 1), or a bad-input error.
@@ -178,10 +207,16 @@ pub(crate) fn run_check(a: CheckArgs) -> Result<(String, i32), (i32, String)> {
     }
     let claims = load_paths(&paths).map_err(|e| (super::EXIT_BAD_INPUT, e.to_string()))?;
     let figures = if a.format == CheckFormat::Html {
-        html_figures(&a.figures, &claims)?
+        html_figures(a.figures.as_deref(), &claims)?
     } else {
-        Vec::new()
+        ReportFigures {
+            figures: Vec::new(),
+            warning: None,
+        }
     };
+    if let Some(w) = &figures.warning {
+        eprintln!("taskassign: warning: {w}");
+    }
     if claims.is_empty() {
         return Err((
             super::EXIT_BAD_INPUT,
@@ -197,7 +232,7 @@ pub(crate) fn run_check(a: CheckArgs) -> Result<(String, i32), (i32, String)> {
     }
     install_interrupt_handler();
     let rs = run_claims_with_progress(&claims);
-    let interrupted = STOP.load(Ordering::SeqCst);
+    let interrupted = interrupted();
     let note = |text: String| {
         if interrupted {
             text + &incomplete_note(rs.len(), claims.len())
@@ -222,12 +257,15 @@ pub(crate) fn run_check(a: CheckArgs) -> Result<(String, i32), (i32, String)> {
         write(dir, "report.md", &note(to_markdown(&rs)))?;
         write(dir, "report.json", &(json(to_json(&rs)) + "\n"))?;
         if a.format == CheckFormat::Html {
-            let n = if interrupted {
+            let mut n = if interrupted {
                 incomplete_note(rs.len(), claims.len())
             } else {
                 String::new()
             };
-            write(dir, "index.html", &to_html(&rs, &figures, &n))?;
+            if let Some(w) = &figures.warning {
+                n.push_str(&format!("\nWarning: {w}."));
+            }
+            write(dir, "index.html", &to_html(&rs, &figures.figures, &n))?;
         }
     }
     let out = match a.format {

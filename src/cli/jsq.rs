@@ -1,29 +1,25 @@
 //! `jsq fixed-point | fluid | exact | simulate`: argument parsing for the load-balancing
-//! room ([`crate::lb`]); the records are built by [`crate::report::jsq`].
+//! room ([`crate::lb`]), which computes; the records are built by [`crate::report::jsq`].
 //!
 //! Conventions (README, "`jsq`"): λ is per server (λ(N)/N) and may exceed 1 for pools;
 //! `--buffer` is the buffer b of a queue or the capacity B of a pool (default ∞); d is a
 //! number, `inf`, or a formula in N (`log(N)`, `sqrt(N)*log(N)`, `N^0.75`), rounded up and
 //! capped at N. Bad input exits 2 with one line, a numerical failure 3.
 
+use super::run_args::TimeRunArgs;
 use super::{bad, fail, named, render, Format, Outcome};
-use crate::lb::exact::DEFAULT_MAX_STATES;
+use crate::lb::diffusion::halfin_whitt_lambda;
+use crate::lb::exact::{exact, ExactOptions, DEFAULT_MAX_STATES};
+use crate::lb::fixed_point::certified;
+use crate::lb::fluid::{fluid_pair, Limit};
 use crate::lb::model::{DSpec, LbError, Model, ModelKind, Sampling, System};
-use crate::lb::sim::{halfin_whitt_lambda, Plan};
+use crate::lb::sim::{run, Measure, DEFAULT_RUN};
 use crate::num::{check_digits, DEFAULT_DIGITS};
-use crate::report::jsq::{
-    exact_record, fixed_point_record, fluid_record, run_simulation, simulate_record,
-    SimulateRequest,
-};
-use crate::sim::{DEFAULT_REPLICATIONS, MAX_REPLICATIONS, MIN_REPLICATIONS};
+use crate::report::jsq::{exact_record, fixed_point_record, fluid_record, simulate_record};
+use crate::sim::Length;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
-
-/// Default measured time of `jsq simulate` (mean service times).
-const DEFAULT_TIME: f64 = 100.0;
-/// The default warm-up is the measured time divided by this.
-const DEFAULT_WARMUP_DIVISOR: f64 = 10.0;
 /// Expected events (all replications) above which progress is shown on a terminal.
 const PROGRESS_MIN_EVENTS: f64 = 1e8;
 
@@ -178,21 +174,8 @@ struct SimArgs {
         default_value = "inf"
     )]
     buffer: String,
-    /// Measured time per replication (mean service times).
-    #[arg(long, value_name = "T", allow_hyphen_values = true)]
-    time: Option<String>,
-    /// Time discarded at the start of each replication, from empty (default: time/10).
-    #[arg(long, value_name = "T0", allow_hyphen_values = true)]
-    warmup: Option<String>,
-    /// Independent replications (>= 2), run in parallel.
-    #[arg(long, value_name = "R", default_value_t = DEFAULT_REPLICATIONS as i64, allow_hyphen_values = true)]
-    replications: i64,
-    /// Base seed: replication r uses streams seeded from (seed, 0, r).
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Worker threads (default: all cores); results do not depend on it.
-    #[arg(long, value_name = "K", allow_hyphen_values = true)]
-    threads: Option<i64>,
+    #[command(flatten)]
+    run: TimeRunArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
@@ -267,8 +250,12 @@ pub(super) fn run_jsq(a: JsqArgs) -> Outcome {
             let digits = check_digits(a.digits).map_err(bad)?;
             let model = model_of(&a.m)?;
             let spec = DSpec::parse(&a.d).map_err(lb)?;
-            let rec = fixed_point_record(&model, &spec, digits).map_err(lb)?;
-            Ok(render(&rec, a.format))
+            let limit = Limit::from_spec(&spec).map_err(lb)?;
+            let fp = certified(&model, limit, digits).map_err(lb)?;
+            Ok(render(
+                &fixed_point_record(&model, &spec, limit, &fp),
+                a.format,
+            ))
         }
         JsqCommand::Fluid(a) => {
             let model = model_of(&a.m)?;
@@ -278,8 +265,12 @@ pub(super) fn run_jsq(a: JsqArgs) -> Outcome {
             if times.is_empty() {
                 return Err(bad("--times needs at least one time"));
             }
-            let rec = fluid_record(&model, &spec, &init, &times).map_err(lb)?;
-            Ok(render(&rec, a.format))
+            let limit = Limit::from_spec(&spec).map_err(lb)?;
+            let (coarse, fine) = fluid_pair(&model, limit, &init, &times).map_err(lb)?;
+            Ok(render(
+                &fluid_record(&model, &spec, limit, &times, (&coarse, &fine)),
+                a.format,
+            ))
         }
         JsqCommand::Exact(a) => {
             let model = model_of(&a.m)?;
@@ -296,8 +287,13 @@ pub(super) fn run_jsq(a: JsqArgs) -> Outcome {
                         a.max_states
                     ))
                 })?;
-            let rec = exact_record(&system, &spec, digits, max_states).map_err(lb)?;
-            Ok(render(&rec, a.format))
+            let opts = ExactOptions {
+                digits,
+                max_states,
+                ..ExactOptions::default()
+            };
+            let r = exact(&system, &opts).map_err(lb)?;
+            Ok(render(&exact_record(&system, &spec, digits, &r), a.format))
         }
         JsqCommand::Simulate(a) => run_simulate(a),
     }
@@ -327,40 +323,15 @@ fn run_simulate(a: SimArgs) -> Outcome {
     };
     let spec = DSpec::parse(&a.d).map_err(lb)?;
     let system = System::new(model, n, &spec, a.sampling).map_err(lb)?;
-    let horizon = match &a.time {
-        Some(t) => time("--time", t, true)?,
-        None => DEFAULT_TIME,
+    let opts = a.run.options(DEFAULT_RUN)?;
+    let (horizon, warmup) = match opts.length {
+        Length::Time { measured, warmup } => (measured, warmup),
+        Length::Jobs { .. } => (0.0, 0.0),
     };
-    let warmup = match &a.warmup {
-        Some(t) => time("--warmup", t, false)?,
-        None => horizon / DEFAULT_WARMUP_DIVISOR,
-    };
-    let replications = usize::try_from(a.replications)
-        .ok()
-        .filter(|r| (MIN_REPLICATIONS..=MAX_REPLICATIONS).contains(r))
-        .ok_or_else(|| {
-            bad(format!(
-                "replications must be between {MIN_REPLICATIONS} and {MAX_REPLICATIONS} (a confidence interval needs two), got {}",
-                a.replications
-            ))
-        })?;
-    let threads = match a.threads {
-        None => None,
-        Some(k) if k >= 1 => Some(usize::try_from(k).map_err(bad)?),
-        Some(k) => return Err(bad(format!("threads must be at least 1, got {k}"))),
-    };
-    let req = SimulateRequest {
-        system,
-        spec,
-        halfin_whitt: beta,
-        plan: Plan::new(warmup, horizon),
-        replications,
-        seed: a.seed,
-        threads,
-    };
+    let replications = opts.replications;
     // Expected events: arrivals λN plus departures (at most λN on average) per unit time.
     let expected =
-        2.0 * req.system.model().lambda() * n as f64 * (horizon + warmup) * replications as f64;
+        2.0 * system.model().lambda() * n as f64 * (horizon + warmup) * replications as f64;
     let bar = (std::io::stderr().is_terminal() && expected >= PROGRESS_MIN_EVENTS).then(|| {
         let b = ProgressBar::new(replications as u64);
         if let Ok(st) = ProgressStyle::with_template("{bar:30} {pos}/{len} replications  {elapsed}")
@@ -376,12 +347,12 @@ fn run_simulate(a: SimArgs) -> Outcome {
     };
     let progress: Option<&(dyn Fn(usize, usize) + Sync)> =
         if bar.is_some() { Some(&tick) } else { None };
-    let (summary, seconds, notes) = run_simulation(&req, progress).map_err(lb)?;
+    let r = run(&system, &opts, Measure::Stationary, progress).map_err(lb)?;
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
     Ok(render(
-        &simulate_record(&req, &summary, seconds, &notes),
+        &simulate_record(&system, &spec, beta, &opts, &r),
         a.format,
     ))
 }

@@ -1,25 +1,24 @@
 //! `redundancy exact|simulate|stability`: argument parsing for [`crate::redundancy`]; the
 //! records are built by [`crate::report::redundancy`].
 
+use super::run_args::JobRunArgs;
 use super::{bad, fail, render, Format, Outcome};
+use crate::dist::aging::classify;
 use crate::dist::DistSpec;
-use crate::num::certify::Certify;
 use crate::num::{check_digits, DEFAULT_DIGITS};
 use crate::redundancy::classes::System;
-use crate::redundancy::exact::exact;
+use crate::redundancy::exact::{exact, exact_methods_apply};
 use crate::redundancy::policy::{Copies, Policy};
-use crate::redundancy::sim::{simulate, SimRequest};
+use crate::redundancy::run::{simulate, SimRequest, DEFAULT_RUN};
 use crate::redundancy::stability::{
-    estimate_scale_limit, fcfs_region, EstimateOptions, DEFAULT_DRIFT_REPLICATIONS, DEFAULT_HORIZON,
+    certified_region, stability, EstimateOptions, DEFAULT_DRIFT_REPLICATIONS, DEFAULT_HORIZON,
 };
 use crate::report::redundancy::{
     exact_record, simulate_record, stability_record, StabilityFindings,
 };
-use crate::sim::{DEFAULT_REPLICATIONS, DEFAULT_WARMUP_FRACTION, MIN_REPLICATIONS};
+use crate::sim::DEFAULT_SEED;
 use clap::{Args, Subcommand};
 
-/// Default measured jobs per replication of `redundancy simulate`.
-const DEFAULT_JOBS: &str = "1000000";
 /// Default service law.
 const DEFAULT_DIST: &str = "exp:rate=1";
 /// Precision (digits) of the stability region printed by `simulate` and `stability`.
@@ -104,21 +103,8 @@ struct SimulateArgs {
     /// iid (each copy its own requirement) or identical (one per job).
     #[arg(long, value_name = "iid|identical", default_value = "iid")]
     copies: String,
-    /// Measured jobs per replication (e.g. 1000000 or 1e6).
-    #[arg(long, value_name = "N", default_value = DEFAULT_JOBS, allow_hyphen_values = true)]
-    jobs: String,
-    /// Jobs discarded at the start of each replication (default: jobs/10).
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    warmup: Option<String>,
-    /// Independent replications (>= 2), run in parallel.
-    #[arg(long, value_name = "R", default_value_t = DEFAULT_REPLICATIONS as i64, allow_hyphen_values = true)]
-    replications: i64,
-    /// Base seed: replication r uses streams seeded from (seed, 0, r).
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Worker threads (default: all cores); results do not depend on it.
-    #[arg(long, value_name = "T")]
-    threads: Option<usize>,
+    #[command(flatten)]
+    run: JobRunArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
@@ -138,13 +124,13 @@ struct StabilityArgs {
     #[arg(long)]
     simulate: bool,
     /// Arrivals per replication of the drift test.
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    horizon: Option<String>,
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_HORIZON.to_string(), allow_hyphen_values = true)]
+    horizon: String,
     /// Replications per scale of the drift test (>= 2).
-    #[arg(long, value_name = "R", allow_hyphen_values = true)]
-    replications: Option<i64>,
+    #[arg(long, value_name = "R", default_value_t = DEFAULT_DRIFT_REPLICATIONS as i64, allow_hyphen_values = true)]
+    replications: i64,
     /// Base seed.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
     /// Worker threads.
     #[arg(long, value_name = "T")]
@@ -231,8 +217,8 @@ fn policy_of(a: &SystemArgs) -> Result<Policy, (i32, String)> {
     Policy::parse(&a.policy, a.preemptive).map_err(bad)
 }
 
-fn count(what: &str, s: &str, min: u64) -> Result<u64, (i32, String)> {
-    crate::num::parse_count(s, what, min, u64::MAX / 4).map_err(bad)
+fn count(what: &str, s: &str) -> Result<u64, (i32, String)> {
+    crate::num::parse_count(s, what, 0, u64::MAX).map_err(bad)
 }
 
 fn run_exact(a: ExactArgs) -> Outcome {
@@ -240,22 +226,7 @@ fn run_exact(a: ExactArgs) -> Outcome {
     let sys = system_of(&a.system)?;
     let policy = policy_of(&a.system)?;
     let r = exact(&sys, policy, digits).map_err(fail)?;
-    let mut rec = exact_record(&sys, &r);
-    if r.digits < digits {
-        rec.text(
-            "note",
-            format!(
-                "only {} of the {digits} requested significant digits are certified ({})",
-                r.digits,
-                if r.method.starts_with("product") {
-                    "two precisions agree on them"
-                } else {
-                    "two truncations agree on them; a chain is solved in f64"
-                }
-            ),
-        );
-    }
-    Ok(render(&rec, a.format))
+    Ok(render(&exact_record(&sys, &r, digits), a.format))
 }
 
 fn run_simulate(a: SimulateArgs) -> Outcome {
@@ -263,38 +234,21 @@ fn run_simulate(a: SimulateArgs) -> Outcome {
     let policy = policy_of(&a.system)?;
     let dist = DistSpec::parse(&a.dist).map_err(bad)?;
     let copies = Copies::parse(&a.copies).map_err(bad)?;
-    let jobs = count("jobs", &a.jobs, 1)?;
-    let warmup = match &a.warmup {
-        Some(w) => count("warmup", w, 0)?,
-        None => jobs / DEFAULT_WARMUP_FRACTION,
-    };
-    let replications = usize::try_from(a.replications)
-        .ok()
-        .filter(|r| *r >= MIN_REPLICATIONS)
-        .ok_or_else(|| {
-            bad(format!(
-                "replications must be at least {MIN_REPLICATIONS} (a confidence interval needs two), got {}",
-                a.replications
-            ))
-        })?;
-    if a.threads == Some(0) {
-        return Err(bad("threads must be at least 1"));
-    }
     let req = SimRequest {
         sys: &sys,
         policy,
         copies,
         dist: &dist,
-        jobs,
-        warmup,
-        replications,
-        seed: a.seed,
-        point: 0,
-        threads: a.threads,
+        run: a.run.options(DEFAULT_RUN, 0)?,
     };
-    let region = fcfs_region(&sys, crate::num::working_bits(REGION_DIGITS)).map_err(fail)?;
+    let region = certified_region(&sys, REGION_DIGITS).map_err(fail)?;
+    let exact_methods = exact_methods_apply(&dist, copies).map_err(fail)?;
     let r = simulate(&req, None).map_err(fail)?;
-    Ok(render(&simulate_record(&req, &r, Some(&region)), a.format))
+    let class = classify(&dist);
+    Ok(render(
+        &simulate_record(&req, &r, Some(&region.region), exact_methods, &class),
+        a.format,
+    ))
 }
 
 fn run_stability(a: StabilityArgs) -> Outcome {
@@ -302,55 +256,33 @@ fn run_stability(a: StabilityArgs) -> Outcome {
     let policy = policy_of(&a.system)?;
     let dist = DistSpec::parse(&a.dist).map_err(bad)?;
     let copies = Copies::parse(&a.copies).map_err(bad)?;
-    let horizon = match &a.horizon {
-        Some(h) => count("horizon", h, 100)?,
-        None => DEFAULT_HORIZON,
+    let horizon = count("horizon", &a.horizon)?;
+    let replications = usize::try_from(a.replications)
+        .map_err(|_| bad(crate::sim::bad_replications(a.replications)))?;
+    let opts = EstimateOptions {
+        horizon,
+        replications,
+        seed: a.seed,
+        threads: a.threads,
+        ..EstimateOptions::default()
     };
-    let replications = match a.replications {
-        Some(r) => usize::try_from(r)
-            .ok()
-            .filter(|r| *r >= MIN_REPLICATIONS)
-            .ok_or_else(|| {
-                bad(format!(
-                    "replications must be at least {MIN_REPLICATIONS}, got {r}"
-                ))
-            })?,
-        None => DEFAULT_DRIFT_REPLICATIONS,
-    };
-    if a.threads == Some(0) {
-        return Err(bad("threads must be at least 1"));
-    }
-    let exp_iid = dist.family() == "exp" && copies == Copies::Iid;
-    let exact_applies = exp_iid && policy.has_product_form() && !a.simulate;
-    // The exact region (certified) where exponential i.i.d. copies make it meaningful.
-    let region = if exp_iid {
-        let c = Certify::digits(REGION_DIGITS);
-        let both = c.run(|bits| fcfs_region(&sys, bits)).map_err(fail)?;
-        let limit = both.certify(REGION_DIGITS, |r| &r.scale_limit);
-        Some((limit, both.hi))
-    } else {
-        None
-    };
-    let estimate = if exact_applies {
-        None
-    } else {
-        let opts = EstimateOptions {
-            horizon,
-            replications,
-            seed: a.seed,
-            threads: a.threads,
-            ..EstimateOptions::default()
-        };
-        Some(estimate_scale_limit(&sys, policy, copies, &dist, &opts).map_err(fail)?)
-    };
+    let found = stability(
+        &sys,
+        policy,
+        copies,
+        &dist,
+        a.simulate,
+        &opts,
+        REGION_DIGITS,
+    )
+    .map_err(fail)?;
     let findings = StabilityFindings {
         sys: &sys,
         policy,
         copies,
         dist: &dist,
-        region: region.as_ref().map(|(l, r)| (l.clone(), r)),
-        exact_applies,
-        estimate: estimate.as_ref(),
+        found: &found,
+        class: &classify(&dist),
     };
     Ok(render(&stability_record(&findings), a.format))
 }

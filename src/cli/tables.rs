@@ -1,9 +1,11 @@
 //! `taskassign tables [--out data] [--check]`: regenerates every table and figure.
 
-use super::check::{run_claims_with_progress, DEFAULT_CLAIMS_DIR};
+use super::claims_run::{run_claims_with_progress, DEFAULT_CLAIMS_DIR, DEFAULT_FIGURES_DIR};
+use crate::claims::figure::{compute, load_dir};
 use crate::claims::load_paths;
-use crate::report::figure::{figure_files, write_bins};
-use crate::report::tables::{claim_files, compare_with, write_files};
+use crate::report::figure::figure_files;
+use crate::report::files::{compare_with, write_bins, write_files};
+use crate::report::tables::claim_files;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -26,9 +28,6 @@ pub(crate) struct TablesArgs {
     figures: PathBuf,
 }
 
-/// Default folder of figure definitions.
-pub const DEFAULT_FIGURES_DIR: &str = "data/figures";
-
 /// Runs `tables`; returns the report and the exit status.
 pub(crate) fn run_tables(a: TablesArgs) -> Result<(String, i32), (i32, String)> {
     let bad = |e: String| (super::EXIT_BAD_INPUT, e);
@@ -46,7 +45,17 @@ pub(crate) fn run_tables(a: TablesArgs) -> Result<(String, i32), (i32, String)> 
     }
     let rs = run_claims_with_progress(&claims);
     let mut files = claim_files(&rs, &made_by).map_err(super::fail)?;
-    let figs = figure_files(&a.figures, &rs, &made_by).map_err(super::fail)?;
+    // Every figure declared in --figures, computed through the claims engine; a point that
+    // cannot be computed is an error naming the figure, the series and the point.
+    let computed = load_dir(&a.figures)
+        .map_err(crate::Error::from)
+        .and_then(|figs| {
+            figs.into_iter()
+                .map(|f| compute(&f).map(|s| (f, s)))
+                .collect::<Result<Vec<_>, crate::Error>>()
+        })
+        .map_err(super::fail)?;
+    let figs = figure_files(&computed, &rs, &made_by).map_err(super::fail)?;
     files.extend(figs.text);
     let pdfs = figs.pdf;
     if a.check {

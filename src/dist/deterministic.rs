@@ -36,6 +36,9 @@ impl JobSize for Deterministic {
     fn family(&self) -> &'static str {
         "det"
     }
+    fn is_deterministic(&self) -> bool {
+        true
+    }
     fn prec(&self) -> u32 {
         self.x.prec()
     }

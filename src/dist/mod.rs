@@ -230,6 +230,11 @@ pub trait JobSize: Send + Sync + std::fmt::Debug {
     fn is_exponential(&self) -> bool {
         false
     }
+    /// True when the law is a single point (every size the same), so that a simulator
+    /// may use the constant instead of sampling. False unless a family knows better.
+    fn is_deterministic(&self) -> bool {
+        false
+    }
 }
 
 /// Checks a moment order.

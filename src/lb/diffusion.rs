@@ -2,7 +2,7 @@
 //! simulation.
 //!
 //! **Regime.** Queues with λ(N) = N − β√N (β > 0), i.e. λ = 1 − β/√N per server
-//! ([`crate::lb::sim::halfin_whitt_lambda`]). The centred and scaled occupancy is
+//! ([`halfin_whitt_lambda`]). The centred and scaled occupancy is
 //! Q̄_1 = (Q_1 − N)/√N ≤ 0 (minus the scaled idle servers) and Q̄_i = Q_i/√N, i ≥ 2.
 //!
 //! **The limit** (Eschenfeldt & Gamarnik 2015 for JSQ; arXiv 1612.00723, Theorem 2.4, for
@@ -36,6 +36,16 @@ use crate::sim::rng::{stream_rng, unit_f64};
 use crate::sim::stats::{ratio_estimate, Estimate};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
+
+/// λ per server of the Halfin–Whitt regime λ(N) = N − β√N: 1 − β/√N.
+///
+/// ```
+/// use taskassign::lb::diffusion::halfin_whitt_lambda;
+/// assert!((halfin_whitt_lambda(10_000, 0.5) - 0.995).abs() < 1e-15);
+/// ```
+pub fn halfin_whitt_lambda(n: u64, beta: f64) -> f64 {
+    1.0 - beta / (n as f64).sqrt()
+}
 
 /// The largest step accepted.
 pub const MAX_STEP: f64 = 0.1;

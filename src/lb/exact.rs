@@ -191,6 +191,9 @@ pub struct ExactResult {
     pub growths: usize,
 }
 
+/// Most significant digits an f64 value is printed with.
+pub const F64_DIGITS: u32 = 15;
+
 /// Largest number of servers with a fixed-array state.
 const MAXN: usize = MAX_EXACT_SERVERS as usize;
 

@@ -106,6 +106,19 @@ pub struct CertifiedFixedPoint {
     pub method: Method,
 }
 
+impl CertifiedFixedPoint {
+    /// The fewest certified digits of any value listed (the `digits` asked for when
+    /// every value has them all).
+    pub fn shown_digits(&self) -> u32 {
+        self.occupancy
+            .iter()
+            .chain([&self.mean_tasks, &self.mean_sojourn, &self.blocking])
+            .map(|c| c.digits)
+            .min()
+            .unwrap_or(self.digits)
+    }
+}
+
 fn num(e: NumError) -> LbError {
     LbError::Num(e)
 }

@@ -507,3 +507,38 @@ fn jsq_trajectory(
         steps: ig.stats.accepted,
     })
 }
+
+/// The finer of the two fluid integrations of [`fluid_pair`] runs at the default tolerance
+/// divided by this: the two agree on the digits the integration has certainly resolved.
+pub const FLUID_TOLERANCE_RATIO: f64 = 100.0;
+
+/// The fluid trajectory at the default tolerance and at one [`FLUID_TOLERANCE_RATIO`]
+/// times smaller: (coarse, fine). The digits on which the two agree are the ones printed,
+/// and their largest difference ([`fluid_difference`]) is the error estimate.
+pub fn fluid_pair(
+    model: &Model,
+    limit: Limit,
+    init: &[f64],
+    times: &[f64],
+) -> Result<(Trajectory, Trajectory), LbError> {
+    let opts = FluidOptions::default();
+    let mut finer = opts;
+    finer.tol.abs /= FLUID_TOLERANCE_RATIO;
+    finer.tol.rel /= FLUID_TOLERANCE_RATIO;
+    let a = trajectory(model, limit, init, times, &opts)?;
+    let b = trajectory(model, limit, init, times, &finer)?;
+    Ok((a, b))
+}
+
+/// The largest difference between two trajectories at their times (missing levels 0).
+pub fn fluid_difference(a: &Trajectory, b: &Trajectory) -> f64 {
+    let mut m: f64 = 0.0;
+    for (x, y) in a.occupancy.iter().zip(&b.occupancy) {
+        for i in 0..x.len().max(y.len()) {
+            let u = x.get(i).copied().unwrap_or(0.0);
+            let v = y.get(i).copied().unwrap_or(0.0);
+            m = m.max((u - v).abs());
+        }
+    }
+    m
+}

@@ -21,5 +21,6 @@ pub mod diffusion;
 pub mod exact;
 pub mod fixed_point;
 pub mod fluid;
+pub mod formula;
 pub mod model;
 pub mod sim;

@@ -68,15 +68,6 @@ impl Classify for DesignError {
     }
 }
 
-impl From<DesignError> for crate::error::Error {
-    fn from(e: DesignError) -> Self {
-        match e {
-            DesignError::Policy(p) => crate::error::Error::Policy(p),
-            other => crate::error::Error::input(other.to_string()),
-        }
-    }
-}
-
 /// One tried host count.
 #[derive(Debug, Clone)]
 pub struct Attempt {

@@ -1,5 +1,6 @@
 //! Cutoffs defined by equal host quantities: SITA-E (equal loads, each cutoff a root of
-//! M_1(s_0, s_i) = (i/h) E[X]) and the TAGS cutoffs at the smallest feasible common level
+//! M_1(s_0, s_i) = (i/h) E[X]), its TAGS analogue ([`balanced_cutoffs`]: every ρ_i equal,
+//! by bisection on the common load) and the TAGS cutoffs at the smallest feasible common level
 //! of a per-host quantity (the mean queue lengths for TAGS-minmax, the loads for the seeds
 //! near the stability threshold), by the greedy construction of `equalize`.
 
@@ -9,6 +10,12 @@ use crate::num::root::{expand_upper, solve_increasing};
 use crate::num::show;
 use crate::policy::{tags, Metric, PolicyError};
 use rug::Float;
+
+/// Bisection steps of the cutoff and load searches in [`balanced_cutoffs`] (2^-100 of the
+/// bracket is below f64 resolution, which is all the table needs).
+const BALANCE_STEPS: usize = 100;
+/// The common load of [`balanced_cutoffs`] is bracketed to this width.
+const BALANCE_LOAD_TOL: f64 = 1e-13;
 
 /// SITA-E: the cutoffs with M_1(s_0, s_i) = (i/h) E[X] (equal loads), each found as a root
 /// (from the side of the support that keeps more digits).
@@ -50,6 +57,77 @@ pub fn sita_e_cutoffs(dist: &dyn JobSize, hosts: usize) -> Result<Vec<Float>, Po
         out.push(r.x);
     }
     Ok(out)
+}
+
+/// The TAGS cutoffs s_1 < … < s_{h−1} that give every host the same load L (L found by
+/// bisection: a larger common load pushes every cutoff up and leaves less for the last
+/// host). Errors when the common load would be ≥ 1 (no balanced stable cutoffs).
+pub fn balanced_cutoffs(
+    d: &dyn JobSize,
+    lambda: &Float,
+    hosts: usize,
+) -> Result<(Vec<Float>, f64), PolicyError> {
+    let bits = d.prec();
+    let lo_open = d.lower_open();
+    let top = d.upper();
+    if !top.is_finite() {
+        return Err(PolicyError::BadCutoffs(
+            "balanced TAGS cutoffs are only searched for bounded supports".into(),
+        ));
+    }
+    // Greedy chain for the common load `l`: each cutoff makes its host's load exactly l;
+    // returns the cutoffs and the last host's load (None if an earlier host could take
+    // every remaining job, i.e. l is too large).
+    let chain = |l: f64| -> Result<Option<(Vec<Float>, f64)>, PolicyError> {
+        let target = Float::with_val(bits, l);
+        let mut cut = Vec::with_capacity(hosts - 1);
+        let mut a = lo_open.clone();
+        for _ in 1..hosts {
+            if tags::host_load(d, lambda, &a, &top)? <= target {
+                return Ok(None);
+            }
+            let mut lo = if a < d.lower() { d.lower() } else { a.clone() };
+            let mut hi = top.clone();
+            for _ in 0..BALANCE_STEPS {
+                let mid = if lo > 0 {
+                    Float::with_val(bits, &lo * &hi).sqrt()
+                } else {
+                    Float::with_val(bits, &lo + &hi) / 2u32
+                };
+                if tags::host_load(d, lambda, &a, &mid)? < target {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            cut.push(hi.clone());
+            a = hi;
+        }
+        let last = tags::host_load(d, lambda, &a, &top)?.to_f64();
+        Ok(Some((cut, last)))
+    };
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    let mut best: Option<(Vec<Float>, f64)> = None;
+    for _ in 0..BALANCE_STEPS {
+        let mid = 0.5 * (lo + hi);
+        match chain(mid)? {
+            Some((c, last)) if last > mid => {
+                lo = mid;
+                best = Some((c, mid));
+            }
+            _ => hi = mid,
+        }
+        if hi - lo < BALANCE_LOAD_TOL {
+            break;
+        }
+    }
+    match best {
+        Some((c, l)) if hi < 1.0 && c.windows(2).all(|w| w[0] < w[1]) => Ok((c, l)),
+        _ => Err(PolicyError::BadLoad(format!(
+            "no TAGS cutoffs balance {hosts} hosts below load 1 (λ = {})",
+            show(lambda)
+        ))),
+    }
 }
 
 /// TAGS-minmax: the cutoffs that equalise the hosts' mean queue lengths L_i = λ_i Q_i at

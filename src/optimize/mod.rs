@@ -16,6 +16,7 @@
 //! stability and [`design`] the fewest hosts meeting a target.
 
 pub mod budget;
+pub mod certified;
 pub mod chain;
 pub mod design;
 pub mod dp;

@@ -17,6 +17,7 @@
 //! proves stability and one at which it proves instability (or 1/sup x F̄(x), above which
 //! no h is stable).
 
+use super::certified::EvalRequest;
 use super::threshold::{check_stable, tags_threshold};
 use crate::dist::enclose::below_support;
 use crate::dist::{DistFactory, Enclosure, JobSize};
@@ -25,8 +26,7 @@ use crate::num::root::{expand_upper, solve_increasing};
 use crate::num::{parse_decimal, show, working_bits, NumError};
 use crate::policy::rigorous::evaluate_enclosed;
 use crate::policy::{
-    budget, full_cutoffs, tags::host_load, LoadSpec, Metric, PolicyError, PolicyKind,
-    HINT_MORE_DIGITS,
+    budget, full_cutoffs, tags::host_load, LoadSpec, PolicyError, PolicyKind, HINT_MORE_DIGITS,
 };
 use rug::float::Special;
 use rug::Float;
@@ -133,18 +133,18 @@ fn validate_eval(
     Ok(())
 }
 
-/// `eval --rigorous`: `policy` for the law `dist` with `hosts` hosts at `load`, the h − 1
-/// interior cutoffs as decimals (none for Random), `metric`, proven to `digits` digits
-/// where the enclosures allow.
-pub fn eval_rigorous(
-    policy: PolicyKind,
-    dist: &dyn DistFactory,
-    hosts: usize,
-    load: &LoadSpec,
-    cutoffs: &[String],
-    metric: Metric,
-    digits: u32,
-) -> Result<RigorousEval, PolicyError> {
+/// `eval --rigorous`: the request's policy, law, hosts, load, cutoffs (decimals) and metric,
+/// proven to its digits where the enclosures allow.
+pub fn eval_rigorous(req: &EvalRequest) -> Result<RigorousEval, PolicyError> {
+    let EvalRequest {
+        policy,
+        dist,
+        hosts,
+        ref load,
+        ref cutoffs,
+        metric,
+        digits,
+    } = *req;
     validate_eval(policy, dist, hosts, load, cutoffs, working_bits(digits))?;
     let mut bits = first_bits(digits);
     let mut attempt = 0;
@@ -196,8 +196,11 @@ pub struct RigorousThreshold {
     pub load: Interval,
     /// λ* = ρ*/E[X].
     pub lambda: Interval,
-    /// The greedy cutoffs at ρ* (empty for h = 1 and h = ∞).
+    /// The greedy cutoffs at ρ* (empty for h = 1 and h = ∞, and where they could not be
+    /// enclosed: see `cutoffs_enclosed`).
     pub cutoffs: Vec<Interval>,
+    /// False where h ≥ 2 cutoffs exist but could not be enclosed at this precision.
+    pub cutoffs_enclosed: bool,
     /// The fewest digits the enclosures prove.
     pub proven_digits: u32,
     /// The precision (bits) of the last attempt.
@@ -265,6 +268,7 @@ fn threshold_at(
             load,
             lambda,
             cutoffs,
+            cutoffs_enclosed: true,
             proven_digits: 0,
             bits,
         };
@@ -293,9 +297,11 @@ fn threshold_at(
     let guesses = t.cutoffs.clone();
     let g = &t.lambda;
     let step = |k: u32| -> Float {
-        // Relative offsets 2^(24 − bits) · 16^k.
+        // Relative offsets 0.7 · 2^(24 − bits) · 16^k: not powers of 2, so that a law whose
+        // greedy construction doubles its distance to a degenerate point each host (the
+        // Pareto with α = 2: 1/s_i = 2/s_(i−1) − 1/λ) does not land on it exactly.
         let e = 24 + 4 * k as i32 - bits as i32;
-        Float::with_val(bits, 1u32) << e
+        Float::with_val(bits, OFFSET_MANTISSA) << e
     };
     // An arrival rate at which the interval construction proves stability.
     let mut lambda_lo = None;
@@ -334,14 +340,27 @@ fn threshold_at(
         )));
     };
     let lambda = Interval::new(lambda_lo, lambda_hi);
-    let cutoffs = greedy_enclosed(enc.as_ref(), d.as_ref(), &lambda, h, &guesses, true)?.cutoffs;
-    done(lambda.mul(&mean), lambda, cutoffs)
+    // The greedy cutoffs over every λ of the enclosure. Where ρ* is within the enclosure's
+    // width of ρ*(F, ∞) (the Pareto at large h: 1 − α^(−h) is 1 to more digits than
+    // asked), the construction degenerates at 1/sup x F̄(x) (the first host is critical at
+    // its start) and the cutoffs are left out, with a note; ρ* itself is still proven.
+    let cutoffs = match greedy_enclosed(enc.as_ref(), d.as_ref(), &lambda, h, &guesses, true) {
+        Ok(g) => Some(g.cutoffs),
+        Err(PolicyError::Solver { .. }) => None,
+        Err(e) => return Err(e),
+    };
+    let enclosed = cutoffs.is_some();
+    let mut r = done(lambda.mul(&mean), lambda, cutoffs.unwrap_or_default())?;
+    r.cutoffs_enclosed = enclosed;
+    Ok(r)
 }
 
 /// Offsets tried on each side of the MPFR λ* (each 16 times the last).
 const OFFSET_TRIES: u32 = 24;
-/// Offsets tried on each side of a greedy cutoff's MPFR value (each 4 times the last).
-const ROOT_OFFSET_TRIES: u32 = 64;
+/// The mantissa of those offsets (see `threshold_at`).
+const OFFSET_MANTISSA: f64 = 0.7;
+/// Offsets tried on each side of a greedy cutoff (each twice the last).
+const ROOT_OFFSET_TRIES: u32 = 256;
 
 /// An exact float as an interval.
 fn pt(x: &Float) -> Interval {
@@ -443,8 +462,7 @@ fn greedy_enclosed(
             Some(g) => g.clone(),
             None => float_critical_cutoff(d, &lambda.mid(), &a.mid(), &start.mid(), i)?,
         };
-        let f = |s: &Float| load_enclosed(enc, lambda, &a, &pt(s), false);
-        let Some(lo) = proven_side(bits, &guess, start.hi(), false, &f)? else {
+        let Some(lo) = root_side(enc, lambda, &a, &guess, start.hi(), false)? else {
             return match all_cutoffs {
                 true => Err(undecided(format!(
                     "TAGS host {i}'s critical cutoff (below)"
@@ -452,7 +470,7 @@ fn greedy_enclosed(
                 false => outcome(cutoffs, Verdict::Undecided),
             };
         };
-        let Some(hi) = proven_side(bits, &guess, start.hi(), true, &f)? else {
+        let Some(hi) = root_side(enc, lambda, &a, &guess, start.hi(), true)? else {
             return match all_cutoffs {
                 true => Err(undecided(format!(
                     "TAGS host {i}'s critical cutoff (above)"
@@ -465,9 +483,52 @@ fn greedy_enclosed(
     outcome(cutoffs, Verdict::Undecided)
 }
 
+/// Newton steps that refine the MPFR cutoff toward the root at one end of the intervals
+/// (the guess is the root at the midpoints, a few ulps from it).
+const NEWTON_STEPS: usize = 2;
+
+/// One end of the enclosure of the critical cutoffs {s : λ(M_1(a, s) + s F̄(s)) = 1} over
+/// a ∈ `a` and λ ∈ `lambda`: the root rises with a and falls with λ, so the lower end is
+/// below the root at (a.lo, λ.hi) and the upper end above the root at (a.hi, λ.lo). That
+/// root is approached by Newton steps from `guess` (the load's slope in s is λ F̄(s)), and
+/// the end is a point near it at which the load's enclosure is proven below 1 (lower) or
+/// above 1 (upper). Bracketing each end's own root keeps the enclosure as wide as the
+/// roots' spread plus the rounding, so widths add up along the chain of hosts instead of
+/// multiplying.
+fn root_side(
+    enc: &dyn Enclosure,
+    lambda: &Interval,
+    a: &Interval,
+    guess: &Float,
+    floor: &Float,
+    above: bool,
+) -> Result<Option<Float>, PolicyError> {
+    let bits = enc.prec();
+    let (a_end, l_end) = if above {
+        (pt(a.hi()), pt(lambda.lo()))
+    } else {
+        (pt(a.lo()), pt(lambda.hi()))
+    };
+    let f = |s: &Float| load_enclosed(enc, &l_end, &a_end, &pt(s), false);
+    let mut s = guess.clone();
+    for _ in 0..NEWTON_STEPS {
+        let v = f(&s)?.mid();
+        let slope = l_end.mul(&enc.tail(&pt(&s))?).mid();
+        if !(slope > 0) {
+            break;
+        }
+        let next = Float::with_val(bits, &s - Float::with_val(bits, v - 1u32) / slope);
+        if !(next.is_finite() && next > *floor) {
+            break;
+        }
+        s = next;
+    }
+    proven_side(bits, &s, floor, above, &f)
+}
+
 /// A point on one side of the root of f = 1 (f increasing) near `guess`: below it
 /// (`above` false) a point where f's enclosure is below 1, above it one where it is above
-/// 1, at relative offsets 2^(16 − bits)·4^k from the guess; `None` if none is proven.
+/// 1, at relative offsets 2^(4 − bits)·2^k from the guess; `None` if none is proven.
 fn proven_side(
     bits: u32,
     guess: &Float,
@@ -476,7 +537,7 @@ fn proven_side(
     f: &impl Fn(&Float) -> Result<Interval, PolicyError>,
 ) -> Result<Option<Float>, PolicyError> {
     for k in 0..ROOT_OFFSET_TRIES {
-        let e = 16 + 2 * k as i32 - bits as i32;
+        let e = 4 + k as i32 - bits as i32;
         if e > -1 {
             break;
         }
@@ -537,8 +598,8 @@ mod tests {
     #[test]
     fn thresholds_contain_closed_forms() {
         let digits = 40;
-        let hp = 400;
-        for (alpha, h) in [(2u32, 3usize), (3, 10)] {
+        let hp = 1200;
+        for (alpha, h) in [(2u32, 3usize), (3, 10), (2, 1000)] {
             let s = DistSpec::parse(&format!("pareto:k=1,alpha={alpha}")).unwrap();
             let t = threshold_rigorous(&s, Some(h), digits).unwrap();
             let a = Float::with_val(hp, alpha);

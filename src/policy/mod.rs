@@ -10,6 +10,7 @@ pub mod host_term;
 pub mod lwl;
 pub mod mmh;
 pub mod random;
+pub mod reference;
 pub mod rigorous;
 pub mod sita;
 pub mod tags;

@@ -602,9 +602,13 @@ impl System {
     /// `origin` names the text in errors (a file path).
     pub fn from_toml(text: &str, origin: &str) -> Result<System, RedundancyError> {
         let f: SystemFile = toml::from_str(text).map_err(|e| {
+            let line = e
+                .span()
+                .and_then(|s| text.get(..s.start))
+                .map_or(1, |t| t.matches('\n').count() + 1);
             RedundancyError::BadSystem(format!(
-                "{origin}: {}",
-                e.to_string().lines().next().unwrap_or("malformed TOML")
+                "{origin}:{line}: {}",
+                crate::error::toml_reason(&e, text)
             ))
         })?;
         let rates = match (f.rates, f.servers) {

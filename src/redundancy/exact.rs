@@ -8,14 +8,105 @@
 //! is an error naming A, whatever the policy.
 
 use super::classes::{Nestedness, System};
-use super::ctmc;
-use super::policy::Policy;
-use super::product_form::fcfs_means;
+use super::ctmc::{self, ChainResult};
+use super::policy::{Copies, Policy};
+use super::product_form::{fcfs_means, MeanValues};
 use super::stability::fcfs_region;
 use super::RedundancyError;
-use crate::num::certify::{Certified, Certify};
+use crate::dist::DistFactory;
+use crate::num::certify::{AtBoth, Certified, Certify};
 use crate::num::show;
 use rug::Float;
+
+/// Precision at which a service law is built to ask whether it is the exponential law of
+/// mean 1 (its mean 1/rate is exact at any precision).
+const LAW_BITS: u32 = 64;
+
+/// Whether the exact methods (the product form, the chains, the FCFS region) describe
+/// copies of `dist`: i.i.d. copies of the exponential law of mean 1, so that a copy at
+/// server s takes an Exp(μ_s) time.
+///
+/// ```
+/// use taskassign::dist::DistSpec;
+/// use taskassign::redundancy::{exact::exact_methods_apply, policy::Copies};
+/// let exp1 = DistSpec::parse("exp:rate=1").unwrap();
+/// assert!(exact_methods_apply(&exp1, Copies::Iid).unwrap());
+/// assert!(!exact_methods_apply(&exp1, Copies::Identical).unwrap());
+/// let exp2 = DistSpec::parse("exp:rate=2").unwrap(); // mean 1/2: other units
+/// assert!(!exact_methods_apply(&exp2, Copies::Iid).unwrap());
+/// ```
+pub fn exact_methods_apply(
+    dist: &dyn DistFactory,
+    copies: Copies,
+) -> Result<bool, RedundancyError> {
+    if copies != Copies::Iid {
+        return Ok(false);
+    }
+    let d = dist.build(LAW_BITS)?;
+    Ok(d.is_exponential() && d.mean()? == 1)
+}
+
+/// The method that gives a policy's exact values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// FCFS: the product form, in MPFR at two precisions.
+    ProductForm,
+    /// Every other policy: the truncated Markov chain, in f64 at two truncations.
+    Chain,
+}
+
+impl Method {
+    /// What the certified digits of this method are: the values on which two what agree.
+    pub fn certified_by(self) -> &'static str {
+        match self {
+            Method::ProductForm => "two precisions agree on them",
+            Method::Chain => "two truncations agree on them; a chain is solved in f64",
+        }
+    }
+}
+
+/// A policy's exact values by the method that applies ([`solve`]).
+#[derive(Debug, Clone)]
+pub enum Solution {
+    /// FCFS: the product form at the two precisions of the digits asked for.
+    ProductForm(AtBoth<MeanValues>),
+    /// The truncated chain (its two truncations).
+    Chain(ChainResult),
+}
+
+impl Solution {
+    /// The method that ran.
+    pub fn method(&self) -> Method {
+        match self {
+            Solution::ProductForm(_) => Method::ProductForm,
+            Solution::Chain(_) => Method::Chain,
+        }
+    }
+}
+
+/// The exact values of `policy` on `sys` with exponential i.i.d. copies, by the method
+/// that applies: FCFS ([`Policy::has_product_form`]) by its product form at the two
+/// precisions of `digits`, every other policy by its truncated chain certified to
+/// `chain_digits` ([`ctmc::solve`]). The system must be stable (the caller checks it:
+/// [`exact`] does, with the classes that overload it in the error).
+pub fn solve(
+    sys: &System,
+    policy: Policy,
+    digits: u32,
+    chain_digits: u32,
+) -> Result<Solution, RedundancyError> {
+    if policy.has_product_form() {
+        let both = Certify::digits(digits).run(|bits| fcfs_means(sys, bits))?;
+        Ok(Solution::ProductForm(both))
+    } else {
+        Ok(Solution::Chain(ctmc::solve(
+            sys,
+            policy,
+            chain_digits,
+            None,
+        )?))
+    }
+}
 
 /// The exact values of one policy.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +121,8 @@ pub struct ExactReport {
     pub total_number: Certified,
     /// E[T].
     pub total_response: Certified,
+    /// The method that ran.
+    pub solved_by: Method,
     /// The method, in words.
     pub method: String,
     /// The truncation, in words.
@@ -79,36 +172,37 @@ pub fn exact(sys: &System, policy: Policy, digits: u32) -> Result<ExactReport, R
         });
     }
     let nested = sys.nestedness();
-    if policy.has_product_form() {
-        let c = Certify::digits(digits);
-        let both = c.run(|bits| fcfs_means(sys, bits))?;
-        let number = both.certify_all(digits, |m| &m.number);
-        let response = both.certify_all(digits, |m| &m.response);
-        let total_number = both.certify(digits, |m| &m.total_number);
-        let total_response = both.certify(digits, |m| &m.total_response);
-        let fewest = number
-            .iter()
-            .chain(&response)
-            .chain([&total_number, &total_response])
-            .map(|v| v.digits)
-            .min()
-            .unwrap_or(0);
-        return Ok(ExactReport {
-            policy,
-            response_f64: both.hi.response.iter().map(Float::to_f64).collect(),
-            number_f64: both.hi.number.iter().map(Float::to_f64).collect(),
-            total_response_f64: both.hi.total_response.to_f64(),
-            number,
-            response,
-            total_number,
-            total_response,
-            method: "product form (Gardner et al. 2016; Bonald & Comte 2017), its normalising sum summed in closed form over the phases of the busy union, in MPFR at two precisions".into(),
-            truncation: "none: each phase's stays are a geometric series, summed exactly".into(),
-            digits: fewest,
-            nested,
-        });
-    }
-    let r = ctmc::solve(sys, policy, digits, None)?;
+    let r = match solve(sys, policy, digits, digits)? {
+        Solution::ProductForm(both) => {
+            let number = both.certify_all(digits, |m| &m.number);
+            let response = both.certify_all(digits, |m| &m.response);
+            let total_number = both.certify(digits, |m| &m.total_number);
+            let total_response = both.certify(digits, |m| &m.total_response);
+            let fewest = number
+                .iter()
+                .chain(&response)
+                .chain([&total_number, &total_response])
+                .map(|v| v.digits)
+                .min()
+                .unwrap_or(0);
+            return Ok(ExactReport {
+                policy,
+                response_f64: both.hi.response.iter().map(Float::to_f64).collect(),
+                number_f64: both.hi.number.iter().map(Float::to_f64).collect(),
+                total_response_f64: both.hi.total_response.to_f64(),
+                number,
+                response,
+                total_number,
+                total_response,
+                solved_by: Method::ProductForm,
+                method: "product form (Gardner et al. 2016; Bonald & Comte 2017), its normalising sum summed in closed form over the phases of the busy union, in MPFR at two precisions".into(),
+                truncation: "none: each phase's stays are a geometric series, summed exactly".into(),
+                digits: fewest,
+                nested,
+            });
+        }
+        Solution::Chain(r) => r,
+    };
     Ok(ExactReport {
         policy,
         number: r.number.iter().map(value_of).collect(),
@@ -118,6 +212,7 @@ pub fn exact(sys: &System, policy: Policy, digits: u32) -> Result<ExactReport, R
         response_f64: r.response.iter().map(|v| v.value).collect(),
         number_f64: r.number.iter().map(|v| v.value).collect(),
         total_response_f64: r.total_response.value,
+        solved_by: Method::Chain,
         method: format!(
             "Markov chain of class counts and server groups ({} states), two-level solve over the total-job levels (GMRES, Gauss-Seidel and an exact level-chain correction; relative residual {:.1e} with double-double refinement)",
             r.fine.states, r.fine.residual

@@ -44,6 +44,7 @@ pub mod exact;
 pub mod policy;
 pub mod product_form;
 pub mod redundancy_d;
+pub mod run;
 pub mod sim;
 pub mod stability;
 

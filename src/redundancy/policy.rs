@@ -119,6 +119,13 @@ impl Policy {
     /// with the product form of Gardner et al. (2016) for exponential i.i.d. copies, which
     /// the exact values, the stability region and the method choices use; every other
     /// policy needs a chain or the simulator.
+    ///
+    /// ```
+    /// use taskassign::redundancy::policy::Policy;
+    /// assert!(Policy::parse("fcfs", false).unwrap().has_product_form());
+    /// assert!(!Policy::parse("lrf-fcfs", false).unwrap().has_product_form());
+    /// assert!(!Policy::parse("ros", false).unwrap().has_product_form());
+    /// ```
     pub fn has_product_form(&self) -> bool {
         match (self.priority, self.order) {
             (Priority::None, Order::Fcfs) => true,

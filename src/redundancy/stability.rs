@@ -11,8 +11,15 @@
 //! limit from above; other policies and identical copies are estimated by simulation.
 
 use super::classes::{ServerSet, System};
+use super::exact::exact_methods_apply;
+use super::policy::{Copies, Policy};
 use super::product_form::reachable_unions;
+use super::sim::{drift, RedundancySim, RedundancyTally};
 use super::RedundancyError;
+use crate::dist::{DistFactory, DistSpec};
+use crate::num::certify::{AtBoth, Certified, Certify};
+use crate::sim::stats::Estimate;
+use crate::sim::{Replicator, Simulator, Streams};
 use rug::Float;
 
 /// The exact FCFS stability limit along the ray of the arrival-rate vector.
@@ -77,6 +84,70 @@ pub fn fcfs_region(sys: &System, bits: u32) -> Result<FcfsRegion, RedundancyErro
     })
 }
 
+/// The exact FCFS region at the two precisions of `digits` ([`Certify`]).
+pub fn region_at_both(sys: &System, digits: u32) -> Result<AtBoth<FcfsRegion>, RedundancyError> {
+    Certify::digits(digits).run(|bits| fcfs_region(sys, bits))
+}
+
+/// The exact FCFS region with its scale limit s* certified to `digits` digits (the
+/// digits on which two precisions agree); the region is the one at the higher precision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CertifiedRegion {
+    /// s*, certified.
+    pub scale_limit: Certified,
+    /// The region at the certifying precision.
+    pub region: FcfsRegion,
+}
+
+/// The exact FCFS region of `sys`, its scale limit certified to `digits` digits.
+pub fn certified_region(sys: &System, digits: u32) -> Result<CertifiedRegion, RedundancyError> {
+    let both = region_at_both(sys, digits)?;
+    let scale_limit = both.certify(digits, |r| &r.scale_limit);
+    Ok(CertifiedRegion {
+        scale_limit,
+        region: both.hi,
+    })
+}
+
+/// Drift per arrival of the number in system above which a run counts as unstable (and
+/// below which, with its whole 95 % interval, as stable): an overload of 0.1 % of the
+/// arrival rate.
+pub const DRIFT_PER_ARRIVAL: f64 = 1e-3;
+
+/// What the drift of the number in system says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DriftVerdict {
+    /// The 95 % interval of the drift per arrival lies below [`DRIFT_PER_ARRIVAL`].
+    Stable,
+    /// It lies above.
+    Unstable,
+    /// It straddles the threshold.
+    Inconclusive,
+}
+
+impl DriftVerdict {
+    /// The verdict of a drift estimate.
+    pub fn of(e: &Estimate) -> Self {
+        let (lo, hi) = e.interval();
+        if hi < DRIFT_PER_ARRIVAL {
+            DriftVerdict::Stable
+        } else if lo > DRIFT_PER_ARRIVAL {
+            DriftVerdict::Unstable
+        } else {
+            DriftVerdict::Inconclusive
+        }
+    }
+
+    /// `stable`, `unstable`, `inconclusive`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DriftVerdict::Stable => "stable",
+            DriftVerdict::Unstable => "unstable",
+            DriftVerdict::Inconclusive => "inconclusive",
+        }
+    }
+}
+
 /// Options of the simulated estimate of the stability limit.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EstimateOptions {
@@ -92,6 +163,29 @@ pub struct EstimateOptions {
     pub threads: Option<usize>,
 }
 
+impl EstimateOptions {
+    /// Checks the options: at least [`MIN_DRIFT_HORIZON`] arrivals per replication,
+    /// [`crate::sim::MIN_REPLICATIONS`] ≤ R ≤ [`crate::sim::MAX_REPLICATIONS`], at least one
+    /// thread.
+    pub fn validate(&self) -> Result<(), RedundancyError> {
+        if self.horizon < MIN_DRIFT_HORIZON {
+            return Err(RedundancyError::BadPolicy(format!(
+                "horizon must be at least {MIN_DRIFT_HORIZON} arrivals, got {}",
+                self.horizon
+            )));
+        }
+        crate::sim::check_replications(self.replications)?;
+        if self.threads == Some(0) {
+            return Err(RedundancyError::BadPolicy(
+                "threads must be at least 1".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The fewest arrivals per replication of the drift test (its second half is measured).
+pub const MIN_DRIFT_HORIZON: u64 = 100;
 /// Default arrivals per replication of the drift test.
 pub const DEFAULT_HORIZON: u64 = 400_000;
 /// Default replications per scale.
@@ -108,7 +202,7 @@ impl Default for EstimateOptions {
         EstimateOptions {
             horizon: DEFAULT_HORIZON,
             replications: DEFAULT_DRIFT_REPLICATIONS,
-            seed: 1,
+            seed: crate::sim::DEFAULT_SEED,
             bisections: DEFAULT_BISECTIONS,
             threads: None,
         }
@@ -143,11 +237,6 @@ pub struct StabilityEstimate {
     pub stopped_inconclusive: bool,
 }
 
-use super::policy::{Copies, Policy};
-use super::sim::{drift, DriftVerdict, RedundancySim, RedundancyTally};
-use crate::dist::{DistFactory, DistSpec};
-use crate::sim::{Replicator, Simulator, Streams};
-
 /// Replications of a long run from empty (the drift test's input).
 struct TraceRun<'a> {
     sim: &'a RedundancySim,
@@ -165,7 +254,7 @@ impl Simulator for TraceRun<'_> {
 /// estimated by simulation: at each scale, `replications` runs of `horizon` arrivals from
 /// empty, and the drift of the number in system per arrival over their second halves
 /// ([`DriftVerdict`]: stable when its 95 % interval lies below
-/// [`super::sim::DRIFT_PER_ARRIVAL`], unstable when above, inconclusive otherwise). From
+/// [`DRIFT_PER_ARRIVAL`], unstable when above, inconclusive otherwise). From
 /// s = 1 the scale doubles (or halves) until both verdicts are seen, then bisects; an
 /// undecided midpoint is retried with [`RETRY_FACTOR`] times the horizon, and if still
 /// undecided the search stops there: the limit lies in [stable_up_to, unstable_from] and
@@ -178,6 +267,7 @@ pub fn estimate_scale_limit(
     dist: &DistSpec,
     opts: &EstimateOptions,
 ) -> Result<StabilityEstimate, RedundancyError> {
+    opts.validate()?;
     let d = dist.build(crate::num::working_bits(crate::num::DEFAULT_DIGITS))?;
     let mut points = Vec::new();
     let mut eval =
@@ -264,5 +354,95 @@ pub fn estimate_scale_limit(
         points,
         binding_classes,
         stopped_inconclusive,
+    })
+}
+
+/// What decides whether a simulated system is stable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SimulatedStability {
+    /// Outside the exact FCFS region (exponential i.i.d. copies): the classes inside this
+    /// union exceed its capacity, which makes the system unstable under every policy.
+    OutsideRegion(ServerSet),
+    /// FCFS inside its exact region (exponential i.i.d. copies): stable.
+    InsideFcfsRegion,
+    /// Neither applies: the run's drift of the number in system decides.
+    Drift(DriftVerdict),
+}
+
+impl SimulatedStability {
+    /// Stable (`Some(true)`), unstable (`Some(false)`) or undecided (`None`).
+    pub fn stable(self) -> Option<bool> {
+        match self {
+            SimulatedStability::OutsideRegion(_) => Some(false),
+            SimulatedStability::InsideFcfsRegion => Some(true),
+            SimulatedStability::Drift(DriftVerdict::Stable) => Some(true),
+            SimulatedStability::Drift(DriftVerdict::Unstable) => Some(false),
+            SimulatedStability::Drift(DriftVerdict::Inconclusive) => None,
+        }
+    }
+}
+
+/// Whether a simulation of `policy` ran a stable system: the exact FCFS region where the
+/// exact methods apply (exponential i.i.d. copies: outside it every policy is unstable,
+/// inside it FCFS is stable), else the drift of the run.
+pub fn simulated_stability(
+    region: Option<&FcfsRegion>,
+    policy: Policy,
+    exact_methods_apply: bool,
+    drift: &Estimate,
+) -> SimulatedStability {
+    if let (Some(r), true) = (region, exact_methods_apply) {
+        if !r.stable() {
+            return SimulatedStability::OutsideRegion(r.binding_union);
+        }
+        if policy.has_product_form() {
+            return SimulatedStability::InsideFcfsRegion;
+        }
+    }
+    SimulatedStability::Drift(DriftVerdict::of(drift))
+}
+
+/// What `redundancy stability` finds: the exact FCFS region where the exact methods
+/// apply, and the simulated estimate where the region is not the answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stability {
+    /// The exact FCFS region (exponential i.i.d. copies), its limit certified.
+    pub region: Option<CertifiedRegion>,
+    /// True when the region is the answer: FCFS with exponential i.i.d. copies, and no
+    /// simulation asked for.
+    pub exact_applies: bool,
+    /// The simulated estimate, when one was run.
+    pub estimate: Option<StabilityEstimate>,
+}
+
+/// The stability limit of `policy` on `sys` along the ray of its arrival rates: exact
+/// (the FCFS region, certified to `digits` digits) for FCFS with exponential i.i.d.
+/// copies, estimated by simulation ([`estimate_scale_limit`] with `opts`) otherwise or
+/// when `simulate` asks for the cross-check.
+pub fn stability(
+    sys: &System,
+    policy: Policy,
+    copies: Copies,
+    dist: &DistSpec,
+    simulate: bool,
+    opts: &EstimateOptions,
+    digits: u32,
+) -> Result<Stability, RedundancyError> {
+    let exp_iid = exact_methods_apply(dist, copies)?;
+    let exact_applies = exp_iid && policy.has_product_form() && !simulate;
+    let region = if exp_iid {
+        Some(certified_region(sys, digits)?)
+    } else {
+        None
+    };
+    let estimate = if exact_applies {
+        None
+    } else {
+        Some(estimate_scale_limit(sys, policy, copies, dist, opts)?)
+    };
+    Ok(Stability {
+        region,
+        exact_applies,
+        estimate,
     })
 }

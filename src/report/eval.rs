@@ -1,153 +1,22 @@
-//! `eval`: one policy with given cutoffs, certified.
+//! The record of `eval`: one policy with given cutoffs, certified by
+//! [`crate::optimize::certified::eval_certified`], or proven by
+//! [`crate::optimize::rigorous::eval_rigorous`].
 
-use super::{digits_note, min_digits, PolicyKeys, Record};
-use crate::dist::DistFactory;
-use crate::num::certify::{Certified, Certify};
-use crate::num::parse_decimal;
-use crate::optimize::threshold::check_stable;
-use crate::policy::{evaluate, Evaluation, LoadSpec, Metric, PolicyError, PolicyKind};
-use rug::Float;
-
-/// What `eval` computes.
-pub struct EvalRequest<'a> {
-    /// The policy.
-    pub policy: PolicyKind,
-    /// The job sizes.
-    pub dist: &'a dyn DistFactory,
-    /// Number of hosts.
-    pub hosts: usize,
-    /// The load.
-    pub load: LoadSpec,
-    /// The h − 1 interior cutoffs as decimal strings (none for Random).
-    pub cutoffs: Vec<String>,
-    /// The metric.
-    pub metric: Metric,
-    /// Significant digits wanted.
-    pub digits: u32,
-}
-
-/// A certified evaluation.
-#[derive(Debug, Clone)]
-pub struct EvalReport {
-    /// Arrival rate λ.
-    pub lambda: Certified,
-    /// Total load ρ.
-    pub load: Certified,
-    /// The cutoffs as used.
-    pub cutoffs: Vec<Certified>,
-    /// Per-host loads.
-    pub host_loads: Vec<Certified>,
-    /// Per-host mean waiting in queue.
-    pub host_waiting: Vec<Certified>,
-    /// The metric's value.
-    pub value: Certified,
-    /// Queueing part.
-    pub queueing: Certified,
-    /// Wasted-service part.
-    pub wasted: Certified,
-    /// All hosts stable.
-    pub stable: bool,
-    /// Fewest certified digits among the numbers.
-    pub digits: u32,
-}
-
-/// One evaluation at one precision.
-struct Run {
-    lambda: Float,
-    rho: Float,
-    cutoffs: Vec<Float>,
-    eval: Evaluation,
-}
-
-fn run_once(req: &EvalRequest, bits: u32) -> Result<Run, PolicyError> {
-    let d = req.dist.build(bits)?;
-    let (lambda, rho) = req.load.resolve(d.as_ref(), req.hosts)?;
-    let cutoffs = req
-        .cutoffs
-        .iter()
-        .map(|c| parse_decimal(c, bits).map_err(|e| PolicyError::BadCutoffs(e.to_string())))
-        .collect::<Result<Vec<_>, _>>()?;
-    if req.policy.chain_kind().is_none() && !cutoffs.is_empty() {
-        return Err(PolicyError::BadCutoffs(format!(
-            "{} routing takes no cutoffs",
-            req.policy.name()
-        )));
-    }
-    check_stable(req.policy, d.as_ref(), &lambda, &rho, req.hosts)?;
-    let eval = evaluate(
-        req.policy,
-        d.as_ref(),
-        &lambda,
-        req.hosts,
-        &cutoffs,
-        req.metric,
-    )?;
-    Ok(Run {
-        lambda,
-        rho,
-        cutoffs,
-        eval,
-    })
-}
-
-/// Evaluates at two precisions and certifies every number.
-pub fn eval_certified(req: &EvalRequest) -> Result<EvalReport, PolicyError> {
-    let c = Certify::digits(req.digits);
-    let both = c.run(|bits| run_once(req, bits))?;
-    let w = c.wanted();
-    let rep = EvalReport {
-        lambda: both.certify(w, |r| &r.lambda),
-        load: both.certify(w, |r| &r.rho),
-        cutoffs: both.certify_all(w, |r| &r.cutoffs),
-        host_loads: both.certify_all(w, |r| &r.eval.host_loads),
-        host_waiting: both.certify_all(w, |r| &r.eval.host_waiting),
-        value: both.certify(w, |r| &r.eval.value),
-        queueing: both.certify(w, |r| &r.eval.queueing),
-        wasted: both.certify(w, |r| &r.eval.wasted),
-        stable: both.hi.eval.stable,
-        digits: 0,
-    };
-    both.guard_range(
-        "eval",
-        [&rep.lambda, &rep.load, &rep.value, &rep.queueing],
-        rep.host_loads
-            .iter()
-            .chain(&rep.host_waiting)
-            .chain(&rep.cutoffs),
-    )?;
-    let all = [
-        &rep.lambda,
-        &rep.load,
-        &rep.value,
-        &rep.queueing,
-        &rep.wasted,
-    ]
-    .into_iter()
-    .chain(rep.cutoffs.iter())
-    .chain(rep.host_loads.iter())
-    .chain(rep.host_waiting.iter());
-    let digits = min_digits(all, w);
-    Ok(EvalReport { digits, ..rep })
-}
+use super::{digits_note, proven_digits_note, Record, BOUND_EXTRA_DIGITS, PROVEN_NOTE};
+use crate::num::interval::Interval;
+use crate::optimize::certified::{DispatchNumbers, EvalReport, EvalRequest};
+use crate::optimize::rigorous::RigorousEval;
 
 /// The record printed by `eval` (the keys of the command-line contract, then notes).
 pub fn eval_record(req: &EvalRequest, r: &EvalReport) -> Record {
     let mut rec = Record::default();
-    rec.policy_keys(PolicyKeys {
-        policy: req.policy.name(),
-        dist: req.dist.describe(),
-        hosts: req.hosts,
-        lambda: &r.lambda,
-        load: &r.load,
-        metric: req.metric.name(),
-        cutoffs: &r.cutoffs,
-        host_loads: &r.host_loads,
-        value: &r.value,
-        queueing: &r.queueing,
-        wasted: &r.wasted,
-        stable: r.stable,
-        digits: r.digits,
-    })
+    rec.policy_keys(
+        req.policy.name(),
+        req.dist.describe(),
+        req.hosts,
+        req.metric.name(),
+        &r.numbers(),
+    )
     .nums("host_waiting", &r.host_waiting);
     let mut notes = Vec::new();
     if let (Some(note), true) = (req.policy.approximation(), req.hosts > 1) {
@@ -157,6 +26,66 @@ pub fn eval_record(req: &EvalRequest, r: &EvalReport) -> Record {
         notes.push("some host has load >= 1: the mean is infinite".to_string());
     }
     if let Some(n) = digits_note(r.digits, req.digits) {
+        notes.push(n);
+    }
+    rec.texts("notes", &notes);
+    rec
+}
+
+/// The record printed by `eval --rigorous`: the keys of `eval`, each number K with the
+/// digits its enclosure proves, `K_lo` and `K_hi` (the enclosure's ends, rounded outward)
+/// beside it, and `proven_digits`.
+pub fn eval_rigorous_record(req: &EvalRequest, r: &RigorousEval) -> Record {
+    let w = req.digits;
+    let p = |x: &Interval| x.proven(w);
+    let ps = |xs: &[Interval]| xs.iter().map(p).collect::<Vec<_>>();
+    let (lambda, load, value, queueing, wasted) = (
+        p(&r.lambda),
+        p(&r.load),
+        p(&r.value),
+        p(&r.queueing),
+        p(&r.wasted),
+    );
+    let (cutoffs, host_loads, host_waiting) =
+        (ps(&r.cutoffs), ps(&r.host_loads), ps(&r.host_waiting));
+    let numbers = DispatchNumbers {
+        lambda: &lambda,
+        load: &load,
+        cutoffs: &cutoffs,
+        host_loads: &host_loads,
+        value: &value,
+        queueing: &queueing,
+        wasted: &wasted,
+        stable: r.stable,
+        digits: r.proven_digits,
+    };
+    let mut rec = Record::default();
+    rec.policy_keys(
+        req.policy.name(),
+        req.dist.describe(),
+        req.hosts,
+        req.metric.name(),
+        &numbers,
+    )
+    .nums("host_waiting", &host_waiting);
+    let n = w + BOUND_EXTRA_DIGITS;
+    rec.bounds("lambda", &r.lambda, n)
+        .bounds("load", &r.load, n)
+        .bounds_all("cutoffs", &r.cutoffs, n)
+        .bounds_all("host_loads", &r.host_loads, n)
+        .bounds("value", &r.value, n)
+        .bounds("queueing", &r.queueing, n)
+        .bounds("wasted", &r.wasted, n)
+        .bounds_all("host_waiting", &r.host_waiting, n)
+        .int("proven_digits", u64::from(r.proven_digits));
+    let mut notes = vec![PROVEN_NOTE.to_string()];
+    if let (Some(note), true) = (req.policy.approximation(), req.hosts > 1) {
+        notes.push(format!("{note}: the enclosures are of that approximation"));
+    }
+    if !r.stable {
+        notes.push("some host has load >= 1 (proven): the mean is infinite".to_string());
+    }
+    if let Some(n) = proven_digits_note(r.proven_digits, w) {
         notes.push(n);
     }
     rec.texts("notes", &notes);

@@ -1,6 +1,6 @@
 //! `check --format html --out DIR`: one self-contained `DIR/index.html` — no network, no
 //! external script, style sheet or font (the bundled DejaVu Sans is inlined as a data:
-//! URI, the figures as inline SVG). It shows the verdict table, then every claim with its
+//! URI, the figures as inline SVG, sanitised by [`super::figure::sanitize`]). It shows the verdict table, then every claim with its
 //! statement, source, reading, checks, findings (set apart from failures), limits,
 //! evidence table and figures. It renders the results of the run; nothing is recomputed.
 //!
@@ -22,7 +22,8 @@ pub struct HtmlFigure {
     pub claim: String,
     /// Caption (the figure's title).
     pub caption: String,
-    /// The SVG document, as written by `tables`.
+    /// The SVG document, as written by `tables` and then made safe to inline
+    /// ([`super::figure::sanitize::sanitize`]: no script, handler or outside reference).
     pub svg: String,
 }
 
@@ -252,7 +253,7 @@ fn declared_tables(r: &ClaimResult) -> String {
     let mut o = String::new();
     for t in &tables {
         o.push_str(&format!(
-            "<table class=\"declared\" data-table=\"{}\">\n<caption><b>Table {}.</b> {}{}</caption>\n<tr>",
+            "<table class=\"declared\" data-table=\"{}\">\n<caption><b>Table {}.</b> {}{}{}</caption>\n<tr>",
             e(&format!("{}-{}", t.id, t.label)),
             e(&t.label),
             tex_to_html(&t.caption),
@@ -260,7 +261,11 @@ fn declared_tables(r: &ClaimResult) -> String {
                 String::new()
             } else {
                 format!(" At {}.", e(&ttext::at_text(t)))
-            }
+            },
+            t.remarks
+                .iter()
+                .map(|r| format!(" {}", e(r)))
+                .collect::<String>()
         ));
         // Headers and row values may hold LaTeX (math of variables, `[table.labels]`).
         for h in ttext::header(t) {

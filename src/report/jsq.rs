@@ -1,11 +1,12 @@
 //! The records of `taskassign jsq fixed-point | fluid | exact | simulate` (the keys of the
-//! command-line contract of issue 11, in its order, then more keys and the notes).
+//! command-line contract of issue 11, in its order, then more keys and the notes), built
+//! from what [`crate::lb`] computed.
 //!
 //! How each kind of number is printed:
 //! * **fixed points** are certified in MPFR ([`crate::lb::fixed_point::certified`]): only
 //!   the digits on which two precisions agree;
 //! * **fluid trajectories** are integrated twice, at the tolerance and at a tolerance
-//!   [`FLUID_TOLERANCE_RATIO`] times smaller; a value is printed with the digits on which
+//!   [`crate::lb::fluid::FLUID_TOLERANCE_RATIO`] times smaller; a value is printed with the digits on which
 //!   the two integrations agree, and `error_estimate` is their largest difference;
 //! * **exact finite-N values** are enclosures from [`crate::lb::exact`] (a proven bound on
 //!   the truncation plus a bound on the solve's error), printed with the digits on which
@@ -18,23 +19,17 @@
 
 use super::simulate::{estimate, estimate_vector, exact as exact_f64, sci, HALF_WIDTH_DIGITS};
 use super::{digits_note, Record};
-use crate::lb::exact::{
-    exact, ExactMethod, ExactOptions, ExactResult, CHAIN_MAX_DIGITS, OCCUPANCY_FLOOR,
-};
-use crate::lb::fixed_point::{certified, jsq_reference};
-use crate::lb::fluid::{trajectory, FluidOptions, Limit, Trajectory};
-use crate::lb::model::{DSpec, DUsed, LbError, Model, ModelKind, System};
-use crate::lb::sim::{simulate, OccupancySim, Plan, Summary};
+use crate::lb::exact::{ExactMethod, ExactResult, CHAIN_MAX_DIGITS, F64_DIGITS, OCCUPANCY_FLOOR};
+use crate::lb::fixed_point::{CertifiedFixedPoint, Method};
+use crate::lb::fluid::{fluid_difference, Limit, Trajectory};
+use crate::lb::model::{DSpec, DUsed, Model, ModelKind, System};
+use crate::lb::sim::SimRun;
 use crate::num::certify::certify_pair;
 use crate::sim::rng::GENERATOR;
 use crate::sim::stats::Estimate;
-use crate::sim::{Progress, Replicator};
+use crate::sim::{Length, RunOptions, Start};
 use rug::Float;
 
-/// The finer fluid integration runs at the tolerance divided by this.
-pub const FLUID_TOLERANCE_RATIO: f64 = 100.0;
-/// Most significant digits printed for an f64 value (fluid, exact).
-pub const F64_DIGITS: u32 = 15;
 /// Precision at which f64 values are compared digit by digit (exact for any f64).
 const F64_BITS: u32 = 64;
 
@@ -90,17 +85,16 @@ pub fn d_notes(spec: &DSpec, n: u64, used: DUsed) -> Vec<String> {
 }
 
 /// The record of `jsq fixed-point` (keys `model, lambda, d, buffer, occupancy[],
-/// mean_tasks, mean_sojourn, blocking, digits`, then `limit`, `method`, `notes`).
-pub fn fixed_point_record(model: &Model, spec: &DSpec, digits: u32) -> Result<Record, LbError> {
-    let limit = Limit::from_spec(spec)?;
-    let fp = certified(model, limit, digits)?;
-    let shown = fp
-        .occupancy
-        .iter()
-        .chain([&fp.mean_tasks, &fp.mean_sojourn, &fp.blocking])
-        .map(|c| c.digits)
-        .min()
-        .unwrap_or(digits);
+/// mean_tasks, mean_sojourn, blocking, digits`, then `limit`, `method`, `notes`) for the
+/// fixed point `fp` of `limit`, read from `spec`.
+pub fn fixed_point_record(
+    model: &Model,
+    spec: &DSpec,
+    limit: Limit,
+    fp: &CertifiedFixedPoint,
+) -> Record {
+    let digits = fp.digits;
+    let shown = fp.shown_digits();
     let mut rec = Record::default();
     rec.text("model", model.kind().name())
         .text("lambda", model.lambda_text())
@@ -115,8 +109,8 @@ pub fn fixed_point_record(model: &Model, spec: &DSpec, digits: u32) -> Result<Re
         .text(
             "method",
             match fp.method {
-                crate::lb::fixed_point::Method::ClosedForm => "closed form".to_string(),
-                crate::lb::fixed_point::Method::Root { iterations } => {
+                Method::ClosedForm => "closed form".to_string(),
+                Method::Root { iterations } => {
                     format!("bracketed root of the top level ({iterations} iterations)")
                 }
             },
@@ -138,7 +132,7 @@ pub fn fixed_point_record(model: &Model, spec: &DSpec, digits: u32) -> Result<Re
         notes.push(n);
     }
     rec.texts("notes", &notes);
-    Ok(rec)
+    rec
 }
 
 /// A value integrated at two tolerances, with the digits on which they agree.
@@ -151,46 +145,17 @@ fn agreeing(coarse: f64, fine: f64) -> String {
     .text
 }
 
-/// The fluid trajectory at the default tolerance and at one [`FLUID_TOLERANCE_RATIO`]
-/// times smaller: (coarse, fine).
-pub fn fluid_pair(
-    model: &Model,
-    limit: Limit,
-    init: &[f64],
-    times: &[f64],
-) -> Result<(Trajectory, Trajectory), LbError> {
-    let opts = FluidOptions::default();
-    let mut finer = opts;
-    finer.tol.abs /= FLUID_TOLERANCE_RATIO;
-    finer.tol.rel /= FLUID_TOLERANCE_RATIO;
-    let a = trajectory(model, limit, init, times, &opts)?;
-    let b = trajectory(model, limit, init, times, &finer)?;
-    Ok((a, b))
-}
-
-/// The largest difference between two trajectories at their times (missing levels 0).
-pub fn fluid_difference(a: &Trajectory, b: &Trajectory) -> f64 {
-    let mut m: f64 = 0.0;
-    for (x, y) in a.occupancy.iter().zip(&b.occupancy) {
-        for i in 0..x.len().max(y.len()) {
-            let u = x.get(i).copied().unwrap_or(0.0);
-            let v = y.get(i).copied().unwrap_or(0.0);
-            m = m.max((u - v).abs());
-        }
-    }
-    m
-}
-
 /// The record of `jsq fluid` (keys `times[], occupancy[][], tolerance`, then
-/// `error_estimate`, `limit`, `levels`, `switches`, `notes`).
+/// `error_estimate`, `limit`, `levels`, `switches`, `notes`) for the trajectories of
+/// `limit` (read from `spec`) at `times`, integrated at two tolerances
+/// ([`crate::lb::fluid::fluid_pair`]).
 pub fn fluid_record(
     model: &Model,
     spec: &DSpec,
-    init: &[f64],
+    limit: Limit,
     times: &[f64],
-) -> Result<Record, LbError> {
-    let limit = Limit::from_spec(spec)?;
-    let (a, b) = fluid_pair(model, limit, init, times)?;
+    (a, b): (&Trajectory, &Trajectory),
+) -> Record {
     let rows: Vec<Vec<String>> = a
         .occupancy
         .iter()
@@ -213,7 +178,7 @@ pub fn fluid_record(
     )
     .text_rows("occupancy", &rows)
     .text("tolerance", sci(a.tolerance.abs.max(a.tolerance.rel), 3))
-    .text("error_estimate", sci(fluid_difference(&a, &b), 3))
+    .text("error_estimate", sci(fluid_difference(a, b), 3))
     .text("model", model.kind().name())
     .text("lambda", model.lambda_text())
     .text("d", spec.text())
@@ -237,7 +202,7 @@ pub fn fluid_record(
         notes.push("JSQ's discontinuous right-hand side is integrated by modes: full levels are held at exactly 1 while the sliding condition holds (no chattering)".into());
     }
     rec.texts("notes", &notes);
-    Ok(rec)
+    rec
 }
 
 /// The method of an exact result, in words.
@@ -265,19 +230,8 @@ fn exact_method_text(system: &System, r: &ExactResult) -> String {
 
 /// The record of `jsq exact` (keys `mean_tasks, occupancy[], blocking, states,
 /// truncation`, then the system, `digits`, `method`, `truncation_bound`, `solve_error`,
-/// `residual`, `notes`).
-pub fn exact_record(
-    system: &System,
-    spec: &DSpec,
-    digits: u32,
-    max_states: usize,
-) -> Result<Record, LbError> {
-    let opts = ExactOptions {
-        digits,
-        max_states,
-        ..ExactOptions::default()
-    };
-    let r = exact(system, &opts)?;
+/// `residual`, `notes`) for the solve `r` of `system` asked for `digits`.
+pub fn exact_record(system: &System, spec: &DSpec, digits: u32, r: &ExactResult) -> Record {
     let model = system.model();
     let occ: Vec<String> = r.occupancy.iter().map(|v| v.text.clone()).collect();
     let mut rec = Record::default();
@@ -307,7 +261,7 @@ pub fn exact_record(
         .text("sampling", system.sampling().name())
         .text("buffer", buffer_text(model))
         .int("digits", u64::from(r.digits))
-        .text("method", exact_method_text(system, &r))
+        .text("method", exact_method_text(system, r))
         .text("truncation_bound", sci(r.truncation_bound, 3))
         .text("solve_error", sci(r.solve_error, 3))
         .text("residual", sci(r.residual, 3));
@@ -344,26 +298,7 @@ pub fn exact_record(
         });
     }
     rec.texts("notes", &notes);
-    Ok(rec)
-}
-
-/// A `jsq simulate` request.
-#[derive(Debug, Clone)]
-pub struct SimulateRequest {
-    /// The system (λ already resolved, also in the Halfin–Whitt regime).
-    pub system: System,
-    /// d as given.
-    pub spec: DSpec,
-    /// β of the Halfin–Whitt regime λ(N) = N − β√N, when given.
-    pub halfin_whitt: Option<f64>,
-    /// Warm-up and measured time.
-    pub plan: Plan,
-    /// Replications.
-    pub replications: usize,
-    /// Base seed.
-    pub seed: u64,
-    /// Worker threads (`None`: all cores).
-    pub threads: Option<usize>,
+    rec
 }
 
 /// Estimate of a simulated level that is never reached.
@@ -374,39 +309,24 @@ const ZERO: Estimate = Estimate {
     count: 0,
 };
 
-/// Runs a `jsq simulate` request: the occupancy simulator with the distance to JSQ's fluid
-/// fixed point measured when that fixed point exists. Returns the summary, the wall time
-/// in seconds and the notes of the run.
-pub fn run_simulation(
-    req: &SimulateRequest,
-    progress: Option<Progress>,
-) -> Result<(Summary, f64, Vec<String>), LbError> {
-    let mut notes = d_notes(&req.spec, req.system.servers(), req.system.d());
-    let mut plan = req.plan.clone();
-    match jsq_reference(req.system.model()) {
-        Ok(r) => plan.reference = r,
-        Err(e) => notes.push(format!("no distance: {e}")),
-    }
-    let sim = OccupancySim::new(&req.system, &plan)?;
-    let mut runner = Replicator::new(req.seed, 0, req.replications)?;
-    if let Some(t) = req.threads {
-        runner = runner.threads(t);
-    }
-    let t0 = std::time::Instant::now();
-    let (_, s) = simulate(&req.system, &sim, &runner, progress)?;
-    Ok((s, t0.elapsed().as_secs_f64(), notes))
-}
-
 /// The record of `jsq simulate` (the contract's keys, then the run's description and the
-/// notes).
+/// notes) for the run `r` of `system` (d as given in `spec`; `halfin_whitt` the β of the
+/// Halfin–Whitt regime, when λ was given by it) with options `opts`.
 pub fn simulate_record(
-    req: &SimulateRequest,
-    s: &Summary,
-    seconds: f64,
-    notes: &[String],
+    system: &System,
+    spec: &DSpec,
+    halfin_whitt: Option<f64>,
+    opts: &RunOptions,
+    r: &SimRun,
 ) -> Record {
+    let s = &r.summary;
+    let seconds = r.seconds;
+    let (time, warmup) = match opts.length {
+        Length::Time { measured, warmup } => (measured, warmup),
+        Length::Jobs { .. } => (0.0, 0.0),
+    };
     let mut rec = Record::default();
-    let sys = &req.system;
+    let sys = system;
     estimate(&mut rec, "mean_tasks", &s.mean_tasks);
     estimate_vector(&mut rec, "occupancy", &s.occupancy);
     estimate(&mut rec, "blocking", &s.blocking);
@@ -420,7 +340,7 @@ pub fn simulate_record(
                 HALF_WIDTH_DIGITS,
             ),
         );
-    if req.halfin_whitt.is_some() {
+    if halfin_whitt.is_some() {
         let idle = s.scaled_occupancy.first().copied().unwrap_or(ZERO);
         let q2 = s.scaled_occupancy.get(1).copied().unwrap_or(ZERO);
         estimate(&mut rec, "scaled_idle", &idle);
@@ -435,19 +355,21 @@ pub fn simulate_record(
     rec.text("model", model.kind().name())
         .int("servers", sys.servers())
         .text("lambda", model.lambda_text())
-        .text("d", req.spec.text())
+        .text("d", spec.text())
         .text("sampling", sys.sampling().name())
         .text("buffer", buffer_text(model))
-        .text("time", exact_f64(req.plan.horizon))
-        .text("warmup", exact_f64(req.plan.warmup))
-        .int("replications", req.replications as u64)
-        .int("seed", req.seed)
+        .text("time", exact_f64(time))
+        .text("warmup", exact_f64(warmup))
+        .text("start", r.start.name())
+        .int("replications", opts.replications as u64)
+        .int("seed", opts.seed)
         .text("generator", GENERATOR);
-    if let Some(b) = req.halfin_whitt {
+    if let Some(b) = halfin_whitt {
         rec.text("halfin_whitt", exact_f64(b));
     }
-    let mut notes = notes.to_vec();
-    if let Some(b) = req.halfin_whitt {
+    let mut notes = d_notes(spec, system.servers(), system.d());
+    notes.extend(r.notes.iter().cloned());
+    if let Some(b) = halfin_whitt {
         notes.push(format!(
             "Halfin-Whitt regime: lambda(N) = N - beta sqrt(N), lambda = 1 - {}/sqrt(N) per server; scaled_occupancy = ((N - Q_1)/sqrt N, Q_2/sqrt N, ...)",
             exact_f64(b)
@@ -469,10 +391,14 @@ pub fn simulate_record(
         ));
     }
     notes.push(format!(
-        "half-widths: 95% Student-t over {} independent replications, each measured over time {} after a warm-up of {} from empty",
-        req.replications,
-        exact_f64(req.plan.horizon),
-        exact_f64(req.plan.warmup)
+        "half-widths: 95% Student-t over {} independent replications, each measured over time {} after a warm-up of {} from {}",
+        opts.replications,
+        exact_f64(time),
+        exact_f64(warmup),
+        match r.start {
+            Start::Empty => "empty",
+            Start::FixedPoint => "N x the mean-field fixed point of the d used (rounded)",
+        }
     ));
     notes.push("events (arrivals and departures, warm-up included) per second of wall time over all threads".into());
     rec.texts("notes", &notes);

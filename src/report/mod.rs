@@ -7,6 +7,7 @@ pub mod claims;
 pub mod design;
 pub mod eval;
 pub mod figure;
+pub mod files;
 pub mod html;
 pub mod jsq;
 pub mod optimize;
@@ -17,6 +18,8 @@ pub mod tables;
 pub mod threshold;
 
 use crate::num::certify::{certify_pair, Certified};
+use crate::num::interval::Interval;
+use crate::optimize::certified::DispatchNumbers;
 use rug::Float;
 use serde_json::{Map, Value};
 
@@ -26,41 +29,6 @@ pub fn certify_all(lo: &[Float], hi: &[Float], wanted: u32) -> Vec<Certified> {
         .zip(hi)
         .map(|(a, b)| certify_pair(a, b, wanted))
         .collect()
-}
-
-/// The smallest count of certified digits among `xs` (the `digits` reported).
-pub fn min_digits<'a, I: IntoIterator<Item = &'a Certified>>(xs: I, wanted: u32) -> u32 {
-    xs.into_iter().map(|c| c.digits).min().unwrap_or(wanted)
-}
-
-/// The keys ARCHITECTURE.md fixes for `eval` and `optimize`, in its order.
-pub struct PolicyKeys<'a> {
-    /// Policy name.
-    pub policy: &'a str,
-    /// Distribution spec.
-    pub dist: String,
-    /// Hosts.
-    pub hosts: usize,
-    /// λ.
-    pub lambda: &'a Certified,
-    /// ρ.
-    pub load: &'a Certified,
-    /// Metric name.
-    pub metric: &'a str,
-    /// Cutoffs.
-    pub cutoffs: &'a [Certified],
-    /// Per-host loads.
-    pub host_loads: &'a [Certified],
-    /// The metric's value.
-    pub value: &'a Certified,
-    /// Queueing part.
-    pub queueing: &'a Certified,
-    /// Wasted part.
-    pub wasted: &'a Certified,
-    /// All hosts stable.
-    pub stable: bool,
-    /// Fewest certified digits.
-    pub digits: u32,
 }
 
 /// An ordered list of (key, value) pairs rendered as JSON or aligned text.
@@ -95,21 +63,30 @@ fn json_number(v: &Value) -> (Value, bool) {
 }
 
 impl Record {
-    /// Adds the keys of `eval` and `optimize` (one place for the command-line contract).
-    pub fn policy_keys(&mut self, k: PolicyKeys) -> &mut Self {
-        self.text("policy", k.policy)
-            .text("dist", k.dist)
-            .int("hosts", k.hosts as u64)
-            .num("lambda", k.lambda)
-            .num("load", k.load)
-            .text("metric", k.metric)
-            .nums("cutoffs", k.cutoffs)
-            .nums("host_loads", k.host_loads)
-            .num("value", k.value)
-            .num("queueing", k.queueing)
-            .num("wasted", k.wasted)
-            .flag("stable", k.stable)
-            .int("digits", u64::from(k.digits))
+    /// Adds the keys of `eval` and `optimize` (one place for the command-line contract):
+    /// `policy, dist, hosts, lambda, load, metric, cutoffs[], host_loads[], value,
+    /// queueing, wasted, stable, digits`.
+    pub fn policy_keys(
+        &mut self,
+        policy: &str,
+        dist: String,
+        hosts: usize,
+        metric: &str,
+        n: &DispatchNumbers,
+    ) -> &mut Self {
+        self.text("policy", policy)
+            .text("dist", dist)
+            .int("hosts", hosts as u64)
+            .num("lambda", n.lambda)
+            .num("load", n.load)
+            .text("metric", metric)
+            .nums("cutoffs", n.cutoffs)
+            .nums("host_loads", n.host_loads)
+            .num("value", n.value)
+            .num("queueing", n.queueing)
+            .num("wasted", n.wasted)
+            .flag("stable", n.stable)
+            .int("digits", u64::from(n.digits))
     }
     /// Adds a string field.
     pub fn text(&mut self, k: &str, v: impl Into<String>) -> &mut Self {
@@ -145,6 +122,34 @@ impl Record {
             k.to_string(),
             Value::Array(v.iter().map(|c| Value::String(c.text.clone())).collect()),
         ));
+        self
+    }
+    /// Adds `k_lo` and `k_hi` right after `k`: the ends of the enclosure `v` as decimals of
+    /// `digits` significant digits rounded outward (down and up), so that the exact value
+    /// lies between them (an infinite end is `null` in JSON, like every infinite number).
+    pub fn bounds(&mut self, k: &str, v: &Interval, digits: u32) -> &mut Self {
+        let lo = Value::String(v.lo_text(digits));
+        let hi = Value::String(v.hi_text(digits));
+        self.insert_pair_after(k, lo, hi)
+    }
+    /// [`Record::bounds`] for a list: `k_lo` and `k_hi` are lists of the ends.
+    pub fn bounds_all(&mut self, k: &str, v: &[Interval], digits: u32) -> &mut Self {
+        let lo = Value::Array(v.iter().map(|x| Value::String(x.lo_text(digits))).collect());
+        let hi = Value::Array(v.iter().map(|x| Value::String(x.hi_text(digits))).collect());
+        self.insert_pair_after(k, lo, hi)
+    }
+    /// Inserts the numeric keys `k_lo`, `k_hi` after `k` (at the end if there is no `k`).
+    fn insert_pair_after(&mut self, k: &str, lo: Value, hi: Value) -> &mut Self {
+        let at = self
+            .fields
+            .iter()
+            .position(|(f, _)| f == k)
+            .map_or(self.fields.len(), |i| i + 1);
+        let (kl, kh) = (format!("{k}_lo"), format!("{k}_hi"));
+        self.numeric.push(kl.clone());
+        self.numeric.push(kh.clone());
+        self.fields.insert(at, (kh, hi));
+        self.fields.insert(at, (kl, lo));
         self
     }
     /// Adds a `null` (a value that does not exist; a `<key>_note` should say why).
@@ -260,6 +265,22 @@ impl Record {
             out.push_str(&format!("{k:<w$}  {shown}\n"));
         }
         out
+    }
+}
+
+/// Digits of the outward-rounded ends `K_lo`/`K_hi` beyond the digits asked (so that the
+/// ends show the enclosure's width).
+pub const BOUND_EXTRA_DIGITS: u32 = 3;
+
+/// The note of a proven answer: what its numbers and digits mean.
+pub const PROVEN_NOTE: &str = "proven: every number K lies in [K_lo, K_hi], enclosures computed by interval arithmetic with outward rounding (MPFR); each printed digit of K is the correct rounding of the exact value for the decimal inputs";
+
+/// The sentence printed when fewer digits than asked are proven.
+pub fn proven_digits_note(proven: u32, wanted: u32) -> Option<String> {
+    if proven < wanted {
+        Some(format!("only {proven} of the {wanted} requested significant digits are proven (the enclosures' ends agree on {proven})"))
+    } else {
+        None
     }
 }
 

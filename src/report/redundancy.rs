@@ -10,18 +10,30 @@
 
 use super::simulate::{sci, HALF_WIDTH_DIGITS, MEAN_DIGITS};
 use super::Record;
-use crate::dist::aging::classify;
-use crate::dist::{DistFactory, DistSpec};
-use crate::num::certify::Certified;
+use crate::dist::aging::Aging;
+use crate::dist::{DistError, DistFactory, DistSpec};
 use crate::redundancy::classes::{Nestedness, System};
 use crate::redundancy::exact::ExactReport;
 use crate::redundancy::policy::{Copies, Policy};
-use crate::redundancy::sim::{DriftVerdict, SimReport, SimRequest, DRIFT_PER_ARRIVAL};
-use crate::redundancy::stability::{FcfsRegion, StabilityEstimate};
+use crate::redundancy::run::{SimReport, SimRequest};
+use crate::redundancy::stability::{
+    simulated_stability, DriftVerdict, FcfsRegion, SimulatedStability, Stability, DRIFT_PER_ARRIVAL,
+};
 use crate::sim::observe::names;
 use crate::sim::rng::GENERATOR;
 use crate::sim::stats::Estimate;
 use serde_json::{Map, Value};
+
+/// The ageing class of a service law ([`crate::dist::aging::classify`]) and how it was
+/// found, or why it could not be.
+pub type AgingClass = Result<(Aging, &'static str), DistError>;
+
+fn class_text(class: &AgingClass) -> String {
+    match class {
+        Ok((a, how)) => format!("{} ({how})", a.label()),
+        Err(e) => format!("unknown ({e})"),
+    }
+}
 
 /// The reading every record repeats.
 pub const READING: &str = "a free server picks among the jobs whose set contains it (those in service elsewhere included) by class priority Pi1, then Pi2; cancel-on-complete";
@@ -61,8 +73,8 @@ fn nested_fields(rec: &mut Record, sys: &System) {
     rec.flag("nested", nested).text("nested_note", note);
 }
 
-/// The record of `redundancy exact`.
-pub fn exact_record(sys: &System, r: &ExactReport) -> Record {
+/// The record of `redundancy exact` for `wanted` digits asked.
+pub fn exact_record(sys: &System, r: &ExactReport, wanted: u32) -> Record {
     let mut rec = Record::default();
     head(
         &mut rec,
@@ -95,6 +107,16 @@ pub fn exact_record(sys: &System, r: &ExactReport) -> Record {
         .text("truncation", r.truncation.clone())
         .int("digits", u64::from(r.digits))
         .text("reading", READING);
+    if r.digits < wanted {
+        rec.text(
+            "note",
+            format!(
+                "only {} of the {wanted} requested significant digits are certified ({})",
+                r.digits,
+                r.solved_by.certified_by()
+            ),
+        );
+    }
     rec
 }
 
@@ -106,53 +128,45 @@ fn est_pair(m: &mut Map<String, Value>, key: &str, e: &Estimate) {
     );
 }
 
-/// Whether a simulated system is stable, and why: the exact FCFS region where it applies
-/// (exponential i.i.d. copies; necessary for every policy there), else the run's drift.
-pub fn stability_basis(
-    region: Option<&FcfsRegion>,
-    policy: Policy,
-    exponential_iid: bool,
-    drift: &Estimate,
-) -> (Option<bool>, String) {
-    if let Some(r) = region {
-        if exponential_iid && !r.stable() {
-            return (
-                Some(false),
-                format!(
-                    "unstable under every policy: the classes inside {} exceed its capacity (exact, exponential i.i.d. copies)",
-                    r.binding_union
-                ),
-            );
+/// Whether a simulated system is stable, and why, in words ([`simulated_stability`]).
+pub fn stability_basis(basis: SimulatedStability, drift: &Estimate) -> (Option<bool>, String) {
+    let why = match basis {
+        SimulatedStability::OutsideRegion(union) => format!(
+            "unstable under every policy: the classes inside {union} exceed its capacity (exact, exponential i.i.d. copies)"
+        ),
+        SimulatedStability::InsideFcfsRegion => {
+            "inside the exact FCFS region (exponential i.i.d. copies)".into()
         }
-        if exponential_iid && policy.name() == "fcfs" {
-            return (
-                Some(true),
-                "inside the exact FCFS region (exponential i.i.d. copies)".into(),
+        SimulatedStability::Drift(v) => {
+            let words = format!(
+                "drift of the number in system {} ± {} per arrival over the measurement windows (threshold {DRIFT_PER_ARRIVAL})",
+                sci(drift.mean, 3),
+                sci(drift.half_width, 2)
             );
+            match v {
+                DriftVerdict::Stable => format!("no drift: {words}"),
+                DriftVerdict::Unstable => format!("drifting: {words}"),
+                DriftVerdict::Inconclusive => format!("inconclusive: {words}"),
+            }
         }
-    }
-    let v = DriftVerdict::of(drift);
-    let words = format!(
-        "drift of the number in system {} ± {} per arrival over the measurement windows (threshold {DRIFT_PER_ARRIVAL})",
-        sci(drift.mean, 3),
-        sci(drift.half_width, 2)
-    );
-    match v {
-        DriftVerdict::Stable => (Some(true), format!("no drift: {words}")),
-        DriftVerdict::Unstable => (Some(false), format!("drifting: {words}")),
-        DriftVerdict::Inconclusive => (None, format!("inconclusive: {words}")),
-    }
+    };
+    (basis.stable(), why)
 }
 
-/// The record of `redundancy simulate`.
-pub fn simulate_record(req: &SimRequest, r: &SimReport, region: Option<&FcfsRegion>) -> Record {
+/// The record of `redundancy simulate`: the request, what it gave, the exact FCFS region
+/// of the system and whether the exact methods apply to its law and copies (the region
+/// then decides stability where it can), and the law's ageing class.
+pub fn simulate_record(
+    req: &SimRequest,
+    r: &SimReport,
+    region: Option<&FcfsRegion>,
+    exact_methods: bool,
+    class: &AgingClass,
+) -> Record {
     let sys = req.sys;
     let mut rec = Record::default();
     head(&mut rec, sys, req.policy, req.copies, &req.dist.describe());
-    let class = classify(req.dist)
-        .map(|(a, how)| format!("{} ({how})", a.label()))
-        .unwrap_or_else(|e| format!("unknown ({e})"));
-    rec.text("service_class", class);
+    rec.text("service_class", class_text(class));
     let est = &r.run.estimates;
     let resp = est.vector(names::RESPONSE);
     let num = est.vector(names::NUMBER);
@@ -180,19 +194,20 @@ pub fn simulate_record(req: &SimRequest, r: &SimReport, region: Option<&FcfsRegi
             );
         }
     }
-    let exp_iid = req.dist.family() == "exp" && req.copies == Copies::Iid;
-    let (stable, why) = stability_basis(region, req.policy, exp_iid, &r.drift);
+    let basis = simulated_stability(region, req.policy, exact_methods, &r.drift);
+    let (stable, why) = stability_basis(basis, &r.drift);
     match stable {
         Some(b) => rec.flag("stable", b),
         None => rec.raw("stable", Value::Null),
     };
     rec.text("stable_basis", why);
     nested_fields(&mut rec, sys);
+    let (jobs, warmup) = req.run.jobs("redundancy").unwrap_or_default();
     rec.text("method", r.method)
-        .int("jobs", req.jobs)
-        .int("warmup", req.warmup)
-        .int("replications", req.replications as u64)
-        .int("seed", req.seed)
+        .int("jobs", jobs)
+        .int("warmup", warmup)
+        .int("replications", req.run.replications as u64)
+        .int("seed", req.run.seed)
         .text("generator", GENERATOR)
         .text("events_per_second", sci(r.events_per_second, 3))
         .text("jobs_per_second", sci(r.jobs_per_second, 3))
@@ -200,8 +215,8 @@ pub fn simulate_record(req: &SimRequest, r: &SimReport, region: Option<&FcfsRegi
         .flag("heavy_tail_warning", r.run.heavy_tail.warned());
     let mut notes = r.run.heavy_tail.describe();
     notes.push(format!(
-        "half-widths: 95% Student-t over {} independent replications (warm-up of {} jobs discarded in each)",
-        req.replications, req.warmup
+        "half-widths: 95% Student-t over {} independent replications (warm-up of {warmup} jobs discarded in each)",
+        req.run.replications
     ));
     notes.push("common random numbers: gaps, classes and requirements are drawn at arrival from their own streams, so every policy meets the same jobs at one seed".into());
     rec.texts("notes", &notes).text("reading", READING);
@@ -219,12 +234,10 @@ pub struct StabilityFindings<'a> {
     pub copies: Copies,
     /// The law.
     pub dist: &'a DistSpec,
-    /// The exact FCFS region (with the digits it is printed with).
-    pub region: Option<(Certified, &'a FcfsRegion)>,
-    /// True when the region is the answer (FCFS, exponential i.i.d. copies).
-    pub exact_applies: bool,
-    /// The simulated estimate, when one was run.
-    pub estimate: Option<&'a StabilityEstimate>,
+    /// What [`crate::redundancy::stability::stability`] found.
+    pub found: &'a Stability,
+    /// The law's ageing class.
+    pub class: &'a AgingClass,
 }
 
 /// The record of `redundancy stability`.
@@ -232,10 +245,7 @@ pub fn stability_record(f: &StabilityFindings) -> Record {
     let sys = f.sys;
     let mut rec = Record::default();
     head(&mut rec, sys, f.policy, f.copies, &f.dist.describe());
-    let class = classify(f.dist)
-        .map(|(a, how)| format!("{} ({how})", a.label()))
-        .unwrap_or_else(|e| format!("unknown ({e})"));
-    rec.text("service_class", class);
+    rec.text("service_class", class_text(f.class));
     let classes: Vec<Value> = (0..sys.classes().len())
         .map(|c| Value::Object(class_object(sys, c)))
         .collect();
@@ -246,7 +256,8 @@ pub fn stability_record(f: &StabilityFindings) -> Record {
             .map(|&c| sys.classes()[c].set.to_string())
             .collect()
     };
-    match (f.exact_applies, &f.region, f.estimate) {
+    let region = f.found.region.as_ref().map(|r| (&r.scale_limit, &r.region));
+    match (f.found.exact_applies, region, f.found.estimate.as_ref()) {
         (true, Some((limit, region)), _) => {
             rec.text(
                 "method",

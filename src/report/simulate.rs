@@ -9,11 +9,12 @@
 //! `occupancy[]`, `response[class]`).
 //!
 //! [`simulate_record`] builds the record of the dispatch simulators (`taskassign simulate`):
-//! the request as run, the estimates, the reference value of
-//! [`crate::sim::dispatch::analytic`] and each estimate's distance z to it in half-widths,
-//! the heavy-tail diagnosis and the notes.
+//! the request as run, the estimates, the reference value of [`crate::policy::reference`]
+//! and each estimate's distance z to it in half-widths, the heavy-tail diagnosis and the
+//! notes.
 
 use super::Record;
+use crate::policy::reference::Reference;
 use crate::sim::dispatch::setup::{Prepared, SimRequest};
 use crate::sim::dispatch::SimResult;
 use crate::sim::observe::{names, Estimates};
@@ -117,13 +118,16 @@ fn z_text(e: &Estimate, value: f64) -> Option<String> {
 pub const Z_NOTE: &str = "null: no finite z-score (a half-width of 0, when the replications agree or too few saw the host, or an infinite analytic value)";
 
 /// The record of `taskassign simulate` (the keys of its contract, in order) for the request
-/// `req`, resolved as `prep` and simulated as `res`.
+/// `req`, resolved as `prep`, simulated as `res` and compared with `reference` (the
+/// formula's values, when one exists).
 pub fn simulate_record(
     req: &SimRequest,
     prep: &Prepared,
     res: &SimResult,
+    reference: Option<&Reference>,
 ) -> Result<Record, SimError> {
     let cfg = &prep.config;
+    let (jobs, warmup) = req.run.jobs("dispatch").unwrap_or_default();
     let est = &res.estimates;
     let mut rec = Record::default();
     rec.text("policy", req.policy.name())
@@ -142,10 +146,10 @@ pub fn simulate_record(
                 None => "poisson".into(),
             },
         )
-        .int("jobs", req.jobs)
-        .int("warmup", req.warmup)
-        .int("replications", req.replications as u64)
-        .int("seed", req.seed)
+        .int("jobs", jobs)
+        .int("warmup", warmup)
+        .int("replications", req.run.replications as u64)
+        .int("seed", req.run.seed)
         .text("generator", GENERATOR);
     let waiting = scalar(est, names::WAITING)?;
     estimate(&mut rec, names::WAITING, &waiting);
@@ -163,8 +167,11 @@ pub fn simulate_record(
     }
     let host_waiting = est.vector(names::HOST_WAITING);
     estimate_vector(&mut rec, names::HOST_WAITING, &host_waiting);
-    let mut notes = prep.notes.clone();
-    if let Some(an) = &prep.analytic {
+    // The reference's notes come first: they and the request's arrival note never meet
+    // (renewal arrivals have no reference).
+    let mut notes: Vec<String> = reference.map(|r| r.notes.clone()).unwrap_or_default();
+    notes.extend(prep.notes.iter().cloned());
+    if let Some(an) = reference {
         rec.text("analytic_waiting", sci(an.waiting, MEAN_DIGITS));
         let mut z_null = false;
         match z_text(&waiting, an.waiting) {
@@ -198,8 +205,8 @@ pub fn simulate_record(
         notes.push("n/a: no measured job visited that host".into());
     }
     notes.push(format!(
-        "half-widths: 95% Student-t over {} independent replications (warm-up of {} jobs discarded in each)",
-        req.replications, req.warmup
+        "half-widths: 95% Student-t over {} independent replications (warm-up of {warmup} jobs discarded in each)",
+        req.run.replications
     ));
     rec.texts("notes", &notes);
     Ok(rec)

@@ -14,23 +14,29 @@
 //!   so one pass over the jobs per replication (Lindley, Kiefer–Wolfowitz);
 //! * [`event`]: a calendar of events for the models whose waiting is not fixed at arrival
 //!   (random order of service, cancelled copies), with the M/G/c queue (FCFS and ROS) on it;
+//! * [`run`]: the options of a run ([`RunOptions`]: length and warm-up, replications,
+//!   seed, point, threads, start), one type and one validation for every model;
 //! * [`observe`]: keys, samples and the estimates map;
 //! * [`stats`]: ratio estimators with Student-t half-widths, the heavy-tail rules;
 //! * [`rng`]: one Xoshiro256++ stream per (seed, point, replication, stream).
 //!
 //! A new model (JSQ(d) on occupancy counts, redundancy with cancel-on-complete) is a new
-//! module with a [`Simulator`] and its [`Tally`]; the runner, the streams, the statistics
-//! and the report helpers (`crate::report::simulate`) are shared.
+//! module with a [`Simulator`] and its [`Tally`], and one runner that takes a
+//! [`RunOptions`] (its command and its claims call that runner, with one set of
+//! defaults); the replication runner, the streams, the statistics and the report helpers
+//! (`crate::report::simulate`) are shared.
 
 pub mod dispatch;
 pub mod event;
 pub mod observe;
 pub mod rng;
+pub mod run;
 pub mod stats;
 
 // The paths of the dispatch simulators before they moved to `dispatch`, kept for the
 // integration tests and the claims engine.
-pub use dispatch::{setup, tags_error, SimPolicy, SimResult};
+pub use dispatch::{setup, SimPolicy, SimResult};
+pub use run::{Length, RunOptions, Start, DEFAULT_JOBS, DEFAULT_SEED, DEFAULT_WARMUP_FRACTION};
 
 use crate::dist::DistError;
 use crate::policy::PolicyError;
@@ -45,21 +51,25 @@ use thiserror::Error;
 pub const MIN_REPLICATIONS: usize = 2;
 /// Most replications accepted (the t quantile is computed by an O(R) series).
 pub const MAX_REPLICATIONS: usize = 100_000;
-/// Replications of a simulation unless the user says otherwise (`simulate --replications`).
+/// Replications of a simulation unless the user says otherwise (every model, on the
+/// command line and in the claims).
 pub const DEFAULT_REPLICATIONS: usize = 10;
-/// The warm-up is the measured jobs divided by this unless the user says otherwise
-/// (`simulate --warmup`): a tenth of the run is discarded.
-pub const DEFAULT_WARMUP_FRACTION: u64 = 10;
 
 /// Checks a replication count: [`MIN_REPLICATIONS`] ≤ R ≤ [`MAX_REPLICATIONS`].
 pub fn check_replications(replications: usize) -> Result<(), SimError> {
     if (MIN_REPLICATIONS..=MAX_REPLICATIONS).contains(&replications) {
         Ok(())
     } else {
-        Err(SimError::BadConfig(format!(
-            "replications must be between {MIN_REPLICATIONS} and {MAX_REPLICATIONS} (a confidence interval needs two), got {replications}"
-        )))
+        Err(bad_replications(replications))
     }
+}
+
+/// The error of a replication count out of range, as written (`-1` included): the one
+/// message every caller gives.
+pub fn bad_replications(got: impl std::fmt::Display) -> SimError {
+    SimError::BadConfig(format!(
+        "replications must be between {MIN_REPLICATIONS} and {MAX_REPLICATIONS} (a confidence interval needs two), got {got}"
+    ))
 }
 
 /// The random streams of one replication: stream `s` of replication `r` at sweep point `p`
@@ -143,6 +153,25 @@ pub struct TailEvidence {
     pub mean: f64,
     /// The largest share of the replication's Σ X² carried by one job.
     pub dominant_job_share: f64,
+}
+
+impl TailEvidence {
+    /// The evidence of a replication's sums: the headline observable's `sum` over `count`
+    /// jobs, and the largest and the total X² of the sizes drawn (a share of 0 when the
+    /// total is 0).
+    ///
+    /// ```
+    /// use taskassign::sim::TailEvidence;
+    /// let e = TailEvidence::from_sums(6.0, 3, 4.0, 16.0);
+    /// assert_eq!((e.mean, e.dominant_job_share), (2.0, 0.25));
+    /// assert_eq!(TailEvidence::from_sums(0.0, 1, 0.0, 0.0).dominant_job_share, 0.0);
+    /// ```
+    pub fn from_sums(sum: f64, count: u64, max_x2: f64, sum_x2: f64) -> Self {
+        TailEvidence {
+            mean: sum / count as f64,
+            dominant_job_share: if sum_x2 > 0.0 { max_x2 / sum_x2 } else { 0.0 },
+        }
+    }
 }
 
 /// A progress callback: (replications done, replications in all); called from worker

@@ -16,6 +16,7 @@
 //! Indices are 0-based positions in the vector (host 1 is `host_waiting[0]`, as in the
 //! JSON arrays); names are the output keys (ARCHITECTURE.md, "Simulators").
 
+pub use super::stats::Sample;
 use super::stats::{ratio_estimate_weighted, Estimate};
 use std::fmt;
 
@@ -80,39 +81,6 @@ impl fmt::Display for Key {
         match self.index {
             None => write!(f, "{}", self.name),
             Some(i) => write!(f, "{}[{i}]", self.name),
-        }
-    }
-}
-
-/// One replication's contribution to one estimate: the sum of the quantity over what was
-/// measured, the measure it is averaged over, and how many observations went into it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Sample {
-    /// Σ of the quantity (over jobs) or its integral (over time).
-    pub sum: f64,
-    /// The denominator: the number of jobs as an f64, or the length of the time window.
-    pub weight: f64,
-    /// Jobs, visits or events behind the sample (reported in [`Estimate::count`]).
-    pub count: u64,
-}
-
-impl Sample {
-    /// A per-job mean: `sum` over `n` jobs (weight n).
-    pub fn per_job(sum: f64, n: u64) -> Self {
-        Sample {
-            sum,
-            weight: n as f64,
-            count: n,
-        }
-    }
-
-    /// A time average: the `integral` of the quantity over a window of length `duration`,
-    /// with `events` events in the window.
-    pub fn per_time(integral: f64, duration: f64, events: u64) -> Self {
-        Sample {
-            sum: integral,
-            weight: duration,
-            count: events,
         }
     }
 }

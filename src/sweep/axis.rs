@@ -7,7 +7,7 @@
 //! (which must be one of them): exact where i/per_decade is whole (`1e3`), else rounded to
 //! [`LOG_RANGE_DIGITS`] significant digits (`3.16227766017e2`).
 
-use super::grid::value_text;
+use crate::claims::schema::value_text;
 use rug::ops::Pow;
 use rug::{Float, Integer};
 use toml::Spanned;

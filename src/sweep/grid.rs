@@ -32,6 +32,8 @@
 use super::axis::axis_values;
 pub use super::axis::{LOG_RANGE_DIGITS, MAX_AXIS_VALUES};
 use super::SweepError;
+use crate::claims::grid::positions;
+use crate::claims::schema::{line_of, value_text};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -215,32 +217,6 @@ impl std::fmt::Display for Shard {
     }
 }
 
-/// 1-based line of byte offset `at` in `text`.
-pub fn line_of(text: &str, at: usize) -> usize {
-    let at = at.min(text.len());
-    text.as_bytes()[..at]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
-}
-
-/// A TOML value as a grid value: a string (trimmed, not empty) or an integer.
-pub(super) fn value_text(v: &toml::Value) -> Result<String, String> {
-    match v {
-        toml::Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
-        toml::Value::String(_) => Err("empty string".into()),
-        toml::Value::Integer(i) => Ok(i.to_string()),
-        toml::Value::Float(f) => Err(format!(
-            "{f} is a TOML float: write numbers as strings (\"{f}\") so that they are read exactly, not through f64"
-        )),
-        other => Err(format!(
-            "expected a string or an integer, got {}",
-            other.type_str()
-        )),
-    }
-}
-
 /// Reads the file and builds the grid (for a command target, the caller checks the
 /// options against the command: [`Grid::command_error`] names their lines).
 pub fn load(path: &str) -> Result<Grid, SweepError> {
@@ -261,7 +237,7 @@ pub fn parse(path: &str, text: &str) -> Result<Grid, SweepError> {
     };
     let f: GridFile = toml::from_str(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
-        err(span, "(document)", e.message().to_string())
+        err(span, "(document)", crate::error::toml_reason(&e, text))
     })?;
 
     // The groups and the variables.
@@ -637,24 +613,16 @@ impl Grid {
     /// templates make two points alike) or one key (a SHA-256 collision in 64 bits) are
     /// an error naming both.
     pub fn points(&self) -> Result<Vec<Point>, SweepError> {
-        let n = self.len();
-        let mut out = Vec::with_capacity(n);
-        let mut at = vec![0u32; self.groups.len()];
-        for _ in 0..n {
+        let sizes: Vec<usize> = self.groups.iter().map(|g| g.values.len()).collect();
+        let mut out = Vec::with_capacity(self.len());
+        for at in positions(&sizes) {
+            // an axis has at most MAX_AXIS_VALUES < 2^32 values: an index fits a u32
             let mut p = Point {
                 key: 0,
-                at: at.clone(),
+                at: at.into_iter().map(|i| i as u32).collect(),
             };
             p.key = point_key(&self.canonical(&p));
             out.push(p);
-            // The next position, last group fastest.
-            for (g, a) in self.groups.iter().zip(at.iter_mut()).rev() {
-                *a += 1;
-                if (*a as usize) < g.values.len() {
-                    break;
-                }
-                *a = 0;
-            }
         }
         out.sort_unstable_by_key(|p| p.key);
         for w in out.windows(2) {

@@ -146,6 +146,12 @@ fn write_atomic(
         path: path.display().to_string(),
         why: e.to_string(),
     };
+    if path.is_dir() {
+        return Err(SweepError::Write {
+            path: path.display().to_string(),
+            why: "it is a folder; name the file to write".into(),
+        });
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -301,12 +307,26 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
     report.points = unique.len();
     report.failed = unique.iter().filter(|f| f.failed).count();
 
-    // The shard count of the files.
+    // The shard count of the files; --shards may only say what their names say (else the
+    // shards named to resubmit would be the wrong ones).
+    let shard_of = |f: &Path| f.file_name()?.to_str().and_then(parse_file_name);
     let counts: BTreeSet<u64> = files
         .iter()
-        .filter_map(|f| f.file_name()?.to_str().and_then(parse_file_name))
+        .filter_map(|f| shard_of(f))
         .map(|s| s.count)
         .collect();
+    if let Some(n) = req.shards {
+        if let Some(f) = files
+            .iter()
+            .find(|f| shard_of(f).is_some_and(|s| s.count != n))
+        {
+            return Err(SweepError::Usage(format!(
+                "--shards {n} contradicts the shard files, written for {} shards ({}): drop --shards, or merge the output of a {n}-shard run",
+                counts.iter().map(u64::to_string).collect::<Vec<_>>().join(" and "),
+                f.display()
+            )));
+        }
+    }
     report.shard_count = req.shards.or_else(|| {
         if counts.len() == 1 {
             counts.first().copied()
@@ -328,6 +348,25 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
                     grid.path
                 ),
             });
+        }
+        // Every line of shard i of n is a point at a grid position ≡ i (mod n): a file whose
+        // name and contents disagree (renamed, or another run's) would name wrong shards.
+        for f in &found {
+            let (Some(sh), Some(&at)) = (shard_of(&files[f.file]), pos.get(&f.key)) else {
+                continue;
+            };
+            if !sh.takes(at) {
+                return Err(SweepError::Data {
+                    path: files[f.file].display().to_string(),
+                    line: f.line,
+                    why: format!(
+                        "point {} is at position {at} of {}'s {} points, which shard {sh} does not hold (its name and its contents disagree: renamed, or written for another shard count)",
+                        key_text(f.key),
+                        grid.path,
+                        points.len()
+                    ),
+                });
+            }
         }
         report.grid_points = Some(points.len());
         let have: std::collections::HashSet<u64> = unique.iter().map(|f| f.key).collect();

@@ -75,9 +75,10 @@ pub enum SweepError {
         /// What went wrong.
         why: String,
     },
-    /// A result that cannot be written (a full disk): computed but not delivered, exit 3
-    /// as for any output that cannot be written (ARCHITECTURE.md, "Errors").
-    #[error("{path}: writing: {why}")]
+    /// An output that cannot be written: a folder that cannot be made, a file where a
+    /// folder is wanted (or the reverse), no permission, a full disk. The user's to fix, so
+    /// an input error (exit 2) naming the path and the system's reason.
+    #[error("{path}: cannot write: {why}")]
     Write {
         /// The path.
         path: String,
@@ -109,8 +110,8 @@ impl Classify for SweepError {
             SweepError::Grid { .. }
             | SweepError::Usage(_)
             | SweepError::Read { .. }
-            | SweepError::Data { .. } => ErrorKind::Input,
-            SweepError::Write { .. } => ErrorKind::Numerical,
+            | SweepError::Data { .. }
+            | SweepError::Write { .. } => ErrorKind::Input,
             SweepError::Claim(e) => e.kind(),
             SweepError::Internal(_) => ErrorKind::Internal,
         }

@@ -9,10 +9,12 @@
 //! numbers, and the numbers still depend on nothing but the point.
 
 use super::{Outcome, SweepError};
+use crate::claims::cache::Cache;
 use crate::claims::expr::Expr;
-use crate::claims::registry::Cache;
+use crate::claims::registry;
+use crate::claims::schema::line_of;
 use crate::claims::scope::Scope;
-use crate::claims::system::SystemSpec;
+use crate::claims::scope::SystemSpec;
 use crate::error::Classify;
 use crate::num::certify::{certify_pair, to_sci};
 use std::collections::BTreeMap;
@@ -87,7 +89,7 @@ impl QuantityDef {
         }
         Ok(QuantityDef {
             text: quantity.get_ref().trim().to_string(),
-            line: super::grid::line_of(text, quantity.span().start),
+            line: line_of(text, quantity.span().start),
             expr,
             system,
             digits,
@@ -116,7 +118,7 @@ impl QuantityDef {
     /// point's value depends on nothing computed before it).
     pub fn evaluate(&self, vars: BTreeMap<String, String>) -> Outcome {
         let cache = Cache::default();
-        let scope = Scope::new(vars, self.system.as_ref(), &cache, self.digits);
+        let scope = Scope::new(vars, self.system.as_ref(), registry(), &cache, self.digits);
         match scope.eval(&self.expr) {
             Ok(v) => {
                 let c = certify_pair(&v.lo, &v.hi, self.digits);

@@ -188,6 +188,12 @@ pub fn run(
         .map(|(_, p)| p)
         .collect();
     let keys: HashSet<u64> = mine.iter().map(|p| p.key).collect();
+    if opts.out.exists() && !opts.out.is_dir() {
+        return Err(SweepError::Write {
+            path: opts.out.display().to_string(),
+            why: "it is a file, and --out names the folder the shard files go in".into(),
+        });
+    }
     std::fs::create_dir_all(opts.out).map_err(|e| SweepError::Write {
         path: opts.out.display().to_string(),
         why: e.to_string(),

@@ -8,7 +8,7 @@ use super::limit::compile_limit;
 use super::names::{check_names, Names};
 use super::relation::compile_relation;
 use crate::claims::schema::{CheckSpec, FileCtx};
-use crate::claims::system::SystemSpec;
+use crate::claims::scope::SystemSpec;
 use crate::claims::ClaimError;
 
 /// What a check is compiled against: the file, its raw TOML (for the grids' key order),

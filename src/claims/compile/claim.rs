@@ -1,9 +1,8 @@
 //! A validated claim and its checks: what the compiler produces and the runner reads.
 
-use super::table::TableDef;
 use crate::claims::expr::Expr;
 use crate::claims::schema::Source;
-use crate::claims::system::SystemSpec;
+use crate::claims::scope::SystemSpec;
 use crate::claims::verdict::{Relation, Verdict};
 use crate::num::extrapolate::Transform;
 use std::collections::BTreeMap;
@@ -106,4 +105,71 @@ impl Claim {
     pub fn source_short(&self) -> String {
         format!("{} ({})", self.source.paper, self.source.seed)
     }
+}
+
+/// What a cell shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellKind {
+    /// The certified value at the point (a simulated value with its 95 % half-width).
+    Value,
+    /// The extrapolated limit with its error estimate.
+    Limit,
+    /// The verdict of the comparison at the point.
+    Verdict,
+    /// The margin of the comparison at the point (positive when the relation holds).
+    Margin,
+    /// The bound the quantity is compared with at the point.
+    Bound,
+}
+
+impl CellKind {
+    /// The kinds, as written in a claim file.
+    pub const NAMES: [&'static str; 5] = ["value", "limit", "verdict", "margin", "bound"];
+
+    /// As written in a claim file.
+    pub fn name(self) -> &'static str {
+        match self {
+            CellKind::Value => "value",
+            CellKind::Limit => "limit",
+            CellKind::Verdict => "verdict",
+            CellKind::Margin => "margin",
+            CellKind::Bound => "bound",
+        }
+    }
+
+    pub(crate) fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "value" => CellKind::Value,
+            "limit" => CellKind::Limit,
+            "verdict" => CellKind::Verdict,
+            "margin" => CellKind::Margin,
+            "bound" => CellKind::Bound,
+            _ => return None,
+        })
+    }
+}
+
+/// A validated table declaration.
+#[derive(Debug, Clone)]
+pub struct TableDef {
+    /// Names the files and the LaTeX label.
+    pub label: String,
+    /// The caption (LaTeX).
+    pub caption: String,
+    /// The check's name.
+    pub check: String,
+    /// The row variables and their values, in grid order.
+    pub rows: Vec<(String, Vec<String>)>,
+    /// The column variables and their values (none: one column).
+    pub columns: Vec<(String, Vec<String>)>,
+    /// Fixed values of the other variables (those with one value included).
+    pub at: Vec<(String, String)>,
+    /// What a cell shows.
+    pub cell: CellKind,
+    /// Significant digits.
+    pub digits: u32,
+    /// LaTeX math of variables' headers.
+    pub math: BTreeMap<String, String>,
+    /// Short names (LaTeX) of row, column or fixed values, by value.
+    pub labels: BTreeMap<String, String>,
 }

@@ -6,6 +6,7 @@ use super::claim::{Check, Claim};
 use super::grid::{compile_grid, grid_order};
 use super::setup::compile_system;
 use super::table::compile_tables;
+use crate::claims::registry;
 use crate::claims::schema::{parse_file, ClaimFile, FileCtx};
 use crate::claims::ClaimError;
 
@@ -17,9 +18,9 @@ pub fn compile(path: &str, text: &str) -> Result<Claim, ClaimError> {
         path: path.into(),
         line: 1,
         key: "(document)".into(),
-        why: e.message().to_string(),
+        why: crate::error::toml_reason(&e, text),
     })?;
-    let c = FileCtx::new(path, text);
+    let c = FileCtx::new(path, text, registry().words());
     let id = check_header(&c, &f)?;
     let grid = compile_grid(&c, &f.grid, &grid_order(&raw, None))?;
     let vars = template_names(&grid, &f);

@@ -7,7 +7,7 @@ use super::names::{check_names, Names};
 use super::setup::compile_system;
 use crate::claims::expr::Expr;
 use crate::claims::schema::{value_text, FileCtx};
-use crate::claims::system::SystemSpec;
+use crate::claims::scope::SystemSpec;
 use crate::claims::ClaimError;
 use std::collections::BTreeMap;
 use std::sync::Arc;

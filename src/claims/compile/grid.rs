@@ -1,7 +1,7 @@
 //! `[grid]` tables (a claim's, a check's, a figure's): each variable a non-empty list of
 //! distinct values written as strings or integers, in the order the file writes them.
 
-use crate::claims::registry::registry;
+use crate::claims::registry;
 use crate::claims::schema::{value_text, FileCtx};
 use crate::claims::ClaimError;
 use std::collections::BTreeMap;

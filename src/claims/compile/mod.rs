@@ -23,7 +23,7 @@ mod setup;
 mod sweep_quantity;
 pub mod table;
 
-pub use claim::{Check, Claim, ExpectedDef, LimitDef};
+pub use claim::{CellKind, Check, Claim, ExpectedDef, LimitDef, TableDef};
 pub use claim_file::compile;
 pub(crate) use figure::compile_figure_parts;
 pub use limit::MAX_DEGREE;

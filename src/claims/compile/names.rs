@@ -3,10 +3,11 @@
 //! its [`Signature`] declares (model, positional argument, named arguments, field).
 
 use crate::claims::expr::{self, Arg, Expr};
-use crate::claims::registry::{registry, Positional, Signature};
+use crate::claims::registry;
 use crate::claims::schema::FileCtx;
+use crate::claims::scope::SystemSpec;
 use crate::claims::scope::FUNCTIONS;
-use crate::claims::system::SystemSpec;
+use crate::claims::signature::{Positional, Signature};
 use crate::claims::ClaimError;
 use std::ops::Range;
 

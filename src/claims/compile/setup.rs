@@ -1,9 +1,10 @@
 //! A file's `[setup]`: the model it names (selected from the registry, which compiles the
 //! model's own keys) and the keys every model shares (`model`, `digits`).
 
-use crate::claims::registry::registry;
+use crate::claims::registry;
 use crate::claims::schema::FileCtx;
-use crate::claims::system::{SystemSpec, DEFAULT_MODEL};
+use crate::claims::scope::SystemSpec;
+use crate::claims::system::DEFAULT_MODEL;
 use crate::claims::ClaimError;
 use crate::num::check_digits;
 use serde::Deserialize;

@@ -4,8 +4,9 @@ use super::grid::reserved_name;
 use super::names::{check_names, Names};
 use super::setup::compile_system;
 use crate::claims::expr::Expr;
+use crate::claims::registry;
 use crate::claims::schema::FileCtx;
-use crate::claims::system::SystemSpec;
+use crate::claims::scope::SystemSpec;
 use crate::claims::ClaimError;
 use std::sync::Arc;
 use toml::Spanned;
@@ -20,7 +21,7 @@ pub fn compile_quantity(
     quantity: &Spanned<String>,
     vars: &[String],
 ) -> Result<(Arc<dyn SystemSpec>, u32, Expr), ClaimError> {
-    let c = FileCtx::new(path, text);
+    let c = FileCtx::new(path, text, registry().words());
     if let Some(v) = vars.iter().find(|v| reserved_name(v)) {
         return c.err(
             quantity.span(),

@@ -3,7 +3,7 @@
 //! errors name the file, the line and the key. The layout and rendering are
 //! `report::table`'s.
 
-use super::claim::Check;
+use super::claim::{CellKind, Check, TableDef};
 use super::setup::MAX_CLAIM_DIGITS;
 use crate::claims::schema::{value_text, FileCtx, TableSpec};
 use crate::claims::verdict::Relation;
@@ -15,73 +15,6 @@ use toml::Spanned;
 pub const DEFAULT_TABLE_DIGITS: u32 = 8;
 /// Fewest digits a table may ask for.
 pub const MIN_TABLE_DIGITS: i64 = 1;
-
-/// What a cell shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CellKind {
-    /// The certified value at the point (a simulated value with its 95 % half-width).
-    Value,
-    /// The extrapolated limit with its error estimate.
-    Limit,
-    /// The verdict of the comparison at the point.
-    Verdict,
-    /// The margin of the comparison at the point (positive when the relation holds).
-    Margin,
-    /// The bound the quantity is compared with at the point.
-    Bound,
-}
-
-impl CellKind {
-    /// The kinds, as written in a claim file.
-    pub const NAMES: [&'static str; 5] = ["value", "limit", "verdict", "margin", "bound"];
-
-    /// As written in a claim file.
-    pub fn name(self) -> &'static str {
-        match self {
-            CellKind::Value => "value",
-            CellKind::Limit => "limit",
-            CellKind::Verdict => "verdict",
-            CellKind::Margin => "margin",
-            CellKind::Bound => "bound",
-        }
-    }
-
-    fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "value" => CellKind::Value,
-            "limit" => CellKind::Limit,
-            "verdict" => CellKind::Verdict,
-            "margin" => CellKind::Margin,
-            "bound" => CellKind::Bound,
-            _ => return None,
-        })
-    }
-}
-
-/// A validated table declaration.
-#[derive(Debug, Clone)]
-pub struct TableDef {
-    /// Names the files and the LaTeX label.
-    pub label: String,
-    /// The caption (LaTeX).
-    pub caption: String,
-    /// The check's name.
-    pub check: String,
-    /// The row variables and their values, in grid order.
-    pub rows: Vec<(String, Vec<String>)>,
-    /// The column variables and their values (none: one column).
-    pub columns: Vec<(String, Vec<String>)>,
-    /// Fixed values of the other variables (those with one value included).
-    pub at: Vec<(String, String)>,
-    /// What a cell shows.
-    pub cell: CellKind,
-    /// Significant digits.
-    pub digits: u32,
-    /// LaTeX math of variables' headers.
-    pub math: BTreeMap<String, String>,
-    /// Short names (LaTeX) of row, column or fixed values, by value.
-    pub labels: BTreeMap<String, String>,
-}
 
 /// A list of variable names: one string or an array of strings.
 fn names(

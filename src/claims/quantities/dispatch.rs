@@ -10,12 +10,14 @@
 //! | `tags_stable()` | 1 if stable TAGS cutoffs exist at the load (greedy), else 0 | |
 //! | `tags_stable_search(n)` | the same decided by exhaustive search over an n-point grid | |
 
-use super::{pairs, per_precision};
+use super::shared::{pairs, per_precision};
+use crate::claims::cache::CacheKey;
+use crate::claims::error::QuantityError;
 use crate::claims::expr::{Arg, Expr};
-use crate::claims::registry::{
-    CacheKey, Call, FieldSpec, NamedArg, Positional, Quantity, QuantityError, Signature, VALUE_ONLY,
-};
+use crate::claims::registry::Quantity;
+use crate::claims::scope::Call;
 use crate::claims::scope::Scope;
+use crate::claims::signature::{FieldSpec, NamedArg, Positional, Signature, VALUE_ONLY};
 use crate::claims::systems::dispatch::{load_flag, DispatchSpec, DispatchSystem};
 use crate::claims::value::{Pair, Value};
 use crate::dist::DistFactory;

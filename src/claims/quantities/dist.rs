@@ -7,9 +7,12 @@
 //! | `sup_x_tail()` | sup_x x F̄(x) |
 //! | `scv()` | Var X / E[X]² |
 
-use super::per_precision;
+use super::shared::per_precision;
+use crate::claims::error::QuantityError;
 use crate::claims::expr::{Arg, Expr};
-use crate::claims::registry::{Call, Positional, Quantity, QuantityError, Signature, VALUE_ONLY};
+use crate::claims::registry::Quantity;
+use crate::claims::scope::Call;
+use crate::claims::signature::{Positional, Signature, VALUE_ONLY};
 use crate::claims::value::Value;
 
 /// `mean()`: E[X].

@@ -8,45 +8,37 @@
 //! | `jsq_sim(time=, warmup=, replications=, seed=, at=)` | the occupancy simulator, **simulated** (mean ± 95 % half-width) | stationary: `occupancy[i]`, `mean_tasks`, `blocking`, `distance` (time average of Σ_i \|q_i(t) − q*_i\|, q* JSQ's fluid fixed point), `scaled_idle` (E[(N − Q_1)/√N]), `scaled_q2` (E[Q_2/√N]), `scaled_occupancy[i]`, `scaled_idle_sd`, `scaled_idle_sq`, `samples_per_arrival`, `d_used`, `events`; with `at=t` (from empty): `occupancy[i]` = E[q_i(t)], `mean_tasks`, `distance` = Σ_i \|E q_i(t) − JSQ's fluid q_i(t)\| |
 //! | `jsq_diffusion(step=, horizon=, burn=, replications=, seed=)` | the Halfin–Whitt diffusion limit of JSQ (queues, β = `halfin_whitt`; arXiv 1612.00723 Thm 2.4), **simulated** by the reflected Euler scheme of [`crate::lb::diffusion`]; the half-width includes the step-halving change | `scaled_idle`, `scaled_idle_sq`, `scaled_q2` |
 //!
-//! Simulated quantities use the streams (seed, [`SIM_POINT`], replication) at every grid
-//! point (common random numbers, as `lwl_sim`); each distinct simulation runs once per
-//! claim (cached). Their defaults ([`DEFAULT_TIME`], [`DEFAULT_WARMUP`],
-//! [`DEFAULT_REPLICATIONS`]) are sized for the catalogue's time budget.
+//! Simulated quantities use the streams (seed, 0, replication) at every grid point (common
+//! random numbers, as `lwl_sim`); each distinct simulation runs once per claim (cached).
+//! `jsq_sim` and `jsq_excess` run the one JSQ runner of `jsq simulate`
+//! ([`crate::lb::sim::run`]) with its defaults ([`crate::lb::sim::DEFAULT_RUN`]: time 100
+//! after a warm-up of 10, 10 replications, seed 1, from the mean-field fixed point of the
+//! d used), read by [`super::run::run_options`].
 
-use super::pairs;
-use crate::claims::expr::Arg;
-use crate::claims::registry::{
-    CacheKey, Call, FieldSpec, NamedArg, Positional, Quantity, QuantityError, Signature,
-};
+use super::run::{named_count, named_time, run_options, TIME_ARGS};
+use super::shared::pairs;
+use crate::claims::cache::CacheKey;
+use crate::claims::error::QuantityError;
+use crate::claims::expr::{Arg, Expr};
+use crate::claims::registry::Quantity;
+use crate::claims::scope::Call;
+use crate::claims::signature::{FieldSpec, NamedArg, Positional, Signature};
 use crate::claims::systems::jsq::{JsqSpec, JsqSystem};
 use crate::claims::value::{FieldValue, Pair, Value};
 use crate::lb::diffusion;
 use crate::lb::exact::{exact, ExactOptions};
 use crate::lb::fixed_point::{fixed_point, jsq_reference, l1_distance, FixedPoint};
-use crate::lb::fluid::Limit;
+use crate::lb::fluid::{fluid_pair, Limit};
 use crate::lb::model::{ModelKind, System};
-use crate::lb::sim::{names, simulate, Obs, OccupancySim, Plan, Summary};
+use crate::lb::sim::{names, run, Measure, SimRun, DEFAULT_RUN};
 use crate::num::parse_decimal;
-use crate::report::jsq::fluid_pair;
 use crate::sim::observe::Key;
 use crate::sim::stats::Estimate;
-use crate::sim::Replicated;
-use crate::sim::Replicator;
+use crate::sim::{
+    check_replications, Length, RunOptions, Start, DEFAULT_REPLICATIONS, DEFAULT_SEED,
+};
 use rug::Float;
 
-/// Measured time per replication of `jsq_sim` unless `time=` says otherwise.
-pub const DEFAULT_TIME: f64 = 20.0;
-/// Warm-up of `jsq_sim` unless `warmup=` says otherwise.
-pub const DEFAULT_WARMUP: f64 = 10.0;
-/// Replications of `jsq_sim` and `jsq_diffusion` unless `replications=` says otherwise.
-pub const DEFAULT_REPLICATIONS: usize = 5;
-/// Base seed unless `seed=` says otherwise.
-pub const DEFAULT_SEED: u64 = 1;
-/// The sweep-point coordinate of every simulated jsq quantity's streams (common random
-/// numbers across the grid; another `seed=` is an independent run).
-pub const SIM_POINT: u64 = 0;
-/// Precision of the mean-field fixed point a stationary simulation starts from.
-const START_BITS: u32 = 64;
 /// `jsq_diffusion`'s defaults: step h (the check runs h and h/2 on the same paths).
 pub const DEFAULT_DIFFUSION_STEP: f64 = 0.02;
 /// `jsq_diffusion`'s default measured time per replication.
@@ -141,35 +133,6 @@ impl Quantity for JsqFixedPoint {
     }
 }
 
-/// A named argument as a real number (an expression or a string), in the caller's scope.
-fn named_real(call: &Call, key: &str) -> Result<Option<f64>, QuantityError> {
-    match call.named(key) {
-        None => Ok(None),
-        Some(Arg::Pos(e)) => Ok(Some(call.outer.eval(e)?.hi.to_f64())),
-        Some(Arg::Str(t)) => {
-            let t = call.outer.substitute(t)?;
-            Ok(Some(
-                parse_decimal(&t, 64)
-                    .map_err(|e| QuantityError::Usage(format!("{key}={t}: {e}")))?
-                    .to_f64(),
-            ))
-        }
-        Some(Arg::Named(..)) => Err(QuantityError::Usage(format!("nested '=' in {key}="))),
-    }
-}
-
-/// A named argument as a finite real ≥ 0 (> 0 when `positive`).
-fn named_time(call: &Call, key: &str, positive: bool) -> Result<Option<f64>, QuantityError> {
-    match named_real(call, key)? {
-        None => Ok(None),
-        Some(v) if v.is_finite() && v >= 0.0 && (!positive || v > 0.0) => Ok(Some(v)),
-        Some(v) => Err(QuantityError::Usage(format!(
-            "{key}= must be finite and {}, got {v}",
-            if positive { "> 0" } else { ">= 0" }
-        ))),
-    }
-}
-
 /// `jsq_fluid(at=t, init='q1,q2')`.
 pub struct JsqFluid;
 
@@ -228,25 +191,32 @@ impl Quantity for JsqFluid {
         let scope = &call.scope;
         let s = JsqSpec::resolve(scope)?;
         let key = CacheKey::new("jsq_fluid", format!("{}|{at:e}|{init:?}", s.key()));
-        type Four = (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>);
-        let r = scope.cache.get_or(key, || -> Result<Four, QuantityError> {
-            let model = s.model()?;
-            let limit = Limit::from_spec(&s.d_spec()?)?;
-            let what = || format!("jsq fluid {} --times {at:e}", s.flags());
-            let (a, b) = fluid_pair(&model, limit, &init, &[at])
-                .map_err(|e| QuantityError::compute(what(), e))?;
-            let (ja, jb) = fluid_pair(&model, Limit::Jsq, &init, &[at])
-                .map_err(|e| QuantityError::compute(what(), e))?;
-            let star = jsq_reference(&model).map_err(|e| QuantityError::compute(what(), e))?;
-            Ok((
-                a.occupancy.concat(),
-                b.occupancy.concat(),
-                ja.occupancy.concat(),
-                jb.occupancy.concat(),
-                star,
-            ))
-        })?;
-        let (a, b, ja, jb, star) = r.as_ref();
+        let r = scope
+            .cache
+            .get_or(key, || -> Result<FluidAt, QuantityError> {
+                let model = s.model()?;
+                let limit = Limit::from_spec(&s.d_spec()?)?;
+                let what = || format!("jsq fluid {} --times {at:e}", s.flags());
+                let (a, b) = fluid_pair(&model, limit, &init, &[at])
+                    .map_err(|e| QuantityError::compute(what(), e))?;
+                let (ja, jb) = fluid_pair(&model, Limit::Jsq, &init, &[at])
+                    .map_err(|e| QuantityError::compute(what(), e))?;
+                let star = jsq_reference(&model).map_err(|e| QuantityError::compute(what(), e))?;
+                Ok(FluidAt {
+                    coarse: a.occupancy.concat(),
+                    fine: b.occupancy.concat(),
+                    jsq_coarse: ja.occupancy.concat(),
+                    jsq_fine: jb.occupancy.concat(),
+                    jsq_fixed_point: star,
+                })
+            })?;
+        let FluidAt {
+            coarse: a,
+            fine: b,
+            jsq_coarse: ja,
+            jsq_fine: jb,
+            jsq_fixed_point: star,
+        } = r.as_ref();
         let bits = scope.bits;
         let n = a.len().max(b.len());
         let pad = |v: &[f64]| {
@@ -266,6 +236,22 @@ impl Quantity for JsqFluid {
             .with("distance", two(l1_f64(a, ja), l1_f64(b, jb)))
             .with("to_fixed_point", two(l1_f64(a, star), l1_f64(b, star))))
     }
+}
+
+/// What `jsq_fluid` compares at one time t: the occupancy of the setup's limit and of
+/// JSQ's fluid limit at t, each integrated at the two tolerances of
+/// [`crate::lb::fluid::fluid_pair`], and JSQ's fluid fixed point.
+struct FluidAt {
+    /// The setup's limit at the default tolerance.
+    coarse: Vec<f64>,
+    /// The setup's limit at the finer tolerance.
+    fine: Vec<f64>,
+    /// JSQ's fluid limit at the default tolerance.
+    jsq_coarse: Vec<f64>,
+    /// JSQ's fluid limit at the finer tolerance.
+    jsq_fine: Vec<f64>,
+    /// JSQ's fluid fixed point.
+    jsq_fixed_point: Vec<f64>,
 }
 
 /// `jsq_exact()`: the finite-N chain.
@@ -333,10 +319,10 @@ static SIM: Signature = Signature {
     model: Some("jsq"),
     positional: Positional::None,
     named: &[
-        arg("time"),
-        arg("warmup"),
-        arg("replications"),
-        arg("seed"),
+        TIME_ARGS[0],
+        TIME_ARGS[1],
+        TIME_ARGS[2],
+        TIME_ARGS[3],
         arg("at"),
         NamedArg {
             name: "start",
@@ -365,136 +351,100 @@ static SIM: Signature = Signature {
 /// a stationary run) or the empty system.
 const START_WORDS: &[&str] = &["fixed_point", "empty"];
 
-/// Options of one simulation.
+/// The options of one `jsq_sim`/`jsq_excess` call: the run, and the time of a transient run
+/// (`at=`).
 #[derive(Debug, Clone, Copy)]
-struct SimOpts {
-    time: f64,
-    warmup: f64,
-    replications: usize,
-    seed: u64,
+struct JsqRunCall {
+    run: RunOptions,
     at: Option<f64>,
-    /// Start at N × the mean-field fixed point of the d used (rounded), not empty.
-    warm_start: bool,
 }
 
-impl SimOpts {
-    fn of(call: &Call) -> Result<SimOpts, QuantityError> {
-        let replications = match call.named_number("replications")? {
-            None => DEFAULT_REPLICATIONS,
-            Some(r)
-                if r >= crate::sim::MIN_REPLICATIONS as i64
-                    && r <= crate::sim::MAX_REPLICATIONS as i64 =>
-            {
-                r as usize
-            }
-            Some(r) => {
-                return Err(QuantityError::Usage(format!(
-                    "replications= must be between {} and {}, got {r}",
-                    crate::sim::MIN_REPLICATIONS,
-                    crate::sim::MAX_REPLICATIONS
-                )))
-            }
-        };
-        let seed = match call.named_number("seed")? {
-            None => DEFAULT_SEED,
-            Some(s) if s >= 0 => s as u64,
-            Some(s) => return Err(QuantityError::Usage(format!("seed= must be >= 0, got {s}"))),
-        };
+impl JsqRunCall {
+    /// `time=`, `warmup=`, `replications=`, `seed=`, `start=` over
+    /// [`crate::lb::sim::DEFAULT_RUN`], or `at=t`: from empty to t without a warm-up.
+    fn of(call: &Call) -> Result<JsqRunCall, QuantityError> {
         let at = named_time(call, "at", true)?;
-        let warm_start = match call.named("start") {
-            None => at.is_none(),
-            Some(Arg::Pos(crate::claims::expr::Expr::Var(w))) if w == "empty" => false,
-            Some(Arg::Pos(crate::claims::expr::Expr::Var(w))) if w == "fixed_point" => true,
+        let start = match call.named("start") {
+            None => None,
+            Some(Arg::Pos(Expr::Var(w))) if START_WORDS.contains(&w.as_str()) => {
+                Some(w.parse::<Start>().map_err(QuantityError::Usage)?)
+            }
             Some(other) => {
                 return Err(QuantityError::Usage(format!(
                     "start={other}: give fixed_point or empty"
                 )))
             }
         };
-        if warm_start && at.is_some() {
+        let Some(t) = at else {
+            let mut run = run_options(call, DEFAULT_RUN)?;
+            if let Some(s) = start {
+                run.start = s;
+            }
+            return Ok(JsqRunCall { run, at: None });
+        };
+        if start == Some(Start::FixedPoint) {
             return Err(QuantityError::Usage(
                 "at= runs from empty (start=fixed_point is for stationary runs)".into(),
             ));
         }
-        Ok(SimOpts {
-            time: named_time(call, "time", true)?.unwrap_or(DEFAULT_TIME),
-            warmup: named_time(call, "warmup", false)?.unwrap_or(DEFAULT_WARMUP),
-            replications,
-            seed,
-            at,
-            warm_start,
-        })
+        if call.named("time").is_some() || call.named("warmup").is_some() {
+            return Err(QuantityError::Usage(
+                "at=t runs from empty to t: time= and warmup= are for stationary runs".into(),
+            ));
+        }
+        let mut run = run_options(call, DEFAULT_RUN)?;
+        run.length = Length::Time {
+            measured: t,
+            warmup: 0.0,
+        };
+        run.start = Start::Empty;
+        Ok(JsqRunCall { run, at })
+    }
+
+    /// The measured time and the warm-up.
+    fn times(&self) -> (f64, f64) {
+        match self.run.length {
+            Length::Time { measured, warmup } => (measured, warmup),
+            Length::Jobs { .. } => (0.0, 0.0),
+        }
     }
 
     fn key(&self) -> String {
-        format!(
-            "{:e}|{:e}|{}|{}|{:?}|{}",
-            self.time, self.warmup, self.replications, self.seed, self.at, self.warm_start
-        )
+        format!("{}|{:?}", self.run.key(), self.at)
     }
 
-    fn describe(&self) -> String {
+    /// The run in words, `start` the start it had.
+    fn describe(&self, start: Start) -> String {
+        let (time, warmup) = self.times();
         match self.at {
             Some(t) => format!(
                 "{} replications from empty to t = {t}, seed {}",
-                self.replications, self.seed
+                self.run.replications, self.run.seed
             ),
             None => format!(
-                "{} replications x time {} (warm-up {} from {}), seed {}",
-                self.replications,
-                self.time,
-                self.warmup,
-                if self.warm_start {
-                    "the mean-field fixed point"
-                } else {
-                    "empty"
+                "{} replications x time {time} (warm-up {warmup} from {}), seed {}",
+                self.run.replications,
+                match start {
+                    Start::FixedPoint => "the mean-field fixed point",
+                    Start::Empty => "empty",
                 },
-                self.seed
+                self.run.seed
             ),
         }
     }
 }
 
-/// Q_1, Q_2, … = round(N q_i) for the mean-field fixed point of the d used at N (JSQ's
-/// when d = N), non-increasing and at most N; empty when it cannot be computed.
-fn warm_start(sys: &System) -> Vec<u32> {
-    let n = sys.servers();
-    let d = sys.d().d;
-    let limit = if d >= n {
-        Limit::Jsq
-    } else {
-        match u32::try_from(d) {
-            Ok(d) => Limit::PowerOfD(d),
-            Err(_) => Limit::Jsq,
-        }
-    };
-    let Ok(fp) = fixed_point(sys.model(), limit, START_BITS) else {
-        return Vec::new();
-    };
-    let mut out: Vec<u32> = Vec::new();
-    let mut prev = n as f64;
-    for q in &fp.occupancy {
-        let x = (q.to_f64() * n as f64).round().min(prev);
-        if x < 1.0 {
-            break;
-        }
-        out.push(x as u32);
-        prev = x;
-    }
-    out
-}
-
-/// What a simulation gives: the replications, their summary, and in the transient mode
-/// JSQ's fluid trajectory at the time.
-type SimRun = (Replicated<Obs>, Summary, Option<Vec<f64>>);
+/// What a simulation gives: the run, and in the transient mode JSQ's fluid trajectory at
+/// the time.
+type Simulated = (SimRun, Option<Vec<f64>>);
 
 /// The simulation of `sys` with options `o`, cached per claim under the system's key.
 fn cached_run(
     scope: &crate::claims::scope::Scope,
     s: &JsqSystem,
     sys: &System,
-    o: &SimOpts,
-) -> Result<std::sync::Arc<SimRun>, QuantityError> {
+    o: &JsqRunCall,
+) -> Result<std::sync::Arc<Simulated>, QuantityError> {
     // The resolved system (so that d = N and a formula capped at N share one run).
     let m = sys.model();
     let key = CacheKey::new(
@@ -513,42 +463,27 @@ fn cached_run(
     scope.cache.get_or(key, || run_sim(s, sys, o))
 }
 
-fn run_sim(s: &JsqSystem, sys: &System, o: &SimOpts) -> Result<SimRun, QuantityError> {
-    let model = sys.model();
-    let (mut plan, fluid) = match o.at {
+fn run_sim(s: &JsqSystem, sys: &System, o: &JsqRunCall) -> Result<Simulated, QuantityError> {
+    let (measure, fluid) = match o.at {
         Some(t) => {
-            let mut p = Plan::new(0.0, t);
-            p.sample_times = vec![t];
-            let (_, fine) = fluid_pair(model, Limit::Jsq, &[], &[t])?;
-            (p, Some(fine.occupancy.concat()))
+            let (_, fine) = fluid_pair(sys.model(), Limit::Jsq, &[], &[t])?;
+            (Measure::AtEnd, Some(fine.occupancy.concat()))
         }
-        None => {
-            let mut p = Plan::new(o.warmup, o.time);
-            if o.warm_start {
-                p.start = warm_start(sys);
-            }
-            (p, None)
-        }
+        None => (Measure::Stationary, None),
     };
-    if o.at.is_none() {
-        plan.reference = jsq_reference(model)?;
-    }
-    let sim = OccupancySim::new(sys, &plan)?;
-    let runner = Replicator::new(o.seed, SIM_POINT, o.replications)?;
-    let (rep, summary) = simulate(sys, &sim, &runner, None).map_err(|e| {
+    let (time, warmup) = o.times();
+    let r = run(sys, &o.run, measure, None).map_err(|e| {
         QuantityError::compute(
             format!(
-                "jsq simulate {} --time {} --warmup {} --replications {} --seed {}",
+                "jsq simulate {} --time {time} --warmup {warmup} --replications {} --seed {}",
                 s.flags(),
-                o.time,
-                o.warmup,
-                o.replications,
-                o.seed
+                o.run.replications,
+                o.run.seed
             ),
             e,
         )
     })?;
-    Ok((rep, summary, fluid))
+    Ok((r, fluid))
 }
 
 impl Quantity for JsqSim {
@@ -557,19 +492,20 @@ impl Quantity for JsqSim {
     }
 
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
-        let o = SimOpts::of(call)?;
+        let o = JsqRunCall::of(call)?;
         let scope = &call.scope;
         let s = JsqSpec::resolve(scope)?;
         let sys = s.system("jsq_sim")?;
         let r = cached_run(scope, &s, &sys, &o)?;
-        let (_, sum, fluid) = r.as_ref();
+        let (run, fluid) = r.as_ref();
+        let sum = &run.summary;
         let bits = scope.bits;
         let source = format!(
             "JSQ(d) {} N={} d={}: {}",
             s.kind.name(),
             sys.servers(),
             sys.d().d,
-            o.describe()
+            o.describe(run.start)
         );
         let sim = |e: &Estimate| -> FieldValue {
             if e.mean.is_finite() {
@@ -721,18 +657,12 @@ impl Quantity for JsqDiffusion {
         let step = named_time(call, "step", true)?.unwrap_or(DEFAULT_DIFFUSION_STEP);
         let horizon = named_time(call, "horizon", true)?.unwrap_or(DEFAULT_DIFFUSION_HORIZON);
         let burn = named_time(call, "burn", false)?.unwrap_or(DEFAULT_DIFFUSION_BURN);
-        let reps = match call.named_number("replications")? {
+        let reps = match named_count(call, "replications")? {
             None => DEFAULT_REPLICATIONS,
-            Some(r) if r >= 2 => r as usize,
-            Some(r) => {
-                return Err(QuantityError::Usage(format!(
-                    "replications= must be at least 2, got {r}"
-                )))
-            }
+            Some(r) => usize::try_from(r).unwrap_or(usize::MAX),
         };
-        let seed = call
-            .named_number("seed")?
-            .map_or(DEFAULT_SEED, |x| x.max(0) as u64);
+        check_replications(reps).map_err(|e| QuantityError::Usage(e.to_string()))?;
+        let seed = named_count(call, "seed")?.unwrap_or(DEFAULT_SEED);
         let key = CacheKey::new(
             "jsq_diffusion",
             format!("{beta:e}|{step:e}|{horizon:e}|{burn:e}|{reps}|{seed}"),
@@ -773,12 +703,7 @@ static EXCESS: Signature = Signature {
     name: "jsq_excess",
     model: Some("jsq"),
     positional: Positional::None,
-    named: &[
-        arg("time"),
-        arg("warmup"),
-        arg("replications"),
-        arg("seed"),
-    ],
+    named: &TIME_ARGS,
     fields: &[
         FieldSpec::scalar("scaled_idle"),
         FieldSpec::scalar("scaled_q2"),
@@ -810,7 +735,7 @@ impl Quantity for JsqExcess {
     /// ([`crate::sim::Replicated::difference`]): both systems run on the same streams, so
     /// where JSQ(d) behaves like JSQ the pairs agree and the interval is narrow.
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
-        let o = SimOpts::of(call)?;
+        let o = JsqRunCall::of(call)?;
         if o.at.is_some() {
             return Err(QuantityError::Usage(
                 "jsq_excess() compares stationary runs: no at=".into(),
@@ -833,11 +758,11 @@ impl Quantity for JsqExcess {
             s.kind.name(),
             sys.servers(),
             sys.d().d,
-            o.describe()
+            o.describe(a.0.start)
         );
         let mut v = Value::new("jsq_excess", "scaled_q2");
         for (field, key) in EXCESS_KEYS {
-            v = match a.0.difference(&b.0, key) {
+            v = match a.0.replicated.difference(&b.0.replicated, key) {
                 Some(e) if e.mean.is_finite() => v.with(
                     field,
                     Pair::simulated(bits, e.mean, e.half_width, Vec::new(), source.clone()),

@@ -1,8 +1,11 @@
 //! `lwl()`: Least-Work-Left (the M/G/h central FCFS queue) by the Lee–Longton
 //! approximation — labelled an approximation in every report.
 
-use super::per_precision;
-use crate::claims::registry::{Call, Positional, Quantity, QuantityError, Signature, VALUE_ONLY};
+use super::shared::per_precision;
+use crate::claims::error::QuantityError;
+use crate::claims::registry::Quantity;
+use crate::claims::scope::Call;
+use crate::claims::signature::{Positional, Signature, VALUE_ONLY};
 use crate::claims::value::Value;
 use crate::policy::lwl::lee_longton;
 

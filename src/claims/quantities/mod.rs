@@ -20,15 +20,12 @@ pub mod dist;
 pub mod jsq;
 pub mod lwl;
 pub mod redundancy;
+pub mod run;
 pub mod sim;
 
-use super::registry::{CacheKey, QuantityError, Registry};
-use super::scope::Scope;
-use super::systems::dispatch::{DispatchSpec, DispatchSystem};
-use super::value::{FieldValue, Pair};
-use crate::dist::{DistFactory, JobSize};
-use crate::num::certify::Certify;
-use rug::Float;
+mod shared;
+
+use super::registry::Registry;
 
 /// Registers every quantity.
 pub fn register(r: &mut Registry) {
@@ -54,52 +51,4 @@ pub fn register(r: &mut Registry) {
     r.quantity(redundancy::RedSim);
     r.quantity(redundancy::RedSimDiff);
     r.quantity(redundancy::RedStability);
-}
-
-/// A vector field from the two precisions' vectors (missing when their lengths differ).
-pub(crate) fn pairs(lo: &[Float], hi: &[Float], what: &str) -> FieldValue {
-    if lo.len() != hi.len() {
-        return FieldValue::Missing(format!(
-            "the two precisions disagree on the number of {what}"
-        ));
-    }
-    FieldValue::Vector(
-        lo.iter()
-            .zip(hi)
-            .map(|(a, b)| Pair::new(a.clone(), b.clone()))
-            .collect(),
-    )
-}
-
-/// A number computed from the distribution (and the system) at each precision, cached
-/// under `what` with the canonical system and `extra`. The load is resolved only when
-/// `with_load`.
-pub(crate) fn per_precision<F>(
-    scope: &Scope,
-    what: &'static str,
-    extra: String,
-    with_load: bool,
-    f: F,
-) -> Result<Pair, QuantityError>
-where
-    F: Fn(&dyn JobSize, &DispatchSystem) -> Result<Float, QuantityError>,
-{
-    let s = DispatchSpec::resolve(scope, with_load)?;
-    let key = CacheKey::new(what, format!("{extra}|{}", s.key()));
-    let r = scope.cache.get_or(key, || {
-        let spec = s.spec()?;
-        let both = Certify::digits(scope.digits).run(|b| {
-            let d = spec.build(b)?;
-            f(d.as_ref(), &s)
-        })?;
-        // A quantity computed while a run left MPFR's exponent range, and that came out
-        // 0, ∞ or NaN, is out of range, not a number (issue 14, item 1).
-        both.guard_range(
-            what,
-            [&crate::num::certify::certify_pair(&both.lo, &both.hi, 1)],
-            [],
-        )?;
-        Ok(Pair::new(both.lo, both.hi))
-    })?;
-    Ok(r.as_ref().clone())
 }

@@ -11,25 +11,26 @@
 //! P and Q are `fcfs`, `ros`, `lrf-fcfs`, `mrf-fcfs`, `lrf-ros`, `mrf-ros`; the setup's
 //! `preemptive` applies to the class-priority policies.
 
+use super::run::{job_counts, named_count, run_options, JOBS_ARGS};
+use crate::claims::cache::CacheKey;
+use crate::claims::error::QuantityError;
 use crate::claims::expr::{Arg, Expr};
-use crate::claims::registry::{
-    CacheKey, Call, FieldSpec, NamedArg, Positional, Quantity, QuantityError, Signature, VALUE_ONLY,
-};
+use crate::claims::registry::Quantity;
+use crate::claims::scope::Call;
+use crate::claims::signature::{FieldSpec, NamedArg, Positional, Signature, VALUE_ONLY};
 use crate::claims::systems::redundancy::{RedundancyPoint, RedundancySpec};
 use crate::claims::value::{Pair, Value};
 use crate::dist::DistSpec;
-use crate::num::certify::Certify;
-use crate::redundancy::ctmc;
-use crate::redundancy::policy::{Copies, Policy, POLICY_NAMES};
-use crate::redundancy::product_form::fcfs_means;
-use crate::redundancy::sim::{simulate, DriftVerdict, SimRequest};
-use crate::redundancy::stability::{estimate_scale_limit, fcfs_region, EstimateOptions};
+use crate::redundancy::exact::{exact_methods_apply, solve, Solution};
+use crate::redundancy::policy::{Policy, POLICY_NAMES};
+use crate::redundancy::run::{simulate, SimReport, SimRequest, DEFAULT_RUN};
+use crate::redundancy::stability::{
+    estimate_scale_limit, fcfs_region, region_at_both, DriftVerdict, EstimateOptions,
+};
 use crate::redundancy::RedundancyError;
 use crate::sim::observe::{names, Key};
 use crate::sim::stats::paired_difference;
-use crate::sim::{
-    DEFAULT_REPLICATIONS, DEFAULT_WARMUP_FRACTION, MAX_REPLICATIONS, MIN_REPLICATIONS,
-};
+use crate::sim::RunOptions;
 
 /// Significant digits at which a claim asks a chain (every policy but FCFS) for its
 /// values: the truncation grows until its blocking probability is below 10^−(this + 2)
@@ -37,21 +38,6 @@ use crate::sim::{
 /// their difference is the uncertainty a verdict allows for. More digits cost chains of
 /// millions of states for no change of any verdict of the catalogue.
 pub const CLAIM_CHAIN_DIGITS: u32 = 4;
-/// Measured jobs per replication of a redundancy simulation unless `jobs=` says otherwise.
-pub const DEFAULT_RED_JOBS: u64 = 100_000;
-/// Base seed of a redundancy simulation unless `seed=` says otherwise.
-pub const DEFAULT_RED_SEED: u64 = 1;
-/// The sweep-point coordinate of every redundancy simulation's streams: the grid points
-/// and the policies of a claim share the streams (seed, 0, replication) — common random
-/// numbers.
-pub const RED_SIM_POINT: u64 = 0;
-/// Arrivals per replication of the drift test unless `horizon=` says otherwise.
-pub const DEFAULT_RED_HORIZON: u64 = 100_000;
-/// Replications per scale of the drift test unless `replications=` says otherwise.
-pub const DEFAULT_RED_DRIFT_REPLICATIONS: usize = 4;
-/// Bisection steps of the drift test unless `bisections=` says otherwise.
-pub const DEFAULT_RED_BISECTIONS: usize = 6;
-
 const POLICY_WORD: Positional = Positional::Word {
     what: "policy",
     choices: POLICY_NAMES,
@@ -66,29 +52,17 @@ const SIM_FIELDS: &[FieldSpec] = &[
 
 /// `red_sim_diff`'s arguments: the simulation options, then `vs=`.
 const DIFF_ARGS: &[NamedArg] = &[
-    NamedArg {
-        name: "jobs",
-        words: &[],
-    },
-    NamedArg {
-        name: "replications",
-        words: &[],
-    },
-    NamedArg {
-        name: "seed",
-        words: &[],
-    },
-    NamedArg {
-        name: "warmup",
-        words: &[],
-    },
+    JOBS_ARGS[0],
+    JOBS_ARGS[1],
+    JOBS_ARGS[2],
+    JOBS_ARGS[3],
     NamedArg {
         name: "vs",
         words: POLICY_NAMES,
     },
 ];
 /// The options of a redundancy simulation.
-const SIM_ARGS: &[NamedArg] = DIFF_ARGS.split_at(4).0;
+const SIM_ARGS: &[NamedArg] = &JOBS_ARGS;
 
 /// The words `method=` takes.
 const METHOD_WORDS: &[&str] = &["exact", "simulated"];
@@ -127,63 +101,23 @@ fn policy_of(call: &Call, p: &RedundancyPoint) -> Result<Policy, QuantityError> 
 }
 
 /// A count option `key=` at least `min`, or `default`.
-fn count(call: &Call, key: &str, min: i64, default: u64) -> Result<u64, QuantityError> {
-    match call.named_number(key)? {
+fn count(call: &Call, key: &str, min: u64, default: u64) -> Result<u64, QuantityError> {
+    match named_count(call, key)? {
         None => Ok(default),
-        Some(v) if v >= min => Ok(v as u64),
+        Some(v) if v >= min => Ok(v),
         Some(v) => Err(QuantityError::Usage(format!(
             "{key}= must be at least {min}, got {v}"
         ))),
     }
 }
 
-/// A replication count option.
-fn replications(call: &Call, default: usize) -> Result<usize, QuantityError> {
-    let r = count(
-        call,
-        "replications",
-        MIN_REPLICATIONS as i64,
-        default as u64,
-    )?;
-    if r > MAX_REPLICATIONS as u64 {
-        return Err(QuantityError::Usage(format!(
-            "replications= must be at most {MAX_REPLICATIONS}, got {r}"
-        )));
-    }
-    Ok(r as usize)
-}
-
-/// Options of one simulation.
-#[derive(Debug, Clone, Copy)]
-struct SimOpts {
-    jobs: u64,
-    replications: usize,
-    seed: u64,
-    warmup: u64,
-}
-
-impl SimOpts {
-    fn of(call: &Call) -> Result<SimOpts, QuantityError> {
-        let jobs = count(call, "jobs", 1, DEFAULT_RED_JOBS)?;
-        Ok(SimOpts {
-            jobs,
-            replications: replications(call, DEFAULT_REPLICATIONS)?,
-            seed: count(call, "seed", 0, DEFAULT_RED_SEED)?,
-            warmup: count(call, "warmup", 0, jobs / DEFAULT_WARMUP_FRACTION)?,
-        })
-    }
-    fn key(&self) -> String {
-        format!(
-            "{}|{}|{}|{}",
-            self.jobs, self.replications, self.seed, self.warmup
-        )
-    }
-    fn flags(&self) -> String {
-        format!(
-            "--jobs {} --replications {} --seed {}",
-            self.jobs, self.replications, self.seed
-        )
-    }
+/// The options as `redundancy simulate` flags.
+fn flags(o: &RunOptions) -> Result<String, QuantityError> {
+    let (jobs, _) = job_counts(o, "redundancy")?;
+    Ok(format!(
+        "--jobs {jobs} --replications {} --seed {}",
+        o.replications, o.seed
+    ))
 }
 
 /// The system must be stable under FCFS's (the largest) region for an exact value.
@@ -244,7 +178,8 @@ impl Quantity for RedExact {
             "red_exact",
             format!("{}|{}|{}", p.system, policy.name(), policy.preemptive),
         );
-        if p.copies != Copies::Iid || !is_exponential(&p.dist) {
+        let law = DistSpec::parse(&p.dist)?;
+        if !exact_methods_apply(&law, p.copies).map_err(red_err(what.clone()))? {
             return Err(QuantityError::Usage(format!(
                 "red_exact is for exponential i.i.d. copies of mean 1 (dist='exp:rate=1', copies=iid); the point has {} copies of {}: use red_sim, or override dist= and copies=",
                 p.copies.name(),
@@ -257,28 +192,28 @@ impl Quantity for RedExact {
             .cache
             .get_or(key, || -> Result<ExactPairs, QuantityError> {
                 need_stable(&p, &what)?;
-                if policy.has_product_form() {
-                    let both = Certify::digits(digits)
-                        .run(|b| fcfs_means(&p.sys, b))
-                        .map_err(red_err(what.clone()))?;
-                    let v = |a: &[rug::Float], b: &[rug::Float]| -> Vec<Pair> {
-                        a.iter()
-                            .zip(b)
-                            .map(|(x, y)| Pair::new(x.clone(), y.clone()))
-                            .collect()
-                    };
-                    return Ok((
-                        Pair::new(
-                            both.lo.total_response.clone(),
-                            both.hi.total_response.clone(),
-                        ),
-                        Pair::new(both.lo.total_number.clone(), both.hi.total_number.clone()),
-                        v(&both.lo.response, &both.hi.response),
-                        v(&both.lo.number, &both.hi.number),
-                    ));
-                }
-                let c = ctmc::solve(&p.sys, policy, CLAIM_CHAIN_DIGITS, None)
-                    .map_err(red_err(what.clone()))?;
+                let c = match solve(&p.sys, policy, digits, CLAIM_CHAIN_DIGITS)
+                    .map_err(red_err(what.clone()))?
+                {
+                    Solution::ProductForm(both) => {
+                        let v = |a: &[rug::Float], b: &[rug::Float]| -> Vec<Pair> {
+                            a.iter()
+                                .zip(b)
+                                .map(|(x, y)| Pair::new(x.clone(), y.clone()))
+                                .collect()
+                        };
+                        return Ok((
+                            Pair::new(
+                                both.lo.total_response.clone(),
+                                both.hi.total_response.clone(),
+                            ),
+                            Pair::new(both.lo.total_number.clone(), both.hi.total_number.clone()),
+                            v(&both.lo.response, &both.hi.response),
+                            v(&both.lo.number, &both.hi.number),
+                        ));
+                    }
+                    Solution::Chain(c) => c,
+                };
                 let two = |a: f64, b: f64| {
                     Pair::new(
                         rug::Float::with_val(bits.0, a),
@@ -309,8 +244,8 @@ fn simulated(
     call: &Call,
     p: &RedundancyPoint,
     policy: Policy,
-    opts: SimOpts,
-) -> Result<std::sync::Arc<crate::redundancy::sim::SimReport>, QuantityError> {
+    opts: RunOptions,
+) -> Result<std::sync::Arc<SimReport>, QuantityError> {
     let key = CacheKey::new(
         "red_sim",
         format!(
@@ -325,7 +260,7 @@ fn simulated(
         "redundancy simulate {} --policy {} {}",
         p.flags(),
         policy.name(),
-        opts.flags()
+        flags(&opts)?
     );
     call.scope.cache.get_or(key, || {
         let dist = DistSpec::parse(&p.dist)?;
@@ -334,12 +269,7 @@ fn simulated(
             policy,
             copies: p.copies,
             dist: &dist,
-            jobs: opts.jobs,
-            warmup: opts.warmup,
-            replications: opts.replications,
-            seed: opts.seed,
-            point: RED_SIM_POINT,
-            threads: None,
+            run: opts,
         };
         let r = simulate(&req, None).map_err(red_err(what.clone()))?;
         if DriftVerdict::of(&r.drift) == DriftVerdict::Unstable {
@@ -373,7 +303,8 @@ impl Quantity for RedSim {
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let p = RedundancySpec::resolve(&call.scope)?;
         let policy = policy_of(call, &p)?;
-        let opts = SimOpts::of(call)?;
+        let opts = run_options(call, DEFAULT_RUN)?;
+        let (jobs, _) = job_counts(&opts, "redundancy")?;
         let r = simulated(call, &p, policy, opts)?;
         let bits = call.scope.bits;
         let warnings = r.run.heavy_tail.describe();
@@ -384,7 +315,7 @@ impl Quantity for RedSim {
             p.copies.name(),
             p.dist,
             opts.replications,
-            opts.jobs,
+            jobs,
             opts.seed
         );
         let pair = |key: Key| -> Result<Pair, String> {
@@ -441,7 +372,7 @@ impl Quantity for RedSimDiff {
         &RED_SIM_DIFF
     }
 
-    /// Both policies run on the same streams (seed, [`RED_SIM_POINT`], replication): the
+    /// Both policies run on the same streams (seed, 0, replication): the
     /// replications are paired and the half-width is that of the differences
     /// ([`paired_difference`]), much narrower than the sum of the two half-widths when the
     /// policies respond alike to the same arrivals and sizes.
@@ -458,7 +389,8 @@ impl Quantity for RedSimDiff {
                 ))
             }
         };
-        let opts = SimOpts::of(call)?;
+        let opts = run_options(call, DEFAULT_RUN)?;
+        let (jobs, _) = job_counts(&opts, "redundancy")?;
         let ra = simulated(call, &p, a, opts)?;
         let rb = simulated(call, &p, b, opts)?;
         let key = Key::scalar(names::RESPONSE);
@@ -492,7 +424,7 @@ impl Quantity for RedSimDiff {
                     p.copies.name(),
                     p.dist,
                     opts.replications,
-                    opts.jobs,
+                    jobs,
                     opts.seed
                 ),
             ),
@@ -528,7 +460,8 @@ impl Quantity for RedStability {
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let p = RedundancySpec::resolve(&call.scope)?;
         let policy = policy_of(call, &p)?;
-        let exp_iid = p.copies == Copies::Iid && is_exponential(&p.dist);
+        let exp_iid = exact_methods_apply(&DistSpec::parse(&p.dist)?, p.copies)
+            .map_err(red_err(format!("redundancy stability {}", p.flags())))?;
         let fcfs = policy.has_product_form();
         let method = match call.named("method") {
             None => {
@@ -557,22 +490,30 @@ impl Quantity for RedStability {
                 )));
             }
             let what = format!("redundancy stability {} --policy fcfs", p.flags());
-            let both = Certify::digits(call.scope.digits)
-                .run(|b| fcfs_region(&p.sys, b).map(|r| r.scale_limit))
-                .map_err(red_err(what))?;
-            let v = Pair::new(both.lo, both.hi);
+            let both = region_at_both(&p.sys, call.scope.digits).map_err(red_err(what))?;
+            let v = Pair::new(both.lo.scale_limit, both.hi.scale_limit);
             return Ok(Value::new("red_stability", "value")
                 .with("value", v.clone())
                 .with("lower", v.clone())
                 .with("upper", v));
         }
+        let defaults = EstimateOptions::default();
         let opts = EstimateOptions {
-            horizon: count(call, "horizon", 1000, DEFAULT_RED_HORIZON)?,
-            replications: replications(call, DEFAULT_RED_DRIFT_REPLICATIONS)?,
-            seed: count(call, "seed", 0, DEFAULT_RED_SEED)?,
-            bisections: count(call, "bisections", 0, DEFAULT_RED_BISECTIONS as u64)? as usize,
+            horizon: count(call, "horizon", 0, defaults.horizon)?,
+            replications: usize::try_from(count(
+                call,
+                "replications",
+                0,
+                defaults.replications as u64,
+            )?)
+            .unwrap_or(usize::MAX),
+            seed: count(call, "seed", 0, defaults.seed)?,
+            bisections: usize::try_from(count(call, "bisections", 0, defaults.bisections as u64)?)
+                .unwrap_or(usize::MAX),
             threads: None,
         };
+        opts.validate()
+            .map_err(|e| QuantityError::Usage(e.to_string()))?;
         let what = format!(
             "redundancy stability {} --policy {}",
             p.flags(),
@@ -625,9 +566,4 @@ impl Quantity for RedStability {
             .with("lower", lo.clone())
             .with("upper", hi.clone()))
     }
-}
-
-/// Whether `spec` is the exponential law of mean 1 of the exact methods.
-fn is_exponential(spec: &str) -> bool {
-    spec.split_whitespace().collect::<String>() == crate::claims::systems::redundancy::DEFAULT_DIST
 }

@@ -3,43 +3,37 @@
 //! approximation at host i). Each value is a mean over independent replications with its
 //! 95 % half-width and the heavy-tail diagnosis ([`crate::claims::value::SimUnc`]).
 //!
-//! Options: `jobs=`, `replications=`, `seed=`, `warmup=`. Every grid point uses the streams
-//! (seed, [`SIM_POINT`], replication): common random numbers across the grid; another
-//! `seed=` gives an independent run.
+//! Options: `jobs=`, `replications=`, `seed=`, `warmup=` ([`super::run::run_options`]),
+//! over the defaults of `taskassign simulate` ([`DEFAULT_RUN`]). Every grid point uses the
+//! streams (seed, 0, replication): common random numbers across the grid; another `seed=`
+//! gives an independent run.
 
 use super::dispatch::{opt_pair, opt_policy};
+use super::run::{job_counts, run_options, JOBS_ARGS};
+use crate::claims::cache::CacheKey;
+use crate::claims::error::QuantityError;
 use crate::claims::expr::{Arg, Expr};
-use crate::claims::registry::{
-    CacheKey, Call, FieldSpec, NamedArg, Positional, Quantity, QuantityError, Signature, VALUE_ONLY,
-};
+use crate::claims::registry::Quantity;
+use crate::claims::scope::Call;
 use crate::claims::scope::Scope;
+use crate::claims::signature::{FieldSpec, NamedArg, Positional, Signature, VALUE_ONLY};
 use crate::claims::systems::dispatch::{load_flag, DispatchSpec, DispatchSystem};
 use crate::claims::value::{Pair, Value};
 use crate::dist::DistFactory;
 use crate::num::certify::to_sci;
+use crate::optimize::equalize::balanced_cutoffs;
 use crate::optimize::OptPolicy;
+use crate::policy::reference::reference_waiting;
 use crate::policy::{LoadSpec, Metric};
 use crate::sim::dispatch::setup::{
-    simulated_mean, Quantity as SimQuantity, SimRequest, ANALYTIC_BITS,
-};
-use crate::sim::dispatch::tags_error::{
-    balanced_cutoffs, tags_poisson_error, TagsHostError as HostRow,
+    run, simulated_mean, Quantity as SimQuantity, SimRequest, ANALYTIC_BITS, DEFAULT_RUN,
 };
 use crate::sim::dispatch::SimPolicy;
-use crate::sim::{DEFAULT_REPLICATIONS, DEFAULT_WARMUP_FRACTION};
+use crate::sim::observe::names;
+use crate::sim::stats::{Estimate, HeavyTail};
+use crate::sim::{RunOptions, SimError};
 use crate::vocab::{concat, Vocabulary};
 
-/// Measured jobs per replication of a simulated quantity unless `jobs=` says otherwise
-/// (fewer than `taskassign simulate`'s default: a claim simulates at many grid points).
-/// Replications and warm-up default as in `simulate` ([`DEFAULT_REPLICATIONS`],
-/// jobs / [`DEFAULT_WARMUP_FRACTION`]).
-pub const DEFAULT_SIM_JOBS: u64 = 200_000;
-/// Base seed of a simulated quantity unless `seed=` says otherwise.
-pub const DEFAULT_SIM_SEED: u64 = 1;
-/// The sweep-point coordinate of every simulated quantity's random streams: every grid
-/// point of a claim uses the streams (seed, 0, replication) — common random numbers; a
-/// different `seed=` gives an independent run.
-pub const SIM_POINT: u64 = 0;
 /// Significant digits of the cutoffs handed to the simulator: enough to round-trip an f64
 /// (the simulator runs in f64; the formula it is compared with uses the same decimal).
 const SIM_CUTOFF_DIGITS: u32 = 17;
@@ -47,22 +41,10 @@ const SIM_CUTOFF_DIGITS: u32 = 17;
 /// `tags_host_error`'s named arguments: the options of every simulated quantity, then its
 /// own.
 const TAGS_HOST_ERROR_ARGS: &[NamedArg] = &[
-    NamedArg {
-        name: "jobs",
-        words: &[],
-    },
-    NamedArg {
-        name: "replications",
-        words: &[],
-    },
-    NamedArg {
-        name: "seed",
-        words: &[],
-    },
-    NamedArg {
-        name: "warmup",
-        words: &[],
-    },
+    JOBS_ARGS[0],
+    JOBS_ARGS[1],
+    JOBS_ARGS[2],
+    JOBS_ARGS[3],
     NamedArg {
         name: "host",
         words: &[],
@@ -74,67 +56,24 @@ const TAGS_HOST_ERROR_ARGS: &[NamedArg] = &[
 ];
 
 /// The options of a simulated quantity: `jobs=`, `replications=`, `seed=`, `warmup=`.
-const SIM_ARGS: &[NamedArg] = TAGS_HOST_ERROR_ARGS.split_at(4).0;
+const SIM_ARGS: &[NamedArg] = &JOBS_ARGS;
 
 /// Words `tags_host_error`'s `cutoffs=` takes: `balanced` or an `opt` policy.
 const TAGS_CUTOFF_WORDS: &[&str] =
     &concat::<{ 1 + OptPolicy::NAMES.len() }>(&["balanced"], OptPolicy::NAMES);
 
-/// Options of one simulation.
-#[derive(Debug, Clone, Copy)]
-struct SimOpts {
-    jobs: u64,
-    replications: usize,
-    seed: u64,
-    warmup: u64,
+/// The options of a simulated quantity over [`DEFAULT_RUN`].
+fn sim_options(call: &Call) -> Result<RunOptions, QuantityError> {
+    run_options(call, DEFAULT_RUN)
 }
 
-impl SimOpts {
-    /// `jobs=`, `replications=`, `seed=`, `warmup=` with their defaults.
-    fn of(call: &Call) -> Result<SimOpts, QuantityError> {
-        let count = |key: &str, min: i64| -> Result<Option<u64>, QuantityError> {
-            match call.named_number(key)? {
-                None => Ok(None),
-                Some(v) if v >= min => Ok(Some(v as u64)),
-                Some(v) => Err(QuantityError::Usage(format!(
-                    "{key}= must be at least {min}, got {v}"
-                ))),
-            }
-        };
-        let jobs = count("jobs", 1)?.unwrap_or(DEFAULT_SIM_JOBS);
-        let replications = match count("replications", crate::sim::MIN_REPLICATIONS as i64)? {
-            None => DEFAULT_REPLICATIONS,
-            Some(r) if r <= crate::sim::MAX_REPLICATIONS as u64 => r as usize,
-            Some(r) => {
-                return Err(QuantityError::Usage(format!(
-                    "replications= must be at most {}, got {r}",
-                    crate::sim::MAX_REPLICATIONS
-                )))
-            }
-        };
-        let seed = count("seed", 0)?.unwrap_or(DEFAULT_SIM_SEED);
-        let warmup = count("warmup", 0)?.unwrap_or(jobs / DEFAULT_WARMUP_FRACTION);
-        Ok(SimOpts {
-            jobs,
-            replications,
-            seed,
-            warmup,
-        })
-    }
-
-    fn key(&self) -> String {
-        format!(
-            "{}|{}|{}|{}",
-            self.jobs, self.replications, self.seed, self.warmup
-        )
-    }
-
-    fn describe(&self) -> String {
-        format!(
-            "{} replications x {} jobs ({} warm-up), seed {}",
-            self.replications, self.jobs, self.warmup, self.seed
-        )
-    }
+/// The options in words, for a value's source.
+fn describe(o: &RunOptions) -> Result<String, QuantityError> {
+    let (jobs, warmup) = job_counts(o, "dispatch")?;
+    Ok(format!(
+        "{} replications x {jobs} jobs ({warmup} warm-up), seed {}",
+        o.replications, o.seed
+    ))
 }
 
 /// `lwl_sim(jobs=, replications=, seed=, warmup=)`: Least-Work-Left simulated.
@@ -161,7 +100,9 @@ impl Quantity for LwlSim {
         if !call.pos.is_empty() {
             return Err(QuantityError::Usage("lwl_sim() takes only named options (jobs=, replications=, seed=, warmup=) and overrides".into()));
         }
-        let opts = SimOpts::of(call)?;
+        let opts = sim_options(call)?;
+        let (jobs, warmup) = job_counts(&opts, "dispatch")?;
+        let source = describe(&opts)?;
         let scope = &call.scope;
         let s = DispatchSpec::resolve(scope, true)?;
         let hosts = s.need_hosts("lwl_sim")?;
@@ -185,11 +126,7 @@ impl Quantity for LwlSim {
                 load: load.clone(),
                 cutoffs: vec![],
                 interarrival: None,
-                jobs: opts.jobs,
-                warmup: opts.warmup,
-                replications: opts.replications,
-                seed: opts.seed,
-                point: SIM_POINT,
+                run: opts,
             };
             let q = match s.metric {
                 Metric::Waiting => SimQuantity::Waiting,
@@ -200,10 +137,10 @@ impl Quantity for LwlSim {
                 "simulate --policy lwl --dist {} --hosts {hosts} {} --jobs {} --replications {} --seed {} --warmup {}",
                 s.dist,
                 load_flag(&load),
-                opts.jobs,
+                jobs,
                 opts.replications,
                 opts.seed,
-                opts.warmup
+                warmup
             );
             let (est, tail) =
                 simulated_mean(&req, q).map_err(|e| QuantityError::compute(what.clone(), e))?;
@@ -217,7 +154,7 @@ impl Quantity for LwlSim {
                 est.mean,
                 est.half_width,
                 tail.describe(),
-                format!("LWL {} simulated ({})", s.metric.name(), opts.describe()),
+                format!("LWL {} simulated ({source})", s.metric.name()),
             ))
         })?;
         Ok(Value::scalar("lwl_sim", r.as_ref().clone()))
@@ -225,7 +162,7 @@ impl Quantity for LwlSim {
 }
 
 /// `tags_host_error(host=i, cutoffs=Q, …)`: (formula − simulated)/simulated of the TAGS
-/// queueing delay per visit at host i.
+/// queueing delay per visit at host i ([`tags_poisson_error`]).
 pub struct TagsHostError;
 
 static TAGS_HOST_ERROR: Signature = Signature {
@@ -289,8 +226,72 @@ fn tags_cutoff_texts(
     }
 }
 
+/// One host of a TAGS approximation-error row: the simulated mean queueing delay per
+/// visit against the formula's, and their relative error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TagsHostErrorRow {
+    /// Host index, 1-based.
+    pub host: usize,
+    /// ρ_i (exact).
+    pub load: f64,
+    /// Simulated mean queueing delay per visit.
+    pub simulated: Estimate,
+    /// The formula's Q_i (exact at host 1, Poisson approximation beyond).
+    pub formula: f64,
+    /// (formula − simulated) / simulated.
+    pub rel_error: f64,
+    /// 95 % half-width of `rel_error`: formula · hw / simulated² (delta method; the
+    /// formula's value is exact arithmetic, so all the uncertainty is the simulation's).
+    pub rel_error_half_width: f64,
+}
+
+/// The error of the Poisson approximation at TAGS hosts ≥ 2: simulates the TAGS request
+/// `req` (Poisson arrivals; the chain of kills is simulated exactly) and compares each
+/// host's queueing delay per visit (`host_waiting[i]`) with the TAGS formula's
+/// ([`crate::policy::reference`]: exact at host 1, the papers' Poisson approximation at
+/// hosts ≥ 2, whose arrivals are the kill times at host i − 1).
+pub fn tags_poisson_error(
+    req: &SimRequest,
+) -> Result<(Vec<TagsHostErrorRow>, HeavyTail), SimError> {
+    if req.policy != SimPolicy::Tags || req.interarrival.is_some() {
+        return Err(SimError::BadConfig(
+            "the Poisson-approximation error is defined for TAGS with Poisson arrivals".into(),
+        ));
+    }
+    let (p, r) = run(req, None)?;
+    let formula = reference_waiting(
+        req.policy.routing(),
+        req.dist,
+        &p.lambda,
+        req.hosts,
+        &p.cutoffs,
+    )?
+    .and_then(|a| a.host_waiting)
+    .ok_or_else(|| SimError::BadConfig("no analytic per-host waiting".into()))?;
+    let loads = p.host_loads.clone().unwrap_or_default();
+    let rows = r
+        .estimates
+        .vector(names::HOST_WAITING)
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let f = formula.get(i).copied().unwrap_or(f64::NAN);
+            let rel_error = (f - e.mean) / e.mean;
+            TagsHostErrorRow {
+                host: i + 1,
+                load: loads.get(i).copied().unwrap_or(f64::NAN),
+                simulated: *e,
+                formula: f,
+                rel_error,
+                rel_error_half_width: (f * e.half_width / (e.mean * e.mean)).abs(),
+            }
+        })
+        .collect();
+    Ok((rows, r.heavy_tail))
+}
+
 /// The simulated rows of every host, the heavy-tail warnings, the simulation in words.
-type TagsErrRows = (Vec<HostRow>, Vec<String>, String);
+type TagsErrRows = (Vec<TagsHostErrorRow>, Vec<String>, String);
 
 impl Quantity for TagsHostError {
     fn signature(&self) -> &'static Signature {
@@ -307,7 +308,9 @@ impl Quantity for TagsHostError {
                 "tags_host_error(host=i, cutoffs=..., ...) takes only named arguments".into(),
             ));
         }
-        let opts = SimOpts::of(call)?;
+        let opts = sim_options(call)?;
+        let (jobs, _) = job_counts(&opts, "dispatch")?;
+        let described = describe(&opts)?;
         let host = call.named_number("host")?.ok_or_else(|| {
             QuantityError::Usage(
                 "tags_host_error needs host=i (1-based; -1 is the last host)".into(),
@@ -350,11 +353,7 @@ impl Quantity for TagsHostError {
                 load: load.clone(),
                 cutoffs: cutoffs.clone(),
                 interarrival: None,
-                jobs: opts.jobs,
-                warmup: opts.warmup,
-                replications: opts.replications,
-                seed: opts.seed,
-                point: SIM_POINT,
+                run: opts,
             };
             let (rows, tail) = tags_poisson_error(&req).map_err(|e| {
                 QuantityError::compute(
@@ -363,7 +362,7 @@ impl Quantity for TagsHostError {
                         s.dist,
                         load_flag(&load),
                         cutoffs.join(","),
-                        opts.jobs,
+                        jobs,
                         opts.replications,
                         opts.seed
                     ),
@@ -373,11 +372,7 @@ impl Quantity for TagsHostError {
             Ok((
                 rows,
                 tail.describe(),
-                format!(
-                    "TAGS simulated, cutoffs {} ({})",
-                    cutoffs.join(","),
-                    opts.describe()
-                ),
+                format!("TAGS simulated, cutoffs {} ({described})", cutoffs.join(",")),
             ))
         })?;
         let (rows, warnings, source) = r.as_ref();

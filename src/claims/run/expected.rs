@@ -4,9 +4,10 @@
 
 use super::judge::{judge, scaled, scaled_text, Basis};
 use super::points::eval_point;
-use super::result::{label, value_text, Judged, Point, MARGIN_DIGITS};
+use super::result::{label, value_text, Judged, MARGIN_DIGITS};
+use crate::claims::cache::Cache;
 use crate::claims::compile::{Check, Claim, ExpectedDef};
-use crate::claims::registry::Cache;
+use crate::claims::grid::Point;
 use crate::num::certify::to_sci;
 use crate::num::{certify_bits, parse_decimal};
 use rug::Float;

@@ -6,10 +6,9 @@
 //! [`Basis`], which the verdict rule receives with it.
 
 use super::points::PointVal;
-use super::result::{
-    heavy_tail_note, label, value_text, Judged, Point, MARGIN_DIGITS, SINGLE_POINT,
-};
+use super::result::{heavy_tail_note, label, value_text, Judged, MARGIN_DIGITS, SINGLE_POINT};
 use crate::claims::compile::Check;
+use crate::claims::grid::Point;
 use crate::claims::value::Pair;
 use crate::claims::verdict::{Relation, Verdict};
 use crate::num::certify::to_sci;

@@ -6,9 +6,10 @@
 
 use super::judge::{Basis, Estimate, Item};
 use super::points::PointVal;
-use super::result::{LimitRow, Point};
+use super::result::LimitRow;
 use crate::claims::compile::LimitDef;
-use crate::claims::registry::QuantityError;
+use crate::claims::error::QuantityError;
+use crate::claims::grid::Point;
 use crate::num::certify::{certify_pair, to_sci, Certify};
 use crate::num::extrapolate::{extrapolate, Limit};
 use crate::num::{certify_bits, parse_decimal, NumError};

@@ -2,9 +2,12 @@
 //! expanded into points, each evaluated at the two precisions with its bound and tolerance,
 //! and the evaluated points as the report's rows.
 
-use super::result::{sim_text, Point, Row};
+use super::result::{sim_text, Row};
+use crate::claims::cache::Cache;
 use crate::claims::compile::{Check, Claim};
-use crate::claims::registry::{Cache, QuantityError};
+use crate::claims::error::QuantityError;
+use crate::claims::grid::{self, Point};
+use crate::claims::registry;
 use crate::claims::scope::Scope;
 use crate::claims::value::Pair;
 use crate::error::Classify;
@@ -24,29 +27,12 @@ pub(crate) struct PointVal {
     pub tol: Float,
 }
 
-/// Every assignment of the grid's variables, the first variable varying slowest.
-pub(crate) fn cartesian(grid: &[(String, Vec<String>)]) -> Vec<Point> {
-    let mut out: Vec<Point> = vec![vec![]];
-    for (k, vals) in grid {
-        let mut next = Vec::with_capacity(out.len() * vals.len());
-        for p in &out {
-            for v in vals {
-                let mut q = p.clone();
-                q.push((k.clone(), v.clone()));
-                next.push(q);
-            }
-        }
-        out = next;
-    }
-    out
-}
-
 /// The points of a check: the grid's points (`outer`), and the points evaluated — each
 /// outer point followed by the limit variable's values in order when there is a limit (so
 /// that one outer point's sequence is a contiguous run), the outer points themselves when
 /// there is none.
 pub(crate) fn expand(check: &Check) -> (Vec<Point>, Vec<Point>) {
-    let outer = cartesian(&check.grid);
+    let outer = grid::points(&check.grid);
     let points = match &check.limit {
         None => outer.clone(),
         Some(l) => outer
@@ -71,7 +57,7 @@ pub(crate) fn eval_point(
     cache: &Cache,
 ) -> Result<PointVal, QuantityError> {
     let vars: BTreeMap<String, String> = point.iter().cloned().collect();
-    let ctx = Scope::new(vars, claim.system.as_ref(), cache, claim.digits);
+    let ctx = Scope::new(vars, claim.system.as_ref(), registry(), cache, claim.digits);
     let bits = ctx.bits;
     let q = ctx.eval(&check.quantity)?;
     if q.hi.is_nan() || q.lo.is_nan() {
@@ -121,10 +107,30 @@ pub(crate) fn row(point: &Point, v: &Result<PointVal, QuantityError>, digits: u3
         },
         Err(e) => (Err(e.to_string()), 0),
     };
+    let magnitude = match v {
+        Ok(pv) if d == 0 && pv.q.sim.is_none() => magnitude_bound(&pv.q),
+        _ => None,
+    };
     Row {
         point: point.clone(),
         value,
         digits: d,
         error_kind: v.as_ref().err().map(|e| e.kind()),
+        magnitude,
     }
+}
+
+/// max(|lo|, |hi|) + |lo − hi|, rounded up: a bound on |value| when the two precisions
+/// agree on no digit; `None` when either is not finite.
+fn magnitude_bound(q: &Pair) -> Option<Float> {
+    if !q.lo.is_finite() || !q.hi.is_finite() {
+        return None;
+    }
+    let p = q.hi.prec().max(q.lo.prec());
+    let big = Float::with_val(p, q.lo.abs_ref()).max(&Float::with_val(p, q.hi.abs_ref()));
+    let up = rug::float::Round::Up;
+    let spread = Float::with_val_round(p, &q.lo - &q.hi, up)
+        .0
+        .max(&Float::with_val_round(p, &q.hi - &q.lo, up).0);
+    Some(Float::with_val_round(p, big + spread, up).0)
 }

@@ -3,6 +3,7 @@
 //! claim's outcome ([`CheckResult`], [`ClaimResult`]); with the texts they show values in.
 
 use crate::claims::compile::Claim;
+use crate::claims::grid;
 use crate::claims::value::Pair;
 use crate::claims::verdict::Verdict;
 use crate::error::ErrorKind;
@@ -19,10 +20,6 @@ pub const SIM_HALF_WIDTH_DIGITS: u32 = 2;
 /// and one more.
 const SIM_MIN_DIGITS: u32 = 2;
 
-/// Variable assignments of a grid point (grid variables in file order, then the limit
-/// variable), as written.
-pub type Point = Vec<(String, String)>;
-
 /// One evaluated grid point.
 #[derive(Debug, Clone)]
 pub struct Row {
@@ -34,6 +31,10 @@ pub struct Row {
     pub digits: u32,
     /// Whose fault the error is, when the point could not be computed.
     pub error_kind: Option<ErrorKind>,
+    /// When no significant digit is certified (`undetermined`) but both precisions gave a
+    /// finite value: a bound on |value|, max(|lo|, |hi|) + |lo − hi| (tables show a value
+    /// whose bound is below their resolution as 0).
+    pub magnitude: Option<Float>,
 }
 
 /// A sequence and its extrapolated limit.
@@ -256,11 +257,7 @@ pub(crate) fn label(point: &[(String, String)]) -> String {
     if point.is_empty() {
         return SINGLE_POINT.into();
     }
-    point
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    grid::label(point)
 }
 
 /// The label of the one point of a check without grid variables.

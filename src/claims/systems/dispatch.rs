@@ -8,11 +8,12 @@
 //! `rho` and `lambda` have a value at every point. See ARCHITECTURE.md for the model's
 //! conventions.
 
-use crate::claims::expr::{self, Expr};
-use crate::claims::registry::QuantityError;
+use crate::claims::error::QuantityError;
+use crate::claims::expr::Expr;
 use crate::claims::schema::FileCtx;
+use crate::claims::scope::SystemSpec;
 use crate::claims::scope::{OverVal, Scope};
-use crate::claims::system::{Model, SystemSpec};
+use crate::claims::system::Model;
 use crate::claims::value::Pair;
 use crate::claims::ClaimError;
 use crate::dist::{DistFactory, DistSpec};
@@ -323,7 +324,9 @@ impl Model for Dispatch {
                 toml::Value::Integer(i) if *i >= 1 => Some(Expr::Num(i.to_string())),
                 toml::Value::String(t) if t.trim() == "inf" => None,
                 toml::Value::String(t) => {
-                    let e = expr::parse(t).or_else(|e| c.err(h.span(), "setup.hosts", e))?;
+                    let e = c
+                        .parse_expr(t)
+                        .or_else(|e| c.err(h.span(), "setup.hosts", e))?;
                     Some(e)
                 }
                 _ => return c.err(

@@ -17,16 +17,17 @@
 //! `halfin_whitt` replace one another. The names `lambda` (per server, at this point) and
 //! `servers` have a value at every point.
 
+use crate::claims::error::QuantityError;
 use crate::claims::expr::Expr;
-use crate::claims::registry::QuantityError;
 use crate::claims::schema::FileCtx;
 use crate::claims::scope::Scope;
-use crate::claims::system::{Model, SystemSpec};
+use crate::claims::scope::SystemSpec;
+use crate::claims::system::Model;
 use crate::claims::systems::dispatch::hosts_from_text;
 use crate::claims::value::Pair;
 use crate::claims::ClaimError;
+use crate::lb::diffusion::halfin_whitt_lambda;
 use crate::lb::model::{DSpec, Model as LbModel, ModelKind, Sampling, System};
-use crate::lb::sim::halfin_whitt_lambda;
 use crate::num::certify::to_sci;
 use crate::num::parse_decimal;
 use crate::vocab::{concat, UnknownName, Vocabulary};
@@ -392,7 +393,8 @@ fn int_or_expr(
     match v.get_ref() {
         toml::Value::Integer(i) if *i >= 1 => Ok(Some(Expr::Num(i.to_string()))),
         toml::Value::String(t) if inf_ok && t.trim() == "inf" => Ok(None),
-        toml::Value::String(t) => crate::claims::expr::parse(t)
+        toml::Value::String(t) => c
+            .parse_expr(t)
             .map(Some)
             .or_else(|e| c.err(v.span(), key, e)),
         _ => c.err(

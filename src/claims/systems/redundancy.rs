@@ -20,11 +20,12 @@
 //! dist = "hyperexp:mean=1,scv={scv}"
 //! ```
 
+use crate::claims::error::QuantityError;
 use crate::claims::expr::Expr;
-use crate::claims::registry::QuantityError;
 use crate::claims::schema::FileCtx;
 use crate::claims::scope::Scope;
-use crate::claims::system::{Model, SystemSpec};
+use crate::claims::scope::SystemSpec;
+use crate::claims::system::Model;
 use crate::claims::value::Pair;
 use crate::claims::ClaimError;
 use crate::redundancy::classes::System;

@@ -84,7 +84,12 @@ impl Enclosure for WeibullEnclosure {
         let s = Interval::int(bits, i64::from(j))
             .div(&self.shape)
             .add(&Interval::int(bits, 1));
-        let g = gamma_interval_enclosure(&s, &ya, &yb).map_err(gamma_error("weibull", j, a, b))?;
+        let g = gamma_interval_enclosure(&s, &ya, &yb).map_err(gamma_error(
+            "weibull",
+            j,
+            ai.lo(),
+            bi.lo(),
+        ))?;
         Ok(g.mul(&self.scale.powi(j)))
     }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {
@@ -170,8 +175,12 @@ impl Enclosure for ErlangEnclosure {
                 self.rate.mul(x)
             }
         };
-        let g = gamma_interval_enclosure(&s, &ry(&ai), &ry(&bi))
-            .map_err(gamma_error("erlang", j, a, b))?;
+        let g = gamma_interval_enclosure(&s, &ry(&ai), &ry(&bi)).map_err(gamma_error(
+            "erlang",
+            j,
+            ai.lo(),
+            bi.lo(),
+        ))?;
         Ok(g.mul(&self.rate.powi(-j)).div(&self.fact))
     }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {

@@ -176,13 +176,26 @@ pub(crate) fn require_positive(
     }
 }
 
-/// The error of a moment that is infinite (E[1/X] at 0, E[X²] of a heavy tail).
+/// An end of a moment's interval in its error message, as the MPFR families write it
+/// (`0` for zero, `inf` for +∞).
+fn end_text(x: &Float) -> String {
+    if x.is_zero() {
+        "0".into()
+    } else if x.is_infinite() {
+        "inf".into()
+    } else {
+        show(x)
+    }
+}
+
+/// The error of a moment that is infinite (E[1/X] at 0, E[X²] of a heavy tail), over the
+/// interval (a, b] clipped to the support.
 pub(crate) fn infinite_moment(family: &'static str, j: i32, a: &Float, b: &Float) -> DistError {
     DistError::InfiniteMoment {
         family,
         j,
-        a: show(a),
-        b: show(b),
+        a: end_text(a),
+        b: end_text(b),
     }
 }
 
@@ -194,14 +207,15 @@ pub(crate) fn undecided(what: String) -> DistError {
     )))
 }
 
-/// Maps the incomplete gamma's divergence to the family's infinite moment.
+/// Maps the incomplete gamma's divergence to the family's infinite moment over the clipped
+/// interval (a, b].
 pub(crate) fn gamma_error(
     family: &'static str,
     j: i32,
     a: &Float,
     b: &Float,
 ) -> impl Fn(NumError) -> DistError {
-    let (a, b) = (show(a), show(b));
+    let (a, b) = (end_text(a), end_text(b));
     move |e| match e {
         NumError::Divergent(_) => DistError::InfiniteMoment {
             family,

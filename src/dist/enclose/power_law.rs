@@ -132,7 +132,7 @@ impl Enclosure for PowerLawEnclosure {
             if t.is_negative() {
                 t.recip().neg()
             } else if *t.lo() >= 0 {
-                return Err(infinite_moment(self.family, j, a, b));
+                return Err(infinite_moment(self.family, j, ai.lo(), bi.lo()));
             } else {
                 return Err(undecided(format!("E[X^{j}] of the {}", self.family)));
             }

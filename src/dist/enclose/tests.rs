@@ -167,3 +167,25 @@ fn a_custom_density_has_no_enclosure() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The mutation: with the rounding directions swapped inside the interval arithmetic
+/// (`num::interval`'s test switch), the enclosure of a moment with decimal parameters no
+/// longer contains the MPFR value at 3× the precision, which the same computation with the
+/// right directions does. (A swapped computation may still contain a value by chance,
+/// where its crossed ends are put back in order — the tail at the same point does — so the
+/// check is on one that it does not.)
+#[test]
+fn a_wrong_rounding_direction_is_caught() {
+    let bits = 128;
+    let hp = 3 * bits;
+    let s = DistSpec::parse("bp:k=0.1,p=1e10,alpha=0.7").unwrap();
+    let d = s.build(hp).unwrap();
+    let (a, b) = (Float::with_val(bits, 0.3), Float::with_val(bits, 7.5));
+    let want = d.partial_moment(1, &a, &b).unwrap();
+    let right = s.enclose(bits).unwrap();
+    assert!(right.moment_at(1, &a, &b).unwrap().contains(&want));
+    let m = crate::num::interval::with_wrong_directions(|| {
+        s.enclose(bits).unwrap().moment_at(1, &a, &b).unwrap()
+    });
+    assert!(!m.contains(&want), "moment: {m:?} still contains {want}");
+}

@@ -66,7 +66,7 @@ impl Enclosure for UniformEnclosure {
         let m = match j {
             -1 => {
                 if !u.is_positive() {
-                    return Err(infinite_moment("uniform", j, a, b));
+                    return Err(infinite_moment("uniform", j, u.lo(), v.lo()));
                 }
                 ln_ratio(&u, &v)
             }

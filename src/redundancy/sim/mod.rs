@@ -48,11 +48,10 @@
 use super::classes::System;
 use super::policy::{Copies, Order, Policy};
 use super::RedundancyError;
-use crate::dist::{DistFactory, DistSpec, JobSize, Sampler};
+use crate::dist::{JobSize, Sampler};
 use crate::sim::observe::{names, Key, Sample};
 use crate::sim::rng::{exp1, index, Alias, STREAM_ARRIVALS, STREAM_ROUTING, STREAM_SIZES};
 use crate::sim::stats::{ratio_estimate_weighted, Estimate};
-use crate::sim::{Progress, Replicated, Replicator};
 use crate::sim::{Simulator, Streams, TailEvidence, Tally};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
@@ -260,14 +259,12 @@ impl Tally for RedundancyTally {
 
     fn tail_evidence(&self) -> Option<TailEvidence> {
         let n: u64 = self.n.iter().sum();
-        Some(TailEvidence {
-            mean: self.sum_t.iter().sum::<f64>() / n.max(1) as f64,
-            dominant_job_share: if self.sum_x2 > 0.0 {
-                self.max_x2 / self.sum_x2
-            } else {
-                0.0
-            },
-        })
+        Some(TailEvidence::from_sums(
+            self.sum_t.iter().sum::<f64>(),
+            n.max(1),
+            self.max_x2,
+            self.sum_x2,
+        ))
     }
 
     fn events(&self) -> u64 {
@@ -336,7 +333,7 @@ impl RedundancySim {
         let mean_size = dist.mean()?.to_f64();
         let service = if dist.is_exponential() {
             Service::Exp(mean_size)
-        } else if dist.family() == "det" {
+        } else if dist.is_deterministic() {
             Service::Det(mean_size)
         } else {
             Service::General(dist.sampler()?)
@@ -754,45 +751,6 @@ impl Simulator for RedundancySim {
     }
 }
 
-/// Drift per arrival of the number in system above which a run counts as unstable (and
-/// below which, with its whole 95 % interval, as stable): an overload of 0.1 % of the
-/// arrival rate.
-pub const DRIFT_PER_ARRIVAL: f64 = 1e-3;
-
-/// What the drift of the number in system says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DriftVerdict {
-    /// The 95 % interval of the drift per arrival lies below [`DRIFT_PER_ARRIVAL`].
-    Stable,
-    /// It lies above.
-    Unstable,
-    /// It straddles the threshold.
-    Inconclusive,
-}
-
-impl DriftVerdict {
-    /// The verdict of a drift estimate.
-    pub fn of(e: &Estimate) -> Self {
-        let (lo, hi) = e.interval();
-        if hi < DRIFT_PER_ARRIVAL {
-            DriftVerdict::Stable
-        } else if lo > DRIFT_PER_ARRIVAL {
-            DriftVerdict::Unstable
-        } else {
-            DriftVerdict::Inconclusive
-        }
-    }
-
-    /// `stable`, `unstable`, `inconclusive`.
-    pub fn name(self) -> &'static str {
-        match self {
-            DriftVerdict::Stable => "stable",
-            DriftVerdict::Unstable => "unstable",
-            DriftVerdict::Inconclusive => "inconclusive",
-        }
-    }
-}
-
 /// The drift per arrival over replications, total (`None`) or of class `c`: the ratio of
 /// Σ (end − start) to Σ arrivals between, with its 95 % half-width.
 pub fn drift(tallies: &[RedundancyTally], c: Option<usize>) -> Estimate {
@@ -801,84 +759,4 @@ pub fn drift(tallies: &[RedundancyTally], c: Option<usize>) -> Estimate {
         .map(|t| Sample::per_job(t.growth(c) * t.between as f64, t.between))
         .collect();
     ratio_estimate_weighted(&samples)
-}
-
-/// A simulation as asked.
-#[derive(Debug, Clone)]
-pub struct SimRequest<'a> {
-    /// The system.
-    pub sys: &'a System,
-    /// The policy.
-    pub policy: Policy,
-    /// The copy model.
-    pub copies: Copies,
-    /// The service law of the requirements.
-    pub dist: &'a DistSpec,
-    /// Measured jobs per replication.
-    pub jobs: u64,
-    /// Discarded jobs per replication.
-    pub warmup: u64,
-    /// Replications.
-    pub replications: usize,
-    /// Base seed.
-    pub seed: u64,
-    /// Sweep point (the stream coordinate).
-    pub point: u64,
-    /// Worker threads (`None`: rayon's pool).
-    pub threads: Option<usize>,
-}
-
-/// A simulation's results.
-#[derive(Debug, Clone)]
-pub struct SimReport {
-    /// The replications and their estimates.
-    pub run: Replicated<RedundancyTally>,
-    /// Wall time of the replications.
-    pub seconds: f64,
-    /// Jobs simulated (warm-up included) per second of wall time.
-    pub jobs_per_second: f64,
-    /// Events per second of wall time.
-    pub events_per_second: f64,
-    /// The drift of the number in system per arrival over the measurement windows.
-    pub drift: Estimate,
-    /// How the replications were run ([`RedundancySim::method`]).
-    pub method: &'static str,
-}
-
-/// Runs the simulation of `req`.
-pub fn simulate(
-    req: &SimRequest,
-    progress: Option<Progress>,
-) -> Result<SimReport, RedundancyError> {
-    let d = req
-        .dist
-        .build(crate::num::working_bits(crate::num::DEFAULT_DIGITS))?;
-    let sim = RedundancySim::new(
-        req.sys,
-        req.policy,
-        req.copies,
-        d.as_ref(),
-        req.jobs,
-        req.warmup,
-    )?;
-    let mut rep = Replicator::new(req.seed, req.point, req.replications)?;
-    if let Some(t) = req.threads {
-        rep = rep.threads(t);
-    }
-    let t0 = std::time::Instant::now();
-    let run = rep.run(&sim, progress)?;
-    // A floor on the measured time (1 ns, the clock's resolution), so a run too short to
-    // time gives a large finite rate instead of a division by zero.
-    const CLOCK_RESOLUTION_SECONDS: f64 = 1e-9;
-    let seconds = t0.elapsed().as_secs_f64().max(CLOCK_RESOLUTION_SECONDS);
-    let jobs = run.tallies.iter().map(|t| t.arrivals as f64).sum::<f64>();
-    let drift = drift(&run.tallies, None);
-    Ok(SimReport {
-        events_per_second: run.events as f64 / seconds,
-        jobs_per_second: jobs / seconds,
-        seconds,
-        run,
-        drift,
-        method: sim.method(),
-    })
 }

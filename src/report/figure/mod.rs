@@ -5,22 +5,13 @@
 
 pub mod axes;
 pub mod pdf;
+pub mod sanitize;
 pub mod svg;
 pub mod text;
 
-use super::tables::OutFile;
+use super::files::{BinFile, OutFile};
 use crate::claims::figure::{AxisScale, Figure, SeriesData, XTransform};
 use crate::claims::run::ClaimResult;
-use std::path::Path;
-
-/// A generated binary file (a PDF): a path relative to the output folder, and its bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BinFile {
-    /// Relative path.
-    pub path: String,
-    /// Content.
-    pub bytes: Vec<u8>,
-}
 
 /// What `tables` writes for the figures.
 #[derive(Debug, Clone, Default)]
@@ -235,7 +226,7 @@ pub fn render(
     let limit_label = fig
         .limit_check
         .as_ref()
-        .map(|_| format!("open: limit as ${} → ∞$ (± error)", fig.x.0));
+        .map(|_| format!("limit as ${} → ∞$ (± error)", fig.x.0));
     let plot = svg::Plot {
         id: fig.name.clone(),
         title: fig.title.clone(),
@@ -278,47 +269,33 @@ fn axes_number(b: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// Every figure declared in `dir` (`*.toml`), computed through the claims engine (limits
-/// from `claims`, the results of the run): SVG, PDF and CSV. A point that cannot be
-/// computed is an error naming the figure, the series and the point.
+/// The files of every figure with its series as computed by the claims engine
+/// ([`crate::claims::figure::compute`]; limits from `claims`, the results of the run):
+/// SVG, PDF and CSV, and the definition itself (`figures/<its file name>`, byte for byte),
+/// so that the output's `figures/` folder is what `check --format html --figures` reads:
+/// each definition beside its drawing.
 pub fn figure_files(
-    dir: &Path,
+    figures: &[(Figure, Vec<SeriesData>)],
     claims: &[ClaimResult],
     made_by: &str,
 ) -> Result<FigureFiles, crate::Error> {
-    let figs = crate::claims::figure::load_dir(dir)?;
     let mut out = FigureFiles::default();
-    for f in &figs {
-        let series = crate::claims::figure::compute(f)?;
-        let (files, pdf) = render(f, &series, claims, made_by)?;
+    for (f, series) in figures {
+        let (files, pdf) = render(f, series, claims, made_by)?;
+        let def = std::fs::read_to_string(&f.path)
+            .map_err(|e| crate::Error::input(format!("{}: {e}", f.path)))?;
+        // under its own file name: written over itself when the definitions' folder is the
+        // output's figures/
+        let file = std::path::Path::new(&f.path).file_name().map_or_else(
+            || format!("{}.toml", f.name),
+            |n| n.to_string_lossy().into(),
+        );
+        out.text.push(OutFile {
+            path: format!("figures/{file}"),
+            text: def,
+        });
         out.text.extend(files);
         out.pdf.push(pdf);
     }
     Ok(out)
-}
-
-/// Writes binary files under `dir`.
-pub fn write_bins(dir: &Path, files: &[BinFile]) -> Result<(), String> {
-    for f in files {
-        let p = dir.join(&f.path);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-        }
-        std::fs::write(&p, &f.bytes).map_err(|e| format!("{}: {e}", p.display()))?;
-    }
-    Ok(())
-}
-
-/// Compares generated binary files with those under `dir`, one line per difference.
-pub fn compare_bins(dir: &Path, files: &[BinFile]) -> Vec<String> {
-    let mut diffs = Vec::new();
-    for f in files {
-        let p = dir.join(&f.path);
-        match std::fs::read(&p) {
-            Ok(b) if b == f.bytes => {}
-            Ok(_) => diffs.push(format!("{} differs", p.display())),
-            Err(_) => diffs.push(format!("{} is missing", p.display())),
-        }
-    }
-    diffs
 }

@@ -25,6 +25,12 @@ const EDGE_PT: f64 = 3.0;
 const GAP_PT: f64 = 2.0;
 /// Marker radius, pt.
 const MARKER_PT: f64 = 2.0;
+/// Radius of the limit glyph (an open star, which no series uses), pt.
+const LIMIT_PT: f64 = MARKER_PT * 1.6;
+/// Space between two limit glyphs set side by side, pt.
+const LIMIT_GAP_PT: f64 = 0.6;
+/// Room left of the leftmost limit glyph inside the frame, pt.
+const LIMIT_ROOM_PT: f64 = 1.5;
 /// Series line width, pt.
 const LINE_PT: f64 = 0.9;
 /// Legend: sample line length, padding and line height, pt.
@@ -43,7 +49,8 @@ pub const PALETTE: [&str; 8] = [
     "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
 ];
 
-/// Marker shapes, one per series in order (cycled with the palette).
+/// Marker shapes: one per series in order (cycled with the palette), and the star that
+/// marks extrapolated limits only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Marker {
     /// Filled circle.
@@ -56,22 +63,25 @@ pub enum Marker {
     Diamond,
     /// Filled triangle, apex down.
     TriangleDown,
-    /// Open circle.
-    OpenCircle,
+    /// Filled triangle, apex right.
+    TriangleRight,
     /// Plus.
     Plus,
     /// Cross.
     Cross,
+    /// Five-pointed star, drawn open: an extrapolated limit (never a series' marker).
+    Star,
 }
 
-/// The markers in series order.
+/// The markers in series order: all filled or stroked shapes, none open, so that the open
+/// star of a limit ([`Marker::Star`]) is like none of them.
 pub const MARKERS: [Marker; 8] = [
     Marker::Circle,
     Marker::Square,
     Marker::TriangleUp,
     Marker::Diamond,
     Marker::TriangleDown,
-    Marker::OpenCircle,
+    Marker::TriangleRight,
     Marker::Plus,
     Marker::Cross,
 ];
@@ -95,7 +105,8 @@ pub struct PlotSeries {
     pub name: String,
     /// Points.
     pub pts: Vec<Pt>,
-    /// The extrapolated limit, drawn as the open marker of the series at its x.
+    /// The extrapolated limit, drawn as an open star in the series' colour at its x (set
+    /// side by side, leftwards, with limits it would overlap).
     pub limit: Option<Pt>,
 }
 
@@ -127,7 +138,7 @@ pub struct Plot {
     pub series: Vec<PlotSeries>,
     /// Reference lines.
     pub hlines: Vec<HLine>,
-    /// Legend entry explaining the open limit markers, when there are any.
+    /// Legend entry explaining the limit stars, when there are any.
     pub limit_label: Option<String>,
     /// Provenance (`<desc>`).
     pub made_by: String,
@@ -187,11 +198,7 @@ enum Sample {
 }
 
 fn marker_svg(m: Marker, x: f64, y: f64, r: f64, color: &str, open: bool) -> String {
-    let fill = if open || m == Marker::OpenCircle {
-        "#ffffff"
-    } else {
-        color
-    };
+    let fill = if open { "#ffffff" } else { color };
     let st = format!("fill=\"{fill}\" stroke=\"{color}\" stroke-width=\"0.7\"");
     let p = |pts: &[(f64, f64)]| {
         let d: Vec<String> = pts
@@ -201,7 +208,7 @@ fn marker_svg(m: Marker, x: f64, y: f64, r: f64, color: &str, open: bool) -> Str
         format!("<polygon points=\"{}\" {st}/>", d.join(" "))
     };
     match m {
-        Marker::Circle | Marker::OpenCircle => format!(
+        Marker::Circle => format!(
             "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" {st}/>",
             num(x),
             num(y),
@@ -214,6 +221,18 @@ fn marker_svg(m: Marker, x: f64, y: f64, r: f64, color: &str, open: bool) -> Str
         Marker::TriangleUp => p(&[(0.0, -r * 1.2), (r * 1.1, r * 0.8), (-r * 1.1, r * 0.8)]),
         Marker::TriangleDown => p(&[(0.0, r * 1.2), (r * 1.1, -r * 0.8), (-r * 1.1, -r * 0.8)]),
         Marker::Diamond => p(&[(0.0, -r * 1.3), (r, 0.0), (0.0, r * 1.3), (-r, 0.0)]),
+        Marker::TriangleRight => p(&[(r * 1.2, 0.0), (-r * 0.8, r * 1.1), (-r * 0.8, -r * 1.1)]),
+        Marker::Star => {
+            // ten vertices, outer radius r and inner 0.45 r, the first one up
+            let pts: Vec<(f64, f64)> = (0..10)
+                .map(|k| {
+                    let a = std::f64::consts::PI * (k as f64) / 5.0;
+                    let rr = if k % 2 == 0 { r } else { r * 0.45 };
+                    (rr * a.sin(), -rr * a.cos())
+                })
+                .collect();
+            p(&pts)
+        }
         Marker::Plus | Marker::Cross => {
             let s = r * 1.2;
             let (a, b) = if m == Marker::Plus {
@@ -234,6 +253,34 @@ fn text_at(x: f64, y: f64, size: f64, anchor: &str, s: &str) -> String {
     svg_text(x, y, size, anchor, s)
 }
 
+/// The column of each series' limit glyph (`None` without a limit): taken in order of
+/// their page y, each goes to the first column where it overlaps no glyph already there.
+/// Columns are drawn leftwards, a glyph width apart, so that limits with (nearly) the same
+/// value stand side by side instead of on top of each other.
+fn limit_columns(ys: &[Option<f64>]) -> Vec<Option<usize>> {
+    let apart = 2.0 * LIMIT_PT + LIMIT_GAP_PT;
+    let mut order: Vec<(usize, f64)> = ys
+        .iter()
+        .enumerate()
+        .filter_map(|(i, y)| y.map(|y| (i, y)))
+        .collect();
+    order.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    let mut columns: Vec<Vec<f64>> = Vec::new();
+    let mut out = vec![None; ys.len()];
+    for (i, y) in order {
+        let c = columns
+            .iter()
+            .position(|col| col.iter().all(|&z| (y - z).abs() >= apart))
+            .unwrap_or(columns.len());
+        if c == columns.len() {
+            columns.push(Vec::new());
+        }
+        columns[c].push(y);
+        out[i] = Some(c);
+    }
+    out
+}
+
 /// Draws the plot; returns the SVG document.
 pub fn draw(p: &Plot) -> String {
     // Axes over every drawn coordinate (points, their bars, limits, reference lines).
@@ -250,7 +297,6 @@ pub fn draw(p: &Plot) -> String {
         }
     }
     ys.extend(p.hlines.iter().map(|h| h.y));
-    let ax: Axis = axes::axis(&xs, p.x_scale);
     let ay: Axis = axes::axis(&ys, p.y_scale);
 
     // Margins from the text they hold.
@@ -263,6 +309,53 @@ pub fn draw(p: &Plot) -> String {
     let right = WIDTH_PT - EDGE_PT - 4.0;
     let bottom_text = TICK_PT + GAP_PT + SMALL_PT * 1.3 + GAP_PT + LABEL_PT * 1.2 + EDGE_PT;
     let top = EDGE_PT + 4.0;
+    let plot_bottom_inside = HEIGHT_PT - bottom_text;
+
+    // Limits that would overlap stand side by side, leftwards: the x axis is widened on the
+    // left until the leftmost glyph fits inside the frame.
+    let limit_ys: Vec<Option<f64>> = p
+        .series
+        .iter()
+        .map(|s| s.limit.map(|q| ay.map(q.y, plot_bottom_inside, top)))
+        .collect();
+    let columns = limit_columns(&limit_ys);
+    let step = 2.0 * LIMIT_PT + LIMIT_GAP_PT;
+    // Set side by side, every limit stands left of the sequences' last points (which crowd
+    // at the limit's x), column c at c + 1 steps; alone, a limit stands at its x.
+    let side_by_side = columns.iter().flatten().any(|&c| c > 0);
+    let shift = |c: usize| {
+        if side_by_side {
+            (c + 1) as f64 * step
+        } else {
+            0.0
+        }
+    };
+    let widest = columns
+        .iter()
+        .flatten()
+        .map(|&c| shift(c))
+        .fold(0.0, f64::max);
+    let lowest_limit_x = p
+        .series
+        .iter()
+        .filter_map(|s| s.limit.map(|q| q.x))
+        .fold(f64::INFINITY, f64::min);
+    let mut ax: Axis = axes::axis(&xs, p.x_scale);
+    if lowest_limit_x.is_finite() {
+        let need = widest + LIMIT_PT + LIMIT_ROOM_PT;
+        // each pass widens the range, and with it the padding: a few passes suffice
+        for _ in 0..4 {
+            let pt_per_unit = (right - left) / (ax.hi - ax.lo);
+            let room = (lowest_limit_x - ax.lo) * pt_per_unit;
+            if room >= need {
+                break;
+            }
+            xs.push(lowest_limit_x - need / pt_per_unit);
+            ax = axes::axis(&xs, p.x_scale);
+        }
+    }
+    // a limit's page x offset: its column's
+    let limit_dx = |i: usize| -shift(columns[i].unwrap_or(0));
 
     // The legend's entries and size.
     let mut entries: Vec<(Sample, String)> = p
@@ -272,7 +365,14 @@ pub fn draw(p: &Plot) -> String {
         .map(|(i, s)| (Sample::Series(i), s.name.clone()))
         .collect();
     if let Some(l) = &p.limit_label {
-        entries.push((Sample::Limit, l.clone()));
+        // the stars stand left of the limit's x: the entry says so
+        let l = if side_by_side {
+            l.replace("limit as", "limits as")
+                .replace(" (± error)", ", side by side")
+        } else {
+            l.clone()
+        };
+        entries.push((Sample::Limit, l));
     }
     for h in &p.hlines {
         entries.push((Sample::Dashed, h.label.clone()));
@@ -292,14 +392,15 @@ pub fn draw(p: &Plot) -> String {
         let fy = |v: f64| ay.map(v, py1, py0);
         let mut segs = Vec::new();
         let mut pts = Vec::new();
-        for s in &p.series {
+        for (i, s) in p.series.iter().enumerate() {
             for w in s.pts.windows(2) {
                 segs.push((fx(w[0].x), fy(w[0].y), fx(w[1].x), fy(w[1].y)));
             }
-            for q in s.pts.iter().chain(s.limit.iter()) {
-                pts.push((fx(q.x), fy(q.y)));
+            let limit = s.limit.iter().map(|q| (q, limit_dx(i)));
+            for (q, dx) in s.pts.iter().map(|q| (q, 0.0)).chain(limit) {
+                pts.push((fx(q.x) + dx, fy(q.y)));
                 if let Some((a, b)) = q.bar {
-                    segs.push((fx(q.x), fy(a), fx(q.x), fy(b)));
+                    segs.push((fx(q.x) + dx, fy(a), fx(q.x) + dx, fy(b)));
                 }
             }
         }
@@ -308,7 +409,6 @@ pub fn draw(p: &Plot) -> String {
         }
         (segs, pts)
     };
-    let plot_bottom_inside = HEIGHT_PT - bottom_text;
     let (segs, pts) = place(plot_bottom_inside);
     let inset = 2.0;
     let corners = [
@@ -480,9 +580,10 @@ pub fn draw(p: &Plot) -> String {
             d.join(" "),
             num(LINE_PT)
         ));
-        for q in s.pts.iter().chain(s.limit.iter()) {
+        let limit = s.limit.iter().map(|q| (q, limit_dx(i)));
+        for (q, dx) in s.pts.iter().map(|q| (q, 0.0)).chain(limit) {
             if let Some((a, b)) = q.bar {
-                let x = fx(q.x);
+                let x = fx(q.x) + dx;
                 o.push_str(&format!(
                     "<path d=\"M{x0} {ya}H{x1}M{x} {ya}V{yb}M{x0} {yb}H{x1}\" stroke=\"{color}\" stroke-width=\"0.6\" fill=\"none\"/>\n",
                     x0 = num(x - CAP_PT),
@@ -499,10 +600,10 @@ pub fn draw(p: &Plot) -> String {
         }
         if let Some(q) = &s.limit {
             o.push_str(&marker_svg(
-                m,
-                fx(q.x),
+                Marker::Star,
+                fx(q.x) + limit_dx(i),
                 fy(q.y),
-                MARKER_PT * 1.4,
+                LIMIT_PT,
                 color,
                 true,
             ));
@@ -558,10 +659,10 @@ pub fn draw(p: &Plot) -> String {
                 num(LEGEND_SAMPLE_PT)
             )),
             Sample::Limit => o.push_str(&marker_svg(
-                Marker::Circle,
+                Marker::Star,
                 x + LEGEND_SAMPLE_PT / 2.0,
                 yc,
-                MARKER_PT * 1.4,
+                LIMIT_PT,
                 "#000000",
                 true,
             )),
@@ -577,4 +678,28 @@ pub fn draw(p: &Plot) -> String {
     }
     o.push_str("</g>\n</svg>\n");
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coincident_limits_get_columns_of_their_own() {
+        // page y of five limits (None: a series without one). Two glyphs overlap when their
+        // centres are less than 2 LIMIT_PT + LIMIT_GAP_PT = 7 pt apart: 100 and 100 (the
+        // same value), 104 (4 pt from both) take columns 0, 1, 2 in order of y then series;
+        // 120 and 130 are clear of everything: column 0.
+        let cols = limit_columns(&[
+            Some(100.0),
+            None,
+            Some(100.0),
+            Some(104.0),
+            Some(120.0),
+            Some(130.0),
+        ]);
+        assert_eq!(cols, [Some(0), None, Some(1), Some(2), Some(0), Some(0)]);
+        // 7 pt apart exactly: no overlap, one column
+        assert_eq!(limit_columns(&[Some(10.0), Some(17.0)]), [Some(0), Some(0)]);
+    }
 }

@@ -7,7 +7,7 @@
 use super::number::Dec;
 use super::text::{claim_rows, HEADERS};
 use super::{Cell, Table};
-use crate::claims::compile::table::CellKind;
+use crate::claims::compile::CellKind;
 use crate::claims::run::ClaimResult;
 
 /// What a declared table's `.tex` needs: `\usepackage{booktabs,siunitx}` (the minimal
@@ -356,6 +356,9 @@ pub fn table_latex(t: &Table, made_by: &str) -> String {
     if !t.at.is_empty() {
         let at: Vec<String> = t.at.iter().map(|(k, v)| assign_tex(t, k, v)).collect();
         caption.push_str(&format!(" At {}.", at.join(", ")));
+    }
+    for r in &t.remarks {
+        caption.push_str(&format!(" {}", escape(r)));
     }
     if !t.notes.is_empty() {
         caption.push_str(" ---: not computed (see the claim's evidence table).");

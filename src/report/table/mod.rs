@@ -14,12 +14,12 @@ pub mod layout;
 pub mod number;
 pub mod text;
 
-use crate::claims::compile::table::CellKind;
+use crate::claims::compile::CellKind;
 use crate::claims::run::ClaimResult;
 use number::Shown;
 use std::collections::BTreeMap;
 
-pub use super::tables::OutFile;
+pub use super::files::OutFile;
 
 /// One cell of a declared table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +63,9 @@ pub struct Table {
     pub labels: BTreeMap<String, String>,
     /// Why cells are missing (one line each).
     pub notes: Vec<String>,
+    /// Sentences the caption adds about the digits shown (plain text): why a limit or a
+    /// simulated value has no uncertainty, why a 0 is 0.
+    pub remarks: Vec<String>,
 }
 
 impl Table {

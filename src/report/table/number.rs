@@ -223,10 +223,17 @@ pub fn shown(text: &str, n: usize) -> Option<Shown> {
     })
 }
 
-/// An estimate with its error: the error rounded up to one significant digit (two when
-/// the first is 1), the
-/// estimate rounded to that digit's place, but to at most `n` significant digits (the
-/// error then rounded up to the last place shown). `None` when either is not finite.
+/// An estimate with its error, as a table shows it.
+///
+/// When the error is below half a unit of the `n`-th significant digit, the estimate is
+/// shown without an error, to the most digits (at most `n`) to which every value within
+/// the error rounds alike ([`certain_digits`]): every digit shown is certain, and the
+/// table's caption says so. Otherwise the error is rounded up to one significant digit
+/// (two when the first is 1), the estimate rounded to that digit's place, but to at most
+/// `n` significant digits (the error then rounded up to the last place shown), and the
+/// two are shown together (`1.4142136 ± 0.0000001`, siunitx `1.4142136(1)`): an error
+/// rounded up to one unit of the last digit is only ever printed when it is at least half
+/// that unit. `None` when either is not finite.
 pub fn with_error(est: &Float, err: &Float, n: u32) -> Option<Shown> {
     if !est.is_finite() || !err.is_finite() {
         return None;
@@ -234,6 +241,17 @@ pub fn with_error(est: &Float, err: &Float, n: u32) -> Option<Shown> {
     let err = Float::with_val(err.prec(), err.abs_ref());
     if err.is_zero() {
         return shown(&to_sci(est, n), n as usize);
+    }
+    if !est.is_zero() {
+        // the place of the n-th significant digit, after rounding to n digits
+        let last = Dec::parse(&to_sci(est, n))?.exp - i64::from(n.max(1)) + 1;
+        let prec = err.prec().max(est.prec()).max(64) + 64;
+        let half_unit = Float::with_val(prec, Float::with_val(prec, 10).pow(last)) / 2u32;
+        if err < half_unit {
+            if let Some(s) = certain_digits(est, &err, n, last) {
+                return Some(s);
+            }
+        }
     }
     // the error's leading place, rounded up; one place further when its leading digit is
     // 1 (1.1 would round up to 2, nearly doubling the interval: it is shown as 1.1, the
@@ -296,6 +314,52 @@ pub fn with_error(est: &Float, err: &Float, n: u32) -> Option<Shown> {
     })
 }
 
+/// The estimate `est` rounded at the finest decimal place from `last` up (at most `n`
+/// significant digits) at which `est − err` and `est + err` round (half away from zero) to
+/// the same number: every value within the error shows these digits. `None` when no such
+/// place keeps a nonzero digit.
+fn certain_digits(est: &Float, err: &Float, n: u32, last: i64) -> Option<Shown> {
+    let prec = err.prec().max(est.prec()).max(64) + 64;
+    let lo = Float::with_val(prec, est - err);
+    let hi = Float::with_val(prec, est + err);
+    let n = i64::from(n.max(1));
+    // at place last + n the value has no significant digit left
+    for place in last..last + n {
+        let scale = Float::with_val(prec, Float::with_val(prec, 10).pow(-place));
+        let at = |x: &Float| {
+            Float::with_val(prec, x * &scale)
+                .round()
+                .to_integer()
+                .map(|i| i.to_string())
+        };
+        let (a, b) = (at(&lo)?, at(&hi)?);
+        let digits = a.trim_start_matches('-');
+        if a != b || digits == "0" || digits.len() as i64 > n {
+            continue;
+        }
+        let d = Dec {
+            neg: a.starts_with('-'),
+            // every digit down to `place` is shown, trailing zeros too
+            digits: digits.to_string(),
+            exp: place + digits.len() as i64 - 1,
+        };
+        let e = display_exp(&d);
+        return Some(Shown {
+            value: d.fixed(e),
+            err: None,
+            exp: e,
+        });
+    }
+    None
+}
+
+/// The decimal place of a shown number's last digit (`-0.449680` → −6, `(1.2 ± 0.3)e5` →
+/// 4, `320` → 0).
+pub fn last_place(s: &Shown) -> i64 {
+    let decimals = s.value.split_once('.').map_or(0, |(_, f)| f.len()) as i64;
+    s.exp - decimals
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,13 +388,10 @@ mod tests {
         let s = with_error(&est, &err, 8).unwrap();
         assert_eq!(s.value, "1.5874011");
         assert_eq!(s.err.as_deref(), Some("0.0000002"));
-        // an error below the 8th digit: shown at the 8th digit, rounded up to one unit
+        // an error below half a unit of the 8th digit: the 8 digits alone, all certain
         let tiny = Float::with_val(128, 3e-15);
         let s = with_error(&est, &tiny, 8).unwrap();
-        assert_eq!(
-            (s.value.as_str(), s.err.as_deref()),
-            ("1.5874011", Some("0.0000001"))
-        );
+        assert_eq!((s.value.as_str(), s.err.as_deref()), ("1.5874011", None));
         // an estimate far below its error rounds to 0 at the error's place: -5e-41 ± 9.9e-30
         let small = Float::with_val(128, -5e-41);
         let big = Float::with_val(128, 9.86e-30);
@@ -362,6 +423,61 @@ mod tests {
         assert_eq!((s.value.as_str(), s.err.as_deref()), ("-1.4", Some("1.1")));
         let s = with_error(&Float::with_val(128, 2.34), &Float::with_val(128, 0.95), 3).unwrap();
         assert_eq!((s.value.as_str(), s.err.as_deref()), ("2", Some("1")));
+    }
+
+    fn at(s: &str) -> Float {
+        crate::num::parse_decimal(s, 128).unwrap()
+    }
+
+    #[test]
+    fn an_error_below_half_a_unit_is_not_printed() {
+        // sqrt 2 = 1.41421356237309504880... (its definition, in MPFR). Errors below half a
+        // unit of the 8th digit (5e-8) within which every value rounds to 1.4142136 (hand:
+        // sqrt 2 - 1.2e-8 = 1.41421355037..., at least 1.41421355):
+        let two = Float::with_val(128, 2);
+        let sqrt2 = Float::with_val(128, two.sqrt_ref());
+        for err in ["4.21e-30", "1.2e-8"] {
+            let s = with_error(&sqrt2, &at(err), 8).unwrap();
+            assert_eq!(
+                (s.value.as_str(), s.err.as_deref(), s.exp),
+                ("1.4142136", None, 0)
+            );
+        }
+        // tags-sita-factor-two's limit at alpha = 1, h = 2, load = 0.8 has the error 1.24e-8,
+        // also below 5e-8, but sqrt 2 - 1.24e-8 = 1.41421354997... rounds to 1.4142135: the
+        // 8th digit is not certain, the 7th is (1.414214 throughout)
+        for err in ["1.24e-8", "4.99e-8"] {
+            let s = with_error(&sqrt2, &at(err), 8).unwrap();
+            assert_eq!(
+                (s.value.as_str(), s.err.as_deref(), s.exp),
+                ("1.414214", None, 0)
+            );
+        }
+        // half a unit exactly is not below it: the error is printed, rounded up to a unit
+        let s = with_error(&sqrt2, &at("5e-8"), 8).unwrap();
+        assert_eq!(
+            (s.value.as_str(), s.err.as_deref()),
+            ("1.4142136", Some("0.0000001"))
+        );
+        // an interval that straddles a rounding boundary of the 8th digit:
+        // [1.4142135499997, 1.4142135500003] rounds to 1.4142135 and 1.4142136, but to
+        // 1.414214 throughout at 7 digits
+        let s = with_error(&at("1.41421355"), &at("3e-13"), 8).unwrap();
+        assert_eq!((s.value.as_str(), s.err.as_deref()), ("1.414214", None));
+        // trailing zeros are certain digits too, and the sign stays: -0.49999999999 +- 1e-20
+        // at 6 digits is -0.500000
+        let s = with_error(&at("-0.49999999999"), &at("1e-20"), 6).unwrap();
+        assert_eq!((s.value.as_str(), s.err.as_deref()), ("-0.500000", None));
+        // scientific beyond the plain exponents, as shown() does: 1.2345678e12 at 4 digits
+        let s = with_error(&at("1.2345678e12"), &at("1e-3"), 4).unwrap();
+        assert_eq!(
+            (s.value.as_str(), s.err.as_deref(), s.exp),
+            ("1.235", None, 12)
+        );
+        // the places of shown numbers
+        assert_eq!(last_place(&s), 9);
+        assert_eq!(last_place(&shown("-4.4968030e-1", 6).unwrap()), -6);
+        assert_eq!(last_place(&shown("320", 3).unwrap()), 0);
     }
 
     fn nums(texts: &[&str]) -> Vec<Shown> {

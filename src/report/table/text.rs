@@ -111,6 +111,9 @@ pub fn table_markdown(t: &Table, made_by: &str) -> String {
     if !t.at.is_empty() {
         o.push_str(&format!(" At {}.", at_text(t)));
     }
+    for r in &t.remarks {
+        o.push_str(&format!(" {}", md_cell(r)));
+    }
     o.push_str("\n\n");
     let h = header(t);
     o.push_str(&format!(
@@ -131,13 +134,17 @@ pub fn table_markdown(t: &Table, made_by: &str) -> String {
     o
 }
 
-/// A declared table in CSV (after two `#` lines: the command and the table).
+/// A declared table in CSV (after `#` lines: the command, the table, and the caption's
+/// remarks on the digits shown, if any).
 pub fn table_csv(t: &Table, made_by: &str) -> String {
     let mut o = format!("# made by: {made_by}\n# {} {}", t.id, t.label);
     if !t.at.is_empty() {
         o.push_str(&format!(" at {}", at_text(t)));
     }
     o.push('\n');
+    for r in &t.remarks {
+        o.push_str(&format!("# {r}\n"));
+    }
     let line = |v: Vec<String>| -> String {
         v.iter().map(|x| csv_cell(x)).collect::<Vec<_>>().join(",") + "\n"
     };

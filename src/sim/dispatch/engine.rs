@@ -69,14 +69,12 @@ impl Tally for RepStats {
     }
 
     fn tail_evidence(&self) -> Option<TailEvidence> {
-        Some(TailEvidence {
-            mean: self.sum_w / self.n as f64,
-            dominant_job_share: if self.sum_x2 > 0.0 {
-                self.max_x2 / self.sum_x2
-            } else {
-                0.0
-            },
-        })
+        Some(TailEvidence::from_sums(
+            self.sum_w,
+            self.n,
+            self.max_x2,
+            self.sum_x2,
+        ))
     }
 
     fn events(&self) -> u64 {
@@ -139,7 +137,7 @@ impl RepStats {
 /// use taskassign::dist::{DistFactory, DistSpec};
 /// use taskassign::sim::dispatch::engine::{Dispatch, Kernel, RepStats};
 /// use taskassign::sim::dispatch::{simulate, Arrivals, SimConfig, SimPolicy};
-/// use taskassign::sim::Replicator;
+/// use taskassign::sim::{Length, Replicator, RunOptions};
 /// // "Everything to host 1": one FCFS queue by a Lindley step, written outside the crate.
 /// #[derive(Clone)]
 /// struct First(f64);
@@ -157,8 +155,12 @@ impl RepStats {
 /// let sizes = DistSpec::parse("exp:rate=1").unwrap().build(64).unwrap().sampler().unwrap();
 /// let cfg = SimConfig {
 ///     policy: SimPolicy::Random, hosts: 1, lambda: 0.5, cutoffs: vec![], sizes,
-///     arrivals: Arrivals::Poisson, jobs: 20_000, warmup: 1_000, replications: 4, seed: 1,
-///     point: 0,
+///     arrivals: Arrivals::Poisson,
+///     run: RunOptions {
+///         length: Length::Jobs { measured: 20_000, warmup: 1_000 },
+///         replications: 4,
+///         ..RunOptions::new(Length::jobs(1))
+///     },
 /// };
 /// let mine = Replicator::new(1, 0, 4).unwrap().run(&Dispatch::new(&cfg, First(0.0)), None);
 /// // With one host, Random routing is the same queue fed the same jobs.
@@ -240,7 +242,7 @@ fn drive<K: Kernel, P: JobProbe>(
     let mut ts = vec![0.0f64; BLOCK];
     let mut t = 0.0f64;
     let mut st = RepStats::new(cfg.hosts);
-    for (phase_jobs, measured) in [(cfg.warmup, false), (cfg.jobs, true)] {
+    for (phase_jobs, measured) in [(cfg.warmup(), false), (cfg.jobs(), true)] {
         if measured {
             st = RepStats::new(cfg.hosts);
         }
@@ -280,6 +282,6 @@ fn drive<K: Kernel, P: JobProbe>(
             left -= b as u64;
         }
     }
-    st.simulated = cfg.warmup + cfg.jobs;
+    st.simulated = cfg.warmup() + cfg.jobs();
     st
 }

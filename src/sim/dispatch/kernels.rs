@@ -338,8 +338,8 @@ pub fn replicate(cfg: &SimConfig, rep: u64) -> RepStats {
         }
     }
     let streams = Streams {
-        seed: cfg.seed,
-        point: cfg.point,
+        seed: cfg.run.seed,
+        point: cfg.run.point,
         replication: rep,
     };
     with_kernel(cfg, One(streams))
@@ -353,15 +353,15 @@ pub fn trace(cfg: &SimConfig, rep: u64) -> (RepStats, Vec<f64>) {
     impl WithKernel for Traced {
         type Output = (RepStats, Vec<f64>);
         fn call<K: Kernel>(self, cfg: &SimConfig, kernel: K) -> Self::Output {
-            let n = usize::try_from(cfg.warmup.saturating_add(cfg.jobs)).unwrap_or(0);
+            let n = usize::try_from(cfg.warmup().saturating_add(cfg.jobs())).unwrap_or(0);
             let mut waits = Vec::with_capacity(n);
             let st = Dispatch::new(cfg, kernel).replicate_probed(&self.0, &mut waits);
             (st, waits)
         }
     }
     let streams = Streams {
-        seed: cfg.seed,
-        point: cfg.point,
+        seed: cfg.run.seed,
+        point: cfg.run.point,
         replication: rep,
     };
     with_kernel(cfg, Traced(streams))

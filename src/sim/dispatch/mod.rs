@@ -9,25 +9,24 @@
 //!   Kiefer–Wolfowitz vector for LWL, FIFOs of departures for JSQ) and the one map from a
 //!   policy name to its kernel type;
 //! * [`setup`]: from the user's vocabulary (a distribution spec, a load, cutoffs as decimal
-//!   strings) to a [`SimConfig`]; the entry point of the `simulate` command and of the
-//!   claims engine ([`setup::simulated_mean`]);
-//! * [`analytic`]: the formula a run is compared with, when one exists (the simulators
-//!   compute none);
-//! * [`tags_error`]: the error of the Poisson approximation at TAGS hosts ≥ 2.
+//!   strings) to a [`SimConfig`], and the one runner of the `simulate` command and of the
+//!   claims engine ([`setup::run`], [`setup::simulated_mean`]).
+//!
+//! The simulators compute no formula: the value a run is compared with comes from
+//! [`crate::policy::reference`], named by [`SimPolicy::routing`].
 //!
 //! Every estimate is read by name from [`SimResult::estimates`]
 //! ([`crate::sim::observe::names`]).
 
-pub mod analytic;
 pub mod engine;
 pub mod kernels;
 pub mod setup;
-pub mod tags_error;
 
 use super::observe::{names, Estimates};
 use super::stats::{Estimate, HeavyTail};
-use super::{check_replications, Progress, Replicated, Replicator, SimError};
+use super::{Length, Progress, Replicated, Replicator, RunOptions, SimError};
 use crate::dist::Sampler;
+use crate::policy::reference::Routing;
 use crate::policy::PolicyKind;
 use crate::vocab::{UnknownName, Vocabulary};
 
@@ -74,6 +73,17 @@ impl SimPolicy {
         }
     }
 
+    /// The routing as the reference formulas see it ([`crate::policy::reference`]).
+    pub fn routing(self) -> Routing {
+        match self {
+            SimPolicy::Sita => Routing::Formula(PolicyKind::Sita),
+            SimPolicy::Tags => Routing::Formula(PolicyKind::Tags),
+            SimPolicy::Random => Routing::Formula(PolicyKind::Random),
+            SimPolicy::Lwl => Routing::CentralQueue,
+            SimPolicy::RoundRobin | SimPolicy::Jsq => Routing::NoFormula,
+        }
+    }
+
     /// True for the policies that kill and restart jobs (TAGS): their waiting splits into
     /// queueing and wasted service, both worth reporting.
     pub fn kills_jobs(self) -> bool {
@@ -84,17 +94,6 @@ impl SimPolicy {
             | SimPolicy::RoundRobin
             | SimPolicy::Lwl
             | SimPolicy::Jsq => false,
-        }
-    }
-
-    /// The policy whose formula a run is compared with, where one exists for any number
-    /// of hosts.
-    pub fn formula(self) -> Option<PolicyKind> {
-        match self {
-            SimPolicy::Sita => Some(PolicyKind::Sita),
-            SimPolicy::Tags => Some(PolicyKind::Tags),
-            SimPolicy::Random => Some(PolicyKind::Random),
-            SimPolicy::RoundRobin | SimPolicy::Lwl | SimPolicy::Jsq => None,
         }
     }
 }
@@ -147,16 +146,9 @@ pub struct SimConfig {
     pub sizes: Box<dyn Sampler>,
     /// Arrival process.
     pub arrivals: Arrivals,
-    /// Measured jobs per replication.
-    pub jobs: u64,
-    /// Jobs simulated and discarded at the start of each replication.
-    pub warmup: u64,
-    /// Independent replications.
-    pub replications: usize,
-    /// Base seed.
-    pub seed: u64,
-    /// Sweep point (a coordinate of every stream's seed).
-    pub point: u64,
+    /// Jobs (measured and warm-up), replications, seed, point, threads; the run starts
+    /// empty.
+    pub run: RunOptions,
 }
 
 impl std::fmt::Debug for SimConfig {
@@ -167,18 +159,31 @@ impl std::fmt::Debug for SimConfig {
             .field("lambda", &self.lambda)
             .field("cutoffs", &self.cutoffs)
             .field("arrivals", &self.arrivals)
-            .field("jobs", &self.jobs)
-            .field("warmup", &self.warmup)
-            .field("replications", &self.replications)
-            .field("seed", &self.seed)
-            .field("point", &self.point)
+            .field("run", &self.run)
             .finish()
     }
 }
 
 impl SimConfig {
+    /// Measured jobs per replication.
+    pub fn jobs(&self) -> u64 {
+        match self.run.length {
+            Length::Jobs { measured, .. } => measured,
+            Length::Time { .. } => 0,
+        }
+    }
+
+    /// Jobs simulated and discarded at the start of each replication.
+    pub fn warmup(&self) -> u64 {
+        match self.run.length {
+            Length::Jobs { warmup, .. } => warmup,
+            Length::Time { .. } => 0,
+        }
+    }
+
     /// Checks the configuration: h ≥ 1, λ finite and positive, the cutoff count and order,
-    /// jobs ≥ 1, [`crate::sim::MIN_REPLICATIONS`] ≤ R ≤ [`crate::sim::MAX_REPLICATIONS`].
+    /// the run's options ([`RunOptions::validate`]) with a length in jobs and an empty
+    /// start.
     pub fn validate(&self) -> Result<(), SimError> {
         let bad = |s: String| Err(SimError::BadConfig(s));
         if self.hosts < 1 {
@@ -209,13 +214,9 @@ impl SimConfig {
         if self.cutoffs.windows(2).any(|w| w[0] >= w[1]) {
             return bad("cutoffs must increase strictly (in f64)".into());
         }
-        if self.jobs == 0 {
-            return bad("jobs must be at least 1".into());
-        }
-        if self.jobs.checked_add(self.warmup).is_none() {
-            return bad("jobs + warmup overflows".into());
-        }
-        check_replications(self.replications)?;
+        self.run.validate()?;
+        self.run.jobs("dispatch")?;
+        self.run.require_empty_start("dispatch")?;
         if let Arrivals::Renewal { scale, .. } = self.arrivals {
             if !(scale.is_finite() && scale > 0.0) {
                 return bad(format!(
@@ -256,17 +257,23 @@ pub struct SimResult {
     pub jobs_simulated: u64,
 }
 
-/// Runs every replication of `cfg` in parallel (rayon's current pool) and combines them.
+/// Runs every replication of `cfg` in parallel (rayon's current pool, or a pool of
+/// `cfg.run.threads` threads) and combines them.
 ///
 /// ```
 /// use taskassign::dist::{DistFactory, DistSpec, JobSize};
 /// use taskassign::sim::dispatch::{simulate, Arrivals, SimConfig, SimPolicy};
+/// use taskassign::sim::{Length, RunOptions};
 /// // M/M/1 with λ = 0.5, E[X] = 1: E[W] = ρ/(1 − ρ) = 1.
 /// let d = DistSpec::parse("exp:rate=1").unwrap().build(64).unwrap();
 /// let cfg = SimConfig {
 ///     policy: SimPolicy::Random, hosts: 1, lambda: 0.5, cutoffs: vec![],
 ///     sizes: d.sampler().unwrap(), arrivals: Arrivals::Poisson,
-///     jobs: 50_000, warmup: 1_000, replications: 8, seed: 1, point: 0,
+///     run: RunOptions {
+///         length: Length::Jobs { measured: 50_000, warmup: 1_000 },
+///         replications: 8,
+///         ..RunOptions::new(Length::jobs(1))
+///     },
 /// };
 /// let r = simulate(&cfg, None).unwrap();
 /// assert!((r.waiting.mean - 1.0).abs() < 4.0 * r.waiting.half_width);
@@ -274,7 +281,7 @@ pub struct SimResult {
 /// ```
 pub fn simulate(cfg: &SimConfig, progress: Option<Progress>) -> Result<SimResult, SimError> {
     cfg.validate()?;
-    let rep = Replicator::new(cfg.seed, cfg.point, cfg.replications)?;
+    let rep = cfg.run.replicator()?;
     result_of(cfg, kernels::run(cfg, &rep, progress)?)
 }
 
@@ -286,7 +293,7 @@ pub fn simulate_with_threads(
     progress: Option<Progress>,
 ) -> Result<SimResult, SimError> {
     cfg.validate()?;
-    let rep = Replicator::new(cfg.seed, cfg.point, cfg.replications)?.threads(threads);
+    let rep = Replicator::new(cfg.run.seed, cfg.run.point, cfg.run.replications)?.threads(threads);
     result_of(cfg, kernels::run(cfg, &rep, progress)?)
 }
 

@@ -1,13 +1,13 @@
 //! From the user's vocabulary (a distribution spec, a load, cutoffs as decimal strings) to a
-//! [`SimConfig`], checked for stability, with the value to compare with attached.
+//! [`SimConfig`], checked for stability, and the one runner of the dispatch simulators
+//! ([`run`]) that the `simulate` command and the claims engine call.
 //!
 //! The load, λ and the cutoffs are resolved in MPFR at [`ANALYTIC_BITS`] exactly as `eval`
 //! resolves them, then rounded to f64 for the simulator. The per-host loads (the policy
-//! vocabulary of [`crate::policy`]) decide stability before anything runs. The reference
-//! value a run is compared with comes from [`super::analytic`], the one place where the
-//! simulators meet the formulas.
+//! vocabulary of [`crate::policy`]) decide stability before anything runs. The value a run
+//! is compared with is not computed here: [`crate::policy::reference`] gives it from the
+//! resolved λ and cutoffs ([`Prepared::lambda`], [`Prepared::cutoffs`]).
 
-use super::analytic::{self, Analytic};
 use super::{simulate, simulate_with_threads, Arrivals, SimConfig, SimPolicy, SimResult};
 use crate::dist::{DistError, DistFactory, JobSize};
 use crate::num::{parse_decimal, show};
@@ -15,6 +15,7 @@ use crate::policy::{self, tags, LoadSpec, PolicyError};
 use crate::sim::observe::{names, Key};
 use crate::sim::stats::{Estimate, HeavyTail};
 use crate::sim::SimError;
+use crate::sim::{Length, RunOptions, DEFAULT_JOBS};
 use rug::Float;
 
 /// Precision (bits) of the analytic side: λ, ρ, the cutoffs and the formulas' values
@@ -35,17 +36,16 @@ pub struct SimRequest<'a> {
     pub cutoffs: Vec<String>,
     /// Renewal arrivals: the gap distribution (rescaled to mean 1/λ); `None` for Poisson.
     pub interarrival: Option<&'a dyn DistFactory>,
-    /// Measured jobs per replication.
-    pub jobs: u64,
-    /// Discarded jobs at the start of each replication.
-    pub warmup: u64,
-    /// Replications.
-    pub replications: usize,
-    /// Base seed.
-    pub seed: u64,
-    /// Sweep point.
-    pub point: u64,
+    /// Jobs (measured and warm-up), replications, seed, point, threads ([`DEFAULT_RUN`]
+    /// unless the caller says otherwise).
+    pub run: RunOptions,
 }
+
+/// The defaults of a dispatch simulation, on the command line and in the claims:
+/// [`crate::sim::DEFAULT_JOBS`] measured jobs after a tenth as many discarded,
+/// [`crate::sim::DEFAULT_REPLICATIONS`] replications, seed [`crate::sim::DEFAULT_SEED`],
+/// point 0, from empty.
+pub const DEFAULT_RUN: RunOptions = RunOptions::new(Length::jobs(DEFAULT_JOBS));
 
 /// A request resolved: the f64 configuration and the analytic side.
 #[derive(Debug)]
@@ -60,8 +60,6 @@ pub struct Prepared {
     pub cutoffs: Vec<Float>,
     /// Per-host loads when the policy determines them (SITA, TAGS, Random, RR).
     pub host_loads: Option<Vec<f64>>,
-    /// The analytic values, when a formula exists.
-    pub analytic: Option<Analytic>,
     /// E\[X²; X > x_n\] / E\[X²\] with P(X > x_n) = 1/n, n = jobs per replication: the input
     /// of the a-priori heavy-tail rule ([`HeavyTail::with_unseen_share`]).
     pub unseen_share: f64,
@@ -70,8 +68,8 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    /// Simulates (rayon's current pool, or a pool of `threads` threads) and adds the
-    /// a-priori heavy-tail rule to the result's diagnosis.
+    /// Simulates (on the request's threads, or a pool of `threads` threads when given)
+    /// and adds the a-priori heavy-tail rule to the result's diagnosis.
     pub fn run(
         &self,
         threads: Option<usize>,
@@ -131,8 +129,22 @@ pub fn takes_no_cutoffs(policy: &str) -> PolicyError {
     PolicyError::BadCutoffs(format!("{policy} takes no cutoffs"))
 }
 
+/// Resolves `req` and simulates it: the one runner of the dispatch simulators (the
+/// `simulate` command and the claims call it).
+pub fn run(
+    req: &SimRequest,
+    progress: Option<&(dyn Fn(usize, usize) + Sync)>,
+) -> Result<(Prepared, SimResult), SimError> {
+    let p = prepare(req)?;
+    let r = p.run(None, progress)?;
+    Ok((p, r))
+}
+
 /// Resolves a request (validating everything the simulator needs).
 pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
+    req.run.validate()?;
+    let (jobs, _) = req.run.jobs("dispatch")?;
+    req.run.require_empty_start("dispatch")?;
     let bits = ANALYTIC_BITS;
     let d = req.dist.build(bits)?;
     let (lambda, rho) = req.load.resolve(d.as_ref(), req.hosts)?;
@@ -178,19 +190,7 @@ pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
             )));
         }
     }
-    let analytic = if req.interarrival.is_none() {
-        analytic::reference_waiting(
-            req.policy,
-            d.as_ref(),
-            &lambda,
-            req.hosts,
-            &cutoffs,
-            &mut notes,
-        )?
-    } else {
-        None
-    };
-    let unseen_share = match unseen_second_moment_share(d.as_ref(), req.jobs) {
+    let unseen_share = match unseen_second_moment_share(d.as_ref(), jobs) {
         Ok(s) => s,
         Err(e) => {
             notes.push(format!(
@@ -206,11 +206,7 @@ pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
         cutoffs: cutoffs.iter().map(Float::to_f64).collect(),
         sizes,
         arrivals,
-        jobs: req.jobs,
-        warmup: req.warmup,
-        replications: req.replications,
-        seed: req.seed,
-        point: req.point,
+        run: req.run,
     };
     config.validate()?;
     Ok(Prepared {
@@ -219,7 +215,6 @@ pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
         load: rho,
         cutoffs,
         host_loads,
-        analytic,
         unseen_share,
         notes,
     })
@@ -295,23 +290,24 @@ impl From<Quantity> for Key {
 /// ```
 /// use taskassign::dist::DistSpec;
 /// use taskassign::policy::LoadSpec;
-/// use taskassign::sim::dispatch::analytic::erlang_c_waiting;
-/// use taskassign::sim::dispatch::setup::{simulated_mean, Quantity, SimRequest};
+/// use taskassign::policy::reference::erlang_c_waiting;
+/// use taskassign::sim::dispatch::setup::{simulated_mean, Quantity, SimRequest, DEFAULT_RUN};
 /// use taskassign::sim::dispatch::SimPolicy;
+/// use taskassign::sim::{Length, RunOptions};
 /// // "LWL with exponential sizes is within 10 % of Erlang C" at ρ = 1.2 on 2 hosts: the
 /// // whole 95 % interval lies in the band.
 /// let d = DistSpec::parse("exp:rate=1").unwrap();
 /// let req = SimRequest {
 ///     policy: SimPolicy::Lwl, dist: &d, hosts: 2, load: LoadSpec::Total("1.2".into()),
-///     cutoffs: vec![], interarrival: None, jobs: 100_000, warmup: 10_000,
-///     replications: 10, seed: 1, point: 0,
+///     cutoffs: vec![], interarrival: None,
+///     run: RunOptions { length: Length::jobs(100_000), ..DEFAULT_RUN },
 /// };
 /// let (est, tail) = simulated_mean(&req, Quantity::Waiting).unwrap();
 /// let target = erlang_c_waiting(1.2, 1.0, 2);
 /// let (lo, hi) = est.interval();
 /// assert!(!tail.warned() && lo >= 0.9 * target && hi <= 1.1 * target, "{est:?}");
 /// // Too few jobs to tell a 1 % difference: the interval is wider than the ±1 % band.
-/// let short = SimRequest { jobs: 2_000, warmup: 200, ..req };
+/// let short = SimRequest { run: RunOptions { length: Length::jobs(2_000), ..req.run }, ..req };
 /// let (est, _) = simulated_mean(&short, Quantity::Waiting).unwrap();
 /// assert!(2.0 * est.half_width > 0.02 * target, "{est:?}");
 /// ```
@@ -320,8 +316,7 @@ pub fn simulated_mean(
     q: impl Into<Key>,
 ) -> Result<(Estimate, HeavyTail), SimError> {
     let key = q.into();
-    let p = prepare(req)?;
-    let r = p.run(None, None)?;
+    let (_, r) = run(req, None)?;
     let e = r
         .estimates
         .get(key)

@@ -164,14 +164,12 @@ impl Tally for MgcTally {
     }
 
     fn tail_evidence(&self) -> Option<TailEvidence> {
-        Some(TailEvidence {
-            mean: self.sum_w / self.n as f64,
-            dominant_job_share: if self.sum_x2 > 0.0 {
-                self.max_x2 / self.sum_x2
-            } else {
-                0.0
-            },
-        })
+        Some(TailEvidence::from_sums(
+            self.sum_w,
+            self.n,
+            self.max_x2,
+            self.sum_x2,
+        ))
     }
 
     fn events(&self) -> u64 {

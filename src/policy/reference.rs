@@ -1,28 +1,40 @@
-//! The analytic values a dispatch simulation is compared with: the one place where the
-//! simulators' side meets the formulas of [`crate::policy`].
+//! The analytic values a dispatch simulation is compared with: the formulas of this room
+//! as the reference of a run with Poisson arrivals (renewal arrivals have none; the
+//! simulators themselves compute no formula, ARCHITECTURE.md, "Direction of
+//! dependencies").
 //!
-//! The simulators themselves compute no formula. When the arrivals are Poisson,
 //! [`reference_waiting`] gives the mean waiting to compare with:
 //! * SITA and Random: their formulas (Pollaczek–Khinchine per host on a thinned Poisson
 //!   stream, exact);
 //! * TAGS: its formula, exact at host 1 and the Poisson approximation of the papers at
-//!   hosts ≥ 2 (their arrivals are not Poisson; [`super::tags_error`] measures that error);
-//! * any policy with one host: the M/G/1 queue (Pollaczek–Khinchine, exact);
-//! * Least-Work-Left with exponential sizes ([`JobSize::is_exponential`]): the M/M/h
+//!   hosts ≥ 2 (their arrivals are not Poisson; the claim quantity `tags_host_error`
+//!   measures that error);
+//! * any routing with one host: the M/G/1 queue (Pollaczek–Khinchine, exact);
+//! * Least-Work-Left with exponential sizes ([`crate::dist::JobSize::is_exponential`]): the M/M/h
 //!   queue, Erlang C (exact).
 //!
-//! Renewal arrivals have no reference value. The report layer (`crate::report::simulate`)
-//! prints the values and the simulated estimates' distance to them (z in half-widths).
+//! The report layer (`crate::report::simulate`) prints the values and the simulated
+//! estimates' distance to them (z in half-widths).
 
-use super::SimPolicy;
-use crate::dist::JobSize;
-use crate::policy::{self, Metric, PolicyError, PolicyKind};
-use crate::sim::SimError;
+use super::{evaluate, Metric, PolicyError, PolicyKind};
+use crate::dist::DistFactory;
 use rug::Float;
+
+/// A simulated routing as the formulas see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Routing {
+    /// A routing with a formula of this room (SITA, TAGS, Random).
+    Formula(PolicyKind),
+    /// Least-Work-Left: the M/G/h central FCFS queue (a formula for exponential sizes).
+    CentralQueue,
+    /// A routing without a formula (Round-Robin, Join-the-Shortest-Queue): a reference
+    /// only with one host, where every routing is the M/G/1 queue.
+    NoFormula,
+}
 
 /// The analytic values a simulation is compared with.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Analytic {
+pub struct Reference {
     /// Mean waiting (TAGS: queueing plus wasted service); +∞ when infinite.
     pub waiting: f64,
     /// Mean waiting per visit at each host, when the formula gives it.
@@ -31,6 +43,8 @@ pub struct Analytic {
     pub host_exact: Vec<bool>,
     /// Which formula, in words.
     pub source: &'static str,
+    /// Sentences for the output's notes (the approximation used, an infinite mean).
+    pub notes: Vec<String>,
 }
 
 /// The note attached to TAGS with two or more hosts.
@@ -40,7 +54,7 @@ pub const TAGS_NOTE: &str = "TAGS analytic waiting: exact at host 1; hosts >= 2 
 /// [`crate::policy::mmh::mmh_waiting`] at 64 bits.
 ///
 /// ```
-/// use taskassign::sim::dispatch::analytic::erlang_c_waiting;
+/// use taskassign::policy::reference::erlang_c_waiting;
 /// // M/M/1: W = ρ/(μ − λ) = 0.5/(1 − 0.5) with m = 1.
 /// assert!((erlang_c_waiting(0.5, 1.0, 1) - 1.0).abs() < 1e-15);
 /// // M/M/2 with a = 1: C = 1/3, W = C m/(h − a) = 1/3.
@@ -57,68 +71,79 @@ pub fn erlang_c_waiting(lambda: f64, mean: f64, hosts: usize) -> f64 {
     .to_f64()
 }
 
-/// The exact (or labelled approximate) mean waiting that a simulation of `policy` with
-/// Poisson arrivals is compared with, when a formula exists; sentences for the output's
-/// notes go to `notes`.
+/// The exact (or labelled approximate) mean waiting that a simulation of `routing` with
+/// Poisson arrivals at rate `lambda` is compared with, when a formula exists: the sizes
+/// `dist` are built at the precision of `lambda`, the cutoffs are those the simulation
+/// ran (none for Random).
 pub fn reference_waiting(
-    policy: SimPolicy,
-    d: &dyn JobSize,
+    routing: Routing,
+    dist: &dyn DistFactory,
     lambda: &Float,
     hosts: usize,
     cutoffs: &[Float],
-    notes: &mut Vec<String>,
-) -> Result<Option<Analytic>, SimError> {
-    // With one host every policy is the same M/G/1 queue.
-    let kind = policy
-        .formula()
-        .or((hosts == 1).then_some(PolicyKind::Random));
+) -> Result<Option<Reference>, PolicyError> {
+    let d = dist.build(lambda.prec())?;
+    let kind = match routing {
+        Routing::Formula(k) => Some(k),
+        // With one host every routing is the same M/G/1 queue.
+        Routing::CentralQueue | Routing::NoFormula if hosts == 1 => Some(PolicyKind::Random),
+        Routing::CentralQueue | Routing::NoFormula => None,
+    };
+    let mut notes = Vec::new();
     if let Some(kind) = kind {
-        let source = match (policy, kind) {
-            (SimPolicy::Sita, _) => "SITA formula (Pollaczek-Khinchine per host, exact)",
-            (SimPolicy::Tags, _) if hosts > 1 => {
+        let source = match routing {
+            Routing::Formula(PolicyKind::Sita) => {
+                "SITA formula (Pollaczek-Khinchine per host, exact)"
+            }
+            Routing::Formula(PolicyKind::Tags) if hosts > 1 => {
                 notes.push(TAGS_NOTE.to_string());
                 "TAGS formula (exact at host 1, Poisson approximation at hosts >= 2)"
             }
-            (SimPolicy::Tags, _) => "TAGS formula with one host (M/G/1, exact)",
-            (SimPolicy::Random, _) => "Random formula (M/G/1 per host, exact)",
-            _ => "one host: M/G/1 Pollaczek-Khinchine (exact)",
+            Routing::Formula(PolicyKind::Tags) => "TAGS formula with one host (M/G/1, exact)",
+            Routing::Formula(PolicyKind::Random) => "Random formula (M/G/1 per host, exact)",
+            Routing::CentralQueue | Routing::NoFormula => {
+                "one host: M/G/1 Pollaczek-Khinchine (exact)"
+            }
         };
         let args: &[Float] = match kind.chain_kind() {
             None => &[],
             Some(_) => cutoffs,
         };
-        return match policy::evaluate(kind, d, lambda, hosts, args, Metric::Waiting) {
+        return match evaluate(kind, d.as_ref(), lambda, hosts, args, Metric::Waiting) {
             Ok(e) => {
                 let mut host_exact = vec![true; hosts];
                 if kind.approximation().is_some() {
                     host_exact.iter_mut().skip(1).for_each(|x| *x = false);
                 }
-                Ok(Some(Analytic {
+                Ok(Some(Reference {
                     waiting: e.value.to_f64(),
                     host_waiting: Some(e.host_waiting.iter().map(Float::to_f64).collect()),
                     host_exact,
                     source,
+                    notes,
                 }))
             }
             Err(PolicyError::InfiniteMetric { .. }) => {
                 notes.push("the analytic mean waiting is infinite (E[X^2] is infinite on some host): the simulated mean does not converge".into());
-                Ok(Some(Analytic {
+                Ok(Some(Reference {
                     waiting: f64::INFINITY,
                     host_waiting: None,
                     host_exact: vec![true; hosts],
                     source,
+                    notes,
                 }))
             }
-            Err(e) => Err(e.into()),
+            Err(e) => Err(e),
         };
     }
-    if policy == SimPolicy::Lwl && d.is_exponential() {
+    if routing == Routing::CentralQueue && d.is_exponential() {
         let mean = d.mean()?.to_f64();
-        return Ok(Some(Analytic {
+        return Ok(Some(Reference {
             waiting: erlang_c_waiting(lambda.to_f64(), mean, hosts),
             host_waiting: None,
             host_exact: vec![true; hosts],
             source: "M/M/h Erlang C (exact for exponential sizes)",
+            notes,
         }));
     }
     Ok(None)
@@ -127,12 +152,12 @@ pub fn reference_waiting(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dist::{DistFactory, DistSpec};
+    use crate::dist::DistSpec;
 
-    fn reference_of(policy: SimPolicy, spec: &str, hosts: usize) -> Option<Analytic> {
-        let d = DistSpec::parse(spec).unwrap().build(128).unwrap();
+    fn reference_of(routing: Routing, spec: &str, hosts: usize) -> Option<Reference> {
+        let d = DistSpec::parse(spec).unwrap();
         let lambda = Float::with_val(128, 0.5);
-        reference_waiting(policy, d.as_ref(), &lambda, hosts, &[], &mut Vec::new()).unwrap()
+        reference_waiting(routing, &d, &lambda, hosts, &[]).unwrap()
     }
 
     #[test]
@@ -140,17 +165,22 @@ mod tests {
         // LWL on 2 hosts is M/G/2: a formula only when the sizes are exponential (M/M/2,
         // Erlang C); Weibull with shape 1 is exponential too, but only the exp family says so
         // (a conservative capability: no reference rather than a wrong one).
-        let exp = reference_of(SimPolicy::Lwl, "exp:rate=1", 2).unwrap();
+        let exp = reference_of(Routing::CentralQueue, "exp:rate=1", 2).unwrap();
         assert_eq!(exp.source, "M/M/h Erlang C (exact for exponential sizes)");
         // Erlang C at λ = 0.5, E[X] = 1, h = 2, a = 0.5 (Kleinrock 1975, eq. 3.40):
         // C = (a²/2)(h/(h − a)) / (1 + a + (a²/2)(h/(h − a))) = (1/6)/(5/3) = 1/10 and
         // W = C/(h − a) = 1/15; tolerance: f64 rounding of the 64-bit value.
         assert!((exp.waiting - 1.0 / 15.0).abs() < 1e-15, "{}", exp.waiting);
-        assert!(reference_of(SimPolicy::Lwl, "hyperexp:p=0.1,rate1=0.1,rate2=10", 2).is_none());
-        assert!(reference_of(SimPolicy::Lwl, "weibull:shape=1,scale=1", 2).is_none());
-        assert!(reference_of(SimPolicy::Jsq, "exp:rate=1", 2).is_none());
-        // One host: M/G/1 for every policy.
-        let one = reference_of(SimPolicy::Jsq, "uniform:a=0,b=2", 1).unwrap();
+        assert!(reference_of(
+            Routing::CentralQueue,
+            "hyperexp:p=0.1,rate1=0.1,rate2=10",
+            2
+        )
+        .is_none());
+        assert!(reference_of(Routing::CentralQueue, "weibull:shape=1,scale=1", 2).is_none());
+        assert!(reference_of(Routing::NoFormula, "exp:rate=1", 2).is_none());
+        // One host: M/G/1 for every routing.
+        let one = reference_of(Routing::NoFormula, "uniform:a=0,b=2", 1).unwrap();
         assert_eq!(one.source, "one host: M/G/1 Pollaczek-Khinchine (exact)");
     }
 }

@@ -12,53 +12,10 @@
 //! | [`ErrorKind::Numerical`] | 3 | a solver did not converge, a search found nothing where something exists |
 //! | [`ErrorKind::Internal`] | 3 | a broken invariant: a bug to report |
 
+mod kind;
+
+pub use kind::{Classify, ErrorKind, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_NUMERICAL, EXIT_OK};
 use thiserror::Error;
-
-/// Exit status of a run that found nothing wrong (and, for `check`, nothing failing).
-pub const EXIT_OK: i32 = 0;
-/// Exit status of `check` when a claim fails, and of `tables --check` on a difference.
-pub const EXIT_FAILED: i32 = 1;
-/// Exit status for bad input.
-pub const EXIT_BAD_INPUT: i32 = 2;
-/// Exit status for a numerical failure (or an internal error) the tool could not get past.
-pub const EXIT_NUMERICAL: i32 = 3;
-
-/// Whose fault an error is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ErrorKind {
-    /// Bad input: the user can fix it by changing the request.
-    Input,
-    /// A numerical failure: non-convergence, a search that found no feasible point where
-    /// one exists; more `--digits` or another start may help.
-    Numerical,
-    /// A broken internal invariant (a bug).
-    Internal,
-}
-
-impl ErrorKind {
-    /// The exit status the binary uses for this kind.
-    pub fn exit_code(self) -> i32 {
-        match self {
-            ErrorKind::Input => EXIT_BAD_INPUT,
-            ErrorKind::Numerical | ErrorKind::Internal => EXIT_NUMERICAL,
-        }
-    }
-
-    /// A short name: `input`, `numerical`, `internal` (for JSON records).
-    pub fn name(self) -> &'static str {
-        match self {
-            ErrorKind::Input => "input",
-            ErrorKind::Numerical => "numerical",
-            ErrorKind::Internal => "internal",
-        }
-    }
-}
-
-/// Errors that know whose fault they are.
-pub trait Classify {
-    /// The kind of this error.
-    fn kind(&self) -> ErrorKind;
-}
 
 /// The crate-level error: one of the layers' errors, with its classification.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -73,6 +30,9 @@ pub enum Error {
     /// Policy formulas and searches over them.
     #[error(transparent)]
     Policy(#[from] crate::policy::PolicyError),
+    /// Designs: the fewest hosts that meet a target.
+    #[error(transparent)]
+    Design(#[from] crate::optimize::design::DesignError),
     /// Simulators.
     #[error(transparent)]
     Sim(#[from] crate::sim::SimError),
@@ -132,6 +92,7 @@ impl Classify for Error {
             Error::Num(e) => e.kind(),
             Error::Dist(e) => e.kind(),
             Error::Policy(e) => e.kind(),
+            Error::Design(e) => e.kind(),
             Error::Sim(e) => e.kind(),
             Error::Claim(e) => e.kind(),
             Error::Lb(e) => e.kind(),
@@ -143,3 +104,63 @@ impl Classify for Error {
 
 /// A result with the crate-level error.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The reason of a TOML parse or schema error, as one line: the parser's message (its
+/// lines joined with "; "), or, where the parser gives none (a key whose value is missing at
+/// the end of the text, which `toml` reports with an empty message), a reason read from the
+/// text at the error's place.
+pub fn toml_reason(e: &toml::de::Error, text: &str) -> String {
+    let msg = e
+        .message()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    if !msg.is_empty() {
+        return msg;
+    }
+    let at = e.span().map_or(text.len(), |s| s.start.min(text.len()));
+    let at = (0..=at)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let before = text[..at].lines().next_back().unwrap_or("").trim_end();
+    let after = text[at..].lines().next().unwrap_or("").trim();
+    if before.ends_with('=') && after.is_empty() {
+        "a value is missing after '=' (a quoted string, a number, true or false, an array or an inline table)".into()
+    } else if text[at..].trim().is_empty() {
+        "the text ends in the middle of a TOML item".into()
+    } else {
+        "not valid TOML here".into()
+    }
+}
+
+#[cfg(test)]
+mod toml_tests {
+    use super::toml_reason;
+
+    fn reason(text: &str) -> String {
+        let e = toml::from_str::<toml::Table>(text).expect_err("malformed");
+        toml_reason(&e, text)
+    }
+
+    #[test]
+    fn every_toml_error_has_a_reason() {
+        // toml reports these with an empty message: a value missing at the end of the text
+        for t in ["id =", "id = \"x\"\nload =", "[[class]]\nset = "] {
+            assert!(
+                reason(t).starts_with("a value is missing after '='"),
+                "{t:?}: {}",
+                reason(t)
+            );
+        }
+        // the parser's own message, on one line
+        assert_eq!(reason("x = [1,"), "invalid array; expected `]`");
+        assert_eq!(reason("a =   # note"), "invalid string; expected `\"`, `'`");
+        assert_eq!(
+            reason("id = 'x'\nid = 'y'\n"),
+            "duplicate key `id` in document root"
+        );
+    }
+}

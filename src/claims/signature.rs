@@ -1,0 +1,119 @@
+//! What a quantity declares ([`Signature`]): its name, the model it needs, what it takes
+//! positionally, its named arguments and its fields. The compiler validates calls against
+//! it and the evaluator reads its arguments through it.
+
+/// What a quantity takes positionally.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Positional {
+    /// Nothing (only named arguments).
+    None,
+    /// One word out of `choices` (`opt(tags)`); `what` names it in messages.
+    Word {
+        /// What the word is (`policy`).
+        what: &'static str,
+        /// The words accepted.
+        choices: &'static [&'static str],
+    },
+    /// One number, an expression (`moment(2)`); `what` names it in messages.
+    Number {
+        /// The number's name (`j`).
+        what: &'static str,
+    },
+}
+
+/// A named argument a quantity reads itself (not a setup override).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NamedArg {
+    /// The name (`cutoffs`, `jobs`).
+    pub name: &'static str,
+    /// Bare words it accepts besides expressions and strings (`balanced`, policy names).
+    pub words: &'static [&'static str],
+}
+
+/// A field of a quantity's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldSpec {
+    /// The name after the dot.
+    pub name: &'static str,
+    /// Whether it is a vector (read as `name[i]`).
+    pub indexed: bool,
+}
+
+impl FieldSpec {
+    /// A scalar field.
+    pub const fn scalar(name: &'static str) -> Self {
+        FieldSpec {
+            name,
+            indexed: false,
+        }
+    }
+    /// A vector field.
+    pub const fn vector(name: &'static str) -> Self {
+        FieldSpec {
+            name,
+            indexed: true,
+        }
+    }
+    /// As a claim file writes it (`cutoff[i]`).
+    pub fn shown(&self) -> String {
+        if self.indexed {
+            format!("{}[i]", self.name)
+        } else {
+            self.name.to_string()
+        }
+    }
+}
+
+/// The scalar field `value` alone (most quantities).
+pub const VALUE_ONLY: &[FieldSpec] = &[FieldSpec::scalar("value")];
+
+/// What a quantity declares: its name, the model it needs, its arguments and fields.
+#[derive(Debug, Clone, Copy)]
+pub struct Signature {
+    /// The name a claim calls.
+    pub name: &'static str,
+    /// The system model whose `[setup]` it reads (`None`: any).
+    pub model: Option<&'static str>,
+    /// What it takes positionally.
+    pub positional: Positional,
+    /// The named arguments it reads itself.
+    pub named: &'static [NamedArg],
+    /// Its fields.
+    pub fields: &'static [FieldSpec],
+    /// The field read when the expression names none.
+    pub default_field: &'static str,
+    /// One line: what it computes.
+    pub summary: &'static str,
+}
+
+impl Signature {
+    /// Whether `name` is one of the quantity's own named arguments.
+    pub fn takes(&self, name: &str) -> bool {
+        self.named.iter().any(|a| a.name == name)
+    }
+    /// Whether the quantity declares field `name`.
+    pub fn field(&self, name: &str) -> Option<&FieldSpec> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+    /// The call as a claim writes it: `opt(sita|sita-e|tags|tags-minmax)`,
+    /// `lwl_sim(jobs=, replications=, seed=, warmup=)`.
+    pub fn usage(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        match self.positional {
+            Positional::None => {}
+            Positional::Word { choices, .. } => parts.push(choices.join("|")),
+            Positional::Number { what } => parts.push(what.to_string()),
+        }
+        parts.extend(self.named.iter().map(|a| format!("{}=", a.name)));
+        format!("{}({})", self.name, parts.join(", "))
+    }
+
+    /// The fields as a claim writes them, for messages.
+    pub fn fields_shown(&self) -> String {
+        self.fields
+            .iter()
+            .map(FieldSpec::shown)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}

@@ -1,0 +1,134 @@
+//! The simulation options of the commands that simulate, parsed once into a
+//! [`RunOptions`] over the model's defaults (the same defaults as the claims'): the
+//! job-counting simulators (`simulate`, `redundancy simulate`: [`JobRunArgs`]) and the
+//! one that runs for a time (`jsq simulate`: [`TimeRunArgs`]). The ranges are checked by
+//! [`RunOptions::validate`] in each model's runner.
+
+use super::bad;
+use crate::sim::{
+    Length, RunOptions, Start, DEFAULT_JOBS, DEFAULT_REPLICATIONS, DEFAULT_SEED,
+    DEFAULT_WARMUP_FRACTION,
+};
+use clap::Args;
+
+/// `--replications` as given (an integer; the range is the runner's to check).
+fn replications(r: i64) -> Result<usize, (i32, String)> {
+    usize::try_from(r).map_err(|_| bad(crate::sim::bad_replications(r)))
+}
+
+/// A count such as `--jobs 1e6` (a whole number ≥ 0; the range is the runner's to check).
+fn count(what: &str, s: &str) -> Result<u64, (i32, String)> {
+    crate::num::parse_count(s, what, 0, u64::MAX).map_err(|_| {
+        bad(format!(
+            "{what} must be a whole number (e.g. 1000000 or 1e6), got '{}'",
+            s.trim()
+        ))
+    })
+}
+
+/// A time such as `--time 100` (a number; the range is the runner's to check).
+fn time(what: &str, s: &str) -> Result<f64, (i32, String)> {
+    s.trim()
+        .parse::<f64>()
+        .map_err(|_| bad(format!("{what} must be a number, got '{s}'")))
+}
+
+/// Options of a simulation that counts jobs.
+#[derive(Args, Debug)]
+pub(super) struct JobRunArgs {
+    /// Measured jobs per replication (an integer, e.g. 1000000 or 1e6).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_JOBS.to_string(), allow_hyphen_values = true)]
+    jobs: String,
+    /// Jobs discarded at the start of each replication [default: jobs/10].
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    warmup: Option<String>,
+    /// Independent replications (>= 2), run in parallel.
+    #[arg(long, value_name = "R", default_value_t = DEFAULT_REPLICATIONS as i64, allow_hyphen_values = true)]
+    replications: i64,
+    /// Base seed: replication r uses streams seeded from (seed, point, r).
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    seed: u64,
+    /// Worker threads [default: all cores]; results do not depend on it.
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+}
+
+impl JobRunArgs {
+    /// The options given, over `defaults`, at sweep point `point`.
+    pub(super) fn options(
+        &self,
+        defaults: RunOptions,
+        point: u64,
+    ) -> Result<RunOptions, (i32, String)> {
+        let jobs = count("jobs", &self.jobs)?;
+        let warmup = match &self.warmup {
+            Some(w) => count("warmup", w)?,
+            None => jobs / DEFAULT_WARMUP_FRACTION,
+        };
+        Ok(RunOptions {
+            length: Length::Jobs {
+                measured: jobs,
+                warmup,
+            },
+            replications: replications(self.replications)?,
+            seed: self.seed,
+            point,
+            threads: self.threads,
+            ..defaults
+        })
+    }
+}
+
+/// Options of a simulation that runs for a time (`jsq simulate`).
+#[derive(Args, Debug)]
+pub(super) struct TimeRunArgs {
+    /// Measured time per replication (mean service times).
+    #[arg(long, value_name = "T", default_value_t = crate::lb::sim::DEFAULT_TIME.to_string(), allow_hyphen_values = true)]
+    time: String,
+    /// Time discarded at the start of each replication [default: time/10].
+    #[arg(long, value_name = "T0", allow_hyphen_values = true)]
+    warmup: Option<String>,
+    /// Where each replication starts: empty, or fixed-point (N times the mean-field fixed
+    /// point of the d used, rounded; empty where it cannot be computed).
+    #[arg(long, value_name = "empty|fixed-point", default_value = "fixed-point", value_parser = parse_start)]
+    start: Start,
+    /// Independent replications (>= 2), run in parallel.
+    #[arg(long, value_name = "R", default_value_t = DEFAULT_REPLICATIONS as i64, allow_hyphen_values = true)]
+    replications: i64,
+    /// Base seed: replication r uses streams seeded from (seed, 0, r).
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    seed: u64,
+    /// Worker threads [default: all cores]; results do not depend on it.
+    #[arg(long, value_name = "K", allow_hyphen_values = true)]
+    threads: Option<i64>,
+}
+
+fn parse_start(s: &str) -> Result<Start, String> {
+    s.parse()
+}
+
+impl TimeRunArgs {
+    /// The options given, over `defaults`.
+    pub(super) fn options(&self, defaults: RunOptions) -> Result<RunOptions, (i32, String)> {
+        let measured = time("--time", &self.time)?;
+        let warmup = match &self.warmup {
+            Some(w) => time("--warmup", w)?,
+            None => measured / DEFAULT_WARMUP_FRACTION as f64,
+        };
+        let threads = match self.threads {
+            None => None,
+            Some(k) => Some(
+                usize::try_from(k)
+                    .map_err(|_| bad(format!("threads must be at least 1, got {k}")))?,
+            ),
+        };
+        Ok(RunOptions {
+            length: Length::Time { measured, warmup },
+            replications: replications(self.replications)?,
+            seed: self.seed,
+            threads,
+            start: self.start,
+            ..defaults
+        })
+    }
+}

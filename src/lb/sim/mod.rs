@@ -1,0 +1,581 @@
+//! Simulators of the N-server JSQ(d) system: the occupancy simulator (the fast one) and a
+//! plain per-server simulator (the cross-check).
+//!
+//! **Occupancy simulator** ([`OccupancySim`]). The state is the occupancy Q_0 = N ≥ Q_1 ≥
+//! Q_2 ≥ … (servers with at least i tasks), which is a Markov chain because servers are
+//! exchangeable. Events come at rate λN + D, D the departure rate (Q_1 for queues, the
+//! number of tasks Σ_i Q_i for pools: a pool with i tasks completes at rate i). One
+//! uniform u ∈ [0, λN + D) decides the event and, rescaled, its detail:
+//! * **arrival** (u < λN): w = u/λN is uniform on [0, 1); the task joins a server of
+//!   length v = max{i : P(min ≥ i) > w}, where P(min of the d sampled ≥ i) = p(Q_i) with
+//!   p(k) = C(k, d)/C(N, d) without replacement and (k/N)^d with — a table of p built once
+//!   per system in O(N) ([`crate::lb::model::tail_table`]), so an arrival costs one lookup
+//!   per level scanned from the bottom, whatever d: O(1 + v), with v within a level or
+//!   two of the shortest queue for any d ≥ 2. A task sent to a full server (v = b) is
+//!   discarded.
+//! * **departure**: w = u − λN is uniform on [0, D). Queues: the busy servers ordered by
+//!   decreasing length, the one at index ⌊w⌋ has length max{i : Q_i > w}. Pools: each
+//!   pool with i tasks weighs i, the cumulative weights Σ_{j ≤ i} j (Q_j − Q_{j+1}) are
+//!   scanned from level 1. Either way Q_i of the chosen length i drops by one.
+//!
+//! Each event changes one Q_i, so time integrals are kept lazily: ∫Q_i dt and ∫Q_i² dt
+//! are advanced only for the level that changes, O(1) per event. There is no allocation
+//! in the event loop (the level arrays grow, rarely, when a new top level is reached).
+//! Exponential gaps use the ziggurat ([`crate::sim::rng::exp1`]): two 64-bit draws per
+//! event in all.
+//!
+//! **Per-server simulator** ([`PerServerSim`]): each server keeps its own count; an
+//! arrival draws d servers (a partial Fisher–Yates shuffle without replacement, d
+//! independent draws with), takes the first minimum among them (the sample's order is
+//! uniformly random, so ties are broken uniformly), a departure picks a busy server (a
+//! pool by its weight) by a linear scan. O(d + N) per event: for small N only, as an
+//! independent implementation to test the occupancy one against.
+//!
+//! **Replications.** Both simulators implement [`crate::sim::Simulator`]: one
+//! replication is a function of (system, plan) and the replication's
+//! [`crate::sim::Streams`] (stream [`STREAM_EVENTS`] for the occupancy simulator's gaps and
+//! choices, [`STREAM_SAMPLES`] for the per-server simulator's draws), and its sums ([`Obs`])
+//! are a [`crate::sim::Tally`] of named observables ([`names`]): `occupancy[i]` (q_{i+1}),
+//! `mean_tasks`, `blocking`, the diffusion-scaled occupancy, `distance` (when the plan
+//! gives a reference occupancy). [`crate::sim::Replicator`] runs the replications in
+//! parallel and combines them in replication order into Student-t estimates with 95 %
+//! half-widths, so the numbers do not depend on the thread count; [`summarize`] reads them
+//! by name. Every replication runs for the same measured time, so a time average is the
+//! plain mean of the replications' averages.
+//!
+//! **Reported levels.** Every replication reports the same keys (the runner's rule), so the
+//! number of levels reported is fixed by the plan: the capacity, or
+//! [`MAX_REPORTED_LEVELS`] for an infinite one. Tasks above the reported levels are not
+//! lost: `mean_tasks` integrates the task count itself, and `levels_beyond` the tasks
+//! above the last reported level (0 unless a queue grew longer than that).
+
+mod occupancy;
+mod per_server;
+pub use occupancy::OccupancySim;
+pub use per_server::PerServerSim;
+
+use super::fixed_point::{fixed_point, jsq_reference};
+use super::fluid::Limit;
+use super::model::{LbError, System};
+use crate::sim::observe::{Key, Sample};
+use crate::sim::stats::{ratio_estimate, Estimate};
+use crate::sim::{
+    Length, Progress, Replicated, Replicator, RunOptions, Simulator, Start, Tally,
+    DEFAULT_WARMUP_FRACTION,
+};
+
+/// The stream of the occupancy simulator's events (gaps and choices).
+pub const STREAM_EVENTS: u64 = 0;
+/// The stream of the per-server simulator's server draws.
+pub const STREAM_SAMPLES: u64 = 1;
+/// Most servers the per-server simulator accepts (it scans all servers per departure).
+pub const PER_SERVER_MAX: u64 = 100_000;
+/// Levels reported for an infinite capacity (every replication reports the same keys):
+/// far above any occupied level of a stable system at the loads the tool is used at; the
+/// tasks above it are reported as `levels_beyond`.
+pub const MAX_REPORTED_LEVELS: usize = 256;
+
+/// The names of the observables of both simulators (the keys of their tallies).
+pub mod names {
+    /// q_{i+1}, the time-average fraction of servers with at least i + 1 tasks
+    /// (`occupancy[i]`).
+    pub use crate::sim::observe::names::OCCUPANCY;
+    /// Time-average tasks per server.
+    pub const MEAN_TASKS: &str = "mean_tasks";
+    /// Fraction of arrivals discarded.
+    pub const BLOCKING: &str = "blocking";
+    /// Time averages of (N − Q_1)/√N, then Q_i/√N for i ≥ 2 (`scaled_occupancy[i]`).
+    pub const SCALED_OCCUPANCY: &str = "scaled_occupancy";
+    /// Time averages of their squares.
+    pub const SCALED_OCCUPANCY_SQ: &str = "scaled_occupancy_sq";
+    /// The standard deviation of (N − Q_1)/√N over the measured time, per replication.
+    pub const SCALED_IDLE_SD: &str = "scaled_idle_sd";
+    /// Time average of Σ_i |Q_i/N − r_i| for the plan's reference occupancy r.
+    pub const DISTANCE: &str = "distance";
+    /// Time-average tasks per server above the last reported level.
+    pub const LEVELS_BEYOND: &str = "levels_beyond";
+}
+
+/// What one replication simulates.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// Simulated time discarded at the start.
+    pub warmup: f64,
+    /// Measured time after the warm-up.
+    pub horizon: f64,
+    /// Times (from 0, non-decreasing) at which the occupancy is recorded.
+    pub sample_times: Vec<f64>,
+    /// The start: Q_1, Q_2, … (non-increasing, at most N; missing levels 0). Empty is the
+    /// empty system.
+    pub start: Vec<u32>,
+    /// A reference occupancy r_1, r_2, … (missing levels 0): when not empty, the time
+    /// average of the ℓ1 distance Σ_i |Q_i/N − r_i| is measured (`distance`).
+    pub reference: Vec<f64>,
+}
+
+impl Plan {
+    /// Warm-up and measured time from an empty start, no samples.
+    pub fn new(warmup: f64, horizon: f64) -> Self {
+        Plan {
+            warmup,
+            horizon,
+            sample_times: Vec::new(),
+            start: Vec::new(),
+            reference: Vec::new(),
+        }
+    }
+
+    /// The number of levels every replication reports: the capacity, capped at
+    /// [`MAX_REPORTED_LEVELS`].
+    pub fn reported_levels(system: &System) -> usize {
+        system.model().buffer().map_or(MAX_REPORTED_LEVELS, |b| {
+            (b as usize).min(MAX_REPORTED_LEVELS)
+        })
+    }
+
+    fn check(&self, system: &System) -> Result<(), LbError> {
+        if !(self.warmup.is_finite() && self.warmup >= 0.0) {
+            return Err(LbError::BadInput(format!(
+                "the warm-up must be finite and >= 0, got {}",
+                self.warmup
+            )));
+        }
+        if !(self.horizon.is_finite() && self.horizon > 0.0) {
+            return Err(LbError::BadInput(format!(
+                "the measured time must be finite and > 0, got {}",
+                self.horizon
+            )));
+        }
+        if self
+            .sample_times
+            .iter()
+            .any(|t| !(t.is_finite() && *t >= 0.0))
+            || self.sample_times.windows(2).any(|w| w[1] < w[0])
+        {
+            return Err(LbError::BadInput(
+                "sample times must be finite, >= 0 and non-decreasing".into(),
+            ));
+        }
+        let n = system.servers();
+        if self.start.iter().any(|&q| u64::from(q) > n)
+            || self.start.windows(2).any(|w| w[1] > w[0])
+        {
+            return Err(LbError::BadInput(
+                "a start occupancy must be non-increasing and at most N".into(),
+            ));
+        }
+        if let Some(b) = system.model().buffer() {
+            let top = self.start.iter().rposition(|&q| q > 0).map_or(0, |i| i + 1);
+            if top > b as usize {
+                return Err(LbError::BadInput(format!(
+                    "the start has tasks above the capacity {b}"
+                )));
+            }
+        }
+        if self
+            .reference
+            .iter()
+            .any(|r| !(r.is_finite() && (0.0..=1.0).contains(r)))
+        {
+            return Err(LbError::BadInput(
+                "a reference occupancy must lie in [0, 1]".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The sums of one replication (mergeable: [`Obs::merge`] adds them), a
+/// [`crate::sim::Tally`] of the observables of [`names`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Obs {
+    /// N.
+    pub servers: u64,
+    /// Levels reported as `occupancy[i]` (the same for every replication of a run).
+    pub reported_levels: usize,
+    /// Replications merged in (1 for one replication).
+    pub replications: u64,
+    /// Measured time.
+    pub measured_time: f64,
+    /// ∫ Q_i dt over the measured time, index i − 1 for level i (every level reached).
+    pub level_time: Vec<f64>,
+    /// ∫ (N − Q_1)² dt at index 0 (the idle servers, centred so that the square does not
+    /// cancel at large N), ∫ Q_i² dt at index i − 1 ≥ 1.
+    pub level_sq_time: Vec<f64>,
+    /// ∫ Σ_i |Q_i − N r_i| dt for the plan's reference r (`None` without one).
+    pub distance_time: Option<f64>,
+    /// Σ over replications of each one's standard deviation of (N − Q_1)/√N over its
+    /// measured time.
+    pub scaled_idle_sd_sum: f64,
+    /// Arrivals in the measured time.
+    pub arrivals: u64,
+    /// Discarded arrivals in the measured time.
+    pub blocked: u64,
+    /// Events (arrivals and departures), warm-up included.
+    pub events: u64,
+    /// Servers sampled (d per arrival), warm-up included.
+    pub samples_drawn: u64,
+    /// Q_1, Q_2, … at each sample time (summed over merged replications).
+    pub trajectory: Vec<Vec<f64>>,
+}
+
+fn add_into(a: &mut Vec<f64>, b: &[f64]) {
+    if a.len() < b.len() {
+        a.resize(b.len(), 0.0);
+    }
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
+impl Obs {
+    /// Adds another replication's sums.
+    pub fn merge(&mut self, other: &Obs) {
+        self.servers = self.servers.max(other.servers);
+        self.reported_levels = self.reported_levels.max(other.reported_levels);
+        self.replications += other.replications;
+        self.measured_time += other.measured_time;
+        add_into(&mut self.level_time, &other.level_time);
+        add_into(&mut self.level_sq_time, &other.level_sq_time);
+        self.distance_time = match (self.distance_time, other.distance_time) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        self.scaled_idle_sd_sum += other.scaled_idle_sd_sum;
+        self.arrivals += other.arrivals;
+        self.blocked += other.blocked;
+        self.events += other.events;
+        self.samples_drawn += other.samples_drawn;
+        if self.trajectory.len() < other.trajectory.len() {
+            self.trajectory.resize(other.trajectory.len(), Vec::new());
+        }
+        for (a, b) in self.trajectory.iter_mut().zip(&other.trajectory) {
+            add_into(a, b);
+        }
+    }
+}
+
+impl Obs {
+    /// The standard deviation of (N − Q_1)/√N over the measured time, from the integrals.
+    fn scaled_idle_sd(&self) -> f64 {
+        let n = self.servers as f64;
+        let t = self.measured_time;
+        let idle = at(&self.level_time, 0);
+        let m1 = (n * t - idle) / t;
+        let m2 = at(&self.level_sq_time, 0) / t;
+        ((m2 - m1 * m1).max(0.0) / n).sqrt()
+    }
+
+    fn finish(mut self) -> Obs {
+        self.scaled_idle_sd_sum = self.scaled_idle_sd();
+        self
+    }
+}
+
+fn at(v: &[f64], i: usize) -> f64 {
+    v.get(i).copied().unwrap_or(0.0)
+}
+
+impl Tally for Obs {
+    /// Per replication: `occupancy[i]` and `scaled_occupancy[i]`, `scaled_occupancy_sq[i]`
+    /// for the reported levels, `mean_tasks`, `levels_beyond`, `blocking`,
+    /// `scaled_idle_sd` and, with a reference, `distance` (module docs).
+    fn samples(&self, out: &mut Vec<(Key, Sample)>) {
+        let n = self.servers as f64;
+        let sq = n.sqrt();
+        let t = self.measured_time;
+        let ev = self.events;
+        let levels = self.reported_levels;
+        for i in 0..levels {
+            out.push((
+                Key::at(names::OCCUPANCY, i),
+                Sample::per_time(at(&self.level_time, i) / n, t, ev),
+            ));
+        }
+        for i in 0..levels.max(1) {
+            let (scaled, scaled_sq) = if i == 0 {
+                (
+                    (n * t - at(&self.level_time, 0)) / sq,
+                    at(&self.level_sq_time, 0) / n,
+                )
+            } else {
+                (at(&self.level_time, i) / sq, at(&self.level_sq_time, i) / n)
+            };
+            out.push((
+                Key::at(names::SCALED_OCCUPANCY, i),
+                Sample::per_time(scaled, t, ev),
+            ));
+            out.push((
+                Key::at(names::SCALED_OCCUPANCY_SQ, i),
+                Sample::per_time(scaled_sq, t, ev),
+            ));
+        }
+        let tasks: f64 = self.level_time.iter().sum();
+        let beyond: f64 = self.level_time.iter().skip(levels).sum();
+        out.push((
+            Key::scalar(names::MEAN_TASKS),
+            Sample::per_time(tasks / n, t, ev),
+        ));
+        out.push((
+            Key::scalar(names::LEVELS_BEYOND),
+            Sample::per_time(beyond / n, t, ev),
+        ));
+        out.push((
+            Key::scalar(names::BLOCKING),
+            Sample::per_job(self.blocked as f64, self.arrivals),
+        ));
+        out.push((
+            Key::scalar(names::SCALED_IDLE_SD),
+            Sample::per_job(self.scaled_idle_sd_sum, self.replications),
+        ));
+        if let Some(d) = self.distance_time {
+            out.push((Key::scalar(names::DISTANCE), Sample::per_time(d / n, t, ev)));
+        }
+    }
+
+    fn events(&self) -> u64 {
+        self.events
+    }
+}
+
+/// Counters of the event loop.
+#[derive(Default)]
+struct Counts {
+    events: u64,
+    all_arrivals: u64,
+    arrivals: u64,
+    blocked: u64,
+}
+
+/// Estimates over replications, each with its 95 % half-width.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// q_i, i = 1, 2, … (time averages of Q_i/N), up to the last level any replication
+    /// occupied.
+    pub occupancy: Vec<Estimate>,
+    /// Time-average tasks per server.
+    pub mean_tasks: Estimate,
+    /// Fraction of arrivals discarded.
+    pub blocking: Estimate,
+    /// Time averages of the scaled occupancy: (N − Q_1)/√N, then Q_i/√N for i ≥ 2 (as
+    /// many levels as `occupancy`, at least one).
+    pub scaled_occupancy: Vec<Estimate>,
+    /// Time averages of the squares of the scaled occupancy (for its spread).
+    pub scaled_occupancy_sq: Vec<Estimate>,
+    /// The standard deviation of (N − Q_1)/√N over the measured time (the mean of the
+    /// replications' standard deviations).
+    pub scaled_idle_sd: Estimate,
+    /// Time average of the ℓ1 distance Σ_i |Q_i/N − r_i| to the plan's reference (`None`
+    /// without one).
+    pub distance: Option<Estimate>,
+    /// Time-average tasks per server above the reported levels (0 unless a queue grew
+    /// beyond [`MAX_REPORTED_LEVELS`]).
+    pub levels_beyond: Estimate,
+    /// Mean of Q_i(τ)/N over replications at each sample time.
+    pub trajectory: Vec<Vec<Estimate>>,
+    /// Events over all replications (warm-up included).
+    pub events: u64,
+    /// Servers sampled per arrival (d).
+    pub samples_per_arrival: f64,
+    /// Replications.
+    pub replications: usize,
+}
+
+fn per_rep(values: impl Iterator<Item = f64>) -> Estimate {
+    let v: Vec<(f64, u64)> = values.map(|x| (x, 1)).collect();
+    ratio_estimate(&v)
+}
+
+fn named(rep: &Replicated<Obs>, name: &str) -> Result<Estimate, LbError> {
+    rep.estimates
+        .scalar(name)
+        .copied()
+        .ok_or_else(|| LbError::Internal(format!("the simulation has no estimate of {name}")))
+}
+
+/// Combines the replications of a run (in their order) into estimates, read by name from
+/// the runner's [`crate::sim::observe::Estimates`]; the sampled trajectories are averaged
+/// from the tallies.
+pub fn summarize(system: &System, rep: &Replicated<Obs>) -> Result<Summary, LbError> {
+    let est = &rep.estimates;
+    let reps = &rep.tallies;
+    let nf = system.servers() as f64;
+    let mut occupancy = est.vector(names::OCCUPANCY);
+    // Trailing levels that no replication occupied.
+    let reached = reps.iter().map(|o| o.level_time.len()).max().unwrap_or(0);
+    occupancy.truncate(reached.max(1));
+    let levels = occupancy.len();
+    let mut scaled = est.vector(names::SCALED_OCCUPANCY);
+    let mut scaled_sq = est.vector(names::SCALED_OCCUPANCY_SQ);
+    scaled.truncate(levels.max(1));
+    scaled_sq.truncate(levels.max(1));
+    let samples = reps.iter().map(|o| o.trajectory.len()).max().unwrap_or(0);
+    let trajectory = (0..samples)
+        .map(|k| {
+            let lv = reps
+                .iter()
+                .filter_map(|o| o.trajectory.get(k).map(Vec::len))
+                .max()
+                .unwrap_or(0);
+            (0..lv)
+                .map(|i| {
+                    per_rep(reps.iter().map(|o| {
+                        o.trajectory
+                            .get(k)
+                            .map_or(0.0, |s| s.get(i).copied().unwrap_or(0.0) / nf)
+                    }))
+                })
+                .collect()
+        })
+        .collect();
+    Ok(Summary {
+        occupancy,
+        mean_tasks: named(rep, names::MEAN_TASKS)?,
+        blocking: named(rep, names::BLOCKING)?,
+        scaled_occupancy: scaled,
+        scaled_occupancy_sq: scaled_sq,
+        scaled_idle_sd: named(rep, names::SCALED_IDLE_SD)?,
+        distance: est.scalar(names::DISTANCE).copied(),
+        levels_beyond: named(rep, names::LEVELS_BEYOND)?,
+        trajectory,
+        events: rep.events,
+        samples_per_arrival: system.d().d as f64,
+        replications: reps.len(),
+    })
+}
+
+/// Runs `replications` replications of `sim` (streams of `seed` at sweep point `point`,
+/// on `threads` threads or rayon's current pool) and summarises them; `progress` is called
+/// as replications finish.
+pub fn simulate<S: Simulator<Tally = Obs>>(
+    system: &System,
+    sim: &S,
+    run: &Replicator,
+    progress: Option<crate::sim::Progress>,
+) -> Result<(Replicated<Obs>, Summary), LbError> {
+    let rep = run.run(sim, progress)?;
+    let s = summarize(system, &rep)?;
+    Ok((rep, s))
+}
+
+/// Measured time per replication of a JSQ simulation unless the caller says otherwise
+/// (in mean service times).
+pub const DEFAULT_TIME: f64 = 100.0;
+
+/// The defaults of a JSQ simulation, on the command line (`jsq simulate`) and in the
+/// claims (`jsq_sim`, `jsq_excess`): [`DEFAULT_TIME`] measured after a warm-up of a tenth
+/// of it, [`crate::sim::DEFAULT_REPLICATIONS`] replications, seed
+/// [`crate::sim::DEFAULT_SEED`], point 0, each replication started at N times the
+/// mean-field fixed point of the d used ([`fixed_point_start`]).
+pub const DEFAULT_RUN: RunOptions = RunOptions {
+    length: Length::Time {
+        measured: DEFAULT_TIME,
+        warmup: DEFAULT_TIME / DEFAULT_WARMUP_FRACTION as f64,
+    },
+    start: Start::FixedPoint,
+    ..RunOptions::new(Length::jobs(0))
+};
+
+/// Precision of the mean-field fixed point a run starts from (it is rounded to whole
+/// servers).
+const START_BITS: u32 = 64;
+
+/// Q_1, Q_2, … = round(N q_i) for the mean-field fixed point of the d used at N (JSQ's
+/// fluid fixed point when d = N), non-increasing and at most N: the start of a run that
+/// should spend little of its warm-up reaching stationarity.
+pub fn fixed_point_start(system: &System) -> Result<Vec<u32>, LbError> {
+    let n = system.servers();
+    let d = system.d().d;
+    let limit = if d >= n {
+        Limit::Jsq
+    } else {
+        match u32::try_from(d) {
+            Ok(d) => Limit::PowerOfD(d),
+            Err(_) => Limit::Jsq,
+        }
+    };
+    let fp = fixed_point(system.model(), limit, START_BITS)?;
+    let mut out: Vec<u32> = Vec::new();
+    let mut prev = n as f64;
+    for q in &fp.occupancy {
+        let x = (q.to_f64() * n as f64).round().min(prev);
+        if x < 1.0 {
+            break;
+        }
+        out.push(x as u32);
+        prev = x;
+    }
+    Ok(out)
+}
+
+/// What a JSQ simulation measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    /// Time averages after the warm-up, and the distance to JSQ's fluid fixed point where
+    /// that fixed point is unique.
+    Stationary,
+    /// Also the occupancy at the end of the run (a transient run: E[q_i(t)] at t = warm-up
+    /// + measured time, in [`Summary::trajectory`]).
+    AtEnd,
+}
+
+/// A JSQ simulation as run.
+#[derive(Debug, Clone)]
+pub struct SimRun {
+    /// The replications and their estimates.
+    pub replicated: Replicated<Obs>,
+    /// The estimates, read by name.
+    pub summary: Summary,
+    /// Wall time of the replications, in seconds.
+    pub seconds: f64,
+    /// Where the replications started (empty when the fixed point asked for could not be
+    /// computed).
+    pub start: Start,
+    /// What the run could not do as asked, in words.
+    pub notes: Vec<String>,
+}
+
+/// Runs the occupancy simulator of `system` with `opts` (a length in time): the one runner
+/// of JSQ(d(N)) that `jsq simulate` and the claims call. A stationary run measures the
+/// distance to JSQ's fluid fixed point where it is unique (a note says when it is not).
+pub fn run(
+    system: &System,
+    opts: &RunOptions,
+    measure: Measure,
+    progress: Option<Progress>,
+) -> Result<SimRun, LbError> {
+    opts.validate()?;
+    let (measured, warmup) = opts.time("JSQ")?;
+    let mut notes = Vec::new();
+    let mut plan = Plan::new(warmup, measured);
+    let mut start = opts.start;
+    if start == Start::FixedPoint {
+        match fixed_point_start(system) {
+            Ok(q) => plan.start = q,
+            Err(e) => {
+                notes.push(format!(
+                    "started empty: the mean-field fixed point could not be computed ({e})"
+                ));
+                start = Start::Empty;
+            }
+        }
+    }
+    match measure {
+        Measure::Stationary => match jsq_reference(system.model()) {
+            Ok(r) => plan.reference = r,
+            Err(e) => notes.push(format!("no distance: {e}")),
+        },
+        Measure::AtEnd => plan.sample_times = vec![warmup + measured],
+    }
+    let sim = OccupancySim::new(system, &plan)?;
+    let runner = opts.replicator()?;
+    let t0 = std::time::Instant::now();
+    let (replicated, summary) = simulate(system, &sim, &runner, progress)?;
+    Ok(SimRun {
+        replicated,
+        summary,
+        seconds: t0.elapsed().as_secs_f64(),
+        start,
+        notes,
+    })
+}

@@ -1,0 +1,460 @@
+//! The certified answers of size-based dispatch: `eval` (one policy at given cutoffs),
+//! `optimize` (the optimal cutoffs) and `threshold` (the TAGS stability threshold ρ*(F, h)),
+//! each computed at the two precisions of [`Certify`] and printed with the digits on
+//! which both agree. The `taskassign eval|optimize|threshold` commands and
+//! [`crate::prelude::Farm`] call these; [`crate::report`] renders what they return.
+//!
+//! `eval` lives here rather than in [`crate::policy`] because an evaluation first refuses
+//! a load no cutoffs can stabilise ([`super::threshold::check_stable`]: for TAGS the
+//! greedy construction of this room).
+
+use super::threshold::{check_stable, tags_threshold, Threshold};
+use super::{optimal_cutoffs_certified, OptPolicy, Optimum};
+use crate::dist::DistFactory;
+use crate::num::certify::{certify_pair, Certified, Certify, UNDETERMINED};
+use crate::num::parse_decimal;
+use crate::policy::{evaluate, Evaluation, LoadSpec, Metric, PolicyError, PolicyKind};
+use rug::Float;
+
+/// The smallest count of certified digits among `xs` (`wanted` when there are none): the
+/// `digits` a result reports.
+pub fn min_digits<'a, I: IntoIterator<Item = &'a Certified>>(xs: I, wanted: u32) -> u32 {
+    xs.into_iter().map(|c| c.digits).min().unwrap_or(wanted)
+}
+
+/// The certified numbers every dispatch answer has (the keys ARCHITECTURE.md fixes for
+/// `eval` and `optimize`): one view of [`EvalReport`] and [`OptimizeReport`], so that
+/// their range guard, their fewest digits and their records are written once.
+#[derive(Debug, Clone, Copy)]
+pub struct DispatchNumbers<'a> {
+    /// λ.
+    pub lambda: &'a Certified,
+    /// ρ.
+    pub load: &'a Certified,
+    /// The h − 1 cutoffs.
+    pub cutoffs: &'a [Certified],
+    /// Per-host loads.
+    pub host_loads: &'a [Certified],
+    /// The metric's value.
+    pub value: &'a Certified,
+    /// Queueing part.
+    pub queueing: &'a Certified,
+    /// Wasted-service part.
+    pub wasted: &'a Certified,
+    /// All hosts stable.
+    pub stable: bool,
+    /// Fewest certified digits.
+    pub digits: u32,
+}
+
+impl<'a> DispatchNumbers<'a> {
+    /// The numbers that are never zero or infinite in a sound answer (λ, ρ, the value and
+    /// its queueing part): the first argument of [`crate::num::certify::AtBoth::guard_range`].
+    pub fn nonzero(&self) -> [&'a Certified; 4] {
+        [self.lambda, self.load, self.value, self.queueing]
+    }
+
+    /// Every number: λ, ρ, the value, its queueing and wasted parts, the cutoffs and the
+    /// host loads (the ones whose fewest digits the answer reports).
+    pub fn all(&self) -> impl Iterator<Item = &'a Certified> {
+        [
+            self.lambda,
+            self.load,
+            self.value,
+            self.queueing,
+            self.wasted,
+        ]
+        .into_iter()
+        .chain(self.cutoffs.iter())
+        .chain(self.host_loads.iter())
+    }
+}
+
+/// `numbers()` for a report with the fields of [`DispatchNumbers`] (both reports have them
+/// under the same names).
+macro_rules! dispatch_numbers {
+    ($report:ty) => {
+        impl $report {
+            /// The numbers every dispatch answer has.
+            pub fn numbers(&self) -> DispatchNumbers<'_> {
+                DispatchNumbers {
+                    lambda: &self.lambda,
+                    load: &self.load,
+                    cutoffs: &self.cutoffs,
+                    host_loads: &self.host_loads,
+                    value: &self.value,
+                    queueing: &self.queueing,
+                    wasted: &self.wasted,
+                    stable: self.stable,
+                    digits: self.digits,
+                }
+            }
+        }
+    };
+}
+
+/// What `eval` computes.
+pub struct EvalRequest<'a> {
+    /// The policy.
+    pub policy: PolicyKind,
+    /// The job sizes.
+    pub dist: &'a dyn DistFactory,
+    /// Number of hosts.
+    pub hosts: usize,
+    /// The load.
+    pub load: LoadSpec,
+    /// The h − 1 interior cutoffs as decimal strings (none for Random).
+    pub cutoffs: Vec<String>,
+    /// The metric.
+    pub metric: Metric,
+    /// Significant digits wanted.
+    pub digits: u32,
+}
+
+/// A certified evaluation.
+#[derive(Debug, Clone)]
+pub struct EvalReport {
+    /// Arrival rate λ.
+    pub lambda: Certified,
+    /// Total load ρ.
+    pub load: Certified,
+    /// The cutoffs as used.
+    pub cutoffs: Vec<Certified>,
+    /// Per-host loads.
+    pub host_loads: Vec<Certified>,
+    /// Per-host mean waiting in queue.
+    pub host_waiting: Vec<Certified>,
+    /// The metric's value.
+    pub value: Certified,
+    /// Queueing part.
+    pub queueing: Certified,
+    /// Wasted-service part.
+    pub wasted: Certified,
+    /// All hosts stable.
+    pub stable: bool,
+    /// Fewest certified digits among the numbers.
+    pub digits: u32,
+}
+
+dispatch_numbers!(EvalReport);
+
+/// One evaluation at one precision.
+struct Run {
+    lambda: Float,
+    rho: Float,
+    cutoffs: Vec<Float>,
+    eval: Evaluation,
+}
+
+fn run_once(req: &EvalRequest, bits: u32) -> Result<Run, PolicyError> {
+    let d = req.dist.build(bits)?;
+    let (lambda, rho) = req.load.resolve(d.as_ref(), req.hosts)?;
+    let cutoffs = req
+        .cutoffs
+        .iter()
+        .map(|c| parse_decimal(c, bits).map_err(|e| PolicyError::BadCutoffs(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    if req.policy.chain_kind().is_none() && !cutoffs.is_empty() {
+        return Err(PolicyError::BadCutoffs(format!(
+            "{} routing takes no cutoffs",
+            req.policy.name()
+        )));
+    }
+    check_stable(req.policy, d.as_ref(), &lambda, &rho, req.hosts)?;
+    let eval = evaluate(
+        req.policy,
+        d.as_ref(),
+        &lambda,
+        req.hosts,
+        &cutoffs,
+        req.metric,
+    )?;
+    Ok(Run {
+        lambda,
+        rho,
+        cutoffs,
+        eval,
+    })
+}
+
+/// Evaluates at two precisions and certifies every number.
+pub fn eval_certified(req: &EvalRequest) -> Result<EvalReport, PolicyError> {
+    let c = Certify::digits(req.digits);
+    let both = c.run(|bits| run_once(req, bits))?;
+    let w = c.wanted();
+    let rep = EvalReport {
+        lambda: both.certify(w, |r| &r.lambda),
+        load: both.certify(w, |r| &r.rho),
+        cutoffs: both.certify_all(w, |r| &r.cutoffs),
+        host_loads: both.certify_all(w, |r| &r.eval.host_loads),
+        host_waiting: both.certify_all(w, |r| &r.eval.host_waiting),
+        value: both.certify(w, |r| &r.eval.value),
+        queueing: both.certify(w, |r| &r.eval.queueing),
+        wasted: both.certify(w, |r| &r.eval.wasted),
+        stable: both.hi.eval.stable,
+        digits: 0,
+    };
+    let n = rep.numbers();
+    both.guard_range(
+        "eval",
+        n.nonzero(),
+        rep.host_loads
+            .iter()
+            .chain(&rep.host_waiting)
+            .chain(&rep.cutoffs),
+    )?;
+    let digits = min_digits(n.all().chain(rep.host_waiting.iter()), w);
+    Ok(EvalReport { digits, ..rep })
+}
+
+/// What `optimize` computes.
+pub struct OptimizeRequest<'a> {
+    /// The objective.
+    pub policy: OptPolicy,
+    /// Job sizes.
+    pub dist: &'a dyn DistFactory,
+    /// Hosts.
+    pub hosts: usize,
+    /// Load.
+    pub load: LoadSpec,
+    /// Metric minimised (and reported).
+    pub metric: Metric,
+    /// Digits wanted.
+    pub digits: u32,
+}
+
+/// A certified optimum.
+#[derive(Debug, Clone)]
+pub struct OptimizeReport {
+    /// λ.
+    pub lambda: Certified,
+    /// ρ.
+    pub load: Certified,
+    /// The h − 1 cutoffs (idle hosts: the top of the support).
+    pub cutoffs: Vec<Certified>,
+    /// Per-host loads.
+    pub host_loads: Vec<Certified>,
+    /// The metric at the cutoffs.
+    pub value: Certified,
+    /// Queueing part.
+    pub queueing: Certified,
+    /// Wasted part.
+    pub wasted: Certified,
+    /// TAGS-minmax: the largest mean queue length.
+    pub max_queue: Option<Certified>,
+    /// Idle hosts.
+    pub idle_hosts: usize,
+    /// The idle count is not certified: the two precisions, each searching, use
+    /// `idle_counts` (working, certifying) idle hosts.
+    pub idle_undetermined: Option<(usize, usize)>,
+    /// Stable.
+    pub stable: bool,
+    /// Fewest certified digits.
+    pub digits: u32,
+}
+
+dispatch_numbers!(OptimizeReport);
+
+/// The cutoffs' digits on which both precisions agree, at most as many as the optimum
+/// determines: a cutoff known to relative precision r (the larger of the two runs'
+/// [`crate::optimize::Optimum::resolution`]) keeps at most ⌊−log10 r⌋ digits, so a cutoff
+/// that barely moves J is never certified by the two runs merely sharing a start.
+fn certify_cutoffs(a: &Optimum, b: &Optimum, wanted: u32) -> Vec<Certified> {
+    a.cutoffs
+        .iter()
+        .zip(&b.cutoffs)
+        .enumerate()
+        .map(|(i, (x, y))| {
+            let r = match (a.resolution.get(i), b.resolution.get(i)) {
+                (Some(p), Some(q)) => p.max(*q),
+                _ => 0.0,
+            };
+            let cap = if r > 0.0 {
+                let d = -r.log10();
+                if d.is_finite() && d >= 1.0 {
+                    (d.floor() as u32).min(wanted)
+                } else {
+                    0
+                }
+            } else {
+                wanted
+            };
+            if cap == 0 {
+                undetermined()
+            } else {
+                certify_pair(x, y, cap)
+            }
+        })
+        .collect()
+}
+
+/// A number of which no digit is certified.
+fn undetermined() -> Certified {
+    Certified {
+        text: UNDETERMINED.to_string(),
+        digits: 0,
+    }
+}
+
+/// Runs the optimisation at two precisions and certifies.
+pub fn optimize_certified(req: &OptimizeRequest) -> Result<OptimizeReport, PolicyError> {
+    let c = Certify::digits(req.digits);
+    let both =
+        optimal_cutoffs_certified(req.dist, &req.load, req.hosts, req.policy, req.metric, &c)?;
+    let w = c.wanted();
+    let (a, b) = (&both.lo, &both.hi);
+    // Runs that disagree on which hosts are idle do not determine any cutoff, unless the
+    // disagreement was found by the idle certification: then the certifying run searched
+    // on its own, and each cutoff is certified where the two optima agree (a cutoff at
+    // the top in one and finite in the other is undetermined).
+    let same_shape =
+        a.cutoffs.len() == b.cutoffs.len() && (a.idle_hosts == b.idle_hosts || a.idle_undetermined);
+    let cutoffs = if same_shape {
+        certify_cutoffs(a, b, w)
+    } else {
+        vec![undetermined(); b.cutoffs.len()]
+    };
+    let rep = OptimizeReport {
+        lambda: both.certify(w, |o| &o.lambda),
+        load: both.certify(w, |o| &o.load),
+        cutoffs,
+        host_loads: both.certify_all(w, |o| &o.eval.host_loads),
+        value: both.certify(w, |o| &o.eval.value),
+        queueing: both.certify(w, |o| &o.eval.queueing),
+        wasted: both.certify(w, |o| &o.eval.wasted),
+        max_queue: match (&a.max_queue, &b.max_queue) {
+            (Some(x), Some(y)) => Some(certify_pair(x, y, w)),
+            _ => None,
+        },
+        idle_hosts: b.idle_hosts,
+        idle_undetermined: a.idle_undetermined.then_some((a.idle_hosts, b.idle_hosts)),
+        stable: b.eval.stable,
+        digits: 0,
+    };
+    // Hosts whose idleness is not certified: their cutoffs (the top) and loads (0) are not
+    // certified either.
+    let mut rep = rep;
+    if rep.idle_undetermined.is_some() {
+        let idle = a.idle_hosts.max(b.idle_hosts);
+        let h = rep.host_loads.len();
+        for c in rep.cutoffs.iter_mut().skip(h.saturating_sub(1 + idle)) {
+            *c = undetermined();
+        }
+        for l in rep.host_loads.iter_mut().skip(h.saturating_sub(idle)) {
+            *l = undetermined();
+        }
+    }
+    let n = rep.numbers();
+    both.guard_range(
+        "optimize",
+        n.nonzero().into_iter().chain(rep.max_queue.as_ref()),
+        rep.host_loads.iter(),
+    )?;
+    let digits = min_digits(n.all().chain(rep.max_queue.iter()), w);
+    Ok(OptimizeReport { digits, ..rep })
+}
+
+/// A certified threshold.
+#[derive(Debug, Clone)]
+pub struct ThresholdReport {
+    /// ρ*.
+    pub load: Certified,
+    /// λ*.
+    pub lambda: Certified,
+    /// Greedy cutoffs at ρ*.
+    pub cutoffs: Vec<Certified>,
+    /// For h = ∞, the maximiser of x F̄(x).
+    pub argmax: Option<Certified>,
+    /// Fewest certified digits among load, lambda and cutoffs.
+    pub digits: u32,
+}
+
+/// ρ*(F, h) at two precisions, certified. `hosts = None` is h → ∞.
+pub fn threshold_certified(
+    dist: &dyn DistFactory,
+    hosts: Option<usize>,
+    digits: u32,
+) -> Result<ThresholdReport, PolicyError> {
+    let c = Certify::digits(digits);
+    let both = c.run(|bits| -> Result<Threshold, PolicyError> {
+        let d = dist.build(bits)?;
+        tags_threshold(d.as_ref(), hosts)
+    })?;
+    let load = both.certify(digits, |t| &t.load);
+    let lambda = both.certify(digits, |t| &t.lambda);
+    let cutoffs = if both.lo.cutoffs.len() == both.hi.cutoffs.len() {
+        both.certify_all(digits, |t| &t.cutoffs)
+    } else {
+        vec![]
+    };
+    // The maximiser is only determined to about half the working precision (the function
+    // is flat there); the two-precision comparison shows how much.
+    let argmax = match (&both.lo.argmax, &both.hi.argmax) {
+        (Some(a), Some(b)) => Some(certify_pair(a, b, digits)),
+        _ => None,
+    };
+    both.guard_range(
+        "threshold",
+        [&load, &lambda],
+        cutoffs.iter().chain(argmax.as_ref()),
+    )?;
+    let d = min_digits([&load, &lambda].into_iter().chain(cutoffs.iter()), digits);
+    Ok(ThresholdReport {
+        load,
+        lambda,
+        cutoffs,
+        argmax,
+        digits: d,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::Evaluation;
+    use rug::Float;
+
+    fn optimum(cut: &str, bits: u32, resolution: Vec<f64>) -> Optimum {
+        let x = crate::num::parse_decimal(cut, bits).unwrap();
+        let z = Float::with_val(bits, 0);
+        Optimum {
+            cutoffs: vec![x],
+            idle_hosts: 0,
+            idle_undetermined: false,
+            eval: Evaluation {
+                host_loads: vec![],
+                stable: true,
+                value: z.clone(),
+                queueing: z.clone(),
+                wasted: z,
+                host_waiting: vec![],
+            },
+            max_queue: None,
+            iterations: 1,
+            resolution,
+            hessian: None,
+            lambda: Float::with_val(bits, 1),
+            load: Float::with_val(bits, 0.5),
+        }
+    }
+
+    #[test]
+    fn cutoff_digits_are_capped_by_the_resolution() {
+        // Two runs that agree on 40 digits of a cutoff (as a polish that never moved it
+        // would): the digits printed follow the resolution, not the agreement. Expected
+        // values by hand: r = 3e-12 allows ⌊−log10 r⌋ = 11 digits; r = +∞ none.
+        let c = "1.234567890123456789012345678901234567890";
+        let (a, b) = (optimum(c, 200, vec![3e-12]), optimum(c, 260, vec![1e-14]));
+        let got = certify_cutoffs(&a, &b, 30);
+        assert_eq!(got[0].digits, 11);
+        assert_eq!(got[0].text, "1.2345678901e0");
+        let (a, b) = (
+            optimum(c, 200, vec![f64::INFINITY]),
+            optimum(c, 260, vec![1e-40]),
+        );
+        assert_eq!(certify_cutoffs(&a, &b, 30)[0].text, "undetermined");
+        // No resolution known (bracketed roots): the agreement alone decides.
+        let (a, b) = (optimum(c, 200, vec![]), optimum(c, 260, vec![]));
+        assert_eq!(certify_cutoffs(&a, &b, 30)[0].digits, 30);
+    }
+}
