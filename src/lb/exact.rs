@@ -189,6 +189,26 @@ pub struct ExactResult {
     pub cycles: usize,
     /// Truncations solved before the one printed.
     pub growths: usize,
+    /// Why the truncation stopped growing short of the digits asked (`None` when they are
+    /// certified, or without a truncation).
+    pub stopped: Option<Stopped>,
+}
+
+/// Why the truncation of an infinite buffer stopped growing before its bound left the
+/// digits asked certain.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Stopped {
+    /// The next truncation would exceed the state limit.
+    StateLimit {
+        /// The next truncation.
+        next: Truncation,
+        /// Its number of states at most ([`state_bound`]).
+        states: f64,
+        /// The limit (`--max-states`).
+        limit: usize,
+    },
+    /// [`MAX_GROWTHS`] truncations were solved.
+    Growths,
 }
 
 /// Most significant digits an f64 value is printed with.
@@ -666,6 +686,7 @@ fn solve_chain(
             residual: st.residual,
             cycles: st.cycles,
             growths: 0,
+            stopped: None,
         },
         face_bound,
         pi: pi_map,
@@ -791,6 +812,7 @@ pub fn closed_form(system: &System, digits: u32) -> Result<ExactResult, LbError>
         residual: 0.0,
         cycles: 0,
         growths: 0,
+        stopped: None,
     })
 }
 
@@ -913,16 +935,31 @@ pub fn exact(system: &System, opts: &ExactOptions) -> Result<ExactResult, LbErro
             ),
         );
         history.push((t, s.face_bound));
-        if r.digits >= want || r.truncation_bound <= target || growths >= MAX_GROWTHS {
+        let done = r.digits >= want || r.truncation_bound <= target;
+        if done || growths >= MAX_GROWTHS {
             let mut out = s.result;
             out.growths = growths;
+            out.stopped = (!done).then_some(Stopped::Growths);
             return Ok(out);
         }
         let next = grown(t, &history, target, decay0, kind);
         if next == t || check_size(system, Some(next), opts.max_states).is_err() {
-            // The next truncation would not fit: return what this one certifies.
+            // The next truncation would not fit: return what this one certifies, saying
+            // which limit stopped it.
             let mut out = s.result;
             out.growths = growths;
+            out.stopped = Some(if next == t {
+                Stopped::Growths
+            } else {
+                Stopped::StateLimit {
+                    next,
+                    states: match kind {
+                        ModelKind::Queues => state_bound(system.servers(), None, Some(next)),
+                        ModelKind::Pools => multisets(system.servers(), u64::from(next.min_level)),
+                    },
+                    limit: opts.max_states,
+                }
+            });
             return Ok(out);
         }
         warm = Some(s.pi);

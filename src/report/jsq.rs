@@ -19,7 +19,9 @@
 
 use super::simulate::{estimate, estimate_vector, exact as exact_f64, sci, HALF_WIDTH_DIGITS};
 use super::{digits_note, Record};
-use crate::lb::exact::{ExactMethod, ExactResult, CHAIN_MAX_DIGITS, F64_DIGITS, OCCUPANCY_FLOOR};
+use crate::lb::exact::{
+    ExactMethod, ExactResult, Stopped, Truncation, CHAIN_MAX_DIGITS, F64_DIGITS, OCCUPANCY_FLOOR,
+};
 use crate::lb::fixed_point::{CertifiedFixedPoint, Method};
 use crate::lb::fluid::{fluid_difference, Limit, Trajectory};
 use crate::lb::model::{DSpec, DUsed, Model, ModelKind, System};
@@ -205,6 +207,17 @@ pub fn fluid_record(
     rec
 }
 
+/// A truncation of an infinite buffer, in words.
+fn truncation_text(kind: ModelKind, t: Truncation) -> String {
+    match kind {
+        ModelKind::Queues => format!(
+            "shortest queue <= {}, longest - shortest <= {}",
+            t.min_level, t.spread
+        ),
+        ModelKind::Pools => format!("total tasks <= {}", t.min_level),
+    }
+}
+
 /// The method of an exact result, in words.
 fn exact_method_text(system: &System, r: &ExactResult) -> String {
     let model = system.model();
@@ -246,11 +259,7 @@ pub fn exact_record(system: &System, spec: &DSpec, digits: u32, r: &ExactResult)
                     "none (closed form)".to_string()
                 }
                 (None, _) => "none (finite buffer: every state)".to_string(),
-                (Some(t), ModelKind::Queues) => format!(
-                    "shortest queue <= {}, longest - shortest <= {}",
-                    t.min_level, t.spread
-                ),
-                (Some(t), ModelKind::Pools) => format!("total tasks <= {}", t.min_level),
+                (Some(t), kind) => truncation_text(kind, t),
             },
         )
         .text("model", model.kind().name())
@@ -290,12 +299,34 @@ pub fn exact_record(system: &System, spec: &DSpec, digits: u32, r: &ExactResult)
                 .into(),
         );
     }
-    if let Some(n) = digits_note(r.digits, digits) {
-        notes.push(if r.method == ExactMethod::Chain && digits > CHAIN_MAX_DIGITS {
-            format!("{n} (a chain is solved in f64 with double-double residuals: at most {CHAIN_MAX_DIGITS} digits)")
-        } else {
-            n
-        });
+    match r.method {
+        ExactMethod::Chain if r.digits < digits => {
+            let mut n = format!(
+                "only {} of the {digits} requested significant digits are certified (the enclosure's ends agree on {})",
+                r.digits, r.digits
+            );
+            if digits > CHAIN_MAX_DIGITS {
+                n.push_str(&format!("; a chain is solved in f64 with double-double residuals: at most {CHAIN_MAX_DIGITS} digits"));
+            }
+            match r.stopped {
+                Some(Stopped::StateLimit { next, states, limit }) => n.push_str(&format!(
+                    "; the truncation stopped at the state limit: the next one ({}) would have up to {} states (--max-states {limit}): raise --max-states, ask fewer --digits, or use jsq simulate",
+                    truncation_text(model.kind(), next),
+                    sci(states, 2)
+                )),
+                Some(Stopped::Growths) => n.push_str(&format!(
+                    "; the truncation stopped after {} growths: ask fewer --digits or use jsq simulate",
+                    r.growths
+                )),
+                None => {}
+            }
+            notes.push(n);
+        }
+        _ => {
+            if let Some(n) = digits_note(r.digits, digits) {
+                notes.push(n);
+            }
+        }
     }
     rec.texts("notes", &notes);
     rec
