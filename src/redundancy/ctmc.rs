@@ -582,10 +582,13 @@ pub fn class_chain_values(
 /// The compact chain as a level chain (level: total jobs), truncated at `caps[c]` jobs of
 /// each class c, for [`crate::num::levels`]: an arrival of class c at `caps[c]` jobs is an
 /// exit, blocked. A truncation per class keeps the states where the stationary mass is:
-/// under a class priority the favoured classes stay short while the others grow.
+/// under a class priority the favoured classes stay short while the others grow. A cap on
+/// the total (the level) as well cuts the box's corners, where every class is long at once:
+/// under ROS the classes' tails are alike and the box holds about nc! times the simplex.
 struct LevelClassChain {
     inner: ClassChain,
     caps: Vec<usize>,
+    total: usize,
 }
 
 impl LevelChain for LevelClassChain {
@@ -603,10 +606,11 @@ impl LevelChain for LevelClassChain {
     }
 
     fn inside(&self, s: &PackedState) -> bool {
-        s.counts
-            .iter()
-            .zip(&self.caps)
-            .all(|(&x, &k)| usize::from(x) <= k)
+        self.level(s) as usize <= self.total
+            && s.counts
+                .iter()
+                .zip(&self.caps)
+                .all(|(&x, &k)| usize::from(x) <= k)
     }
 
     fn transitions(&self, s: &PackedState, out: &mut Vec<(PackedState, f64)>) {
@@ -622,24 +626,33 @@ impl LevelChain for LevelClassChain {
     }
 
     fn on_boundary(&self, s: &PackedState) -> bool {
-        s.counts
-            .iter()
-            .zip(&self.caps)
-            .any(|(&x, &k)| usize::from(x) == k)
+        self.level(s) as usize == self.total
+            || s.counts
+                .iter()
+                .zip(&self.caps)
+                .any(|(&x, &k)| usize::from(x) == k)
     }
 }
 
-/// The compact chain's values with at most `caps[c]` jobs of class c (arrivals blocked
-/// beyond), solved by the level solver of [`crate::num::levels`] (two-level GMRES,
-/// double-double refinement). `p_full` is the largest mass on a class's cap, `faces` the
-/// mass on each.
+/// The compact chain's values with at most `limits[c]` jobs of class c and `limits[nc]` in
+/// all (arrivals blocked beyond), solved by the level solver of [`crate::num::levels`]
+/// (two-level GMRES, double-double refinement). `p_full` is the largest mass on a cap,
+/// `faces` the mass on each (the classes', then the total's).
 pub fn level_chain_values(
     sys: &System,
     policy: Policy,
-    caps: &[usize],
+    limits: &[usize],
     digits: u32,
 ) -> Result<(ChainValues, Vec<f64>), RedundancyError> {
-    let total: usize = caps.iter().sum();
+    let nc0 = sys.classes().len();
+    if limits.len() != nc0 + 1 {
+        return Err(RedundancyError::Internal(format!(
+            "{} limits for {nc0} classes",
+            limits.len()
+        )));
+    }
+    let caps = &limits[..nc0];
+    let total: usize = caps.iter().sum::<usize>().min(limits[nc0]);
     if total + 1 > CHAIN_MAX_TRUNCATION {
         return Err(RedundancyError::Unsupported(format!(
             "{}: the exact chain would hold more than {CHAIN_MAX_TRUNCATION} jobs: ask fewer --digits or use redundancy simulate",
@@ -650,6 +663,7 @@ pub fn level_chain_values(
     let chain = LevelClassChain {
         inner,
         caps: caps.to_vec(),
+        total,
     };
     let c = levels::explore_with(&chain, MAX_CHAIN_STATES, ExitRule::Block).map_err(|e| {
         match e {
@@ -672,13 +686,22 @@ pub fn level_chain_values(
     let lambda = sys.lambda_f64();
     let nc = lambda.len();
     let mut number = vec![0.0; nc];
-    let mut faces = vec![0.0; nc];
+    let mut faces = vec![0.0; nc + 1];
+    // P(an arrival of class c is blocked): x_c at its cap or the total at its cap.
+    let mut blocked = vec![0.0; nc];
     for (s, &p) in c.states.iter().zip(&st.pi) {
+        let full = chain.level(s) as usize == total;
+        if full {
+            faces[nc] += p;
+        }
         for c in 0..nc {
             let x = usize::from(s.counts[c]);
             number[c] += p * x as f64;
             if x == caps[c] {
                 faces[c] += p;
+            }
+            if full || x == caps[c] {
+                blocked[c] += p;
             }
         }
     }
@@ -693,7 +716,7 @@ pub fn level_chain_values(
     // Little's law with the accepted rates λ_c(1 − P(x_c = cap_c)) (PASTA).
     let accepted: Vec<f64> = lambda
         .iter()
-        .zip(&faces)
+        .zip(&blocked)
         .map(|(l, f)| l * (1.0 - f))
         .collect();
     let response: Vec<f64> = number.iter().zip(&accepted).map(|(n, a)| n / a).collect();
@@ -766,9 +789,9 @@ pub struct ChainResult {
     pub truncation: usize,
     /// The truncation they were compared with.
     pub compared_with: usize,
-    /// The caps per class of the values printed.
+    /// The caps per class of the values printed, then the cap on the total.
     pub caps: Vec<usize>,
-    /// The caps they were compared with.
+    /// The caps they were compared with (the same layout).
     pub compared_caps: Vec<usize>,
     /// The values at the smaller truncation.
     pub coarse: ChainValues,
@@ -790,9 +813,10 @@ fn certify_f64(lo: f64, hi: f64, wanted: u32) -> CertifiedValue {
 /// Mass a class's cap may carry, relative to the last digit wanted (10^−(digits + this)),
 /// before the truncation is compared with a larger one.
 pub const BLOCKING_MARGIN_DIGITS: i32 = 2;
-/// A class whose cap carries less than this is not grown for the comparison (the mass
-/// beyond it is below every digit printed).
-const NEGLIGIBLE_FACE: f64 = 1e-24;
+/// A class whose cap carries less than 10^−(digits + [`BLOCKING_MARGIN_DIGITS`] + this)
+/// is not grown for the comparison: the arrivals it blocks change its mean by about that
+/// mass times the cap (below 10³ jobs), far below the last digit compared.
+pub const NEGLIGIBLE_MARGIN_DIGITS: i32 = 8;
 /// Growth of a class's cap.
 const GROWTH: f64 = 1.5;
 /// The stationary solve's relative residual is aimed this many digits below the digits
@@ -816,7 +840,8 @@ fn grow(caps: &[usize], faces: &[f64], limit: f64) -> Vec<usize> {
 /// Solves `policy` on `sys` by the compact chain with a cap per class: the caps grow by
 /// half from [`START_TRUNCATION`] (or `start`) while their mass exceeds
 /// 10^−(digits + [`BLOCKING_MARGIN_DIGITS`]), then the values are compared with those of
-/// caps grown again (every cap carrying more than [`NEGLIGIBLE_FACE`]), growing until the
+/// caps grown again (every cap carrying a mass above [`NEGLIGIBLE_MARGIN_DIGITS`] more
+/// digits), growing until the
 /// two agree to `digits` digits (at most [`CHAIN_MAX_DIGITS`]) or the chain would exceed
 /// [`MAX_CHAIN_STATES`]; the larger truncation's values are printed with the digits on
 /// which the two agree. This is an estimate of the truncation error, not a bound: these
@@ -830,13 +855,14 @@ pub fn solve(
     let want = digits.clamp(1, CHAIN_MAX_DIGITS);
     let nc = sys.classes().len();
     let target = 10f64.powi(-(want as i32) - BLOCKING_MARGIN_DIGITS);
+    let negligible = target * 10f64.powi(-NEGLIGIBLE_MARGIN_DIGITS);
     let k0 = start.unwrap_or(START_TRUNCATION).max(1);
-    let mut caps = vec![k0; nc];
+    // The classes' caps, then the total's.
+    let mut caps = vec![k0; nc + 1];
+    // The states grow about like the product over classes of min(cap_c, total).
     let too_big = |states: usize, from: &[usize], to: &[usize]| {
-        let f: f64 = from
-            .iter()
-            .zip(to)
-            .map(|(&a, &b)| b as f64 / a as f64)
+        let f: f64 = (0..nc)
+            .map(|c| to[c].min(to[nc]) as f64 / from[c].min(from[nc]).max(1) as f64)
             .product();
         states as f64 * f > MAX_CHAIN_STATES as f64
     };
@@ -859,7 +885,7 @@ pub fn solve(
     }
     let mut best: Option<ChainResult> = None;
     loop {
-        let next = grow(&caps, &faces, NEGLIGIBLE_FACE);
+        let next = grow(&caps, &faces, negligible);
         if next == caps && best.is_some() {
             return best.ok_or_else(|| RedundancyError::Internal("no result".into()));
         }
@@ -882,7 +908,12 @@ pub fn solve(
             None,
             &format!("comparing class caps {caps:?} and {next:?}"),
         );
-        let (fine, fine_faces) = level_chain_values(sys, policy, &next, want)?;
+        // Every cap negligible: the truncation is its own comparison.
+        let (fine, fine_faces) = if next == caps {
+            (coarse.clone(), faces.clone())
+        } else {
+            level_chain_values(sys, policy, &next, want)?
+        };
         let cert = |a: f64, b: f64| certify_f64(a, b, want);
         let number: Vec<CertifiedValue> = coarse
             .number
