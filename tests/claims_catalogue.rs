@@ -36,7 +36,6 @@ fn catalogue_runs_as_expected_within_budget_and_snapshot() {
     let t0 = Instant::now();
     let rs = run_all(&claims, &|_| {});
     let took = t0.elapsed();
-    assert!(took < BUDGET, "catalogue took {took:?}");
     let mut snap = String::new();
     for r in &rs {
         for c in &r.checks {
@@ -80,4 +79,7 @@ fn catalogue_runs_as_expected_within_budget_and_snapshot() {
         }
     }
     insta::assert_snapshot!(snap);
+    // last, so that a run slowed by a loaded machine still shows whether the verdicts and
+    // the values are right
+    assert!(took < BUDGET, "catalogue took {took:?}");
 }

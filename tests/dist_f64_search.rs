@@ -22,7 +22,7 @@ use common::build;
 use rug::float::Special;
 use rug::Float;
 use taskassign::dist::{DistError, JobSize};
-use taskassign::num::show;
+use taskassign::num::message_number;
 
 /// Precision of the MPFR reference (and of the distributions it comes from).
 const REF_BITS: u32 = 200;
@@ -539,7 +539,12 @@ fn check_batched(spec: &str, intervals: &[(&str, &str)]) {
                             let tol = (Float::with_val(bits, s.abs_ref())
                                 * Float::with_val(bits, 1u32 + cond.clone()))
                                 >> (bits - AGREE_SLACK_BITS);
-                            assert!(d <= tol, "{what}: {} vs {}", show(m), show(s));
+                            assert!(
+                                d <= tol,
+                                "{what}: {} vs {}",
+                                message_number(m),
+                                message_number(s)
+                            );
                         }
                     }
                     // An infinite order makes both fail, with the same error.

@@ -15,7 +15,7 @@ use common::{build, empirical_file, EMPIRICAL_SIZES};
 use rug::float::{Constant, Special};
 use rug::{Float, Integer};
 use taskassign::dist::{DistError, DistSpec, JobSize};
-use taskassign::num::{parse_decimal, quad, show};
+use taskassign::num::{message_number, parse_decimal, quad};
 
 /// The two precisions every family is checked at.
 const PRECISIONS: [u32; 2] = [100, 400];
@@ -152,8 +152,8 @@ fn interval_moments(d: &dyn JobSize, ends: &[Float]) -> Vec<Float> {
                 Err(e) => panic!(
                     "{} j={j} ({}, {}]: {e}",
                     d.family(),
-                    show(&w[0]),
-                    show(&w[1])
+                    message_number(&w[0]),
+                    message_number(&w[1])
                 ),
             }
         }
@@ -190,10 +190,14 @@ fn check_spec_at(spec: &str, bits: u32, direct: Option<DirectSum>) -> (Vec<Float
             assert!(
                 m.is_finite(),
                 "{spec} j={j} ({}, {}]: infinite",
-                show(a),
-                show(b)
+                message_number(a),
+                message_number(b)
             );
-            let what = format!("{spec} j={j} ({}, {}] at {bits} bits", show(a), show(b));
+            let what = format!(
+                "{spec} j={j} ({}, {}] at {bits} bits",
+                message_number(a),
+                message_number(b)
+            );
             match direct {
                 // Source: the definition M_j(a,b) = E[X^j; a < X ≤ b] summed over the atoms.
                 Some(sum) => assert_close(
@@ -225,7 +229,7 @@ fn check_spec_at(spec: &str, bits: u32, direct: Option<DirectSum>) -> (Vec<Float
                 &sum,
                 &ac,
                 &zero,
-                &format!("{spec} additivity j={j} at {}", show(&w[1])),
+                &format!("{spec} additivity j={j} at {}", message_number(&w[1])),
             );
         }
     }
@@ -241,7 +245,13 @@ fn check_spec_at(spec: &str, bits: u32, direct: Option<DirectSum>) -> (Vec<Float
     for x in &e[..e.len() - 1] {
         let t = d.tail(x);
         let m = d.partial_moment(0, x, &d.upper()).unwrap();
-        assert_close(bits, &t, &m, &zero, &format!("{spec} tail at {}", show(x)));
+        assert_close(
+            bits,
+            &t,
+            &m,
+            &zero,
+            &format!("{spec} tail at {}", message_number(x)),
+        );
     }
     (e, moments)
 }
@@ -657,7 +667,11 @@ fn bounded_pareto_with_huge_p_has_finite_moments() {
                 let d = build(&spec, bits);
                 for j in [-1, 0, 1, 2] {
                     let m = d.moment(j).unwrap();
-                    assert!(m.is_finite() && m > 0, "{spec} j={j}: {}", show(&m));
+                    assert!(
+                        m.is_finite() && m > 0,
+                        "{spec} j={j}: {}",
+                        message_number(&m)
+                    );
                 }
                 assert_close(
                     bits,
@@ -692,5 +706,10 @@ fn quadrature_against_closed_forms_in_integration_test() {
     let q = quad_moment(d.as_ref(), 1, &Float::with_val(bits, 0), &inf(bits), bits);
     let e = Float::with_val(bits, Constant::Pi).sqrt() * parse_decimal("0.75", bits).unwrap();
     let err = Float::with_val(bits, &q.value - &e).abs();
-    assert!(err <= q.error, "{} vs {}", show(&q.value), show(&e));
+    assert!(
+        err <= q.error,
+        "{} vs {}",
+        message_number(&q.value),
+        message_number(&e)
+    );
 }

@@ -19,8 +19,8 @@ use rug::Float;
 use taskassign::dist::bounded_pareto::BoundedPareto;
 use taskassign::dist::pareto::Pareto;
 use taskassign::dist::JobSize;
+use taskassign::num::message_number;
 use taskassign::num::parse_decimal;
-use taskassign::num::show;
 
 const SLACK_BITS: u32 = 8;
 const EXTRA_REF_BITS: u32 = 100;
@@ -54,8 +54,8 @@ fn close(what: &str, x: &Float, r: &Float, bits: u32) -> f64 {
     assert!(
         x.is_finite() && r.is_finite(),
         "{what}: {} vs reference {}",
-        show(x),
-        show(r)
+        message_number(x),
+        message_number(r)
     );
     let tol = Float::with_val(bits + 200, r.abs_ref()) >> (bits - SLACK_BITS);
     let err = Float::with_val(bits + 200, x - r).abs();
@@ -63,8 +63,8 @@ fn close(what: &str, x: &Float, r: &Float, bits: u32) -> f64 {
     assert!(
         err <= tol,
         "{what}: {} vs reference {} (error {:.3e} of the tolerance)",
-        show(x),
-        show(r),
+        message_number(x),
+        message_number(r),
         used
     );
     used
@@ -119,7 +119,7 @@ fn check_family(spec: &str, bits: u32) -> f64 {
     let prepared: Vec<_> = pts.iter().map(|x| d.point(x)).collect();
     let mut worst: f64 = 0.0;
     for (x, pt) in pts.iter().zip(&prepared) {
-        let what = format!("{spec} at {} bits, x = {}", bits, show(x));
+        let what = format!("{spec} at {} bits, x = {}", bits, message_number(x));
         if x.is_finite() {
             worst = worst.max(close(
                 &format!("tail, {what}"),
@@ -143,8 +143,8 @@ fn check_family(spec: &str, bits: u32) -> f64 {
                         for ((x, y), j) in g.iter().zip(&w).zip(js) {
                             let what = format!(
                                 "{spec} at {bits} bits: M_{j}({}, {}), b/a − 1 = {:.3e}",
-                                show(a),
-                                show(b),
+                                message_number(a),
+                                message_number(b),
                                 (Float::with_val(bits, b / a) - 1u32).to_f64()
                             );
                             worst = worst.max(close(&what, x, y, bits));
@@ -153,8 +153,8 @@ fn check_family(spec: &str, bits: u32) -> f64 {
                     (Err(e), Err(f)) => assert_eq!(e.to_string(), f.to_string()),
                     (g, w) => panic!(
                         "{spec}: M({}, {}) orders {js:?}: {g:?} vs reference {w:?}",
-                        show(a),
-                        show(b)
+                        message_number(a),
+                        message_number(b)
                     ),
                 }
             }

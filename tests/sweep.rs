@@ -829,7 +829,8 @@ load = ["0.5", "1"]
 "#;
 
 /// Runs `args`, expects exit 2 with one line on stderr holding every one of `want`.
-fn refused(args: &[&str], want: &[&str]) {
+/// Runs `args`, expects one clear refusal (exit 2) holding every `want`, returns its line.
+fn refused(args: &[&str], want: &[&str]) -> String {
     let o = run(args);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(EXIT_BAD_INPUT), "{args:?}: {err}");
@@ -842,6 +843,7 @@ fn refused(args: &[&str], want: &[&str]) {
     for w in want {
         assert!(lines[0].contains(w), "{args:?}: want '{w}' in {err}");
     }
+    lines[0].to_string()
 }
 
 #[test]
@@ -930,11 +932,24 @@ fn a_shard_count_that_contradicts_the_shard_files_is_an_error() {
         d.join("shard-000000-of-000003.jsonl"),
     )
     .expect("mv");
-    refused(
+    let why = refused(
         &["merge", p(&d), "--grid", p(&g), "--out", p(&m)],
         &[
-            "shard-000000-of-000003.jsonl:2",
+            "shard-000000-of-000003.jsonl:",
             "which shard 0/3 does not hold",
         ],
     );
+    // the shard's lines are in the order its points finished (threads), so which line is
+    // the first wrong one varies; the line named must be one of the file's, and the
+    // position named one shard 0 of 2 holds (even) and shard 0 of 3 does not
+    let text = std::fs::read_to_string(d.join("shard-000000-of-000003.jsonl")).expect("read");
+    let after = |tag: &str| -> usize {
+        let rest = &why[why.find(tag).expect(tag) + tag.len()..];
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().expect("a number")
+    };
+    let line = after("shard-000000-of-000003.jsonl:");
+    assert!((1..=text.lines().count()).contains(&line), "{why}");
+    let at = after("at position ");
+    assert!(at % 2 == 0 && at % 3 != 0, "{why}");
 }

@@ -9,7 +9,7 @@ use taskassign::dist::{DistSpec, JobSize};
 use taskassign::num::parse_decimal;
 use taskassign::optimize::certified::threshold_certified;
 use taskassign::optimize::threshold::{greedy, tags_threshold};
-use taskassign::policy::tags::host_load;
+use taskassign::policy::tags_host_load as host_load;
 
 /// Precision of the exact-value tests.
 const BITS: u32 = 160;

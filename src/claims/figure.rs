@@ -391,7 +391,7 @@ pub fn compute(fig: &Figure) -> Result<Vec<SeriesData>, crate::Error> {
                             "{}: series '{name}' at {at}: {} = {} cannot be drawn on a log axis",
                             fig.path,
                             s.y_text,
-                            crate::num::show(&v.hi)
+                            crate::num::message_number(&v.hi)
                         )))
                         }
                     };
@@ -400,7 +400,7 @@ pub fn compute(fig: &Figure) -> Result<Vec<SeriesData>, crate::Error> {
                             "{}: series '{name}' at {at}: {} = {} is not a finite number",
                             fig.path,
                             s.y_text,
-                            crate::num::show(&v.hi)
+                            crate::num::message_number(&v.hi)
                         )));
                     }
                     let bar = v.sim.as_ref().and_then(|sim| {

@@ -251,6 +251,12 @@ pub fn parse_as<T: serde::de::DeserializeOwned>(path: &str, text: &str) -> Resul
     })
 }
 
+/// A file read for its `[setup]` table only ([`FileCtx::setup`]).
+#[derive(Debug, Deserialize)]
+struct SetupTable<T> {
+    setup: T,
+}
+
 /// A claim file being compiled: its path and text, for errors that name the file, the
 /// line and the key; and the language's words, for its expressions.
 pub struct FileCtx<'a> {
@@ -284,8 +290,88 @@ impl<'a> FileCtx<'a> {
     pub fn parse_expr(&self, s: &str) -> Result<Expr, String> {
         expr::parse(s, &self.words)
     }
-    /// The whole file read as `T` (a model reads its `[setup]` this way, with spans).
+    /// The whole file read as `T`.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ClaimError> {
         parse_as(self.path, self.text)
+    }
+    /// The file's `[setup]` table read as `T` (a model reads its keys this way, with
+    /// spans; the rest of the file is left to the compiler).
+    pub fn setup<T: DeserializeOwned>(&self) -> Result<T, ClaimError> {
+        Ok(self.parse::<SetupTable<T>>()?.setup)
+    }
+    /// Every `{name}` of the template `t` (the value of `key`) is one of `vars`, the grid
+    /// and limit variables.
+    pub fn check_template(
+        &self,
+        t: &Spanned<String>,
+        key: &str,
+        vars: &[String],
+    ) -> Result<(), ClaimError> {
+        let mut rest = t.get_ref().as_str();
+        while let Some(i) = rest.find('{') {
+            let after = &rest[i + 1..];
+            let Some(j) = after.find('}') else {
+                return self.err(t.span(), key, "unclosed '{'");
+            };
+            let name = after[..j].trim();
+            if !vars.iter().any(|v| v == name) {
+                return self.err(
+                    t.span(),
+                    key,
+                    format!("{{{name}}} is not a grid or limit variable"),
+                );
+            }
+            rest = &after[j + 1..];
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `[setup]` with one template, as a model reads it.
+    #[derive(Debug, Deserialize)]
+    struct OneTemplate {
+        dist: Spanned<String>,
+    }
+
+    /// The schema error for the template `dist` of a file whose grid variables are `p`
+    /// and `alpha`, or `None` when the template is accepted.
+    fn template_error(dist: &str) -> Option<(usize, String, String)> {
+        let text = format!("[setup]\ndist = \"{dist}\"\n");
+        let c = FileCtx::new("t.toml", &text, vec![]);
+        let s: OneTemplate = match c.setup() {
+            Ok(s) => s,
+            Err(e) => return Some((0, String::new(), e.to_string())),
+        };
+        let vars = ["p".to_string(), "alpha".to_string()];
+        match c.check_template(&s.dist, "setup.dist", &vars) {
+            Ok(()) => None,
+            Err(ClaimError::Schema { line, key, why, .. }) => Some((line, key, why)),
+            Err(e) => Some((0, String::new(), e.to_string())),
+        }
+    }
+
+    #[test]
+    fn templates_name_only_grid_and_limit_variables() {
+        // The rule of a `{name}` template: every name between braces is a variable of
+        // the grid or the limit, and every '{' is closed; the error is on the template's
+        // line (line 2 of the file above) and names its key.
+        assert_eq!(template_error("bp:k=1,p={p},alpha={ alpha }"), None);
+        assert_eq!(template_error("exp:rate=1"), None);
+        assert_eq!(
+            template_error("bp:k=1,p={q}"),
+            Some((
+                2,
+                "setup.dist".into(),
+                "{q} is not a grid or limit variable".into()
+            ))
+        );
+        assert_eq!(
+            template_error("bp:k=1,p={p"),
+            Some((2, "setup.dist".into(), "unclosed '{'".into()))
+        );
     }
 }

@@ -20,7 +20,7 @@
 use super::cache::Cache;
 use super::error::QuantityError;
 use super::expr::{Arg, Expr, Field, Op};
-use super::signature::Signature;
+use super::signature::{ModelSignature, Signature};
 use super::value::{bin_half_width, fn_half_width, Pair, Value};
 use crate::num::certify::to_sci;
 use crate::num::parse_decimal;
@@ -96,23 +96,56 @@ impl OverVal {
 }
 
 /// A model's `[setup]`, compiled (by its [`crate::claims::system::Model`]): the system as
-/// written, which a scope reads its setup keys and variables from.
-pub trait SystemSpec: Send + Sync + std::fmt::Debug {
+/// written, which a scope reads its setup keys and variables from. A model implements
+/// [`SystemSpec::signature`] and what differs from the defaults; its quantities downcast
+/// the system to their own type through [`AsAny`].
+pub trait SystemSpec: AsAny + Send + Sync + std::fmt::Debug {
+    /// The model's declaration.
+    fn signature(&self) -> &'static ModelSignature;
     /// The model's name (`dispatch`).
-    fn model(&self) -> &'static str;
+    fn model(&self) -> &'static str {
+        self.signature().name
+    }
     /// The setup keys a call may override (`opt(tags, hosts=3)`).
-    fn keys(&self) -> &'static [&'static str];
+    fn keys(&self) -> &'static [&'static str] {
+        self.signature().keys
+    }
     /// Groups of keys of which one value holds at a time: overriding one clears the others
     /// (`load`, `lambda`, `load_per_host`).
-    fn exclusive(&self) -> &'static [&'static [&'static str]];
-    /// Bare words an override of `key` takes as text (`metric=slowdown`).
-    fn key_words(&self, key: &str) -> &'static [&'static str];
+    fn exclusive(&self) -> &'static [&'static [&'static str]] {
+        self.signature().exclusive
+    }
     /// Names with a value at every grid point besides the grid variables (`hosts`, `rho`).
-    fn variables(&self) -> &'static [&'static str];
-    /// The value of one of [`SystemSpec::variables`] at the point of `scope`.
-    fn variable(&self, name: &str, scope: &Scope) -> Result<Pair, QuantityError>;
-    /// For the model's quantities, which downcast to their own type.
+    fn variables(&self) -> &'static [&'static str] {
+        self.signature().variables
+    }
+    /// Bare words an override of `key` takes as text (`metric=slowdown`); none by default.
+    fn key_words(&self, key: &str) -> &'static [&'static str] {
+        let _ = key;
+        &[]
+    }
+    /// The value of one of [`SystemSpec::variables`] at the point of `scope` (a model
+    /// without variables is never asked).
+    fn variable(&self, name: &str, scope: &Scope) -> Result<Pair, QuantityError> {
+        let _ = scope;
+        Err(QuantityError::Internal(format!(
+            "the {} model has no variable '{name}'",
+            self.model()
+        )))
+    }
+}
+
+/// A value as [`Any`], to downcast a `&dyn SystemSpec` to its model's own type (every
+/// `'static` type has it).
+pub trait AsAny {
+    /// `self` as [`Any`].
     fn as_any(&self) -> &dyn Any;
+}
+
+impl<T: Any> AsAny for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
 }
 
 /// The computed quantities a scope's calls go to (the registry is one).
@@ -166,6 +199,19 @@ impl<'a> Scope<'a> {
             digits,
             resolving: false,
         }
+    }
+
+    /// The claim's system as its model's own type `T` (a model's quantities read their
+    /// setup this way); an internal error if the claim is of another model than `model`,
+    /// which the compiler rules out.
+    pub fn system_as<T: SystemSpec + Any>(&self, model: &str) -> Result<&'a T, QuantityError> {
+        let system: &'a dyn SystemSpec = self.system;
+        system.as_any().downcast_ref::<T>().ok_or_else(|| {
+            QuantityError::Internal(format!(
+                "a {model} quantity in a '{}' claim",
+                system.model()
+            ))
+        })
     }
 
     /// A copy of this scope, to apply overrides to.

@@ -117,3 +117,22 @@ impl Signature {
             .join(", ")
     }
 }
+
+/// What a system model declares: its name and the constants its `[setup]` and its values
+/// are read with (a model's counterpart of a quantity's [`Signature`]).
+#[derive(Debug, Clone, Copy)]
+pub struct ModelSignature {
+    /// The name `model = "…"` gives.
+    pub name: &'static str,
+    /// The setup keys a call may override (`opt(tags, hosts=3)`).
+    pub keys: &'static [&'static str],
+    /// Groups of keys of which one value holds at a time: overriding one clears the
+    /// others (`load`, `lambda`, `load_per_host`).
+    pub exclusive: &'static [&'static [&'static str]],
+    /// The names with a value at every point of the model's claims (`hosts`, `rho`;
+    /// reserved: no grid variable may take them).
+    pub variables: &'static [&'static str],
+    /// Bare words the model's values take (metric names, `inf`): the compiler accepts
+    /// them in expressions.
+    pub words: &'static [&'static str],
+}

@@ -9,6 +9,13 @@ use rug::Float;
 
 /// A value at the two precisions (low, high), and, when it depends on a simulation, the
 /// simulation's statistical uncertainty.
+///
+/// Not the same thing as [`crate::num::certify::AtBoth`], though both hold a low and a
+/// high result: an `AtBoth<T>` is the output of one certified run (any `T`, with the MPFR
+/// range flags the run raised, which its caller checks with `guard_range` and then drops),
+/// while a `Pair` is a number of the claims language: always a [`Float`], the operand of
+/// the evaluator's arithmetic, carrying a simulation's uncertainty and no range flags.
+/// A quantity turns the checked `AtBoth` of its computation into `Pair`s, one per field.
 #[derive(Debug, Clone)]
 pub struct Pair {
     /// At the working precision.

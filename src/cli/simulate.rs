@@ -65,7 +65,7 @@ pub(super) fn run_simulate(a: SimulateArgs) -> Outcome {
     let opts = a.run.options(DEFAULT_RUN, a.point)?;
     let replications = opts.replications;
     // Per host and replication: the kernel's state and the host's statistics (a generous
-    // estimate); 10^12 hosts would abort in the allocator (issue 14, item 3).
+    // estimate); 10^12 hosts would abort in the allocator (exit 134) without this check.
     crate::policy::budget::check_hosts(
         "a simulation",
         hosts,

@@ -8,7 +8,7 @@ use super::{
 };
 use crate::num::dd::{clip_ln, f64_pair};
 use crate::num::logf64::{f64_normal, ln_power_integral_f64_lt};
-use crate::num::show;
+use crate::num::message_number;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::ops::Pow;
@@ -191,19 +191,23 @@ impl BoundedPareto {
         if !(k > 0) {
             return Err(DistError::BadParameter {
                 family: f,
-                why: format!("k must be > 0, got {}", show(&k)),
+                why: format!("k must be > 0, got {}", message_number(&k)),
             });
         }
         if !(p > k) {
             return Err(DistError::BadParameter {
                 family: f,
-                why: format!("p must be > k, got p = {} ≤ k = {}", show(&p), show(&k)),
+                why: format!(
+                    "p must be > k, got p = {} ≤ k = {}",
+                    message_number(&p),
+                    message_number(&k)
+                ),
             });
         }
         if !(alpha > 0) {
             return Err(DistError::BadParameter {
                 family: f,
-                why: format!("alpha must be > 0, got {}", show(&alpha)),
+                why: format!("alpha must be > 0, got {}", message_number(&alpha)),
             });
         }
         let bits = k.prec();
@@ -321,7 +325,7 @@ impl JobSize for BoundedPareto {
         if !(*u > 0 && *u < 1) {
             return Err(DistError::BadParameter {
                 family: "bp",
-                why: format!("quantile level {} not in (0,1)", show(u)),
+                why: format!("quantile level {} not in (0,1)", message_number(u)),
             });
         }
         // k (1 − u·norm)^(−1/α)

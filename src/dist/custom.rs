@@ -22,7 +22,7 @@
 
 use super::{check_order, clip, to_f64_param, DistError, DistFactory, JobSize, Sampler};
 use crate::num::quad::{integrate_positive, LOG_SUBSTITUTION_RATIO};
-use crate::num::{parse_decimal, show, NumError};
+use crate::num::{message_number, parse_decimal, NumError};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::float::Special;
@@ -74,7 +74,7 @@ fn parse_support(lower: &str, upper: &str, bits: u32) -> Result<(Float, Float), 
     if lo < 0 {
         return Err(bad(format!(
             "lower must be ≥ 0 (job sizes are not negative), got {}",
-            show(&lo)
+            message_number(&lo)
         )));
     }
     let u = upper.trim();
@@ -86,8 +86,8 @@ fn parse_support(lower: &str, upper: &str, bits: u32) -> Result<(Float, Float), 
     if hi <= lo {
         return Err(bad(format!(
             "upper must be > lower, got upper = {} ≤ lower = {}",
-            show(&hi),
-            show(&lo)
+            message_number(&hi),
+            message_number(&lo)
         )));
     }
     Ok((lo, hi))
@@ -175,7 +175,7 @@ impl Custom {
                 why: format!(
                     "{}: total mass {} is not positive and finite",
                     name,
-                    show(&total)
+                    message_number(&total)
                 ),
             });
         }
@@ -204,8 +204,8 @@ impl Custom {
         let limit = Float::with_val(q, r.value.abs_ref()) >> bits;
         if r.error > limit {
             return Err(DistError::Num(NumError::Quadrature {
-                estimate: show(&r.value),
-                error: show(&r.error),
+                estimate: message_number(&r.value),
+                error: message_number(&r.error),
             }));
         }
         Ok(r.value)
@@ -328,7 +328,7 @@ impl JobSize for Custom {
             if lost > SAMPLER_MAX_LOST_MASS {
                 return Err(DistError::NotSimulable {
                     family: "custom",
-                    why: format!("mass {lost:e} beyond x = {}", show(&last)),
+                    why: format!("mass {lost:e} beyond x = {}", message_number(&last)),
                 });
             }
         }

@@ -1,7 +1,7 @@
 //! Deterministic: every job has size x.
 
 use super::{check_order, to_f64_param, DistError, JobSize, Sampler};
-use crate::num::show;
+use crate::num::message_number;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::ops::Pow;
 use rug::Float;
@@ -25,7 +25,7 @@ impl Deterministic {
         if !(x > 0) {
             return Err(DistError::BadParameter {
                 family: "det",
-                why: format!("x must be > 0, got {}", show(&x)),
+                why: format!("x must be > 0, got {}", message_number(&x)),
             });
         }
         Ok(Deterministic { x })

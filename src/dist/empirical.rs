@@ -8,7 +8,7 @@
 //! difference of two of them loses at most log2(n) bits, which the guard bits cover.
 
 use super::{check_order, to_f64_param, DistError, JobSize, Sampler};
-use crate::num::{parse_decimal, show};
+use crate::num::{message_number, parse_decimal};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::Float;
@@ -212,7 +212,7 @@ impl JobSize for Empirical {
         if !(*u > 0 && *u < 1) {
             return Err(DistError::BadParameter {
                 family: "empirical",
-                why: format!("quantile level {} not in (0,1)", show(u)),
+                why: format!("quantile level {} not in (0,1)", message_number(u)),
             });
         }
         // The smallest sample with CDF ≥ u is x_(⌈u n⌉) (1-based, sorted).

@@ -12,9 +12,8 @@
 use super::{check_order, clip, to_f64_param, DistError, JobSize, Sampler};
 use crate::dist::ziggurat::exp1;
 use crate::num::gamma::gamma_interval;
-use crate::num::{show, NumError};
+use crate::num::{message_number, NumError};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rug::float::Special;
 use rug::Float;
 
 /// Most phases: the sampler adds k exponentials, and 1000 phases (SCV 0.001) is far past
@@ -45,22 +44,20 @@ impl Erlang {
         if !(k.is_integer() && *k >= 1 && *k <= MAX_PHASES) {
             return Err(DistError::BadParameter {
                 family: "erlang",
-                why: format!("k must be an integer in 1..={MAX_PHASES}, got {}", show(k)),
+                why: format!(
+                    "k must be an integer in 1..={MAX_PHASES}, got {}",
+                    message_number(k)
+                ),
             });
         }
         if !(rate > 0) || rate.is_infinite() {
             return Err(DistError::BadParameter {
                 family: "erlang",
-                why: format!("rate must be finite and > 0, got {}", show(&rate)),
+                why: format!("rate must be finite and > 0, got {}", message_number(&rate)),
             });
         }
         let k = k.to_u32_saturating().unwrap_or(1);
         Ok(Erlang { k, rate })
-    }
-
-    /// The number of phases k.
-    pub fn phases(&self) -> u32 {
-        self.k
     }
 
     /// The rate r of each phase.
@@ -75,12 +72,6 @@ impl JobSize for Erlang {
     }
     fn prec(&self) -> u32 {
         self.rate.prec()
-    }
-    fn lower(&self) -> Float {
-        Float::with_val(self.prec(), 0)
-    }
-    fn upper(&self) -> Float {
-        Float::with_val(self.prec(), Special::Infinity)
     }
     fn tail(&self, x: &Float) -> Float {
         let bits = self.prec();
@@ -130,7 +121,7 @@ impl JobSize for Erlang {
                 family: "erlang",
                 j,
                 a: "0".into(),
-                b: show(&b),
+                b: message_number(&b),
             });
         }
         let ya = Float::with_val(w, &a * &self.rate);
@@ -140,7 +131,7 @@ impl JobSize for Erlang {
                 family: "erlang",
                 j: -1,
                 a: "0".into(),
-                b: show(&yb),
+                b: message_number(&yb),
             },
             other => DistError::Num(other),
         })?;

@@ -4,11 +4,10 @@ use super::{check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, S
 use crate::num::dd::{f64_pair, LnPoint};
 use crate::num::gauss::{ln_gl6, GL6_MAX_LOG_WIDTH, GL6_MAX_VARIATION};
 use crate::num::logf64::{interval_width, ln_one_minus_exp_neg};
-use crate::num::show;
+use crate::num::message_number;
 use crate::num::tol::{F64_SERIES_EPS, LENTZ_EPS};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rug::float::Special;
 use rug::Float;
 
 /// Exponential distribution on [0, ∞).
@@ -33,7 +32,7 @@ impl Exponential {
         if rate.is_nan() || rate <= 0 {
             return Err(DistError::BadParameter {
                 family: "exp",
-                why: format!("rate must be > 0, got {}", show(&rate)),
+                why: format!("rate must be > 0, got {}", message_number(&rate)),
             });
         }
         let ln_rate = f64_pair(&Float::with_val(rate.prec() + 16, rate.ln_ref()));
@@ -74,7 +73,7 @@ fn lower_gamma_regularised(bits: u32, n: u32, y: &Float) -> Float {
     let inv_bits = (1 - i64::from(y.get_exp().unwrap_or(1))).max(0) as u64;
     if *y < 1 && inv_bits * SERIES_SPLIT < u64::from(bits) {
         // The series below needs about bits / log2(1/y) terms — thousands at 10 000 digits
-        // (issue 14, item 6: `threshold --digits 10000` spent its time here). Instead
+        // (`threshold --digits 10000` used to spend most of its time here). Instead
         // e^(−y) (expm1(y) − Σ_{1≤m<n} y^m/m!), whose subtraction loses at most
         // (n − 1)·log2(1/y) + log2(n!) bits, computed with that many more.
         let w = bits + n * inv_bits as u32 + EXPM1_GUARD_BITS;
@@ -353,12 +352,6 @@ impl JobSize for Exponential {
     fn prec(&self) -> u32 {
         self.rate.prec()
     }
-    fn lower(&self) -> Float {
-        Float::with_val(self.prec(), 0)
-    }
-    fn upper(&self) -> Float {
-        Float::with_val(self.prec(), Special::Infinity)
-    }
     fn tail(&self, x: &Float) -> Float {
         let b = self.prec();
         if *x <= 0 {
@@ -390,7 +383,7 @@ impl JobSize for Exponential {
                         family: "exp",
                         j,
                         a: "0".into(),
-                        b: show(&b),
+                        b: message_number(&b),
                     });
                 }
                 let e1 = |x: &Float| -> Float {
@@ -422,7 +415,7 @@ impl JobSize for Exponential {
         if !(*u > 0 && *u < 1) {
             return Err(DistError::BadParameter {
                 family: "exp",
-                why: format!("quantile level {} not in (0,1)", show(u)),
+                why: format!("quantile level {} not in (0,1)", message_number(u)),
             });
         }
         Ok(-Float::with_val(b, -u.clone()).ln_1p() / &self.rate)

@@ -4,10 +4,9 @@ use super::exponential::Exponential;
 use super::ziggurat::exp1;
 use super::{check_order, to_f64_param, DistError, JobSize, Sampler};
 use crate::num::logf64::{f64_normal, ln_add_exp};
-use crate::num::show;
+use crate::num::message_number;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rug::float::Special;
 use rug::Float;
 
 /// Mixture p·Exp(rate1) + (1−p)·Exp(rate2).
@@ -35,7 +34,7 @@ impl HyperExp {
         if !(p > 0 && p < 1) {
             return Err(DistError::BadParameter {
                 family: "hyperexp",
-                why: format!("p must be in (0,1), got {}", show(&p)),
+                why: format!("p must be in (0,1), got {}", message_number(&p)),
             });
         }
         let bits = p.prec();
@@ -68,12 +67,6 @@ impl JobSize for HyperExp {
     }
     fn prec(&self) -> u32 {
         self.p.prec()
-    }
-    fn lower(&self) -> Float {
-        Float::with_val(self.prec(), 0)
-    }
-    fn upper(&self) -> Float {
-        Float::with_val(self.prec(), Special::Infinity)
     }
     fn tail(&self, x: &Float) -> Float {
         self.e1.tail(x) * &self.p + self.e2.tail(x) * &self.q

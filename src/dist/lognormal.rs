@@ -12,7 +12,7 @@ use super::{check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, S
 use crate::num::gauss::{ln_gl6, GL6_MAX_VARIATION};
 use crate::num::logf64::{f64_normal, ln_one_minus_exp};
 use crate::num::normal::{ln_normal_q, normal_mass, normal_pdf, normal_q, normal_q_f64};
-use crate::num::{root, show, NumError};
+use crate::num::{message_number, root, NumError};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::float::{Constant, Special};
 use rug::Float;
@@ -87,13 +87,16 @@ impl LogNormal {
         if !mu.is_finite() {
             return Err(DistError::BadParameter {
                 family: f,
-                why: format!("mu must be finite, got {}", show(&mu)),
+                why: format!("mu must be finite, got {}", message_number(&mu)),
             });
         }
         if sigma.is_nan() || sigma <= 0 || sigma.is_infinite() {
             return Err(DistError::BadParameter {
                 family: f,
-                why: format!("sigma must be > 0 and finite, got {}", show(&sigma)),
+                why: format!(
+                    "sigma must be > 0 and finite, got {}",
+                    message_number(&sigma)
+                ),
             });
         }
         let sigma = Float::with_val(mu.prec(), sigma);
@@ -139,8 +142,8 @@ where
     if !ok {
         return Err(DistError::Num(NumError::NoBracket {
             what: what.to_string(),
-            lo: show(&lo),
-            hi: show(&hi),
+            lo: message_number(&lo),
+            hi: message_number(&hi),
         }));
     }
     Ok(root::solve_increasing(what, &lo, &hi, |z| Ok::<_, NumError>(g(z)))?.x)
@@ -152,12 +155,6 @@ impl JobSize for LogNormal {
     }
     fn prec(&self) -> u32 {
         self.mu.prec()
-    }
-    fn lower(&self) -> Float {
-        Float::with_val(self.prec(), 0)
-    }
-    fn upper(&self) -> Float {
-        Float::with_val(self.prec(), Special::Infinity)
     }
     fn tail(&self, x: &Float) -> Float {
         let b = self.prec();
@@ -257,7 +254,7 @@ impl JobSize for LogNormal {
         if !(*u > 0 && *u < 1) {
             return Err(DistError::BadParameter {
                 family: "lognormal",
-                why: format!("quantile level {} not in (0,1)", show(u)),
+                why: format!("quantile level {} not in (0,1)", message_number(u)),
             });
         }
         // z = Φ^-1(u) in z-space (robust for any μ), then x = e^(μ + σz). Above the median
@@ -342,7 +339,7 @@ mod tests {
                 } else {
                     Float::with_val(bits, 1u32) - d.tail(&x)
                 };
-                assert!(close(bits, &back, &uf), "u {u}: {}", show(&back));
+                assert!(close(bits, &back, &uf), "u {u}: {}", message_number(&back));
             }
         }
     }

@@ -28,7 +28,7 @@ pub use point::Point;
 pub use spec::{DistFactory, DistSpec};
 
 use crate::num::golden::golden_max;
-use crate::num::{self, show, NumError};
+use crate::num::{self, message_number, NumError};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::Float;
 use thiserror::Error;
@@ -139,10 +139,16 @@ pub trait JobSize: Send + Sync + std::fmt::Debug {
     fn family(&self) -> &'static str;
     /// Precision (bits) of the values this distribution returns.
     fn prec(&self) -> u32;
-    /// Low end of the support (s_0): P(X ≤ lower) = 0 except for an atom at it.
-    fn lower(&self) -> Float;
-    /// High end of the support (s_h); +∞ for unbounded families.
-    fn upper(&self) -> Float;
+    /// Low end of the support (s_0): P(X ≤ lower) = 0 except for an atom at it. The
+    /// default is 0, the low end of a law on the half-line [0, ∞); a law whose support
+    /// starts elsewhere overrides it.
+    fn lower(&self) -> Float {
+        Float::with_val(self.prec(), 0)
+    }
+    /// High end of the support (s_h); +∞ for unbounded families, the default.
+    fn upper(&self) -> Float {
+        Float::with_val(self.prec(), rug::float::Special::Infinity)
+    }
     /// Tail P(X > x).
     fn tail(&self, x: &Float) -> Float;
     /// CDF P(X ≤ x).
@@ -273,7 +279,7 @@ pub fn to_f64_param(family: &'static str, name: &str, x: &Float) -> Result<f64, 
     } else {
         Err(DistError::NotSimulable {
             family,
-            why: format!("{name} = {} does not fit in f64", show(x)),
+            why: format!("{name} = {} does not fit in f64", message_number(x)),
         })
     }
 }
@@ -284,7 +290,7 @@ pub fn default_quantile<D: JobSize + ?Sized>(d: &D, u: &Float) -> Result<Float, 
     if !(*u > 0 && *u < 1) {
         return Err(DistError::BadParameter {
             family: d.family(),
-            why: format!("quantile level {} not in (0,1)", show(u)),
+            why: format!("quantile level {} not in (0,1)", message_number(u)),
         });
     }
     let lo = d.lower();

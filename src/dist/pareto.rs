@@ -7,7 +7,7 @@ use super::{
     check_order, clip, fast_pow, rel_power_integral, to_f64_param, DistError, JobSize, Point,
     Sampler,
 };
-use crate::num::show;
+use crate::num::message_number;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::ops::Pow;
 use rug::Float;
@@ -41,13 +41,13 @@ impl Pareto {
         if !(k > 0) {
             return Err(DistError::BadParameter {
                 family: "pareto",
-                why: format!("k must be > 0, got {}", show(&k)),
+                why: format!("k must be > 0, got {}", message_number(&k)),
             });
         }
         if !(alpha > 0) {
             return Err(DistError::BadParameter {
                 family: "pareto",
-                why: format!("alpha must be > 0, got {}", show(&alpha)),
+                why: format!("alpha must be > 0, got {}", message_number(&alpha)),
             });
         }
         let alpha = Float::with_val(k.prec(), alpha);
@@ -72,9 +72,6 @@ impl JobSize for Pareto {
     }
     fn lower(&self) -> Float {
         self.k.clone()
-    }
-    fn upper(&self) -> Float {
-        Float::with_val(self.prec(), rug::float::Special::Infinity)
     }
     fn tail(&self, x: &Float) -> Float {
         let b = self.prec();
@@ -105,7 +102,7 @@ impl JobSize for Pareto {
             return Err(DistError::InfiniteMoment {
                 family: "pareto",
                 j,
-                a: show(&a),
+                a: message_number(&a),
                 b: "inf".into(),
             });
         }
@@ -125,7 +122,7 @@ impl JobSize for Pareto {
                     return Err(DistError::InfiniteMoment {
                         family: "pareto",
                         j,
-                        a: show(a),
+                        a: message_number(a),
                         b: "inf".into(),
                     });
                 }
@@ -168,7 +165,7 @@ impl JobSize for Pareto {
         if !(*u > 0 && *u < 1) {
             return Err(DistError::BadParameter {
                 family: "pareto",
-                why: format!("quantile level {} not in (0,1)", show(u)),
+                why: format!("quantile level {} not in (0,1)", message_number(u)),
             });
         }
         let base = Float::with_val(b, 1u32) - u;
@@ -181,7 +178,7 @@ impl JobSize for Pareto {
             return Err(DistError::InfiniteMoment {
                 family: "pareto",
                 j: 1,
-                a: show(&self.k),
+                a: message_number(&self.k),
                 b: "inf".into(),
             });
         }

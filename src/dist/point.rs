@@ -9,7 +9,7 @@
 //! (an expm1 on a short interval) instead of a dozen.
 
 use super::{check_order, DistError, JobSize};
-use crate::num::show;
+use crate::num::message_number;
 use rug::Float;
 use std::cell::OnceCell;
 
@@ -226,8 +226,8 @@ impl PowerLaw {
             .map_err(|j| DistError::InfiniteMoment {
                 family: dist.family(),
                 j,
-                a: show(&self.clamped(&a.x)),
-                b: show(&self.clamped(&b.x)),
+                a: message_number(&self.clamped(&a.x)),
+                b: message_number(&self.clamped(&b.x)),
             })
     }
 

@@ -234,7 +234,10 @@ impl DistFactory for DistSpec {
             } else {
                 Err(DistError::BadParameter {
                     family: self.family,
-                    why: format!("{name} must be finite and > 0, got {}", crate::num::show(x)),
+                    why: format!(
+                        "{name} must be finite and > 0, got {}",
+                        crate::num::message_number(x)
+                    ),
                 })
             }
         };
@@ -248,7 +251,7 @@ impl DistFactory for DistSpec {
                         family: "hyperexp",
                         why: format!(
                             "a balanced-means hyperexponential needs a finite scv >= 1, got {}",
-                            crate::num::show(&c2)
+                            crate::num::message_number(&c2)
                         ),
                     });
                 }

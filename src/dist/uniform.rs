@@ -3,7 +3,7 @@
 use super::{check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler};
 use crate::num::dd::{clip_ln, f64_pair};
 use crate::num::logf64::{f64_normal, ln_power_integral_f64};
-use crate::num::show;
+use crate::num::message_number;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::Float;
@@ -61,14 +61,18 @@ impl Uniform {
                 family: "uniform",
                 why: format!(
                     "a must be ≥ 0 (job sizes are not negative), got {}",
-                    show(&a)
+                    message_number(&a)
                 ),
             });
         }
         if !(b > a) {
             return Err(DistError::BadParameter {
                 family: "uniform",
-                why: format!("b must be > a, got b = {} ≤ a = {}", show(&b), show(&a)),
+                why: format!(
+                    "b must be > a, got b = {} ≤ a = {}",
+                    message_number(&b),
+                    message_number(&a)
+                ),
             });
         }
         let bits = a.prec();
@@ -122,7 +126,7 @@ impl JobSize for Uniform {
                         family: "uniform",
                         j,
                         a: "0".into(),
-                        b: show(&b),
+                        b: message_number(&b),
                     });
                 }
                 Float::with_val(bits, &b / &a).ln()
@@ -162,7 +166,7 @@ impl JobSize for Uniform {
         if !(*u > 0 && *u < 1) {
             return Err(DistError::BadParameter {
                 family: "uniform",
-                why: format!("quantile level {} not in (0,1)", show(u)),
+                why: format!("quantile level {} not in (0,1)", message_number(u)),
             });
         }
         Ok(Float::with_val(self.prec(), u * &self.width) + &self.a)

@@ -12,7 +12,7 @@ use super::{check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, S
 use crate::num::dd::{f64_pair, two_sum, LnPoint};
 use crate::num::gamma::{gamma_interval, ln_gamma_interval_f64};
 use crate::num::logf64::{f64_normal, interval_width, ln_one_minus_exp_neg};
-use crate::num::{show, NumError};
+use crate::num::{message_number, NumError};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::float::Special;
 use rug::ops::Pow;
@@ -96,13 +96,19 @@ impl Weibull {
         if shape.is_nan() || shape <= 0 || shape.is_infinite() {
             return Err(DistError::BadParameter {
                 family: f,
-                why: format!("shape must be > 0 and finite, got {}", show(&shape)),
+                why: format!(
+                    "shape must be > 0 and finite, got {}",
+                    message_number(&shape)
+                ),
             });
         }
         if scale.is_nan() || scale <= 0 || scale.is_infinite() {
             return Err(DistError::BadParameter {
                 family: f,
-                why: format!("scale must be > 0 and finite, got {}", show(&scale)),
+                why: format!(
+                    "scale must be > 0 and finite, got {}",
+                    message_number(&scale)
+                ),
             });
         }
         let scale = Float::with_val(shape.prec(), scale);
@@ -126,12 +132,6 @@ impl JobSize for Weibull {
     }
     fn prec(&self) -> u32 {
         self.shape.prec()
-    }
-    fn lower(&self) -> Float {
-        Float::with_val(self.prec(), 0)
-    }
-    fn upper(&self) -> Float {
-        Float::with_val(self.prec(), Special::Infinity)
     }
     fn tail(&self, x: &Float) -> Float {
         let b = self.prec();
@@ -197,7 +197,7 @@ impl JobSize for Weibull {
                 family: "weibull",
                 j,
                 a: "0".into(),
-                b: show(&b),
+                b: message_number(&b),
             });
         }
         let g = if a.is_zero() && b.is_infinite() {
@@ -208,7 +208,7 @@ impl JobSize for Weibull {
                     family: "weibull",
                     j: -1,
                     a: "0".into(),
-                    b: show(&yb),
+                    b: message_number(&yb),
                 },
                 other => DistError::Num(other),
             })?
@@ -252,7 +252,7 @@ impl JobSize for Weibull {
         if !(*u > 0 && *u < 1) {
             return Err(DistError::BadParameter {
                 family: "weibull",
-                why: format!("quantile level {} not in (0,1)", show(u)),
+                why: format!("quantile level {} not in (0,1)", message_number(u)),
             });
         }
         // λ (−ln(1−u))^(1/k)
@@ -328,11 +328,11 @@ mod tests {
             assert!(
                 close(b, &sum, &mean),
                 "y {}: {} + {} = {} vs Γ(1 + 1/k) = {}",
-                show(&y),
-                show(&below),
-                show(&above),
-                show(&sum),
-                show(&mean)
+                message_number(&y),
+                message_number(&below),
+                message_number(&above),
+                message_number(&sum),
+                message_number(&mean)
             );
         }
     }

@@ -388,7 +388,7 @@ pub fn by_root(model: &Model, d: u32, bits: u32) -> Result<FixedPoint, LbError> 
         if k >= MAX_FIXED_POINT_LEVELS {
             return Err(LbError::Numerical(format!(
                 "fixed point: the top level is still {} at {k} levels",
-                crate::num::show(&x)
+                crate::num::message_number(&x)
             )));
         }
         k = if cautious { k + 1 } else { k + k.div_ceil(2) };

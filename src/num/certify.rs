@@ -114,7 +114,10 @@ pub fn certify_pair(lo: &Float, hi: &Float, wanted: u32) -> Certified {
     }
 }
 
-/// A result computed at the two precisions of a certified run.
+/// A result computed at the two precisions of a certified run. The claims language's
+/// number at two precisions, `claims::value::Pair`, is a different thing: a `Float` that
+/// carries a simulation's uncertainty through arithmetic and no range flags (a quantity
+/// builds its `Pair`s from an `AtBoth` once [`AtBoth::guard_range`] has passed).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AtBoth<T> {
     /// At the working precision.

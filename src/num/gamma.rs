@@ -29,7 +29,7 @@ use super::gauss::{ln_gl6, GL6_MAX_LOG_WIDTH, GL6_MAX_VARIATION};
 use super::interval::Interval;
 use super::logf64::{interval_width, ln_add_exp, ln_one_minus_exp, ln_power_integral_f64};
 use super::tol::{F64_SERIES_EPS, LENTZ_EPS};
-use super::{show, NumError};
+use super::{message_number, NumError};
 use rug::ops::Pow;
 use rug::Float;
 
@@ -229,8 +229,8 @@ pub fn gamma_interval(bits: u32, s: &Float, ya: &Float, yb: &Float) -> Result<Fl
     if ya.is_zero() && *s <= 0 {
         return Err(NumError::Divergent(format!(
             "∫_0^{} y^(s−1) e^(−y) dy with s = {} ≤ 0",
-            show(yb),
-            show(s)
+            message_number(yb),
+            message_number(s)
         )));
     }
     let y_low = Float::with_val(bits, s).max(&Float::with_val(bits, 1));
@@ -333,10 +333,14 @@ pub fn upper_gamma_cf(bits: u32, s: &Float, y: &Float) -> Result<Float, NumError
     }
     if !converged {
         return Err(NumError::NoConvergence {
-            what: format!("continued fraction for Γ({}, {})", show(s), show(y)),
+            what: format!(
+                "continued fraction for Γ({}, {})",
+                message_number(s),
+                message_number(y)
+            ),
             iterations: GAMMA_MAX_TERMS,
-            lo: show(&f),
-            hi: show(&f),
+            lo: message_number(&f),
+            hi: message_number(&f),
         });
     }
     // e^(s ln y − y) / f
@@ -381,11 +385,11 @@ fn kummer_lower_gamma(w: u32, s: &Float, y: &Float) -> Result<Float, NumError> {
     Err(NumError::NoConvergence {
         what: format!(
             "Kummer series for the lower incomplete gamma, s = {}",
-            show(s)
+            message_number(s)
         ),
         iterations: GAMMA_MAX_TERMS,
-        lo: show(&sum),
-        hi: show(&sum),
+        lo: message_number(&sum),
+        hi: message_number(&sum),
     })
 }
 
@@ -415,14 +419,14 @@ fn lower_kummer_interval(bits: u32, s: &Float, lo: &Float, hi: &Float) -> Result
             return Err(NumError::NoConvergence {
                 what: format!(
                     "γ(s, {}) − γ(s, {}) for s = {}: the difference cancels to more than {} bits",
-                    show(hi),
-                    show(lo),
-                    show(s),
+                    message_number(hi),
+                    message_number(lo),
+                    message_number(s),
                     w
                 ),
                 iterations: 0,
-                lo: show(lo),
-                hi: show(hi),
+                lo: message_number(lo),
+                hi: message_number(hi),
             });
         }
     }
@@ -482,10 +486,13 @@ fn lower_series(bits: u32, s: &Float, lo: &Float, hi: &Float) -> Result<Float, N
         }
     }
     Err(NumError::NoConvergence {
-        what: format!("lower incomplete gamma series for s = {}", show(&s)),
+        what: format!(
+            "lower incomplete gamma series for s = {}",
+            message_number(&s)
+        ),
         iterations: GAMMA_MAX_TERMS,
-        lo: show(&sum),
-        hi: show(&sum),
+        lo: message_number(&sum),
+        hi: message_number(&sum),
     })
 }
 
@@ -547,7 +554,7 @@ pub fn gamma_interval_enclosure(
         if ya.hi().is_zero() && *s.hi() <= 0 && *yb.lo() > 0 {
             return Err(NumError::Divergent(format!(
                 "∫_0^y t^(s−1) e^(−t) dt with s = {} ≤ 0",
-                show(s.hi())
+                message_number(s.hi())
             )));
         }
         // Some points diverge: the lower end is that of the part with y ≥ ya.hi.
@@ -696,11 +703,11 @@ fn termwise_enclosure(w: u32, s: &Float, u: &Float, v: &Float) -> Result<Interva
     Err(NumError::NoConvergence {
         what: format!(
             "alternating series of the incomplete gamma, s = {}",
-            show(s)
+            message_number(s)
         ),
         iterations: GAMMA_MAX_TERMS,
-        lo: show(sum.lo()),
-        hi: show(sum.hi()),
+        lo: message_number(sum.lo()),
+        hi: message_number(sum.hi()),
     })
 }
 
@@ -749,11 +756,11 @@ fn kummer_enclosure(w: u32, s: &Float, y: &Float) -> Result<Interval, NumError> 
     Err(NumError::NoConvergence {
         what: format!(
             "Kummer series of the lower incomplete gamma, s = {}",
-            show(s)
+            message_number(s)
         ),
         iterations: GAMMA_MAX_TERMS,
-        lo: show(sum.lo()),
-        hi: show(sum.hi()),
+        lo: message_number(sum.lo()),
+        hi: message_number(sum.hi()),
     })
 }
 
@@ -853,8 +860,8 @@ mod tests {
                     assert!(
                         close(bits, &cf, &mp),
                         "s {s} y {y} bits {bits}: {} vs {}",
-                        show(&cf),
-                        show(&mp)
+                        message_number(&cf),
+                        message_number(&mp)
                     );
                 }
             }
@@ -877,8 +884,8 @@ mod tests {
                     assert!(
                         close(bits, &v, &e),
                         "s {s} [{lo},{hi}] bits {bits}: {} vs {}",
-                        show(&v),
-                        show(&e)
+                        message_number(&v),
+                        message_number(&e)
                     );
                 }
             }
@@ -912,8 +919,8 @@ mod tests {
                     assert!(
                         close(bits, &v, &e),
                         "s {s} [{lo},{hi}] bits {bits}: {} vs {}",
-                        show(&v),
-                        show(&e)
+                        message_number(&v),
+                        message_number(&e)
                     );
                     if hi <= 25.0 {
                         let a = lower_series(bits, &sf, &l, &h).unwrap();

@@ -68,15 +68,10 @@ pub fn ln_add_exp(x: f64, y: f64) -> f64 {
     hi + (lo - hi).exp().ln_1p()
 }
 
-/// ln((1 − e^(−τ l))/τ) for τ ≥ 0 and l > 0 (l may be +∞): ln l at τ = 0, −ln τ at l = ∞.
-/// This is the log of ∫ over a log-interval of width l of e^(−τ s) ds, written so that
-/// neither a small τl (no cancellation, no underflow of τl) nor a large one overflows.
-#[inline]
-pub fn ln_expm1_ratio(tau: f64, l: f64) -> f64 {
-    ln_expm1_ratio_by(tau, l, || tau.ln())
-}
-
-/// [`ln_expm1_ratio`] with ln τ supplied (read only where needed).
+/// ln((1 − e^(−τ l))/τ) for τ ≥ 0 and l > 0 (l may be +∞): ln l at τ = 0, −ln τ at l = ∞,
+/// with ln τ supplied (read only where needed). This is the log of ∫ over a log-interval
+/// of width l of e^(−τ s) ds, written so that neither a small τl (no cancellation, no
+/// underflow of τl) nor a large one overflows.
 #[inline]
 fn ln_expm1_ratio_by(tau: f64, l: f64, ln_tau: impl FnOnce() -> f64) -> f64 {
     if l == f64::INFINITY {

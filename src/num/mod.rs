@@ -224,17 +224,14 @@ pub fn parse_count(text: &str, what: &str, min: u64, max: u64) -> Result<u64, Nu
     }
 }
 
-/// A float of `bits` precision from an `f64` or integer-like value.
-pub fn fl<T>(bits: u32, v: T) -> Float
-where
-    Float: rug::Assign<T>,
-{
-    Float::with_val(bits, v)
-}
+/// Significant digits of a number in an error message: enough to tell two close values
+/// apart, short enough to read.
+pub const MESSAGE_DIGITS: u32 = 12;
 
-/// Short decimal rendering for error messages (12 significant digits).
-pub fn show(x: &Float) -> String {
-    certify::to_sci(x, 12)
+/// A number as an error message writes it: scientific notation with [`MESSAGE_DIGITS`]
+/// significant digits (never a certified value: a message only points at the input).
+pub fn message_number(x: &Float) -> String {
+    certify::to_sci(x, MESSAGE_DIGITS)
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@
 //! |S_k − S_{k−1}| says. The tolerance is relative to ∫|f| (the L1 norm), so integrals that
 //! cancel to near zero report an absolute error.
 
-use super::{show, NumError};
+use super::{message_number, NumError};
 use rug::float::Constant;
 use rug::Float;
 
@@ -116,8 +116,8 @@ pub fn integrate_with<F: FnMut(&Float) -> Float>(
     if a.is_nan() || b.is_nan() || a.is_infinite() || (b.is_infinite() && b.is_sign_negative()) {
         return Err(NumError::NotFinite(format!(
             "integration interval [{}, {}]",
-            show(a),
-            show(b)
+            message_number(a),
+            message_number(b)
         )));
     }
     if a == b {
@@ -400,7 +400,10 @@ fn de_rule<F: FnMut(&Float) -> Float>(
         *evaluations += 1;
         let fx = f(x);
         if !fx.is_finite() {
-            return Err(NumError::NotFinite(format!("integrand at x = {}", show(x))));
+            return Err(NumError::NotFinite(format!(
+                "integrand at x = {}",
+                message_number(x)
+            )));
         }
         Ok(Float::with_val(wbits, &fx * w))
     };
@@ -518,8 +521,8 @@ fn de_rule<F: FnMut(&Float) -> Float>(
         previous = Some(value);
     }
     Err(NumError::Quadrature {
-        estimate: show(&last_value),
-        error: show(&last_error),
+        estimate: message_number(&last_value),
+        error: message_number(&last_error),
     })
 }
 
@@ -537,14 +540,14 @@ mod tests {
         assert!(
             err <= r.error,
             "{what} at {bits} bits: |error| {} > estimate {}",
-            show(&err),
-            show(&r.error)
+            message_number(&err),
+            message_number(&r.error)
         );
         let bound = Float::with_val(bits, exact.abs_ref()) >> (bits - ERROR_SLACK_BITS);
         assert!(
             r.error <= bound,
             "{what} at {bits} bits: estimate {} too large",
-            show(&r.error)
+            message_number(&r.error)
         );
     }
 

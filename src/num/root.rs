@@ -6,7 +6,7 @@
 //! spans more than a factor [`GEOMETRIC_RATIO`] on the positive axis it bisects
 //! geometrically (in ln x), so the cost grows with ln ln(hi/lo), not with the size of hi.
 
-use super::{show, NumError};
+use super::{message_number, NumError};
 use rug::Float;
 
 /// While hi/lo exceeds this (both positive) the bracket is bisected geometrically.
@@ -69,8 +69,8 @@ where
     if fa > 0 || fb < 0 {
         return Err(NumError::NoBracket {
             what: what.to_string(),
-            lo: show(&a),
-            hi: show(&b),
+            lo: message_number(&a),
+            hi: message_number(&b),
         }
         .into());
     }
@@ -158,7 +158,7 @@ where
         }
         let fx = f(&x)?;
         if fx.is_nan() {
-            return Err(NumError::NotFinite(format!("{what} at {}", show(&x))).into());
+            return Err(NumError::NotFinite(format!("{what} at {}", message_number(&x))).into());
         }
         if fx.is_zero() {
             return Ok(Root {
@@ -187,8 +187,8 @@ where
     Err(NumError::NoConvergence {
         what: what.to_string(),
         iterations: max_iter,
-        lo: show(&a),
-        hi: show(&b),
+        lo: message_number(&a),
+        hi: message_number(&b),
     }
     .into())
 }
@@ -217,7 +217,7 @@ where
     }
     Err(NumError::NoBracket {
         what: what.to_string(),
-        lo: show(start),
+        lo: message_number(start),
         hi: "inf".into(),
     }
     .into())

@@ -1,10 +1,10 @@
 //! What an optimum for `h` hosts allocates, bounded from its inputs before anything is
-//! allocated (issue 14, item 3): the f64 grid of the global search has about
-//! 3·[`fast::fast_grid_size`] + h points N_f, its table of host terms N_f² f64 and its layered
-//! DP h·N_f back-pointers; the MPFR grid (at most [`grid::GRID_MAX`] + h points N_m) keeps
-//! N_m²/2 terms of the working precision and h·N_m back-pointers. Both grow as h², so a
-//! request beyond [`crate::policy::budget::MEMORY_LIMIT`] is refused (exit 2) with the
-//! largest host count that fits, instead of aborting in the allocator.
+//! allocated: the f64 grid of the global search has about 3·[`fast::fast_grid_size`] + h
+//! points N_f, its table of host terms N_f² f64 and its layered DP h·N_f back-pointers; the
+//! MPFR grid (at most [`grid::GRID_MAX`] + h points N_m) keeps N_m²/2 terms of the working
+//! precision and h·N_m back-pointers. Both grow as h², so a request beyond
+//! [`crate::policy::budget::MEMORY_LIMIT`] is refused (exit 2) with the largest host count
+//! that fits, instead of aborting in the allocator.
 
 use super::{fast, grid};
 use crate::policy::budget::{check_hosts, float_bytes, max_hosts_within};
@@ -62,7 +62,8 @@ mod tests {
             assert!(check_optimize_hosts(m, bits).is_ok());
             assert!(check_optimize_hosts(m + 1, bits).is_err());
         }
-        // The issue's reproducers: 10^5 and 10^6 hosts are refused at 30 digits (132 bits).
+        // 10^5 and 10^6 hosts (counts that once aborted in the allocator) are refused at 30
+        // digits (132 bits).
         assert!(check_optimize_hosts(100_000, 132).is_err());
         assert!(check_optimize_hosts(1_000_000, 132).is_err());
         // A table of the papers (h ≤ 100) is far inside.

@@ -6,8 +6,8 @@
 
 use super::chain::{Chain, ChainKind};
 use crate::dist::JobSize;
+use crate::num::message_number;
 use crate::num::root::{expand_upper, solve_increasing};
-use crate::num::show;
 use crate::policy::{tags, Metric, PolicyError};
 use rug::Float;
 
@@ -125,7 +125,7 @@ pub fn balanced_cutoffs(
         Some((c, l)) if hi < 1.0 && c.windows(2).all(|w| w[0] < w[1]) => Ok((c, l)),
         _ => Err(PolicyError::BadLoad(format!(
             "no TAGS cutoffs balance {hosts} hosts below load 1 (λ = {})",
-            show(lambda)
+            message_number(lambda)
         ))),
     }
 }
@@ -271,7 +271,7 @@ fn equalize(
             // no cutoffs at all (for host loads: the load is beyond the TAGS threshold).
             return Err(PolicyError::BadLoad(format!(
                 "{what}: no cutoffs reach a level at most {}",
-                show(&hi)
+                message_number(&hi)
             )));
         }
         hi *= 2u32;

@@ -377,20 +377,6 @@ pub fn grid_optima(
         .collect())
 }
 
-/// The best grid placement (see [`grid_optima`]).
-pub fn grid_optimum(
-    dist: &dyn JobSize,
-    lambda: &Float,
-    hosts: usize,
-    kind: ChainKind,
-    metric: Metric,
-    g: &[Float],
-    minmax: bool,
-) -> Result<GridOptimum, PolicyError> {
-    let mut all = grid_optima(dist, lambda, hosts, kind, metric, g, minmax)?;
-    Ok(all.swap_remove(0))
-}
-
 /// The largest gap between consecutive positive finite grid points, in ln s (the first
 /// zoom half-width).
 pub fn max_ln_gap(g: &[Float]) -> f64 {

@@ -136,7 +136,7 @@ pub struct Optimum {
     pub idle_hosts: usize,
     /// The two precisions of a certified run disagree on how many hosts are idle (each
     /// searched on its own): the idle count, and the cutoffs of the hosts in question, are
-    /// not certified (issue 14, item 5). Always false outside a certified run.
+    /// not certified. Always false outside a certified run.
     pub idle_undetermined: bool,
     /// The policy evaluated at the cutoffs (metric value, loads, queueing, wasted).
     pub eval: Evaluation,

@@ -534,7 +534,7 @@ pub fn optimal_cutoffs_certified(
     Ok(both)
 }
 
-/// Certifies the idle hosts of an optimum (issue 14, item 5). The certifying run starts
+/// Certifies the idle hosts of an optimum. The certifying run starts
 /// from the working run's optimum, so it inherits its idle count; whether a host is idle is
 /// part of the argmin and may be an artefact of the working precision (a host whose load
 /// is 1e-33 improves the mean by less than the working precision resolves). When the
@@ -579,8 +579,8 @@ fn certify_idle(
     // undetermined.
     // The scan runs far above both precisions, at the certifying run's cutoffs: whether a
     // further host lowers the mean at fixed cutoffs does not depend on the cutoffs' last
-    // digits, and a gain below both runs' resolution is still seen (issue 14's Pareto case:
-    // idle at 18 digits, a gain at 36).
+    // digits, and a gain below both runs' resolution is still seen (a Pareto case had a
+    // host idle at 18 digits and a gain from it at 36).
     let scan_bits = hi_bits.saturating_mul(EXTRA_HOST_SCAN_PRECISION);
     let d = dist.build(scan_bits)?;
     let gains = extra_host_gains(d.as_ref(), policy, metric, &both.hi)?;

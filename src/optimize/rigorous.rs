@@ -23,7 +23,7 @@ use crate::dist::enclose::below_support;
 use crate::dist::{DistFactory, Enclosure, JobSize};
 use crate::num::interval::Interval;
 use crate::num::root::{expand_upper, solve_increasing};
-use crate::num::{parse_decimal, show, working_bits, NumError};
+use crate::num::{message_number, parse_decimal, working_bits, NumError};
 use crate::policy::rigorous::evaluate_enclosed;
 use crate::policy::{
     budget, full_cutoffs, tags::host_load, LoadSpec, PolicyError, PolicyKind, HINT_MORE_DIGITS,
@@ -258,8 +258,8 @@ fn threshold_at(
     if !sup.is_positive() {
         return Err(PolicyError::Num(NumError::NotFinite(format!(
             "sup x F̄(x) = [{}, {}]",
-            show(sup.lo()),
-            show(sup.hi())
+            message_number(sup.lo()),
+            message_number(sup.hi())
         ))));
     }
     let inv_sup = sup.recip();
@@ -316,7 +316,7 @@ fn threshold_at(
     let Some(lambda_lo) = lambda_lo else {
         return Err(undecided(format!(
             "stability of {h} TAGS hosts just below λ* = {}",
-            show(g)
+            message_number(g)
         )));
     };
     // One at which it proves instability, or 1/sup x F̄(x) (no h is stable above it).
@@ -336,7 +336,7 @@ fn threshold_at(
     let Some(lambda_hi) = lambda_hi else {
         return Err(undecided(format!(
             "instability of {h} TAGS hosts just above λ* = {}",
-            show(g)
+            message_number(g)
         )));
     };
     let lambda = Interval::new(lambda_lo, lambda_hi);

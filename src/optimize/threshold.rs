@@ -9,7 +9,7 @@
 
 use crate::dist::JobSize;
 use crate::num::root::{expand_upper, solve_increasing};
-use crate::num::{show, NumError};
+use crate::num::{message_number, NumError};
 use crate::policy::{tags::host_load, PolicyError, PolicyKind};
 use rug::Float;
 
@@ -44,8 +44,8 @@ pub fn check_tags_stable(
         let t = tags_threshold(dist, Some(hosts))?;
         return Err(PolicyError::BadLoad(format!(
             "total load ρ = {} is at or above the TAGS stability threshold ρ*(F, {hosts}) = {}: no cutoffs are stable",
-            show(rho),
-            show(&t.load)
+            message_number(rho),
+            message_number(&t.load)
         )));
     }
     Ok(())
@@ -53,8 +53,7 @@ pub fn check_tags_stable(
 
 /// Refuses a TAGS load at or above ρ*(F, ∞) = E[X] / sup_x x F̄(x): since ρ*(F, h) < ρ*(F, ∞)
 /// for every h, no cutoffs are stable for any host count, and the refusal needs neither the
-/// greedy construction nor ρ*(F, h) (seconds at h = 300, minutes at h = 10^6; issue 14,
-/// item 6).
+/// greedy construction nor ρ*(F, h) (seconds at h = 300, minutes at h = 10^6).
 pub fn check_below_limit(
     dist: &dyn JobSize,
     lambda: &Float,
@@ -65,8 +64,8 @@ pub fn check_below_limit(
         let limit = Float::with_val(dist.prec(), dist.mean()? / &sup);
         return Err(PolicyError::BadLoad(format!(
             "total load ρ = {} is at or above ρ*(F, ∞) = E[X] / sup_x x F̄(x) = {}, above the TAGS stability threshold of every host count: no cutoffs are stable",
-            show(rho),
-            show(&limit)
+            message_number(rho),
+            message_number(&limit)
         )));
     }
     Ok(())
@@ -205,7 +204,7 @@ pub fn tags_threshold(dist: &dyn JobSize, hosts: Option<usize>) -> Result<Thresh
     if !(sup > 0) {
         return Err(PolicyError::Num(NumError::NotFinite(format!(
             "sup x F̄(x) = {}",
-            show(&sup)
+            message_number(&sup)
         ))));
     }
     let lambda_hi = Float::with_val(bits, 1u32) / &sup;
@@ -236,7 +235,10 @@ pub fn tags_threshold(dist: &dyn JobSize, hosts: Option<usize>) -> Result<Thresh
     let phi = |lambda: &Float| -> Result<Float, PolicyError> {
         evaluations.set(evaluations.get() + 1);
         if crate::progress::enabled() {
-            let note = format!("λ = {} at {bits} bits", show(&Float::with_val(24, lambda)));
+            let note = format!(
+                "λ = {} at {bits} bits",
+                message_number(&Float::with_val(24, lambda))
+            );
             crate::progress::report("threshold root, evaluation", evaluations.get(), None, &note);
         }
         let g = greedy(dist, lambda, h)?;

@@ -1,8 +1,8 @@
-//! Memory a request will allocate, bounded from its inputs before anything is allocated
-//! (issue 14, item 3): a host count up to 2^53 is a valid number, but vectors of one MPFR
-//! value per host (or per pair of grid points) at 10^12 hosts are terabytes, and the
-//! allocator aborts (exit 134). A request over [`MEMORY_LIMIT`] is refused, exit 2, with
-//! the largest host count that fits.
+//! Memory a request will allocate, bounded from its inputs before anything is allocated: a
+//! host count up to 2^53 is a valid number, but vectors of one MPFR value per host (or per
+//! pair of grid points) at 10^12 hosts are terabytes, and the allocator aborts (exit 134).
+//! A request over [`MEMORY_LIMIT`] is refused, exit 2, with the largest host count that
+//! fits.
 
 use super::PolicyError;
 
@@ -87,7 +87,7 @@ mod tests {
             assert!(check_eval_hosts(m, bits).is_ok());
             assert!(check_eval_hosts(m + 1, bits).is_err());
         }
-        // 10^5 hosts (the issue's broken-pipe reproducer) fit; 10^12 do not.
+        // 10^5 hosts (a count that once ended in a broken pipe) fit; 10^12 do not.
         assert!(check_eval_hosts(100_000, 132).is_ok());
         assert!(check_eval_hosts(1_000_000_000_000, 132).is_err());
     }

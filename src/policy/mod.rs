@@ -5,20 +5,23 @@
 //! (s_{i−1}, s_i), so the optimiser can treat the cutoffs as a chain; the term is defined
 //! once, in [`host_term`], for every evaluator.
 
-pub mod budget;
-pub mod host_term;
-pub mod lwl;
-pub mod mmh;
-pub mod random;
-pub mod reference;
-pub mod rigorous;
-pub mod sita;
-pub mod tags;
+pub(crate) mod budget;
+pub(crate) mod host_term;
+pub(crate) mod lwl;
+pub(crate) mod mmh;
+pub(crate) mod random;
+pub(crate) mod reference;
+pub(crate) mod rigorous;
+pub(crate) mod sita;
+pub(crate) mod tags;
+
+pub use host_term::ChainKind;
+pub use tags::host_load as tags_host_load;
 
 use crate::dist::{DistError, JobSize, Point};
-use crate::num::{parse_decimal, show, NumError};
+use crate::num::{message_number, parse_decimal, NumError};
 use crate::vocab::{UnknownName, Vocabulary};
-use host_term::{weight_order, ChainKind, HostInputs, KillPoint};
+use host_term::{weight_order, HostInputs, KillPoint};
 use rug::float::Special;
 use rug::Float;
 use std::cell::RefCell;
@@ -247,13 +250,13 @@ impl LoadSpec {
         if !(rho > 0) {
             return Err(PolicyError::BadLoad(format!(
                 "the load must be positive, got ρ = {}",
-                show(&rho)
+                message_number(&rho)
             )));
         }
         if rho >= hosts {
             return Err(PolicyError::BadLoad(format!(
                 "total load ρ = λE[X] = {} must be below the number of hosts {hosts}: no policy is stable",
-                show(&rho)
+                message_number(&rho)
             )));
         }
         Ok((lambda, rho))
@@ -304,18 +307,18 @@ pub fn full_cutoffs(
             return Err(PolicyError::BadCutoffs(format!(
                 "cutoff {} = {} is outside the support ({}, {})",
                 i + 1,
-                show(c),
-                show(&lo),
-                show(&hi)
+                message_number(c),
+                message_number(&lo),
+                message_number(&hi)
             )));
         }
         if i > 0 && *c <= interior[i - 1] {
             return Err(PolicyError::BadCutoffs(format!(
                 "cutoffs must increase: s{} = {} ≤ s{} = {}",
                 i + 1,
-                show(c),
+                message_number(c),
                 i,
-                show(&interior[i - 1])
+                message_number(&interior[i - 1])
             )));
         }
         s.push(Float::with_val(bits, c));
@@ -342,20 +345,6 @@ pub fn evaluate(
         }
         None => random::evaluate(dist, lambda, hosts, metric),
     }
-}
-
-/// The host (a, b] of a cutoff policy of `kind` at arrival rate `lambda`, every part of it
-/// (load, mean waiting, queueing share for the mean waiting, wasted service).
-pub(crate) fn host_at(
-    kind: ChainKind,
-    dist: &dyn JobSize,
-    lambda: &Float,
-    a: &Float,
-    b: &Float,
-) -> Result<host_term::Host<Float>, PolicyError> {
-    let (pa, pb, top) = (dist.point(a), dist.point(b), dist.point(&dist.upper()));
-    let v = PointInputs::new(dist, kind, Metric::Waiting, &pa, &pb, &top);
-    host_term::host(kind, lambda, &v, host_term::Parts::All)
 }
 
 /// A cutoff policy of `kind` with the full cutoff vector s_0 < … < s_h: each host's term

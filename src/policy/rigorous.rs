@@ -17,7 +17,7 @@ use super::{budget, LoadSpec, Metric, PolicyError, PolicyKind, HINT_MORE_DIGITS}
 use crate::dist::enclose::below_support;
 use crate::dist::{DistError, Enclosure};
 use crate::num::interval::Interval;
-use crate::num::show;
+use crate::num::message_number;
 use rug::float::Special;
 use rug::Float;
 
@@ -106,8 +106,8 @@ pub fn proven_stable(loads: &[Interval]) -> Result<bool, PolicyError> {
             what: format!("stability of host {}", i + 1),
             detail: format!(
                 "its load's enclosure [{}, {}] contains 1",
-                show(loads[i].lo()),
-                show(loads[i].hi())
+                message_number(loads[i].lo()),
+                message_number(loads[i].hi())
             ),
             hint: HINT_MORE_DIGITS,
         }),

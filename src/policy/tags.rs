@@ -10,8 +10,8 @@
 //! Hosts ≥ 2 do not see a Poisson stream: Q_i for i ≥ 2 is the standard Poisson
 //! approximation used by the papers; it is exact at host 1.
 
-use super::host_term::{served_first, ChainKind, Host, KillPoint, Killed};
-use super::{evaluate_chain, host_at, Evaluation, Metric, PolicyError};
+use super::host_term::{served_first, KillPoint, Killed};
+use super::PolicyError;
 use crate::dist::JobSize;
 use rug::Float;
 
@@ -36,26 +36,4 @@ pub fn host_load(
         lambda,
         &served_first(m1, killed.as_ref()),
     ))
-}
-
-/// The TAGS host (a, b]: its load, mean waiting in queue Q_i (Poisson approximation for
-/// i ≥ 2), queueing share F̄(a) Q_i and wasted service b F̄(b).
-pub fn host(
-    dist: &dyn JobSize,
-    lambda: &Float,
-    a: &Float,
-    b: &Float,
-) -> Result<Host<Float>, PolicyError> {
-    host_at(ChainKind::Tags, dist, lambda, a, b)
-}
-
-/// TAGS with the full cutoff vector s_0 < … < s_h. The weight of a host's waiting is over
-/// the jobs with X > a: P(X > a) for waiting, E[1/X; X > a] for slowdown.
-pub fn evaluate(
-    dist: &dyn JobSize,
-    lambda: &Float,
-    s: &[Float],
-    metric: Metric,
-) -> Result<Evaluation, PolicyError> {
-    evaluate_chain(ChainKind::Tags, dist, lambda, s, metric)
 }

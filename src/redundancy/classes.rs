@@ -368,18 +368,6 @@ impl System {
         t
     }
 
-    /// μ(S) in f64.
-    pub fn capacity_f64(&self, set: ServerSet) -> f64 {
-        set.iter().filter_map(|s| self.rates_f64.get(s)).sum()
-    }
-
-    /// The union of every class's set.
-    pub fn used_servers(&self) -> ServerSet {
-        self.classes
-            .iter()
-            .fold(ServerSet::EMPTY, |a, c| a.union(c.set))
-    }
-
     /// Whether any two sets are disjoint or nested.
     pub fn nestedness(&self) -> Nestedness {
         for a in 0..self.classes.len() {

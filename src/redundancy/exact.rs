@@ -15,7 +15,7 @@ use super::stability::fcfs_region;
 use super::RedundancyError;
 use crate::dist::DistFactory;
 use crate::num::certify::{AtBoth, Certified, Certify};
-use crate::num::show;
+use crate::num::message_number;
 use rug::Float;
 
 /// Precision at which a service law is built to ask whether it is the exponential law of
@@ -175,8 +175,8 @@ pub fn exact(sys: &System, policy: Policy, digits: u32) -> Result<ExactReport, R
         return Err(RedundancyError::Unstable {
             classes: sys.describe(&region.binding_classes),
             servers: region.binding_union.to_string(),
-            load: show(&load),
-            capacity: show(&sys.capacity(region.binding_union, check_bits)),
+            load: message_number(&load),
+            capacity: message_number(&sys.capacity(region.binding_union, check_bits)),
         });
     }
     let nested = sys.nestedness();

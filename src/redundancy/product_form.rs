@@ -40,7 +40,7 @@
 
 use super::classes::{ServerSet, System};
 use super::RedundancyError;
-use crate::num::show;
+use crate::num::message_number;
 use rug::ops::Pow;
 use rug::Float;
 use std::collections::HashMap;
@@ -175,8 +175,8 @@ pub fn normaliser(
                 return Err(RedundancyError::Unstable {
                     classes: sys.describe(&within),
                     servers: u.to_string(),
-                    load: show(&load),
-                    capacity: show(&cap),
+                    load: message_number(&load),
+                    capacity: message_number(&cap),
                 });
             }
             let a = Float::with_val(bits, &num[i] / &d);

@@ -22,7 +22,7 @@
 //! M/M/1 at rate kμ, E[T] = 1/(kμ − λ).
 
 use super::RedundancyError;
-use crate::num::show;
+use crate::num::message_number;
 use rug::{Float, Integer};
 
 /// Most servers of the closed form (binomials of k ≤ 1000 are exact integers).
@@ -92,8 +92,8 @@ pub fn redundancy_d(
             return Err(RedundancyError::Unstable {
                 classes: format!("all sets inside {i} servers"),
                 servers: format!("{i} of {k}"),
-                load: show(&Float::with_val(bits, lambda * &stay)),
-                capacity: show(&Float::with_val(bits, mu * i)),
+                load: message_number(&Float::with_val(bits, lambda * &stay)),
+                capacity: message_number(&Float::with_val(bits, mu * i)),
             });
         }
         // N = Σ_j β_j λ q(j→i); N' = Σ_j (β'_j λ + β_j) q(j→i); D' = −q(i→i).
@@ -146,7 +146,7 @@ mod tests {
         assert!(
             Float::with_val(b, &r.response - &e).abs() < 1e-50,
             "{}",
-            show(&r.response)
+            message_number(&r.response)
         );
     }
 

@@ -1,5 +1,5 @@
-//! The records of `taskassign jsq fixed-point | fluid | exact | simulate` (the keys of the
-//! command-line contract of issue 11, in its order, then more keys and the notes), built
+//! The records of `taskassign jsq fixed-point | fluid | exact | simulate` (the keys the
+//! commands have always printed, in their order, then more keys and the notes), built
 //! from what [`crate::lb`] computed.
 //!
 //! How each kind of number is printed:

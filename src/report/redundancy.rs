@@ -1,5 +1,5 @@
-//! The records of `taskassign redundancy exact|simulate|stability` (the keys of the
-//! command-line contract of issue 12, in order), built from what
+//! The records of `taskassign redundancy exact|simulate|stability` (the keys the
+//! commands have always printed, in their order), built from what
 //! [`crate::redundancy`] computed.
 //!
 //! Every record says the model as it ran: the policy and its preemption rule, the copy

@@ -75,8 +75,8 @@ pub fn estimate(rec: &mut Record, key: &str, e: &Estimate) {
 
 /// Adds a vector of estimates as `key[]` and `key_half_width[]`.
 pub fn estimate_vector(rec: &mut Record, key: &str, es: &[Estimate]) {
-    // A host seen in one replication has no finite half-width: `null`, with a note (issue
-    // 14, item 4; found again by the property tier).
+    // A host seen in one replication has no finite half-width: `null`, with a note (the
+    // property tests generate the case).
     let fin = |x: f64, d| x.is_finite().then(|| sci(x, d));
     let means: Vec<Option<String>> = es.iter().map(|e| fin(e.mean, MEAN_DIGITS)).collect();
     let hws: Vec<Option<String>> = es
@@ -105,7 +105,7 @@ pub fn scalar(estimates: &Estimates, name: &str) -> Result<Estimate, SimError> {
 /// z = (estimate − value)/half-width, as printed: n/a when the value is infinite.
 fn z_text(e: &Estimate, value: f64) -> Option<String> {
     // A zero half-width (equal replications) or an infinite analytic value has no finite
-    // z-score: `null`, with `z_note` (issue 14, item 4; found again by the property tier).
+    // z-score: `null`, with `z_note` (the property tests generate both cases).
     let z = if value.is_finite() {
         e.z(value)
     } else {

@@ -13,6 +13,7 @@ use crate::claims::expr::Expr;
 use crate::claims::schema::FileCtx;
 use crate::claims::scope::SystemSpec;
 use crate::claims::scope::{OverVal, Scope};
+use crate::claims::signature::ModelSignature;
 use crate::claims::system::Model;
 use crate::claims::value::Pair;
 use crate::claims::ClaimError;
@@ -22,20 +23,23 @@ use crate::policy::{LoadSpec, Metric};
 use crate::vocab::{concat, UnknownName, Vocabulary};
 use rug::Float;
 use serde::Deserialize;
-use std::any::Any;
 use toml::Spanned;
 
 /// The model's name in `[setup] model = "…"` (the default model).
 pub const MODEL: &str = "dispatch";
 
-/// The setup keys a call may override.
-pub const SETUP_KEYS: &[&str] = &["dist", "hosts", "load", "lambda", "load_per_host", "metric"];
 /// The keys that give the load; one at a time.
 pub const LOAD_KEYS: &[&str] = &["load", "lambda", "load_per_host"];
-/// Names with a value at every point.
-const VARIABLES: &[&str] = &["hosts", "rho", "lambda"];
-/// Bare words of the model's values.
-const WORDS: &[&str] = &concat::<{ 1 + Metric::NAMES.len() }>(&["inf"], Metric::NAMES);
+
+/// The model's declaration: the setup keys a call may override, the names with a value at
+/// every point, the bare words of its values.
+pub const SIGNATURE: ModelSignature = ModelSignature {
+    name: MODEL,
+    keys: &["dist", "hosts", "load", "lambda", "load_per_host", "metric"],
+    exclusive: &[LOAD_KEYS],
+    variables: &["hosts", "rho", "lambda"],
+    words: &concat::<{ 1 + Metric::NAMES.len() }>(&["inf"], Metric::NAMES),
+};
 /// Significant digits with which a hosts expression's value is read as an integer.
 const HOSTS_DIGITS: u32 = 30;
 /// The largest host count a claim may give (the many-server models go to N = 10^6 and
@@ -69,11 +73,6 @@ pub struct DispatchSetup {
     /// waiting | response | slowdown (default waiting).
     #[serde(default)]
     pub metric: Option<Spanned<String>>,
-}
-
-#[derive(Debug, Deserialize)]
-struct SetupOf {
-    setup: DispatchSetup,
 }
 
 /// The dispatch system as written (templates and expressions).
@@ -161,17 +160,8 @@ pub fn hosts_from_text(s: &str) -> Result<usize, QuantityError> {
 impl DispatchSpec {
     /// The spec of the scope's claim (an internal error if the claim is of another model,
     /// which the compiler rules out).
-    pub fn of<'s>(scope: &'s Scope) -> Result<&'s DispatchSpec, QuantityError> {
-        scope
-            .system
-            .as_any()
-            .downcast_ref::<DispatchSpec>()
-            .ok_or_else(|| {
-                QuantityError::Internal(format!(
-                    "a dispatch quantity in a '{}' claim",
-                    scope.system.model()
-                ))
-            })
+    pub fn of<'s>(scope: &Scope<'s>) -> Result<&'s DispatchSpec, QuantityError> {
+        scope.system_as(MODEL)
     }
 
     /// The system at the point of `scope`, with the call's overrides (the load is left
@@ -231,23 +221,14 @@ impl DispatchSpec {
 }
 
 impl SystemSpec for DispatchSpec {
-    fn model(&self) -> &'static str {
-        MODEL
-    }
-    fn keys(&self) -> &'static [&'static str] {
-        SETUP_KEYS
-    }
-    fn exclusive(&self) -> &'static [&'static [&'static str]] {
-        &[LOAD_KEYS]
+    fn signature(&self) -> &'static ModelSignature {
+        &SIGNATURE
     }
     fn key_words(&self, key: &str) -> &'static [&'static str] {
         match key {
             "metric" => Metric::NAMES,
             _ => &[],
         }
-    }
-    fn variables(&self) -> &'static [&'static str] {
-        VARIABLES
     }
     fn variable(&self, name: &str, scope: &Scope) -> Result<Pair, QuantityError> {
         match name {
@@ -275,49 +256,19 @@ impl SystemSpec for DispatchSpec {
             }
         }
     }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
 }
 
 /// The dispatch model.
 pub struct Dispatch;
 
 impl Model for Dispatch {
-    fn name(&self) -> &'static str {
-        MODEL
-    }
-
-    fn words(&self) -> &'static [&'static str] {
-        WORDS
-    }
-
-    fn variables(&self) -> &'static [&'static str] {
-        VARIABLES
+    fn signature(&self) -> &'static ModelSignature {
+        &SIGNATURE
     }
 
     fn compile(&self, c: &FileCtx, vars: &[String]) -> Result<Box<dyn SystemSpec>, ClaimError> {
-        let s = c.parse::<SetupOf>()?.setup;
-        // dist template names
-        {
-            let t = s.dist.get_ref();
-            let mut rest = t.as_str();
-            while let Some(i) = rest.find('{') {
-                let after = &rest[i + 1..];
-                let Some(j) = after.find('}') else {
-                    return c.err(s.dist.span(), "setup.dist", "unclosed '{'");
-                };
-                let name = after[..j].trim();
-                if !vars.iter().any(|v| v == name) {
-                    return c.err(
-                        s.dist.span(),
-                        "setup.dist",
-                        format!("{{{name}}} is not a grid or limit variable"),
-                    );
-                }
-                rest = &after[j + 1..];
-            }
-        }
+        let s: DispatchSetup = c.setup()?;
+        c.check_template(&s.dist, "setup.dist", vars)?;
         let hosts = match &s.hosts {
             None => None,
             Some(h) => match h.get_ref() {

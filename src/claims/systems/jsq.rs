@@ -22,6 +22,7 @@ use crate::claims::expr::Expr;
 use crate::claims::schema::FileCtx;
 use crate::claims::scope::Scope;
 use crate::claims::scope::SystemSpec;
+use crate::claims::signature::ModelSignature;
 use crate::claims::system::Model;
 use crate::claims::systems::dispatch::hosts_from_text;
 use crate::claims::value::Pair;
@@ -33,30 +34,33 @@ use crate::num::parse_decimal;
 use crate::vocab::{concat, UnknownName, Vocabulary};
 use rug::Float;
 use serde::Deserialize;
-use std::any::Any;
 use toml::Spanned;
 
 /// The model's name in `[setup] model = "…"`.
 pub const MODEL: &str = "jsq";
-/// The setup keys a call may override.
-pub const SETUP_KEYS: &[&str] = &[
-    "kind",
-    "lambda",
-    "halfin_whitt",
-    "servers",
-    "d",
-    "buffer",
-    "sampling",
-];
 /// The keys that give the arrival rate; one at a time.
 pub const RATE_KEYS: &[&str] = &["lambda", "halfin_whitt"];
-/// Names with a value at every point.
-const VARIABLES: &[&str] = &["lambda", "servers"];
-/// Bare words of the model's values.
-const WORDS: &[&str] = &concat::<{ 1 + ModelKind::NAMES.len() + Sampling::NAMES.len() }>(
-    &concat::<{ 1 + ModelKind::NAMES.len() }>(&["inf"], ModelKind::NAMES),
-    Sampling::NAMES,
-);
+
+/// The model's declaration: the setup keys a call may override, the names with a value at
+/// every point, the bare words of its values.
+pub const SIGNATURE: ModelSignature = ModelSignature {
+    name: MODEL,
+    keys: &[
+        "kind",
+        "lambda",
+        "halfin_whitt",
+        "servers",
+        "d",
+        "buffer",
+        "sampling",
+    ],
+    exclusive: &[RATE_KEYS],
+    variables: &["lambda", "servers"],
+    words: &concat::<{ 1 + ModelKind::NAMES.len() + Sampling::NAMES.len() }>(
+        &concat::<{ 1 + ModelKind::NAMES.len() }>(&["inf"], ModelKind::NAMES),
+        Sampling::NAMES,
+    ),
+};
 /// Significant digits with which an integer expression's value is read.
 const INTEGER_DIGITS: u32 = 30;
 
@@ -90,11 +94,6 @@ pub struct JsqSetup {
     /// `without` or `with`.
     #[serde(default)]
     pub sampling: Option<Spanned<String>>,
-}
-
-#[derive(Debug, Deserialize)]
-struct SetupOf {
-    setup: JsqSetup,
 }
 
 /// The jsq system as written.
@@ -215,17 +214,8 @@ fn sampling_of(s: &str) -> Result<Sampling, QuantityError> {
 
 impl JsqSpec {
     /// The spec of the scope's claim (an internal error if the claim is of another model).
-    pub fn of<'s>(scope: &'s Scope) -> Result<&'s JsqSpec, QuantityError> {
-        scope
-            .system
-            .as_any()
-            .downcast_ref::<JsqSpec>()
-            .ok_or_else(|| {
-                QuantityError::Internal(format!(
-                    "a jsq quantity in a '{}' claim",
-                    scope.system.model()
-                ))
-            })
+    pub fn of<'s>(scope: &Scope<'s>) -> Result<&'s JsqSpec, QuantityError> {
+        scope.system_as(MODEL)
     }
 
     /// The system at the point of `scope`, with the call's overrides.
@@ -317,14 +307,8 @@ fn buffer_from_text(s: &str) -> Result<u32, QuantityError> {
 }
 
 impl SystemSpec for JsqSpec {
-    fn model(&self) -> &'static str {
-        MODEL
-    }
-    fn keys(&self) -> &'static [&'static str] {
-        SETUP_KEYS
-    }
-    fn exclusive(&self) -> &'static [&'static [&'static str]] {
-        &[RATE_KEYS]
+    fn signature(&self) -> &'static ModelSignature {
+        &SIGNATURE
     }
     fn key_words(&self, key: &str) -> &'static [&'static str] {
         match key {
@@ -333,9 +317,6 @@ impl SystemSpec for JsqSpec {
             "d" | "buffer" => &["inf"],
             _ => &[],
         }
-    }
-    fn variables(&self) -> &'static [&'static str] {
-        VARIABLES
     }
     fn variable(&self, name: &str, scope: &Scope) -> Result<Pair, QuantityError> {
         let s = JsqSpec::resolve(scope)?;
@@ -349,39 +330,10 @@ impl SystemSpec for JsqSpec {
             }
         }
     }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
 }
 
 /// The jsq model.
 pub struct Jsq;
-
-/// A `{name}` template's names must be grid or limit variables.
-fn check_template(
-    c: &FileCtx,
-    s: &Spanned<String>,
-    key: &str,
-    vars: &[String],
-) -> Result<(), ClaimError> {
-    let mut rest = s.get_ref().as_str();
-    while let Some(i) = rest.find('{') {
-        let after = &rest[i + 1..];
-        let Some(j) = after.find('}') else {
-            return c.err(s.span(), key, "unclosed '{'");
-        };
-        let name = after[..j].trim();
-        if !vars.iter().any(|v| v == name) {
-            return c.err(
-                s.span(),
-                key,
-                format!("{{{name}}} is not a grid or limit variable"),
-            );
-        }
-        rest = &after[j + 1..];
-    }
-    Ok(())
-}
 
 /// An integer or an expression string (`inf` allowed where `inf_ok`).
 fn int_or_expr(
@@ -406,28 +358,20 @@ fn int_or_expr(
 }
 
 impl Model for Jsq {
-    fn name(&self) -> &'static str {
-        MODEL
-    }
-
-    fn words(&self) -> &'static [&'static str] {
-        WORDS
-    }
-
-    fn variables(&self) -> &'static [&'static str] {
-        VARIABLES
+    fn signature(&self) -> &'static ModelSignature {
+        &SIGNATURE
     }
 
     fn compile(&self, c: &FileCtx, vars: &[String]) -> Result<Box<dyn SystemSpec>, ClaimError> {
-        let s = c.parse::<SetupOf>()?.setup;
-        check_template(c, &s.kind, "setup.kind", vars)?;
+        let s: JsqSetup = c.setup()?;
+        c.check_template(&s.kind, "setup.kind", vars)?;
         if !s.kind.get_ref().contains('{') {
             kind_of(s.kind.get_ref())
                 .or_else(|e| c.err(s.kind.span(), "setup.kind", e.to_string()))?;
         }
         let d = match &s.d {
             Some(d) => {
-                check_template(c, d, "setup.d", vars)?;
+                c.check_template(d, "setup.d", vars)?;
                 if !d.get_ref().contains('{') {
                     DSpec::parse(d.get_ref())
                         .or_else(|e| c.err(d.span(), "setup.d", e.to_string()))?;

@@ -25,21 +25,28 @@ use crate::claims::expr::Expr;
 use crate::claims::schema::FileCtx;
 use crate::claims::scope::Scope;
 use crate::claims::scope::SystemSpec;
+use crate::claims::signature::ModelSignature;
 use crate::claims::system::Model;
-use crate::claims::value::Pair;
 use crate::claims::ClaimError;
 use crate::redundancy::classes::System;
 use crate::redundancy::policy::Copies;
 use serde::Deserialize;
-use std::any::Any;
 use toml::Spanned;
 
 /// The model's name in `[setup] model = "…"`.
 pub const MODEL: &str = "redundancy";
-/// The setup keys a call may override.
-pub const SETUP_KEYS: &[&str] = &["dist", "copies"];
 /// The words `copies=` takes.
 pub const COPIES_WORDS: &[&str] = &["iid", "identical"];
+
+/// The model's declaration: the setup keys a call may override and the bare words of its
+/// values; no key excludes another and no name has a value at every point.
+pub const SIGNATURE: ModelSignature = ModelSignature {
+    name: MODEL,
+    keys: &["dist", "copies"],
+    exclusive: &[],
+    variables: &[],
+    words: COPIES_WORDS,
+};
 /// The service law when the setup gives none: exponential with mean 1 (per unit of
 /// server rate), the law of the exact methods.
 pub const DEFAULT_DIST: &str = "exp:rate=1";
@@ -72,11 +79,6 @@ pub struct RedundancySetup {
     /// Preemptive-resume class priority (default false).
     #[serde(default)]
     pub preemptive: Option<bool>,
-}
-
-#[derive(Debug, Deserialize)]
-struct SetupOf {
-    setup: RedundancySetup,
 }
 
 /// Where the classes come from.
@@ -149,17 +151,8 @@ impl RedundancyPoint {
 impl RedundancySpec {
     /// The spec of the scope's claim (an internal error if the claim is of another model,
     /// which the compiler rules out).
-    pub fn of<'s>(scope: &'s Scope) -> Result<&'s RedundancySpec, QuantityError> {
-        scope
-            .system
-            .as_any()
-            .downcast_ref::<RedundancySpec>()
-            .ok_or_else(|| {
-                QuantityError::Internal(format!(
-                    "a redundancy quantity in a '{}' claim",
-                    scope.system.model()
-                ))
-            })
+    pub fn of<'s>(scope: &Scope<'s>) -> Result<&'s RedundancySpec, QuantityError> {
+        scope.system_as(MODEL)
     }
 
     /// The system at the point of `scope`, with the call's overrides.
@@ -209,14 +202,8 @@ impl RedundancySpec {
 }
 
 impl SystemSpec for RedundancySpec {
-    fn model(&self) -> &'static str {
-        MODEL
-    }
-    fn keys(&self) -> &'static [&'static str] {
-        SETUP_KEYS
-    }
-    fn exclusive(&self) -> &'static [&'static [&'static str]] {
-        &[]
+    fn signature(&self) -> &'static ModelSignature {
+        &SIGNATURE
     }
     fn key_words(&self, key: &str) -> &'static [&'static str] {
         match key {
@@ -224,37 +211,18 @@ impl SystemSpec for RedundancySpec {
             _ => &[],
         }
     }
-    fn variables(&self) -> &'static [&'static str] {
-        &[]
-    }
-    fn variable(&self, name: &str, _scope: &Scope) -> Result<Pair, QuantityError> {
-        Err(QuantityError::Internal(format!(
-            "the redundancy model has no variable '{name}'"
-        )))
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
 }
 
 /// The redundancy model.
 pub struct Redundancy;
 
 impl Model for Redundancy {
-    fn name(&self) -> &'static str {
-        MODEL
-    }
-
-    fn words(&self) -> &'static [&'static str] {
-        COPIES_WORDS
-    }
-
-    fn variables(&self) -> &'static [&'static str] {
-        &[]
+    fn signature(&self) -> &'static ModelSignature {
+        &SIGNATURE
     }
 
     fn compile(&self, c: &FileCtx, vars: &[String]) -> Result<Box<dyn SystemSpec>, ClaimError> {
-        let s = c.parse::<SetupOf>()?.setup;
+        let s: RedundancySetup = c.setup()?;
         let classes = match (&s.system, &s.lambdas, &s.classes) {
             (Some(system), Some(lambdas), None) => {
                 // The preset must exist: try it with placeholder rates of the count given.
@@ -281,7 +249,7 @@ impl Model for Redundancy {
                 }
             }
             (None, None, Some(list)) => {
-                check_template(c, list, "setup.classes", vars)?;
+                c.check_template(list, "setup.classes", vars)?;
                 Classes::List(list.get_ref().clone())
             }
             (_, _, Some(list)) => {
@@ -308,14 +276,14 @@ impl Model for Redundancy {
         let dist = match &s.dist {
             None => DEFAULT_DIST.to_string(),
             Some(d) => {
-                check_template(c, d, "setup.dist", vars)?;
+                c.check_template(d, "setup.dist", vars)?;
                 d.get_ref().clone()
             }
         };
         let copies = match &s.copies {
             None => Copies::Iid.name().to_string(),
             Some(v) if v.get_ref().contains('{') => {
-                check_template(c, v, "setup.copies", vars)?;
+                c.check_template(v, "setup.copies", vars)?;
                 v.get_ref().clone()
             }
             Some(v) => Copies::parse(v.get_ref())
@@ -330,32 +298,6 @@ impl Model for Redundancy {
             preemptive: s.preemptive.unwrap_or(false),
         }))
     }
-}
-
-/// Every `{name}` of the template `t` is a grid or limit variable.
-fn check_template(
-    c: &FileCtx,
-    t: &Spanned<String>,
-    key: &str,
-    vars: &[String],
-) -> Result<(), ClaimError> {
-    let mut rest = t.get_ref().as_str();
-    while let Some(i) = rest.find('{') {
-        let after = &rest[i + 1..];
-        let Some(j) = after.find('}') else {
-            return c.err(t.span(), key, "unclosed '{'");
-        };
-        let name = after[..j].trim();
-        if !vars.iter().any(|v| v == name) {
-            return c.err(
-                t.span(),
-                key,
-                format!("{{{name}}} is not a grid or limit variable"),
-            );
-        }
-        rest = &after[j + 1..];
-    }
-    Ok(())
 }
 
 /// The system of classes `SET:RATE …` (spaces between) on servers 1 … the largest index

@@ -145,12 +145,6 @@ impl Enclosure for ExponentialEnclosure {
     fn prec(&self) -> u32 {
         self.rate.prec()
     }
-    fn lower(&self) -> Interval {
-        Interval::zero_at(self.prec())
-    }
-    fn upper(&self) -> Interval {
-        Interval::infinite_at(self.prec())
-    }
     fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
         let bits = self.prec();
         if *x <= 0 {
@@ -223,12 +217,6 @@ impl Enclosure for HyperExpEnclosure {
     fn prec(&self) -> u32 {
         self.p.prec()
     }
-    fn lower(&self) -> Interval {
-        Interval::zero_at(self.prec())
-    }
-    fn upper(&self) -> Interval {
-        Interval::infinite_at(self.prec())
-    }
     fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
         Ok(self
             .p
@@ -258,8 +246,8 @@ impl Enclosure for HyperExpEnclosure {
                 return Err(DistError::Num(NumError::NoConvergence {
                     what: "sup x F̄(x) of the hyperexponential: boxes".into(),
                     iterations: SUP_MAX_BOXES,
-                    lo: crate::num::show(&best),
-                    hi: crate::num::show(&upper),
+                    lo: crate::num::message_number(&best),
+                    hi: crate::num::message_number(&upper),
                 }));
             }
             // On the box x F̄(x) ≤ b F̄(a): a box whose bound is below a value already

@@ -50,12 +50,6 @@ impl Enclosure for WeibullEnclosure {
     fn prec(&self) -> u32 {
         self.shape.prec()
     }
-    fn lower(&self) -> Interval {
-        Interval::zero_at(self.prec())
-    }
-    fn upper(&self) -> Interval {
-        Interval::infinite_at(self.prec())
-    }
     fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
         let bits = self.prec();
         if *x <= 0 {
@@ -145,12 +139,6 @@ impl Enclosure for ErlangEnclosure {
     }
     fn prec(&self) -> u32 {
         self.rate.prec()
-    }
-    fn lower(&self) -> Interval {
-        Interval::zero_at(self.prec())
-    }
-    fn upper(&self) -> Interval {
-        Interval::infinite_at(self.prec())
     }
     fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
         let bits = self.prec();

@@ -58,12 +58,6 @@ impl Enclosure for LogNormalEnclosure {
     fn prec(&self) -> u32 {
         self.mu.prec()
     }
-    fn lower(&self) -> Interval {
-        Interval::zero_at(self.prec())
-    }
-    fn upper(&self) -> Interval {
-        Interval::infinite_at(self.prec())
-    }
     fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
         let bits = self.prec();
         if *x <= 0 {

@@ -31,7 +31,7 @@ pub use uniform::{DeterministicEnclosure, UniformEnclosure};
 
 use super::{check_order, DistError};
 use crate::num::interval::Interval;
-use crate::num::{show, NumError};
+use crate::num::{message_number, NumError};
 use rug::float::Special;
 use rug::Float;
 
@@ -42,10 +42,15 @@ pub trait Enclosure: Send + Sync + std::fmt::Debug {
     fn family(&self) -> &'static str;
     /// Precision (bits) of the intervals returned.
     fn prec(&self) -> u32;
-    /// The low end of the support (s_0).
-    fn lower(&self) -> Interval;
-    /// The high end of the support (s_h); [+∞, +∞] for unbounded families.
-    fn upper(&self) -> Interval;
+    /// The low end of the support (s_0). The default is [0, 0], the low end of a law on
+    /// the half-line [0, ∞); a law whose support starts elsewhere overrides it.
+    fn lower(&self) -> Interval {
+        Interval::zero_at(self.prec())
+    }
+    /// The high end of the support (s_h); [+∞, +∞] for unbounded families, the default.
+    fn upper(&self) -> Interval {
+        Interval::infinite_at(self.prec())
+    }
     /// F̄(x) = P(X > x) at an exact x.
     fn tail_at(&self, x: &Float) -> Result<Interval, DistError>;
     /// M_j(a, b) = E[X^j; a < X ≤ b] at exact a < b, j ∈ {−1, 0, 1, 2}; a may lie below
@@ -169,8 +174,8 @@ pub(crate) fn require_positive(
             family,
             why: format!(
                 "{name} must be > 0; its enclosure [{}, {}] is not proven positive",
-                show(x.lo()),
-                show(x.hi())
+                message_number(x.lo()),
+                message_number(x.hi())
             ),
         })
     }
@@ -184,7 +189,7 @@ fn end_text(x: &Float) -> String {
     } else if x.is_infinite() {
         "inf".into()
     } else {
-        show(x)
+        message_number(x)
     }
 }
 

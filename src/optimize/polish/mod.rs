@@ -342,8 +342,11 @@ fn newton(
 }
 
 fn no_convergence(iterations: usize, s: &[Float]) -> PolicyError {
-    let lo = s.first().map(crate::num::show).unwrap_or_default();
-    let hi = s.last().map(crate::num::show).unwrap_or_default();
+    let lo = s
+        .first()
+        .map(crate::num::message_number)
+        .unwrap_or_default();
+    let hi = s.last().map(crate::num::message_number).unwrap_or_default();
     PolicyError::Num(NumError::NoConvergence {
         what: "cutoff polish (damped Newton)".into(),
         iterations,

@@ -10,7 +10,7 @@
 
 use super::{simulate, simulate_with_threads, Arrivals, SimConfig, SimPolicy, SimResult};
 use crate::dist::{DistError, DistFactory, JobSize};
-use crate::num::{parse_decimal, show};
+use crate::num::{message_number, parse_decimal};
 use crate::policy::{self, tags, LoadSpec, PolicyError};
 use crate::sim::observe::{names, Key};
 use crate::sim::stats::{Estimate, HeavyTail};
@@ -185,8 +185,8 @@ pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
             return Err(SimError::Unstable(format!(
                 "host {} has load {} >= 1 (total load {}): the mean waiting is infinite and a simulation would not settle",
                 i + 1,
-                show(&Float::with_val(53, *r)),
-                show(&rho)
+                message_number(&Float::with_val(53, *r)),
+                message_number(&rho)
             )));
         }
     }

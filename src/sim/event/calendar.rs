@@ -146,11 +146,6 @@ impl<E> Calendar<E> {
         EventId { slot, seq }
     }
 
-    /// Schedules `event` after `delay` (≥ 0) from now.
-    pub fn schedule_in(&mut self, delay: f64, event: E) -> EventId {
-        self.schedule_at(self.now + delay, event)
-    }
-
     /// The next event's time and event, without removing it.
     pub fn peek(&self) -> Option<(f64, &E)> {
         self.heap.first().map(|e| (e.time, &e.event))
