@@ -50,7 +50,7 @@ fn main() {
         );
         println!(
             "  mean  exact {:.6}  occ {:.6} ± {:.6}  per-server {:.6} ± {:.6}",
-            x.mean_tasks,
+            x.mean_tasks.value,
             o.mean_tasks.mean,
             o.mean_tasks.half_width,
             p.mean_tasks.mean,
@@ -60,17 +60,17 @@ fn main() {
             println!(
                 "  q_{}   exact {:.6}  occ {:.6} ± {:.6}  per-server {:.6} ± {:.6}",
                 i + 1,
-                x.occupancy[i],
+                x.occupancy[i].value,
                 o.occupancy[i].mean,
                 o.occupancy[i].half_width,
                 p.occupancy[i].mean,
                 p.occupancy[i].half_width
             );
         }
-        if x.blocking > 0.0 {
+        if x.blocking.value > 0.0 {
             println!(
                 "  block exact {:.6}  occ {:.6} ± {:.6}  per-server {:.6} ± {:.6}",
-                x.blocking,
+                x.blocking.value,
                 o.blocking.mean,
                 o.blocking.half_width,
                 p.blocking.mean,

@@ -26,8 +26,12 @@ fn within(e: &Estimate, want: f64, what: &str) {
 }
 
 fn compare_with_exact(s: &Summary, x: &ExactResult, what: &str) {
-    within(&s.mean_tasks, x.mean_tasks, &format!("{what} mean tasks"));
-    for (i, &q) in x.occupancy.iter().enumerate() {
+    within(
+        &s.mean_tasks,
+        x.mean_tasks.value,
+        &format!("{what} mean tasks"),
+    );
+    for (i, q) in x.occupancy.iter().map(|v| v.value).enumerate() {
         if q < 1e-4 {
             break;
         }
@@ -39,8 +43,8 @@ fn compare_with_exact(s: &Summary, x: &ExactResult, what: &str) {
         });
         within(&e, q, &format!("{what} q_{}", i + 1));
     }
-    if x.blocking > 0.0 {
-        within(&s.blocking, x.blocking, &format!("{what} blocking"));
+    if x.blocking.value > 0.0 {
+        within(&s.blocking, x.blocking.value, &format!("{what} blocking"));
     }
 }
 
@@ -262,7 +266,7 @@ fn the_comparison_can_fail() {
             .unwrap(),
     )
     .unwrap();
-    let z = (s.mean_tasks.mean - x.mean_tasks).abs() / s.mean_tasks.half_width;
+    let z = (s.mean_tasks.mean - x.mean_tasks.value).abs() / s.mean_tasks.half_width;
     assert!(z > HALF_WIDTHS, "only {z:.1} half-widths apart");
 }
 

@@ -9,7 +9,7 @@
 use super::run_args::TimeRunArgs;
 use super::{bad, fail, named, render, Format, Outcome};
 use crate::lb::diffusion::halfin_whitt_lambda;
-use crate::lb::exact::{exact, ExactOptions};
+use crate::lb::exact::{exact, ExactOptions, DEFAULT_MAX_STATES};
 use crate::lb::fixed_point::certified;
 use crate::lb::fluid::{fluid_pair, Limit};
 use crate::lb::model::{DSpec, LbError, Model, ModelKind, Sampling, System};
@@ -130,6 +130,14 @@ struct ExactArgs {
     /// Sampling of the d servers.
     #[arg(long, value_parser = named::<Sampling>(), default_value = "without")]
     sampling: Sampling,
+    /// Significant decimal digits wanted (each printed digit is certified: the truncation
+    /// grows until its proven bound and the solve's error leave them certain; a chain
+    /// certifies at most 14).
+    #[arg(long, default_value_t = i64::from(DEFAULT_DIGITS), allow_hyphen_values = true)]
+    digits: i64,
+    /// Most states of the chain (the truncation stops growing there).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STATES as i64, allow_hyphen_values = true)]
+    max_states: i64,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
@@ -273,8 +281,23 @@ pub(super) fn run_jsq(a: JsqArgs) -> Outcome {
             let n = servers_of(a.servers)?;
             let spec = DSpec::parse(&a.d).map_err(lb)?;
             let system = System::new(model, n, &spec, a.sampling).map_err(lb)?;
-            let r = exact(&system, &ExactOptions::default()).map_err(lb)?;
-            Ok(render(&exact_record(&system, &spec, &r), a.format))
+            let digits = check_digits(a.digits).map_err(bad)?;
+            let max_states = usize::try_from(a.max_states)
+                .ok()
+                .filter(|m| *m >= 1)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "--max-states must be at least 1, got {}",
+                        a.max_states
+                    ))
+                })?;
+            let opts = ExactOptions {
+                digits,
+                max_states,
+                ..ExactOptions::default()
+            };
+            let r = exact(&system, &opts).map_err(lb)?;
+            Ok(render(&exact_record(&system, &spec, digits, &r), a.format))
         }
         JsqCommand::Simulate(a) => run_simulate(a),
     }

@@ -1,4 +1,6 @@
-//! Finite-N exact values: the stationary distribution of the N-server JSQ(d) chain.
+//! Finite-N exact values: the stationary distribution of the N-server JSQ(d) chain, to the
+//! digits asked, with a proven bound on what the truncation of an infinite buffer leaves
+//! out.
 //!
 //! **State.** The sorted occupancy vector x_1 ≤ … ≤ x_N (servers are exchangeable, so
 //! the sorted vector, equivalently the counts Q_i = #{j : x_j ≥ i}, is a Markov chain).
@@ -10,97 +12,151 @@
 //! finds the chosen server full, v = b, is discarded). Departures: each of the c_v
 //! servers at length v ≥ 1 completes at rate μ_v (1 for queues, v for pools).
 //!
-//! **Truncation of an infinite buffer.** Truncating every server at K converges slowly
-//! (for example N = 5, λ = 0.9, K = 30 is still off by 10⁻⁵), because the
-//! probability that one server is long is not small. JSQ keeps the queues close together,
-//! so the chain is truncated instead in the shortest queue's length (x_1 ≤ L) and in the
-//! spread (x_N − x_1 ≤ S): transitions that would leave that set are suppressed (the
-//! arrival or departure does not happen). With `None` the truncation is chosen by growing
-//! (L, S) ([`Truncation::grown`]: each bound while the stationary mass on its boundary is
-//! not small) until the results move by less than the tolerance, and the last change is
-//! reported — the check that the truncation does not matter at the printed digits. Each
-//! solve starts from the previous truncation's distribution (zero on the new states),
-//! which saves up to nine tenths of the Gauss–Seidel sweeps.
-//! A finite buffer needs no truncation (L = S = b covers every state).
+//! **Closed forms.** With d = 1 (and so with N = 1) the routing splits the Poisson stream
+//! evenly and independently of the state: the servers are N independent M/M/1/b queues
+//! (π_k ∝ λ^k) or M/M/B/B pools (π_k ∝ λ^k/k!, Poisson without a capacity). These are
+//! summed in MPFR at two precisions ([`closed_form`]), and the output names the method.
+//!
+//! **Truncation of an infinite buffer and its bound.** The chain is solved on a finite set
+//! A by [`crate::num::levels`] (the level is the total number of tasks T, which a transition
+//! moves by one): exits from A are redirected to the empty state, and the values are
+//! enclosed with the regenerative bound of that module, which needs a Lyapunov function
+//! with negative drift outside A:
+//! * **queues**: A = {x_1 ≤ L, x_N − x_1 ≤ S} (JSQ keeps the queues close together, so
+//!   the shortest queue and the spread are what grow). The Lyapunov function is the
+//!   quadratic V = Σ x_i² − β T² (0 ≤ β < 1/N, positive definite). Its drift is exact and
+//!   piecewise linear: an arrival joins the shortest of d sampled servers, whose length has
+//!   mean Σ_i w_i x_i over the sorted vector (w_i = P(the sample's shortest is the i-th
+//!   smallest): C(N−i+1, d) − C(N−i, d) over C(N, d) without replacement, ((N−i+1)/N)^d −
+//!   ((N−i)/N)^d with), so with B busy servers
+//!   QV = Σ_i x_i (2λN w_i − 2 − 2β(λN − B)) + (λN + B)(1 − β).
+//!   On the sorted cone with I idle servers this is linear along the generators
+//!   (0, …, 0, 1, …, 1); [`queue_lyapunov`] checks, for each I, that every generator's
+//!   coefficient is negative and that the drift is at most −1 (V_1 = κ_1 V) and at most −T
+//!   (V_G = κ_G V) at the nearest points outside A, which proves the drift conditions
+//!   everywhere outside A. (Foster–Lyapunov with quadratic functions for join-the-shortest
+//!   routing: e.g. Bramson, *Stability of queueing networks*, 2008, ch. 2.)
+//! * **pools**: each task leaves at rate 1 whatever the routing, so T is an M/M/∞ queue;
+//!   A = {T ≤ K}, with V_1 = T/(K + 1 − λN) and V_G = aT² (a from the same drift).
+//!
+//! The truncation is grown, from the stationary mass on A's faces, until the bound on the
+//! truncation error and the solve's error bound leave the digits asked certain. A finite
+//! buffer needs no truncation (every state is kept; the bound is then only the solve's).
 //!
 //! **Outputs.** Mean tasks per server, the occupancy q_i = E\[A_i\]/N, the blocking
 //! probability E\[P(all d sampled full)\] (by PASTA the fraction of arrivals discarded),
-//! the number of states and the truncation.
+//! each as an enclosure [lo, hi] printed with the digits on which its ends agree, the
+//! number of states, the truncation and its bound.
 
-use super::model::{tail_table, LbError, ModelKind, System};
-use crate::num::markov::{explore, stationary_from, Ctmc, MarkovError, SolveOptions};
+use super::model::{tail_table, LbError, ModelKind, Sampling, System};
+use crate::num::certify::certify_pair;
+use crate::num::levels::{self, Bounded, Enclosed, LevelChain, LevelError};
+use rug::Float;
 use std::collections::HashMap;
 
-/// Default tolerance on the change of any output when the truncation is grown.
-pub const DEFAULT_TRUNCATION_TOLERANCE: f64 = 1e-10;
 /// Default limit on the number of states.
-pub const DEFAULT_MAX_STATES: usize = 2_000_000;
-/// Most growths of the truncation.
-pub const MAX_GROWTHS: usize = 40;
-/// Spread added at each growth of the truncation.
-pub const SPREAD_STEP: u32 = 2;
-/// A truncation boundary is grown while its stationary mass exceeds the tolerance divided
-/// by this.
-pub const BOUNDARY_FACTOR: f64 = 10.0;
+pub const DEFAULT_MAX_STATES: usize = 4_000_000;
+/// Most servers of the exact chain (a state is a fixed array).
+pub const MAX_EXACT_SERVERS: u64 = 16;
 /// Largest level a state may hold (states are stored as `u16`).
 pub const MAX_LEVEL: u32 = u16::MAX as u32 - 1;
+/// Most digits a chain value is certified to: the values are f64 (a double-double
+/// stationary vector summed into f64 means), so 15 is the most their rounding allows; the
+/// solve's error bound decides how many of those are certain.
+pub const CHAIN_MAX_DIGITS: u32 = 14;
+/// Most truncations tried while growing A.
+pub const MAX_GROWTHS: usize = 24;
+/// The truncation bound is aimed at this fraction of the last digit's half-unit, leaving
+/// the rest to the solve's error.
+const TRUNCATION_SHARE: f64 = 0.1;
+/// Spread of the first truncation tried.
+const START_SPREAD: u32 = 4;
+/// Occupancy levels below this are not listed (below the f64 solve's resolution).
+pub const OCCUPANCY_FLOOR: f64 = 1e-15;
+/// Values of β·N tried for the quadratic Lyapunov function of queues (β = 0: V = Σx²
+/// grows like the costs to return to the empty state, T²/N along the diagonal, which the
+/// re-entry bound compares it with).
+const BETA_TRIES: [f64; 1] = [0.0];
 
 /// A truncation of an infinite buffer: shortest queue ≤ `min_level`, longest − shortest
-/// ≤ `spread`.
+/// ≤ `spread` (queues); total tasks ≤ `min_level` (pools, `spread` unused).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Truncation {
-    /// L: the largest shortest-queue length kept.
+    /// L: the largest shortest-queue length kept (queues); K, the largest total (pools).
     pub min_level: u32,
-    /// S: the largest spread kept.
+    /// S: the largest spread kept (queues).
     pub spread: u32,
-}
-
-impl Truncation {
-    /// The next truncation tried after a solve whose boundaries carried `mass` (shortest
-    /// queue at L, spread at S): L grows by half (the shortest queue's tail is geometric)
-    /// and S by [`SPREAD_STEP`] (the states grow like S^(N−1)), each only while its
-    /// boundary carries more than `tol` / [`BOUNDARY_FACTOR`]; both when neither does.
-    pub fn grown(self, mass: (f64, f64), tol: f64) -> Self {
-        let small = tol / BOUNDARY_FACTOR;
-        let (grow_l, grow_s) = match (mass.0 > small, mass.1 > small) {
-            (false, false) => (true, true),
-            other => other,
-        };
-        Truncation {
-            min_level: if grow_l {
-                self.min_level.saturating_add(self.min_level.div_ceil(2))
-            } else {
-                self.min_level
-            },
-            spread: if grow_s {
-                self.spread.saturating_add(SPREAD_STEP)
-            } else {
-                self.spread
-            },
-        }
-    }
 }
 
 /// Options of [`exact`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ExactOptions {
-    /// The truncation of an infinite buffer; `None` chooses it by growing it.
+    /// The truncation of an infinite buffer; `None` chooses it from the digits.
     pub truncation: Option<Truncation>,
-    /// Largest change of any output accepted when the truncation is grown.
-    pub tolerance: f64,
+    /// Significant digits wanted (a chain certifies at most [`CHAIN_MAX_DIGITS`]).
+    pub digits: u32,
     /// Most states.
     pub max_states: usize,
-    /// The stationary solve.
-    pub solve: SolveOptions,
 }
 
 impl Default for ExactOptions {
     fn default() -> Self {
         ExactOptions {
             truncation: None,
-            tolerance: DEFAULT_TRUNCATION_TOLERANCE,
+            digits: 12,
             max_states: DEFAULT_MAX_STATES,
-            solve: SolveOptions::default(),
+        }
+    }
+}
+
+/// How the values were computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExactMethod {
+    /// d = 1 (or N = 1): independent single-server queues or pools, summed in MPFR.
+    ClosedForm,
+    /// The sorted-occupancy chain on a finite set (all states with a buffer).
+    Chain,
+}
+
+/// A value with its enclosure and the digits on which the enclosure's ends agree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Value {
+    /// The computed value (the truncated chain's, or the closed form's).
+    pub value: f64,
+    /// Lower end of the enclosure of the exact value.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+    /// The certified decimal.
+    pub text: String,
+    /// Its significant digits.
+    pub digits: u32,
+}
+
+impl Value {
+    fn enclosed(e: &Enclosed, wanted: u32) -> Self {
+        let c = certify_pair(
+            &Float::with_val(64, e.lo),
+            &Float::with_val(64, e.hi),
+            wanted,
+        );
+        Value {
+            value: e.value,
+            lo: e.lo,
+            hi: e.hi,
+            text: c.text,
+            digits: c.digits,
+        }
+    }
+
+    fn exact(lo: &Float, hi: &Float, wanted: u32) -> Self {
+        let c = certify_pair(lo, hi, wanted);
+        Value {
+            value: hi.to_f64(),
+            lo: lo.to_f64(),
+            hi: hi.to_f64(),
+            text: c.text,
+            digits: c.digits,
         }
     }
 }
@@ -109,121 +165,109 @@ impl Default for ExactOptions {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExactResult {
     /// Mean tasks per server.
-    pub mean_tasks: f64,
-    /// q_1, q_2, … (to the highest level reached).
-    pub occupancy: Vec<f64>,
+    pub mean_tasks: Value,
+    /// q_1, q_2, … while at least one digit is certified.
+    pub occupancy: Vec<Value>,
     /// Probability that an arrival is discarded (0 without a buffer).
-    pub blocking: f64,
-    /// Number of states.
+    pub blocking: Value,
+    /// The fewest digits of mean_tasks, blocking and q_1.
+    pub digits: u32,
+    /// How the values were computed.
+    pub method: ExactMethod,
+    /// Number of states (0 for a closed form).
     pub states: usize,
-    /// The truncation used (`None` for a finite buffer).
+    /// The truncation used (`None` for a finite buffer or a closed form).
     pub truncation: Option<Truncation>,
-    /// The largest change of an output against the previous (smaller) truncation, when
-    /// the truncation was chosen by growing it.
-    pub truncation_change: Option<f64>,
-    /// Residual of the stationary solve.
+    /// Proven bound on the truncation error of mean_tasks (absolute; 0 without truncation;
+    /// +∞ without a Lyapunov certificate).
+    pub truncation_bound: f64,
+    /// Bound on the stationary solve's error of mean_tasks (absolute, from residuals).
+    pub solve_error: f64,
+    /// Relative residual of the stationary solve.
     pub residual: f64,
-    /// Gauss–Seidel sweeps of the stationary solve (0 for a dense solve).
-    pub sweeps: usize,
-    /// Stationary mass on the truncation's two boundaries: states whose shortest queue is
-    /// L, and states whose spread is S (0 without a truncation).
-    pub boundary_mass: (f64, f64),
+    /// Two-level cycles of the stationary solve.
+    pub cycles: usize,
+    /// Truncations solved before the one printed.
+    pub growths: usize,
+    /// Why the truncation stopped growing short of the digits asked (`None` when they are
+    /// certified, or without a truncation).
+    pub stopped: Option<Stopped>,
+}
+
+/// Why the truncation of an infinite buffer stopped growing before its bound left the
+/// digits asked certain.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Stopped {
+    /// The next truncation would exceed the state limit.
+    StateLimit {
+        /// The next truncation.
+        next: Truncation,
+        /// Its number of states at most ([`state_bound`]).
+        states: f64,
+        /// The limit (`--max-states`).
+        limit: usize,
+    },
+    /// [`MAX_GROWTHS`] truncations were solved.
+    Growths,
 }
 
 /// Most significant digits an f64 value is printed with.
 pub const F64_DIGITS: u32 = 15;
-/// Exact-chain levels below this occupancy are not printed (below every error estimate
-/// the chain's f64 solve reaches).
-pub const EXACT_OCCUPANCY_FLOOR: f64 = 1e-15;
-/// An exact level is printed while it exceeds its error estimate by this factor (one
-/// certain digit).
-pub const EXACT_DIGIT_MARGIN: f64 = 10.0;
-/// Relative accuracy of a converged stationary solve taken into every exact value's
-/// error estimate (the Gauss–Seidel stopping rule of `num::markov` is far tighter; this
-/// covers the f64 sums over up to 10⁶ states).
-pub const EXACT_SOLVE_RELATIVE: f64 = 1e-12;
 
-/// Significant digits of `x` that an absolute error `err` leaves certain (at least 1, at
-/// most [`F64_DIGITS`]).
-///
-/// ```
-/// use taskassign::lb::exact::digits_within;
-/// assert_eq!(digits_within(0.123456789, 1e-6), 5);
-/// assert_eq!(digits_within(0.5, 0.0), 15);
-/// ```
-pub fn digits_within(x: f64, err: f64) -> u32 {
-    if x == 0.0 || err <= 0.0 {
-        return F64_DIGITS;
-    }
-    let d = (x.abs() / err).log10().floor();
-    if d.is_finite() {
-        (d as i64).clamp(1, i64::from(F64_DIGITS)) as u32
-    } else {
-        1
-    }
-}
+/// Largest number of servers with a fixed-array state.
+const MAXN: usize = MAX_EXACT_SERVERS as usize;
 
-/// The error model of an exact value: the truncation's last change plus the solve's
-/// relative accuracy [`EXACT_SOLVE_RELATIVE`].
-impl ExactResult {
-    /// The error estimate of a value x of this solve: the truncation's last change plus
-    /// [`EXACT_SOLVE_RELATIVE`] · |x|.
-    pub fn error_of(&self, x: f64) -> f64 {
-        self.truncation_change.unwrap_or(0.0) + EXACT_SOLVE_RELATIVE * x.abs()
-    }
+/// A sorted occupancy vector (the first N entries used).
+type Occ = [u16; MAXN];
 
-    /// The significant digits of a value x of this solve that its error leaves certain
-    /// ([`digits_within`]; a value so small that its relative part underflows is held to
-    /// the error of the smallest normal f64).
-    pub fn digits_of(&self, x: f64) -> u32 {
-        digits_within(x, self.error_of(x.abs().max(f64::MIN_POSITIVE)))
-    }
-
-    /// q_1, q_2, … while at least one digit is certain: each level at least
-    /// [`EXACT_OCCUPANCY_FLOOR`] and [`EXACT_DIGIT_MARGIN`] times its error.
-    pub fn certain_levels(&self) -> &[f64] {
-        let n = self
-            .occupancy
-            .iter()
-            .take_while(|&&q| {
-                q >= EXACT_OCCUPANCY_FLOOR
-                    && q > EXACT_DIGIT_MARGIN * self.error_of(q.max(f64::MIN_POSITIVE))
-            })
-            .count();
-        &self.occupancy[..n]
-    }
-}
-
-/// The sorted-occupancy chain.
+/// The sorted-occupancy chain with its truncation and Lyapunov certificate.
 struct OccupancyChain {
     kind: ModelKind,
     n: usize,
     lambda_n: f64,
-    /// The capacity, or the truncation's bounds.
     buffer: Option<u32>,
     trunc: Option<Truncation>,
     /// p(k) = P(min of the d sampled ≥ i | A_i = k).
     tail: Vec<f64>,
+    /// The quadratic V = Σx² − βT² scaled: (β, κ_1, κ_G) (queues, infinite buffer).
+    queue_v: Option<(f64, f64, f64)>,
+    /// Whether Σx³ has drift ≤ 0 outside the truncation (the re-entry shape of the cost
+    /// of mean_tasks; Σx² otherwise).
+    cubic: bool,
+    /// (1/(K + 1 − λN), a) for pools with an infinite buffer.
+    pool_v: Option<(f64, f64)>,
 }
 
 impl OccupancyChain {
-    fn allowed(&self, x: &[u16]) -> bool {
-        match self.trunc {
-            None => true,
-            Some(t) => {
-                let (lo, hi) = (u32::from(x[0]), u32::from(x[self.n - 1]));
-                lo <= t.min_level && hi - lo <= t.spread && hi <= MAX_LEVEL
-            }
-        }
+    fn total(&self, x: &Occ) -> u32 {
+        x[..self.n].iter().map(|&v| u32::from(v)).sum()
     }
 }
 
-impl Ctmc for OccupancyChain {
-    type State = Vec<u16>;
+impl LevelChain for OccupancyChain {
+    type State = Occ;
 
-    fn transitions(&self, x: &Vec<u16>, out: &mut Vec<(Vec<u16>, f64)>) {
+    fn start(&self) -> Occ {
+        [0; MAXN]
+    }
+
+    fn level(&self, s: &Occ) -> u32 {
+        self.total(s)
+    }
+
+    fn inside(&self, x: &Occ) -> bool {
+        match (self.trunc, self.kind) {
+            (None, _) => true,
+            (Some(t), ModelKind::Queues) => {
+                let (lo, hi) = (u32::from(x[0]), u32::from(x[self.n - 1]));
+                lo <= t.min_level && hi - lo <= t.spread
+            }
+            (Some(t), ModelKind::Pools) => self.total(x) <= t.min_level,
+        }
+    }
+
+    fn transitions(&self, x: &Occ, out: &mut Vec<(Occ, f64)>) {
         let n = self.n;
-        // Blocks of equal values: [start, end).
         let mut start = 0;
         while start < n {
             let v = x[start];
@@ -234,134 +278,205 @@ impl Ctmc for OccupancyChain {
             // A_v = n − start servers have ≥ v; A_{v+1} = n − end.
             let p = self.tail[n - start] - self.tail[n - end];
             let full = self.buffer.is_some_and(|b| u32::from(v) >= b);
-            if p > 0.0 && !full {
-                let mut y = x.clone();
-                y[end - 1] = v.saturating_add(1);
-                if self.allowed(&y) {
-                    out.push((y, self.lambda_n * p));
-                }
+            if p > 0.0 && !full && u32::from(v) < MAX_LEVEL {
+                let mut y = *x;
+                y[end - 1] = v + 1;
+                out.push((y, self.lambda_n * p));
             }
             if v >= 1 {
                 let rate = (end - start) as f64 * self.kind.service_rate(usize::from(v));
-                let mut y = x.clone();
+                let mut y = *x;
                 y[start] = v - 1;
-                if self.allowed(&y) {
-                    out.push((y, rate));
-                }
+                out.push((y, rate));
             }
             start = end;
         }
     }
-}
 
-fn markov(e: MarkovError) -> LbError {
-    match e {
-        MarkovError::TooManyStates(k) => LbError::BadInput(format!(
-            "the exact chain has more than {k} states: use fewer servers or the simulator"
-        )),
-        other => LbError::Numerical(format!("exact chain: {other}")),
+    fn growth(&self, s: &Occ) -> f64 {
+        f64::from(self.total(s))
+    }
+
+    fn lyapunov(&self, x: &Occ) -> Option<[f64; 4]> {
+        if self.trunc.is_none() {
+            return Some([0.0; 4]);
+        }
+        let t = f64::from(self.total(x));
+        if let Some((beta, k1, kg)) = self.queue_v {
+            let sq: f64 = x[..self.n]
+                .iter()
+                .map(|&v| f64::from(v) * f64::from(v))
+                .sum();
+            let v = (sq - beta * t * t).max(0.0);
+            let wg = if self.cubic {
+                x[..self.n].iter().map(|&v| f64::from(v).powi(3)).sum()
+            } else {
+                sq
+            };
+            return Some([k1 * v, kg * v, sq, wg]);
+        }
+        self.pool_v.map(|(a1, ag)| [a1 * t, ag * t * t, t, t * t])
+    }
+
+    fn exit_face(&self, x: &Occ) -> usize {
+        match (self.trunc, self.kind) {
+            (Some(t), ModelKind::Queues) if u32::from(x[0]) <= t.min_level => 1,
+            _ => 0,
+        }
+    }
+
+    fn on_boundary(&self, x: &Occ) -> bool {
+        match (self.trunc, self.kind) {
+            (None, _) => false,
+            (Some(t), ModelKind::Queues) => {
+                let (lo, hi) = (u32::from(x[0]), u32::from(x[self.n - 1]));
+                lo == t.min_level || hi - lo == t.spread
+            }
+            (Some(t), ModelKind::Pools) => self.total(x) == t.min_level,
+        }
     }
 }
 
-/// The stationary distribution of the last solve, by state (the warm start of the next,
-/// larger truncation).
-type Warm = HashMap<Vec<u16>, f64>;
+/// w_i = P(the shortest of the d sampled servers is the i-th smallest), i = 1..=N.
+fn rank_weights(n: usize, d: u64, sampling: Sampling) -> Vec<f64> {
+    let tail = tail_table(n as u64, d, sampling);
+    // P(rank ≥ i) = P(all sampled among the N − i + 1 largest) = tail[N − i + 1].
+    (1..=n).map(|i| tail[n - i + 1] - tail[n - i]).collect()
+}
 
-fn solve_once(
-    system: &System,
-    trunc: Option<Truncation>,
-    opts: &ExactOptions,
-    warm: Option<&mut Warm>,
-) -> Result<ExactResult, LbError> {
-    let n = system.servers() as usize;
-    let model = system.model();
-    let chain = OccupancyChain {
-        kind: model.kind(),
-        n,
-        lambda_n: model.lambda() * n as f64,
-        buffer: model.buffer(),
-        trunc,
-        tail: tail_table(system.servers(), system.d().d, system.sampling()),
-    };
-    let c = explore(&chain, vec![0u16; n], opts.max_states).map_err(markov)?;
-    let guess: Option<Vec<f64>> = warm.as_ref().map(|w| {
-        c.states
+/// The quadratic Lyapunov certificate of queues outside the box {x_1 ≤ L, spread ≤ S}
+/// (module docs): the smallest κ_1, κ_G such that κ_1 V has drift ≤ −1 and κ_G V drift
+/// ≤ −T at every state outside the box, for V = Σx² − βT²; `None` when no β of
+/// [`BETA_TRIES`] gives negative coefficients (λ too close to 1 for this V).
+pub fn queue_lyapunov(
+    n: usize,
+    d: u64,
+    sampling: Sampling,
+    lambda: f64,
+    t: Truncation,
+) -> Option<(f64, f64, f64)> {
+    let w = rank_weights(n, d, sampling);
+    let ln = lambda * n as f64;
+    let (l, s) = (f64::from(t.min_level), f64::from(t.spread));
+    let mut best: Option<(f64, f64, f64, f64)> = None;
+    for bn in BETA_TRIES {
+        let beta = bn / n as f64;
+        // Constraints κ·a + b ≤ 0 (a must be negative), for g = 1 (γ = 0, γ0 = 1) and
+        // g = T (γ = 1, γ0 = 0).
+        let mut kappa = [0.0f64; 2];
+        let mut ok = true;
+        for (gi, (gamma, gamma0)) in [(0.0, 1.0), (1.0, 0.0)].into_iter().enumerate() {
+            let mut need = 0.0f64;
+            let mut add = |a: f64, b: f64| {
+                if a < 0.0 {
+                    need = need.max(b / -a);
+                    true
+                } else {
+                    b <= 0.0 && a == 0.0
+                }
+            };
+            for idle in 0..n {
+                let busy = (n - idle) as f64;
+                let c: Vec<f64> = w
+                    .iter()
+                    .map(|&wi| 2.0 * ln * wi - 2.0 - 2.0 * beta * (ln - busy))
+                    .collect();
+                let cst = (ln + busy) * (1.0 - beta);
+                // G_j = κ·cc[j] + γ·(N − j + 1) for j ≥ idle + 1 (1-based).
+                let first = idle; // 0-based index of the first busy server
+                let cc: Vec<(f64, f64)> = (first..n)
+                    .map(|j| (c[j..].iter().sum::<f64>(), gamma * (n - j) as f64))
+                    .collect();
+                for &(a, b) in &cc {
+                    // Every generator's coefficient negative (a small margin: strict).
+                    ok &= add(a, b + 1e-12);
+                }
+                if idle >= 1 {
+                    // max over {x_N ≥ S + 1}: G_{I+1} + S·G_j for each j, plus constants.
+                    let (a0, b0) = cc[0];
+                    for &(a, b) in &cc {
+                        ok &= add(a0 + s * a + cst, b0 + s * b + gamma0);
+                    }
+                } else {
+                    let (a1, b1) = cc[0];
+                    // m ≥ L + 1, no spread.
+                    ok &= add((l + 1.0) * a1 + cst, (l + 1.0) * b1 + gamma0);
+                    // m ≥ 1, spread ≥ S + 1.
+                    for &(a, b) in &cc[1..] {
+                        ok &= add(a1 + (s + 1.0) * a + cst, b1 + (s + 1.0) * b + gamma0);
+                    }
+                }
+            }
+            kappa[gi] = need * (1.0 + 1e-9) + 1e-300;
+        }
+        if !ok {
+            continue;
+        }
+        // Score: κ_G·V at the level exit (all at L + 1) and at a spread exit.
+        let top = n as f64 * (l + 1.0) * (l + 1.0) * (1.0 - beta * n as f64);
+        let spread = (s + 1.0) * (s + 1.0) * (1.0 - beta);
+        let score = kappa[1] * (top + spread);
+        if best.is_none_or(|b| score < b.3) {
+            best = Some((beta, kappa[0], kappa[1], score));
+        }
+    }
+    best.map(|(b, k1, kg, _)| (b, k1, kg))
+}
+
+/// Whether W = Σx³ has drift QW ≤ 0 at every state of queues outside the box: with I idle
+/// servers and B = N − I busy, QW = Σ_i (3λN w_i − 3·[i busy]) x_i² + Σ_i (3λN w_i +
+/// 3·[i busy]) x_i + λN − B; Chebyshev's sum inequality (decreasing coefficients, increasing
+/// x_i²) bounds the quadratic part by D_I X / B (X = Σx², D_I the coefficients' sum over the
+/// busy ranks) and Cauchy–Schwarz the linear part by e √(BX), so QW ≤ 0 once √X exceeds the
+/// larger root of that parabola; outside the box X ≥ (S + 1)².
+pub fn cubic_drift_ok(n: usize, d: u64, sampling: Sampling, lambda: f64, t: Truncation) -> bool {
+    let w = rank_weights(n, d, sampling);
+    let ln = lambda * n as f64;
+    let x0 = (f64::from(t.spread) + 1.0).min(f64::from(t.min_level) + 1.0);
+    (0..n).all(|idle| {
+        let busy = (n - idle) as f64;
+        let dsum: f64 = w[idle..].iter().map(|&wi| 3.0 * ln * wi - 3.0).sum();
+        if dsum >= 0.0 {
+            return false;
+        }
+        let a = -dsum / busy;
+        let e = w[idle..]
             .iter()
-            .map(|x| w.get(x).copied().unwrap_or(0.0))
-            .collect()
-    });
-    let st = stationary_from(&c, &opts.solve, guess.as_deref()).map_err(markov)?;
-    if let Some(w) = warm {
-        w.clear();
-        w.extend(c.states.iter().cloned().zip(st.pi.iter().copied()));
-    }
-    let top = c
-        .states
-        .iter()
-        .map(|x| usize::from(x[n - 1]))
-        .max()
-        .unwrap_or(0);
-    let mut occ = vec![0.0; top];
-    let mut tasks = 0.0;
-    let mut blocking = 0.0;
-    let mut boundary = (0.0, 0.0);
-    for (x, &p) in c.states.iter().zip(&st.pi) {
-        if let Some(t) = trunc {
-            let (lo, hi) = (u32::from(x[0]), u32::from(x[n - 1]));
-            if lo == t.min_level {
-                boundary.0 += p;
-            }
-            if hi - lo == t.spread {
-                boundary.1 += p;
-            }
-        }
-        for &v in x {
-            tasks += p * f64::from(v);
-            for q in occ.iter_mut().take(usize::from(v)) {
-                *q += p;
-            }
-        }
-        if let Some(b) = model.buffer() {
-            let full = x.iter().filter(|&&v| u32::from(v) >= b).count();
-            blocking += p * chain.tail[full];
-        }
-    }
-    let nf = n as f64;
-    for q in &mut occ {
-        *q /= nf;
-    }
-    Ok(ExactResult {
-        mean_tasks: tasks / nf,
-        occupancy: occ,
-        blocking,
-        states: c.len(),
-        truncation: trunc,
-        truncation_change: None,
-        residual: st.residual,
-        sweeps: st.sweeps,
-        boundary_mass: boundary,
+            .map(|&wi| 3.0 * ln * wi + 3.0)
+            .fold(0.0f64, f64::max)
+            * busy.sqrt();
+        let c = (ln - busy).max(0.0);
+        let root = (e + (e * e + 4.0 * a * c).sqrt()) / (2.0 * a);
+        root <= x0
     })
 }
 
-/// The largest change between two results (mean tasks, blocking, every level).
-fn change(a: &ExactResult, b: &ExactResult) -> f64 {
-    let levels = a.occupancy.len().max(b.occupancy.len());
-    let at = |r: &ExactResult, i: usize| r.occupancy.get(i).copied().unwrap_or(0.0);
-    let mut m = (a.mean_tasks - b.mean_tasks)
-        .abs()
-        .max((a.blocking - b.blocking).abs());
-    for i in 0..levels {
-        m = m.max((at(a, i) - at(b, i)).abs());
+fn level_err(e: LevelError, max: usize) -> LbError {
+    match e {
+        LevelError::TooManyStates { limit } => LbError::BadInput(format!(
+            "the exact chain needs more than {limit} states (limit {max}): ask fewer --digits, raise --max-states, or use jsq simulate"
+        )),
+        other => LbError::Numerical(format!(
+            "exact chain: {other}; ask fewer --digits or use jsq simulate"
+        )),
     }
-    m
 }
 
 /// The first truncation tried for an infinite buffer.
 pub fn initial_truncation(system: &System) -> Truncation {
-    let l = system.model().lambda().ceil() as u32;
-    Truncation {
-        min_level: l + 4,
-        spread: 4,
+    let lambda = system.model().lambda();
+    let n = system.servers() as f64;
+    match system.model().kind() {
+        ModelKind::Queues => Truncation {
+            // The shortest queue's tail decays like λ^N per level: a mass of about 10⁻⁶
+            // on the face; the bound's growth steps take it from there.
+            min_level: ((14.0 / (-(lambda.ln()) * n)).ceil() as u32).clamp(6, 400),
+            spread: START_SPREAD,
+        },
+        ModelKind::Pools => Truncation {
+            min_level: (lambda * n + 6.0 * (lambda * n).sqrt() + 10.0).ceil() as u32,
+            spread: 0,
+        },
     }
 }
 
@@ -371,8 +486,8 @@ fn multisets(n: u64, k: u64) -> f64 {
 }
 
 /// The number of states of the sorted-occupancy chain at most: C(N + b, b) sorted vectors
-/// on [0, b] for a buffer b; (L + 1) C(N − 1 + S, S) for a truncation (the shortest queue
-/// m ≤ L, the other N − 1 lengths in [m, m + S]).
+/// on [0, b] for a buffer b; (L + 1) C(N − 1 + S, S) for a truncation of queues (the
+/// shortest queue m ≤ L, the other N − 1 lengths in [m, m + S]).
 ///
 /// ```
 /// use taskassign::lb::exact::{state_bound, Truncation};
@@ -390,20 +505,387 @@ pub fn state_bound(n: u64, buffer: Option<u32>, trunc: Option<Truncation>) -> f6
     }
 }
 
-/// Bad input when even the first chain to solve would exceed the state limit (refused
-/// before any state is explored, so that a large N fails at once).
+/// Bad input when the chain to solve would exceed the state limit (refused before any
+/// state is explored, so that a large N fails at once).
 fn check_size(system: &System, trunc: Option<Truncation>, max: usize) -> Result<(), LbError> {
-    let bound = state_bound(system.servers(), system.model().buffer(), trunc);
+    let bound = match (system.model().kind(), system.model().buffer(), trunc) {
+        (ModelKind::Pools, None, Some(t)) => multisets(system.servers(), u64::from(t.min_level)),
+        (_, b, t) => state_bound(system.servers(), b, t),
+    };
     if bound > max as f64 {
         return Err(LbError::BadInput(format!(
-            "the exact chain would have up to {bound:.3e} states (more than {max}): use fewer servers or the simulator"
+            "the exact chain would have up to {bound:.3e} states (limit {max}): use fewer servers, ask fewer --digits, raise --max-states, or use jsq simulate"
         )));
     }
     Ok(())
 }
 
-/// The exact stationary values of `system` (module docs).
+/// The values of one truncation (or of the whole chain with a buffer).
+struct Solved {
+    result: ExactResult,
+    /// The truncation bound of mean_tasks split by face: exits through x_1 = L (or T = K)
+    /// and through the spread S.
+    face_bound: [f64; 2],
+    /// π̂ by state, the warm start of the next truncation.
+    pi: HashMap<Occ, f64>,
+}
+
+fn solve_chain(
+    system: &System,
+    trunc: Option<Truncation>,
+    digits: u32,
+    max_states: usize,
+    warm: Option<&HashMap<Occ, f64>>,
+) -> Result<Solved, LbError> {
+    let n = system.servers() as usize;
+    let model = system.model();
+    let lambda = model.lambda();
+    let kind = model.kind();
+    let (queue_v, pool_v) = match (trunc, kind) {
+        (Some(t), ModelKind::Queues) => (
+            queue_lyapunov(n, system.d().d, system.sampling(), lambda, t),
+            None,
+        ),
+        (Some(t), ModelKind::Pools) => {
+            let ln = lambda * n as f64;
+            let k1 = f64::from(t.min_level) + 1.0;
+            let denom = 2.0 * k1 - 2.0 * ln - 1.0 - ln / k1;
+            if k1 > ln && denom > 0.0 {
+                (None, Some((1.0 / (k1 - ln), 1.0 / denom)))
+            } else {
+                (None, None)
+            }
+        }
+        (None, _) => (None, None),
+    };
+    let cubic = match (trunc, kind) {
+        (Some(t), ModelKind::Queues) => {
+            cubic_drift_ok(n, system.d().d, system.sampling(), lambda, t)
+        }
+        _ => false,
+    };
+    let chain = OccupancyChain {
+        cubic,
+        kind,
+        n,
+        lambda_n: lambda * n as f64,
+        buffer: model.buffer(),
+        trunc,
+        tail: tail_table(system.servers(), system.d().d, system.sampling()),
+        queue_v,
+        pool_v,
+    };
+    let t0 = std::time::Instant::now();
+    let c = levels::explore(&chain, max_states).map_err(|e| level_err(e, max_states))?;
+    let t1 = std::time::Instant::now();
+    let guess: Option<Vec<f64>> = warm.map(|w| {
+        c.states
+            .iter()
+            .map(|x| w.get(x).copied().unwrap_or(0.0))
+            .collect()
+    });
+    let st = levels::stationary_from(&c, guess.as_deref(), levels::TARGET_RESIDUAL)
+        .map_err(|e| level_err(e, max_states))?;
+    let t2 = std::time::Instant::now();
+    let b = levels::bounds(&chain, &c, &st);
+    if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+        eprintln!(
+            "  explore {:.3}s stationary {:.3}s bounds {:.3}s; outside {:?} eps {:?} reentry {:?} pmax {:.3}",
+            (t1 - t0).as_secs_f64(),
+            (t2 - t1).as_secs_f64(),
+            t2.elapsed().as_secs_f64(),
+            b.outside,
+            b.exit_rate,
+            b.reentry,
+            b.max_exit_probability
+        );
+    }
+    let nf = n as f64;
+    let tasks: Vec<f64> = c.states.iter().map(|x| chain.growth(x) / nf).collect();
+    let mean = b.enclose(&st, &tasks, Bounded::ByGrowth(1.0 / nf));
+    let top = c
+        .states
+        .iter()
+        .map(|x| usize::from(x[n - 1]))
+        .max()
+        .unwrap_or(0);
+    // π̂(A_i)/N for every level in one pass over the states.
+    let mut occ_sum = vec![0.0f64; top];
+    let mut occ_lo = vec![0.0f64; top];
+    for (x, &p) in c.states.iter().zip(&st.pi) {
+        for &v in &x[..n] {
+            for i in 0..usize::from(v) {
+                let (s, e) = crate::num::dd::two_sum(occ_sum[i], p);
+                occ_sum[i] = s;
+                occ_lo[i] += e;
+            }
+        }
+    }
+    let mut occupancy = Vec::new();
+    for (s, e) in occ_sum.iter().zip(&occ_lo) {
+        let q = (s + e) / nf;
+        let v = Value::enclosed(&b.enclose_value(q, Bounded::ByOne(1.0)), digits);
+        if v.digits == 0 || v.value < OCCUPANCY_FLOOR {
+            break;
+        }
+        occupancy.push(v);
+    }
+    let blocking = match model.buffer() {
+        Some(bf) => {
+            let f: Vec<f64> = c
+                .states
+                .iter()
+                .map(|x| chain.tail[x[..n].iter().filter(|&&v| u32::from(v) >= bf).count()])
+                .collect();
+            Value::enclosed(&b.enclose(&st, &f, Bounded::ByOne(1.0)), digits)
+        }
+        None => Value {
+            value: 0.0,
+            lo: 0.0,
+            hi: 0.0,
+            text: "0e0".into(),
+            digits,
+        },
+    };
+    let face_bound = b.by_face(Bounded::ByGrowth(1.0 / nf));
+    let pi_map: HashMap<Occ, f64> = if trunc.is_some() {
+        c.states
+            .iter()
+            .copied()
+            .zip(st.pi.iter().copied())
+            .collect()
+    } else {
+        HashMap::new()
+    };
+    let mean_v = Value::enclosed(&mean, digits);
+    let mut digits_min = mean_v.digits;
+    if model.buffer().is_some() {
+        digits_min = digits_min.min(blocking.digits);
+    }
+    if let Some(q1) = occupancy.first() {
+        digits_min = digits_min.min(q1.digits);
+    } else {
+        digits_min = 0;
+    }
+    let solve_error = b.solve_error[1] / nf;
+    Ok(Solved {
+        result: ExactResult {
+            mean_tasks: mean_v,
+            occupancy,
+            blocking,
+            digits: digits_min,
+            method: ExactMethod::Chain,
+            states: c.len(),
+            truncation: trunc,
+            truncation_bound: if trunc.is_some() {
+                mean.truncation
+            } else {
+                0.0
+            },
+            solve_error,
+            residual: st.residual,
+            cycles: st.cycles,
+            growths: 0,
+            stopped: None,
+        },
+        face_bound,
+        pi: pi_map,
+    })
+}
+
+/// The closed form of d = 1: N independent M/M/1/b queues or M/M/B/B pools (M/M/∞ without
+/// a capacity), summed in MPFR at the two precisions of `digits`.
+pub fn closed_form(system: &System, digits: u32) -> Result<ExactResult, LbError> {
+    let model = system.model();
+    let (b0, b1) = crate::num::certify_bits(digits + 2);
+    let eval = |bits: u32| -> Result<(Float, Vec<Float>, Float), LbError> {
+        let lambda = crate::num::parse_decimal(model.lambda_text(), bits)
+            .map_err(|e| LbError::BadInput(e.to_string()))?;
+        // Unnormalised π_k, k = 0..=K: λ^k (queues) or λ^k/k! (pools); without a capacity
+        // the queue's tail is summed in closed form and the pool's Poisson series until its
+        // terms are below 2^−bits of the sum.
+        let mut w: Vec<Float> = vec![Float::with_val(bits, 1)];
+        let cap = model.buffer();
+        let tiny = |s: &Float, t: &Float| -> bool {
+            match (s.get_exp(), t.get_exp()) {
+                (Some(a), Some(b)) => i64::from(b) < i64::from(a) - i64::from(bits) - 8,
+                _ => t.is_zero(),
+            }
+        };
+        match (model.kind(), cap) {
+            (ModelKind::Queues, None) => {
+                // π_k = (1 − λ)λ^k: mean λ/(1 − λ), q_i = λ^i.
+                let one = Float::with_val(bits, 1);
+                let mean = Float::with_val(bits, &lambda / Float::with_val(bits, &one - &lambda));
+                let mut occ = Vec::new();
+                let mut q = Float::with_val(bits, &lambda);
+                while q > OCCUPANCY_FLOOR && occ.len() < 100_000 {
+                    occ.push(q.clone());
+                    q *= &lambda;
+                }
+                return Ok((mean, occ, Float::with_val(bits, 0)));
+            }
+            _ => {
+                let mut k = 1u32;
+                loop {
+                    if let Some(b) = cap {
+                        if k > b {
+                            break;
+                        }
+                    }
+                    let prev = w[w.len() - 1].clone();
+                    let next = match model.kind() {
+                        ModelKind::Queues => Float::with_val(bits, &prev * &lambda),
+                        ModelKind::Pools => Float::with_val(bits, &prev * &lambda) / k,
+                    };
+                    let mut s = Float::with_val(bits, 0);
+                    for x in &w {
+                        s += x;
+                    }
+                    let stop = cap.is_none() && tiny(&s, &next) && k as f64 > 2.0 * model.lambda();
+                    w.push(next);
+                    if stop || k >= MAX_LEVEL {
+                        break;
+                    }
+                    k += 1;
+                }
+            }
+        }
+        let mut z = Float::with_val(bits, 0);
+        for x in &w {
+            z += x;
+        }
+        let mut mean = Float::with_val(bits, 0);
+        for (k, x) in w.iter().enumerate() {
+            mean += Float::with_val(bits, x * k as u32);
+        }
+        mean /= &z;
+        // q_i = P(X ≥ i).
+        let mut occ = Vec::new();
+        let mut tail = Float::with_val(bits, 0);
+        let mut tails: Vec<Float> = Vec::with_capacity(w.len());
+        for x in w.iter().rev() {
+            tail += x;
+            tails.push(Float::with_val(bits, &tail / &z));
+        }
+        tails.reverse();
+        for t in tails.into_iter().skip(1) {
+            occ.push(t);
+        }
+        let blocking = match cap {
+            Some(_) => Float::with_val(bits, &w[w.len() - 1] / &z),
+            None => Float::with_val(bits, 0),
+        };
+        Ok((mean, occ, blocking))
+    };
+    let lo = eval(b0)?;
+    let hi = eval(b1)?;
+    let mean = Value::exact(&lo.0, &hi.0, digits);
+    let mut occupancy = Vec::new();
+    for (a, b) in lo.1.iter().zip(&hi.1) {
+        let v = Value::exact(a, b, digits);
+        if v.digits == 0 || v.value < OCCUPANCY_FLOOR {
+            break;
+        }
+        occupancy.push(v);
+    }
+    let blocking = Value::exact(&lo.2, &hi.2, digits);
+    let d = occupancy
+        .first()
+        .map_or(mean.digits, |q| q.digits.min(mean.digits))
+        .min(if model.buffer().is_some() {
+            blocking.digits
+        } else {
+            u32::MAX
+        });
+    Ok(ExactResult {
+        mean_tasks: mean,
+        occupancy,
+        blocking,
+        digits: d,
+        method: ExactMethod::ClosedForm,
+        // The states of one server's chain that were summed (none for the geometric form).
+        states: model.buffer().map_or(0, |b| b as usize + 1),
+        truncation: None,
+        truncation_bound: 0.0,
+        solve_error: 0.0,
+        residual: 0.0,
+        cycles: 0,
+        growths: 0,
+        stopped: None,
+    })
+}
+
+/// Per-unit decay of a face's bound assumed before two truncations measured it: the
+/// shortest queue's tail decays like λ^N per level; the spread's and a pool's total like
+/// this.
+const DEFAULT_FACE_DECAY: f64 = 0.5;
+
+/// The next truncation: each face whose bound exceeds its half of `target` is grown by the
+/// steps its decay (measured between earlier truncations, or assumed) says bring it below;
+/// at least one step, at most doubling.
+fn grown(
+    t: Truncation,
+    history: &[(Truncation, [f64; 2])],
+    target: f64,
+    decay0: [f64; 2],
+    kind: ModelKind,
+) -> Truncation {
+    let size = |t: &Truncation, k: usize| if k == 0 { t.min_level } else { t.spread };
+    let Some(&(_, now)) = history.last() else {
+        return t;
+    };
+    let mut next = t;
+    for k in 0..2 {
+        if kind == ModelKind::Pools && k == 1 {
+            continue;
+        }
+        let goal = 0.5 * target;
+        if !(now[k] > goal) {
+            continue;
+        }
+        // Decay per unit from the last two truncations that differ in this face.
+        let mut decay = decay0[k];
+        for w in history.windows(2).rev() {
+            let (a, b) = (&w[0], &w[1]);
+            let (sa, sb) = (size(&a.0, k), size(&b.0, k));
+            if sb > sa && a.1[k].is_finite() && b.1[k].is_finite() && a.1[k] > 0.0 && b.1[k] > 0.0 {
+                decay = (b.1[k] / a.1[k])
+                    .powf(1.0 / f64::from(sb - sa))
+                    .clamp(1e-3, 0.995);
+                break;
+            }
+        }
+        let cur = size(&t, k).max(1);
+        let steps = if now[k].is_finite() {
+            ((now[k] / goal).ln() / -decay.ln()).ceil() as u32 + 1
+        } else {
+            cur
+        };
+        let steps = steps.clamp(1, cur);
+        if k == 0 {
+            next.min_level += steps;
+        } else {
+            next.spread += steps;
+        }
+    }
+    next
+}
+
+/// The exact stationary values of `system` (module docs), to `opts.digits` digits (at
+/// most [`CHAIN_MAX_DIGITS`] for a chain).
 pub fn exact(system: &System, opts: &ExactOptions) -> Result<ExactResult, LbError> {
+    let digits = opts.digits.max(1);
+    if system.d().d == 1 {
+        return closed_form(system, digits);
+    }
+    if system.servers() > MAX_EXACT_SERVERS {
+        return Err(LbError::BadInput(format!(
+            "the exact chain holds at most {MAX_EXACT_SERVERS} servers (got {}): use jsq simulate",
+            system.servers()
+        )));
+    }
+    let want = digits.min(CHAIN_MAX_DIGITS);
     if let Some(b) = system.model().buffer() {
         if b > MAX_LEVEL {
             return Err(LbError::BadInput(format!(
@@ -411,37 +893,77 @@ pub fn exact(system: &System, opts: &ExactOptions) -> Result<ExactResult, LbErro
             )));
         }
         check_size(system, None, opts.max_states)?;
-        return solve_once(system, None, opts, None);
+        return Ok(solve_chain(system, None, want, opts.max_states, None)?.result);
     }
     if let Some(t) = opts.truncation {
         check_size(system, Some(t), opts.max_states)?;
-        return solve_once(system, Some(t), opts, None);
+        return Ok(solve_chain(system, Some(t), want, opts.max_states, None)?.result);
     }
+    let kind = system.model().kind();
     let mut t = initial_truncation(system);
     check_size(system, Some(t), opts.max_states)?;
-    let mut warm = Warm::new();
-    let mut prev = solve_once(system, Some(t), opts, Some(&mut warm))?;
-    for _ in 0..MAX_GROWTHS {
-        t = t.grown(prev.boundary_mass, opts.tolerance);
-        let mut next = solve_once(system, Some(t), opts, Some(&mut warm))?;
+    let n = system.servers() as i32;
+    let decay0 = [
+        match kind {
+            ModelKind::Queues => system.model().lambda().powi(n).clamp(1e-3, 0.995),
+            ModelKind::Pools => DEFAULT_FACE_DECAY,
+        },
+        DEFAULT_FACE_DECAY,
+    ];
+    let mut history: Vec<(Truncation, [f64; 2])> = Vec::new();
+    let mut warm: Option<HashMap<Occ, f64>> = None;
+    let mut growths = 0;
+    loop {
+        let s = solve_chain(system, Some(t), want, opts.max_states, warm.as_ref())?;
+        let r = &s.result;
+        // The bound wanted: a share of half a unit in the last digit wanted of mean_tasks.
+        let unit = 0.5 * r.mean_tasks.value.abs() * 10f64.powi(1 - want as i32);
+        let target = TRUNCATION_SHARE * unit;
         if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
             eprintln!(
-                "exact: {t:?} states {} sweeps {} change {:e} boundary {:?}",
-                next.states,
-                next.sweeps,
-                change(&prev, &next),
-                next.boundary_mass
+                "exact: {t:?} states {} digits {} bound {:.2e} target {:.2e} solve {:.2e} faces {:?} cycles {}",
+                r.states, r.digits, r.truncation_bound, target, r.solve_error, s.face_bound, r.cycles
             );
         }
-        let c = change(&prev, &next);
-        next.truncation_change = Some(c);
-        if c <= opts.tolerance {
-            return Ok(next);
+        crate::progress::report(
+            "exact chain: truncation",
+            growths as u64,
+            Some(MAX_GROWTHS as u64),
+            &format!(
+                "{} states, bound {:.1e} (target {:.1e})",
+                r.states, r.truncation_bound, target
+            ),
+        );
+        history.push((t, s.face_bound));
+        let done = r.digits >= want || r.truncation_bound <= target;
+        if done || growths >= MAX_GROWTHS {
+            let mut out = s.result;
+            out.growths = growths;
+            out.stopped = (!done).then_some(Stopped::Growths);
+            return Ok(out);
         }
-        prev = next;
+        let next = grown(t, &history, target, decay0, kind);
+        if next == t || check_size(system, Some(next), opts.max_states).is_err() {
+            // The next truncation would not fit: return what this one certifies, saying
+            // which limit stopped it.
+            let mut out = s.result;
+            out.growths = growths;
+            out.stopped = Some(if next == t {
+                Stopped::Growths
+            } else {
+                Stopped::StateLimit {
+                    next,
+                    states: match kind {
+                        ModelKind::Queues => state_bound(system.servers(), None, Some(next)),
+                        ModelKind::Pools => multisets(system.servers(), u64::from(next.min_level)),
+                    },
+                    limit: opts.max_states,
+                }
+            });
+            return Ok(out);
+        }
+        warm = Some(s.pi);
+        t = next;
+        growths += 1;
     }
-    Err(LbError::Numerical(format!(
-        "exact chain: growing the truncation {MAX_GROWTHS} times still moved the results by {:e}",
-        prev.truncation_change.unwrap_or(f64::NAN)
-    )))
 }

@@ -193,6 +193,9 @@ pub enum Solver {
     Dense,
     /// Gauss–Seidel with the residual stopping rule.
     GaussSeidel,
+    /// The two-level GMRES of [`crate::num::levels`] (a level chain; reported, never asked
+    /// of [`stationary`], which treats it as `Auto`).
+    Levels,
 }
 
 /// Options of [`stationary`].
@@ -276,7 +279,7 @@ pub fn stationary_from<S>(
     let dense = match opts.solver {
         Solver::Dense => true,
         Solver::GaussSeidel => false,
-        Solver::Auto => n <= DENSE_LIMIT,
+        Solver::Auto | Solver::Levels => n <= DENSE_LIMIT,
     };
     if dense {
         dense_solve(chain)

@@ -12,6 +12,7 @@ pub mod gamma;
 pub mod gauss;
 pub mod golden;
 pub mod interval;
+pub mod levels;
 pub mod logf64;
 pub mod markov;
 pub mod normal;

@@ -44,6 +44,7 @@ use super::classes::System;
 use super::policy::{Order, Policy};
 use super::RedundancyError;
 use crate::num::certify::certify_pair;
+use crate::num::levels::{self, ExitRule, LevelChain, LevelError};
 use crate::num::markov::{self, Ctmc, SolveOptions, Solver};
 use rug::Float;
 
@@ -51,21 +52,20 @@ use rug::Float;
 pub const CHAIN_MAX_CLASSES: usize = 8;
 /// Most servers of the compact chain.
 pub const CHAIN_MAX_SERVERS: usize = 8;
-/// Largest truncation N (a class count is one byte).
-pub const CHAIN_MAX_TRUNCATION: usize = 255;
+/// Largest truncation N (a class count is a u16; the level chain lets arrivals through to
+/// N + 1 to see its exits).
+pub const CHAIN_MAX_TRUNCATION: usize = 4000;
 /// Most states of one chain (2·10^6 states and their transitions take about 1 GB).
 pub const MAX_CHAIN_STATES: usize = 2_000_000;
-/// Most digits a chain value is printed with: the f64 Gauss–Seidel solve stops at a
-/// residual of 1e-13, and the tests find its values within 1e-11 (relative) of the exact
-/// ones (the FCFS product form, M/M/1 limits).
-pub const CHAIN_MAX_DIGITS: u32 = 10;
+/// Most digits a chain value is printed with: the level solver's stationary vector is
+/// refined with double-double residuals (relative residual about 1e-25), and the means are
+/// f64 sums, good to about 1e-15; 13 leaves two digits for the comparison of truncations.
+pub const CHAIN_MAX_DIGITS: u32 = 13;
 /// The first truncation tried.
 pub const START_TRUNCATION: usize = 16;
 /// Residual of the Gauss–Seidel solves (below markov's default: the values must be good
 /// to [`CHAIN_MAX_DIGITS`]).
 pub const CHAIN_RESIDUAL: f64 = 1e-14;
-/// Bytes of a packed state: classes, servers and group classes.
-const STATE_BYTES: usize = CHAIN_MAX_CLASSES + 2 * CHAIN_MAX_SERVERS;
 /// A group slot without a job.
 const FREE: u8 = 0xFF;
 
@@ -73,12 +73,23 @@ const FREE: u8 = 0xFF;
 /// 1 + the group's slot) and each slot's class, in canonical form (slots numbered by the
 /// first server serving them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct PackedState([u8; STATE_BYTES]);
+pub struct PackedState {
+    counts: [u16; CHAIN_MAX_CLASSES],
+    server: [u8; CHAIN_MAX_SERVERS],
+    gclass: [u8; CHAIN_MAX_SERVERS],
+}
+
+impl PackedState {
+    /// The number of jobs of class c.
+    pub fn count(&self, c: usize) -> u32 {
+        u32::from(self.counts[c])
+    }
+}
 
 /// The unpacked state the transitions work on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Work {
-    counts: [u8; CHAIN_MAX_CLASSES],
+    counts: [u16; CHAIN_MAX_CLASSES],
     server: [u8; CHAIN_MAX_SERVERS],
     gclass: [u8; CHAIN_MAX_SERVERS],
 }
@@ -93,13 +104,11 @@ impl Work {
     }
 
     fn unpack(p: &PackedState) -> Self {
-        let mut w = Work::empty();
-        w.counts.copy_from_slice(&p.0[..CHAIN_MAX_CLASSES]);
-        w.server
-            .copy_from_slice(&p.0[CHAIN_MAX_CLASSES..CHAIN_MAX_CLASSES + CHAIN_MAX_SERVERS]);
-        w.gclass
-            .copy_from_slice(&p.0[CHAIN_MAX_CLASSES + CHAIN_MAX_SERVERS..]);
-        w
+        Work {
+            counts: p.counts,
+            server: p.server,
+            gclass: p.gclass,
+        }
     }
 
     /// Canonical packing: groups renumbered in order of their first server.
@@ -119,11 +128,11 @@ impl Work {
             }
             server[s] = map[g as usize];
         }
-        let mut b = [0u8; STATE_BYTES];
-        b[..CHAIN_MAX_CLASSES].copy_from_slice(&self.counts);
-        b[CHAIN_MAX_CLASSES..CHAIN_MAX_CLASSES + CHAIN_MAX_SERVERS].copy_from_slice(&server);
-        b[CHAIN_MAX_CLASSES + CHAIN_MAX_SERVERS..].copy_from_slice(&gclass);
-        PackedState(b)
+        PackedState {
+            counts: self.counts,
+            server,
+            gclass,
+        }
     }
 
     fn total(&self) -> usize {
@@ -234,7 +243,7 @@ impl ClassChain {
 
     /// The class counts of a state.
     pub fn counts(&self, s: &PackedState) -> Vec<u32> {
-        s.0[..self.nc].iter().map(|&c| u32::from(c)).collect()
+        s.counts[..self.nc].iter().map(|&c| u32::from(c)).collect()
     }
 
     /// Server `s` (free in `w`) picks; appends the outcomes with their probabilities.
@@ -570,6 +579,164 @@ pub fn class_chain_values(
     values(&sys.lambda_f64(), &chain, |s| c.counts(s), cap, opts)
 }
 
+/// The compact chain as a level chain (level: total jobs), truncated at `caps[c]` jobs of
+/// each class c, for [`crate::num::levels`]: an arrival of class c at `caps[c]` jobs is an
+/// exit, blocked. A truncation per class keeps the states where the stationary mass is:
+/// under a class priority the favoured classes stay short while the others grow. A cap on
+/// the total (the level) as well cuts the box's corners, where every class is long at once:
+/// under ROS the classes' tails are alike and the box holds about nc! times the simplex.
+struct LevelClassChain {
+    inner: ClassChain,
+    caps: Vec<usize>,
+    total: usize,
+}
+
+impl LevelChain for LevelClassChain {
+    type State = PackedState;
+
+    fn start(&self) -> PackedState {
+        self.inner.start()
+    }
+
+    fn level(&self, s: &PackedState) -> u32 {
+        s.counts[..self.inner.nc]
+            .iter()
+            .map(|&c| u32::from(c))
+            .sum()
+    }
+
+    fn inside(&self, s: &PackedState) -> bool {
+        self.level(s) as usize <= self.total
+            && s.counts
+                .iter()
+                .zip(&self.caps)
+                .all(|(&x, &k)| usize::from(x) <= k)
+    }
+
+    fn transitions(&self, s: &PackedState, out: &mut Vec<(PackedState, f64)>) {
+        self.inner.transitions(s, out);
+    }
+
+    fn growth(&self, s: &PackedState) -> f64 {
+        f64::from(self.level(s))
+    }
+
+    fn lyapunov(&self, _s: &PackedState) -> Option<[f64; 4]> {
+        None
+    }
+
+    fn on_boundary(&self, s: &PackedState) -> bool {
+        self.level(s) as usize == self.total
+            || s.counts
+                .iter()
+                .zip(&self.caps)
+                .any(|(&x, &k)| usize::from(x) == k)
+    }
+}
+
+/// The compact chain's values with at most `limits[c]` jobs of class c and `limits[nc]` in
+/// all (arrivals blocked beyond), solved by the level solver of [`crate::num::levels`]
+/// (two-level GMRES, double-double refinement). `p_full` is the largest mass on a cap,
+/// `faces` the mass on each (the classes', then the total's).
+pub fn level_chain_values(
+    sys: &System,
+    policy: Policy,
+    limits: &[usize],
+    digits: u32,
+) -> Result<(ChainValues, Vec<f64>), RedundancyError> {
+    let nc0 = sys.classes().len();
+    if limits.len() != nc0 + 1 {
+        return Err(RedundancyError::Internal(format!(
+            "{} limits for {nc0} classes",
+            limits.len()
+        )));
+    }
+    let caps = &limits[..nc0];
+    let total: usize = caps.iter().sum::<usize>().min(limits[nc0]);
+    if total + 1 > CHAIN_MAX_TRUNCATION {
+        return Err(RedundancyError::Unsupported(format!(
+            "{}: the exact chain would hold more than {CHAIN_MAX_TRUNCATION} jobs: ask fewer --digits or use redundancy simulate",
+            policy.name()
+        )));
+    }
+    let inner = ClassChain::new(sys, policy, total + 1)?;
+    let chain = LevelClassChain {
+        inner,
+        caps: caps.to_vec(),
+        total,
+    };
+    let c = levels::explore_with(&chain, MAX_CHAIN_STATES, ExitRule::Block).map_err(|e| {
+        match e {
+            LevelError::TooManyStates { limit } => RedundancyError::Unsupported(format!(
+                "{}: the exact chain at class caps {caps:?} has more than {limit} states: ask fewer --digits or use redundancy simulate",
+                policy.name()
+            )),
+            other => RedundancyError::Numerical(format!("{}: {other}", policy.name())),
+        }
+    })?;
+    // A residual far below the digits compared (the means are relative to it).
+    let target = 10f64.powi(-(digits as i32) - SOLVE_MARGIN_DIGITS);
+    let t0 = std::time::Instant::now();
+    let st = levels::stationary_from(&c, None, target).map_err(|e| {
+        RedundancyError::Numerical(format!(
+            "{}: {e}; ask fewer --digits or use redundancy simulate",
+            policy.name()
+        ))
+    })?;
+    let lambda = sys.lambda_f64();
+    let nc = lambda.len();
+    let mut number = vec![0.0; nc];
+    let mut faces = vec![0.0; nc + 1];
+    // P(an arrival of class c is blocked): x_c at its cap or the total at its cap.
+    let mut blocked = vec![0.0; nc];
+    for (s, &p) in c.states.iter().zip(&st.pi) {
+        let full = chain.level(s) as usize == total;
+        if full {
+            faces[nc] += p;
+        }
+        for c in 0..nc {
+            let x = usize::from(s.counts[c]);
+            number[c] += p * x as f64;
+            if x == caps[c] {
+                faces[c] += p;
+            }
+            if full || x == caps[c] {
+                blocked[c] += p;
+            }
+        }
+    }
+    if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+        eprintln!(
+            "redundancy chain: caps {caps:?} states {} faces {faces:?} solve {:.3}s cycles {}",
+            c.len(),
+            t0.elapsed().as_secs_f64(),
+            st.cycles
+        );
+    }
+    // Little's law with the accepted rates λ_c(1 − P(x_c = cap_c)) (PASTA).
+    let accepted: Vec<f64> = lambda
+        .iter()
+        .zip(&blocked)
+        .map(|(l, f)| l * (1.0 - f))
+        .collect();
+    let response: Vec<f64> = number.iter().zip(&accepted).map(|(n, a)| n / a).collect();
+    let total_number: f64 = number.iter().sum();
+    let total_response = total_number / accepted.iter().sum::<f64>();
+    Ok((
+        ChainValues {
+            number,
+            response,
+            total_number,
+            total_response,
+            p_full: faces.iter().copied().fold(0.0, f64::max),
+            states: c.len(),
+            residual: st.residual,
+            solver: Solver::Levels,
+        },
+        faces,
+    ))
+}
+
 /// The labelled chain's values at truncation `cap` (small caps only: the states grow
 /// like C^N).
 pub fn labelled_chain_values(
@@ -620,8 +787,12 @@ pub struct ChainResult {
     pub total_response: CertifiedValue,
     /// The truncation whose values are printed.
     pub truncation: usize,
-    /// The truncation they were compared with (half of it).
+    /// The truncation they were compared with.
     pub compared_with: usize,
+    /// The caps per class of the values printed, then the cap on the total.
+    pub caps: Vec<usize>,
+    /// The caps they were compared with (the same layout).
+    pub compared_caps: Vec<usize>,
     /// The values at the smaller truncation.
     pub coarse: ChainValues,
     /// The values at the larger one.
@@ -639,18 +810,42 @@ fn certify_f64(lo: f64, hi: f64, wanted: u32) -> CertifiedValue {
     }
 }
 
-/// Blocking probability P(N jobs) a truncation must reach, relative to the last digit
-/// wanted (10^−(digits + this)), before it is doubled to certify the digits.
+/// Mass a class's cap may carry, relative to the last digit wanted (10^−(digits + this)),
+/// before the truncation is compared with a larger one.
 pub const BLOCKING_MARGIN_DIGITS: i32 = 2;
-/// Growth of the truncation while the blocking probability is too large.
+/// A class whose cap carries less than 10^−(digits + [`BLOCKING_MARGIN_DIGITS`] + this)
+/// is not grown for the comparison: the arrivals it blocks change its mean by about that
+/// mass times the cap (below 10³ jobs), far below the last digit compared.
+pub const NEGLIGIBLE_MARGIN_DIGITS: i32 = 8;
+/// Growth of a class's cap.
 const GROWTH: f64 = 1.5;
+/// The stationary solve's relative residual is aimed this many digits below the digits
+/// compared.
+const SOLVE_MARGIN_DIGITS: i32 = 6;
 
-/// Solves `policy` on `sys` by the compact chain: the truncation grows by half from
-/// [`START_TRUNCATION`] (or `start`) until the blocking probability is below
-/// 10^−(digits + [`BLOCKING_MARGIN_DIGITS`]), then is doubled, and doubled again until
-/// the two truncations agree to `digits` digits (at most [`CHAIN_MAX_DIGITS`]) or the next
-/// chain would exceed [`MAX_CHAIN_STATES`]; the values of the larger truncation are
-/// printed with the digits on which the two agree.
+/// The caps grown by [`GROWTH`] where their mass exceeds `limit`.
+fn grow(caps: &[usize], faces: &[f64], limit: f64) -> Vec<usize> {
+    caps.iter()
+        .zip(faces)
+        .map(|(&k, &f)| {
+            if f > limit {
+                (k as f64 * GROWTH).ceil() as usize
+            } else {
+                k
+            }
+        })
+        .collect()
+}
+
+/// Solves `policy` on `sys` by the compact chain with a cap per class: the caps grow by
+/// half from [`START_TRUNCATION`] (or `start`) while their mass exceeds
+/// 10^−(digits + [`BLOCKING_MARGIN_DIGITS`]), then the values are compared with those of
+/// caps grown again (every cap carrying a mass above [`NEGLIGIBLE_MARGIN_DIGITS`] more
+/// digits), growing until the
+/// two agree to `digits` digits (at most [`CHAIN_MAX_DIGITS`]) or the chain would exceed
+/// [`MAX_CHAIN_STATES`]; the larger truncation's values are printed with the digits on
+/// which the two agree. This is an estimate of the truncation error, not a bound: these
+/// policies' chains have no Lyapunov certificate here.
 pub fn solve(
     sys: &System,
     policy: Policy,
@@ -658,40 +853,67 @@ pub fn solve(
     start: Option<usize>,
 ) -> Result<ChainResult, RedundancyError> {
     let want = digits.clamp(1, CHAIN_MAX_DIGITS);
-    let opts = solve_options();
-    let nc = sys.classes().len() as i32;
-    let too_big = |states: usize, from: usize, to: usize| {
-        states as f64 * (to as f64 / from as f64).powi(nc) > MAX_CHAIN_STATES as f64
-    };
+    let nc = sys.classes().len();
     let target = 10f64.powi(-(want as i32) - BLOCKING_MARGIN_DIGITS);
-    let mut n = start
-        .unwrap_or(START_TRUNCATION)
-        .clamp(1, CHAIN_MAX_TRUNCATION / 2);
-    let mut coarse = class_chain_values(sys, policy, n, &opts)?;
-    while coarse.p_full > target {
-        let m = ((n as f64 * GROWTH).ceil() as usize).min(CHAIN_MAX_TRUNCATION / 2);
-        if m == n || too_big(coarse.states, n, 2 * m) {
+    let negligible = target * 10f64.powi(-NEGLIGIBLE_MARGIN_DIGITS);
+    let k0 = start.unwrap_or(START_TRUNCATION).max(1);
+    // The classes' caps, then the total's.
+    let mut caps = vec![k0; nc + 1];
+    // The states grow about like the product over classes of min(cap_c, total).
+    let too_big = |states: usize, from: &[usize], to: &[usize]| {
+        let f: f64 = (0..nc)
+            .map(|c| to[c].min(to[nc]) as f64 / from[c].min(from[nc]).max(1) as f64)
+            .product();
+        states as f64 * f > MAX_CHAIN_STATES as f64
+    };
+    let (mut coarse, mut faces) = level_chain_values(sys, policy, &caps, want)?;
+    let mut step = 0u64;
+    while faces.iter().any(|&f| f > target) {
+        let next = grow(&caps, &faces, target);
+        if too_big(coarse.states, &caps, &grow(&next, &faces, target)) {
             break;
         }
-        n = m;
-        coarse = class_chain_values(sys, policy, n, &opts)?;
+        caps = next;
+        step += 1;
+        crate::progress::report(
+            "exact chain: truncation",
+            step,
+            None,
+            &format!("class caps {caps:?}, {} states", coarse.states),
+        );
+        (coarse, faces) = level_chain_values(sys, policy, &caps, want)?;
     }
     let mut best: Option<ChainResult> = None;
     loop {
-        let m = (2 * n).min(CHAIN_MAX_TRUNCATION);
-        if m == n || too_big(coarse.states, n, m) {
-            // The digits the last doubling certified, if any.
+        let next = grow(&caps, &faces, negligible);
+        if next == caps && best.is_some() {
+            return best.ok_or_else(|| RedundancyError::Internal("no result".into()));
+        }
+        if too_big(coarse.states, &caps, &next) {
+            // The digits the last comparison certified, if any.
             return match best {
                 Some(b) if b.digits >= 1 => Ok(b),
                 _ => Err(RedundancyError::Numerical(format!(
-                    "{}: the truncation did not settle within {MAX_CHAIN_STATES} states (last N = {n}, {} states, P(full) = {:.1e}); simulate instead",
+                    "{}: the truncation did not settle within {MAX_CHAIN_STATES} states (class caps {caps:?}, {} states, largest mass on a cap {:.1e}): ask fewer --digits or use redundancy simulate",
                     policy.name(),
                     coarse.states,
                     coarse.p_full
                 ))),
             };
         }
-        let fine = class_chain_values(sys, policy, m, &opts)?;
+        step += 1;
+        crate::progress::report(
+            "exact chain: truncation",
+            step,
+            None,
+            &format!("comparing class caps {caps:?} and {next:?}"),
+        );
+        // Every cap negligible: the truncation is its own comparison.
+        let (fine, fine_faces) = if next == caps {
+            (coarse.clone(), faces.clone())
+        } else {
+            level_chain_values(sys, policy, &next, want)?
+        };
         let cert = |a: f64, b: f64| certify_f64(a, b, want);
         let number: Vec<CertifiedValue> = coarse
             .number
@@ -719,8 +941,10 @@ pub fn solve(
             response,
             total_number,
             total_response,
-            truncation: m,
-            compared_with: n,
+            truncation: next.iter().copied().max().unwrap_or(0),
+            compared_with: caps.iter().copied().max().unwrap_or(0),
+            caps: next.clone(),
+            compared_caps: caps.clone(),
             coarse,
             fine: fine.clone(),
             digits: fewest,
@@ -729,8 +953,9 @@ pub fn solve(
             return Ok(result);
         }
         best = Some(result);
-        n = m;
+        caps = next;
         coarse = fine;
+        faces = fine_faces;
     }
 }
 

@@ -139,6 +139,14 @@ pub struct ExactReport {
     pub number_f64: Vec<f64>,
 }
 
+/// A chain's caps in words: the classes' caps, then the total's.
+fn caps_text(caps: &[usize]) -> String {
+    match caps.split_last() {
+        Some((total, classes)) => format!("{classes:?} jobs of each class and {total} in all"),
+        None => "no cap".into(),
+    }
+}
+
 fn value_of(c: &ctmc::CertifiedValue) -> Certified {
     Certified {
         text: c.text.clone(),
@@ -214,13 +222,24 @@ pub fn exact(sys: &System, policy: Policy, digits: u32) -> Result<ExactReport, R
         total_response_f64: r.total_response.value,
         solved_by: Method::Chain,
         method: format!(
-            "Markov chain of class counts and server groups ({} states, {:?} solve, residual {:.1e}), f64",
-            r.fine.states, r.fine.solver, r.fine.residual
+            "Markov chain of class counts and server groups ({} states), two-level solve over the total-job levels (GMRES, Gauss-Seidel and an exact level-chain correction; relative residual {:.1e} with double-double refinement)",
+            r.fine.states, r.fine.residual
         ),
-        truncation: format!(
-            "at most {} jobs (arrivals blocked beyond, P(full) = {:.1e}); digits are those on which N = {} and N = {} agree",
-            r.truncation, r.fine.p_full, r.compared_with, r.truncation
-        ),
+        truncation: if r.compared_caps == r.caps {
+            format!(
+                "at most {} (arrivals blocked beyond; largest mass on a cap {:.1e}, below the digits asked by {} digits and more: the values are not compared with a larger truncation; an estimate of the truncation error, not a proven bound)",
+                caps_text(&r.caps),
+                r.fine.p_full,
+                ctmc::BLOCKING_MARGIN_DIGITS + ctmc::NEGLIGIBLE_MARGIN_DIGITS
+            )
+        } else {
+            format!(
+                "at most {} (arrivals blocked beyond; largest mass on a cap {:.1e}); digits are those on which these caps and {} agree (an estimate of the truncation error, not a proven bound)",
+                caps_text(&r.caps),
+                r.fine.p_full,
+                caps_text(&r.compared_caps)
+            )
+        },
         digits: r.digits,
         nested,
     })

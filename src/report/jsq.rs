@@ -8,9 +8,9 @@
 //! * **fluid trajectories** are integrated twice, at the tolerance and at a tolerance
 //!   [`crate::lb::fluid::FLUID_TOLERANCE_RATIO`] times smaller; a value is printed with the digits on which
 //!   the two integrations agree, and `error_estimate` is their largest difference;
-//! * **exact finite-N values** are f64 solutions of the stationary equations; a value is
-//!   printed with the digits its error estimate (the last change of the truncation and
-//!   the solve's residual) leaves certain ([`crate::lb::exact::digits_within`]);
+//! * **exact finite-N values** are enclosures from [`crate::lb::exact`] (a proven bound on
+//!   the truncation plus a bound on the solve's error), printed with the digits on which
+//!   their ends agree, or closed forms in MPFR;
 //! * **simulated values** are means with 95 % half-widths ([`crate::report::simulate`]).
 //!
 //! The models' conventions are those of [`crate::lb::model`]: λ per server, `--buffer`
@@ -19,7 +19,9 @@
 
 use super::simulate::{estimate, estimate_vector, exact as exact_f64, sci, HALF_WIDTH_DIGITS};
 use super::{digits_note, Record};
-use crate::lb::exact::{ExactResult, EXACT_SOLVE_RELATIVE, F64_DIGITS};
+use crate::lb::exact::{
+    ExactMethod, ExactResult, Stopped, Truncation, CHAIN_MAX_DIGITS, F64_DIGITS, OCCUPANCY_FLOOR,
+};
 use crate::lb::fixed_point::{CertifiedFixedPoint, Method};
 use crate::lb::fluid::{fluid_difference, Limit, Trajectory};
 use crate::lb::model::{DSpec, DUsed, Model, ModelKind, System};
@@ -206,26 +208,59 @@ pub fn fluid_record(
     rec
 }
 
-/// The record of `jsq exact` (keys `mean_tasks, occupancy[], blocking, states,
-/// truncation`, then the system, `truncation_change`, `residual`, `notes`) for the
-/// stationary solve `r` of `system`.
-pub fn exact_record(system: &System, spec: &DSpec, r: &ExactResult) -> Record {
-    let show = |x: f64| sci(x, r.digits_of(x) as usize);
-    let occ: Vec<String> = r.certain_levels().iter().map(|&q| show(q)).collect();
+/// A truncation of an infinite buffer, in words.
+fn truncation_text(kind: ModelKind, t: Truncation) -> String {
+    match kind {
+        ModelKind::Queues => format!(
+            "shortest queue <= {}, longest - shortest <= {}",
+            t.min_level, t.spread
+        ),
+        ModelKind::Pools => format!("total tasks <= {}", t.min_level),
+    }
+}
+
+/// The method of an exact result, in words.
+fn exact_method_text(system: &System, r: &ExactResult) -> String {
     let model = system.model();
+    match (r.method, model.kind(), model.buffer()) {
+        (ExactMethod::ClosedForm, ModelKind::Queues, None) => {
+            "closed form: d = 1 splits the Poisson stream, N independent M/M/1 queues (pi_k = (1 - lambda) lambda^k), in MPFR at two precisions".into()
+        }
+        (ExactMethod::ClosedForm, ModelKind::Queues, Some(_)) => {
+            "closed form: d = 1 splits the Poisson stream, N independent M/M/1/b queues (pi_k proportional to lambda^k), summed in MPFR at two precisions".into()
+        }
+        (ExactMethod::ClosedForm, ModelKind::Pools, None) => {
+            "closed form: d = 1 splits the Poisson stream, N independent M/M/inf pools (Poisson(lambda) tasks), summed in MPFR at two precisions".into()
+        }
+        (ExactMethod::ClosedForm, ModelKind::Pools, Some(_)) => {
+            "closed form: d = 1 splits the Poisson stream, N independent M/M/B/B pools (Erlang loss), summed in MPFR at two precisions".into()
+        }
+        (ExactMethod::Chain, _, _) => format!(
+            "sorted-occupancy Markov chain ({} states), two-level solve over the total-task levels (Gauss-Seidel and an exact level-chain correction, {} cycles), double-double residuals",
+            r.states, r.cycles
+        ),
+    }
+}
+
+/// The record of `jsq exact` (keys `mean_tasks, occupancy[], blocking, states,
+/// truncation`, then the system, `digits`, `method`, `truncation_bound`, `solve_error`,
+/// `residual`, `notes`) for the solve `r` of `system` asked for `digits`.
+pub fn exact_record(system: &System, spec: &DSpec, digits: u32, r: &ExactResult) -> Record {
+    let model = system.model();
+    let occ: Vec<String> = r.occupancy.iter().map(|v| v.text.clone()).collect();
     let mut rec = Record::default();
-    rec.text("mean_tasks", show(r.mean_tasks))
+    rec.text("mean_tasks", r.mean_tasks.text.clone())
         .texts("occupancy", &occ)
-        .text("blocking", show(r.blocking))
+        .text("blocking", r.blocking.text.clone())
         .int("states", r.states as u64)
         .text(
             "truncation",
-            match r.truncation {
-                None => "none (finite buffer: every state)".to_string(),
-                Some(t) => format!(
-                    "shortest queue <= {}, longest - shortest <= {}",
-                    t.min_level, t.spread
-                ),
+            match (r.truncation, model.kind()) {
+                (None, _) if r.method == ExactMethod::ClosedForm => {
+                    "none (closed form)".to_string()
+                }
+                (None, _) => "none (finite buffer: every state)".to_string(),
+                (Some(t), kind) => truncation_text(kind, t),
             },
         )
         .text("model", model.kind().name())
@@ -235,25 +270,64 @@ pub fn exact_record(system: &System, spec: &DSpec, r: &ExactResult) -> Record {
         .int("d_used", system.d().d)
         .text("sampling", system.sampling().name())
         .text("buffer", buffer_text(model))
-        .text(
-            "truncation_change",
-            r.truncation_change
-                .map_or_else(|| "0".into(), |c| sci(c, 3)),
-        )
+        .int("digits", u64::from(r.digits))
+        .text("method", exact_method_text(system, r))
+        .text("truncation_bound", sci(r.truncation_bound, 3))
+        .text("solve_error", sci(r.solve_error, 3))
         .text("residual", sci(r.residual, 3));
     let mut notes = d_notes(spec, system.servers(), system.d());
     if r.truncation.is_some() {
-        notes.push("the infinite buffer is truncated in the shortest queue and in the spread, grown until no printed value moves by more than 1e-10 (truncation_change: the last move)".into());
+        notes.push(match model.kind() {
+            ModelKind::Queues => "the infinite buffer is truncated in the shortest queue and the spread; exits from the truncation restart from the empty state, and truncation_bound is a proven bound on what that changes in mean_tasks (a quadratic Lyapunov function with negative drift outside the truncation and the regenerative bound, module lb::exact)".to_string(),
+            ModelKind::Pools => "the infinite capacity is truncated in the total number of tasks; exits restart from the empty state, and truncation_bound is a proven bound on what that changes in mean_tasks (the total is M/M/inf: a linear and a quadratic Lyapunov function, module lb::exact)".to_string(),
+        });
     }
-    notes.push(format!(
-        "values show the digits their error (truncation_change + {} relative) leaves certain; occupancy lists q_i while one digit is",
-        sci(EXACT_SOLVE_RELATIVE, 1)
-    ));
+    if r.method == ExactMethod::Chain {
+        notes.push("every value is an enclosure [value - error, value + error] of the exact one, printed with the digits on which its ends agree: error = the truncation bound plus the solve's error bound (solve_error, from the residual of the M-matrix system)".into());
+        notes.push(format!(
+            "digits counts mean_tasks, q_1 and blocking; occupancy lists q_i while one digit is certified and q_i >= {}",
+            sci(OCCUPANCY_FLOOR, 1)
+        ));
+    } else {
+        notes.push(format!(
+            "occupancy lists q_i while q_i >= {}",
+            sci(OCCUPANCY_FLOOR, 1)
+        ));
+    }
     if model.buffer().is_some() {
         notes.push(
             "blocking: the probability that all d sampled servers are full (PASTA: the fraction of arrivals discarded)"
                 .into(),
         );
+    }
+    match r.method {
+        ExactMethod::Chain if r.digits < digits => {
+            let mut n = format!(
+                "only {} of the {digits} requested significant digits are certified (the enclosure's ends agree on {})",
+                r.digits, r.digits
+            );
+            if digits > CHAIN_MAX_DIGITS {
+                n.push_str(&format!("; a chain is solved in f64 with double-double residuals: at most {CHAIN_MAX_DIGITS} digits"));
+            }
+            match r.stopped {
+                Some(Stopped::StateLimit { next, states, limit }) => n.push_str(&format!(
+                    "; the truncation stopped at the state limit: the next one ({}) would have up to {} states (--max-states {limit}): raise --max-states, ask fewer --digits, or use jsq simulate",
+                    truncation_text(model.kind(), next),
+                    sci(states, 2)
+                )),
+                Some(Stopped::Growths) => n.push_str(&format!(
+                    "; the truncation stopped after {} growths: ask fewer --digits or use jsq simulate",
+                    r.growths
+                )),
+                None => {}
+            }
+            notes.push(n);
+        }
+        _ => {
+            if let Some(n) = digits_note(r.digits, digits) {
+                notes.push(n);
+            }
+        }
     }
     rec.texts("notes", &notes);
     rec

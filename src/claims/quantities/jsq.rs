@@ -278,29 +278,36 @@ impl Quantity for JsqExact {
         &EXACT
     }
 
-    /// f64 values of a stationary solve: the working-precision value is displaced by the
-    /// error estimate (the truncation's last change plus the solve's relative accuracy),
-    /// so that the spread the verdicts use is that estimate.
+    /// The enclosures of [`crate::lb::exact`] (a proven truncation bound plus the solve's
+    /// error bound) at the claim's digits (a chain certifies at most
+    /// [`crate::lb::exact::CHAIN_MAX_DIGITS`]): the working-precision value is displaced by
+    /// the enclosure's half-width, so that the spread the verdicts use is that error.
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let scope = &call.scope;
         let s = JsqSpec::resolve(scope)?;
         let sys = s.system("jsq_exact")?;
-        let key = CacheKey::new("jsq_exact", s.key());
+        let digits = scope.digits;
+        let key = CacheKey::new("jsq_exact", format!("{}|{digits}", s.key()));
         let r = scope.cache.get_or(key, || {
-            exact(&sys, &ExactOptions::default())
+            let opts = ExactOptions {
+                digits,
+                ..ExactOptions::default()
+            };
+            exact(&sys, &opts)
                 .map_err(|e| QuantityError::compute(format!("jsq exact {}", s.flags()), e))
         })?;
         let bits = scope.bits;
-        let val = |x: f64| {
+        let val = |v: &crate::lb::exact::Value| {
+            let err = (v.hi - v.value).max(v.value - v.lo).max(0.0);
             Pair::new(
-                Float::with_val(bits.0, x + r.error_of(x)),
-                Float::with_val(bits.1, x),
+                Float::with_val(bits.0, v.value + err),
+                Float::with_val(bits.1, v.value),
             )
         };
         Ok(Value::new("jsq_exact", "mean_tasks")
-            .with_vec("occupancy", r.occupancy.iter().map(|&q| val(q)).collect())
-            .with("mean_tasks", val(r.mean_tasks))
-            .with("blocking", val(r.blocking))
+            .with_vec("occupancy", r.occupancy.iter().map(val).collect())
+            .with("mean_tasks", val(&r.mean_tasks))
+            .with("blocking", val(&r.blocking))
             .with("states", Pair::exact(bits, r.states as i64)))
     }
 }

@@ -34,11 +34,12 @@ use crate::sim::warmup::Knobs;
 use crate::sim::RunOptions;
 
 /// Significant digits at which a claim asks a chain (every policy but FCFS) for its
-/// values: the truncation grows until its blocking probability is below 10^−(this + 2)
-/// and is then doubled; the two truncations' values are the value's two precisions, so
-/// their difference is the uncertainty a verdict allows for. More digits cost chains of
-/// millions of states for no change of any verdict of the catalogue.
-pub const CLAIM_CHAIN_DIGITS: u32 = 4;
+/// values: the caps grow until their mass is below 10^−(this + 2) and are then compared
+/// with caps grown again; the two truncations' values are the value's two precisions, so
+/// their difference is the uncertainty a verdict allows for. On the level solver 6 digits
+/// cost the catalogue's redundancy claims about what 4 did on the old solver; more cost
+/// chains of millions of states for no change of any verdict.
+pub const CLAIM_CHAIN_DIGITS: u32 = 6;
 const POLICY_WORD: Positional = Positional::Word {
     what: "policy",
     choices: POLICY_NAMES,

@@ -1,0 +1,1306 @@
+//! Truncated level chains: stationary means of an infinite CTMC computed on a finite set A,
+//! with an enclosure that contains the infinite chain's value.
+//!
+//! **Setting.** An irreducible positive-recurrent CTMC on a countable set, given by a
+//! [`LevelChain`]: every state has a level (total tasks, total jobs) that a transition moves
+//! by at most one, the one state of level 0 is the regeneration state z, and a finite
+//! truncation A ∋ z. Transitions that leave A ("exits") are redirected to z: the computed
+//! chain is the original one with every excursion out of A cut short (Infanger & Glynn, *A
+//! new truncation algorithm for Markov chain equilibrium distributions with computable error
+//! bounds*, arXiv 2208.14406, 2022). Its stationary distribution π̂ is, by the regenerative
+//! ratio formula, π̂(f) = a_f / a_1 with a_f = E_z[∫_0^{τ_z ∧ σ} f(X_t) dt] (τ_z the return
+//! to z, σ the first exit), while the true chain has π(f) = (a_f + b_f)/(a_1 + b_1), b_f
+//! the contribution of the cycles' remainders after an exit (Asmussen, *Applied Probability
+//! and Queues*, 2003, Thm VI.1.2).
+//!
+//! **The enclosure (proven for exact arithmetic).** Let V_1, V_G ≥ 0 satisfy the drift
+//! conditions QV_1 ≤ −1 and QV_G ≤ −G on the complement of A (G the chain's growth
+//! functional, e.g. the level), with ϕ_g = min V_g over the states at which the chain can
+//! enter A. By Dynkin's formula (the comparison theorem, Meyn & Tweedie, *Markov Chains and
+//! Stochastic Stability*, 2009, Thm 14.2.2, in continuous time) an excursion from y ∉ A
+//! accumulates at most V_g(y) − ϕ_g of g before it re-enters A. Inside A, with B the
+//! generator restricted to A ∖ {z} (exits and z absorbing; −B a nonsingular M-matrix),
+//! â_g = (−B)⁻¹g (the cost accumulated before z or an exit), v̂_g = (−B)⁻¹e_g (e_g(x) =
+//! Σ_{y ∉ A} q(x, y)(V_g(y) − ϕ_g)) and p̂ = (−B)⁻¹e (e the exit rate: p̂ is the
+//! probability of an exit before z). The cost u_g(w) = E_w[∫_0^{τ_z} g] from any state
+//! w ∈ A is then at most M_g = max_A(â_g + v̂_g)/(1 − max_A p̂) (a fixed point: an exit
+//! costs at most V_g − ϕ_g and leads back to a state of A), and renewal–reward over the
+//! computed chain's cycles gives, for 0 ≤ f ≤ g,
+//!
+//! π̂(f) / (1 + F(V_1) + ε̂ M_1) ≤ π(f) ≤ π̂(f) + F(V_g) + ε̂ M_g,
+//!
+//! with ε̂ = Σ_x π̂(x) e(x) the exit rate and F(V) = Σ_x π̂(x) e_V(x), both under π̂. Every
+//! ingredient is computed on A; the bound shrinks with the stationary flux out of A, which
+//! decays geometrically as A grows. Without a Lyapunov certificate ([`LevelChain::lyapunov`]
+//! returns `None`) only π̂ is computed and no enclosure is claimed.
+//!
+//! **The solve.** One sub-generator −B serves everything: the stationary vector of the
+//! redirected chain is y(−B) = ν (ν the rates out of z, y(z) = 1, π̂ = y / Σy), and the
+//! bound's ingredients are solves (−B)x = b. Both are solved by a two-level method over the
+//! levels (Stewart, *Introduction to the Numerical Solution of Markov Chains*, 1994, §6.3,
+//! iterative aggregation–disaggregation): a Gauss–Seidel sweep, and a correction constant
+//! in shape on each level whose level amplitudes solve the tridiagonal level chain exactly.
+//! The level direction (near-critical at high load) is what makes plain Gauss–Seidel slow;
+//! the coarse solve removes it. The stationary vector is refined with residuals summed in
+//! double-double (Knuth's TwoSum and an FMA product), so that it is not limited by the f64
+//! condition of −B. Its error is bounded a posteriori: −B is an M-matrix, so for a residual
+//! r = ν − ŷ(−B), |(y − ŷ)·f| ≤ Σ_x |r(x)| ((−B)⁻¹f)(x), and any x̂ ≥ 0 with residual
+//! r = b − (−B)x̂ gives (−B)⁻¹b ≤ x̂ + max(r⁺)·(−B)⁻¹1 with (−B)⁻¹1 ≤ x̂_1 / (1 − max r_1⁺)
+//! (Varga, *Matrix Iterative Analysis*, 2000, Thm 3.18: (−B)⁻¹ ≥ 0).
+//!
+//! What is proven and what is not: the enclosure holds for the exact π̂ and the exact solves;
+//! the solve's error is bounded from residuals computed in double-double, and the bound's own
+//! arithmetic is f64 (relative rounding about 10⁻¹⁵ on quantities that only widen the
+//! enclosure). Directed rounding of those residuals is what an interval version would add.
+
+use crate::progress;
+use std::collections::HashMap;
+use std::hash::Hash;
+use thiserror::Error;
+
+/// Most refinement steps of the stationary solve.
+pub const MAX_CYCLES: usize = 30;
+/// Gauss–Seidel sweeps per preconditioning cycle.
+const SWEEPS_PER_CYCLE: usize = 1;
+/// Krylov vectors kept by GMRES before a restart.
+const GMRES_RESTART: usize = 24;
+/// Inner GMRES iterations per refinement step of the stationary solve.
+const INNER_ITERATIONS: usize = 300;
+/// Relative residual each inner solve aims at (the refinement repeats it).
+const INNER_TOLERANCE: f64 = 1e-11;
+/// The stationary solve stops when the residual, relative to the rates out of z, is below
+/// this (double-double residuals reach it; the enclosure uses the residual it got).
+pub const TARGET_RESIDUAL: f64 = 1e-22;
+/// The stationary solve also stops when a cycle no longer shrinks the residual by this
+/// factor over [`STALL_CYCLES`] cycles.
+const STALL_FACTOR: f64 = 0.5;
+/// Cycles over which a stall is judged.
+const STALL_CYCLES: usize = 2;
+/// The bound's solves (−B)x = b stop at this residual relative to max b (they only widen
+/// the enclosure; their residual is accounted for).
+const BOUND_RESIDUAL: f64 = 1e-6;
+/// Points of the logarithmic scan of the re-entry LP.
+const REENTRY_GRID: usize = 140;
+/// Golden-section steps of the re-entry LP.
+const REENTRY_ITERATIONS: usize = 80;
+/// Most refinement steps of one bound solve.
+const MAX_BOUND_CYCLES: usize = 3;
+
+/// Errors of a level-chain solve.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum LevelError {
+    /// More states than allowed (found while exploring A).
+    #[error("the truncated chain has more than {limit} states")]
+    TooManyStates {
+        /// The limit.
+        limit: usize,
+    },
+    /// A state other than z at level 0, a transition skipping a level, or a bad rate.
+    #[error("not a level chain: {0}")]
+    NotLevelChain(String),
+    /// The stationary solve did not reach a usable residual.
+    #[error("the stationary solve stalled at residual {residual:e} after {cycles} cycles")]
+    NoConvergence {
+        /// Relative residual reached.
+        residual: f64,
+        /// Cycles done.
+        cycles: usize,
+    },
+}
+
+impl crate::error::Classify for LevelError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        use crate::error::ErrorKind;
+        match self {
+            LevelError::TooManyStates { .. } => ErrorKind::Input,
+            LevelError::NoConvergence { .. } => ErrorKind::Numerical,
+            LevelError::NotLevelChain(_) => ErrorKind::Internal,
+        }
+    }
+}
+
+/// A CTMC with a level structure and a finite truncation (module docs).
+pub trait LevelChain {
+    /// A state.
+    type State: Clone + Eq + Hash;
+    /// The regeneration state z: the only state of level 0.
+    fn start(&self) -> Self::State;
+    /// The level; a transition changes it by at most one.
+    fn level(&self, s: &Self::State) -> u32;
+    /// Whether `s` is in the truncation A.
+    fn inside(&self, s: &Self::State) -> bool;
+    /// All transitions out of `s` (targets inside or outside A), rates > 0.
+    fn transitions(&self, s: &Self::State, out: &mut Vec<(Self::State, f64)>);
+    /// The growth functional G ≥ 0 whose Lyapunov function is V_G.
+    fn growth(&self, s: &Self::State) -> f64;
+    /// (V_1, V_G, W_1, W_G) at `s`: nonnegative, with QV_1 ≤ −1, QV_G ≤ −G, QW_1 ≤ 0 and
+    /// QW_G ≤ 0 at every state outside A (W_g: the shapes that the costs of returning to z
+    /// are compared with, growing like them); `None` when no certificate is known (then no
+    /// enclosure is claimed).
+    fn lyapunov(&self, s: &Self::State) -> Option<[f64; 4]>;
+    /// Whether the chain can enter A at `s` from outside (a superset is allowed).
+    fn on_boundary(&self, s: &Self::State) -> bool;
+    /// Which face of A an exit to `s` (outside A) crosses, below [`FACES`]: the bound is
+    /// reported per face, so that a caller grows the face that matters.
+    fn exit_face(&self, _s: &Self::State) -> usize {
+        0
+    }
+}
+
+/// Faces of a truncation whose bound contributions are kept apart.
+pub const FACES: usize = 2;
+
+/// The exits of one state: rate and Σ rate·V(y) over the exit targets y, per face.
+#[derive(Debug, Clone, Copy)]
+struct ExitRow {
+    state: u32,
+    face: u8,
+    rate: f64,
+    /// Σ rate·V_1(y), Σ rate·V_G(y), Σ rate·W_1(y), Σ rate·W_G(y).
+    v: [f64; 4],
+}
+
+/// The truncation A enumerated, with its sub-generator.
+#[derive(Debug, Clone)]
+pub struct Explored<S> {
+    /// The states, z first, in breadth-first order.
+    pub states: Vec<S>,
+    /// The level of each state.
+    pub level: Vec<u32>,
+    /// Outgoing transitions inside A (compressed rows), z excluded as a target.
+    out_off: Vec<usize>,
+    out_to: Vec<u32>,
+    out_rate: Vec<f64>,
+    /// Incoming transitions inside A (compressed columns), z excluded as a source.
+    in_off: Vec<usize>,
+    in_from: Vec<u32>,
+    in_rate: Vec<f64>,
+    /// Total rate out of each state (inside, to z, and exits).
+    pub total: Vec<f64>,
+    /// Rate of the exits out of A, per state.
+    pub exit: Vec<f64>,
+    /// The exits with their Lyapunov sums, by state and face.
+    exits: Vec<ExitRow>,
+    /// The states where the chain can enter A.
+    boundary: Vec<u32>,
+    /// Whether a Lyapunov certificate is known.
+    pub certified: bool,
+    /// Highest level.
+    pub top: u32,
+}
+
+impl<S> Explored<S> {
+    /// Number of states.
+    pub fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    /// True when A is empty (never: z is in A).
+    pub fn is_empty(&self) -> bool {
+        self.states.is_empty()
+    }
+
+    /// Number of transitions stored (each once per direction).
+    pub fn transitions(&self) -> usize {
+        self.out_to.len()
+    }
+}
+
+/// What the computed chain does with a transition out of A.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitRule {
+    /// The chain restarts from z: the regenerative enclosure applies (module docs).
+    Redirect,
+    /// The transition does not happen (arrivals blocked): usually closer to the infinite
+    /// chain, but with no proven bound; the caller compares truncations instead.
+    Block,
+}
+
+/// Enumerates A from z (breadth-first), at most `max_states` states, exits redirected.
+pub fn explore<C: LevelChain>(c: &C, max_states: usize) -> Result<Explored<C::State>, LevelError> {
+    explore_with(c, max_states, ExitRule::Redirect)
+}
+
+/// [`explore`] with the exit rule given.
+pub fn explore_with<C: LevelChain>(
+    c: &C,
+    max_states: usize,
+    rule: ExitRule,
+) -> Result<Explored<C::State>, LevelError> {
+    let z = c.start();
+    if c.level(&z) != 0 {
+        return Err(LevelError::NotLevelChain("z is not at level 0".into()));
+    }
+    let mut index: HashMap<C::State, u32> = HashMap::new();
+    index.insert(z.clone(), 0);
+    let mut states = vec![z];
+    let mut level = vec![0u32];
+    let mut out_off = vec![0usize];
+    let mut out_to: Vec<u32> = Vec::new();
+    let mut out_rate: Vec<f64> = Vec::new();
+    let mut total = Vec::new();
+    let mut exit = Vec::new();
+    let mut exits: Vec<ExitRow> = Vec::new();
+    let mut boundary: Vec<u32> = Vec::new();
+    let mut certified = true;
+    let mut buf = Vec::new();
+    let mut row: Vec<(u32, f64)> = Vec::new();
+    let mut i = 0usize;
+    let mut top = 0u32;
+    while i < states.len() {
+        if i % 65_536 == 0 && i > 0 {
+            progress::report(
+                "exact chain: states",
+                i as u64,
+                None,
+                &format!("{} found", states.len()),
+            );
+        }
+        let s = states[i].clone();
+        let ls = level[i];
+        top = top.max(ls);
+        if c.on_boundary(&s) {
+            boundary.push(i as u32);
+            if c.lyapunov(&s).is_none() {
+                certified = false;
+            }
+        }
+        buf.clear();
+        c.transitions(&s, &mut buf);
+        row.clear();
+        let mut tot = 0.0;
+        let mut ex = 0.0;
+        let mut rows_here = [(0.0f64, [0.0f64; 4]); FACES];
+        for (t, r) in buf.drain(..) {
+            if !(r.is_finite() && r >= 0.0) {
+                return Err(LevelError::NotLevelChain(format!("rate {r}")));
+            }
+            if r == 0.0 || t == s {
+                continue;
+            }
+            let lt = c.level(&t);
+            if lt.abs_diff(ls) > 1 {
+                return Err(LevelError::NotLevelChain(format!(
+                    "a transition from level {ls} to {lt}"
+                )));
+            }
+            if !c.inside(&t) {
+                if rule == ExitRule::Block {
+                    continue;
+                }
+                tot += r;
+                ex += r;
+                let face = c.exit_face(&t).min(FACES - 1);
+                let row = &mut rows_here[face];
+                row.0 += r;
+                match c.lyapunov(&t) {
+                    Some(v) => {
+                        for (a, b) in row.1.iter_mut().zip(v) {
+                            *a += r * b;
+                        }
+                    }
+                    None => certified = false,
+                }
+                continue;
+            }
+            tot += r;
+            let j = match index.get(&t) {
+                Some(&j) => j,
+                None => {
+                    if states.len() >= max_states {
+                        return Err(LevelError::TooManyStates { limit: max_states });
+                    }
+                    let j = states.len() as u32;
+                    index.insert(t.clone(), j);
+                    states.push(t);
+                    level.push(lt);
+                    j
+                }
+            };
+            if j != 0 {
+                row.push((j, r));
+            }
+        }
+        if lt_zero_other(i, ls) {
+            return Err(LevelError::NotLevelChain(
+                "a state other than z at level 0".into(),
+            ));
+        }
+        row.sort_unstable_by_key(|e| e.0);
+        let mut k = 0;
+        while k < row.len() {
+            let (j, mut r) = row[k];
+            k += 1;
+            while k < row.len() && row[k].0 == j {
+                r += row[k].1;
+                k += 1;
+            }
+            out_to.push(j);
+            out_rate.push(r);
+        }
+        out_off.push(out_to.len());
+        total.push(tot);
+        exit.push(ex);
+        for (face, (rate, v)) in rows_here.iter().enumerate() {
+            if *rate > 0.0 {
+                exits.push(ExitRow {
+                    state: i as u32,
+                    face: face as u8,
+                    rate: *rate,
+                    v: *v,
+                });
+            }
+        }
+        i += 1;
+    }
+    drop(index);
+    let n = states.len();
+    // Incoming transitions (columns), sources other than z.
+    let mut in_off = vec![0usize; n + 1];
+    for x in 1..n {
+        for k in out_off[x]..out_off[x + 1] {
+            in_off[out_to[k] as usize + 1] += 1;
+        }
+    }
+    for j in 0..n {
+        in_off[j + 1] += in_off[j];
+    }
+    let mut fill = in_off.clone();
+    let mut in_from = vec![0u32; in_off[n]];
+    let mut in_rate = vec![0.0; in_off[n]];
+    for x in 1..n {
+        for k in out_off[x]..out_off[x + 1] {
+            let j = out_to[k] as usize;
+            in_from[fill[j]] = x as u32;
+            in_rate[fill[j]] = out_rate[k];
+            fill[j] += 1;
+        }
+    }
+    Ok(Explored {
+        states,
+        level,
+        out_off,
+        out_to,
+        out_rate,
+        in_off,
+        in_from,
+        in_rate,
+        total,
+        exit,
+        exits,
+        boundary,
+        certified,
+        top,
+    })
+}
+
+/// True for a state other than z (index 0) at level 0.
+fn lt_zero_other(i: usize, level: u32) -> bool {
+    i != 0 && level == 0
+}
+
+// ----------------------------------------------------------------- double-double kernels
+
+/// Error-free product: p + e = a·b exactly (FMA).
+#[inline]
+fn two_prod(a: f64, b: f64) -> (f64, f64) {
+    let p = a * b;
+    (p, a.mul_add(b, -p))
+}
+
+/// A double-double accumulator.
+#[derive(Clone, Copy, Default)]
+struct Acc {
+    hi: f64,
+    lo: f64,
+}
+
+impl Acc {
+    #[inline]
+    fn add(&mut self, x: f64) {
+        let (s, e) = crate::num::dd::two_sum(self.hi, x);
+        self.hi = s;
+        self.lo += e;
+    }
+
+    /// Adds a·b.
+    #[inline]
+    fn add_prod(&mut self, a: f64, b: f64) {
+        let (p, e) = two_prod(a, b);
+        self.add(p);
+        self.lo += e;
+    }
+
+    #[inline]
+    fn value(&self) -> f64 {
+        self.hi + self.lo
+    }
+}
+
+// ------------------------------------------------------------------------ the two-level solver
+
+/// The level chain seen by the solver: the unknowns are the states other than z.
+struct Solver<'a, S> {
+    c: &'a Explored<S>,
+    /// Levels 1..=top as 0-based coarse indices (level − 1).
+    levels: usize,
+}
+
+impl<'a, S> Solver<'a, S> {
+    fn new(c: &'a Explored<S>) -> Self {
+        Solver {
+            c,
+            levels: c.top as usize,
+        }
+    }
+
+    fn n(&self) -> usize {
+        self.c.len()
+    }
+
+    /// One Gauss–Seidel sweep on δ(−B) = r (columns), in index order.
+    fn sweep_left(&self, d: &mut [f64], r: &[f64]) {
+        let c = self.c;
+        for j in 1..self.n() {
+            let mut s = r[j];
+            for k in c.in_off[j]..c.in_off[j + 1] {
+                s += d[c.in_from[k] as usize] * c.in_rate[k];
+            }
+            d[j] = s / c.total[j];
+        }
+    }
+
+    /// One Gauss–Seidel sweep on (−B)δ = r (rows), in index order.
+    fn sweep_right(&self, d: &mut [f64], r: &[f64]) {
+        let c = self.c;
+        for x in 1..self.n() {
+            let mut s = r[x];
+            for k in c.out_off[x]..c.out_off[x + 1] {
+                s += c.out_rate[k] * d[c.out_to[k] as usize];
+            }
+            d[x] = s / c.total[x];
+        }
+    }
+
+    /// The tridiagonal level operator C = P(−B)S for weights w (P(I, x) = w(x)/W_I):
+    /// (sub, diag, sup) with C_{I,I−1} = sub[I], C_{I,I+1} = sup[I].
+    fn coarse(&self, w: &[f64]) -> (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>) {
+        let c = self.c;
+        let m = self.levels;
+        let mut wsum = vec![0.0; m];
+        let mut count = vec![0usize; m];
+        for (&lx, &wx) in c.level.iter().zip(w).skip(1) {
+            let l = lx as usize - 1;
+            wsum[l] += wx.max(0.0);
+            count[l] += 1;
+        }
+        let mut sub = vec![0.0; m];
+        let mut diag = vec![0.0; m];
+        let mut sup = vec![0.0; m];
+        for (x, &wx) in w.iter().enumerate().take(self.n()).skip(1) {
+            let l = c.level[x] as usize - 1;
+            let p = if wsum[l] > 0.0 {
+                wx.max(0.0) / wsum[l]
+            } else {
+                1.0 / count[l] as f64
+            };
+            if p == 0.0 {
+                continue;
+            }
+            diag[l] += p * c.total[x];
+            for k in c.out_off[x]..c.out_off[x + 1] {
+                let t = c.out_to[k] as usize;
+                let lt = c.level[t] as usize - 1;
+                let v = p * c.out_rate[k];
+                if lt == l {
+                    diag[l] -= v;
+                } else if lt + 1 == l {
+                    sub[l] -= v;
+                } else {
+                    sup[l] -= v;
+                }
+            }
+        }
+        (sub, diag, sup, wsum)
+    }
+
+    /// Weights for the coarse operator: w, or 1 on levels where w vanishes.
+    fn prolongation(&self, w: &[f64], wsum: &[f64]) -> Vec<f64> {
+        let c = self.c;
+        let mut count = vec![0usize; self.levels];
+        for x in 1..self.n() {
+            count[c.level[x] as usize - 1] += 1;
+        }
+        (0..self.n())
+            .map(|x| {
+                if x == 0 {
+                    return 0.0;
+                }
+                let l = c.level[x] as usize - 1;
+                if wsum[l] > 0.0 {
+                    w[x].max(0.0) / wsum[l]
+                } else {
+                    1.0 / count[l] as f64
+                }
+            })
+            .collect()
+    }
+
+    /// One cycle for δ(−B) = r: the coarse correction with shape w, then sweeps.
+    fn cycle_left(&self, r: &[f64], w: &[f64]) -> Vec<f64> {
+        let c = self.c;
+        let (sub, diag, sup, wsum) = self.coarse(w);
+        let p = self.prolongation(w, &wsum);
+        // ξ C = rS: C^T ξ = (level sums of r).
+        let mut rhs = vec![0.0; self.levels];
+        for x in 1..self.n() {
+            rhs[c.level[x] as usize - 1] += r[x];
+        }
+        // Transposed: (C^T)_{I,I−1} = C_{I−1,I} = sup[I−1], (C^T)_{I,I+1} = sub[I+1].
+        let m = self.levels;
+        let tsub: Vec<f64> = (0..m)
+            .map(|i| if i > 0 { sup[i - 1] } else { 0.0 })
+            .collect();
+        let tsup: Vec<f64> = (0..m)
+            .map(|i| if i + 1 < m { sub[i + 1] } else { 0.0 })
+            .collect();
+        let xi = thomas(&tsub, &diag, &tsup, &rhs);
+        let mut d: Vec<f64> = (0..self.n())
+            .map(|x| {
+                if x == 0 {
+                    0.0
+                } else {
+                    xi[c.level[x] as usize - 1] * p[x]
+                }
+            })
+            .collect();
+        // Smooth on the residual of the corrected δ.
+        for _ in 0..SWEEPS_PER_CYCLE {
+            self.sweep_left(&mut d, r);
+        }
+        d
+    }
+
+    /// One cycle for (−B)δ = r: sweeps, then the coarse correction (constant on levels,
+    /// restricted with the weights w), then a sweep.
+    fn cycle_right(&self, r: &[f64], w: &[f64], coarse: &Coarse) -> Vec<f64> {
+        let c = self.c;
+        let mut d = vec![0.0; self.n()];
+        self.sweep_right(&mut d, r);
+        let res = self.residual_right_f64(&d, r);
+        let mut rhs = vec![0.0; self.levels];
+        for x in 1..self.n() {
+            rhs[c.level[x] as usize - 1] += coarse.p[x] * res[x];
+        }
+        let eta = thomas(&coarse.sub, &coarse.diag, &coarse.sup, &rhs);
+        for x in 1..self.n() {
+            d[x] += eta[c.level[x] as usize - 1];
+        }
+        let _ = w;
+        for _ in 0..SWEEPS_PER_CYCLE {
+            self.sweep_right(&mut d, r);
+        }
+        d
+    }
+
+    /// out = δ(−B) (row vector, as a column).
+    fn apply_left(&self, d: &[f64], out: &mut [f64]) {
+        let c = self.c;
+        out[0] = 0.0;
+        for j in 1..self.n() {
+            let mut s = c.total[j] * d[j];
+            for k in c.in_off[j]..c.in_off[j + 1] {
+                s -= d[c.in_from[k] as usize] * c.in_rate[k];
+            }
+            out[j] = s;
+        }
+    }
+
+    /// out = (−B)d.
+    fn apply_right(&self, d: &[f64], out: &mut [f64]) {
+        let c = self.c;
+        out[0] = 0.0;
+        for x in 1..self.n() {
+            let mut s = c.total[x] * d[x];
+            for k in c.out_off[x]..c.out_off[x + 1] {
+                s -= c.out_rate[k] * d[c.out_to[k] as usize];
+            }
+            out[x] = s;
+        }
+    }
+
+    /// r − (−B)d in f64.
+    fn residual_right_f64(&self, d: &[f64], r: &[f64]) -> Vec<f64> {
+        let c = self.c;
+        let mut out = vec![0.0; self.n()];
+        for x in 1..self.n() {
+            let mut s = r[x] - c.total[x] * d[x];
+            for k in c.out_off[x]..c.out_off[x + 1] {
+                s += c.out_rate[k] * d[c.out_to[k] as usize];
+            }
+            out[x] = s;
+        }
+        out
+    }
+
+    /// b − (−B)x in double-double (x as hi + lo), rounded to f64.
+    fn residual_right_dd(&self, xh: &[f64], xl: &[f64], b: &[f64]) -> Vec<f64> {
+        let c = self.c;
+        let mut out = vec![0.0; self.n()];
+        for x in 1..self.n() {
+            let mut a = Acc::default();
+            a.add(b[x]);
+            a.add_prod(-c.total[x], xh[x]);
+            a.add_prod(-c.total[x], xl[x]);
+            for k in c.out_off[x]..c.out_off[x + 1] {
+                let t = c.out_to[k] as usize;
+                a.add_prod(c.out_rate[k], xh[t]);
+                a.add_prod(c.out_rate[k], xl[t]);
+            }
+            out[x] = a.value();
+        }
+        out
+    }
+
+    /// ν − y(−B) in double-double (y as hi + lo, y(z) = 1), rounded to f64.
+    fn residual_left_dd(&self, yh: &[f64], yl: &[f64], nu: &[f64]) -> Vec<f64> {
+        let c = self.c;
+        let mut out = vec![0.0; self.n()];
+        for j in 1..self.n() {
+            let mut a = Acc::default();
+            a.add(nu[j]);
+            a.add_prod(-c.total[j], yh[j]);
+            a.add_prod(-c.total[j], yl[j]);
+            for k in c.in_off[j]..c.in_off[j + 1] {
+                let i = c.in_from[k] as usize;
+                a.add_prod(c.in_rate[k], yh[i]);
+                a.add_prod(c.in_rate[k], yl[i]);
+            }
+            out[j] = a.value();
+        }
+        out
+    }
+}
+
+/// Restarted GMRES with right preconditioning (Saad, *Iterative Methods for Sparse Linear
+/// Systems*, 2003, Alg. 9.5): solves A x = b for x with ‖b − Ax‖₂ ≤ tol·‖b‖₂, from x = 0,
+/// at most `max_iter` inner iterations; `apply` computes A v, `precond` M⁻¹ v. Index 0 (the
+/// regeneration state) is not an unknown and stays 0.
+fn gmres(
+    n: usize,
+    b: &[f64],
+    apply: &dyn Fn(&[f64], &mut [f64]),
+    precond: &dyn Fn(&[f64]) -> Vec<f64>,
+    tol: f64,
+    max_iter: usize,
+) -> Vec<f64> {
+    let dot = |a: &[f64], c: &[f64]| -> f64 { a.iter().zip(c).map(|(x, y)| x * y).sum() };
+    let norm = |a: &[f64]| dot(a, a).sqrt();
+    let mut x = vec![0.0; n];
+    let bnorm = norm(b);
+    if bnorm == 0.0 {
+        return x;
+    }
+    let m = GMRES_RESTART;
+    let mut r = b.to_vec();
+    let mut done = 0;
+    let mut tmp = vec![0.0; n];
+    while done < max_iter {
+        let beta = norm(&r);
+        if beta <= tol * bnorm {
+            break;
+        }
+        let mut v: Vec<Vec<f64>> = vec![r.iter().map(|a| a / beta).collect()];
+        let mut z: Vec<Vec<f64>> = Vec::new();
+        let mut h = vec![vec![0.0; m]; m + 1];
+        let mut cs = vec![0.0; m];
+        let mut sn = vec![0.0; m];
+        let mut g = vec![0.0; m + 1];
+        g[0] = beta;
+        let mut k = 0;
+        while k < m && done < max_iter {
+            let zk = precond(&v[k]);
+            apply(&zk, &mut tmp);
+            tmp[0] = 0.0;
+            let mut w = tmp.clone();
+            for (i, vi) in v.iter().enumerate() {
+                let hik = dot(&w, vi);
+                h[i][k] = hik;
+                for (wj, vj) in w.iter_mut().zip(vi) {
+                    *wj -= hik * vj;
+                }
+            }
+            let hn = norm(&w);
+            h[k + 1][k] = hn;
+            z.push(zk);
+            for i in 0..k {
+                let t = cs[i] * h[i][k] + sn[i] * h[i + 1][k];
+                h[i + 1][k] = -sn[i] * h[i][k] + cs[i] * h[i + 1][k];
+                h[i][k] = t;
+            }
+            let d = (h[k][k] * h[k][k] + h[k + 1][k] * h[k + 1][k]).sqrt();
+            if d == 0.0 {
+                break;
+            }
+            cs[k] = h[k][k] / d;
+            sn[k] = h[k + 1][k] / d;
+            h[k][k] = d;
+            h[k + 1][k] = 0.0;
+            g[k + 1] = -sn[k] * g[k];
+            g[k] *= cs[k];
+            k += 1;
+            done += 1;
+            if g[k].abs() <= tol * bnorm || hn == 0.0 {
+                break;
+            }
+            v.push(w.iter().map(|a| a / hn).collect());
+        }
+        // Back substitution for the k coefficients, then x += Σ y_i z_i.
+        let mut yv = vec![0.0; k];
+        for i in (0..k).rev() {
+            let mut t = g[i];
+            for j in i + 1..k {
+                t -= h[i][j] * yv[j];
+            }
+            yv[i] = if h[i][i] != 0.0 { t / h[i][i] } else { 0.0 };
+        }
+        for (yi, zi) in yv.iter().zip(&z) {
+            for (xj, zj) in x.iter_mut().zip(zi) {
+                *xj += yi * zj;
+            }
+        }
+        apply(&x, &mut tmp);
+        for j in 0..n {
+            r[j] = if j == 0 { 0.0 } else { b[j] - tmp[j] };
+        }
+        if k == 0 {
+            break;
+        }
+    }
+    if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+        let rn = norm(&r);
+        eprintln!(
+            "    gmres n {n} iterations {done} residual {:.2e}",
+            rn / bnorm
+        );
+    }
+    x
+}
+
+/// A coarse operator with its restriction weights (fixed for the bound's solves).
+struct Coarse {
+    sub: Vec<f64>,
+    diag: Vec<f64>,
+    sup: Vec<f64>,
+    p: Vec<f64>,
+}
+
+/// Solves the tridiagonal system (sub, diag, sup)·x = rhs (Thomas; no pivoting: the
+/// level operators are nonsingular M-matrices, whose LU has positive pivots).
+fn thomas(sub: &[f64], diag: &[f64], sup: &[f64], rhs: &[f64]) -> Vec<f64> {
+    let m = diag.len();
+    let mut c = vec![0.0; m];
+    let mut d = vec![0.0; m];
+    for i in 0..m {
+        let denom = diag[i] - if i > 0 { sub[i] * c[i - 1] } else { 0.0 };
+        let denom = if denom.abs() > 0.0 {
+            denom
+        } else {
+            f64::MIN_POSITIVE
+        };
+        c[i] = if i + 1 < m { sup[i] / denom } else { 0.0 };
+        d[i] = (rhs[i] - if i > 0 { sub[i] * d[i - 1] } else { 0.0 }) / denom;
+    }
+    let mut x = vec![0.0; m];
+    for i in (0..m).rev() {
+        x[i] = d[i] - if i + 1 < m { c[i] * x[i + 1] } else { 0.0 };
+    }
+    x
+}
+
+/// The stationary vector of the redirected chain, with its residual.
+#[derive(Debug, Clone)]
+pub struct Stationary {
+    /// π̂, normalised.
+    pub pi: Vec<f64>,
+    /// y = π̂/π̂(z) (leading and trailing parts).
+    y_hi: Vec<f64>,
+    y_lo: Vec<f64>,
+    /// |ν − y(−B)| per state (double-double residual, rounded).
+    abs_residual: Vec<f64>,
+    /// Σ|residual| / Σν: the relative residual reached.
+    pub residual: f64,
+    /// Two-level cycles used.
+    pub cycles: usize,
+}
+
+/// Solves the stationary distribution of the redirected chain (module docs), refining
+/// with double-double residuals until [`TARGET_RESIDUAL`] or a stall.
+pub fn stationary<S>(c: &Explored<S>) -> Result<Stationary, LevelError> {
+    stationary_from(c, None, TARGET_RESIDUAL)
+}
+
+/// [`stationary`] from a starting guess of π̂ (any positive scale; e.g. a smaller
+/// truncation's solution, zero on the new states), refined until the relative residual is
+/// below `target` (or [`TARGET_RESIDUAL`], or a stall): a caller that needs few digits
+/// stops early; the residual reached is reported either way.
+pub fn stationary_from<S>(
+    c: &Explored<S>,
+    guess: Option<&[f64]>,
+    target: f64,
+) -> Result<Stationary, LevelError> {
+    let n = c.len();
+    let solver = Solver::new(c);
+    // ν: the rates out of z.
+    let mut nu = vec![0.0; n];
+    for k in c.out_off[0]..c.out_off[1] {
+        nu[c.out_to[k] as usize] += c.out_rate[k];
+    }
+    let nu_sum: f64 = nu.iter().sum();
+    let mut yh = vec![0.0; n];
+    let mut yl = vec![0.0; n];
+    yh[0] = 1.0;
+    if n == 1 {
+        return Ok(Stationary {
+            pi: vec![1.0],
+            y_hi: yh,
+            y_lo: yl,
+            abs_residual: vec![0.0],
+            residual: 0.0,
+            cycles: 0,
+        });
+    }
+    let mut r = nu.clone();
+    if let Some(g) = guess {
+        if g.len() == n && g[0] > 0.0 && g.iter().all(|v| v.is_finite() && *v >= 0.0) {
+            for x in 1..n {
+                yh[x] = g[x] / g[0];
+            }
+            r = solver.residual_left_dd(&yh, &yl, &nu);
+        }
+    }
+    let mut best = f64::INFINITY;
+    let mut history: Vec<f64> = Vec::new();
+    let mut cycles = 0;
+    loop {
+        let rel = r.iter().map(|v| v.abs()).sum::<f64>() / nu_sum;
+        history.push(rel);
+        best = best.min(rel);
+        progress::report(
+            "exact chain: stationary solve",
+            cycles as u64,
+            Some(MAX_CYCLES as u64),
+            &format!("residual {rel:.1e}"),
+        );
+        let stalled = history.len() > STALL_CYCLES
+            && rel > STALL_FACTOR * history[history.len() - 1 - STALL_CYCLES];
+        if rel <= target.max(TARGET_RESIDUAL) || stalled || cycles >= MAX_CYCLES {
+            if !(rel.is_finite()) || (cycles >= MAX_CYCLES && rel > 1e-8) {
+                return Err(LevelError::NoConvergence {
+                    residual: rel,
+                    cycles,
+                });
+            }
+            break;
+        }
+        let w: Vec<f64> = yh.clone();
+        let d = gmres(
+            n,
+            &r,
+            &|v, out| solver.apply_left(v, out),
+            &|v| solver.cycle_left(v, &w),
+            INNER_TOLERANCE,
+            INNER_ITERATIONS,
+        );
+        for x in 1..n {
+            let (s, e) = crate::num::dd::two_sum(yh[x], d[x]);
+            let (s2, e2) = crate::num::dd::two_sum(s, yl[x] + e);
+            yh[x] = s2;
+            yl[x] = e2;
+        }
+        cycles += 1;
+        r = solver.residual_left_dd(&yh, &yl, &nu);
+    }
+    let abs_residual: Vec<f64> = r.iter().map(|v| v.abs()).collect();
+    let mut total = Acc::default();
+    for x in 0..n {
+        total.add(yh[x]);
+        total.add(yl[x]);
+    }
+    let t = total.value();
+    let pi: Vec<f64> = (0..n).map(|x| (yh[x] + yl[x]).max(0.0) / t).collect();
+    let residual = abs_residual.iter().sum::<f64>() / nu_sum;
+    Ok(Stationary {
+        pi,
+        y_hi: yh,
+        y_lo: yl,
+        abs_residual,
+        residual,
+        cycles,
+    })
+}
+
+/// An upper bound on (−B)⁻¹b for b ≥ 0, from an approximate solve and its residual.
+struct Upper {
+    /// The approximate solution x̂ (≥ 0).
+    x: Vec<f64>,
+    /// max(r⁺) of its residual r = b − (−B)x̂.
+    r_plus: f64,
+}
+
+fn solve_upper<S>(solver: &Solver<'_, S>, b: &[f64], w: &[f64], coarse: &Coarse) -> Upper {
+    let n = solver.n();
+    let scale = b
+        .iter()
+        .fold(0.0f64, |m, v| m.max(v.abs()))
+        .max(f64::MIN_POSITIVE);
+    let mut xh = vec![0.0; n];
+    let xl = vec![0.0; n];
+    let mut r = b.to_vec();
+    r[0] = 0.0;
+    for _ in 0..MAX_BOUND_CYCLES {
+        let d = gmres(
+            n,
+            &r,
+            &|v, out| solver.apply_right(v, out),
+            &|v| solver.cycle_right(v, w, coarse),
+            0.1 * BOUND_RESIDUAL,
+            INNER_ITERATIONS,
+        );
+        for x in 1..n {
+            xh[x] = (xh[x] + d[x]).max(0.0);
+        }
+        r = solver.residual_right_dd(&xh, &xl, b);
+        let rmax = r.iter().skip(1).fold(0.0f64, |m, v| m.max(v.abs()));
+        if rmax <= BOUND_RESIDUAL * scale {
+            break;
+        }
+    }
+    let r_plus = r.iter().skip(1).fold(0.0f64, |m, &v| m.max(v));
+    Upper { x: xh, r_plus }
+}
+
+/// The enclosure's ingredients for one chain (module docs).
+#[derive(Debug, Clone)]
+pub struct Bounds {
+    /// For g = 1 and g = G: the part of the bound on b_g/a_1 that does not scale with
+    /// π̂(f): F(V_g − ϕ_g) + ε̂α_g + β_g F(V_1), per face of the exits.
+    pub outside: [[f64; FACES]; 2],
+    /// ε̂: the exit rate under π̂, per face.
+    pub exit_rate: [f64; FACES],
+    /// max_A p̂: the largest probability of an exit before z (0 without exits).
+    pub max_exit_probability: f64,
+    /// (α_g, β_g) of the re-entry costs u_g ≤ α_g + β_g V_1 on the boundary.
+    pub reentry: [(f64, f64); 2],
+    /// Σ|r|·U_1 and Σ|r|·U_G over y's residual, relative to Σy.
+    pub solve_error: [f64; 2],
+    /// Whether a Lyapunov certificate backs the bound.
+    pub certified: bool,
+}
+
+/// The least ε̂α + Fβ over α, β ≥ 0 with α·a_w + β·b_w ≥ c_w at every boundary state w
+/// (a_w = 1 − p̂(w), which may be ≤ 0 where an exit is almost certain): for each β the
+/// least α is explicit, and the objective is scanned over β on a logarithmic grid and
+/// refined by golden section around the best point. (+∞, +∞) when nothing is feasible.
+fn reentry_lp(eps: f64, f: f64, a: &[f64], b: &[f64], c: &[f64]) -> (f64, f64) {
+    let alpha = |beta: f64| -> f64 {
+        let mut al = 0.0f64;
+        for ((&a, &b), &c) in a.iter().zip(b).zip(c) {
+            if a > 0.0 {
+                al = al.max((c - beta * b) / a);
+            }
+        }
+        // The constraints with a ≤ 0 must hold at that α.
+        for ((&a, &b), &c) in a.iter().zip(b).zip(c) {
+            if a <= 0.0 && al * a + beta * b < c {
+                return f64::INFINITY;
+            }
+        }
+        al
+    };
+    let obj = |beta: f64| {
+        let al = alpha(beta);
+        if al.is_finite() {
+            eps * al + f * beta
+        } else {
+            f64::INFINITY
+        }
+    };
+    let scale = b
+        .iter()
+        .zip(c)
+        .filter(|(&b, _)| b > 0.0)
+        .map(|(&b, &c)| c / b)
+        .fold(0.0f64, f64::max)
+        .max(1e-300);
+    let mut best = (obj(0.0), 0.0);
+    for k in 0..=REENTRY_GRID {
+        let beta = scale * 10f64.powf(-12.0 + 14.0 * k as f64 / REENTRY_GRID as f64);
+        let o = obj(beta);
+        if o < best.0 {
+            best = (o, beta);
+        }
+    }
+    if !best.0.is_finite() {
+        return (f64::INFINITY, f64::INFINITY);
+    }
+    // Golden section on [β/1.2, β·1.2] (the objective is convex where finite).
+    let (mut lo, mut up) = (best.1 / 1.2, best.1 * 1.2);
+    let g = 0.5 * (5f64.sqrt() - 1.0);
+    for _ in 0..REENTRY_ITERATIONS {
+        let m1 = up - g * (up - lo);
+        let m2 = lo + g * (up - lo);
+        if obj(m1) <= obj(m2) {
+            up = m2;
+        } else {
+            lo = m1;
+        }
+    }
+    for beta in [lo, up] {
+        let o = obj(beta);
+        if o < best.0 {
+            best = (o, beta);
+        }
+    }
+    (alpha(best.1), best.1)
+}
+
+/// Computes the enclosure's ingredients after the stationary solve (module docs).
+pub fn bounds<S, C: LevelChain<State = S>>(chain: &C, c: &Explored<S>, st: &Stationary) -> Bounds {
+    let n = c.len();
+    let solver = Solver::new(c);
+    let w: Vec<f64> = st.pi.clone();
+    let (sub, diag, sup, wsum) = solver.coarse(&w);
+    let p = solver.prolongation(&w, &wsum);
+    let coarse = Coarse { sub, diag, sup, p };
+    let ones: Vec<f64> = (0..n).map(|x| if x == 0 { 0.0 } else { 1.0 }).collect();
+    let g: Vec<f64> = (0..n)
+        .map(|x| {
+            if x == 0 {
+                0.0
+            } else {
+                chain.growth(&c.states[x])
+            }
+        })
+        .collect();
+    let u1 = solve_upper(&solver, &ones, &w, &coarse);
+    // (−B)⁻¹1 ≤ x̂_1/(1 − r⁺).
+    let shrink = 1.0 - u1.r_plus;
+    let u1v: Vec<f64> = if shrink > 0.0 {
+        u1.x.iter().map(|v| v / shrink).collect()
+    } else {
+        vec![f64::INFINITY; n]
+    };
+    let upper = |b: &[f64]| -> Vec<f64> {
+        let s = solve_upper(&solver, b, &w, &coarse);
+        s.x.iter()
+            .zip(&u1v)
+            .map(|(x, u)| x + s.r_plus.max(0.0) * u)
+            .collect()
+    };
+    let ugv = upper(&g);
+    let ysum = st
+        .y_hi
+        .iter()
+        .zip(&st.y_lo)
+        .map(|(a, b)| a + b)
+        .sum::<f64>();
+    let err = |u: &[f64]| -> f64 {
+        st.abs_residual
+            .iter()
+            .zip(u)
+            .skip(1)
+            .map(|(r, u)| r * u)
+            .sum::<f64>()
+            / ysum
+    };
+    let solve_error = [err(&u1v), err(&ugv)];
+    let mut out = Bounds {
+        outside: [[0.0; FACES]; 2],
+        exit_rate: [0.0; FACES],
+        max_exit_probability: 0.0,
+        reentry: [(0.0, 0.0); 2],
+        solve_error,
+        certified: c.certified,
+    };
+    if c.exits.is_empty() {
+        return out;
+    }
+    // Exit rates per face under π̂, and their solve error (≤ Σ|r|·p̂).
+    let mut e_dense = vec![0.0; n];
+    let mut ewraw = [vec![0.0; n], vec![0.0; n]];
+    let mut ev = [vec![0.0; n], vec![0.0; n]];
+    for row in &c.exits {
+        let x = row.state as usize;
+        e_dense[x] += row.rate;
+        for k in 0..2 {
+            ewraw[k][x] += row.v[2 + k];
+            ev[k][x] += row.v[k];
+        }
+    }
+    let pe = upper(&e_dense);
+    let pmax = pe.iter().skip(1).fold(0.0f64, |m, &v| m.max(v));
+    out.max_exit_probability = pmax;
+    let e_pe = err(&pe);
+    for row in &c.exits {
+        out.exit_rate[usize::from(row.face)] += st.pi[row.state as usize] * row.rate;
+    }
+    // The solve error of ε̂, charged to face 0 (it only widens).
+    out.exit_rate[0] += e_pe;
+    if !c.certified {
+        out.outside = [[f64::INFINITY; FACES]; 2];
+        out.reentry = [(f64::INFINITY, f64::INFINITY); 2];
+        return out;
+    }
+    let eps_total: f64 = out.exit_rate.iter().sum();
+    // F(V_g − ϕ_g) and F(W_g), per face.
+    let mut f_raw = [[0.0; FACES]; 2];
+    let mut f_g = [[0.0; FACES]; 2];
+    for row in &c.exits {
+        let pi = st.pi[row.state as usize];
+        let face = usize::from(row.face);
+        for k in 0..2 {
+            f_raw[k][face] += pi * row.v[2 + k];
+            f_g[k][face] += pi * row.v[k];
+        }
+    }
+    for k in 0..2 {
+        // (−B)⁻¹ of the exits' expected W_k, for the re-entry LP, and F(W_k)'s solve error.
+        let vvw = upper(&ewraw[k]);
+        f_raw[k][0] += err(&vvw);
+        let f_raw_total: f64 = f_raw[k].iter().sum();
+        let base = if k == 0 { &ones } else { &g };
+        let rhs: Vec<f64> = (0..n)
+            .map(|x| if x == 0 { 0.0 } else { base[x] + ev[k][x] })
+            .collect();
+        let a_g = upper(&rhs);
+        f_g[k][0] += err(&a_g);
+        let mut aw = Vec::with_capacity(c.boundary.len());
+        let mut bw = Vec::with_capacity(c.boundary.len());
+        let mut cw = Vec::with_capacity(c.boundary.len());
+        for &wi in &c.boundary {
+            let wi = wi as usize;
+            if wi == 0 {
+                continue;
+            }
+            let v = chain.lyapunov(&c.states[wi]).unwrap_or([0.0; 4]);
+            aw.push(1.0 - pe[wi]);
+            bw.push(v[2 + k] - vvw[wi]);
+            cw.push(a_g[wi] - v[k]);
+        }
+        let (alpha, beta) = reentry_lp(eps_total, f_raw_total, &aw, &bw, &cw);
+        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+            let bad = aw.iter().filter(|&&a| a <= 0.0).count();
+            let mut idx: Vec<usize> = (0..aw.len()).collect();
+            idx.sort_by(|&i, &j| aw[i].total_cmp(&aw[j]));
+            eprintln!(
+                "    reentry k {k}: {} boundary states, {bad} with p >= 1",
+                aw.len()
+            );
+            for &i in idx.iter().take(4) {
+                eprintln!("      a {:.3e} b {:.3e} c {:.3e}", aw[i], bw[i], cw[i]);
+            }
+        }
+        if !alpha.is_finite() {
+            out.outside[k] = [f64::INFINITY; FACES];
+            out.reentry[k] = (alpha, beta);
+            continue;
+        }
+        out.reentry[k] = (alpha, beta);
+        for face in 0..FACES {
+            out.outside[k][face] = f_g[k][face]
+                + if alpha > 0.0 {
+                    out.exit_rate[face] * alpha
+                } else {
+                    0.0
+                }
+                + if beta > 0.0 {
+                    beta * f_raw[k][face]
+                } else {
+                    0.0
+                };
+        }
+    }
+    out
+}
+
+/// How an output functional f is bounded, for its enclosure.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Bounded {
+    /// 0 ≤ f ≤ c (c ≥ 0).
+    ByOne(f64),
+    /// 0 ≤ f ≤ c·G.
+    ByGrowth(f64),
+}
+
+/// A stationary mean with its enclosure.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Enclosed {
+    /// π̂(f), the value of the computed chain.
+    pub value: f64,
+    /// Lower end of the enclosure of the infinite chain's π(f).
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+    /// The part of hi − value due to the truncation (F + ε̂M): the truncation bound.
+    pub truncation: f64,
+}
+
+impl Bounds {
+    /// The enclosure of π(f) for f given per state (module docs).
+    pub fn enclose(&self, st: &Stationary, f: &[f64], kind: Bounded) -> Enclosed {
+        let mut a = Acc::default();
+        for (p, v) in st.pi.iter().zip(f) {
+            a.add_prod(*p, *v);
+        }
+        self.enclose_value(a.value(), kind)
+    }
+
+    /// The enclosure of π(f) from the computed π̂(f) (the bound depends on f only through
+    /// how it is bounded).
+    pub fn enclose_value(&self, value: f64, kind: Bounded) -> Enclosed {
+        let (c, which) = match kind {
+            Bounded::ByOne(c) => (c, 0),
+            Bounded::ByGrowth(c) => (c, 1),
+        };
+        // Solve error of π̂(f) = y·f / y·1: |δ(y·f)| ≤ c·Σ|r|U_which, |δ(y·1)| ≤ Σ|r|U_1
+        // (both relative to y·1).
+        let ef = c * self.solve_error[which];
+        let e1 = self.solve_error[0];
+        let lo_v = ((value - ef) / (1.0 + e1)).max(0.0);
+        let hi_v = if e1 < 1.0 {
+            (value + ef) / (1.0 - e1)
+        } else {
+            f64::INFINITY
+        };
+        let trunc_hi = c * self.outside[which].iter().sum::<f64>();
+        let denom = 1.0 + self.outside[0].iter().sum::<f64>();
+        let lo = lo_v / denom;
+        let hi = hi_v + trunc_hi;
+        let truncation = if trunc_hi.is_finite() && denom.is_finite() {
+            trunc_hi.max(lo_v - lo)
+        } else {
+            f64::INFINITY
+        };
+        Enclosed {
+            value,
+            lo,
+            hi,
+            truncation,
+        }
+    }
+
+    /// The truncation bound of a functional bounded as `kind`, split by face.
+    pub fn by_face(&self, kind: Bounded) -> [f64; FACES] {
+        let (c, which) = match kind {
+            Bounded::ByOne(c) => (c, 0),
+            Bounded::ByGrowth(c) => (c, 1),
+        };
+        let mut out = [0.0; FACES];
+        for (o, v) in out.iter_mut().zip(&self.outside[which]) {
+            *o = c * v;
+        }
+        out
+    }
+}
