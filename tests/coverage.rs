@@ -436,7 +436,7 @@ fn all_cases() -> Vec<Case> {
         "mean_tasks",
         Key::scalar("mean_tasks"),
         q3,
-        q3_exact.mean_tasks,
+        q3_exact.mean_tasks.value,
         "the finite-N chain (lb::exact)",
         false,
     ));
@@ -447,7 +447,7 @@ fn all_cases() -> Vec<Case> {
         "mean_tasks",
         Key::scalar("mean_tasks"),
         p4,
-        p4_exact.mean_tasks,
+        p4_exact.mean_tasks.value,
         "the finite-N chain (lb::exact)",
         false,
     ));
