@@ -18,7 +18,7 @@ use rug::Float;
 /// ```
 /// use rug::Float;
 /// use taskassign::dist::{DistFactory, DistSpec};
-/// use taskassign::policy::{lwl::lee_longton, Metric};
+/// use taskassign::policy::{lee_longton, Metric};
 /// // h = 1 is M/G/1: exp(1) at ρ = 1/2 waits ρ/(1 − ρ) = 1 (Pollaczek–Khinchine).
 /// let d = DistSpec::parse("exp:rate=1").unwrap().build(64).unwrap();
 /// let w = lee_longton(d.as_ref(), &Float::with_val(64, 0.5), 1, Metric::Waiting).unwrap();

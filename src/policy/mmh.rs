@@ -10,7 +10,7 @@ use rug::Float;
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::policy::mmh::erlang_c;
+/// use taskassign::policy::erlang_c;
 /// // M/M/1: C = ρ.
 /// let c = erlang_c(&Float::with_val(64, 0.5), 1);
 /// assert_eq!(c, 0.5);
@@ -37,7 +37,7 @@ pub fn erlang_c(a: &Float, hosts: usize) -> Float {
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::policy::mmh::mmh_waiting;
+/// use taskassign::policy::mmh_waiting;
 /// // M/M/1 with λ = 0.5, m = 1: W = ρ m / (1 − ρ) = 1.
 /// assert_eq!(mmh_waiting(&Float::with_val(64, 0.5), &Float::with_val(64, 1), 1), 1);
 /// ```

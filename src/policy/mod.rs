@@ -16,6 +16,9 @@ pub(crate) mod sita;
 pub(crate) mod tags;
 
 pub use host_term::ChainKind;
+pub use lwl::lee_longton;
+pub use mmh::{erlang_c, mmh_waiting};
+pub use reference::erlang_c_waiting;
 pub use tags::host_load as tags_host_load;
 
 use crate::dist::{DistError, JobSize, Point};

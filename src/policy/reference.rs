@@ -54,7 +54,7 @@ pub const TAGS_NOTE: &str = "TAGS analytic waiting: exact at host 1; hosts >= 2 
 /// [`crate::policy::mmh::mmh_waiting`] at 64 bits.
 ///
 /// ```
-/// use taskassign::policy::reference::erlang_c_waiting;
+/// use taskassign::policy::erlang_c_waiting;
 /// // M/M/1: W = ρ/(μ − λ) = 0.5/(1 − 0.5) with m = 1.
 /// assert!((erlang_c_waiting(0.5, 1.0, 1) - 1.0).abs() < 1e-15);
 /// // M/M/2 with a = 1: C = 1/3, W = C m/(h − a) = 1/3.

@@ -294,7 +294,7 @@ impl From<Quantity> for Key {
 /// ```
 /// use taskassign::dist::DistSpec;
 /// use taskassign::policy::LoadSpec;
-/// use taskassign::policy::reference::erlang_c_waiting;
+/// use taskassign::policy::erlang_c_waiting;
 /// use taskassign::sim::dispatch::setup::{simulated_mean, Quantity, SimRequest, DEFAULT_RUN};
 /// use taskassign::sim::dispatch::SimPolicy;
 /// use taskassign::sim::{Length, RunOptions};
