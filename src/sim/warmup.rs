@@ -86,6 +86,9 @@ pub struct Series {
     pub sums: Vec<f64>,
     /// The weight of each batch (its jobs, or its length of time).
     pub weights: Vec<f64>,
+    /// 1 / `width`: [`Self::add_job`] runs once per simulated job, and a multiplication
+    /// costs a fraction of a division there (the FCFS recursion does little else per job).
+    inv_width: f64,
 }
 
 impl Series {
@@ -96,6 +99,7 @@ impl Series {
             warmup,
             sums: vec![0.0; batches],
             weights: vec![0.0; batches],
+            inv_width: if width > 0.0 { 1.0 / width } else { 0.0 },
         }
     }
 
@@ -121,7 +125,15 @@ impl Series {
     /// Adds job `index` (0-based, in arrival order) with value `x`.
     #[inline]
     pub fn add_job(&mut self, index: u64, x: f64) {
-        let b = (index as f64 / self.width) as usize;
+        let i = index as f64;
+        let mut b = (i * self.inv_width) as usize;
+        // the rounded reciprocal may put a job at a batch's edge one batch off: correct it
+        // to ⌊index / width⌋ exactly (both sides are exact for widths and indices < 2^53)
+        if (b + 1) as f64 * self.width <= i {
+            b += 1;
+        } else if b > 0 && b as f64 * self.width > i {
+            b -= 1;
+        }
         if let (Some(s), Some(w)) = (self.sums.get_mut(b), self.weights.get_mut(b)) {
             *s += x;
             *w += 1.0;
@@ -612,6 +624,29 @@ fn nice_up(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_job_lands_in_the_batch_integer_division_names() {
+        // the reference: ⌊index / width⌋ in integers, for widths whose reciprocals are not
+        // binary fractions (3, 7, 1000003) and indices at and beside every edge
+        for total in [30_u64, 7_000, 1_000_003_000, (1 << 40) + 12_345] {
+            let mut s = Series::for_jobs(total, 0);
+            let w = s.width as u64;
+            for k in [0, 1, 2, s.sums.len() as u64 / 2, s.sums.len() as u64 - 1] {
+                for i in [k * w, (k * w).saturating_sub(1), k * w + 1, k * w + w - 1] {
+                    if i >= total {
+                        continue;
+                    }
+                    let before = s.weights.clone();
+                    s.add_job(i, 1.0);
+                    let hit: Vec<usize> = (0..before.len())
+                        .filter(|&b| s.weights[b] != before[b])
+                        .collect();
+                    assert_eq!(hit, vec![(i / w) as usize], "index {i}, width {w}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn job_series_cover_the_run_in_equal_batches() {

@@ -3,7 +3,7 @@
 
 use super::{RedundancySim, RedundancyTally, MAX_IN_SYSTEM, REBASE_EVENTS, STOPPED_OVERFLOW};
 use crate::sim::rng::{exp1, STREAM_ARRIVALS, STREAM_SIZES};
-use crate::sim::warmup::Series;
+use crate::sim::warmup::JobSeries;
 use crate::sim::Streams;
 
 /// The length at which the recursion first prunes its list of jobs present.
@@ -58,7 +58,9 @@ impl RedundancySim {
             Some(h) => (h / 2, h),
             None => (warmup, warmup.saturating_add(self.jobs)),
         };
-        let mut series = measure.then(|| Series::for_jobs(end, first));
+        // jobs finish their bookkeeping here in arrival order, so the series is filled by a
+        // cursor (no index arithmetic per job)
+        let mut series = measure.then(|| JobSeries::new(end, first));
         let mut st = RedundancyTally {
             n: vec![0; nc],
             sum_t: vec![0.0; nc],
@@ -139,7 +141,7 @@ impl RedundancySim {
                 free_at[s] = later(free_at[s], dep);
             }
             if let Some(s) = series.as_mut() {
-                s.add_job(id, dep - a);
+                s.push(dep - a);
             }
             if measure && id >= first {
                 let t = dep - a;
@@ -157,7 +159,7 @@ impl RedundancySim {
                     st.window = a - window_start;
                     st.arrivals = id;
                     st.events = 2 * id;
-                    st.series = series;
+                    st.series = series.map(JobSeries::finish);
                     return st;
                 }
             }
@@ -166,7 +168,7 @@ impl RedundancySim {
         }
         st.arrivals = end;
         st.events = 2 * end;
-        st.series = series;
+        st.series = series.map(JobSeries::finish);
         st
     }
 }
