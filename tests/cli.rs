@@ -559,6 +559,47 @@ fn a_zero_parameter_is_named_as_zero() {
 }
 
 #[test]
+fn slowdown_divergence_names_the_first_host_interval() {
+    // E[1/X] over (0, s] is infinite for a density positive at 0 (Exp(1): the integral of
+    // e^(-x)/x diverges at 0), so the first host's interval is the one at fault, never
+    // (a cutoff, the end of the support] whose E[1/X] is finite.
+    for args in [
+        &[
+            "optimize",
+            "--policy",
+            "sita",
+            "--dist",
+            "exp:rate=1",
+            "--hosts",
+            "2",
+            "--load",
+            "1",
+            "--metric",
+            "slowdown",
+        ][..],
+        &[
+            "eval",
+            "--policy",
+            "sita",
+            "--dist",
+            "exp:rate=1",
+            "--hosts",
+            "2",
+            "--load",
+            "1",
+            "--cutoffs",
+            "1",
+            "--metric",
+            "slowdown",
+        ],
+    ] {
+        let line = expect_bad(args, &["e[x^-1]", "infinite"]);
+        assert!(line.contains("(0, "), "{args:?}: {line}");
+        assert!(!line.contains("end of the support"), "{args:?}: {line}");
+    }
+}
+
+#[test]
 fn nonexistent_empirical_file() {
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("no-such-sample-file.txt");
     let spec = format!("empirical:file={}", path.display());
