@@ -372,7 +372,8 @@ fn bad_input_exits_2_with_one_line() {
             "--d",
             "2",
         ],
-        // d > N, d < 1, a formula it cannot read
+        // d not positive (a number above N is capped, not refused), a formula it cannot
+        // read
         &[
             "exact",
             "--model",
@@ -382,7 +383,7 @@ fn bad_input_exits_2_with_one_line() {
             "--lambda",
             "0.5",
             "--d",
-            "4",
+            "1-1",
         ],
         &[
             "fixed-point",
@@ -540,5 +541,92 @@ fn bad_input_exits_2_with_one_line() {
         ],
     ] {
         expect_bad(&[&["jsq"][..], args].concat(), &[]);
+    }
+}
+
+#[test]
+fn d_numbers_and_formulas_are_rounded_up_and_capped_alike() {
+    // One rule for --d (README, "jsq"): a number or a formula is rounded up and capped at
+    // N, and the record says so. N = 1: the only system is M/M/1, whose mean number in
+    // system is λ/(1 − λ) = 1 at λ = 1/2 (closed form; the chain certifies 14 digits).
+    let exact = |d: &str| {
+        json(&[
+            "exact",
+            "--model",
+            "queues",
+            "--servers",
+            "1",
+            "--lambda",
+            "0.5",
+            "--d",
+            d,
+        ])
+    };
+    let (ten, sci) = (exact("10"), exact("1e1"));
+    for m in [&ten, &sci] {
+        assert_eq!(m["d_used"], 1);
+        assert!((num(m, "mean_tasks") - 1.0).abs() < 1e-12);
+        assert!(
+            m["notes"].to_string().contains("capped at d = N = 1"),
+            "{}",
+            m["notes"]
+        );
+    }
+    assert_eq!(ten["mean_tasks"], sci["mean_tasks"]);
+    // log(N) at N = 2 is 0.693…: rounded up to 1, not refused.
+    let l = json(&[
+        "exact",
+        "--model",
+        "queues",
+        "--servers",
+        "2",
+        "--lambda",
+        "0.5",
+        "--d",
+        "log(N)",
+    ]);
+    assert_eq!(l["d_used"], 1);
+    assert!(
+        l["notes"].to_string().contains("rounded up to d = 1"),
+        "{}",
+        l["notes"]
+    );
+    // N = 2, d = 1 is two independent M/M/1 queues at λ = 1/2: 1 task per server.
+    assert!((num(&l, "mean_tasks") - 1.0).abs() < 1e-12);
+    // A number above N in a simulation is capped too (d = N: JSQ).
+    let s = json(&[
+        "simulate",
+        "--model",
+        "pools",
+        "--servers",
+        "5",
+        "--lambda",
+        "1.5",
+        "--d",
+        "9",
+        "--time",
+        "5",
+        "--replications",
+        "2",
+    ]);
+    assert_eq!(s["d_used"], 5);
+    assert!(s["notes"].to_string().contains("capped at d = N = 5"));
+    // d must still be positive: 0 and a formula that is 0 at N are bad input.
+    for d in ["0", "log(N)"] {
+        expect_bad(
+            &[
+                "jsq",
+                "exact",
+                "--model",
+                "queues",
+                "--servers",
+                "1",
+                "--lambda",
+                "0.5",
+                "--d",
+                d,
+            ],
+            &["d"],
+        );
     }
 }

@@ -124,7 +124,8 @@ struct ExactArgs {
     /// Number of servers N (small: the chain's states grow fast with N).
     #[arg(long, allow_hyphen_values = true)]
     servers: i64,
-    /// d: a number <= N, inf (JSQ) or a formula in N (rounded up, capped at N).
+    /// d: a number, inf (JSQ) or a formula in N; a number or a formula is rounded up and
+    /// capped at N (the notes say so).
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     d: String,
     /// Sampling of the d servers.
@@ -164,7 +165,8 @@ struct SimArgs {
     servers: i64,
     #[command(flatten)]
     rate: RateArgs,
-    /// d: a number <= N, inf (JSQ) or a formula in N (rounded up, capped at N).
+    /// d: a number, inf (JSQ) or a formula in N; a number or a formula is rounded up and
+    /// capped at N (the notes say so).
     #[arg(long, value_name = "D|FORMULA", allow_hyphen_values = true)]
     d: String,
     /// Sampling of the d servers.

@@ -83,6 +83,9 @@ pub fn d_notes(spec: &DSpec, n: u64, used: DUsed) -> Vec<String> {
             }
         }
         DSpec::Infinite => vec![format!("d = inf at N = {n} is d = N (JSQ)")],
+        DSpec::Fixed(d) if used.capped => vec![format!(
+            "d = {d} exceeds N = {n}: capped at d = N = {n} (JSQ)"
+        )],
         DSpec::Fixed(_) => vec![],
     }
 }
