@@ -630,3 +630,59 @@ fn d_numbers_and_formulas_are_rounded_up_and_capped_alike() {
         );
     }
 }
+
+#[test]
+fn simulate_reports_the_distance_to_both_fixed_points() {
+    // Power-of-2 on N = 2000 queues at λ = 0.9: its own mean-field fixed point is
+    // q_i = λ^(2^i − 1) (Mitzenmacher 2001; Vvedenskaya et al. 1996), JSQ's is q_1 = λ,
+    // q_i = 0 for i ≥ 2. Their ℓ1 distance is Σ_{i≥2} λ^(2^i − 1) (computed here, not read
+    // from the tool). By the triangle inequality the time-averaged distance to JSQ's point
+    // is within the distance to the own point of that constant (plus 4 half-widths each).
+    let lambda: f64 = 0.9;
+    let between: f64 = (2..20).map(|i| lambda.powi((1 << i) - 1)).sum();
+    let m = json(&[
+        "simulate",
+        "--model",
+        "queues",
+        "--servers",
+        "2000",
+        "--lambda",
+        "0.9",
+        "--d",
+        "2",
+        "--time",
+        "50",
+        "--replications",
+        "4",
+        "--seed",
+        "5",
+    ]);
+    let (jsq, jsq_hw) = (num(&m, "distance"), num(&m, "distance_half_width"));
+    let (own, own_hw) = (
+        num(&m, "distance_own_fixed_point"),
+        num(&m, "distance_own_fixed_point_half_width"),
+    );
+    // Fluctuations of the occupancy are O(1/√N) per level: a few hundredths at N = 2000.
+    assert!(own < 0.1, "distance to power-of-2's fixed point {own}");
+    assert!(
+        (jsq - between).abs() <= own + 4.0 * (own_hw + jsq_hw),
+        "distance to JSQ's fixed point {jsq} vs {between} ± {own}"
+    );
+    // d = N is JSQ: both references are JSQ's fixed point, so the two distances agree.
+    let j = json(&[
+        "simulate",
+        "--model",
+        "pools",
+        "--servers",
+        "50",
+        "--lambda",
+        "1.5",
+        "--d",
+        "inf",
+        "--time",
+        "5",
+        "--replications",
+        "2",
+    ]);
+    assert_eq!(j["distance"], j["distance_own_fixed_point"]);
+}

@@ -386,6 +386,9 @@ pub fn simulate_record(
     if let Some(d) = &s.distance {
         estimate(&mut rec, "distance", d);
     }
+    if let Some(d) = &s.distance_own {
+        estimate(&mut rec, "distance_own_fixed_point", d);
+    }
     let model = sys.model();
     rec.text("model", model.kind().name())
         .int("servers", sys.servers())
@@ -417,6 +420,12 @@ pub fn simulate_record(
         notes.push(
             "distance: time average of sum_i |Q_i/N - q*_i|, q* JSQ's fluid fixed point".into(),
         );
+    }
+    if s.distance_own.is_some() {
+        notes.push(format!(
+            "distance_own_fixed_point: the same distance to the mean-field fixed point of the d used ({}): how far the run is from its own mean field",
+            limit_text(crate::lb::sim::own_limit(system))
+        ));
     }
     if s.levels_beyond.mean > 0.0 {
         notes.push(format!(
