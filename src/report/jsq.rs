@@ -26,7 +26,7 @@ use crate::lb::fixed_point::{CertifiedFixedPoint, Method};
 use crate::lb::fluid::{fluid_difference, Limit, Trajectory};
 use crate::lb::model::{DSpec, DUsed, Model, ModelKind, System};
 use crate::lb::sim::SimRun;
-use crate::num::certify::certify_pair;
+use crate::num::certify::{certify_pair, Certified};
 use crate::sim::rng::GENERATOR;
 use crate::sim::stats::Estimate;
 use crate::sim::warmup::Knobs;
@@ -142,26 +142,30 @@ pub fn fixed_point_record(
 }
 
 /// A value integrated at two tolerances, with the digits on which they agree.
-fn agreeing(coarse: f64, fine: f64) -> String {
+fn agreeing(coarse: f64, fine: f64, wanted: u32) -> Certified {
     certify_pair(
         &Float::with_val(F64_BITS, coarse),
         &Float::with_val(F64_BITS, fine),
-        F64_DIGITS,
+        wanted.min(F64_DIGITS),
     )
-    .text
 }
 
 /// The record of `jsq fluid` (keys `times[], occupancy[][], tolerance`, then
-/// `error_estimate`, `limit`, `levels`, `switches`, `notes`) for the trajectories of
-/// `limit` (read from `spec`) at `times`, integrated at two tolerances
-/// ([`crate::lb::fluid::fluid_pair`]).
+/// `error_estimate`, `limit`, `levels`, `switches`, `digits`, `notes`) for the
+/// trajectories of `limit` (read from `spec`) at `times`, integrated at two tolerances
+/// ([`crate::lb::fluid::fluid_pair`]), each value with at most `digits` significant
+/// digits (f64's [`F64_DIGITS`] when `None`), those on which the two integrations agree;
+/// `digits` is the fewest shown, with a note when digits were asked and fewer agree.
 pub fn fluid_record(
     model: &Model,
     spec: &DSpec,
     limit: Limit,
     times: &[f64],
     (a, b): (&Trajectory, &Trajectory),
+    digits: Option<u32>,
 ) -> Record {
+    let wanted = digits.unwrap_or(F64_DIGITS).min(F64_DIGITS);
+    let mut fewest = wanted;
     let rows: Vec<Vec<String>> = a
         .occupancy
         .iter()
@@ -169,10 +173,13 @@ pub fn fluid_record(
         .map(|(x, y)| {
             (0..x.len().max(y.len()))
                 .map(|i| {
-                    agreeing(
+                    let c = agreeing(
                         x.get(i).copied().unwrap_or(0.0),
                         y.get(i).copied().unwrap_or(0.0),
-                    )
+                        wanted,
+                    );
+                    fewest = fewest.min(c.digits);
+                    c.text
                 })
                 .collect()
         })
@@ -194,7 +201,13 @@ pub fn fluid_record(
     if limit == Limit::Jsq {
         rec.int("switches", b.switches.len().saturating_sub(1) as u64);
     }
+    rec.int("digits", u64::from(fewest));
     let mut notes = limit_notes(spec, limit);
+    if fewest < wanted && digits.is_some() {
+        notes.push(format!(
+            "only {fewest} of the {wanted} requested significant digits agree between the two integrations (every value shows those it has)"
+        ));
+    }
     notes.push(format!(
         "occupancy[k] lists q_1, q_2, ... at times[k] while q_i >= {}",
         sci(a.truncation, 1)

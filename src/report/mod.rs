@@ -239,7 +239,7 @@ impl Record {
                     let parts: Vec<String> = a
                         .iter()
                         .map(|x| match x {
-                            // A row of a table: its cells, the rows separated by " | ".
+                            // A row of a table: its cells, one row a line.
                             Value::Array(row) if row.is_empty() => "(none)".to_string(),
                             Value::Array(row) => row
                                 .iter()
@@ -263,9 +263,7 @@ impl Record {
                     let nested = a.iter().any(Value::is_array);
                     if parts.is_empty() {
                         "(none)".to_string()
-                    } else if nested {
-                        parts.join(" | ")
-                    } else if a.iter().any(Value::is_object) {
+                    } else if nested || a.iter().any(Value::is_object) {
                         parts.join(format!("\n{:w$}  ", "").as_str())
                     } else {
                         parts.join(", ")
