@@ -22,6 +22,7 @@ mod claims_run;
 mod design;
 mod jsq;
 mod progress;
+mod quantity;
 mod redundancy;
 mod run_args;
 mod simulate;
@@ -92,6 +93,10 @@ enum Command {
     /// Merge the shard files of sweeps into one sorted JSONL and one CSV; with --grid,
     /// exit 1 while points are missing and name the shards to rerun.
     Merge(sweep::MergeArgs),
+    /// Evaluate one expression of the claim language once, certified, by the claims
+    /// engine: `quantity "opt(tags).value / opt(sita).value" --dist SPEC --hosts H --load
+    /// RHO` (check --quantities lists the quantities).
+    Quantity(quantity::QuantityArgs),
 }
 
 /// clap's parser of a vocabulary ([`crate::vocab`]): its names are the possible values
@@ -472,6 +477,7 @@ fn dispatch(command: Command) -> Ran {
         Command::Tables(a) => return tables::run_tables(a),
         Command::Sweep(a) => return sweep::run_sweep(a),
         Command::Merge(a) => return sweep::run_merge(a),
+        Command::Quantity(a) => quantity::run_quantity(a),
     };
     out.map(|s| (s, crate::error::EXIT_OK))
 }
@@ -505,6 +511,7 @@ fn progress_name(c: &Command) -> Option<&'static str> {
         Command::Threshold(_) => Some("threshold"),
         Command::Simulate(_) => Some("simulate"),
         Command::Design(_) => Some("design"),
+        Command::Quantity(_) => Some("quantity"),
         Command::Redundancy(a) => a.progress_name(),
         Command::Jsq(a) => a.progress_name(),
         _ => None,

@@ -12,6 +12,7 @@ pub mod html;
 pub mod jsq;
 pub mod junit;
 pub mod optimize;
+pub mod quantity;
 pub mod redundancy;
 pub mod simulate;
 pub mod table;
