@@ -15,7 +15,6 @@ use crate::claims::ClaimError;
 use crate::num::{check_digits, DEFAULT_DIGITS};
 use crate::policy::Metric;
 use crate::report::quantity::quantity_record;
-use crate::vocab::Vocabulary;
 use clap::Args;
 use std::collections::BTreeMap;
 

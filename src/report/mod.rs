@@ -43,9 +43,15 @@ pub struct Record {
 
 /// The keys of a record that measure this run's wall-clock time rather than the
 /// computation's result (`jsq simulate` and `redundancy simulate`: `events_per_second`,
-/// `seconds`; `optimize --repeat`: `seconds_per_run`). A sweep leaves them out of the
-/// records it writes, so that a sharded and an unsharded run merge to the same bytes.
-pub const WALL_CLOCK_KEYS: &[&str] = &["events_per_second", "seconds", "seconds_per_run"];
+/// `seconds`, and `jobs_per_second` of the latter; `optimize --repeat`:
+/// `seconds_per_run`). A sweep leaves them out of the records it writes, so that a
+/// sharded and an unsharded run merge to the same bytes.
+pub const WALL_CLOCK_KEYS: &[&str] = &[
+    "events_per_second",
+    "jobs_per_second",
+    "seconds",
+    "seconds_per_run",
+];
 
 /// The note added to a JSON record in which an infinite value became `null`.
 pub const NULL_NOTE: &str = "null stands for an infinite value (the top of an unbounded support as an idle host's cutoff, or the mean of a host with load >= 1): no JSON number is infinite";
