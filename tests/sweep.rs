@@ -1243,10 +1243,10 @@ const JSQ_SIM_GRID: &str = r#"
 command = "jsq simulate"
 [options]
 model = "queues"
-servers = 20
+servers = 50
 lambda = "{lambda}"
 d = "{d}"
-time = 5
+time = 10
 replications = 2
 [grid]
 lambda = ["0.5", "0.8"]
