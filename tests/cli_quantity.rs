@@ -44,7 +44,7 @@ fn sita_opt_cutoff_is_the_geometric_mean() {
     // √(kp) (README, `optimize`), here √(1·10^10) = 10^5, at any load; 20 digits.
     let m = run_json(&[
         "quantity",
-        "opt(sita).cutoff[0]",
+        "opt(sita).cutoff[1]",
         "--dist",
         "bp:k=1,p=1e10,alpha=1",
         "--hosts",

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 #[derive(Args, Debug)]
 pub(super) struct QuantityArgs {
     /// An expression of the claim language, e.g. "opt(tags).value / opt(sita).value",
-    /// "threshold()" or "eval(sita, cutoffs=[100]).host_loads[0]" (`check --quantities`
+    /// "threshold()" or "eval(sita, cutoffs='100').host_load[1]" (`check --quantities`
     /// lists the quantities, their arguments and fields).
     #[arg(value_name = "EXPR", allow_hyphen_values = true)]
     expr: String,
