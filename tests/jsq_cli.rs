@@ -605,7 +605,7 @@ fn d_numbers_and_formulas_are_rounded_up_and_capped_alike() {
         "--d",
         "9",
         "--time",
-        "5",
+        "50",
         "--replications",
         "2",
     ]);
