@@ -531,6 +531,75 @@ fn malformed_empirical_file() {
 }
 
 #[test]
+fn empirical_file_with_invalid_utf8_names_its_line() {
+    // Line 3 starts with the byte 0xff, which is no UTF-8 ("1.5\n2\n" before it: the
+    // bad byte is at offset 6 of the file, counted from 0).
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-{}-latin1-sample.txt", std::process::id()));
+    std::fs::write(&path, b"1.5\n2\n\xff3\n4\n").expect("temp file written");
+    let spec = format!("empirical:file={}", path.display());
+    let line = expect_bad(
+        &[
+            "eval", "--policy", "random", "--dist", &spec, "--hosts", "2", "--load", "0.5",
+        ],
+        &["latin1-sample.txt", "utf-8"],
+    );
+    assert!(line.contains(":3:"), "the message must name line 3: {line}");
+    assert!(!line.contains(":0:"), "not line 0: {line}");
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn a_zero_parameter_is_named_as_zero() {
+    // erlang:k=0 said "got 0e0": an exact zero in a message is 0.
+    let line = expect_bad(&sita_with_dist("erlang:k=0,rate=1"), &["k must"]);
+    assert!(line.ends_with("got 0"), "{line}");
+    let line = expect_bad(&sita_with_dist("exp:rate=0"), &["rate"]);
+    assert!(!line.contains("0e0"), "{line}");
+}
+
+#[test]
+fn slowdown_divergence_names_the_first_host_interval() {
+    // E[1/X] over (0, s] is infinite for a density positive at 0 (Exp(1): the integral of
+    // e^(-x)/x diverges at 0), so the first host's interval is the one at fault, never
+    // (a cutoff, the end of the support] whose E[1/X] is finite.
+    for args in [
+        &[
+            "optimize",
+            "--policy",
+            "sita",
+            "--dist",
+            "exp:rate=1",
+            "--hosts",
+            "2",
+            "--load",
+            "1",
+            "--metric",
+            "slowdown",
+        ][..],
+        &[
+            "eval",
+            "--policy",
+            "sita",
+            "--dist",
+            "exp:rate=1",
+            "--hosts",
+            "2",
+            "--load",
+            "1",
+            "--cutoffs",
+            "1",
+            "--metric",
+            "slowdown",
+        ],
+    ] {
+        let line = expect_bad(args, &["e[x^-1]", "infinite"]);
+        assert!(line.contains("(0, "), "{args:?}: {line}");
+        assert!(!line.contains("end of the support"), "{args:?}: {line}");
+    }
+}
+
+#[test]
 fn nonexistent_empirical_file() {
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("no-such-sample-file.txt");
     let spec = format!("empirical:file={}", path.display());

@@ -372,7 +372,8 @@ fn bad_input_exits_2_with_one_line() {
             "--d",
             "2",
         ],
-        // d > N, d < 1, a formula it cannot read
+        // d not positive (a number above N is capped, not refused), a formula it cannot
+        // read
         &[
             "exact",
             "--model",
@@ -382,7 +383,7 @@ fn bad_input_exits_2_with_one_line() {
             "--lambda",
             "0.5",
             "--d",
-            "4",
+            "1-1",
         ],
         &[
             "fixed-point",
@@ -541,4 +542,147 @@ fn bad_input_exits_2_with_one_line() {
     ] {
         expect_bad(&[&["jsq"][..], args].concat(), &[]);
     }
+}
+
+#[test]
+fn d_numbers_and_formulas_are_rounded_up_and_capped_alike() {
+    // One rule for --d (README, "jsq"): a number or a formula is rounded up and capped at
+    // N, and the record says so. N = 1: the only system is M/M/1, whose mean number in
+    // system is λ/(1 − λ) = 1 at λ = 1/2 (closed form; the chain certifies 14 digits).
+    let exact = |d: &str| {
+        json(&[
+            "exact",
+            "--model",
+            "queues",
+            "--servers",
+            "1",
+            "--lambda",
+            "0.5",
+            "--d",
+            d,
+        ])
+    };
+    let (ten, sci) = (exact("10"), exact("1e1"));
+    for m in [&ten, &sci] {
+        assert_eq!(m["d_used"], 1);
+        assert!((num(m, "mean_tasks") - 1.0).abs() < 1e-12);
+        assert!(
+            m["notes"].to_string().contains("capped at d = N = 1"),
+            "{}",
+            m["notes"]
+        );
+    }
+    assert_eq!(ten["mean_tasks"], sci["mean_tasks"]);
+    // log(N) at N = 2 is 0.693…: rounded up to 1, not refused.
+    let l = json(&[
+        "exact",
+        "--model",
+        "queues",
+        "--servers",
+        "2",
+        "--lambda",
+        "0.5",
+        "--d",
+        "log(N)",
+    ]);
+    assert_eq!(l["d_used"], 1);
+    assert!(
+        l["notes"].to_string().contains("rounded up to d = 1"),
+        "{}",
+        l["notes"]
+    );
+    // N = 2, d = 1 is two independent M/M/1 queues at λ = 1/2: 1 task per server.
+    assert!((num(&l, "mean_tasks") - 1.0).abs() < 1e-12);
+    // A number above N in a simulation is capped too (d = N: JSQ).
+    let s = json(&[
+        "simulate",
+        "--model",
+        "pools",
+        "--servers",
+        "5",
+        "--lambda",
+        "1.5",
+        "--d",
+        "9",
+        "--time",
+        "50",
+        "--replications",
+        "2",
+    ]);
+    assert_eq!(s["d_used"], 5);
+    assert!(s["notes"].to_string().contains("capped at d = N = 5"));
+    // d must still be positive: 0 and a formula that is 0 at N are bad input.
+    for d in ["0", "log(N)"] {
+        expect_bad(
+            &[
+                "jsq",
+                "exact",
+                "--model",
+                "queues",
+                "--servers",
+                "1",
+                "--lambda",
+                "0.5",
+                "--d",
+                d,
+            ],
+            &["d"],
+        );
+    }
+}
+
+#[test]
+fn simulate_reports_the_distance_to_both_fixed_points() {
+    // Power-of-2 on N = 2000 queues at λ = 0.9: its own mean-field fixed point is
+    // q_i = λ^(2^i − 1) (Mitzenmacher 2001; Vvedenskaya et al. 1996), JSQ's is q_1 = λ,
+    // q_i = 0 for i ≥ 2. Their ℓ1 distance is Σ_{i≥2} λ^(2^i − 1) (computed here, not read
+    // from the tool). By the triangle inequality the time-averaged distance to JSQ's point
+    // is within the distance to the own point of that constant (plus 4 half-widths each).
+    let lambda: f64 = 0.9;
+    let between: f64 = (2..20).map(|i| lambda.powi((1 << i) - 1)).sum();
+    let m = json(&[
+        "simulate",
+        "--model",
+        "queues",
+        "--servers",
+        "2000",
+        "--lambda",
+        "0.9",
+        "--d",
+        "2",
+        "--time",
+        "50",
+        "--replications",
+        "4",
+        "--seed",
+        "5",
+    ]);
+    let (jsq, jsq_hw) = (num(&m, "distance"), num(&m, "distance_half_width"));
+    let (own, own_hw) = (
+        num(&m, "distance_own_fixed_point"),
+        num(&m, "distance_own_fixed_point_half_width"),
+    );
+    // Fluctuations of the occupancy are O(1/√N) per level: a few hundredths at N = 2000.
+    assert!(own < 0.1, "distance to power-of-2's fixed point {own}");
+    assert!(
+        (jsq - between).abs() <= own + 4.0 * (own_hw + jsq_hw),
+        "distance to JSQ's fixed point {jsq} vs {between} ± {own}"
+    );
+    // d = N is JSQ: both references are JSQ's fixed point, so the two distances agree.
+    let j = json(&[
+        "simulate",
+        "--model",
+        "pools",
+        "--servers",
+        "50",
+        "--lambda",
+        "1.5",
+        "--d",
+        "inf",
+        "--time",
+        "5",
+        "--replications",
+        "2",
+    ]);
+    assert_eq!(j["distance"], j["distance_own_fixed_point"]);
 }

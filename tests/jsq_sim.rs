@@ -279,7 +279,9 @@ fn distance_to_a_reference_is_measured_two_ways() {
     let runner = Replicator::new(21, 0, 4).unwrap();
     for (reference, offset, sign) in [(vec![0.0], 0.0, 1.0), (vec![1.0; 4], 4.0, -1.0)] {
         let mut p = Plan::new(5.0, 50.0);
-        p.reference = reference;
+        p.reference = reference.clone();
+        // The second reference accumulates the same integral when it is the same point.
+        p.own_reference = reference;
         let s = summarize(
             &sys,
             &runner
@@ -288,6 +290,7 @@ fn distance_to_a_reference_is_measured_two_ways() {
         )
         .unwrap();
         let d = s.distance.unwrap();
+        assert_eq!(s.distance_own.unwrap().mean, d.mean);
         assert!(
             (d.mean - (offset + sign * s.mean_tasks.mean)).abs() < 1e-9,
             "{} vs {}",
@@ -301,6 +304,11 @@ fn distance_to_a_reference_is_measured_two_ways() {
     let sys = system(ModelKind::Queues, "0.9", None, 50, 3, Sampling::Without);
     let mut p = Plan::new(50.0, 1000.0);
     p.reference = vec![0.9];
+    // Power-of-3's own fixed point q_i = λ^((3^i − 1)/2) (Vvedenskaya et al. 1996): the
+    // second reference, measured by both simulators alike.
+    p.own_reference = (1..=6)
+        .map(|i| 0.9f64.powi((3i32.pow(i) - 1) / 2))
+        .collect();
     let a = summarize(
         &sys,
         &Replicator::new(1, 0, 8)
@@ -319,6 +327,11 @@ fn distance_to_a_reference_is_measured_two_ways() {
     .unwrap();
     for (x, y, what) in [
         (a.distance.unwrap(), b.distance.unwrap(), "distance"),
+        (
+            a.distance_own.unwrap(),
+            b.distance_own.unwrap(),
+            "distance to the own fixed point",
+        ),
         (a.scaled_idle_sd, b.scaled_idle_sd, "sd of idle"),
         (
             a.scaled_occupancy_sq[0],

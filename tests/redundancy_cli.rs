@@ -294,3 +294,97 @@ fn bad_input_exits_2_with_one_line() {
         &["rank alike"],
     );
 }
+
+#[test]
+fn a_system_that_is_no_preset_is_told_so() {
+    // `--system empirical` is neither a preset nor a file: say that, not "needs --lambdas".
+    let line = expect_bad(
+        &[
+            "redundancy",
+            "exact",
+            "--policy",
+            "fcfs",
+            "--system",
+            "empirical",
+        ],
+        &["empirical", "no preset", "n-model"],
+    );
+    assert!(!line.contains("needs --lambdas"), "{line}");
+    // A preset without its rates is told how many it needs.
+    expect_bad(
+        &[
+            "redundancy",
+            "exact",
+            "--policy",
+            "fcfs",
+            "--system",
+            "n-model",
+        ],
+        &["2 arrival rates", "--lambdas"],
+    );
+}
+
+/// The README's sentence on the redundancy keys: the list of `exact`'s keys, and the
+/// clause that says how `simulate`'s differ.
+fn readme_redundancy_keys() -> (Vec<String>, String) {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let start = flat
+        .find("Keys of `exact`: `")
+        .expect("README lists exact's keys")
+        + 18;
+    let end = start + flat[start..].find('`').expect("closing backquote");
+    let mut depth = 0;
+    let mut keys = Vec::new();
+    let mut cur = String::new();
+    for c in flat[start..end].chars() {
+        match c {
+            '{' | '[' => depth += 1,
+            '}' | ']' => depth -= 1,
+            ',' if depth == 0 => keys.push(std::mem::take(&mut cur)),
+            _ if depth == 0 => cur.push(c),
+            _ => {}
+        }
+    }
+    keys.push(cur);
+    let keys = keys.into_iter().map(|k| k.trim().to_string()).collect();
+    let rest = &flat[end..];
+    let sim = rest
+        .find("`simulate`")
+        .map(|i| rest[i..].split(';').next().unwrap_or("").to_string())
+        .expect("README says what simulate's keys are");
+    (keys, sim)
+}
+
+#[test]
+fn readme_says_which_exact_keys_simulate_lacks() {
+    let (keys, sim_words) = readme_redundancy_keys();
+    let mut exact = vec!["redundancy", "exact", "--policy", "fcfs"];
+    exact.extend(W);
+    let e = run_json(&exact);
+    let mut simulate = vec![
+        "redundancy",
+        "simulate",
+        "--policy",
+        "fcfs",
+        "--jobs",
+        "20000",
+        "--replications",
+        "2",
+    ];
+    simulate.extend(W);
+    let s = run_json(&simulate);
+    for k in &keys {
+        assert!(
+            e.contains_key(k),
+            "README lists {k} among exact's keys: {e:?}"
+        );
+        if !s.contains_key(k) {
+            assert!(
+                sim_words.contains(&format!("`{k}`")),
+                "simulate has no {k}, and the README's words on simulate do not say so: {sim_words}"
+            );
+        }
+    }
+}

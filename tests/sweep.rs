@@ -1237,3 +1237,61 @@ fn a_shard_count_that_contradicts_the_shard_files_is_an_error() {
     let at = after("at position ");
     assert!(at % 2 == 0 && at % 3 != 0, "{why}");
 }
+
+/// Four short `jsq simulate` runs: records that carried wall-clock timing.
+const JSQ_SIM_GRID: &str = r#"
+command = "jsq simulate"
+[options]
+model = "queues"
+servers = 50
+lambda = "{lambda}"
+d = "{d}"
+time = 10
+replications = 2
+[grid]
+lambda = ["0.5", "0.8"]
+d = ["1", "2"]
+"#;
+
+#[test]
+fn simulation_sweeps_merge_to_the_same_bytes_without_wall_clock_keys() {
+    // README ("Sweeps"): a sharded and an unsharded run of one grid merge to the same
+    // bytes; a simulation's wall-clock speed (events_per_second, seconds) differs from
+    // run to run, so a sweep leaves it out of the records it writes.
+    let t = tempfile::tempdir().expect("tempdir");
+    let g = write(t.path(), "g.toml", JSQ_SIM_GRID);
+    let whole = t.path().join("whole");
+    ok(&["sweep", p(&g), "--out", p(&whole), "--threads", "1"]);
+    let reference = merged(&[&whole], &g, &t.path().join("whole.jsonl"));
+    let d = t.path().join("n2");
+    for i in 0..2 {
+        ok(&[
+            "sweep",
+            p(&g),
+            "--shard",
+            &format!("{i}/2"),
+            "--out",
+            p(&d),
+            "--threads",
+            "1",
+        ]);
+    }
+    let m = merged(&[&d], &g, &t.path().join("n2.jsonl"));
+    assert!(
+        m.0 == reference.0,
+        "JSONL of 2 shards differs from the unsharded run"
+    );
+    assert!(
+        m.1 == reference.1,
+        "CSV of 2 shards differs from the unsharded run"
+    );
+    let recs = lines(&t.path().join("whole.jsonl"));
+    assert_eq!(recs.len(), 4);
+    for r in &recs {
+        let res = r["result"].as_object().expect("a result");
+        for k in ["events_per_second", "seconds"] {
+            assert!(!res.contains_key(k), "{k} in a sweep record: {r}");
+        }
+        assert!(res.contains_key("mean_tasks"), "{r}");
+    }
+}

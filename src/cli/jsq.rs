@@ -9,7 +9,7 @@
 use super::run_args::TimeRunArgs;
 use super::{bad, fail, named, render, Format, Outcome};
 use crate::lb::diffusion::halfin_whitt_lambda;
-use crate::lb::exact::{exact, ExactOptions, DEFAULT_MAX_STATES};
+use crate::lb::exact::{exact, ExactOptions, DEFAULT_MAX_STATES, F64_DIGITS};
 use crate::lb::fixed_point::certified;
 use crate::lb::fluid::{fluid_pair, Limit};
 use crate::lb::model::{DSpec, LbError, Model, ModelKind, Sampling, System};
@@ -112,6 +112,11 @@ struct FluidArgs {
     /// Output times, non-decreasing, from 0.
     #[arg(long, value_name = "T1,T2,...", allow_hyphen_values = true)]
     times: String,
+    /// Significant decimal digits wanted, 1 to 15 (the trajectory is integrated in f64;
+    /// each value shows at most these, and only those on which two integrations agree)
+    /// [default: every digit on which they agree].
+    #[arg(long, value_name = "DIGITS", allow_hyphen_values = true)]
+    digits: Option<i64>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
@@ -124,7 +129,8 @@ struct ExactArgs {
     /// Number of servers N (small: the chain's states grow fast with N).
     #[arg(long, allow_hyphen_values = true)]
     servers: i64,
-    /// d: a number <= N, inf (JSQ) or a formula in N (rounded up, capped at N).
+    /// d: a number, inf (JSQ) or a formula in N; a number or a formula is rounded up and
+    /// capped at N (the notes say so).
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     d: String,
     /// Sampling of the d servers.
@@ -164,7 +170,8 @@ struct SimArgs {
     servers: i64,
     #[command(flatten)]
     rate: RateArgs,
-    /// d: a number <= N, inf (JSQ) or a formula in N (rounded up, capped at N).
+    /// d: a number, inf (JSQ) or a formula in N; a number or a formula is rounded up and
+    /// capped at N (the notes say so).
     #[arg(long, value_name = "D|FORMULA", allow_hyphen_values = true)]
     d: String,
     /// Sampling of the d servers.
@@ -269,10 +276,23 @@ pub(super) fn run_jsq(a: JsqArgs) -> Outcome {
             if times.is_empty() {
                 return Err(bad("--times needs at least one time"));
             }
+            let digits = match a.digits {
+                None => None,
+                Some(d) => Some(
+                    u32::try_from(d)
+                        .ok()
+                        .filter(|d| (1..=F64_DIGITS).contains(d))
+                        .ok_or_else(|| {
+                            bad(format!(
+                                "--digits must be between 1 and {F64_DIGITS} (jsq fluid integrates in f64), got {d}"
+                            ))
+                        })?,
+                ),
+            };
             let limit = Limit::from_spec(&spec).map_err(lb)?;
             let (coarse, fine) = fluid_pair(&model, limit, &init, &times).map_err(lb)?;
             Ok(render(
-                &fluid_record(&model, &spec, limit, &times, (&coarse, &fine)),
+                &fluid_record(&model, &spec, limit, &times, (&coarse, &fine), digits),
                 a.format,
             ))
         }

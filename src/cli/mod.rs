@@ -22,6 +22,7 @@ mod claims_run;
 mod design;
 mod jsq;
 mod progress;
+mod quantity;
 mod redundancy;
 mod run_args;
 mod simulate;
@@ -45,8 +46,11 @@ inputs; optimize --rigorous proves a lower bound of the minimum over every cutof
 (value_lo) by interval branch and bound.\n\n\
 Load convention: --load is the total offered load rho = lambda*E[X] (0 < rho < hosts); \
 --load-per-host u means rho = u*hosts; --lambda sets the arrival rate.\n\
-Distributions: bp:k=1,p=1e10,alpha=1  pareto:k=1,alpha=1.5  exp:rate=1  uniform:a=0,b=1  det:x=1  \
-hyperexp:p=0.1,rate1=0.1,rate2=10  weibull:shape=0.5,scale=1  lognormal:mu=0,sigma=2  empirical:file=PATH"
+Distributions:\n  bp:k=1,p=1e10,alpha=1  pareto:k=1,alpha=1.5  exp:rate=1  uniform:a=0,b=1  det:x=1\n  \
+hyperexp:p=0.1,rate1=0.1,rate2=10  weibull:shape=0.5,scale=1  lognormal:mu=0,sigma=2\n  \
+erlang:k=4,rate=4 (k phases of rate r)  empirical:file=PATH (one size a line)\n  \
+by mean and squared coefficient of variation: hyperexp:mean=1,scv=10 (balanced means: \
+each branch carries half the mean; scv >= 1)  lognormal:mean=1,scv=4  weibull:shape=0.5,mean=1"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -89,6 +93,10 @@ enum Command {
     /// Merge the shard files of sweeps into one sorted JSONL and one CSV; with --grid,
     /// exit 1 while points are missing and name the shards to rerun.
     Merge(sweep::MergeArgs),
+    /// Evaluate one expression of the claim language once, certified, by the claims
+    /// engine: `quantity "opt(tags).value / opt(sita).value" --dist SPEC --hosts H --load
+    /// RHO` (check --quantities lists the quantities).
+    Quantity(quantity::QuantityArgs),
 }
 
 /// clap's parser of a vocabulary ([`crate::vocab`]): its names are the possible values
@@ -438,11 +446,19 @@ where
             .skip_while(|l| l.is_empty())
             .take_while(|l| !l.is_empty())
             .collect();
-        let line = if first.is_empty() {
+        let mut line = if first.is_empty() {
             "bad arguments".to_string()
         } else {
             first.join(" ")
         };
+        // clap's suggestions ("tip: a similar subcommand exists: 'optimize'", the
+        // argument meant by a mistyped option) come after a blank line: keep them.
+        for tip in msg.lines().map(str::trim).filter(|l| l.starts_with("tip:")) {
+            if !line.contains(tip) {
+                line.push_str("; ");
+                line.push_str(tip);
+            }
+        }
         NotRun::Bad(line.trim_start_matches("error: ").to_string())
     })
 }
@@ -461,6 +477,7 @@ fn dispatch(command: Command) -> Ran {
         Command::Tables(a) => return tables::run_tables(a),
         Command::Sweep(a) => return sweep::run_sweep(a),
         Command::Merge(a) => return sweep::run_merge(a),
+        Command::Quantity(a) => quantity::run_quantity(a),
     };
     out.map(|s| (s, crate::error::EXIT_OK))
 }
@@ -494,6 +511,7 @@ fn progress_name(c: &Command) -> Option<&'static str> {
         Command::Threshold(_) => Some("threshold"),
         Command::Simulate(_) => Some("simulate"),
         Command::Design(_) => Some("design"),
+        Command::Quantity(_) => Some("quantity"),
         Command::Redundancy(a) => a.progress_name(),
         Command::Jsq(a) => a.progress_name(),
         _ => None,

@@ -6,7 +6,7 @@ use super::{bad, fail, render, Format, Outcome};
 use crate::dist::aging::classify;
 use crate::dist::DistSpec;
 use crate::num::{check_digits, DEFAULT_DIGITS};
-use crate::redundancy::classes::System;
+use crate::redundancy::classes::{System, PRESETS};
 use crate::redundancy::exact::{exact, exact_methods_apply};
 use crate::redundancy::policy::{Copies, Policy};
 use crate::redundancy::run::{simulate, SimRequest, DEFAULT_RUN};
@@ -180,12 +180,20 @@ fn system_of(a: &SystemArgs) -> Result<System, (i32, String)> {
                 let text = std::fs::read_to_string(path)
                     .map_err(|e| bad(format!("cannot read {name}: {e}")))?;
                 System::from_toml(&text, name).map_err(bad)?
+            } else if !System::is_preset(name) {
+                return Err(bad(format!(
+                    "--system {name}: no preset of that name (presets: {PRESETS}) and no system file of that name"
+                )));
             } else {
-                let l = a
-                    .lambdas
-                    .as_deref()
-                    .ok_or_else(|| bad(format!("--system {name} needs --lambdas")))?;
-                System::preset(name, &list(l)).map_err(bad)?
+                match a.lambdas.as_deref() {
+                    Some(l) => System::preset(name, &list(l)).map_err(bad)?,
+                    // The preset's own message: how many rates it needs.
+                    None => {
+                        return Err(System::preset(name, &[])
+                            .err()
+                            .map_or_else(|| bad(format!("--system {name} needs --lambdas")), bad))
+                    }
+                }
             };
             match rates {
                 Some(r) => sys.with_rates(r).map_err(bad),

@@ -24,10 +24,26 @@ const CHECK_BITS: u32 = 64;
 /// Errors name the 1-based line of the first bad entry; a file with no sizes is an error
 /// (line 0).
 pub fn read_file(path: &str) -> Result<Vec<String>, DistError> {
-    let text = std::fs::read_to_string(path).map_err(|e| DistError::File {
+    let bytes = std::fs::read(path).map_err(|e| DistError::File {
         path: path.to_string(),
         line: 0,
         why: e.to_string(),
+    })?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        // The line and the byte of the first invalid sequence (the file is text: one
+        // decimal a line).
+        let at = e.valid_up_to();
+        let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+        let col = at - bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        DistError::File {
+            path: path.to_string(),
+            line,
+            why: format!(
+                "invalid UTF-8 at byte {at} of the file (byte {} of the line, 0x{:02x}): a sample file is text, one decimal size a line",
+                col + 1,
+                bytes[at]
+            ),
+        }
     })?;
     let mut out = Vec::new();
     for (i, raw) in text.lines().enumerate() {

@@ -16,9 +16,11 @@
 //! The state is the occupancy Q_i = number of servers with at least i tasks, q_i = Q_i/N.
 //!
 //! d is a number or a formula in N ([`DSpec`]): `2`, `log(N)` (natural logarithm),
-//! `sqrt(N)`, `sqrt(N)*log(N)`, `N^0.75`, `N`, `inf`. A formula is rounded up and capped
-//! at N ([`DSpec::resolve`] says whether it was capped); a plain number larger than N is
-//! bad input. `inf` is JSQ at finite N and the d(N) → ∞ limit in the fluid equations.
+//! `sqrt(N)`, `sqrt(N)*log(N)`, `N^0.75`, `N`, `inf`. One rule for numbers and formulas:
+//! the value is rounded up and capped at N ([`DSpec::resolve`] says whether it was), so
+//! `10`, `1e1` and `2*5` are the same d, and `log(N)` at N = 2 (0.69) is d = 1; a value
+//! that is not positive is bad input. `inf` is JSQ at finite N and the d(N) → ∞ limit in
+//! the fluid equations.
 
 use crate::num::NumError;
 use crate::vocab::{UnknownName, Vocabulary};
@@ -48,16 +50,8 @@ pub enum LbError {
     /// N below 1 or above [`MAX_SERVERS`].
     #[error("the number of servers must be between 1 and {MAX_SERVERS}, got {0}")]
     BadServers(i64),
-    /// A numeric d larger than N.
-    #[error("d = {d} exceeds the number of servers N = {n}")]
-    DTooLarge {
-        /// d asked for.
-        d: String,
-        /// N.
-        n: u64,
-    },
-    /// d below 1 (a number, or a formula's value at N).
-    #[error("d must be at least 1, got {0}")]
+    /// d not positive (a number, or a formula's value at N): nothing to round up to 1.
+    #[error("d must be positive (it is rounded up to a whole number of servers), got {0}")]
     DTooSmall(String),
     /// A d formula that cannot be read.
     #[error("cannot read the d formula '{text}': {reason}")]
@@ -94,7 +88,6 @@ impl crate::error::Classify for LbError {
             | LbError::Unstable(_)
             | LbError::BadBuffer(_)
             | LbError::BadServers(_)
-            | LbError::DTooLarge { .. }
             | LbError::DTooSmall(_)
             | LbError::BadFormula { .. }
             | LbError::BadInput(_) => ErrorKind::Input,
@@ -313,7 +306,7 @@ pub enum DSpec {
 pub struct DUsed {
     /// The d used, 1 ≤ d ≤ N.
     pub d: u64,
-    /// True when a formula's value exceeded N (or d = inf) and was capped at N.
+    /// True when the value exceeded N (or d = inf) and was capped at N.
     pub capped: bool,
 }
 
@@ -346,15 +339,15 @@ impl DSpec {
         let f = Formula::parse(t)?;
         if f.is_constant() {
             let v = f.eval(1.0);
-            if !(v.is_finite() && v >= 1.0) {
+            if !(v.is_finite() && v > 0.0) {
                 return Err(LbError::DTooSmall(t.to_string()));
             }
         }
         Ok(DSpec::Formula(f, t.to_string()))
     }
 
-    /// The d used with N servers: a number must be ≤ N; a formula is rounded up and capped
-    /// at N; `inf` is N (JSQ). Errors when d < 1.
+    /// The d used with N servers: a number or a formula's value is rounded up and capped
+    /// at N; `inf` is N (JSQ). Errors when the value is not positive.
     ///
     /// ```
     /// use taskassign::lb::model::{DSpec, DUsed};
@@ -365,30 +358,24 @@ impl DSpec {
     /// assert_eq!(d.resolve(10).unwrap(), DUsed { d: 8, capped: false });
     /// let twice = DSpec::parse("2*N").unwrap();
     /// assert_eq!(twice.resolve(10).unwrap(), DUsed { d: 10, capped: true });
-    /// assert!(DSpec::parse("5").unwrap().resolve(3).is_err());
+    /// // A number above N is capped like a formula.
+    /// assert_eq!(DSpec::parse("5").unwrap().resolve(3).unwrap(), DUsed { d: 3, capped: true });
+    /// // ln 2 = 0.69…, rounded up to 1.
+    /// assert_eq!(DSpec::parse("log(N)").unwrap().resolve(2).unwrap(), DUsed { d: 1, capped: false });
     /// ```
     pub fn resolve(&self, n: u64) -> Result<DUsed, LbError> {
         if n < 1 {
             return Err(LbError::BadServers(n as i64));
         }
         match self {
-            DSpec::Fixed(d) => {
-                if *d > n {
-                    Err(LbError::DTooLarge {
-                        d: d.to_string(),
-                        n,
-                    })
-                } else {
-                    Ok(DUsed {
-                        d: *d,
-                        capped: false,
-                    })
-                }
-            }
+            DSpec::Fixed(d) => Ok(DUsed {
+                d: (*d).min(n),
+                capped: *d > n,
+            }),
             DSpec::Infinite => Ok(DUsed { d: n, capped: true }),
             DSpec::Formula(f, text) => {
                 let v = f.eval(n as f64);
-                if v.is_nan() || v < 1.0 {
+                if v.is_nan() || v <= 0.0 {
                     return Err(LbError::DTooSmall(format!("{text} = {v} at N = {n}")));
                 }
                 // Round up; a value within a few ulps above an integer is that integer
@@ -566,13 +553,29 @@ mod tests {
             DSpec::Infinite.resolve(7).unwrap(),
             DUsed { d: 7, capped: true }
         );
-        // log(N) at N = 1 is 0 < 1.
+        // log(N) at N = 1 is 0: nothing to round up.
         assert!(matches!(d.resolve(1), Err(LbError::DTooSmall(_))));
-        assert!(matches!(
-            DSpec::parse("3").unwrap().resolve(2),
-            Err(LbError::DTooLarge { .. })
-        ));
-        assert!(matches!(DSpec::parse("0.5"), Err(LbError::DTooSmall(_))));
+        // log(N) at N = 2 is 0.693…: rounded up to 1 (issue 24, item 23).
+        assert_eq!(
+            d.resolve(2).unwrap(),
+            DUsed {
+                d: 1,
+                capped: false
+            }
+        );
+        // A number above N is capped as a formula is: 3 and 3e0 at N = 2 are both d = 2.
+        for t in ["3", "3e0", "1+2"] {
+            assert_eq!(
+                DSpec::parse(t).unwrap().resolve(2).unwrap(),
+                DUsed { d: 2, capped: true },
+                "{t}"
+            );
+        }
+        // 0.5 rounds up to 1; 0 and negative values are refused.
+        assert_eq!(DSpec::parse("0.5").unwrap().resolve(4).unwrap().d, 1);
+        for t in ["0", "0.0", "-1", "1-1"] {
+            assert!(matches!(DSpec::parse(t), Err(LbError::DTooSmall(_))), "{t}");
+        }
     }
 
     #[test]
@@ -583,7 +586,7 @@ mod tests {
             Model::new(ModelKind::Pools, "abc", None).unwrap_err(),
             Model::new(ModelKind::Pools, "2", Some(0)).unwrap_err(),
             DSpec::parse("sqrt(").unwrap_err(),
-            DSpec::parse("7").unwrap().resolve(3).unwrap_err(),
+            DSpec::parse("0").unwrap_err(),
             System::new(
                 Model::new(ModelKind::Pools, "2", None).unwrap(),
                 0,

@@ -229,8 +229,12 @@ pub fn parse_count(text: &str, what: &str, min: u64, max: u64) -> Result<u64, Nu
 pub const MESSAGE_DIGITS: u32 = 12;
 
 /// A number as an error message writes it: scientific notation with [`MESSAGE_DIGITS`]
-/// significant digits (never a certified value: a message only points at the input).
+/// significant digits (never a certified value: a message only points at the input); an
+/// exact zero is `0` (`erlang:k=0` is told "got 0", not "got 0e0").
 pub fn message_number(x: &Float) -> String {
+    if x.is_zero() {
+        return "0".to_string();
+    }
     certify::to_sci(x, MESSAGE_DIGITS)
 }
 

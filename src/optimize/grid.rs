@@ -268,18 +268,25 @@ struct GridInputs<'t, 'a> {
 }
 
 impl GridInputs<'_, '_> {
-    fn finite(&self, m: Option<Float>) -> Result<Float, PolicyError> {
-        m.ok_or_else(|| infinite(self.t.metric, self.t.dist))
+    /// `m`, or the error naming M_j over (x_k, x_l] (`l` = the top for the tail above).
+    fn finite(&self, m: Option<Float>, j: i32, k: usize, l: usize) -> Result<Float, PolicyError> {
+        m.ok_or_else(|| infinite(self.t.metric, self.t.dist, j, self.t.g, k, l))
     }
 
     /// M_j(x_k, x_l).
     fn m(&self, j: i32) -> Result<Float, PolicyError> {
-        self.finite(self.t.c.m(j, self.k, self.l, self.t.dist.prec()))
+        self.finite(
+            self.t.c.m(j, self.k, self.l, self.t.dist.prec()),
+            j,
+            self.k,
+            self.l,
+        )
     }
 
     /// M_j(x_i, top).
     fn above(&self, j: i32, i: usize) -> Result<Float, PolicyError> {
-        self.finite(self.t.c.up_c[(j + 1) as usize][i].clone())
+        let top = self.t.g.len() - 1;
+        self.finite(self.t.c.up_c[(j + 1) as usize][i].clone(), j, i, top)
     }
 }
 
@@ -313,17 +320,39 @@ impl HostInputs for GridInputs<'_, '_> {
     }
 }
 
-fn infinite(metric: Metric, dist: &dyn JobSize) -> PolicyError {
+/// The infinite moment M_j over the grid interval (x_k, x_l], named as a host's interval:
+/// its lower end is the support's own (a number) at k = 0, else a cutoff; its upper end the
+/// end of the support at the top of the grid, else the first cutoff (k = 0) or a cutoff.
+/// E[1/X] diverges at the bottom of the support (a density positive at 0), E[X²] at its
+/// top (a heavy tail): the interval says which host's term is infinite.
+fn infinite(
+    metric: Metric,
+    dist: &dyn JobSize,
+    j: i32,
+    g: &[Float],
+    k: usize,
+    l: usize,
+) -> PolicyError {
+    let top = g.len() - 1;
+    let a = if k == 0 {
+        crate::num::message_number(&dist.lower())
+    } else {
+        "a cutoff".to_string()
+    };
+    let b = if l >= top {
+        "the end of the support".to_string()
+    } else if k == 0 {
+        "the first cutoff".to_string()
+    } else {
+        "the next cutoff".to_string()
+    };
     PolicyError::InfiniteMetric {
         metric: metric.name(),
         source: DistError::InfiniteMoment {
             family: dist.family(),
-            j: match metric {
-                Metric::Slowdown => -1,
-                Metric::Waiting | Metric::Response => 2,
-            },
-            a: "a cutoff".into(),
-            b: "the end of the support".into(),
+            j,
+            a,
+            b,
         },
     }
 }

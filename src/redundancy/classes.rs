@@ -28,6 +28,12 @@ pub const MAX_SERVERS: usize = 32;
 pub const MAX_CLASSES: usize = 256;
 /// Precision at which rates are validated (they are kept as the decimals typed).
 const CHECK_BITS: u32 = 128;
+/// The presets named by a word ([`System::preset`]).
+pub const PRESET_NAMES: &[&str] = &["n-model", "w-model", "nested-4"];
+/// The preset families, `family:key=value,…` ([`System::preset`]).
+pub const PRESET_FAMILIES: &[&str] = &["redundancy-d", "full"];
+/// The presets as a message lists them.
+pub const PRESETS: &str = "n-model, w-model, nested-4, redundancy-d:k=K,d=D, full:k=K";
 /// Significant digits with which a computed rate (a scaled one) is written back as a
 /// decimal.
 const RATE_DIGITS: u32 = 40;
@@ -441,6 +447,15 @@ impl System {
         v.join(", ")
     }
 
+    /// True when `name` names a preset (`n-model`, `w-model`, `nested-4`, or a family
+    /// `redundancy-d:…`, `full:…`; its keys are checked by [`System::preset`]).
+    pub fn is_preset(name: &str) -> bool {
+        let n = name.trim();
+        PRESET_NAMES.contains(&n)
+            || n.split_once(':')
+                .is_some_and(|(f, _)| PRESET_FAMILIES.contains(&f.trim()))
+    }
+
     /// A preset system: `n-model` (2 rates: {1}, {1+2}), `w-model` (3: {1}, {2}, {1+2}),
     /// `nested-4` (7 rates for {1}, {2}, {3}, {4}, {1+2}, {3+4}, {1+2+3+4}, or 3 rates
     /// for the singletons, the pairs and the full set), `redundancy-d:k=K,d=D` (one total
@@ -505,9 +520,9 @@ impl System {
                 build(4, s, l)
             }
             _ => {
-                let (fam, rest) = n.split_once(':').ok_or_else(|| {
-                    bad("unknown preset (known: n-model, w-model, nested-4, redundancy-d:k=K,d=D, full:k=K)".into())
-                })?;
+                let (fam, rest) = n
+                    .split_once(':')
+                    .ok_or_else(|| bad(format!("unknown preset (known: {PRESETS})")))?;
                 let mut k: Option<usize> = None;
                 let mut d: Option<usize> = None;
                 for kv in rest.split(',').filter(|s| !s.trim().is_empty()) {

@@ -26,7 +26,7 @@ use crate::lb::fixed_point::{CertifiedFixedPoint, Method};
 use crate::lb::fluid::{fluid_difference, Limit, Trajectory};
 use crate::lb::model::{DSpec, DUsed, Model, ModelKind, System};
 use crate::lb::sim::SimRun;
-use crate::num::certify::certify_pair;
+use crate::num::certify::{certify_pair, Certified};
 use crate::sim::rng::GENERATOR;
 use crate::sim::stats::Estimate;
 use crate::sim::warmup::Knobs;
@@ -83,6 +83,9 @@ pub fn d_notes(spec: &DSpec, n: u64, used: DUsed) -> Vec<String> {
             }
         }
         DSpec::Infinite => vec![format!("d = inf at N = {n} is d = N (JSQ)")],
+        DSpec::Fixed(d) if used.capped => vec![format!(
+            "d = {d} exceeds N = {n}: capped at d = N = {n} (JSQ)"
+        )],
         DSpec::Fixed(_) => vec![],
     }
 }
@@ -139,26 +142,30 @@ pub fn fixed_point_record(
 }
 
 /// A value integrated at two tolerances, with the digits on which they agree.
-fn agreeing(coarse: f64, fine: f64) -> String {
+fn agreeing(coarse: f64, fine: f64, wanted: u32) -> Certified {
     certify_pair(
         &Float::with_val(F64_BITS, coarse),
         &Float::with_val(F64_BITS, fine),
-        F64_DIGITS,
+        wanted.min(F64_DIGITS),
     )
-    .text
 }
 
 /// The record of `jsq fluid` (keys `times[], occupancy[][], tolerance`, then
-/// `error_estimate`, `limit`, `levels`, `switches`, `notes`) for the trajectories of
-/// `limit` (read from `spec`) at `times`, integrated at two tolerances
-/// ([`crate::lb::fluid::fluid_pair`]).
+/// `error_estimate`, `limit`, `levels`, `switches`, `digits`, `notes`) for the
+/// trajectories of `limit` (read from `spec`) at `times`, integrated at two tolerances
+/// ([`crate::lb::fluid::fluid_pair`]), each value with at most `digits` significant
+/// digits (f64's [`F64_DIGITS`] when `None`), those on which the two integrations agree;
+/// `digits` is the fewest shown, with a note when digits were asked and fewer agree.
 pub fn fluid_record(
     model: &Model,
     spec: &DSpec,
     limit: Limit,
     times: &[f64],
     (a, b): (&Trajectory, &Trajectory),
+    digits: Option<u32>,
 ) -> Record {
+    let wanted = digits.unwrap_or(F64_DIGITS).min(F64_DIGITS);
+    let mut fewest = wanted;
     let rows: Vec<Vec<String>> = a
         .occupancy
         .iter()
@@ -166,10 +173,13 @@ pub fn fluid_record(
         .map(|(x, y)| {
             (0..x.len().max(y.len()))
                 .map(|i| {
-                    agreeing(
+                    let c = agreeing(
                         x.get(i).copied().unwrap_or(0.0),
                         y.get(i).copied().unwrap_or(0.0),
-                    )
+                        wanted,
+                    );
+                    fewest = fewest.min(c.digits);
+                    c.text
                 })
                 .collect()
         })
@@ -191,7 +201,13 @@ pub fn fluid_record(
     if limit == Limit::Jsq {
         rec.int("switches", b.switches.len().saturating_sub(1) as u64);
     }
+    rec.int("digits", u64::from(fewest));
     let mut notes = limit_notes(spec, limit);
+    if fewest < wanted && digits.is_some() {
+        notes.push(format!(
+            "only {fewest} of the {wanted} requested significant digits agree between the two integrations (every value shows those it has)"
+        ));
+    }
     notes.push(format!(
         "occupancy[k] lists q_1, q_2, ... at times[k] while q_i >= {}",
         sci(a.truncation, 1)
@@ -383,6 +399,9 @@ pub fn simulate_record(
     if let Some(d) = &s.distance {
         estimate(&mut rec, "distance", d);
     }
+    if let Some(d) = &s.distance_own {
+        estimate(&mut rec, "distance_own_fixed_point", d);
+    }
     let model = sys.model();
     rec.text("model", model.kind().name())
         .int("servers", sys.servers())
@@ -414,6 +433,12 @@ pub fn simulate_record(
         notes.push(
             "distance: time average of sum_i |Q_i/N - q*_i|, q* JSQ's fluid fixed point".into(),
         );
+    }
+    if s.distance_own.is_some() {
+        notes.push(format!(
+            "distance_own_fixed_point: the same distance to the mean-field fixed point of the d used ({}): how far the run is from its own mean field",
+            limit_text(crate::lb::sim::own_limit(system))
+        ));
     }
     if s.levels_beyond.mean > 0.0 {
         notes.push(format!(

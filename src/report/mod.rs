@@ -12,6 +12,7 @@ pub mod html;
 pub mod jsq;
 pub mod junit;
 pub mod optimize;
+pub mod quantity;
 pub mod redundancy;
 pub mod simulate;
 pub mod table;
@@ -39,6 +40,18 @@ pub struct Record {
     /// Keys added as certified numbers (their `inf`/`nan` texts become JSON `null`).
     numeric: Vec<String>,
 }
+
+/// The keys of a record that measure this run's wall-clock time rather than the
+/// computation's result (`jsq simulate` and `redundancy simulate`: `events_per_second`,
+/// `seconds`, and `jobs_per_second` of the latter; `optimize --repeat`:
+/// `seconds_per_run`). A sweep leaves them out of the records it writes, so that a
+/// sharded and an unsharded run merge to the same bytes.
+pub const WALL_CLOCK_KEYS: &[&str] = &[
+    "events_per_second",
+    "jobs_per_second",
+    "seconds",
+    "seconds_per_run",
+];
 
 /// The note added to a JSON record in which an infinite value became `null`.
 pub const NULL_NOTE: &str = "null stands for an infinite value (the top of an unbounded support as an idle host's cutoff, or the mean of a host with load >= 1): no JSON number is infinite";
@@ -233,7 +246,7 @@ impl Record {
                     let parts: Vec<String> = a
                         .iter()
                         .map(|x| match x {
-                            // A row of a table: its cells, the rows separated by " | ".
+                            // A row of a table: its cells, one row a line.
                             Value::Array(row) if row.is_empty() => "(none)".to_string(),
                             Value::Array(row) => row
                                 .iter()
@@ -257,9 +270,7 @@ impl Record {
                     let nested = a.iter().any(Value::is_array);
                     if parts.is_empty() {
                         "(none)".to_string()
-                    } else if nested {
-                        parts.join(" | ")
-                    } else if a.iter().any(Value::is_object) {
+                    } else if nested || a.iter().any(Value::is_object) {
                         parts.join(format!("\n{:w$}  ", "").as_str())
                     } else {
                         parts.join(", ")

@@ -36,7 +36,7 @@
 //! [`crate::sim::Streams`] (stream [`STREAM_EVENTS`] for the occupancy simulator's gaps and
 //! choices, [`STREAM_SAMPLES`] for the per-server simulator's draws), and its sums ([`Obs`])
 //! are a [`crate::sim::Tally`] of named observables ([`names`]): `occupancy[i]` (q_{i+1}),
-//! `mean_tasks`, `blocking`, the diffusion-scaled occupancy, `distance` (when the plan
+//! `mean_tasks`, `blocking`, the diffusion-scaled occupancy, `distance` and `distance_own_fixed_point` (when the plan
 //! gives a reference occupancy). [`crate::sim::Replicator`] runs the replications in
 //! parallel and combines them in replication order into Student-t estimates with 95 %
 //! half-widths, so the numbers do not depend on the thread count; [`summarize`] reads them
@@ -91,8 +91,12 @@ pub mod names {
     pub const SCALED_OCCUPANCY_SQ: &str = "scaled_occupancy_sq";
     /// The standard deviation of (N − Q_1)/√N over the measured time, per replication.
     pub const SCALED_IDLE_SD: &str = "scaled_idle_sd";
-    /// Time average of Σ_i |Q_i/N − r_i| for the plan's reference occupancy r.
+    /// Time average of Σ_i |Q_i/N − r_i| for the plan's reference occupancy r (JSQ's
+    /// fluid fixed point, in a run of [`super::run`]).
     pub const DISTANCE: &str = "distance";
+    /// Time average of Σ_i |Q_i/N − o_i| for the plan's second reference o (the mean-field
+    /// fixed point of the d used, in a run of [`super::run`]).
+    pub const DISTANCE_OWN: &str = "distance_own_fixed_point";
     /// Time-average tasks per server above the last reported level.
     pub const LEVELS_BEYOND: &str = "levels_beyond";
 }
@@ -112,6 +116,9 @@ pub struct Plan {
     /// A reference occupancy r_1, r_2, … (missing levels 0): when not empty, the time
     /// average of the ℓ1 distance Σ_i |Q_i/N − r_i| is measured (`distance`).
     pub reference: Vec<f64>,
+    /// A second reference o_1, o_2, … (missing levels 0): when not empty, the time average
+    /// of Σ_i |Q_i/N − o_i| is measured too (`distance_own_fixed_point`).
+    pub own_reference: Vec<f64>,
 }
 
 impl Plan {
@@ -123,6 +130,7 @@ impl Plan {
             sample_times: Vec::new(),
             start: Vec::new(),
             reference: Vec::new(),
+            own_reference: Vec::new(),
         }
     }
 
@@ -176,6 +184,7 @@ impl Plan {
         if self
             .reference
             .iter()
+            .chain(&self.own_reference)
             .any(|r| !(r.is_finite() && (0.0..=1.0).contains(r)))
         {
             return Err(LbError::BadInput(
@@ -205,6 +214,8 @@ pub struct Obs {
     pub level_sq_time: Vec<f64>,
     /// ∫ Σ_i |Q_i − N r_i| dt for the plan's reference r (`None` without one).
     pub distance_time: Option<f64>,
+    /// ∫ Σ_i |Q_i − N o_i| dt for the plan's second reference o (`None` without one).
+    pub own_distance_time: Option<f64>,
     /// Σ over replications of each one's standard deviation of (N − Q_1)/√N over its
     /// measured time.
     pub scaled_idle_sd_sum: f64,
@@ -244,6 +255,10 @@ impl Obs {
         add_into(&mut self.level_time, &other.level_time);
         add_into(&mut self.level_sq_time, &other.level_sq_time);
         self.distance_time = match (self.distance_time, other.distance_time) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        self.own_distance_time = match (self.own_distance_time, other.own_distance_time) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),
         };
@@ -339,6 +354,12 @@ impl Tally for Obs {
         if let Some(d) = self.distance_time {
             out.push((Key::scalar(names::DISTANCE), Sample::per_time(d / n, t, ev)));
         }
+        if let Some(d) = self.own_distance_time {
+            out.push((
+                Key::scalar(names::DISTANCE_OWN),
+                Sample::per_time(d / n, t, ev),
+            ));
+        }
     }
 
     fn events(&self) -> u64 {
@@ -385,6 +406,9 @@ pub struct Summary {
     /// Time average of the ℓ1 distance Σ_i |Q_i/N − r_i| to the plan's reference (`None`
     /// without one).
     pub distance: Option<Estimate>,
+    /// Time average of the ℓ1 distance to the plan's second reference (`None` without
+    /// one).
+    pub distance_own: Option<Estimate>,
     /// Time-average tasks per server above the reported levels (0 unless a queue grew
     /// beyond [`MAX_REPORTED_LEVELS`]).
     pub levels_beyond: Estimate,
@@ -453,6 +477,7 @@ pub fn summarize(system: &System, rep: &Replicated<Obs>) -> Result<Summary, LbEr
         scaled_occupancy_sq: scaled_sq,
         scaled_idle_sd: named(rep, names::SCALED_IDLE_SD)?,
         distance: est.scalar(names::DISTANCE).copied(),
+        distance_own: est.scalar(names::DISTANCE_OWN).copied(),
         levels_beyond: named(rep, names::LEVELS_BEYOND)?,
         trajectory,
         events: rep.events,
@@ -508,16 +533,7 @@ const START_BITS: u32 = 64;
 /// should spend little of its warm-up reaching stationarity.
 pub fn fixed_point_start(system: &System) -> Result<Vec<u32>, LbError> {
     let n = system.servers();
-    let d = system.d().d;
-    let limit = if d >= n {
-        Limit::Jsq
-    } else {
-        match u32::try_from(d) {
-            Ok(d) => Limit::PowerOfD(d),
-            Err(_) => Limit::Jsq,
-        }
-    };
-    let fp = fixed_point(system.model(), limit, START_BITS)?;
+    let fp = fixed_point(system.model(), own_limit(system), START_BITS)?;
     let mut out: Vec<u32> = Vec::new();
     let mut prev = n as f64;
     for q in &fp.occupancy {
@@ -531,11 +547,29 @@ pub fn fixed_point_start(system: &System) -> Result<Vec<u32>, LbError> {
     Ok(out)
 }
 
+/// The mean-field limit of the d used at N: power-of-d with that fixed d, JSQ's fluid
+/// limit when d = N (the task always finds a shortest queue).
+pub fn own_limit(system: &System) -> Limit {
+    let (n, d) = (system.servers(), system.d().d);
+    if d >= n {
+        return Limit::Jsq;
+    }
+    u32::try_from(d).map_or(Limit::Jsq, Limit::PowerOfD)
+}
+
+/// The mean-field fixed point of the d used ([`own_limit`]) in f64: q_1, q_2, … — the
+/// reference of `distance_own_fixed_point`, how far a run is from its own mean field.
+pub fn own_reference(system: &System) -> Result<Vec<f64>, LbError> {
+    let fp = fixed_point(system.model(), own_limit(system), START_BITS)?;
+    Ok(fp.occupancy.iter().map(rug::Float::to_f64).collect())
+}
+
 /// What a JSQ simulation measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Measure {
-    /// Time averages after the warm-up, and the distance to JSQ's fluid fixed point where
-    /// that fixed point is unique.
+    /// Time averages after the warm-up, the distance to JSQ's fluid fixed point where
+    /// that fixed point is unique, and the distance to the mean-field fixed point of the d
+    /// used.
     Stationary,
     /// Also the occupancy at the end of the run (a transient run: E[q_i(t)] at t = warm-up
     /// + measured time, in [`Summary::trajectory`]).
@@ -612,7 +646,8 @@ pub fn occupancy_start(system: &System, q: &[f64]) -> Result<Vec<u32>, LbError> 
 
 /// Runs the occupancy simulator of `system` with `opts` (a length in time): the one runner
 /// of JSQ(d(N)) that `jsq simulate` and the claims call. A stationary run measures the
-/// distance to JSQ's fluid fixed point where it is unique (a note says when it is not).
+/// distance to JSQ's fluid fixed point where it is unique (a note says when it is not)
+/// and the distance to the mean-field fixed point of the d used.
 pub fn run(
     system: &System,
     opts: &RunOptions,
@@ -640,10 +675,16 @@ pub fn run(
         Start::Occupancy(q) => plan.start = occupancy_start(system, q)?,
     }
     match measure {
-        Measure::Stationary => match jsq_reference(system.model()) {
-            Ok(r) => plan.reference = r,
-            Err(e) => notes.push(format!("no distance: {e}")),
-        },
+        Measure::Stationary => {
+            match jsq_reference(system.model()) {
+                Ok(r) => plan.reference = r,
+                Err(e) => notes.push(format!("no distance: {e}")),
+            }
+            match own_reference(system) {
+                Ok(r) => plan.own_reference = r,
+                Err(e) => notes.push(format!("no distance_own_fixed_point: {e}")),
+            }
+        }
         Measure::AtEnd => plan.sample_times = vec![warmup + measured],
     }
     let total = expected * opts.replications as f64;

@@ -86,6 +86,10 @@ struct OccState {
     target: Vec<f64>,
     /// ∫ |Q_i − N r_i| dt (kept only with a reference: `DIST`).
     acc_dist: Vec<f64>,
+    /// N o_i for the plan's second reference o (0 beyond it, and everywhere without one).
+    own_target: Vec<f64>,
+    /// ∫ |Q_i − N o_i| dt (kept with either reference: `DIST`).
+    acc_own: Vec<f64>,
 }
 
 impl OccState {
@@ -99,6 +103,8 @@ impl OccState {
         self.centre.resize(len, 0.0);
         self.target.resize(len, 0.0);
         self.acc_dist.resize(len, 0.0);
+        self.own_target.resize(len, 0.0);
+        self.acc_own.resize(len, 0.0);
     }
 
     /// Advances level i's integrals to t (the level is about to change).
@@ -111,6 +117,7 @@ impl OccState {
         self.acc2[i] += c * c * dt;
         if DIST {
             self.acc_dist[i] += (v - self.target[i]).abs() * dt;
+            self.acc_own[i] += (v - self.own_target[i]).abs() * dt;
         }
         self.last[i] = t;
     }
@@ -273,7 +280,8 @@ impl OccupancySim {
             Some(b) => b as usize + 2 + CHUNK,
             None => INITIAL_LEVELS.max(start.len() + 2 + CHUNK),
         }
-        .max(self.plan.reference.len() + 2 + CHUNK);
+        .max(self.plan.reference.len() + 2 + CHUNK)
+        .max(self.plan.own_reference.len() + 2 + CHUNK);
         let mut q = vec![0u32; len];
         q[0] = n;
         for (i, &x) in start.iter().enumerate() {
@@ -288,6 +296,10 @@ impl OccupancySim {
         for (i, r) in self.plan.reference.iter().enumerate() {
             target[i + 1] = nf * r;
         }
+        let mut own_target = vec![0.0; len];
+        for (i, r) in self.plan.own_reference.iter().enumerate() {
+            own_target[i + 1] = nf * r;
+        }
         let mut st = OccState {
             q,
             top,
@@ -298,6 +310,8 @@ impl OccupancySim {
             centre,
             target,
             acc_dist: vec![0.0; len],
+            own_target,
+            acc_own: vec![0.0; len],
         };
         let mut t = 0.0;
         let mut samples = Vec::with_capacity(self.plan.sample_times.len());
@@ -338,7 +352,10 @@ impl OccupancySim {
         let used = st.q.iter().rposition(|&x| x > 0).unwrap_or(0).max(1);
         let levels = st.acc.iter().rposition(|&x| x > 0.0).unwrap_or(0).max(used);
         // Every level of the reference has a slot, touched at t_end at the latest.
-        let distance_time = DIST.then(|| st.acc_dist[1..].iter().sum::<f64>());
+        let distance_time =
+            (DIST && !self.plan.reference.is_empty()).then(|| st.acc_dist[1..].iter().sum::<f64>());
+        let own_distance_time = (DIST && !self.plan.own_reference.is_empty())
+            .then(|| st.acc_own[1..].iter().sum::<f64>());
         Obs {
             servers: u64::from(n),
             reported_levels: self.levels,
@@ -347,6 +364,7 @@ impl OccupancySim {
             level_time: st.acc[1..=levels].to_vec(),
             level_sq_time: st.acc2[1..=levels].to_vec(),
             distance_time,
+            own_distance_time,
             scaled_idle_sd_sum: 0.0,
             arrivals: c.arrivals,
             blocked: c.blocked,
@@ -360,7 +378,7 @@ impl OccupancySim {
     }
 
     fn run_from(&self, streams: &Streams, warmup: f64) -> Obs {
-        let dist = !self.plan.reference.is_empty();
+        let dist = !(self.plan.reference.is_empty() && self.plan.own_reference.is_empty());
         match (self.system.model().kind(), dist) {
             (ModelKind::Queues, false) => self.run_one::<false, false>(streams, warmup),
             (ModelKind::Queues, true) => self.run_one::<false, true>(streams, warmup),

@@ -66,7 +66,9 @@ impl Simulator for PerServerSim {
         let mut acc2: Vec<f64> = Vec::new();
         let nf = n as f64;
         let reference = &self.plan.reference;
+        let own_reference = &self.plan.own_reference;
         let mut dist = 0.0f64;
+        let mut own_dist = 0.0f64;
         let (t_warm, t_end) = (self.plan.warmup, self.plan.warmup + self.plan.horizon);
         let times = &self.plan.sample_times;
         let mut next_sample = 0;
@@ -97,16 +99,22 @@ impl Simulator for PerServerSim {
                     acc[i - 1] += v * (b - a);
                     acc2[i - 1] += c * c * (b - a);
                 }
-                if !reference.is_empty() {
+                // Σ_i |Q_i − N r_i| over every level of the state and of the reference.
+                let gap = |reference: &[f64]| -> f64 {
                     let levels = (q.len() - 1).max(reference.len());
-                    let gap: f64 = (1..=levels)
+                    (1..=levels)
                         .map(|i| {
                             let v = q.get(i).copied().unwrap_or(0) as f64;
                             let r = reference.get(i - 1).copied().unwrap_or(0.0);
                             (v - nf * r).abs()
                         })
-                        .sum();
-                    dist += gap * (b - a);
+                        .sum()
+                };
+                if !reference.is_empty() {
+                    dist += gap(reference) * (b - a);
+                }
+                if !own_reference.is_empty() {
+                    own_dist += gap(own_reference) * (b - a);
                 }
             }
             if tn >= t_end {
@@ -202,6 +210,7 @@ impl Simulator for PerServerSim {
             level_time: acc,
             level_sq_time: acc2,
             distance_time: (!reference.is_empty()).then_some(dist),
+            own_distance_time: (!own_reference.is_empty()).then_some(own_dist),
             scaled_idle_sd_sum: 0.0,
             arrivals: c.arrivals,
             blocked: c.blocked,
