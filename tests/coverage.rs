@@ -48,7 +48,7 @@ use taskassign::sim::dispatch::SimPolicy;
 use taskassign::sim::observe::{names, Key};
 use taskassign::sim::stats::{paired_difference, Estimate};
 use taskassign::sim::warmup::{Diagnostics, Knobs};
-use taskassign::sim::RunOptions;
+use taskassign::sim::{Length, LengthRule, RunOptions};
 
 /// Probability with which an honest 95 % interval fails the check of one case: the
 /// allowed misses are the (1 − CHECK_LEVEL) quantile of Binomial(K, 0.05).
@@ -142,11 +142,11 @@ fn red_flags(r: &taskassign::redundancy::run::SimReport) -> Vec<String> {
 }
 
 fn jsq_flags(r: &taskassign::lb::sim::SimRun) -> Vec<String> {
-    bias_flags(
-        &r.diagnostics,
-        &Knobs::CLI_TIME,
-        taskassign::lb::sim::DEFAULT_TIME,
-    )
+    let measured = match r.length {
+        Length::Time { measured, .. } => measured,
+        Length::Jobs { .. } => unreachable!("JSQ runs for a time"),
+    };
+    bias_flags(&r.diagnostics, &Knobs::CLI_TIME, measured)
 }
 
 fn seeded(defaults: RunOptions, seed: u64) -> RunOptions {
@@ -191,10 +191,15 @@ fn dispatch_case(
     }
 }
 
-/// A JSQ(d) system.
+/// A JSQ(2) system.
 fn jsq_system(kind: ModelKind, n: u64, lambda: &str, buffer: Option<u32>) -> JsqSystem {
+    jsq_system_d(kind, n, lambda, buffer, "2")
+}
+
+/// A JSQ(d) system.
+fn jsq_system_d(kind: ModelKind, n: u64, lambda: &str, buffer: Option<u32>, d: &str) -> JsqSystem {
     let m = Model::new(kind, lambda, buffer).expect("case model");
-    JsqSystem::new(m, n, &DSpec::parse("2").expect("d"), Sampling::Without).expect("case system")
+    JsqSystem::new(m, n, &DSpec::parse(d).expect("d"), Sampling::Without).expect("case system")
 }
 
 /// A JSQ case at the command-line defaults: `key` of the stationary run against `exact`.
@@ -521,6 +526,58 @@ fn all_cases() -> Vec<Case> {
             Outcome::of(&d, flags)
         }),
     });
+    let fcfs = red_exact(&n_model(), policy("fcfs"), 10).expect("product form");
+    let ros = red_exact(&n_model(), policy("ros"), 10).expect("chain");
+    cases.push(Case {
+        simulator: "redundancy, paired difference (red_sim_diff)",
+        name: "fcfs - ros, N-model 0.3,0.5, exp",
+        observable: "response difference",
+        exact: fcfs.total_response_f64 - ros.total_response_f64,
+        source: "the product form minus the truncated chain",
+        heavy: false,
+        run: Box::new(|seed| {
+            let sys = n_model();
+            let a = red_run(&sys, policy("fcfs"), "exp:rate=1", seed);
+            let b = red_run(&sys, policy("ros"), "exp:rate=1", seed);
+            let key = Key::scalar(names::RESPONSE);
+            let d = paired_difference(
+                &a.run.samples(key).expect("samples"),
+                &b.run.samples(key).expect("samples"),
+            );
+            let mut flags = red_flags(&a);
+            flags.extend(red_flags(&b));
+            Outcome::of(&d, flags)
+        }),
+    });
+    // JSQ(2) minus JSQ (d = N) at N = 3, paired by replication as the claims' jsq_excess
+    // pairs them (the JSQ run at the length the JSQ(d) run chose).
+    let j2 = jsq_system_d(ModelKind::Queues, 3, "0.8", None, "2");
+    let j3 = jsq_system_d(ModelKind::Queues, 3, "0.8", None, "inf");
+    let e2 = jsq_exact(&j2, &ExactOptions::default()).expect("chain");
+    let e3 = jsq_exact(&j3, &ExactOptions::default()).expect("chain");
+    cases.push(Case {
+        simulator: "JSQ(d), paired difference (jsq_excess)",
+        name: "JSQ(2) - JSQ, queues, N=3, lambda 0.8",
+        observable: "mean_tasks difference",
+        exact: e2.mean_tasks.value - e3.mean_tasks.value,
+        source: "the difference of two finite-N chains (lb::exact)",
+        heavy: false,
+        run: Box::new(move |seed| {
+            let key = Key::scalar("mean_tasks");
+            let a = jsq_run(&j2, &seeded(JSQ_RUN, seed), Measure::Stationary, None)
+                .expect("jsq case runs");
+            let at_a = RunOptions {
+                length: a.length,
+                length_rule: LengthRule::Given,
+                ..seeded(JSQ_RUN, seed)
+            };
+            let b = jsq_run(&j3, &at_a, Measure::Stationary, None).expect("jsq case runs");
+            let d = a.replicated.difference(&b.replicated, key).expect("paired");
+            let mut flags = jsq_flags(&a);
+            flags.extend(jsq_flags(&b));
+            Outcome::of(&d, flags)
+        }),
+    });
     cases
 }
 
@@ -643,7 +700,7 @@ fn short() -> &'static Vec<(Case, Vec<Outcome>)> {
     SHORT.get_or_init(|| {
         let wanted = [
             "random, exp, h=2, load 1",
-            "queues, N=1000, lambda 0.9, d=2",
+            "queues, N=3, lambda 0.8, d=2",
             "fcfs, W-model 0.3,0.3,0.6, exp",
         ];
         all_cases()

@@ -355,3 +355,91 @@ fn distance_to_a_reference_is_measured_two_ways() {
     let m2 = a.scaled_occupancy_sq[0].mean;
     assert!(((m2 - m1 * m1).sqrt() / a.scaled_idle_sd.mean - 1.0).abs() < 0.05);
 }
+
+/// The relaxation time the length rule reads from a run, against two closed forms: the
+/// integrated autocorrelation time of the number in an M/M/1 queue (N = 1) is
+/// (1 + ρ)/(1 − ρ)², the asymptotic variance 2ρ(1 + ρ)/(1 − ρ)⁴ of its time average
+/// (Whitt 1989, "Planning queueing simulations", *Management Science* 35(11)) over twice
+/// its variance ρ/(1 − ρ)²: 6 at ρ = 0.5; the tasks of pools without capacity are an
+/// M/M/∞ queue whatever the routing, whose autocorrelation is e^−t (τ = 1), and for it the
+/// estimator's batches of width w (the run's 1000th) are accounted for exactly: batch means
+/// of an e^−t/τ correlation have the variance Var · 2(τ/w)²(w/τ − 1 + e^−w/τ), and the
+/// estimator reads the asymptotic variance 2τ Var over twice that (1.113 at w = 0.33).
+/// 100 replications of time 300 hold 5000 τ of the M/M/1 queue, so Sokal's estimator has
+/// a standard error of about √(2(2M + 1)/n) = 7 % (M = 5τ; 3 % for the pools): the
+/// tolerances are about 3 of them.
+#[test]
+fn relaxation_time_matches_closed_forms() {
+    use taskassign::lb::sim::{run, Measure, DEFAULT_RUN};
+    use taskassign::sim::{Length, LengthRule, RunOptions};
+    let long = RunOptions {
+        length: Length::time(300.0),
+        length_rule: LengthRule::Given,
+        replications: 100,
+        threads: Some(1),
+        ..DEFAULT_RUN
+    };
+    let mm1 = system(ModelKind::Queues, "0.5", None, 1, 1, Sampling::Without);
+    let r = run(&mm1, &long, Measure::Stationary, None).unwrap();
+    let tau = r.length_choice.relaxation.unwrap();
+    assert!(
+        tau.resolved && (tau.tau / 6.0 - 1.0).abs() < 0.2,
+        "M/M/1 at 0.5: {tau:?}"
+    );
+    let pools = system(ModelKind::Pools, "5", None, 100, 2, Sampling::Without);
+    let r = run(&pools, &long, Measure::Stationary, None).unwrap();
+    let tau = r.length_choice.relaxation.unwrap();
+    let w: f64 = 330.0 / 1000.0;
+    let want = 1.0 / (2.0 / (w * w) * (w - 1.0 + (-w).exp()));
+    assert!(
+        tau.resolved && (tau.tau / want - 1.0).abs() < 0.1,
+        "M/M/inf: {tau:?} vs {want}"
+    );
+}
+
+/// The length rule: a run that already holds 200 relaxation times (pools, τ = 1, from time
+/// 1000) is run once, as it is; the 3-server JSQ(2) chain at λ = 0.8 (τ about 15–20, the
+/// case whose intervals covered 89 % at the old default of time 100) is run again longer,
+/// at least 200 τ̂, and the record's reason says which time ran and why.
+#[test]
+fn the_default_length_follows_the_relaxation_time() {
+    use taskassign::lb::sim::{run, Measure, DEFAULT_RUN, DEFAULT_TIME, RELAXATION_MULTIPLE};
+    use taskassign::sim::{Length, RunOptions};
+    let o = RunOptions {
+        threads: Some(1),
+        ..DEFAULT_RUN
+    };
+    let pools = system(ModelKind::Pools, "5", None, 100, 2, Sampling::Without);
+    let from_1000 = RunOptions {
+        length: Length::time(1000.0),
+        ..o.clone()
+    };
+    let r = run(&pools, &from_1000, Measure::Stationary, None).unwrap();
+    assert_eq!(r.length_choice.tried, vec![1000.0]);
+    assert_eq!(r.length, Length::time(1000.0));
+    assert!(r.length_choice.reason(1000.0).contains("was long enough"));
+    assert_eq!(DEFAULT_RUN.length, Length::time(DEFAULT_TIME));
+    let q3 = system(ModelKind::Queues, "0.8", None, 3, 2, Sampling::Without);
+    let r = run(&q3, &o, Measure::Stationary, None).unwrap();
+    let Length::Time { measured, warmup } = r.length else {
+        panic!("a time")
+    };
+    let tau = r.length_choice.relaxation.unwrap();
+    assert!(r.length_choice.tried.len() >= 2, "{:?}", r.length_choice);
+    assert!(
+        measured >= RELAXATION_MULTIPLE * tau.tau && tau.resolved,
+        "{measured} {tau:?}"
+    );
+    assert_eq!(warmup, measured / 10.0);
+    let why = r.length_choice.reason(measured);
+    assert!(why.contains("found too short"), "{why}");
+    // A time given is run as given, and the record says it is short.
+    let given = RunOptions {
+        length: Length::time(100.0),
+        length_rule: taskassign::sim::LengthRule::Given,
+        ..o
+    };
+    let r = run(&q3, &given, Measure::Stationary, None).unwrap();
+    assert_eq!(r.length_choice.tried, vec![100.0]);
+    assert!(r.length_choice.reason(100.0).contains("fewer than"));
+}

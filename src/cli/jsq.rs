@@ -348,14 +348,14 @@ fn run_simulate(a: SimArgs) -> Outcome {
     let spec = DSpec::parse(&a.d).map_err(lb)?;
     let system = System::new(model, n, &spec, a.sampling).map_err(lb)?;
     let opts = a.run.options(DEFAULT_RUN)?;
-    let horizon = match opts.length {
-        Length::Time { measured, .. } => measured,
-        Length::Jobs { .. } => 0.0,
-    };
     // Progress: the simulator reports its events against the expected count
     // (crate::progress), shown by the command line's progress lines (a bar on a terminal,
     // a line every 30 s otherwise), as `simulate` and `redundancy simulate`.
     let r = run(&system, &opts, Measure::Stationary, None).map_err(lb)?;
+    let horizon = match r.length {
+        Length::Time { measured, .. } => measured,
+        Length::Jobs { .. } => 0.0,
+    };
     super::diagnostics_gate(&r.diagnostics, &Knobs::CLI_TIME, horizon)?;
     Ok(render(
         &simulate_record(&system, &spec, beta, &opts, &r),

@@ -7,7 +7,7 @@
 use super::bad;
 use crate::sim::warmup::WarmupRule;
 use crate::sim::{
-    Length, RunOptions, Start, DEFAULT_JOBS, DEFAULT_REPLICATIONS, DEFAULT_SEED,
+    Length, LengthRule, RunOptions, Start, DEFAULT_JOBS, DEFAULT_REPLICATIONS, DEFAULT_SEED,
     DEFAULT_WARMUP_FRACTION,
 };
 
@@ -101,9 +101,12 @@ impl JobRunArgs {
 /// Options of a simulation that runs for a time (`jsq simulate`).
 #[derive(Args, Debug)]
 pub(super) struct TimeRunArgs {
-    /// Measured time per replication (mean service times).
-    #[arg(long, value_name = "T", default_value_t = crate::lb::sim::DEFAULT_TIME.to_string(), allow_hyphen_values = true)]
-    time: String,
+    /// Measured time per replication (mean service times) [default: 100, lengthened to 200
+    /// relaxation times of the tasks per server (their integrated autocorrelation time,
+    /// estimated on the run; Sokal 1997) where those are longer; the record's
+    /// length_reason says which time ran and why].
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    time: Option<String>,
     /// Time discarded at the start of each replication [default: time/10]; the record
     /// reports the MSER-5 truncation point (White 1997) and tests the measured window's
     /// stationarity.
@@ -137,7 +140,21 @@ fn parse_start(s: &str) -> Result<Start, String> {
 impl TimeRunArgs {
     /// The options given, over `defaults`.
     pub(super) fn options(&self, defaults: RunOptions) -> Result<RunOptions, (i32, String)> {
-        let measured = time("--time", &self.time)?;
+        let measured = match &self.time {
+            Some(t) => time("--time", t)?,
+            None => match defaults.length {
+                Length::Time { measured, .. } => measured,
+                Length::Jobs { .. } => crate::lb::sim::DEFAULT_TIME,
+            },
+        };
+        // A time given is run as given; the default one follows the defaults' rule (JSQ:
+        // lengthened to the relaxation time), its warm-up following it unless given.
+        let length_rule = match (&self.time, defaults.length_rule) {
+            (Some(_), _) | (None, LengthRule::Given) => LengthRule::Given,
+            (None, LengthRule::Relaxation { .. }) => LengthRule::Relaxation {
+                warmup_follows: self.warmup.is_none(),
+            },
+        };
         let warmup = match &self.warmup {
             Some(w) => time("--warmup", w)?,
             None => measured / DEFAULT_WARMUP_FRACTION as f64,
@@ -156,6 +173,7 @@ impl TimeRunArgs {
             threads,
             start: self.start.clone(),
             warmup_rule: rule(self.warmup.is_some(), &defaults),
+            length_rule,
             limit: !self.no_limit,
             ..defaults
         })

@@ -369,7 +369,8 @@ pub fn simulate_record(
 ) -> Record {
     let s = &r.summary;
     let seconds = r.seconds;
-    let (time, warmup) = match opts.length {
+    // The length the replications ran (the length rule may have lengthened the options').
+    let (time, warmup) = match r.length {
         Length::Time { measured, warmup } => (measured, warmup),
         Length::Jobs { .. } => (0.0, 0.0),
     };
@@ -411,6 +412,12 @@ pub fn simulate_record(
         .text("buffer", buffer_text(model))
         .text("time", exact_f64(time))
         .text("warmup", exact_f64(warmup))
+        .text("length_rule", r.length_choice.rule.name());
+    match r.length_choice.relaxation {
+        Some(x) => rec.text("relaxation_time", sci(x.tau, 3)),
+        None => rec.null("relaxation_time"),
+    };
+    rec.text("length_reason", r.length_choice.reason(time))
         .text("start", r.start.name())
         .int("replications", opts.replications as u64)
         .int("seed", opts.seed)
@@ -455,7 +462,7 @@ pub fn simulate_record(
     ));
     notes.extend(r.diagnostics.advice(&Knobs::CLI_TIME));
     notes.push(format!(
-        "half-widths: 95% Student-t over {} independent replications, each measured over time {} after a warm-up of {} (or more where warmup_rule extended it) from {}",
+        "half-widths: 95% Student-t over {} independent replications, each measured over time {} after a warm-up of {} (length_reason says why) from {}",
         opts.replications,
         exact_f64(time),
         exact_f64(warmup),

@@ -40,7 +40,9 @@ pub mod warmup;
 // The paths of the dispatch simulators before they moved to `dispatch`, kept for the
 // integration tests and the claims engine.
 pub use dispatch::{setup, SimPolicy, SimResult};
-pub use run::{Length, RunOptions, Start, DEFAULT_JOBS, DEFAULT_SEED, DEFAULT_WARMUP_FRACTION};
+pub use run::{
+    Length, LengthRule, RunOptions, Start, DEFAULT_JOBS, DEFAULT_SEED, DEFAULT_WARMUP_FRACTION,
+};
 
 use crate::dist::DistError;
 use crate::policy::PolicyError;

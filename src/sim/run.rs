@@ -72,6 +72,32 @@ impl Length {
     }
 }
 
+/// How the measured length of each replication is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LengthRule {
+    /// As configured.
+    Given,
+    /// At least a number of relaxation times of the model, estimated from the run itself
+    /// and the run repeated longer where it was shorter (the JSQ(d(N)) runner's default,
+    /// `lb::sim::RELAXATION_MULTIPLE`; the other runners run as configured).
+    /// `warmup_follows`: the warm-up stays a tenth of the measured length (false when the
+    /// warm-up was given).
+    Relaxation {
+        /// The warm-up follows the measured length.
+        warmup_follows: bool,
+    },
+}
+
+impl LengthRule {
+    /// `given` or `relaxation`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LengthRule::Given => "given",
+            LengthRule::Relaxation { .. } => "relaxation",
+        }
+    }
+}
+
 /// Where each replication starts.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Start {
@@ -166,6 +192,8 @@ pub struct RunOptions {
     pub length: Length,
     /// How the warm-up of each replication is chosen from the length's.
     pub warmup_rule: WarmupRule,
+    /// How the measured length is chosen (as given, or from the model's relaxation time).
+    pub length_rule: LengthRule,
     /// Independent replications.
     pub replications: usize,
     /// Base seed: replication r draws from the streams of (seed, point, r).
@@ -189,6 +217,7 @@ impl RunOptions {
         RunOptions {
             length,
             warmup_rule: WarmupRule::Given,
+            length_rule: LengthRule::Given,
             replications: DEFAULT_REPLICATIONS,
             seed: DEFAULT_SEED,
             point: 0,
@@ -285,6 +314,12 @@ impl RunOptions {
         let length = match self.length {
             Length::Jobs { measured, warmup } => format!("jobs={measured}|warmup={warmup}"),
             Length::Time { measured, warmup } => format!("time={measured:e}|warmup={warmup:e}"),
+        };
+        let length = match self.length_rule {
+            LengthRule::Given => length,
+            LengthRule::Relaxation { warmup_follows } => {
+                format!("{length}|length=relaxation|warmup_follows={warmup_follows}")
+            }
         };
         format!(
             "{length}|rule={}|replications={}|seed={}|point={}|start={}",

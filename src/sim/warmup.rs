@@ -49,6 +49,10 @@ pub const MSER_GROUP: usize = 5;
 /// interval's 2.26) is flagged.
 pub const STATIONARITY_LEVEL: f64 = 0.001;
 
+/// Sokal's window constant: the autocorrelations of [`relaxation`] are summed up to the
+/// smallest lag M with M ≥ `SOKAL_WINDOW` · τ̂(M) (Sokal 1997, §3; Madras & Sokal 1988).
+pub const SOKAL_WINDOW: f64 = 5.0;
+
 /// How the warm-up of each replication is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WarmupRule {
@@ -179,6 +183,18 @@ impl Series {
         let x = self.warmup / self.width;
         let i = (x - SLACK * x.max(1.0)).ceil().max(0.0);
         (i as usize).min(self.sums.len())
+    }
+
+    /// The batch means of the measured window (the batches wholly after the warm-up;
+    /// empty batches left out).
+    pub fn measured_means(&self) -> Vec<f64> {
+        let i0 = self.first_measured();
+        self.sums[i0..]
+            .iter()
+            .zip(&self.weights[i0..])
+            .filter(|(_, w)| **w > 0.0)
+            .map(|(s, w)| s / w)
+            .collect()
     }
 
     /// The means of the first and second halves of the measured window (the batches
@@ -375,6 +391,92 @@ pub fn mser5(series: &Series) -> f64 {
         }
     }
     (best.1 * MSER_GROUP) as f64 * series.width
+}
+
+/// The integrated autocorrelation time of a run's headline observable ([`relaxation`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Relaxation {
+    /// τ̂_int = ∫_0^∞ ρ(s) ds in the series' unit (simulated time or jobs): a time average
+    /// over a window of length T has the variance of about T / (2 τ̂_int) independent
+    /// observations.
+    pub tau: f64,
+    /// False when the window reached the largest lag (half the shortest measured window)
+    /// before M ≥ [`SOKAL_WINDOW`] τ̂(M): τ̂ is then a lower estimate and the window is too
+    /// short to measure it.
+    pub resolved: bool,
+}
+
+/// The integrated autocorrelation time of the measured windows of `series` (one per
+/// replication), by the windowed estimator of Sokal (1997, "Monte Carlo methods in
+/// statistical mechanics: foundations and new algorithms", §3; Madras & Sokal 1988, *J.
+/// Stat. Phys.* 50): the autocovariances ĉ(k) of the batch means at lag k, pooled over the
+/// replications about their grand mean (a replication's own mean would bias them low when
+/// its window holds few relaxation times), ρ̂(k) = ĉ(k)/ĉ(0), τ̂(M) = 1/2 + Σ_{k=1}^{M} ρ̂(k)
+/// with the smallest M ≥ [`SOKAL_WINDOW`] τ̂(M), times the batch width. For batches
+/// shorter than the relaxation time this is ∫ρ; for longer ones the batch means vary less
+/// than the observable and τ̂ comes out larger (on the safe side). `None` without two
+/// measured batches or with a constant series.
+///
+/// ```
+/// use taskassign::sim::warmup::{relaxation, Series};
+/// // An AR(1) series x_j = a x_{j-1} + e_j (a deterministic stand-in for the noise)
+/// // has τ = 1/2 + a/(1 − a) batches: 9.5 for a = 0.9, at width 2: 19.
+/// let a: f64 = 0.9;
+/// let mut seed = 12345u64;
+/// let mut reps = Vec::new();
+/// for _ in 0..10 {
+///     let mut s = Series::new(2.0, 0.0, 1000);
+///     let mut x = 0.0;
+///     for b in 0..1000 {
+///         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+///         let e = (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+///         x = a * x + e;
+///         s.sums[b] = 2.0 * x;
+///         s.weights[b] = 2.0;
+///     }
+///     reps.push(s);
+/// }
+/// let r = relaxation(&reps.iter().collect::<Vec<_>>()).unwrap();
+/// // (the windowed estimate of 10 x 1000 batches has a standard error of about 15 %)
+/// assert!(r.resolved && (r.tau - 19.0).abs() < 5.0, "{r:?}");
+/// ```
+pub fn relaxation(series: &[&Series]) -> Option<Relaxation> {
+    let xs: Vec<Vec<f64>> = series.iter().map(|s| s.measured_means()).collect();
+    let width = series.first()?.width;
+    let n: usize = xs.iter().map(Vec::len).sum();
+    let shortest = xs.iter().map(Vec::len).min()?;
+    if shortest < 2 || !(width > 0.0) {
+        return None;
+    }
+    let mean = xs.iter().flatten().sum::<f64>() / n as f64;
+    let c = |k: usize| -> f64 {
+        let (mut s, mut m) = (0.0, 0usize);
+        for v in &xs {
+            for j in 0..v.len() - k {
+                s += (v[j] - mean) * (v[j + k] - mean);
+            }
+            m += v.len() - k;
+        }
+        s / m as f64
+    };
+    let c0 = c(0);
+    if !(c0 > 0.0 && c0.is_finite()) {
+        return None;
+    }
+    let mut tau = 0.5;
+    for k in 1..shortest / 2 {
+        tau += c(k) / c0;
+        if k as f64 >= SOKAL_WINDOW * tau {
+            return Some(Relaxation {
+                tau: width * tau.max(0.5),
+                resolved: true,
+            });
+        }
+    }
+    Some(Relaxation {
+        tau: width * tau.max(0.5),
+        resolved: false,
+    })
 }
 
 /// The outcome of the stationarity test ([`halves_test`]).
@@ -607,7 +709,7 @@ impl Diagnostics {
 
 /// `x` rounded up to two significant digits, as the shortest decimal (a length to
 /// suggest).
-fn nice_up(x: f64) -> String {
+pub(crate) fn nice_up(x: f64) -> String {
     if !(x.is_finite() && x > 0.0) {
         return format!("{x}");
     }

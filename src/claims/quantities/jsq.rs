@@ -11,9 +11,11 @@
 //! Simulated quantities use the streams (seed, 0, replication) at every grid point (common
 //! random numbers, as `lwl_sim`); each distinct simulation runs once per claim (cached).
 //! `jsq_sim` and `jsq_excess` run the one JSQ runner of `jsq simulate`
-//! ([`crate::lb::sim::run`]) with its defaults ([`crate::lb::sim::DEFAULT_RUN`]: time 100
-//! after a warm-up of 10, 10 replications, seed 1, from the mean-field fixed point of the
-//! d used), read by [`super::run::run_options`].
+//! ([`crate::lb::sim::run`]) with its defaults ([`crate::lb::sim::DEFAULT_RUN`]: time 100,
+//! lengthened to 200 relaxation times of the run where those are longer, after a warm-up of
+//! a tenth, 10 replications, seed 1, from the mean-field fixed point of the d used), read
+//! by [`super::run::run_options`]; `time=` is run as given. `jsq_excess` runs JSQ at the
+//! length the JSQ(d) run chose, so that the pairs share one window.
 
 use super::run::{named_count, named_time, run_options, TIME_ARGS};
 use super::shared::pairs;
@@ -36,7 +38,7 @@ use crate::sim::observe::Key;
 use crate::sim::stats::Estimate;
 use crate::sim::warmup::{Knobs, WarmupRule};
 use crate::sim::{
-    check_replications, Length, RunOptions, Start, DEFAULT_REPLICATIONS, DEFAULT_SEED,
+    check_replications, Length, LengthRule, RunOptions, Start, DEFAULT_REPLICATIONS, DEFAULT_SEED,
 };
 use rug::Float;
 
@@ -401,6 +403,7 @@ impl JsqRunCall {
         run.start = Start::Empty;
         // A transient run measures at t from empty: no warm-up to choose.
         run.warmup_rule = WarmupRule::Given;
+        run.length_rule = LengthRule::Given;
         Ok(JsqRunCall { run, at })
     }
 
@@ -420,13 +423,23 @@ impl JsqRunCall {
     fn warnings(&self, run: &SimRun) -> Vec<String> {
         match self.at {
             Some(_) => Vec::new(),
-            None => run.diagnostics.failures(&Knobs::CLAIM_TIME, self.times().0),
+            None => run.diagnostics.failures(&Knobs::CLAIM_TIME, ran(run).0),
         }
     }
 
-    /// The run in words, `start` the start it had.
-    fn describe(&self, start: &Start) -> String {
-        let (time, warmup) = self.times();
+    /// The options with the length `run` ran, as given (the length rule chose it): the
+    /// second system of a paired comparison runs the first one's length.
+    fn with_length_of(&self, run: &SimRun) -> JsqRunCall {
+        let mut o = self.clone();
+        o.run.length = run.length;
+        o.run.length_rule = LengthRule::Given;
+        o
+    }
+
+    /// The run in words.
+    fn describe(&self, run: &SimRun) -> String {
+        let start = &run.start;
+        let (time, warmup) = ran(run);
         match self.at {
             Some(t) => format!(
                 "{} replications from empty to t = {t}, seed {}",
@@ -443,6 +456,14 @@ impl JsqRunCall {
                 self.run.seed
             ),
         }
+    }
+}
+
+/// The measured time and the warm-up `run` ran (after the length rule).
+fn ran(run: &SimRun) -> (f64, f64) {
+    match run.length {
+        Length::Time { measured, warmup } => (measured, warmup),
+        Length::Jobs { .. } => (0.0, 0.0),
     }
 }
 
@@ -521,7 +542,7 @@ impl Quantity for JsqSim {
             s.kind.name(),
             sys.servers(),
             sys.d().d,
-            o.describe(&run.start)
+            o.describe(run)
         );
         let sim = |e: &Estimate| -> FieldValue {
             if e.mean.is_finite() {
@@ -774,14 +795,16 @@ impl Quantity for JsqExcess {
             sys.sampling(),
         )?;
         let a = cached_run(scope, &s, &sys, &o)?;
-        let b = cached_run(scope, &s, &jsq, &o)?;
+        // JSQ at the length JSQ(d) ran, so that the pairs share their streams over one
+        // window.
+        let b = cached_run(scope, &s, &jsq, &o.with_length_of(&a.0))?;
         let bits = scope.bits;
         let source = format!(
             "JSQ(d) - JSQ, {} N={} d={} vs d=N, paired over {}",
             s.kind.name(),
             sys.servers(),
             sys.d().d,
-            o.describe(&a.0.start)
+            o.describe(&a.0)
         );
         let mut warnings = o.warnings(&a.0);
         for w in o.warnings(&b.0) {

@@ -11,7 +11,7 @@ use crate::claims::scope::Call;
 use crate::claims::signature::NamedArg;
 use crate::num::parse_decimal;
 use crate::sim::warmup::WarmupRule;
-use crate::sim::{Length, RunOptions, DEFAULT_WARMUP_FRACTION};
+use crate::sim::{Length, LengthRule, RunOptions, DEFAULT_WARMUP_FRACTION};
 
 const fn arg(name: &'static str) -> NamedArg {
     NamedArg { name, words: &[] }
@@ -96,11 +96,20 @@ pub fn run_options(call: &Call, defaults: RunOptions) -> Result<RunOptions, Quan
     } else {
         defaults.warmup_rule
     };
+    // A time given is run as given; the default one follows the defaults' length rule
+    // (JSQ: lengthened to the relaxation time), its warm-up following it unless given.
+    let length_rule = match defaults.length_rule {
+        LengthRule::Relaxation { .. } if call.named("time").is_none() => LengthRule::Relaxation {
+            warmup_follows: call.named("warmup").is_none(),
+        },
+        _ => LengthRule::Given,
+    };
     let opts = RunOptions {
         length,
         replications,
         seed: named_count(call, "seed")?.unwrap_or(defaults.seed),
         warmup_rule,
+        length_rule,
         ..defaults
     };
     opts.validate()

@@ -59,9 +59,9 @@ use super::fluid::Limit;
 use super::model::{LbError, System};
 use crate::sim::observe::{Key, Sample};
 use crate::sim::stats::{ratio_estimate, Estimate};
-use crate::sim::warmup::{Diagnostics, Series, WarmupRule};
+use crate::sim::warmup::{relaxation, Diagnostics, Relaxation, Series, WarmupRule};
 use crate::sim::{
-    Length, Progress, Replicated, Replicator, RunOptions, Simulator, Start, Tally,
+    Length, LengthRule, Progress, Replicated, Replicator, RunOptions, Simulator, Start, Tally,
     DEFAULT_REPLICATIONS, DEFAULT_SEED, DEFAULT_WARMUP_FRACTION,
 };
 
@@ -501,21 +501,42 @@ pub fn simulate<S: Simulator<Tally = Obs>>(
 }
 
 /// Measured time per replication of a JSQ simulation unless the caller says otherwise
-/// (in mean service times).
+/// (in mean service times): the first run of the default length rule, which lengthens it
+/// to [`RELAXATION_MULTIPLE`] relaxation times where that is longer.
 pub const DEFAULT_TIME: f64 = 100.0;
+
+/// Relaxation times (integrated autocorrelation times of the tasks per server,
+/// [`crate::sim::warmup::relaxation`]) a replication measures under
+/// [`LengthRule::Relaxation`], the default. The Student-t interval over 10 replications
+/// needs replication means near normal, and the mean of a queue-length process over a
+/// window loses the skewness of its excursions slowly: on the 3-server JSQ(2) chain at
+/// λ = 0.8 (τ ≈ 15–20) the replication means had skewness 2.6, 1.3 and 0.75 at time 100,
+/// 1000 and 3000 (about 6, 60 and 180 τ), and the intervals covered 89.0, 90.5 and 95.5 %
+/// of 200 seeds (tests/coverage.rs; 50 τ, tried first, covered 88.5 %). The warm-up, a
+/// tenth of the run, is then at least 20 τ.
+pub const RELAXATION_MULTIPLE: f64 = 200.0;
+
+/// Most runs the length rule makes (the first included): each is at least twice as long
+/// as the one before.
+pub const LENGTH_ROUNDS: usize = 6;
 
 /// The defaults of a JSQ simulation, on the command line (`jsq simulate`) and in the
 /// claims (`jsq_sim`, `jsq_excess`): [`DEFAULT_TIME`] measured after a warm-up of a tenth
 /// of it (MSER-5's truncation point reported and the run's stationarity tested:
 /// [`crate::sim::warmup`]), [`crate::sim::DEFAULT_REPLICATIONS`] replications, seed
 /// [`crate::sim::DEFAULT_SEED`], point 0, each replication started at N times the
-/// mean-field fixed point of the d used ([`fixed_point_start`]).
+/// mean-field fixed point of the d used ([`fixed_point_start`]), the measured time
+/// lengthened to [`RELAXATION_MULTIPLE`] relaxation times of the run where those are
+/// longer ([`LengthRule::Relaxation`], the warm-up following at a tenth).
 pub const DEFAULT_RUN: RunOptions = RunOptions {
     length: Length::Time {
         measured: DEFAULT_TIME,
         warmup: DEFAULT_TIME / DEFAULT_WARMUP_FRACTION as f64,
     },
     warmup_rule: WarmupRule::Given,
+    length_rule: LengthRule::Relaxation {
+        warmup_follows: true,
+    },
     replications: DEFAULT_REPLICATIONS,
     seed: DEFAULT_SEED,
     point: 0,
@@ -593,6 +614,98 @@ pub struct SimRun {
     /// The warm-up rule's work, the stationarity test of the tasks per server, the fewest
     /// events a replication measured.
     pub diagnostics: Diagnostics,
+    /// The length the replications ran (measured time and warm-up), after the length rule.
+    pub length: Length,
+    /// How that length was chosen.
+    pub length_choice: LengthChoice,
+}
+
+/// What the length rule ([`RunOptions::length_rule`]) did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LengthChoice {
+    /// The rule.
+    pub rule: LengthRule,
+    /// The relaxation time of the tasks per server estimated on the run reported.
+    pub relaxation: Option<Relaxation>,
+    /// The measured times run, in order (the last is the run reported; the ones before
+    /// were too short for the relaxation time they showed and were discarded).
+    pub tried: Vec<f64>,
+    /// Why the rule stopped short of the length it wanted (the event budget, the rounds),
+    /// when it did.
+    pub short_of: Option<String>,
+}
+
+impl LengthChoice {
+    /// The measured length [`RELAXATION_MULTIPLE`] relaxation times call for, when the
+    /// run reported is shorter (whatever the rule).
+    pub fn wanted(&self, measured: f64) -> Option<f64> {
+        let r = self.relaxation?;
+        let want = RELAXATION_MULTIPLE * r.tau;
+        let want = if r.resolved {
+            want
+        } else {
+            want.max(2.0 * measured)
+        };
+        (want > measured).then(|| round_up(want))
+    }
+
+    /// The choice in words, for the record: which length ran and why.
+    pub fn reason(&self, measured: f64) -> String {
+        let tau = match self.relaxation {
+            Some(r) if r.resolved => format!(
+                "the relaxation time of the tasks per server estimated on the run (the integrated autocorrelation time, Sokal's windowed estimator) is {}",
+                crate::sim::warmup::nice_up(r.tau)
+            ),
+            Some(r) => format!(
+                "the relaxation time of the tasks per server is at least {} (the run is too short to resolve it)",
+                crate::sim::warmup::nice_up(r.tau)
+            ),
+            None => "the relaxation time could not be estimated".to_string(),
+        };
+        let shown = crate::sim::warmup::nice_up;
+        match self.rule {
+            LengthRule::Given => match self.wanted(measured) {
+                Some(w) => format!(
+                    "time as given; {tau}, so time {} holds fewer than {RELAXATION_MULTIPLE} of them and the replication means may be too skewed for the t-interval (time {} or more)",
+                    shown(measured),
+                    shown(w)
+                ),
+                None => format!("time as given; {tau}"),
+            },
+            LengthRule::Relaxation { .. } => {
+                let runs = if self.tried.len() > 1 {
+                    format!(
+                        "time {} was run first and found too short, then {}",
+                        shown(self.tried[0]),
+                        self.tried[1..]
+                            .iter()
+                            .map(|t| shown(*t))
+                            .collect::<Vec<_>>()
+                            .join(", then ")
+                    )
+                } else {
+                    format!("time {} (the default) was long enough", shown(measured))
+                };
+                let short = self
+                    .short_of
+                    .as_ref()
+                    .map(|s| format!("; {s}"))
+                    .unwrap_or_default();
+                format!(
+                    "at least {RELAXATION_MULTIPLE} relaxation times per replication (so that the replication means are near normal for the t-interval; the warm-up of a tenth is then at least 20 relaxation times); {tau}; {runs}{short}"
+                )
+            }
+        }
+    }
+}
+
+/// `x` rounded up to two significant digits.
+fn round_up(x: f64) -> f64 {
+    if !(x.is_finite() && x > 0.0) {
+        return x;
+    }
+    let unit = 10f64.powf(x.log10().floor() - 1.0);
+    (x / unit).ceil() * unit
 }
 
 /// The expected events of one replication of `opts` on `system`: arrivals at λN and as
@@ -687,15 +800,76 @@ pub fn run(
         }
         Measure::AtEnd => plan.sample_times = vec![warmup + measured],
     }
-    let total = expected * opts.replications as f64;
-    let sim = OccupancySim::new(system, &plan)?.with_expected_events(if total < u64::MAX as f64 {
-        total as u64
-    } else {
-        u64::MAX
-    });
     let runner = opts.replicator()?;
     let t0 = std::time::Instant::now();
-    let (replicated, summary) = simulate(system, &sim, &runner, progress)?;
+    let once = |plan: &Plan, o: &RunOptions| -> Result<(Replicated<Obs>, Summary), LbError> {
+        let total = expected_events(system, o) * o.replications as f64;
+        let sim =
+            OccupancySim::new(system, plan)?.with_expected_events(if total < u64::MAX as f64 {
+                total as u64
+            } else {
+                u64::MAX
+            });
+        simulate(system, &sim, &runner, progress)
+    };
+    let series_relaxation = |rep: &Replicated<Obs>| -> Option<Relaxation> {
+        let s: Option<Vec<&Series>> = rep.tallies.iter().map(|t| t.series.as_ref()).collect();
+        relaxation(&s?)
+    };
+    let mut o = opts.clone();
+    let (mut replicated, mut summary) = once(&plan, &o)?;
+    let mut choice = LengthChoice {
+        rule: opts.length_rule,
+        relaxation: series_relaxation(&replicated),
+        tried: vec![measured],
+        short_of: None,
+    };
+    let mut discarded_events = 0u64;
+    if let (LengthRule::Relaxation { warmup_follows }, Measure::Stationary) =
+        (opts.length_rule, measure)
+    {
+        while let Some(want) = choice.wanted(plan.horizon) {
+            if choice.tried.len() >= LENGTH_ROUNDS {
+                choice.short_of = Some(format!(
+                    "stopped after {LENGTH_ROUNDS} runs short of time {} (give --time)",
+                    crate::sim::warmup::nice_up(want)
+                ));
+                break;
+            }
+            let next = want.max(2.0 * plan.horizon);
+            let next_warmup = if warmup_follows {
+                next / DEFAULT_WARMUP_FRACTION as f64
+            } else {
+                plan.warmup
+            };
+            let candidate = RunOptions {
+                length: Length::Time {
+                    measured: next,
+                    warmup: next_warmup,
+                },
+                ..o.clone()
+            };
+            if candidate
+                .check_budget(expected_events(system, &candidate), "")
+                .is_err()
+            {
+                choice.short_of = Some(format!(
+                    "time {} would exceed the event budget: the run reported is shorter (give --time and --no-limit)",
+                    crate::sim::warmup::nice_up(next)
+                ));
+                break;
+            }
+            discarded_events = discarded_events.saturating_add(replicated.events);
+            o = candidate;
+            plan.horizon = next;
+            plan.warmup = next_warmup;
+            (replicated, summary) = once(&plan, &o)?;
+            choice.tried.push(next);
+            choice.relaxation = series_relaxation(&replicated);
+        }
+    }
+    replicated.events = replicated.events.saturating_add(discarded_events);
+    summary.events = summary.events.saturating_add(discarded_events);
     let diagnostics = Diagnostics::of(&replicated, names::MEAN_TASKS);
     Ok(SimRun {
         replicated,
@@ -704,5 +878,10 @@ pub fn run(
         start,
         notes,
         diagnostics,
+        length: Length::Time {
+            measured: plan.horizon,
+            warmup: plan.warmup,
+        },
+        length_choice: choice,
     })
 }
