@@ -46,7 +46,7 @@ python: venv
 
 test-python: python
 	$(CARGO) build --release --quiet --bin taskassign
-	cd python && TASKASSIGN=$(CURDIR)/target/release/taskassign $(VENV)/bin/python -m pytest -q tests
+	TASKASSIGN=$(CURDIR)/target/release/taskassign $(VENV)/bin/python -m pytest -q python/tests
 
 # Release: the MPFR-heavy tests are much faster optimised. Both steps run; the first
 # failing exit status is kept.
