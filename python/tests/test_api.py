@@ -25,16 +25,15 @@ def test_quantity_against_the_commands():
 
 
 def test_quantity_ratio_in_mpmath():
-    # A ratio of two evaluations against the two records divided in mpmath at 50 digits:
-    # agreement to the 20 certified digits (one unit of the 20th digit, relative).
+    # The ratio of two optima against the two command-line records divided in mpmath at 50
+    # digits: agreement to the 20 certified digits (one unit of the 20th digit, relative).
     q = taskassign.quantity(
-        "eval(tags, cutoffs=[1000]).value / eval(sita, cutoffs=[1000]).value",
+        "opt(tags).value / opt(sita).value",
         dist="bp:k=1,p=1e10,alpha=1", hosts=2, load=0.5, digits=20,
     )
-    args = ["--dist", "bp:k=1,p=1e10,alpha=1", "--hosts", "2", "--load", "0.5",
-            "--cutoffs", "1000", "--digits", "25"]
-    tags = cli_json("eval", "--policy", "tags", *args)["value"]
-    sita = cli_json("eval", "--policy", "sita", *args)["value"]
+    args = ["--dist", "bp:k=1,p=1e10,alpha=1", "--hosts", "2", "--load", "0.5", "--digits", "25"]
+    tags = cli_json("optimize", "--policy", "tags", *args)["value"]
+    sita = cli_json("optimize", "--policy", "sita", *args)["value"]
     with mpmath.workdps(50):
         r = mpmath.mpf(tags) / mpmath.mpf(sita)
         assert q.digits == 20
