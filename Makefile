@@ -6,7 +6,7 @@ CARGO ?= cargo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN := $(CARGO) run --release --quiet --
 
-.PHONY: all deps venv check test test-fuzz test-coverage test-slurm test-latex test-browser demo lint bench
+.PHONY: all deps venv python test-python check test test-fuzz test-coverage test-slurm test-latex test-browser demo lint bench
 
 all: test
 
@@ -30,6 +30,23 @@ $(VENV)/.installed: requirements-dev.txt
 	@test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	@touch $@
+
+# The Python package (issue 23): python/ is a PyO3 crate of its own, outside the root
+# workspace. maturin (from requirements-dev.txt) builds the abi3 wheel into
+# target/wheels, reusing the root's target/ for the crate and its dependencies, and pip
+# installs it into .venv/, so that `.venv/bin/python -c 'import taskassign'` works.
+# test-python runs pytest over python/tests, which compares every function with the
+# command line's JSON (hence the binary).
+WHEELS := $(CURDIR)/target/wheels
+python: venv
+	rm -f $(WHEELS)/taskassign-*.whl
+	cd python && CARGO_TARGET_DIR=$(CURDIR)/target $(VENV)/bin/maturin build --release --quiet \
+	  --interpreter $(VENV)/bin/python --out $(WHEELS)
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(WHEELS)/taskassign-*.whl
+
+test-python: python
+	$(CARGO) build --release --quiet --bin taskassign
+	TASKASSIGN=$(CURDIR)/target/release/taskassign $(VENV)/bin/python -m pytest -q python/tests
 
 # Release: the MPFR-heavy tests are much faster optimised. Both steps run; the first
 # failing exit status is kept.

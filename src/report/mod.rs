@@ -102,6 +102,12 @@ impl Record {
             .flag("stable", n.stable)
             .int("digits", u64::from(n.digits))
     }
+    /// The fields added as certified numbers or lists of them (`k_lo`/`k_hi` of an
+    /// enclosure too), in the order added: what a front end that keeps every digit (the
+    /// Python package) turns into number objects instead of strings.
+    pub fn number_keys(&self) -> &[String] {
+        &self.numeric
+    }
     /// The value of field `k`, if the record has it.
     pub fn get(&self, k: &str) -> Option<&Value> {
         self.fields.iter().find(|(n, _)| n == k).map(|(_, v)| v)

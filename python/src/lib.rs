@@ -1,0 +1,552 @@
+//! `taskassign._taskassign`: the Rust half of the Python package (issue 23).
+//!
+//! Each function parses its arguments the way the command line does, calls the library
+//! entry point the command's handler calls (`src/cli/`), and returns the command's JSON
+//! record as text with the names of its certified-number fields; the pure-Python half
+//! (`taskassign/`) turns those into number objects that keep every digit. No mathematics
+//! here: the numbers are the command's, digit for digit.
+//!
+//! Every computation runs with the GIL released (`Python::detach`), so a thread pool in
+//! Python runs them in parallel. Failures raise `taskassign.InputError` (the command's exit
+//! status 2) or `taskassign.NumericalError` (exit 3) with the command's one-line message.
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use taskassign::dist::{DistFactory, DistSpec};
+use taskassign::error::{Classify, ErrorKind, EXIT_BAD_INPUT, EXIT_NUMERICAL};
+use taskassign::lb::exact::{exact as lb_exact, ExactOptions};
+use taskassign::lb::fixed_point::certified as fixed_point_certified;
+use taskassign::lb::fluid::Limit;
+use taskassign::lb::model::{DSpec, LbError, Model, ModelKind, Sampling, System as LbSystem};
+use taskassign::num::check_digits;
+use taskassign::optimize::certified::{
+    eval_certified, optimize_certified, threshold_certified, EvalRequest, OptimizeRequest,
+};
+use taskassign::optimize::proven::optimize_proven_with;
+use taskassign::optimize::rigorous::{eval_rigorous, threshold_rigorous};
+use taskassign::optimize::OptPolicy;
+use taskassign::policy::{LoadSpec, Metric, PolicyKind};
+use taskassign::redundancy::classes::{System as RedSystem, MAX_SERVERS};
+use taskassign::redundancy::policy::Policy as RedPolicy;
+use taskassign::report::Record;
+use taskassign::sweep::quantity::QuantityDef;
+use taskassign::sweep::Outcome;
+
+/// A failure as the command line reports it: its exit status and one-line message.
+type Failure = (i32, String);
+
+/// Bad input: exit status 2 (the command line's `bad`).
+fn bad<E: std::fmt::Display>(e: E) -> Failure {
+    (EXIT_BAD_INPUT, e.to_string())
+}
+
+/// A failure with the exit status of its kind (the command line's `fail`): an internal
+/// error says that it is a bug.
+fn fail<E: Classify + std::fmt::Display>(e: E) -> Failure {
+    match e.kind() {
+        ErrorKind::Internal => (
+            EXIT_NUMERICAL,
+            format!("internal error (a bug: please report it): {e}"),
+        ),
+        k => (k.exit_code(), e.to_string()),
+    }
+}
+
+/// The Python exception of a failure: `taskassign.InputError` for exit status 2,
+/// `taskassign.NumericalError` otherwise (the classes live in `taskassign/_errors.py`, so
+/// that they can derive from both `taskassign.Error` and `ValueError`/`ArithmeticError`).
+fn raise(py: Python<'_>, (code, msg): Failure) -> PyErr {
+    let name = if code == EXIT_BAD_INPUT {
+        "InputError"
+    } else {
+        "NumericalError"
+    };
+    let msg = msg.replace('\n', " ");
+    match py
+        .import("taskassign._errors")
+        .and_then(|m| m.getattr(name))
+        .and_then(|c| c.cast_into::<PyType>().map_err(PyErr::from))
+    {
+        Ok(cls) => PyErr::from_type(cls, msg),
+        Err(e) => PyRuntimeError::new_err(format!("{msg} (and taskassign._errors: {e})")),
+    }
+}
+
+/// A record for Python: its JSON text (the command's `--format json` line) and the names
+/// of its fields that are certified numbers (or lists of them).
+type Rec = (String, Vec<String>);
+
+fn rec(r: &Record) -> Rec {
+    (r.to_json(), r.number_keys().to_vec())
+}
+
+/// Runs `f` with the GIL released and turns its failure into the Python exception.
+fn compute<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, Failure> + Send) -> PyResult<T> {
+    py.detach(f).map_err(|e| raise(py, e))
+}
+
+/// The largest `hosts` (the command line's `MAX_HOSTS`: every count up to it is exact in
+/// f64, which the simulators use).
+const MAX_HOSTS: u64 = 1 << 53;
+
+/// `hosts`: a whole number from 1, written `1000000` or `1e6` (the command line's).
+fn hosts_of(h: &str) -> Result<usize, Failure> {
+    let n = taskassign::num::parse_count(h, "hosts", 1, MAX_HOSTS).map_err(bad)?;
+    usize::try_from(n).map_err(bad)
+}
+
+/// A name of a vocabulary (policy, metric, model, sampling), parsed as the claim language
+/// parses it (the command line's clap parser accepts the same names).
+fn named<T: taskassign::vocab::Vocabulary>(s: &str) -> Result<T, Failure> {
+    taskassign::vocab::parse::<T>(s).map_err(bad)
+}
+
+/// One of `load`, `load_per_host`, `lambda` (the command line's `--load`,
+/// `--load-per-host`, `--lambda`: exactly one).
+fn load_of(
+    load: Option<String>,
+    per_host: Option<String>,
+    lambda: Option<String>,
+) -> Result<LoadSpec, Failure> {
+    match (load, per_host, lambda) {
+        (Some(r), None, None) => Ok(LoadSpec::Total(r)),
+        (None, Some(u), None) => Ok(LoadSpec::PerHost(u)),
+        (None, None, Some(l)) => Ok(LoadSpec::Lambda(l)),
+        (None, None, None) => Err(bad("give one of --load, --load-per-host, --lambda")),
+        _ => Err(bad("give only one of --load, --load-per-host, --lambda")),
+    }
+}
+
+/// `taskassign eval … --format json`.
+#[pyfunction]
+#[pyo3(signature = (policy, dist, hosts, load, load_per_host, lambda_, cutoffs, metric, digits, rigorous))]
+#[allow(clippy::too_many_arguments)]
+fn eval(
+    py: Python<'_>,
+    policy: String,
+    dist: String,
+    hosts: String,
+    load: Option<String>,
+    load_per_host: Option<String>,
+    lambda_: Option<String>,
+    cutoffs: String,
+    metric: String,
+    digits: i64,
+    rigorous: bool,
+) -> PyResult<Rec> {
+    compute(py, move || {
+        let policy: PolicyKind = named(&policy)?;
+        let metric: Metric = named(&metric)?;
+        let digits = check_digits(digits).map_err(bad)?;
+        let hosts = hosts_of(&hosts)?;
+        let dist = DistSpec::parse(&dist).map_err(bad)?;
+        let load = load_of(load, load_per_host, lambda_)?;
+        let cutoffs: Vec<String> = cutoffs
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect();
+        let req = EvalRequest {
+            policy,
+            dist: &dist,
+            hosts,
+            load,
+            cutoffs,
+            metric,
+            digits,
+        };
+        if rigorous {
+            let rep = eval_rigorous(&req).map_err(fail)?;
+            return Ok(rec(&taskassign::report::eval::eval_rigorous_record(
+                &req, &rep,
+            )));
+        }
+        let rep = eval_certified(&req).map_err(fail)?;
+        Ok(rec(&taskassign::report::eval::eval_record(&req, &rep)))
+    })
+}
+
+/// `taskassign optimize … --format json`.
+#[pyfunction]
+#[pyo3(signature = (policy, dist, hosts, load, load_per_host, lambda_, metric, digits, rigorous, max_boxes))]
+#[allow(clippy::too_many_arguments)]
+fn optimize(
+    py: Python<'_>,
+    policy: String,
+    dist: String,
+    hosts: String,
+    load: Option<String>,
+    load_per_host: Option<String>,
+    lambda_: Option<String>,
+    metric: String,
+    digits: i64,
+    rigorous: bool,
+    max_boxes: u64,
+) -> PyResult<Rec> {
+    compute(py, move || {
+        let policy: OptPolicy = named(&policy)?;
+        let metric: Metric = named(&metric)?;
+        let digits = check_digits(digits).map_err(bad)?;
+        let hosts = hosts_of(&hosts)?;
+        let dist = DistSpec::parse(&dist).map_err(bad)?;
+        let load = load_of(load, load_per_host, lambda_)?;
+        let req = OptimizeRequest {
+            policy,
+            dist: &dist,
+            hosts,
+            load,
+            metric,
+            digits,
+        };
+        if rigorous {
+            if policy == OptPolicy::SitaE {
+                return Err(bad(
+                    "--rigorous proves the minimum of sita, tags and tags-minmax; sita-e's cutoffs are fixed by equal loads, not minimised",
+                ));
+            }
+            let max = usize::try_from(max_boxes.max(1)).unwrap_or(usize::MAX);
+            let (rep, proven) = optimize_proven_with(&req, max).map_err(fail)?;
+            return Ok(rec(&taskassign::report::optimize::optimize_proven_record(
+                &req, &rep, &proven,
+            )));
+        }
+        let rep = optimize_certified(&req).map_err(fail)?;
+        Ok(rec(&taskassign::report::optimize::optimize_record(
+            &req, &rep,
+        )))
+    })
+}
+
+/// `taskassign threshold … --format json`.
+#[pyfunction]
+#[pyo3(signature = (dist, hosts, digits, rigorous))]
+fn threshold(
+    py: Python<'_>,
+    dist: String,
+    hosts: String,
+    digits: i64,
+    rigorous: bool,
+) -> PyResult<Rec> {
+    compute(py, move || {
+        let digits = check_digits(digits).map_err(bad)?;
+        let hosts = match hosts.trim() {
+            "inf" | "infinity" => None,
+            s => Some(hosts_of(s).map_err(|_| {
+                bad(format!(
+                    "hosts must be a positive integer or inf, got '{s}'"
+                ))
+            })?),
+        };
+        let dist = DistSpec::parse(&dist).map_err(bad)?;
+        let f = &dist as &dyn DistFactory;
+        if rigorous {
+            let rep = threshold_rigorous(&dist, hosts, digits).map_err(fail)?;
+            return Ok(rec(
+                &taskassign::report::threshold::threshold_rigorous_record(f, hosts, digits, &rep),
+            ));
+        }
+        let rep = threshold_certified(&dist, hosts, digits).map_err(fail)?;
+        Ok(rec(&taskassign::report::threshold::threshold_record(
+            f, hosts, digits, &rep,
+        )))
+    })
+}
+
+/// The grid file of a sweep over one claim quantity at one point: `quantity = EXPR` and
+/// the `[setup]` (what `taskassign sweep` reads; `digits` an integer, the rest strings).
+fn quantity_file(expr: &str, setup: &BTreeMap<String, String>, digits: Option<i64>) -> String {
+    let mut t = toml::Table::new();
+    for (k, v) in setup {
+        t.insert(k.clone(), toml::Value::String(v.clone()));
+    }
+    if let Some(d) = digits {
+        t.insert("digits".into(), toml::Value::Integer(d));
+    }
+    let mut top = toml::Table::new();
+    top.insert("quantity".into(), toml::Value::String(expr.to_string()));
+    top.insert("setup".into(), toml::Value::Table(t));
+    toml::to_string(&top).unwrap_or_default()
+}
+
+/// The two keys of a quantity file that [`QuantityDef::compile`] reads.
+#[derive(serde::Deserialize)]
+struct QuantityFile {
+    quantity: toml::Spanned<String>,
+    setup: Option<toml::Table>,
+}
+
+/// A claim quantity at one point, through the claims engine, as a sweep over `quantity =
+/// EXPR` records it: `{"quantity", "value", "digits"}` (plus `half_width` and `warnings`
+/// when the value rests on a simulation).
+#[pyfunction]
+#[pyo3(signature = (expr, setup, digits))]
+fn quantity(
+    py: Python<'_>,
+    expr: String,
+    setup: BTreeMap<String, String>,
+    digits: Option<i64>,
+) -> PyResult<String> {
+    compute(py, move || {
+        let text = quantity_file(&expr, &setup, digits);
+        let file: QuantityFile = toml::from_str(&text).map_err(bad)?;
+        let def = QuantityDef::compile(
+            "<quantity>",
+            &text,
+            &file.quantity,
+            file.setup.as_ref(),
+            &[],
+        )
+        .map_err(fail)?;
+        match def.evaluate(BTreeMap::new()) {
+            Outcome::Record(v) => Ok(v.to_string()),
+            Outcome::Failed { kind, message } => Err((kind.exit_code(), message)),
+        }
+    })
+}
+
+fn lb(e: LbError) -> Failure {
+    fail(e)
+}
+
+/// `buffer`: an integer >= 1 or inf (the command line's `--buffer`).
+fn buffer_of(s: &str) -> Result<Option<u32>, Failure> {
+    match s.trim() {
+        "inf" | "infinity" => Ok(None),
+        t => {
+            let b: i64 = t.parse().map_err(|_| {
+                bad(format!(
+                    "the buffer must be an integer >= 1 or inf, got '{t}'"
+                ))
+            })?;
+            if b < 1 {
+                return Err(lb(LbError::BadBuffer(b)));
+            }
+            u32::try_from(b)
+                .map(Some)
+                .map_err(|_| lb(LbError::BadBuffer(b)))
+        }
+    }
+}
+
+/// `taskassign jsq fixed-point … --format json`.
+#[pyfunction]
+#[pyo3(signature = (model, lambda_, buffer, d, digits))]
+fn jsq_fixed_point(
+    py: Python<'_>,
+    model: String,
+    lambda_: String,
+    buffer: String,
+    d: String,
+    digits: i64,
+) -> PyResult<Rec> {
+    compute(py, move || {
+        let digits = check_digits(digits).map_err(bad)?;
+        let kind: ModelKind = named(&model)?;
+        let model = Model::new(kind, &lambda_, buffer_of(&buffer)?).map_err(lb)?;
+        let spec = DSpec::parse(&d).map_err(lb)?;
+        let limit = Limit::from_spec(&spec).map_err(lb)?;
+        let fp = fixed_point_certified(&model, limit, digits).map_err(lb)?;
+        Ok(rec(&taskassign::report::jsq::fixed_point_record(
+            &model, &spec, limit, &fp,
+        )))
+    })
+}
+
+/// `taskassign jsq exact … --format json`.
+#[pyfunction]
+#[pyo3(signature = (model, lambda_, servers, d, buffer, sampling, digits, max_states))]
+#[allow(clippy::too_many_arguments)]
+fn jsq_exact(
+    py: Python<'_>,
+    model: String,
+    lambda_: String,
+    servers: i64,
+    d: String,
+    buffer: String,
+    sampling: String,
+    digits: i64,
+    max_states: i64,
+) -> PyResult<Rec> {
+    compute(py, move || {
+        let kind: ModelKind = named(&model)?;
+        let sampling: Sampling = named(&sampling)?;
+        let model = Model::new(kind, &lambda_, buffer_of(&buffer)?).map_err(lb)?;
+        let n = u64::try_from(servers)
+            .ok()
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| lb(LbError::BadServers(servers)))?;
+        let spec = DSpec::parse(&d).map_err(lb)?;
+        let system = LbSystem::new(model, n, &spec, sampling).map_err(lb)?;
+        let digits = check_digits(digits).map_err(bad)?;
+        let max_states = usize::try_from(max_states)
+            .ok()
+            .filter(|m| *m >= 1)
+            .ok_or_else(|| bad(format!("--max-states must be at least 1, got {max_states}")))?;
+        let opts = ExactOptions {
+            digits,
+            max_states,
+            ..ExactOptions::default()
+        };
+        let r = lb_exact(&system, &opts).map_err(lb)?;
+        Ok(rec(&taskassign::report::jsq::exact_record(
+            &system, &spec, digits, &r,
+        )))
+    })
+}
+
+/// The redundancy system the arguments describe (the command line's `--servers`,
+/// `--rates`, `--class`, `--system`, `--lambdas`, with its messages).
+fn red_system(
+    servers: Option<String>,
+    rates: Vec<String>,
+    classes: Vec<String>,
+    system: Option<String>,
+    lambdas: Option<Vec<String>>,
+) -> Result<RedSystem, Failure> {
+    let rates = match (servers, rates.is_empty()) {
+        (Some(_), false) => return Err(bad("give --servers or --rates, not both")),
+        (Some(k), true) => {
+            let k =
+                taskassign::num::parse_count(&k, "servers", 1, MAX_SERVERS as u64).map_err(bad)?;
+            Some(RedSystem::unit_rates(k as usize))
+        }
+        (None, false) => Some(rates),
+        (None, true) => None,
+    };
+    match system {
+        Some(name) => {
+            if !classes.is_empty() {
+                return Err(bad("give either --system or --class, not both"));
+            }
+            let path = std::path::Path::new(&name);
+            let sys = if name.ends_with(".toml") || path.is_file() {
+                if lambdas.is_some() {
+                    return Err(bad("--lambdas goes with a preset, not with a system file"));
+                }
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| bad(format!("cannot read {name}: {e}")))?;
+                RedSystem::from_toml(&text, &name).map_err(bad)?
+            } else {
+                let l = lambdas.ok_or_else(|| bad(format!("--system {name} needs --lambdas")))?;
+                RedSystem::preset(&name, &l).map_err(bad)?
+            };
+            match rates {
+                Some(r) => sys.with_rates(r).map_err(bad),
+                None => Ok(sys),
+            }
+        }
+        None => {
+            if lambdas.is_some() {
+                return Err(bad("--lambdas goes with --system PRESET"));
+            }
+            let rates = rates.ok_or_else(|| {
+                bad("give the servers (--servers K or --rates MU1,MU2,...) and --class SET:RATE, or --system")
+            })?;
+            if classes.is_empty() {
+                return Err(bad("give at least one --class SET:RATE"));
+            }
+            let k = rates.len();
+            let classes = classes
+                .iter()
+                .map(|c| RedSystem::parse_class(c, k))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(bad)?;
+            RedSystem::new(rates, classes).map_err(bad)
+        }
+    }
+}
+
+/// `taskassign redundancy exact … --format json`.
+#[pyfunction]
+#[pyo3(signature = (policy, servers, rates, classes, system, lambdas, preemptive, digits))]
+#[allow(clippy::too_many_arguments)]
+fn redundancy_exact(
+    py: Python<'_>,
+    policy: String,
+    servers: Option<String>,
+    rates: Vec<String>,
+    classes: Vec<String>,
+    system: Option<String>,
+    lambdas: Option<Vec<String>>,
+    preemptive: bool,
+    digits: i64,
+) -> PyResult<Rec> {
+    compute(py, move || {
+        let digits = check_digits(digits).map_err(bad)?;
+        let sys = red_system(servers, rates, classes, system, lambdas)?;
+        let policy = RedPolicy::parse(&policy, preemptive).map_err(bad)?;
+        let r = taskassign::redundancy::exact::exact(&sys, policy, digits).map_err(fail)?;
+        Ok(rec(&taskassign::report::redundancy::exact_record(
+            &sys, &r, digits,
+        )))
+    })
+}
+
+/// `taskassign check PATH… --format json` (paths: claim files or folders), or one claim
+/// file given as its text: the report's JSON and the command's exit status (0: nothing
+/// fails, 1: a claim fails, or `strict` and one is INCONCLUSIVE, 3: one could not be
+/// computed). A malformed claim raises InputError.
+#[pyfunction]
+#[pyo3(signature = (paths, text, strict))]
+fn check(
+    py: Python<'_>,
+    paths: Vec<String>,
+    text: Option<String>,
+    strict: bool,
+) -> PyResult<(String, i32)> {
+    use taskassign::claims::compile::compile;
+    use taskassign::claims::{load_paths, run::run_all};
+    use taskassign::report::claims::{summary, to_json};
+    compute(py, move || {
+        let claims = match text {
+            Some(t) => vec![compile("<claim>", &t).map_err(|e| (EXIT_BAD_INPUT, e.to_string()))?],
+            None => {
+                let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+                let claims = load_paths(&paths).map_err(|e| (EXIT_BAD_INPUT, e.to_string()))?;
+                if claims.is_empty() {
+                    return Err(bad(format!(
+                        "no claim files (*.toml) under {}",
+                        paths
+                            .iter()
+                            .map(|p| p.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+                }
+                claims
+            }
+        };
+        let rs = run_all(&claims, &|_: &taskassign::claims::ClaimResult| {});
+        let status = summary(&rs).exit_status_strict(strict);
+        Ok((to_json(&rs), status))
+    })
+}
+
+/// The default number of significant digits of every command (`--digits`).
+const DEFAULT_DIGITS: u32 = taskassign::num::DEFAULT_DIGITS;
+
+#[pymodule]
+fn _taskassign(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("DEFAULT_DIGITS", DEFAULT_DIGITS)?;
+    m.add(
+        "DEFAULT_MAX_BOXES",
+        taskassign::optimize::proven::MAX_BOXES as u64,
+    )?;
+    m.add(
+        "DEFAULT_MAX_STATES",
+        taskassign::lb::exact::DEFAULT_MAX_STATES as u64,
+    )?;
+    m.add_function(wrap_pyfunction!(eval, m)?)?;
+    m.add_function(wrap_pyfunction!(optimize, m)?)?;
+    m.add_function(wrap_pyfunction!(threshold, m)?)?;
+    m.add_function(wrap_pyfunction!(quantity, m)?)?;
+    m.add_function(wrap_pyfunction!(jsq_fixed_point, m)?)?;
+    m.add_function(wrap_pyfunction!(jsq_exact, m)?)?;
+    m.add_function(wrap_pyfunction!(redundancy_exact, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    Ok(())
+}
