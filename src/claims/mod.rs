@@ -21,6 +21,7 @@ pub mod error;
 pub mod expr;
 pub mod figure;
 pub mod grid;
+pub mod proof;
 pub mod quantities;
 pub mod registry;
 pub mod run;

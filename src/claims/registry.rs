@@ -22,6 +22,11 @@ pub trait Quantity: Send + Sync {
     fn signature(&self) -> &'static Signature;
     /// Its value at the point of `call.scope`, at the two precisions.
     fn eval(&self, call: &Call<'_>) -> Result<Value, QuantityError>;
+    /// Under `check --rigorous`, why the fields it does not enclose are not proven (a
+    /// quantity that encloses some fields sets their proofs in [`Quantity::eval`]).
+    fn unproven(&self) -> &'static str {
+        "computes no enclosure (its digits are certified by two precisions only)"
+    }
 }
 
 /// The quantities and models a claim may use.
@@ -123,8 +128,14 @@ impl Quantities for Registry {
 
     fn eval(&self, call: &Call<'_>) -> Result<Value, QuantityError> {
         let name = call.sig.name;
-        self.get(name)
-            .ok_or_else(|| QuantityError::Internal(format!("no quantity '{name}' to call")))?
-            .eval(call)
+        let q = self
+            .get(name)
+            .ok_or_else(|| QuantityError::Internal(format!("no quantity '{name}' to call")))?;
+        let v = q.eval(call)?;
+        Ok(if call.scope.rigorous {
+            v.unproven_rest(&format!("{name}() {}", q.unproven()))
+        } else {
+            v
+        })
     }
 }

@@ -56,6 +56,7 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
     };
     let mut judged = judge::judge_items(check, &items);
     judged.extend(expected::expected_values(claim, check, cache));
+    let proof = claim.rigorous.then(|| proof_of(check, &mut judged));
     // The check's verdict is its worst comparison's; among those, the smallest relative
     // margin is the one reported.
     let verdict = judged
@@ -86,6 +87,50 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
         rows,
         limits,
         judged,
+        proof,
+    }
+}
+
+/// Under `check --rigorous`: every comparison without a proof gets its reason (a limit is
+/// never proven; a comparison that could not be made is not), and the check is proven
+/// when every comparison is. The reason of an unproven check names how many comparisons
+/// are not proven and the first one's reason.
+fn proof_of(check: &Check, judged: &mut [Judged]) -> Result<(), String> {
+    for j in judged.iter_mut() {
+        if let Some(l) = &check.limit {
+            j.proof = Some(Err(format!(
+                "a limit ({} -> {}, extrapolated) is never proven",
+                l.var,
+                l.transform.towards()
+            )));
+        } else if j.proof.is_none() {
+            j.proof = Some(Err("no value to enclose".into()));
+        }
+    }
+    let open: Vec<&Judged> = judged
+        .iter()
+        .filter(|j| !matches!(j.proof, Some(Ok(()))))
+        .collect();
+    match open.first() {
+        None if judged.is_empty() => Err("no comparison was made".into()),
+        None => Ok(()),
+        Some(first) => {
+            let why = first
+                .proof
+                .as_ref()
+                .and_then(|p| p.as_ref().err().cloned())
+                .unwrap_or_default();
+            Err(if check.limit.is_some() {
+                why
+            } else {
+                format!(
+                    "{} of {} comparisons not proven; {}: {why}",
+                    open.len(),
+                    judged.len(),
+                    first.label
+                )
+            })
+        }
     }
 }
 

@@ -152,6 +152,9 @@ pub struct ClaimFile {
     /// Any other remark (approximations used, points left out and why).
     #[serde(default)]
     pub notes: Option<String>,
+    /// Run as `check --rigorous` does: enclosures, and PROVEN where they decide.
+    #[serde(default)]
+    pub rigorous: Option<bool>,
     /// The system: a table whose keys belong to its model (`model = "dispatch"`, the
     /// default; see [`super::system`]), read by the model.
     pub setup: toml::Table,

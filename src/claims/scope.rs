@@ -20,9 +20,11 @@
 use super::cache::Cache;
 use super::error::QuantityError;
 use super::expr::{Arg, Expr, Field, Op};
+use super::proof::Proof;
 use super::signature::{ModelSignature, Signature};
 use super::value::{bin_half_width, fn_half_width, Pair, Value};
 use crate::num::certify::to_sci;
+use crate::num::interval::Interval;
 use crate::num::parse_decimal;
 use rug::Float;
 use std::any::Any;
@@ -178,6 +180,9 @@ pub struct Scope<'a> {
     /// Set while a setup expression (hosts, load) is being evaluated: the system it
     /// resolves must not need the value being computed.
     pub resolving: bool,
+    /// `check --rigorous`: every number also carries its enclosure or why there is none
+    /// ([`Proof`]).
+    pub rigorous: bool,
 }
 
 impl<'a> Scope<'a> {
@@ -198,7 +203,20 @@ impl<'a> Scope<'a> {
             bits: crate::num::certify_bits(digits),
             digits,
             resolving: false,
+            rigorous: false,
         }
+    }
+
+    /// The scope with `check --rigorous` on or off.
+    pub fn with_rigour(mut self, rigorous: bool) -> Self {
+        self.rigorous = rigorous;
+        self
+    }
+
+    /// The precision of enclosures (the certifying precision, at least the working one
+    /// plus 32 guard bits).
+    pub fn enclosure_bits(&self) -> u32 {
+        self.bits.1
     }
 
     /// The claim's system as its model's own type `T` (a model's quantities read their
@@ -225,6 +243,7 @@ impl<'a> Scope<'a> {
             bits: self.bits,
             digits: self.digits,
             resolving: self.resolving,
+            rigorous: self.rigorous,
         }
     }
 
@@ -232,6 +251,8 @@ impl<'a> Scope<'a> {
     pub fn resolving(&self) -> Scope<'a> {
         let mut c = self.child();
         c.resolving = true;
+        // A setup value is passed on as a rounded decimal: its enclosure would not be used.
+        c.rigorous = false;
         c
     }
 
@@ -257,10 +278,17 @@ impl<'a> Scope<'a> {
 
     /// A decimal literal at both precisions.
     pub fn num_literal(&self, s: &str) -> Result<Pair, QuantityError> {
-        Ok(Pair::new(
+        let p = Pair::new(
             parse_decimal(s, self.bits.0)?,
             parse_decimal(s, self.bits.1)?,
-        ))
+        );
+        if !self.rigorous {
+            return Ok(p);
+        }
+        Ok(p.with_proof(Proof::enclosed(Interval::from_decimal(
+            s,
+            self.enclosure_bits(),
+        )?)))
     }
 
     /// `{var}` substitution with this point's variables.
@@ -277,7 +305,8 @@ impl<'a> Scope<'a> {
                 let x = self.eval(a)?;
                 let hw = x.sim_half_width();
                 Ok(x.map(|v| Float::with_val(v.prec(), -v))
-                    .with_sim_of(&[&x], hw))
+                    .with_sim_of(&[&x], hw)
+                    .with_proof(x.proof.neg()))
             }
             Expr::Bin(op, a, b) => {
                 let x = self.eval(a)?;
@@ -299,6 +328,7 @@ impl<'a> Scope<'a> {
                         Float::with_val(a.prec(), a.pow(b))
                     }),
                 };
+                let r = r.with_proof(Proof::bin(*op, &x.proof, &y.proof));
                 if x.sim.is_none() && y.sim.is_none() {
                     return Ok(r);
                 }
@@ -319,7 +349,14 @@ impl<'a> Scope<'a> {
             return self.num_literal(s);
         }
         if self.system.variables().contains(&v) {
-            return self.system.variable(v, self);
+            let p = self.system.variable(v, self)?;
+            if self.rigorous && p.proof.is_off() {
+                return Ok(p.with_proof(Proof::unproven(format!(
+                    "the {} model encloses no '{v}'",
+                    self.system.model()
+                ))));
+            }
+            return Ok(p);
         }
         Err(QuantityError::Usage(format!(
             "unknown name '{v}' (not a grid variable; known: {})",
@@ -344,6 +381,9 @@ impl<'a> Scope<'a> {
         // Overrides and positional arguments.
         let mut c = self.child();
         let mut pos: Vec<&Arg> = Vec::new();
+        // An override computed by an expression reaches the quantity as a decimal
+        // rendered to the working precision: not the exact value, so nothing is proven.
+        let mut rendered: Option<String> = None;
         for a in args {
             match a {
                 Arg::Named(n, _) if sig.takes(n) => {}
@@ -360,7 +400,10 @@ impl<'a> Scope<'a> {
                             OverVal::Text(w.clone())
                         }
                         Arg::Pos(Expr::Num(s)) => OverVal::Number(s.clone()),
-                        Arg::Pos(e) => OverVal::Number(self.render(&self.eval(e)?)),
+                        Arg::Pos(e) => {
+                            rendered.get_or_insert_with(|| format!("{n}={e}"));
+                            OverVal::Number(self.render(&self.eval(e)?))
+                        }
                         Arg::Named(..) => {
                             return Err(QuantityError::Usage(format!("nested '=' in {name}()")))
                         }
@@ -388,7 +431,13 @@ impl<'a> Scope<'a> {
             scope: c,
             outer: self,
         };
-        self.quantities.eval(&call)?.field(field)
+        let p = self.quantities.eval(&call)?.field(field)?;
+        match rendered {
+            Some(o) if self.rigorous => Ok(p.with_proof(Proof::unproven(format!(
+                "{name}(): the override {o} is computed and passed as a rounded decimal"
+            )))),
+            _ => Ok(p),
+        }
     }
 
     fn function(&self, name: &str, args: &[Arg]) -> Result<Pair, QuantityError> {
@@ -423,7 +472,11 @@ impl<'a> Scope<'a> {
             let acc = acc.ok_or_else(|| {
                 QuantityError::Usage(format!("{name}() needs at least one argument"))
             })?;
-            let picked = Pair::new(acc.lo.clone(), acc.hi.clone());
+            let proof = Proof::extreme(
+                name == "max",
+                &vals.iter().map(|v| &v.proof).collect::<Vec<_>>(),
+            );
+            let picked = Pair::new(acc.lo.clone(), acc.hi.clone()).with_proof(proof);
             return Ok(picked.with_sim_of(&refs, hw));
         }
         if vals.len() != 1 {
@@ -456,6 +509,7 @@ impl<'a> Scope<'a> {
             }
             _ => x.map(|v| Float::with_val(v.prec(), v.abs_ref())),
         };
+        let r = r.with_proof(Proof::function(name, &x.proof));
         if x.sim.is_none() {
             return Ok(r);
         }

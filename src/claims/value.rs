@@ -5,6 +5,7 @@
 
 use super::error::QuantityError;
 use super::expr::{Field, Op};
+use super::proof::Proof;
 use rug::Float;
 
 /// A value at the two precisions (low, high), and, when it depends on a simulation, the
@@ -24,6 +25,9 @@ pub struct Pair {
     pub hi: Float,
     /// The statistical uncertainty of a simulated value (`None` for computed values).
     pub sim: Option<Box<SimUnc>>,
+    /// Under `check --rigorous`, the value's enclosure or why there is none
+    /// ([`Proof::Off`] otherwise).
+    pub proof: Proof,
 }
 
 /// The statistical uncertainty a simulated quantity carries through an expression.
@@ -52,6 +56,7 @@ impl Pair {
             lo: f(&self.lo, &o.lo),
             hi: f(&self.hi, &o.hi),
             sim: None,
+            proof: Proof::Off,
         }
     }
     pub(crate) fn map(&self, f: impl Fn(&Float) -> Float) -> Pair {
@@ -59,6 +64,7 @@ impl Pair {
             lo: f(&self.lo),
             hi: f(&self.hi),
             sim: None,
+            proof: Proof::Off,
         }
     }
     /// |hi − lo|: the numerical uncertainty.
@@ -87,6 +93,7 @@ impl Pair {
             lo: Float::with_val(bits.0, v),
             hi: Float::with_val(bits.1, v),
             sim: None,
+            proof: Proof::Off,
         }
     }
     /// A simulated estimate: the same f64 at both precisions, with its half-width.
@@ -105,6 +112,7 @@ impl Pair {
                 warnings,
                 sources: vec![source],
             })),
+            proof: Proof::Off,
         }
     }
     /// `self` with a simulation uncertainty of half-width `hw` built from `inputs`' (none
@@ -219,7 +227,17 @@ pub(crate) fn fn_half_width(name: &str, x: &Pair, r: &Pair) -> Float {
 impl Pair {
     /// The same number at both precisions (`lo` and `hi` given).
     pub fn new(lo: Float, hi: Float) -> Pair {
-        Pair { lo, hi, sim: None }
+        Pair {
+            lo,
+            hi,
+            sim: None,
+            proof: Proof::Off,
+        }
+    }
+    /// `self` with the enclosure (or the reason for none) `proof`.
+    pub fn with_proof(mut self, proof: Proof) -> Pair {
+        self.proof = proof;
+        self
     }
     /// A number known in f64 (a simulator's formula value), at both precisions.
     pub fn from_f64(bits: (u32, u32), v: f64) -> Pair {
@@ -290,6 +308,45 @@ impl Value {
     /// Adds a field that is not available here, with the reason.
     pub fn missing(mut self, name: &'static str, why: impl Into<String>) -> Value {
         self.fields.push((name, FieldValue::Missing(why.into())));
+        self
+    }
+
+    /// Every number of the value that carries no proof yet marked unproven, with `why`
+    /// (under `check --rigorous`: a quantity's fields it does not enclose).
+    pub fn unproven_rest(mut self, why: &str) -> Value {
+        let mark = |p: &mut Pair| {
+            if p.proof.is_off() {
+                p.proof = Proof::unproven(why);
+            }
+        };
+        for (_, f) in &mut self.fields {
+            match f {
+                FieldValue::Scalar(p) => mark(p),
+                FieldValue::Vector(v) => v.iter_mut().for_each(mark),
+                FieldValue::Missing(_) => {}
+            }
+        }
+        self
+    }
+
+    /// Sets the proof of the scalar field `name` (nothing if there is none).
+    pub fn prove(mut self, name: &str, proof: Proof) -> Value {
+        if let Some((_, FieldValue::Scalar(p))) = self.fields.iter_mut().find(|(n, _)| *n == name) {
+            p.proof = proof;
+        }
+        self
+    }
+
+    /// Sets the proofs of the vector field `name`, one per element (nothing if the field is
+    /// not a vector of that length).
+    pub fn prove_vec(mut self, name: &str, proofs: Vec<Proof>) -> Value {
+        if let Some((_, FieldValue::Vector(v))) = self.fields.iter_mut().find(|(n, _)| *n == name) {
+            if v.len() == proofs.len() {
+                for (p, q) in v.iter_mut().zip(proofs) {
+                    p.proof = q;
+                }
+            }
+        }
         self
     }
 

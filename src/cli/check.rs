@@ -51,6 +51,19 @@ pub(crate) struct CheckArgs {
     /// not stay green on undecided claims).
     #[arg(long)]
     strict: bool,
+    /// Prove where possible: every number is also computed as an enclosure (an interval
+    /// with outward rounding that contains the exact value), and a check whose relation
+    /// holds on the whole enclosure at every point is PROVEN rather than PASS (certified:
+    /// two precisions agree). Enclosed: eval of sita/tags/random at decimal cutoffs,
+    /// opt(sita-e).value, the minimum of opt(sita|tags) and the largest queue of
+    /// opt(tags-minmax) (a proven lower bound and the value at the printed cutoffs),
+    /// threshold(),
+    /// mean(), moment(), sup_x_tail(), scv() and the arithmetic between them. Never
+    /// PROVEN: limits, simulations, truncated chains, custom densities, computed loads;
+    /// the report says why for each check. A claim file may ask for it with
+    /// `rigorous = true`.
+    #[arg(long)]
+    rigorous: bool,
     /// Print the quantities a claim file may call (the registry), with their models,
     /// arguments and fields, and exit.
     #[arg(long)]
@@ -257,7 +270,10 @@ pub(crate) fn run_check(a: CheckArgs) -> Result<(String, i32), (i32, String)> {
             "--format html writes DIR/index.html: it needs --out DIR".into(),
         ));
     }
-    let claims = load_paths(&paths).map_err(|e| (super::EXIT_BAD_INPUT, e.to_string()))?;
+    let mut claims = load_paths(&paths).map_err(|e| (super::EXIT_BAD_INPUT, e.to_string()))?;
+    if a.rigorous {
+        claims.iter_mut().for_each(|c| c.rigorous = true);
+    }
     let figures = if a.format == CheckFormat::Html {
         html_figures(a.figures.as_deref(), &claims)?
     } else {

@@ -433,6 +433,31 @@ pub fn optimize_proven_with(
     Ok((report, proven))
 }
 
+/// The branch and bound of [`optimize_proven_with`] from the cutoffs `start` of an
+/// optimum the caller already has (the claims' `opt` under `check --rigorous`, which
+/// computed the certified optimum at two precisions): the certified search is not run
+/// again. Any `start` gives a valid answer; a good one makes the gap close sooner.
+pub fn proven_from_start(
+    req: &OptimizeRequest,
+    start: &[Float],
+    max_boxes: usize,
+) -> Result<ProvenOptimum, PolicyError> {
+    let obj = Objective::of(req.policy, req.metric)?;
+    let bits = working_bits(req.digits) + RIGOROUS_GUARD_BITS;
+    let enc = req.dist.enclose(bits)?;
+    let law = req.dist.build(bits)?;
+    proven_from(
+        obj,
+        enc.as_ref(),
+        law.as_ref(),
+        &req.load,
+        req.hosts,
+        start,
+        req.digits,
+        max_boxes,
+    )
+}
+
 /// The branch and bound from the cutoffs `start` (a good point: the certified optimum).
 #[allow(clippy::too_many_arguments)]
 fn proven_from(

@@ -559,6 +559,51 @@ fn proven_side(
     Ok(None)
 }
 
+/// SITA-E's cutoffs enclosed: s_i is the root of M_1(s_0, s) = (i/h) E[X] (equal loads),
+/// increasing in s, so it lies between a point where the enclosure of
+/// M_1(s_0, s) − (i/h) E[X] is proven negative and one where it is proven positive; those
+/// points are searched near the MPFR cutoffs `guesses` (relative offsets 2^(4 − bits)·2^k,
+/// as the greedy cutoffs'). An error when a side is not proven (a law whose M_1 is flat or
+/// jumps at the root: an atom, a gap in the support).
+pub fn sita_e_enclosed(
+    enc: &dyn Enclosure,
+    hosts: usize,
+    guesses: &[Float],
+) -> Result<Vec<Interval>, PolicyError> {
+    let bits = enc.prec();
+    let mean = enc.mean()?;
+    let floor = below_support(bits);
+    let start = pt(&floor);
+    let mut out = Vec::with_capacity(guesses.len());
+    for (k, g) in guesses.iter().enumerate() {
+        let i = k + 1;
+        let target = mean
+            .mul(&Interval::int(bits, i64::try_from(i).unwrap_or(i64::MAX)))
+            .div(&Interval::int(
+                bits,
+                i64::try_from(hosts).unwrap_or(i64::MAX),
+            ));
+        // f(s) = 1 + M_1(s_0, s) − target, increasing: its root is where f = 1.
+        let f = |s: &Float| -> Result<Interval, PolicyError> {
+            let m = enc.partial_moment(1, &start, &pt(s))?;
+            Ok(m.sub(&target).add(&Interval::int(bits, 1)))
+        };
+        let g = Float::with_val(bits, g);
+        let lo = proven_side(bits, &g, &floor, false, &f)?;
+        let hi = proven_side(bits, &g, &floor, true, &f)?;
+        match (lo, hi) {
+            (Some(a), Some(b)) => out.push(Interval::new(a, b)),
+            _ => {
+                return Err(undecided(format!(
+                    "SITA-E cutoff {i} near {}",
+                    message_number(&g)
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Host i's critical cutoff in MPFR (λ(M_1(a, s) + s F̄(s)) = 1 from s = start), where the
 /// MPFR construction gave none to start from.
 fn float_critical_cutoff(

@@ -24,6 +24,12 @@ pub struct Summary {
     /// Claims that could not be computed: a check none of whose points computed, or a
     /// point stopped by a numerical failure or an internal error.
     pub uncomputed: usize,
+    /// Whether some claim ran under `--rigorous` (then PROVEN is counted apart).
+    pub rigorous: bool,
+    /// Claims whose every check is PROVEN (not counted in `pass`).
+    pub proven: usize,
+    /// Checks that are PROVEN.
+    pub proven_checks: usize,
 }
 
 impl Summary {
@@ -53,7 +59,10 @@ pub fn summary(rs: &[ClaimResult]) -> Summary {
     };
     for r in rs {
         s.checks += r.checks.len();
+        s.rigorous |= r.rigorous();
+        s.proven_checks += r.proven_checks();
         match r.verdict {
+            Verdict::Pass if r.proven() => s.proven += 1,
             Verdict::Pass => s.pass += 1,
             Verdict::Fail => s.fail += 1,
             Verdict::Inconclusive => s.inconclusive += 1,
@@ -95,7 +104,7 @@ fn rel_note(x: &Option<String>, obj: &mut Value) {
 
 /// The verdict as shown, with the expectation when it is not PASS.
 pub fn verdict_shown(r: &ClaimResult) -> String {
-    let v = r.verdict.name();
+    let v = r.class();
     if r.fails_run() {
         let w = r.checks.iter().find(|c| c.fails_run());
         match w {
@@ -158,9 +167,10 @@ fn check_json(c: &CheckResult) -> Value {
                 "margin": j.margin,
                 "rel_margin": rel(&j.rel_margin_text),
                 "uncertainty": j.uncertainty,
-                "verdict": j.verdict.name(),
+                "verdict": j.class(),
             });
             rel_note(&j.rel_margin_text, &mut o);
+            proof_json(&j.proof, &mut o);
             o
         })
         .collect();
@@ -169,7 +179,7 @@ fn check_json(c: &CheckResult) -> Value {
         "meaning": c.meaning,
         "quantity": c.quantity,
         "relation": c.relation,
-        "verdict": c.verdict.name(),
+        "verdict": c.class(),
         "expect": c.expect.name(),
         "as_expected": c.as_expected(),
         "finding": c.finding,
@@ -181,7 +191,58 @@ fn check_json(c: &CheckResult) -> Value {
         "comparisons": judged,
     });
     rel_note(&c.rel_margin_text, &mut o);
+    proof_json(&c.proof, &mut o);
     o
+}
+
+/// Under `--rigorous`: `proven` (true or false) and, when false, `proof_note` (why not).
+fn proof_json(p: &Option<Result<(), String>>, obj: &mut Value) {
+    let (Some(p), Value::Object(m)) = (p, obj) else {
+        return;
+    };
+    m.insert("proven".into(), Value::Bool(p.is_ok()));
+    if let Err(why) = p {
+        m.insert("proof_note".into(), Value::String(why.clone()));
+    }
+}
+
+/// A check's class as the tables show it: `PROVEN`, or the verdict, and under
+/// `--rigorous` why a check is not proven.
+pub fn check_class_text(c: &CheckResult) -> String {
+    match c.unproven_reason() {
+        Some(why) => format!("{} (not proven: {why})", c.class()),
+        None => c.class().to_string(),
+    }
+}
+
+/// Under `--rigorous`, one line per check: its class and, when it is not PROVEN, why.
+pub fn proof_lines(rs: &[ClaimResult]) -> Vec<String> {
+    rs.iter()
+        .filter(|r| r.rigorous())
+        .flat_map(|r| {
+            r.checks
+                .iter()
+                .map(move |c| format!("{}/{}: {}", r.claim.id, c.name, check_class_text(c)))
+        })
+        .collect()
+}
+
+/// The counts of the summary line: PROVEN apart under `--rigorous`.
+fn counts_text(s: &Summary) -> String {
+    if s.rigorous {
+        format!("{} PROVEN, ", s.proven)
+    } else {
+        String::new()
+    }
+}
+
+/// The end of the summary line under `--rigorous`: the checks PROVEN.
+fn proven_checks_text(s: &Summary) -> String {
+    if s.rigorous {
+        format!("; {} of {} checks PROVEN", s.proven_checks, s.checks)
+    } else {
+        String::new()
+    }
 }
 
 /// One claim as JSON.
@@ -199,7 +260,7 @@ pub fn claim_json(r: &ClaimResult) -> Value {
         "statement": c.statement,
         "reading": c.reading,
         "notes": c.notes,
-        "verdict": r.verdict.name(),
+        "verdict": r.class(),
         "as_expected": r.as_expected(),
         "fails_run": r.fails_run(),
         "margin": w.map(|w| w.margin.clone()),
@@ -210,6 +271,9 @@ pub fn claim_json(r: &ClaimResult) -> Value {
     });
     if let Some(w) = w {
         rel_note(&w.rel_margin_text, &mut o);
+    }
+    if let (true, Value::Object(m)) = (r.rigorous(), &mut o) {
+        m.insert("proven_checks".into(), json!(r.proven_checks()));
     }
     o
 }
@@ -231,6 +295,11 @@ pub fn to_json(rs: &[ClaimResult]) -> String {
             "exit_status": s.exit_status(),
         }
     });
+    let mut v = v;
+    if let (true, Some(Value::Object(m))) = (s.rigorous, v.get_mut("summary")) {
+        m.insert("proven".into(), json!(s.proven));
+        m.insert("proven_checks".into(), json!(s.proven_checks));
+    }
     v.to_string()
 }
 
@@ -314,11 +383,19 @@ pub fn to_text(rs: &[ClaimResult]) -> String {
             out.push_str(&format!("  {l}\n"));
         }
     }
+    let proofs = proof_lines(rs);
+    if !proofs.is_empty() {
+        out.push_str("\nproofs (--rigorous: PROVEN = decided by enclosures at every point):\n");
+        for l in proofs {
+            out.push_str(&format!("  {l}\n"));
+        }
+    }
     let s = summary(rs);
     out.push_str(&format!(
-        "\n{} claims ({} checks): {} PASS, {} FAIL ({} expected: documented findings), {} INCONCLUSIVE; {}\n",
+        "\n{} claims ({} checks): {}{} PASS, {} FAIL ({} expected: documented findings), {} INCONCLUSIVE; {}{}\n",
         s.claims,
         s.checks,
+        counts_text(&s),
         s.pass,
         s.fail,
         s.expected_fail,
@@ -328,7 +405,8 @@ pub fn to_text(rs: &[ClaimResult]) -> String {
             (0, u) => format!("{u} claim(s) could not be computed"),
             (f, 0) => format!("{f} claim(s) fail"),
             (f, u) => format!("{f} claim(s) fail; {u} could not be computed"),
-        }
+        },
+        proven_checks_text(&s)
     ));
     out
 }
@@ -357,8 +435,14 @@ pub fn to_markdown(rs: &[ClaimResult]) -> String {
     }
     let s = summary(rs);
     out.push_str(&format!(
-        "\n{} claims: {} PASS, {} FAIL ({} expected), {} INCONCLUSIVE.\n",
-        s.claims, s.pass, s.fail, s.expected_fail, s.inconclusive
+        "\n{} claims: {}{} PASS, {} FAIL ({} expected), {} INCONCLUSIVE{}.\n",
+        s.claims,
+        counts_text(&s),
+        s.pass,
+        s.fail,
+        s.expected_fail,
+        s.inconclusive,
+        proven_checks_text(&s)
     ));
     for r in rs {
         let c = &r.claim;
@@ -387,7 +471,7 @@ pub fn to_markdown(rs: &[ClaimResult]) -> String {
                 k.name,
                 md_escape(&k.quantity),
                 md_escape(&k.relation),
-                k.verdict.name(),
+                md_escape(&check_class_text(k)),
                 if k.expect != Verdict::Pass {
                     format!(" (expected {})", k.expect.name())
                 } else {
@@ -466,7 +550,7 @@ pub fn claim_csv(r: &ClaimResult) -> String {
                 csv_cell(&j.value),
                 csv_cell(&j.bound),
                 csv_cell(&j.margin),
-                j.verdict.name()
+                j.class()
             ));
         }
     }

@@ -8,7 +8,7 @@
 //! bounding box and at least one drawn series) into `<body data-figures-ok=…>`; the
 //! browser test (`tests/browser/run.sh`) reads it.
 
-use super::claims::{summary, verdict_shown};
+use super::claims::{check_class_text, summary, verdict_shown};
 use super::figure::text::{self, xml_escape, FONT_REGULAR};
 use crate::claims::run::{CheckResult, ClaimResult};
 use crate::claims::Verdict;
@@ -341,7 +341,7 @@ fn claim_section(r: &ClaimResult, figs: &[&HtmlFigure]) -> String {
             e(&k.name),
             e(&k.quantity),
             e(&k.relation),
-            k.verdict.name(),
+            e(&check_class_text(k)),
             e(&expect),
             e(&k.margin),
             e(&k.worst_point)
@@ -409,7 +409,7 @@ fn claim_section(r: &ClaimResult, figs: &[&HtmlFigure]) -> String {
                 e(&j.value),
                 e(&j.bound),
                 e(&j.margin),
-                j.verdict.name()
+                j.class()
             ));
         }
     }
@@ -441,6 +441,12 @@ pub fn to_html(rs: &[ClaimResult], figures: &[HtmlFigure], note: &str) -> String
         s.failing_run,
         s.uncomputed
     ));
+    if s.rigorous {
+        o.push_str(&format!(
+            "<p class=\"summary\">--rigorous: <span class=\"badge pass\">{} PROVEN</span> claims (not counted as PASS above), {} of {} checks PROVEN (decided by enclosures at every point; PASS is certified by two precisions).</p>\n",
+            s.proven, s.proven_checks, s.checks
+        ));
+    }
     if !note.is_empty() {
         o.push_str(&format!(
             "<p class=\"note\"><b>{}</b></p>\n",

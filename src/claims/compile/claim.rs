@@ -94,6 +94,9 @@ pub struct Claim {
     pub system: Arc<dyn SystemSpec>,
     /// Significant digits of the certified computation.
     pub digits: u32,
+    /// `check --rigorous` (or `rigorous = true` in the file): every number also enclosed,
+    /// and a check decided by enclosures at every point is PROVEN.
+    pub rigorous: bool,
     /// The checks.
     pub checks: Vec<Check>,
     /// Declared tables (`[[table]]`).

@@ -63,6 +63,7 @@ pub fn compile(path: &str, text: &str) -> Result<Claim, ClaimError> {
         notes: f.notes.as_ref().map(|n| n.trim().to_string()),
         system,
         digits,
+        rigorous: f.rigorous.unwrap_or(false),
         checks,
         tables,
     })

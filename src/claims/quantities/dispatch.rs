@@ -14,6 +14,7 @@ use super::shared::{pairs, per_precision};
 use crate::claims::cache::CacheKey;
 use crate::claims::error::QuantityError;
 use crate::claims::expr::{Arg, Expr};
+use crate::claims::proof::Proof;
 use crate::claims::registry::Quantity;
 use crate::claims::scope::Call;
 use crate::claims::scope::Scope;
@@ -22,9 +23,14 @@ use crate::claims::systems::dispatch::{load_flag, DispatchSpec, DispatchSystem};
 use crate::claims::value::{Pair, Value};
 use crate::dist::DistFactory;
 use crate::num::certify::to_sci;
+use crate::num::interval::Interval;
 use crate::num::parse_decimal;
+use crate::optimize::certified::OptimizeRequest;
+use crate::optimize::proven::proven_from_start;
+use crate::optimize::rigorous::{sita_e_enclosed, threshold_rigorous};
 use crate::optimize::threshold::{exhaustive_stable, greedy, tags_threshold, Threshold};
 use crate::optimize::{optimal_cutoffs_pair, OptPolicy, Optimum};
+use crate::policy::rigorous::{evaluate_enclosed, EnclosedEvaluation};
 use crate::policy::{evaluate, Evaluation, PolicyKind};
 use crate::vocab::{UnknownName, Vocabulary};
 use rug::Float;
@@ -165,7 +171,8 @@ impl Quantity for Opt {
                 "opt(POLICY, ...) takes one policy".into(),
             ));
         }
-        let r = opt_pair(&call.scope, opt_policy(&call.word(0)?)?)?;
+        let policy = opt_policy(&call.word(0)?)?;
+        let r = opt_pair(&call.scope, policy)?;
         let (a, b) = (&r.lo, &r.hi);
         let v = eval_value("opt", &a.eval, &b.eval, &r.lambda, &r.rho)
             .with_opt(
@@ -180,14 +187,107 @@ impl Quantity for Opt {
                 "idle_hosts",
                 Pair::exact(call.scope.bits, b.idle_hosts as i64),
             );
-        Ok(if a.cutoffs.len() != b.cutoffs.len() {
+        let v = if a.cutoffs.len() != b.cutoffs.len() {
             v.missing(
                 "cutoff",
                 "the two precisions disagree on the number of cutoffs",
             )
         } else {
             v.with_field("cutoff", pairs(&a.cutoffs, &b.cutoffs, "cutoffs"))
+        };
+        if !call.scope.rigorous {
+            return Ok(v);
+        }
+        // The proven optimum encloses the minimised objective: the metric for sita and
+        // tags, the largest queue for tags-minmax. The cutoffs (and the values there) are
+        // located by the search, not proven.
+        let proof = opt_proof(&call.scope, policy, &r);
+        let field = match policy {
+            OptPolicy::Sita | OptPolicy::Tags | OptPolicy::SitaE => "value",
+            OptPolicy::TagsMinmax => "max_queue",
+        };
+        Ok(v.prove(field, proof)
+            .prove("idle_hosts", Proof::unproven(LOCATED))
+            .unproven_rest(LOCATED))
+    }
+}
+
+/// Why the fields of an optimum other than its minimised objective are not proven.
+const LOCATED: &str =
+    "opt(): the optimum's cutoffs, and the values at them, are located by the search, not proven";
+
+/// Boxes the proven optimum of a claim point may evaluate (the gap it reached bounds the
+/// enclosure: a wider enclosure is still valid, it only decides fewer relations).
+pub const OPT_PROVEN_BOXES: usize = 20_000;
+
+/// The proven optimum's enclosure [value_lo, value_hi] of the global minimum (branch and
+/// bound from the certified optimum's cutoffs), cached per claim.
+fn opt_proof(scope: &Scope, policy: OptPolicy, r: &OptPair) -> Proof {
+    let s = match DispatchSpec::resolve(scope, true) {
+        Ok(s) => s,
+        Err(e) => return Proof::unproven(e.to_string()),
+    };
+    if let Some(e) = &s.computed_load {
+        return Proof::unproven(format!(
+            "the load {e} is computed and passed as a rounded decimal"
+        ));
+    }
+    let (Some(hosts), Some(load)) = (s.hosts, s.load.clone()) else {
+        return Proof::unproven("opt() needs finite hosts and a load");
+    };
+    let key = CacheKey::new(
+        "opt-proven",
+        format!("{}|{}|{}", policy.name(), s.key(), scope.digits),
+    );
+    let start = r.hi.cutoffs.clone();
+    let got = scope.cache.get_or(key, || {
+        let spec = s.spec()?;
+        match policy {
+            OptPolicy::SitaE => {
+                // SITA-E's cutoffs enclosed as roots (equal loads), then the metric over
+                // them: it contains the metric at the exact cutoffs.
+                let bits = scope.enclosure_bits();
+                let run = || -> Result<Interval, String> {
+                    let enc = spec.enclose(bits).map_err(|e| e.to_string())?;
+                    let cuts = sita_e_enclosed(enc.as_ref(), hosts, &r.hi.cutoffs_free())
+                        .map_err(|e| e.to_string())?;
+                    let (lambda, _) = load
+                        .resolve_enclosed(enc.as_ref(), hosts)
+                        .map_err(|e| e.to_string())?;
+                    let e = evaluate_enclosed(
+                        PolicyKind::Sita,
+                        enc.as_ref(),
+                        &lambda,
+                        hosts,
+                        &cuts,
+                        s.metric,
+                    )
+                    .map_err(|e| e.to_string())?;
+                    Ok(e.value)
+                };
+                return Ok(match run() {
+                    Ok(i) => Proof::enclosed(i),
+                    Err(e) => Proof::unproven(format!("opt(sita-e): {e}")),
+                });
+            }
+            OptPolicy::Sita | OptPolicy::Tags | OptPolicy::TagsMinmax => {}
+        }
+        let req = OptimizeRequest {
+            policy,
+            dist: &spec,
+            hosts,
+            load,
+            metric: s.metric,
+            digits: scope.digits,
+        };
+        Ok(match proven_from_start(&req, &start, OPT_PROVEN_BOXES) {
+            Ok(p) => Proof::enclosed(Interval::new(p.value_lo, p.value_hi)),
+            Err(e) => Proof::unproven(format!("opt(): {e}")),
         })
+    });
+    match got {
+        Ok(p) => p.as_ref().clone(),
+        Err(e) => Proof::unproven(e.to_string()),
     }
 }
 
@@ -237,7 +337,9 @@ impl Quantity for Eval {
         let s = DispatchSpec::resolve(scope, true)?;
         let hosts = s.need_hosts("eval")?;
         let load = s.need_load("eval")?;
-        // Cutoffs at each precision.
+        // Cutoffs at each precision; as written (decimals) when they are a list, for the
+        // enclosures of `check --rigorous`.
+        let mut written: Result<Vec<String>, String> = Ok(vec![]);
         let (c1, c2): (Vec<Float>, Vec<Float>) = match (call.named("cutoffs"), kind.chain_kind()) {
             (None, None) => (vec![], vec![]),
             (None, Some(_)) => return Err(QuantityError::Usage(
@@ -245,6 +347,12 @@ impl Quantity for Eval {
                     .into(),
             )),
             (Some(Arg::Str(list)), _) => {
+                written = list
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|x| !x.is_empty())
+                    .map(|x| scope.substitute(x).map_err(|e| e.to_string()))
+                    .collect();
                 let parse = |bits: u32| -> Result<Vec<Float>, QuantityError> {
                     list.split(',')
                         .map(str::trim)
@@ -255,6 +363,9 @@ impl Quantity for Eval {
                 (parse(scope.bits.0)?, parse(scope.bits.1)?)
             }
             (Some(Arg::Pos(Expr::Var(w))), _) => {
+                written = Err(format!(
+                    "eval(cutoffs={w}): the optimiser's cutoffs are located, not enclosed"
+                ));
                 let r = opt_pair(scope, opt_policy(w)?)?;
                 (r.lo.cutoffs_free(), r.hi.cutoffs_free())
             }
@@ -282,6 +393,7 @@ impl Quantity for Eval {
             ),
         );
         let bits = scope.bits;
+        let proof_key = format!("{}|{}", key.args, s.key());
         let r = scope.cache.get_or(key, || {
             let spec = s.spec()?;
             let run =
@@ -306,9 +418,73 @@ impl Quantity for Eval {
                 rho: Pair::new(r1, r2),
             })
         })?;
-        Ok(eval_value("eval", &r.lo, &r.hi, &r.lambda, &r.rho)
-            .with_vec("cutoff", r.cutoffs.clone()))
+        let v = eval_value("eval", &r.lo, &r.hi, &r.lambda, &r.rho)
+            .with_vec("cutoff", r.cutoffs.clone());
+        if !scope.rigorous {
+            return Ok(v);
+        }
+        let e = match (written, &s.computed_load) {
+            (_, Some(l)) => Err(format!(
+                "the load {l} is computed and passed as a rounded decimal"
+            )),
+            (Err(w), None) => Err(w),
+            (Ok(cuts), None) => {
+                let key = CacheKey::new("eval-enclosed", proof_key);
+                scope
+                    .cache
+                    .get_or(key, || {
+                        Ok(eval_enclosed(scope, &s, kind, used, &load, &cuts))
+                    })
+                    .map_err(|e| e.to_string())
+                    .and_then(|r| r.as_ref().clone())
+            }
+        };
+        Ok(match e {
+            Err(why) => v.unproven_rest(&format!("eval(): {why}")),
+            Ok((e, lambda, rho, cuts)) => {
+                let ps = |xs: &[Interval]| xs.iter().cloned().map(Proof::enclosed).collect();
+                v.prove("value", Proof::enclosed(e.value))
+                    .prove("queueing", Proof::enclosed(e.queueing))
+                    .prove("wasted", Proof::enclosed(e.wasted))
+                    .prove("lambda", Proof::enclosed(lambda))
+                    .prove("rho", Proof::enclosed(rho))
+                    .prove_vec("host_load", ps(&e.host_loads))
+                    .prove_vec("host_waiting", ps(&e.host_waiting))
+                    .prove_vec("cutoff", ps(&cuts))
+            }
+        })
     }
+}
+
+/// An enclosed evaluation, λ, ρ and the cutoffs enclosed, or why there is none.
+type Enclosed = Result<(EnclosedEvaluation, Interval, Interval, Vec<Interval>), String>;
+
+/// `eval` on the law's enclosures at the decimal cutoffs `cuts` (the certified evaluation
+/// has checked them).
+fn eval_enclosed(
+    scope: &Scope,
+    s: &DispatchSystem,
+    kind: PolicyKind,
+    hosts: usize,
+    load: &crate::policy::LoadSpec,
+    cuts: &[String],
+) -> Enclosed {
+    let bits = scope.enclosure_bits();
+    let enc = s
+        .spec()
+        .map_err(|e| e.to_string())?
+        .enclose(bits)
+        .map_err(|e| e.to_string())?;
+    let (lambda, rho) = load
+        .resolve_enclosed(enc.as_ref(), hosts)
+        .map_err(|e| e.to_string())?;
+    let cuts = cuts
+        .iter()
+        .map(|c| Interval::from_decimal(c, bits).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let e = evaluate_enclosed(kind, enc.as_ref(), &lambda, hosts, &cuts, s.metric)
+        .map_err(|e| e.to_string())?;
+    Ok((e, lambda, rho, cuts))
 }
 
 /// Significant digits of cutoffs in `eval`'s cache key (beyond any claim's precision).
@@ -361,7 +537,7 @@ impl Quantity for ThresholdQ {
             Ok((run(bits.0)?, run(bits.1)?))
         })?;
         let (a, b) = (&r.0, &r.1);
-        Ok(Value::new("threshold", "load")
+        let v = Value::new("threshold", "load")
             .with("load", Pair::new(a.load.clone(), b.load.clone()))
             .with("lambda", Pair::new(a.lambda.clone(), b.lambda.clone()))
             .with_field("cutoff", pairs(&a.cutoffs, &b.cutoffs, "cutoffs"))
@@ -372,7 +548,42 @@ impl Quantity for ThresholdQ {
                     .zip(b.argmax.as_ref())
                     .map(|(x, y)| Pair::new(x.clone(), y.clone())),
                 "argmax exists only for threshold(hosts=inf)",
-            ))
+            );
+        if !scope.rigorous {
+            return Ok(v);
+        }
+        let key = CacheKey::new(
+            "threshold-rigorous",
+            format!("{}|{:?}|{}", s.dist, s.hosts, scope.digits),
+        );
+        let t = scope
+            .cache
+            .get_or(key, || {
+                Ok(s.spec().map_err(|e| e.to_string()).and_then(|spec| {
+                    threshold_rigorous(&spec, s.hosts, scope.digits).map_err(|e| e.to_string())
+                }))
+            })
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.as_ref().clone());
+        Ok(match t {
+            Err(why) => v.unproven_rest(&format!("threshold(): {why}")),
+            Ok(t) => {
+                let v = v
+                    .prove("load", Proof::enclosed(t.load))
+                    .prove("lambda", Proof::enclosed(t.lambda));
+                let v = if t.cutoffs_enclosed {
+                    v.prove_vec(
+                        "cutoff",
+                        t.cutoffs.into_iter().map(Proof::enclosed).collect(),
+                    )
+                } else {
+                    v
+                };
+                v.unproven_rest(
+                    "threshold(): the greedy cutoffs (or sup x F(x)'s argmax) are not enclosed here",
+                )
+            }
+        })
     }
 }
 
@@ -419,6 +630,9 @@ static TAGS_STABLE_SEARCH: Signature = Signature {
 };
 
 impl Quantity for TagsStableSearch {
+    fn unproven(&self) -> &'static str {
+        "decides by an exhaustive grid search in MPFR, not by enclosures"
+    }
     fn signature(&self) -> &'static Signature {
         &TAGS_STABLE_SEARCH
     }

@@ -7,13 +7,14 @@
 //! | `sup_x_tail()` | sup_x x F̄(x) |
 //! | `scv()` | Var X / E[X]² |
 
-use super::shared::per_precision;
+use super::shared::{enclosed, per_precision};
 use crate::claims::error::QuantityError;
 use crate::claims::expr::{Arg, Expr};
 use crate::claims::registry::Quantity;
 use crate::claims::scope::Call;
 use crate::claims::signature::{Positional, Signature, VALUE_ONLY};
 use crate::claims::value::Value;
+use crate::num::interval::Interval;
 
 /// `mean()`: E[X].
 pub struct Mean;
@@ -36,7 +37,10 @@ impl Quantity for Mean {
         let p = per_precision(&call.scope, "mean", String::new(), false, |d, _| {
             Ok(d.moment(1)?)
         })?;
-        Ok(Value::scalar("mean", p))
+        let proof = enclosed(&call.scope, "mean", String::new(), false, |e, _, _| {
+            e.mean().map_err(|e| e.to_string())
+        });
+        Ok(Value::scalar("mean", p.with_proof(proof)))
     }
 }
 
@@ -72,7 +76,10 @@ impl Quantity for Moment {
         let p = per_precision(&call.scope, "moment", j.to_string(), false, move |d, _| {
             Ok(d.moment(j)?)
         })?;
-        Ok(Value::scalar("moment", p))
+        let proof = enclosed(&call.scope, "moment", j.to_string(), false, |e, _, _| {
+            e.moment(j).map_err(|e| e.to_string())
+        });
+        Ok(Value::scalar("moment", p.with_proof(proof)))
     }
 }
 
@@ -97,7 +104,14 @@ impl Quantity for SupXTail {
         let p = per_precision(&call.scope, "sup_x_tail", String::new(), false, |d, _| {
             Ok(d.sup_x_tail().map(|(_, v)| v)?)
         })?;
-        Ok(Value::scalar("sup_x_tail", p))
+        let proof = enclosed(
+            &call.scope,
+            "sup_x_tail",
+            String::new(),
+            false,
+            |e, _, _| e.sup_x_tail().map_err(|e| e.to_string()),
+        );
+        Ok(Value::scalar("sup_x_tail", p.with_proof(proof)))
     }
 }
 
@@ -126,6 +140,11 @@ impl Quantity for Scv {
             let r = rug::Float::with_val(d.prec(), &m2 / &m1) / &m1;
             Ok(r - 1u32)
         })?;
-        Ok(Value::scalar("scv", p))
+        let proof = enclosed(&call.scope, "scv", String::new(), false, |e, _, bits| {
+            let m1 = e.moment(1).map_err(|e| e.to_string())?;
+            let m2 = e.moment(2).map_err(|e| e.to_string())?;
+            Ok(m2.div(&m1).div(&m1).sub(&Interval::int(bits, 1)))
+        });
+        Ok(Value::scalar("scv", p.with_proof(proof)))
     }
 }

@@ -98,6 +98,9 @@ fn padded(a: &[Float], b: &[Float]) -> (Vec<Float>, Vec<Float>) {
 }
 
 impl Quantity for JsqFixedPoint {
+    fn unproven(&self) -> &'static str {
+        "is not enclosed in claims (two precisions only)"
+    }
     fn signature(&self) -> &'static Signature {
         &FIXED_POINT
     }
@@ -165,6 +168,9 @@ fn l1_f64(a: &[f64], b: &[f64]) -> f64 {
 }
 
 impl Quantity for JsqFluid {
+    fn unproven(&self) -> &'static str {
+        "integrates an ODE whose error is estimated, not bounded"
+    }
     fn signature(&self) -> &'static Signature {
         &FLUID
     }
@@ -276,6 +282,9 @@ static EXACT: Signature = Signature {
 };
 
 impl Quantity for JsqExact {
+    fn unproven(&self) -> &'static str {
+        "solves a finite chain truncated at its buffer, certified by two precisions, not enclosed"
+    }
     fn signature(&self) -> &'static Signature {
         &EXACT
     }
@@ -520,6 +529,9 @@ fn run_sim(s: &JsqSystem, sys: &System, o: &JsqRunCall) -> Result<Simulated, Qua
 }
 
 impl Quantity for JsqSim {
+    fn unproven(&self) -> &'static str {
+        "is simulated: a 95 % confidence interval is not an enclosure"
+    }
     fn signature(&self) -> &'static Signature {
         &SIM
     }
@@ -677,6 +689,9 @@ static DIFFUSION: Signature = Signature {
 };
 
 impl Quantity for JsqDiffusion {
+    fn unproven(&self) -> &'static str {
+        "is simulated: a 95 % confidence interval is not an enclosure"
+    }
     fn signature(&self) -> &'static Signature {
         &DIFFUSION
     }
@@ -771,6 +786,9 @@ const EXCESS_KEYS: [(&str, Key); 6] = [
 ];
 
 impl Quantity for JsqExcess {
+    fn unproven(&self) -> &'static str {
+        "is simulated: a 95 % confidence interval is not an enclosure"
+    }
     fn signature(&self) -> &'static Signature {
         &EXCESS
     }

@@ -23,6 +23,9 @@ static LWL: Signature = Signature {
 };
 
 impl Quantity for Lwl {
+    fn unproven(&self) -> &'static str {
+        "is the Lee-Longton approximation, evaluated in MPFR and not enclosed"
+    }
     fn signature(&self) -> &'static Signature {
         &LWL
     }

@@ -154,6 +154,9 @@ static RED_EXACT: Signature = Signature {
 type ExactPairs = (Pair, Pair, Vec<Pair>, Vec<Pair>);
 
 impl Quantity for RedExact {
+    fn unproven(&self) -> &'static str {
+        "solves a truncated Markov chain (non-FCFS policies), and the FCFS product form is not enclosed"
+    }
     fn signature(&self) -> &'static Signature {
         &RED_EXACT
     }
@@ -303,6 +306,9 @@ static RED_SIM: Signature = Signature {
 };
 
 impl Quantity for RedSim {
+    fn unproven(&self) -> &'static str {
+        "is simulated: a 95 % confidence interval is not an enclosure"
+    }
     fn signature(&self) -> &'static Signature {
         &RED_SIM
     }
@@ -376,6 +382,9 @@ static RED_SIM_DIFF: Signature = Signature {
 };
 
 impl Quantity for RedSimDiff {
+    fn unproven(&self) -> &'static str {
+        "is simulated: a 95 % confidence interval is not an enclosure"
+    }
     fn signature(&self) -> &'static Signature {
         &RED_SIM_DIFF
     }
@@ -469,6 +478,9 @@ static RED_STABILITY: Signature = Signature {
 type Limits = (Pair, Pair, Pair);
 
 impl Quantity for RedStability {
+    fn unproven(&self) -> &'static str {
+        "is a closed form evaluated in MPFR (exact method) or a simulated drift test, not enclosed"
+    }
     fn signature(&self) -> &'static Signature {
         &RED_STABILITY
     }

@@ -91,6 +91,9 @@ static LWL_SIM: Signature = Signature {
 };
 
 impl Quantity for LwlSim {
+    fn unproven(&self) -> &'static str {
+        "is simulated: a 95 % confidence interval is not an enclosure"
+    }
     fn signature(&self) -> &'static Signature {
         &LWL_SIM
     }
@@ -297,6 +300,9 @@ pub fn tags_poisson_error(
 type TagsErrRows = (Vec<TagsHostErrorRow>, Vec<String>, String);
 
 impl Quantity for TagsHostError {
+    fn unproven(&self) -> &'static str {
+        "is simulated: a 95 % confidence interval is not an enclosure"
+    }
     fn signature(&self) -> &'static Signature {
         &TAGS_HOST_ERROR
     }

@@ -8,7 +8,10 @@ use super::result::{label, value_text, Judged, MARGIN_DIGITS};
 use crate::claims::cache::Cache;
 use crate::claims::compile::{Check, Claim, ExpectedDef};
 use crate::claims::grid::Point;
+use crate::claims::proof::{decide, Decided, Proof};
+use crate::claims::verdict::{Relation, Verdict};
 use crate::num::certify::to_sci;
+use crate::num::interval::Interval;
 use crate::num::{certify_bits, parse_decimal};
 use rug::Float;
 
@@ -48,6 +51,32 @@ fn expected(
     let m = Float::with_val(bits, &tol - Float::with_val(bits, &pv.q.hi - &want).abs());
     let u = pv.q.uncertainty();
     let basis = Basis::of(&pv.q, None);
+    let mut verdict = judge(&m, &u, false, &basis);
+    // Under --rigorous: |value − expected| ≤ tolerance on the whole enclosure.
+    let proof = match &pv.q.proof {
+        Proof::Off => None,
+        Proof::Unproven(w) => Some(Err(w.clone())),
+        Proof::Enclosed(q) => {
+            let b = q.prec();
+            let enc = |s: &str| Interval::from_decimal(s, b).map_err(|e| e.to_string());
+            let d = enc(&ev.value).and_then(|w| Ok((w, enc(&ev.tolerance)?)));
+            Some(match d {
+                Err(e) => Err(e),
+                Ok((w, t)) => match decide(Relation::Eq, q, &w, &t) {
+                    Decided::Holds if verdict != Verdict::Fail => {
+                        verdict = Verdict::Pass;
+                        Ok(())
+                    }
+                    Decided::Holds => Err("the enclosures and the two precisions disagree".into()),
+                    Decided::Fails => {
+                        verdict = Verdict::Fail;
+                        Err("the enclosures refute the expected value".into())
+                    }
+                    Decided::Undecided(w) => Err(w),
+                },
+            })
+        }
+    };
     Ok(Judged {
         label: lab.to_string(),
         value: format!("{}{}", value_text(&pv.q, claim.digits), basis.note()),
@@ -56,8 +85,9 @@ fn expected(
         rel_margin: scaled(&m, &tol),
         rel_margin_text: scaled_text(&m, &tol),
         uncertainty: to_sci(&u, 3),
-        verdict: judge(&m, &u, false, &basis),
+        verdict,
         point: vec![],
         bound_value: None,
+        proof,
     })
 }

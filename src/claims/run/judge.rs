@@ -9,9 +9,11 @@ use super::points::PointVal;
 use super::result::{heavy_tail_note, label, value_text, Judged, MARGIN_DIGITS, SINGLE_POINT};
 use crate::claims::compile::Check;
 use crate::claims::grid::Point;
+use crate::claims::proof::{decide, Decided, Proof};
 use crate::claims::value::Pair;
 use crate::claims::verdict::{Relation, Verdict};
 use crate::num::certify::to_sci;
+use crate::num::interval::Interval;
 use rug::Float;
 
 /// `consistent` fails only when the bound is more than this many half-widths from the
@@ -122,6 +124,10 @@ pub(crate) struct Item {
     pub bound: Option<Pair>,
     /// The tolerance (absolute plus relative).
     pub tol: Float,
+    /// Under `check --rigorous`: the value's enclosure, or why there is none.
+    pub q_proof: Proof,
+    /// Under `check --rigorous`: the tolerance's enclosure (absolute plus relative).
+    pub tol_proof: Proof,
 }
 
 impl Item {
@@ -132,12 +138,17 @@ impl Item {
             value: Err(why),
             bound: None,
             tol: Float::with_val(bits, 0),
+            q_proof: Proof::Off,
+            tol_proof: Proof::Off,
         }
     }
 
     /// A point's evaluated quantity.
     pub fn at_point(point: Point, pv: PointVal, digits: u32) -> Item {
+        let q_proof = pv.q.proof.clone();
         Item {
+            q_proof,
+            tol_proof: pv.tol_proof,
             point,
             value: Ok(Estimate {
                 value: pv.q.hi.clone(),
@@ -219,7 +230,59 @@ fn compared(m: &Float, u: &Float, scale: &Float, verdict: Verdict) -> Judged {
         verdict,
         point: vec![],
         bound_value: None,
+        proof: None,
     }
+}
+
+/// Under `check --rigorous`, a comparison's verdict and proof from what the enclosures
+/// decide: a relation that holds on the whole enclosure is PASS and proven (even where
+/// the two precisions alone left it INCONCLUSIVE); one that fails on all of it is FAIL;
+/// otherwise the two precisions' verdict stands, unproven, with the reason.
+fn settle(j: &mut Judged, d: Result<Decided, String>) {
+    match d {
+        Ok(Decided::Holds) if j.verdict != Verdict::Fail => {
+            j.verdict = Verdict::Pass;
+            j.proof = Some(Ok(()));
+        }
+        Ok(Decided::Holds) => {
+            j.proof = Some(Err(
+                "the enclosures say it holds, the two precisions that it fails".into(),
+            ))
+        }
+        Ok(Decided::Fails) => {
+            j.verdict = Verdict::Fail;
+            j.proof = Some(Err("the enclosures refute the relation".into()));
+        }
+        Ok(Decided::Undecided(why)) | Err(why) => j.proof = Some(Err(why)),
+    }
+}
+
+/// The enclosure of a proof, or the reason there is none (`None`: rigour not asked).
+fn enclosure(p: &Proof) -> Option<Result<&Interval, String>> {
+    match p {
+        Proof::Off => None,
+        Proof::Enclosed(i) => Some(Ok(i)),
+        Proof::Unproven(w) => Some(Err(w.clone())),
+    }
+}
+
+/// What the enclosures of an item decide for a relation with a bound (`None`: rigour
+/// not asked).
+fn decided(check: &Check, it: &Item) -> Option<Result<Decided, String>> {
+    let q = enclosure(&it.q_proof)?;
+    Some((|| {
+        let q = q?;
+        let tol = enclosure(&it.tol_proof)
+            .unwrap_or_else(|| Err("the tolerance is not enclosed".into()))?;
+        let zero = Interval::zero_at(q.prec());
+        let b = match &it.bound {
+            Some(b) => enclosure(&b.proof)
+                .unwrap_or_else(|| Err("the bound is not enclosed".into()))?
+                .clone(),
+            None => zero,
+        };
+        Ok(decide(check.relation, q, &b, tol))
+    })())
 }
 
 /// Judges every item: along the check's variable for the along-relations, else each
@@ -310,6 +373,9 @@ fn pointwise(check: &Check, it: &Item) -> Judged {
     } else {
         bounded(check, &a, &e.basis)
     };
+    if let Some(d) = decided(check, it) {
+        settle(&mut j, d);
+    }
     j.label = label(&it.point);
     j.value = format!("{}{}", e.text, e.basis.note());
     j.point = it.point.clone();
@@ -401,6 +467,8 @@ struct Step<'a> {
     e: &'a Estimate,
     /// The tolerance there.
     tol: &'a Float,
+    /// The item (its enclosures, under `check --rigorous`).
+    item: &'a Item,
 }
 
 /// The along-relations: the items grouped by their other variables (in first-seen
@@ -459,6 +527,7 @@ fn along(check: &Check, items: &[Item]) -> Vec<Judged> {
                     at: value_of(it),
                     e,
                     tol: &it.tol,
+                    item: it,
                 })
             })
             .collect();
@@ -489,17 +558,36 @@ fn grouped_by_others<'a>(items: &'a [Item], var: &str) -> Vec<(Point, Vec<&'a It
 fn along_group(check: &Check, var: &str, prefix: &str, steps: &[Step]) -> Vec<Judged> {
     let basis = Basis::joint(steps.iter().map(|s| &s.e.basis));
     // a against b with margin m: the uncertainty is both's, the scale the larger value.
-    let compare = |a: &Step, b: &Step, m: Float, what: &str| -> Judged {
-        let bits = m.prec();
-        let u = Float::with_val(bits, &a.e.uncertainty + &b.e.uncertainty);
-        let scale = Float::with_val(bits, a.e.value.abs_ref())
-            .max(&Float::with_val(bits, b.e.value.abs_ref()));
-        let mut j = compared(&m, &u, &scale, judge(&m, &u, false, &basis));
-        j.label = format!("{prefix}{var}={} vs {var}={}", a.at, b.at);
-        j.value = format!("{} vs {}{}", a.e.text, b.e.text, basis.note());
-        j.bound = what.to_string();
-        j
-    };
+    // The margin's enclosure: sign · (b − a) + the tolerance at `tol_of`.
+    let proven =
+        |a: &Step, b: &Step, sign: i32, tol_of: &Step| -> Option<Result<Decided, String>> {
+            let qa = enclosure(&a.item.q_proof)?;
+            Some((|| {
+                let qa = qa?;
+                let qb =
+                    enclosure(&b.item.q_proof).unwrap_or_else(|| Err("not enclosed".into()))?;
+                let tol = enclosure(&tol_of.item.tol_proof)
+                    .unwrap_or_else(|| Err("the tolerance is not enclosed".into()))?;
+                let d = qb.sub(qa);
+                let d = if sign > 0 { d } else { d.neg() };
+                Ok(crate::claims::proof::by_margin(&d.add(tol), false))
+            })())
+        };
+    let compare =
+        |a: &Step, b: &Step, m: Float, what: &str, p: Option<Result<Decided, String>>| -> Judged {
+            let bits = m.prec();
+            let u = Float::with_val(bits, &a.e.uncertainty + &b.e.uncertainty);
+            let scale = Float::with_val(bits, a.e.value.abs_ref())
+                .max(&Float::with_val(bits, b.e.value.abs_ref()));
+            let mut j = compared(&m, &u, &scale, judge(&m, &u, false, &basis));
+            if let Some(d) = p {
+                settle(&mut j, d);
+            }
+            j.label = format!("{prefix}{var}={} vs {var}={}", a.at, b.at);
+            j.value = format!("{} vs {}{}", a.e.text, b.e.text, basis.note());
+            j.bound = what.to_string();
+            j
+        };
     let mut out = Vec::new();
     match check.relation {
         Relation::Increasing | Relation::Decreasing => {
@@ -511,7 +599,13 @@ fn along_group(check: &Check, var: &str, prefix: &str, steps: &[Step]) -> Vec<Ju
                 } else {
                     -d
                 } + w[1].tol;
-                out.push(compare(&w[0], &w[1], m, check.relation.name()));
+                let sign = if check.relation == Relation::Increasing {
+                    1
+                } else {
+                    -1
+                };
+                let p = proven(&w[0], &w[1], sign, &w[1]);
+                out.push(compare(&w[0], &w[1], m, check.relation.name(), p));
             }
         }
         _ => {
@@ -528,7 +622,9 @@ fn along_group(check: &Check, var: &str, prefix: &str, steps: &[Step]) -> Vec<Ju
             for b in steps.iter().filter(|s| s.at != at) {
                 let d = Float::with_val(a.e.value.prec(), &a.e.value - &b.e.value);
                 let m = if sign > 0 { d } else { -d } + a.tol;
-                out.push(compare(a, b, m, what));
+                // a − b for argmax is (a − b) = −(b − a): the margin's sign is −sign
+                let p = proven(b, a, sign, a);
+                out.push(compare(a, b, m, what, p));
             }
         }
     }

@@ -10,6 +10,7 @@ use super::result::LimitRow;
 use crate::claims::compile::LimitDef;
 use crate::claims::error::QuantityError;
 use crate::claims::grid::Point;
+use crate::claims::proof::Proof;
 use crate::num::certify::{certify_pair, to_sci, Certify};
 use crate::num::extrapolate::{extrapolate, Limit};
 use crate::num::{certify_bits, parse_decimal, NumError};
@@ -108,6 +109,8 @@ pub(crate) fn limits(
                     }),
                     bound: last.and_then(|t| t.bound.clone()),
                     tol: last.map_or_else(|| Float::with_val(bits, 0), |t| t.tol.clone()),
+                    q_proof: Proof::Off,
+                    tol_proof: Proof::Off,
                 });
             }
             Err(e) => items.push(Item::failed(o.clone(), e.to_string(), bits)),

@@ -7,11 +7,13 @@ use crate::claims::cache::Cache;
 use crate::claims::compile::{Check, Claim};
 use crate::claims::error::QuantityError;
 use crate::claims::grid::{self, Point};
+use crate::claims::proof::{abs, Proof};
 use crate::claims::registry;
 use crate::claims::scope::Scope;
 use crate::claims::value::Pair;
 use crate::error::Classify;
 use crate::num::certify::certify_pair;
+use crate::num::interval::Interval;
 use crate::num::parse_decimal;
 use rayon::prelude::*;
 use rug::Float;
@@ -25,6 +27,8 @@ pub(crate) struct PointVal {
     pub bound: Option<Pair>,
     /// The absolute tolerance plus the relative one times |bound|.
     pub tol: Float,
+    /// Under `check --rigorous`: the tolerance's enclosure (or why there is none).
+    pub tol_proof: Proof,
 }
 
 /// The points of a check: the grid's points (`outer`), and the points evaluated — each
@@ -57,7 +61,9 @@ pub(crate) fn eval_point(
     cache: &Cache,
 ) -> Result<PointVal, QuantityError> {
     let vars: BTreeMap<String, String> = point.iter().cloned().collect();
-    let ctx = Scope::new(vars, claim.system.as_ref(), registry(), cache, claim.digits);
+    let ctx = Scope::new(vars, claim.system.as_ref(), registry(), cache, claim.digits)
+        // A limit is never proven: its terms are not enclosed (that would only cost time).
+        .with_rigour(claim.rigorous && check.limit.is_none());
     let bits = ctx.bits;
     let q = ctx.eval(&check.quantity)?;
     if q.hi.is_nan() || q.lo.is_nan() {
@@ -70,14 +76,50 @@ pub(crate) fn eval_point(
         None => None,
     };
     // The tolerance the relation allows: absolute, plus relative to a finite bound.
-    let mut tol = ctx.eval(&check.tolerance)?.hi;
+    let tol_pair = ctx.eval(&check.tolerance)?;
+    let mut tol = tol_pair.hi.clone();
     let rel = parse_decimal(&check.rel_tolerance, bits.1)?;
     if let Some(b) = &bound {
         if b.hi.is_finite() {
             tol += Float::with_val(bits.1, &rel * &Float::with_val(bits.1, b.hi.abs_ref()));
         }
     }
-    Ok(PointVal { q, bound, tol })
+    let tol_proof = if ctx.rigorous {
+        tolerance_proof(
+            &tol_pair.proof,
+            &check.rel_tolerance,
+            bound.as_ref(),
+            ctx.enclosure_bits(),
+        )
+    } else {
+        Proof::Off
+    };
+    Ok(PointVal {
+        q,
+        bound,
+        tol,
+        tol_proof,
+    })
+}
+
+/// The tolerance's enclosure: the absolute tolerance's plus the relative one times the
+/// bound's magnitude (the relative part only for a finite bound, as in the certified
+/// tolerance).
+fn tolerance_proof(abs_tol: &Proof, rel: &str, bound: Option<&Pair>, bits: u32) -> Proof {
+    let rel = match Interval::from_decimal(rel, bits) {
+        Ok(r) => r,
+        Err(e) => return Proof::unproven(e.to_string()),
+    };
+    let rel_zero = rel.is_point() && rel.contains_zero();
+    match (abs_tol, bound) {
+        (Proof::Enclosed(t), Some(b)) if b.hi.is_finite() && !rel_zero => {
+            match b.proof.interval() {
+                Some(bi) => Proof::enclosed(t.add(&rel.mul(&abs(bi)))),
+                None => Proof::unproven("the bound of a relative tolerance is not enclosed"),
+            }
+        }
+        (other, _) => other.clone(),
+    }
 }
 
 /// Every point evaluated, in parallel (the cache shares results between them), in the

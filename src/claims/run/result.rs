@@ -97,9 +97,21 @@ pub struct Judged {
     pub point: Vec<(String, String)>,
     /// The bound compared with (8 significant digits), for `<=`, `<`, `>=`, `>`, `==`.
     pub bound_value: Option<String>,
+    /// Under `check --rigorous`: `Ok` when the enclosures prove the relation here (it
+    /// holds for every point of them), else why not; `None` without `--rigorous`.
+    pub proof: Option<Result<(), String>>,
 }
 
 impl Judged {
+    /// The comparison's class: `PROVEN` for a PASS the enclosures prove, else its
+    /// verdict's name.
+    pub fn class(&self) -> &'static str {
+        if self.verdict == Verdict::Pass && matches!(self.proof, Some(Ok(()))) {
+            "PROVEN"
+        } else {
+            self.verdict.name()
+        }
+    }
     /// A comparison that could not be made: its label and the error.
     pub(crate) fn error(label: String, e: &str) -> Self {
         Judged {
@@ -113,6 +125,7 @@ impl Judged {
             verdict: Verdict::Inconclusive,
             point: vec![],
             bound_value: None,
+            proof: None,
         }
     }
 }
@@ -148,9 +161,34 @@ pub struct CheckResult {
     pub limits: Vec<LimitRow>,
     /// Every comparison.
     pub judged: Vec<Judged>,
+    /// Under `check --rigorous`: `Ok` when the check is PROVEN (PASS, and every comparison
+    /// decided by enclosures), else why it is not; `None` without `--rigorous`.
+    pub proof: Option<Result<(), String>>,
 }
 
 impl CheckResult {
+    /// Whether the check is PROVEN (`check --rigorous`: PASS, every comparison decided by
+    /// enclosures).
+    pub fn proven(&self) -> bool {
+        self.verdict == Verdict::Pass && matches!(self.proof, Some(Ok(())))
+    }
+    /// The verdict's class as reports show it: `PROVEN` for a proven PASS, else the
+    /// verdict's name.
+    pub fn class(&self) -> &'static str {
+        if self.proven() {
+            "PROVEN"
+        } else {
+            self.verdict.name()
+        }
+    }
+    /// Why a check run with `--rigorous` is not PROVEN (`None` when it is, or without
+    /// `--rigorous`).
+    pub fn unproven_reason(&self) -> Option<&str> {
+        match &self.proof {
+            Some(Err(w)) => Some(w),
+            _ => None,
+        }
+    }
     /// Whether the verdict is the expected one.
     pub fn as_expected(&self) -> bool {
         self.verdict == self.expect
@@ -206,6 +244,26 @@ impl ClaimResult {
     /// The deciding check.
     pub fn worst(&self) -> Option<&CheckResult> {
         self.checks.get(self.worst_check)
+    }
+    /// Whether the claim ran under `--rigorous`.
+    pub fn rigorous(&self) -> bool {
+        self.claim.rigorous
+    }
+    /// How many of its checks are PROVEN.
+    pub fn proven_checks(&self) -> usize {
+        self.checks.iter().filter(|c| c.proven()).count()
+    }
+    /// Whether the claim is PROVEN: every check is.
+    pub fn proven(&self) -> bool {
+        !self.checks.is_empty() && self.checks.iter().all(CheckResult::proven)
+    }
+    /// The verdict's class: `PROVEN` for a claim whose every check is, else the verdict.
+    pub fn class(&self) -> &'static str {
+        if self.proven() {
+            "PROVEN"
+        } else {
+            self.verdict.name()
+        }
     }
 }
 

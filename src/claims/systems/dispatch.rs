@@ -10,6 +10,7 @@
 
 use crate::claims::error::QuantityError;
 use crate::claims::expr::Expr;
+use crate::claims::proof::Proof;
 use crate::claims::schema::FileCtx;
 use crate::claims::scope::SystemSpec;
 use crate::claims::scope::{OverVal, Scope};
@@ -19,6 +20,7 @@ use crate::claims::value::Pair;
 use crate::claims::ClaimError;
 use crate::dist::{DistFactory, DistSpec};
 use crate::num::certify::to_sci;
+use crate::num::interval::Interval;
 use crate::policy::{LoadSpec, Metric};
 use crate::vocab::{concat, UnknownName, Vocabulary};
 use rug::Float;
@@ -99,6 +101,10 @@ pub struct DispatchSystem {
     pub load: Option<LoadSpec>,
     /// The metric.
     pub metric: Metric,
+    /// The setup's load expression when it is computed (neither a number nor a grid
+    /// variable): its decimal is rounded to the working precision, so that under
+    /// `check --rigorous` a value at that load is not proven.
+    pub computed_load: Option<String>,
 }
 
 impl DispatchSystem {
@@ -188,6 +194,7 @@ impl DispatchSpec {
                 }
             },
         };
+        let mut computed_load = None;
         let load = if !with_load || scope.resolving {
             None
         } else {
@@ -197,6 +204,13 @@ impl DispatchSpec {
             let (kind, text) = match given {
                 Some((k, v)) => (k, v.text().to_string()),
                 None => match &spec.load {
+                    Some((k, e))
+                        if !(matches!(e, Expr::Num(_))
+                            || matches!(e, Expr::Var(v) if scope.vars.contains_key(v))) =>
+                    {
+                        computed_load = Some(format!("{k} = {e}"));
+                        (k.clone(), scope.setup_text(e)?)
+                    }
                     None => {
                         return Err(QuantityError::Usage(
                             "the setup gives no load (load, lambda or load_per_host)".into(),
@@ -216,6 +230,7 @@ impl DispatchSpec {
             hosts,
             load,
             metric,
+            computed_load,
         })
     }
 }
@@ -237,7 +252,13 @@ impl SystemSpec for DispatchSpec {
                 let h = s
                     .hosts
                     .ok_or_else(|| QuantityError::Undefined("hosts is inf, not a number".into()))?;
-                Ok(Pair::exact(scope.bits, h as i64))
+                let p = Pair::exact(scope.bits, h as i64);
+                Ok(if scope.rigorous {
+                    let h = i64::try_from(h).unwrap_or(i64::MAX);
+                    p.with_proof(Proof::enclosed(Interval::int(scope.enclosure_bits(), h)))
+                } else {
+                    p
+                })
             }
             _ => {
                 let s = DispatchSpec::resolve(scope, true)?;
@@ -252,7 +273,23 @@ impl SystemSpec for DispatchSpec {
                     let (l, r) = load.resolve(d.as_ref(), hosts)?;
                     Ok(if name == "rho" { r } else { l })
                 };
-                Ok(Pair::new(one(scope.bits.0)?, one(scope.bits.1)?))
+                let p = Pair::new(one(scope.bits.0)?, one(scope.bits.1)?);
+                if !scope.rigorous {
+                    return Ok(p);
+                }
+                let proof = match &s.computed_load {
+                    Some(e) => Proof::unproven(format!(
+                        "the load {e} is computed and passed as a rounded decimal"
+                    )),
+                    None => match spec.enclose(scope.enclosure_bits()) {
+                        Ok(enc) => match load.resolve_enclosed(enc.as_ref(), hosts) {
+                            Ok((l, r)) => Proof::enclosed(if name == "rho" { r } else { l }),
+                            Err(e) => Proof::unproven(e.to_string()),
+                        },
+                        Err(e) => Proof::unproven(e.to_string()),
+                    },
+                };
+                Ok(p.with_proof(proof))
             }
         }
     }

@@ -144,7 +144,7 @@ fn cell(k: &CheckResult, def: &TableDef, want: &[(String, String)]) -> Result<Dr
             }
             let text = match def.cell {
                 CellKind::Verdict => {
-                    return Ok(Draft::Cell(Cell::Word(j.verdict.name().to_string()), None))
+                    return Ok(Draft::Cell(Cell::Word(j.class().to_string()), None))
                 }
                 CellKind::Margin => j.margin.clone(),
                 _ => j.bound_value.clone().unwrap_or_default(),

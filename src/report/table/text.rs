@@ -21,7 +21,7 @@ pub(super) fn claim_rows(r: &ClaimResult) -> Vec<[String; 6]> {
                 j.value.clone(),
                 j.bound.clone(),
                 j.margin.clone(),
-                j.verdict.name().to_string(),
+                j.class().to_string(),
             ]);
         }
         for l in &c.limits {

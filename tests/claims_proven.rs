@@ -1,0 +1,281 @@
+//! `check --rigorous` (issue 21, item 7): a check decided by enclosures at every point is
+//! PROVEN; a bound tightened past the enclosure is FAIL, not PROVEN; limits, simulations,
+//! truncated chains and custom densities are never PROVEN, and the report says why; a
+//! PROVEN value's enclosure contains the certified value.
+
+mod common;
+use common::run;
+use rug::Float;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use taskassign::claims::cache::Cache;
+use taskassign::claims::compile::compile;
+use taskassign::claims::expr::parse;
+use taskassign::claims::proof::Proof;
+use taskassign::claims::registry;
+use taskassign::claims::scope::Scope;
+use taskassign::dist::custom::{CustomFactory, DensityFn};
+use taskassign::dist::DistFactory;
+
+/// Exit status when nothing fails / when a claim fails (ARCHITECTURE.md, "Errors and exit
+/// statuses").
+const EXIT_OK: i32 = 0;
+const EXIT_FAIL: i32 = 1;
+
+const HEAD: &str = r#"id = "t"
+statement = "s"
+reading = "r"
+
+[source]
+paper = "BDS20"
+seed = "000_cd45625dab727f36.txt"
+words = "w"
+"#;
+
+/// Writes a claim file and runs `check --format json` on it with `extra` arguments.
+fn check_json(dir: &Path, name: &str, text: &str, extra: &[&str]) -> (i32, Value) {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write claim");
+    let mut args: Vec<String> = vec!["check".into(), "--format".into(), "json".into()];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.push(p.display().to_string());
+    let r = run(&args);
+    let v: Value = serde_json::from_str(&r.stdout)
+        .unwrap_or_else(|e| panic!("{e}: stdout {} stderr {}", r.stdout, r.stderr));
+    (r.code, v)
+}
+
+/// The checks of the first claim of a JSON report.
+fn checks(v: &Value) -> &Vec<Value> {
+    v["claims"][0]["checks"].as_array().expect("checks")
+}
+
+/// The Pareto(1, α) threshold has the closed form ρ*(h) = α/(α−1)(1 − α^(−h)) (Bachmat,
+/// Doncel & Sarfati 2020; ARCHITECTURE.md, "TAGS stability"). Its enclosure decides
+/// `== closed form ± 1e-15` at every point: PROVEN (and the summary counts it apart). The
+/// same claim without --rigorous stays PASS with today's keys only. Tightening the bound
+/// past the enclosure (closed form − 1e-12, far outside an enclosure 10^-20 wide) is FAIL,
+/// not PROVEN; tolerance 0 cannot be decided by any enclosure of non-zero width: not
+/// PROVEN.
+#[test]
+fn threshold_claim_is_proven_and_tightened_fails() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = format!(
+        r#"{HEAD}
+[setup]
+dist = "pareto:k=1,alpha={{alpha}}"
+hosts = 2
+digits = 20
+
+[grid]
+alpha = ["2", "3"]
+
+[[check]]
+name = "closed"
+quantity = "threshold()"
+relation = "=="
+bound = "alpha / (alpha - 1) * (1 - alpha^(-hosts))"
+tolerance = "1e-15"
+"#
+    );
+    let (code, v) = check_json(dir.path(), "proven.toml", &text, &["--rigorous"]);
+    assert_eq!(code, EXIT_OK, "{v}");
+    let c = &checks(&v)[0];
+    assert_eq!(c["verdict"], "PROVEN", "{c}");
+    assert_eq!(c["proven"], true, "{c}");
+    assert_eq!(v["claims"][0]["verdict"], "PROVEN");
+    assert_eq!(v["summary"]["proven"], 1);
+    assert_eq!(v["summary"]["proven_checks"], 1);
+    assert_eq!(v["summary"]["pass"], 0, "PROVEN is counted apart from PASS");
+    for j in c["comparisons"].as_array().expect("comparisons") {
+        assert_eq!(j["verdict"], "PROVEN", "{j}");
+    }
+    // Without --rigorous: PASS, and no key of the rigorous run.
+    let (code, v) = check_json(dir.path(), "plain.toml", &text, &[]);
+    assert_eq!(code, EXIT_OK);
+    let c = &checks(&v)[0];
+    assert_eq!(c["verdict"], "PASS");
+    assert!(c.get("proven").is_none() && v["summary"].get("proven").is_none());
+
+    let tight = text
+        .replace("relation = \"==\"", "relation = \"<=\"")
+        .replace(
+            "bound = \"alpha / (alpha - 1) * (1 - alpha^(-hosts))\"",
+            "bound = \"alpha / (alpha - 1) * (1 - alpha^(-hosts)) - 1e-12\"",
+        );
+    let (code, v) = check_json(dir.path(), "tight.toml", &tight, &["--rigorous"]);
+    assert_eq!(code, EXIT_FAIL, "{v}");
+    let c = &checks(&v)[0];
+    assert_eq!(c["verdict"], "FAIL", "{c}");
+    assert_eq!(c["proven"], false);
+
+    let zero = text.replace("tolerance = \"1e-15\"", "tolerance = \"0\"");
+    let (_, v) = check_json(dir.path(), "zero.toml", &zero, &["--rigorous"]);
+    let c = &checks(&v)[0];
+    assert_ne!(c["verdict"], "PROVEN", "{c}");
+    assert!(c["proof_note"].as_str().is_some_and(|s| !s.is_empty()));
+}
+
+/// Limits, simulations and truncated chains are never PROVEN, and each check says why; a
+/// claim file may ask for the rigorous run itself (`rigorous = true`). Each relation
+/// holds (PASS): E[X^0] = 1 exactly along p (a limit of a constant), a simulated mean
+/// waiting time is ≥ 0, an exact chain's mean response is ≥ its mean size 1.
+#[test]
+fn limits_simulations_and_chains_are_never_proven() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let limit = format!(
+        r#"{HEAD}
+[setup]
+dist = "bp:k=1,p={{p}},alpha=1"
+hosts = 2
+load = "0.5"
+digits = 15
+
+[[check]]
+name = "limit"
+quantity = "moment(0)"
+relation = "=="
+bound = "1"
+tolerance = "1e-10"
+[check.limit]
+var = "p"
+values = ["1e10", "1e20", "1e40"]
+transform = "1/ln"
+degree = 1
+
+[[check]]
+name = "simulated"
+quantity = "lwl_sim(jobs=20000, replications=4, seed=1, dist='exp:rate=1')"
+relation = ">="
+bound = "0"
+[check.grid]
+p = ["1e3"]
+"#
+    );
+    let (code, v) = check_json(dir.path(), "limit.toml", &limit, &["--rigorous"]);
+    assert_eq!(code, EXIT_OK, "{v}");
+    let cs = checks(&v);
+    assert_eq!(cs[0]["verdict"], "PASS", "{}", cs[0]);
+    assert!(
+        cs[0]["proof_note"]
+            .as_str()
+            .is_some_and(|s| s.contains("limit")),
+        "{}",
+        cs[0]
+    );
+    assert_ne!(cs[1]["verdict"], "PROVEN", "{}", cs[1]);
+    assert!(
+        cs[1]["proof_note"]
+            .as_str()
+            .is_some_and(|s| s.contains("simulated")),
+        "{}",
+        cs[1]
+    );
+
+    // Asked for by the file itself, without --rigorous on the command line.
+    let chain = r#"id = "t"
+statement = "s"
+reading = "r"
+rigorous = true
+
+[source]
+paper = "ARV22"
+seed = "004_276e2e483bd89c20.txt"
+words = "w"
+
+[setup]
+model = "redundancy"
+classes = "1:0.3 1+2:0.5"
+digits = 8
+
+[[check]]
+quantity = "red_exact(lrf-fcfs)"
+relation = ">="
+bound = "1"
+"#;
+    let (code, v) = check_json(dir.path(), "chain.toml", chain, &[]);
+    assert_eq!(code, EXIT_OK, "{v}");
+    let c = &checks(&v)[0];
+    assert_eq!(c["verdict"], "PASS", "{c}");
+    assert!(
+        c["proof_note"]
+            .as_str()
+            .is_some_and(|s| s.contains("truncated")),
+        "{c}"
+    );
+    assert_eq!(v["summary"]["proven_checks"], 0);
+}
+
+/// A custom density has no enclosure (its moments come from quadrature with an estimated
+/// error): the library says so, and that is the reason a claim would show. (The claim
+/// language names laws by spec strings only, so a claim cannot reach one.)
+#[test]
+fn custom_densities_have_no_enclosure() {
+    let f: DensityFn = Arc::new(|x: &Float| Float::with_val(x.prec(), -x).exp());
+    let c = CustomFactory::new("e", "0", "inf", f).expect("density");
+    let e = c.enclose(128).expect_err("no enclosure");
+    assert!(e.to_string().contains("no rigorous enclosure"), "{e}");
+}
+
+/// The enclosures a claim's quantities carry contain the certified values: each certified
+/// value (the certifying precision's, which agrees with the working one to the claim's
+/// 20 digits) lies within 10^-19 relative of its enclosure, and the enclosure is narrower
+/// than 10^-18 relative. Values: BP(1, 10^6, 1) at h = 2, ρ = 0.5 (the BDS20 setting):
+/// E[X], the TAGS threshold, Random's waiting, SITA at the cutoff 30, and the SITA
+/// optimum (its enclosure [proven lower bound, value at the printed cutoffs]).
+#[test]
+fn enclosures_contain_the_certified_values() {
+    let text = format!(
+        r#"{HEAD}
+[setup]
+dist = "bp:k=1,p=1e6,alpha=1"
+hosts = 2
+load = "0.5"
+digits = 20
+
+[[check]]
+quantity = "mean()"
+relation = ">"
+bound = "0"
+"#
+    );
+    let claim = compile("t.toml", &text).expect("compiles");
+    let cache = Cache::default();
+    let scope = Scope::new(
+        BTreeMap::new(),
+        claim.system.as_ref(),
+        registry(),
+        &cache,
+        claim.digits,
+    )
+    .with_rigour(true);
+    let words = registry().words();
+    for q in [
+        "mean()",
+        "threshold()",
+        "eval(random).value",
+        "eval(sita, cutoffs=\"30\").value",
+        "opt(sita).value",
+        "opt(sita).value / mean() + 1",
+    ] {
+        let e = parse(q, &words).expect("expr");
+        let p = scope.eval(&e).expect("value");
+        let Proof::Enclosed(i) = &p.proof else {
+            panic!("{q}: not enclosed: {:?}", p.proof);
+        };
+        let bits = p.hi.prec();
+        let slack = Float::with_val(bits, p.hi.abs_ref()) * Float::with_val(bits, 1e-19);
+        let lo = Float::with_val(bits, i.lo() - &slack);
+        let hi = Float::with_val(bits, i.hi() + &slack);
+        assert!(
+            lo <= p.hi && p.hi <= hi,
+            "{q}: certified {} outside [{}, {}]",
+            p.hi,
+            i.lo(),
+            i.hi()
+        );
+        assert!(i.rel_width() < 1e-18, "{q}: width {}", i.rel_width());
+    }
+}
