@@ -2,7 +2,7 @@
 //! form, a paper's table, another program) at given grid points, each compared with the
 //! computed value within the source's tolerance.
 
-use super::judge::{judge, scaled, scaled_text, Basis};
+use super::judge::{judge, reason, scaled, scaled_text, Basis};
 use super::points::eval_point;
 use super::result::{label, value_text, Judged, MARGIN_DIGITS};
 use crate::claims::cache::Cache;
@@ -48,6 +48,7 @@ fn expected(
     let m = Float::with_val(bits, &tol - Float::with_val(bits, &pv.q.hi - &want).abs());
     let u = pv.q.uncertainty();
     let basis = Basis::of(&pv.q, None);
+    let verdict = judge(&m, &u, false, &basis);
     Ok(Judged {
         label: lab.to_string(),
         value: format!("{}{}", value_text(&pv.q, claim.digits), basis.note()),
@@ -56,8 +57,9 @@ fn expected(
         rel_margin: scaled(&m, &tol),
         rel_margin_text: scaled_text(&m, &tol),
         uncertainty: to_sci(&u, 3),
-        verdict: judge(&m, &u, false, &basis),
+        verdict,
         point: vec![],
         bound_value: None,
+        reason: reason(verdict, &m, &u, &basis),
     })
 }

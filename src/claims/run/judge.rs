@@ -171,6 +171,30 @@ pub(crate) fn judge(m: &Float, u: &Float, strict: bool, basis: &Basis) -> Verdic
     }
 }
 
+/// Why a comparison judged by [`judge`] with margin `m` and uncertainty `u` is
+/// INCONCLUSIVE (`None` when `verdict` is not).
+pub(crate) fn reason(verdict: Verdict, m: &Float, u: &Float, basis: &Basis) -> Option<String> {
+    if verdict != Verdict::Inconclusive {
+        return None;
+    }
+    if !basis.warnings().is_empty() {
+        return Some(format!(
+            "the simulation's 95% interval is not trusted (heavy-tail warning), whatever the margin: {}",
+            basis.warnings().join("; ")
+        ));
+    }
+    let what = match basis {
+        Basis::TwoPrecisions => "the difference between the two precisions",
+        Basis::Simulated { .. } => "the simulations' 95% half-widths",
+        Basis::Extrapolated => "the extrapolation's error estimate",
+    };
+    Some(format!(
+        "the margin {} lies within its uncertainty ±{} ({what}): the relation may hold or fail",
+        to_sci(m, MARGIN_DIGITS),
+        to_sci(u, 3)
+    ))
+}
+
 /// The margin relative to the scale of the comparison, in MPFR (f64 would overflow at the
 /// papers' sizes): m / |scale|, or m itself when the scale is 0 or not finite.
 fn ratio(m: &Float, scale: &Float) -> Float {
@@ -219,6 +243,7 @@ fn compared(m: &Float, u: &Float, scale: &Float, verdict: Verdict) -> Judged {
         verdict,
         point: vec![],
         bound_value: None,
+        reason: None,
     }
 }
 
@@ -334,6 +359,23 @@ fn consistent(a: &Against, basis: &Basis) -> Judged {
         Verdict::Inconclusive
     };
     let mut j = compared(&m, &a.u, &a.u, verdict);
+    j.reason = if verdict != Verdict::Inconclusive {
+        None
+    } else if !basis.warnings().is_empty() {
+        reason(verdict, &m, &a.u, basis)
+    } else if a.u > *a.tol {
+        Some(format!(
+            "the interval's half-width {} is wider than the tolerance {}: too wide to resolve a difference of that size",
+            to_sci(&a.u, 3),
+            to_sci(a.tol, 3)
+        ))
+    } else {
+        Some(format!(
+            "the bound lies {} from the value, outside its interval (half-width {}) but within {CONSISTENT_FAIL_HALF_WIDTHS} half-widths: a 95% interval misses by that much at one point in twenty by chance",
+            to_sci(&d, 3),
+            to_sci(&a.u, 3)
+        ))
+    };
     j.bound = format!(
         "interval contains {} (half-width <= {})",
         to_sci(&a.b, 8),
@@ -387,7 +429,9 @@ fn bounded(check: &Check, a: &Against, basis: &Basis) -> Judged {
             (m, sign_b != 0, shown)
         }
     };
-    let mut j = compared(&m, &a.u, &a.scale, judge(&m, &a.u, strict, basis));
+    let verdict = judge(&m, &a.u, strict, basis);
+    let mut j = compared(&m, &a.u, &a.scale, verdict);
+    j.reason = reason(verdict, &m, &a.u, basis);
     j.bound = shown;
     j.bound_value = (!matches!(check.relation, Relation::SignAs)).then(|| to_sci(b, 8));
     j
@@ -494,7 +538,9 @@ fn along_group(check: &Check, var: &str, prefix: &str, steps: &[Step]) -> Vec<Ju
         let u = Float::with_val(bits, &a.e.uncertainty + &b.e.uncertainty);
         let scale = Float::with_val(bits, a.e.value.abs_ref())
             .max(&Float::with_val(bits, b.e.value.abs_ref()));
-        let mut j = compared(&m, &u, &scale, judge(&m, &u, false, &basis));
+        let verdict = judge(&m, &u, false, &basis);
+        let mut j = compared(&m, &u, &scale, verdict);
+        j.reason = reason(verdict, &m, &u, &basis);
         j.label = format!("{prefix}{var}={} vs {var}={}", a.at, b.at);
         j.value = format!("{} vs {}{}", a.e.text, b.e.text, basis.note());
         j.bound = what.to_string();
