@@ -171,3 +171,82 @@ fn repeat_reports_the_time_per_run_and_rejects_bad_counts() {
     assert!(t > 0.0 && t < 60.0, "{t}");
     assert!(once.get("seconds_per_run").is_none());
 }
+
+/// Significant digits of a certified decimal as printed (`1.2345e6`: 5), `None` for a
+/// text that is not a number in scientific notation (`undetermined`, `inf`).
+fn printed_digits(s: &str) -> Option<u64> {
+    if !common::is_sci(s) {
+        return None;
+    }
+    let mant = s.trim_start_matches('-').split('e').next()?;
+    Some(mant.chars().filter(char::is_ascii_digit).count() as u64)
+}
+
+/// Issue 24, item 6: one undetermined cutoff makes `digits` 0 although the value is
+/// certain to 16 digits; `field_digits` gives each number's digits and
+/// `digits_limited_by` names the cutoff. Each count is checked a second way, against the
+/// digits the number is printed with (every printed digit is certified).
+#[test]
+fn digits_are_given_per_field_and_the_limiting_one_is_named() {
+    let args = [
+        "optimize",
+        "--policy",
+        "sita",
+        "--dist",
+        "bp:k=1,p=1e100,alpha=0.5",
+        "--hosts",
+        "2",
+        "--load",
+        "1.5",
+        "--digits",
+        "20",
+    ];
+    let mut json_args = args.to_vec();
+    json_args.extend(["--format", "json"]);
+    let v = run_json(&json_args);
+    assert_eq!(v["digits"].as_u64(), Some(0), "{v:?}");
+    let f = v["field_digits"].as_object().expect("field_digits");
+    for k in ["lambda", "load", "value", "queueing", "wasted"] {
+        let d = f[k].as_u64().unwrap_or_else(|| panic!("{k}: {f:?}"));
+        let printed = v[k].as_str().and_then(printed_digits);
+        // an exact 0 (no wasted work under SITA) prints as 0e0 with every digit certain
+        if !v[k].as_str().is_some_and(|s| s.starts_with('0')) {
+            assert_eq!(Some(d), printed, "{k}: {}", v[k]);
+        }
+    }
+    assert!(f["value"].as_u64().is_some_and(|d| d >= 16), "{f:?}");
+    let cut = f["cutoffs"].as_array().expect("cutoffs");
+    assert_eq!(cut.len(), 1);
+    assert_eq!(cut[0].as_u64(), Some(0), "{f:?}");
+    for (i, d) in f["host_loads"]
+        .as_array()
+        .expect("host_loads")
+        .iter()
+        .enumerate()
+    {
+        let printed = v["host_loads"][i].as_str().and_then(printed_digits);
+        assert_eq!(d.as_u64(), printed, "host_loads[{i}]");
+    }
+    assert_eq!(v["digits_limited_by"], serde_json::json!(["cutoffs[1]"]));
+    let notes = v["notes"].to_string();
+    assert!(notes.contains("the fewest are in cutoffs[1]"), "{notes}");
+    // the text record says the same
+    let text = common::run_ok(&args);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("digits_limited_by") && l.ends_with("  cutoffs[1]")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("field_digits") && l.contains("cutoffs=0 ")),
+        "{text}"
+    );
+    // all digits certain: nothing limits
+    let v = run_json(&[
+        "optimize", "--policy", "sita", "--dist", BP, "--hosts", "2", "--load", "0.5", "--format",
+        "json",
+    ]);
+    assert_eq!(v["digits_limited_by"], serde_json::json!([]));
+    assert_eq!(v["field_digits"]["value"].as_u64(), v["digits"].as_u64());
+}

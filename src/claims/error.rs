@@ -39,6 +39,10 @@ pub enum ClaimError {
         /// The first file.
         other: String,
     },
+    /// Several mistakes found in one reading (every unknown or missing key of a file, or
+    /// of several files), each as its own error, on one line.
+    #[error("{}", several_text(.0))]
+    Several(Vec<ClaimError>),
     /// A computation that cannot be done (bad `design` request, …).
     #[error("{0}")]
     Compute(String),
@@ -47,12 +51,44 @@ pub enum ClaimError {
     Quantity(#[from] QuantityError),
 }
 
+/// `N mistakes: E1; E2; …` (each error as it reads alone: file, line, key, why).
+fn several_text(es: &[ClaimError]) -> String {
+    format!(
+        "{} mistakes: {}",
+        es.len(),
+        es.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ")
+    )
+}
+
+impl ClaimError {
+    /// One error for `es`: itself when there is one, else [`ClaimError::Several`] (nested
+    /// lists flattened).
+    pub fn all(es: Vec<ClaimError>) -> ClaimError {
+        let mut flat = Vec::new();
+        for e in es {
+            match e {
+                ClaimError::Several(inner) => flat.extend(inner),
+                other => flat.push(other),
+            }
+        }
+        if flat.len() == 1 {
+            flat.remove(0)
+        } else {
+            ClaimError::Several(flat)
+        }
+    }
+}
+
 impl Classify for ClaimError {
     fn kind(&self) -> ErrorKind {
         match self {
             ClaimError::Schema { .. }
             | ClaimError::Io { .. }
             | ClaimError::DuplicateId { .. }
+            | ClaimError::Several(_)
             | ClaimError::Compute(_) => ErrorKind::Input,
             ClaimError::Quantity(e) => e.kind(),
         }

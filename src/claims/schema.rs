@@ -15,8 +15,10 @@ use toml::Spanned;
 pub struct Source {
     /// Paper key, e.g. `BDS20`.
     pub paper: String,
-    /// Seed file in `../shared/seeds/`, e.g. `000_cd45625dab727f36.txt`.
-    pub seed: String,
+    /// Seed file in `../shared/seeds/`, e.g. `000_cd45625dab727f36.txt` (the catalogue's;
+    /// a claim of one's own has none).
+    #[serde(default)]
+    pub seed: Option<String>,
     /// The paper's words.
     pub words: String,
     /// Where in the paper (abstract, theorem, …).
@@ -147,8 +149,9 @@ pub struct ClaimFile {
     pub statement: String,
     /// The project's interpretation where the source leaves a choice open, and why.
     pub reading: String,
-    /// Where it comes from.
-    pub source: Source,
+    /// Where it comes from (none: an unpublished claim of the user's own).
+    #[serde(default)]
+    pub source: Option<Source>,
     /// Any other remark (approximations used, points left out and why).
     #[serde(default)]
     pub notes: Option<String>,
@@ -266,13 +269,21 @@ pub struct FileCtx<'a> {
     path: &'a str,
     text: &'a str,
     words: Vec<&'static str>,
+    /// The `[setup]` expressions a model read ([`FileCtx::setup_expr`]), with their span
+    /// and key: the compiler checks their names once the system is known.
+    setup_exprs: std::cell::RefCell<Vec<(Range<usize>, String, Expr)>>,
 }
 
 impl<'a> FileCtx<'a> {
     /// A file being compiled; `words` are the language's bare words
     /// ([`crate::claims::Registry::words`]).
     pub fn new(path: &'a str, text: &'a str, words: Vec<&'static str>) -> Self {
-        FileCtx { path, text, words }
+        FileCtx {
+            path,
+            text,
+            words,
+            setup_exprs: std::cell::RefCell::new(Vec::new()),
+        }
     }
 
     /// An error at the byte range `span`, on `key`.
@@ -288,6 +299,25 @@ impl<'a> FileCtx<'a> {
     pub fn expr(&self, s: &Spanned<String>, key: &str) -> Result<Expr, ClaimError> {
         self.parse_expr(s.get_ref())
             .or_else(|e| self.err(s.span(), key, format!("'{}': {e}", s.get_ref())))
+    }
+    /// An expression of a `[setup]` key (`setup.load`): parsed as [`FileCtx::expr`], and
+    /// kept so that the compiler checks its names (grid variables, the model's
+    /// variables, quantities) once the model's system is built.
+    pub fn setup_expr(&self, s: &Spanned<String>, key: &str) -> Result<Expr, ClaimError> {
+        let e = self.expr(s, key)?;
+        self.note_setup_expr(s.span(), key, &e);
+        Ok(e)
+    }
+    /// Keeps an expression a model parsed from its `[setup]` (at `span`, under `key`) for
+    /// the compiler's check of its names ([`FileCtx::setup_expr`]).
+    pub fn note_setup_expr(&self, span: Range<usize>, key: &str, e: &Expr) {
+        self.setup_exprs
+            .borrow_mut()
+            .push((span, key.to_string(), e.clone()));
+    }
+    /// The `[setup]` expressions kept so far ([`FileCtx::setup_expr`]).
+    pub(crate) fn setup_exprs(&self) -> Vec<(Range<usize>, String, Expr)> {
+        self.setup_exprs.borrow().clone()
     }
     /// An expression of the quantity language, or the parser's message.
     pub fn parse_expr(&self, s: &str) -> Result<Expr, String> {

@@ -121,6 +121,13 @@ pub trait SystemSpec: AsAny + Send + Sync + std::fmt::Debug {
     fn variables(&self) -> &'static [&'static str] {
         self.signature().variables
     }
+    /// The expression the setup gives for `key`, where the model lets the compiler read
+    /// it (dispatch: `hosts`, which fixes the length of `opt()`'s per-host fields); `None`
+    /// by default.
+    fn setup_value(&self, key: &str) -> Option<&Expr> {
+        let _ = key;
+        None
+    }
     /// Bare words an override of `key` takes as text (`metric=slowdown`); none by default.
     fn key_words(&self, key: &str) -> &'static [&'static str] {
         let _ = key;

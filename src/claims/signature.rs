@@ -37,6 +37,10 @@ pub struct FieldSpec {
     pub name: &'static str,
     /// Whether it is a vector (read as `name[i]`).
     pub indexed: bool,
+    /// For a vector with one entry per host (or per cutoff): its length is h + this
+    /// (`cutoff[i]`: h − 1), so that the compiler refuses an index past the end where h
+    /// is known when the file is compiled. `None`: the length is known only at run time.
+    pub per_host: Option<i64>,
 }
 
 impl FieldSpec {
@@ -45,6 +49,7 @@ impl FieldSpec {
         FieldSpec {
             name,
             indexed: false,
+            per_host: None,
         }
     }
     /// A vector field.
@@ -52,6 +57,15 @@ impl FieldSpec {
         FieldSpec {
             name,
             indexed: true,
+            per_host: None,
+        }
+    }
+    /// A vector field with h + `offset` entries, h the number of hosts (`cutoff`: −1).
+    pub const fn per_host(name: &'static str, offset: i64) -> Self {
+        FieldSpec {
+            name,
+            indexed: true,
+            per_host: Some(offset),
         }
     }
     /// As a claim file writes it (`cutoff[i]`).
@@ -135,4 +149,9 @@ pub struct ModelSignature {
     /// Bare words the model's values take (metric names, `inf`): the compiler accepts
     /// them in expressions.
     pub words: &'static [&'static str],
+    /// Every key its `[setup]` may give besides the shared `model` and `digits` (those of
+    /// its serde type: the compiler names each other key as unknown, all in one run).
+    pub setup_keys: &'static [&'static str],
+    /// The keys its `[setup]` must give.
+    pub required: &'static [&'static str],
 }

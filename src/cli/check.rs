@@ -7,6 +7,7 @@ use super::claims_run::{
 use crate::claims::load_paths;
 use crate::report::claims::{
     claim_csv, incomplete_note, mark_incomplete_json, summary, to_json, to_markdown, to_text,
+    to_text_verbose,
 };
 use crate::report::figure::sanitize::sanitize;
 use crate::report::html::{to_html, HtmlFigure};
@@ -47,6 +48,11 @@ pub(crate) struct CheckArgs {
     /// INCONCLUSIVE skipped with its reason, uncomputed an error), beside any --format.
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+    /// Text: also every check's values (each point's value with the uncertainty its
+    /// verdict allowed for, the bound, the margin and the verdict; Markdown always has
+    /// them).
+    #[arg(long, short = 'v')]
+    verbose: bool,
     /// Exit 1 when some claim is INCONCLUSIVE, as when one fails (for CI gates that must
     /// not stay green on undecided claims).
     #[arg(long)]
@@ -366,6 +372,7 @@ pub(crate) fn run_check(a: CheckArgs) -> Result<(String, i32), (i32, String)> {
         write_file(f, &junit())?;
     }
     let out = match a.format {
+        CheckFormat::Text if a.verbose => note(to_text_verbose(&rs)),
         CheckFormat::Text => note(to_text(&rs)),
         CheckFormat::Json => json(to_json(&rs)) + "\n",
         CheckFormat::Md => note(to_markdown(&rs)),

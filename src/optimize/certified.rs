@@ -54,6 +54,24 @@ impl<'a> DispatchNumbers<'a> {
         [self.lambda, self.load, self.value, self.queueing]
     }
 
+    /// Each number's certified digits under its record key, in the record's order:
+    /// (key, digits, whether the key is a list: one entry a cutoff or host).
+    pub fn field_digits(&self) -> Vec<(String, Vec<u32>, bool)> {
+        let one = |k: &str, c: &Certified| (k.to_string(), vec![c.digits], false);
+        let list = |k: &str, cs: &[Certified]| {
+            (k.to_string(), cs.iter().map(|c| c.digits).collect(), true)
+        };
+        vec![
+            one("lambda", self.lambda),
+            one("load", self.load),
+            list("cutoffs", self.cutoffs),
+            list("host_loads", self.host_loads),
+            one("value", self.value),
+            one("queueing", self.queueing),
+            one("wasted", self.wasted),
+        ]
+    }
+
     /// Every number: λ, ρ, the value, its queueing and wasted parts, the cutoffs and the
     /// host loads (the ones whose fewest digits the answer reports).
     pub fn all(&self) -> impl Iterator<Item = &'a Certified> {

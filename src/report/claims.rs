@@ -171,6 +171,9 @@ fn check_json(c: &CheckResult) -> Value {
             });
             rel_note(&j.rel_margin_text, &mut o);
             proof_json(&j.proof, &mut o);
+            if let (Some(why), Value::Object(m)) = (&j.reason, &mut o) {
+                m.insert("reason".into(), Value::String(why.clone()));
+            }
             o
         })
         .collect();
@@ -253,10 +256,18 @@ pub fn claim_json(r: &ClaimResult) -> Value {
         "id": c.id,
         "row": c.row,
         "file": c.path,
-        "source": format!("{}, {}: \"{}\"", c.source.paper, c.source.seed, c.source.words.trim()),
-        "paper": c.source.paper,
-        "seed": c.source.seed,
-        "location": c.source.location,
+        "source": match &c.source {
+            Some(s) => format!(
+                "{}, {}: \"{}\"",
+                s.paper,
+                s.seed.as_deref().unwrap_or("no seed file"),
+                s.words.trim()
+            ),
+            None => crate::claims::compile::UNPUBLISHED.to_string(),
+        },
+        "paper": c.source.as_ref().map(|s| s.paper.clone()),
+        "seed": c.source.as_ref().and_then(|s| s.seed.clone()),
+        "location": c.source.as_ref().and_then(|s| s.location.clone()),
         "statement": c.statement,
         "reading": c.reading,
         "notes": c.notes,
@@ -266,6 +277,7 @@ pub fn claim_json(r: &ClaimResult) -> Value {
         "margin": w.map(|w| w.margin.clone()),
         "rel_margin": w.map(|w| rel(&w.rel_margin_text)),
         "worst_point": w.map(|w| format!("{}: {}", w.name, w.worst_point)),
+        "margin_check": w.map(|w| w.name.clone()),
         "digits": c.digits,
         "checks": r.checks.iter().map(check_json).collect::<Vec<_>>(),
     });
@@ -358,23 +370,110 @@ pub fn limit_lines(rs: &[ClaimResult]) -> Vec<String> {
     out
 }
 
-/// The text report: a table (id, source, verdict, margin, worst point), the limits
-/// found, and a summary line.
-pub fn to_text(rs: &[ClaimResult]) -> String {
-    let rows: Vec<Vec<String>> = rs
+/// The claim's margin as its summary shows it: the deciding check's margin, and when the
+/// claim has several checks (whose margins may be in different units) that check's name.
+pub fn claim_margin(r: &ClaimResult) -> String {
+    match r.worst() {
+        None => String::new(),
+        Some(w) if r.checks.len() > 1 => format!("{} ({})", w.margin, w.name),
+        Some(w) => w.margin.clone(),
+    }
+}
+
+/// A check's verdict as shown, with its expectation when that is not PASS.
+fn check_verdict_shown(k: &CheckResult) -> String {
+    if k.expect != Verdict::Pass {
+        format!("{} (expected {})", k.verdict.name(), k.expect.name())
+    } else {
+        k.verdict.name().to_string()
+    }
+}
+
+/// Every comparison the run could not decide, as `id/check at POINT: why` lines
+/// ([`CheckResult::undecided`]).
+pub fn undecided_lines(rs: &[ClaimResult]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in rs {
+        for k in &r.checks {
+            for (at, why) in k.undecided() {
+                out.push(format!("{}/{} at {at}: {why}", r.claim.id, k.name));
+            }
+        }
+    }
+    out
+}
+
+/// The heading of a check's list of values: `id/check: QUANTITY RELATION`.
+fn values_heading(r: &ClaimResult, k: &CheckResult) -> String {
+    format!("{}/{}: {} {}", r.claim.id, k.name, k.quantity, k.relation)
+}
+
+/// The columns of a check's values (every comparison).
+const VALUE_HEADERS: [&str; 6] = [
+    "point",
+    "value",
+    "uncertainty",
+    "bound",
+    "margin",
+    "verdict",
+];
+
+/// A check's comparisons as rows of [`VALUE_HEADERS`]: each point's (or limit's, or
+/// step's) value, the uncertainty the verdict allowed for, the bound, the margin and the
+/// verdict.
+fn value_rows(k: &CheckResult) -> Vec<Vec<String>> {
+    k.judged
         .iter()
-        .map(|r| {
-            let w = r.worst();
+        .map(|j| {
             vec![
-                r.claim.id.clone(),
-                r.claim.source_short(),
-                verdict_shown(r),
-                w.map(|w| w.margin.clone()).unwrap_or_default(),
-                w.map(|w| format!("{}: {}", w.name, w.worst_point))
-                    .unwrap_or_default(),
+                j.label.clone(),
+                j.value.clone(),
+                j.uncertainty.clone(),
+                j.bound.clone(),
+                j.margin.clone(),
+                j.verdict.name().to_string(),
             ]
         })
-        .collect();
+        .collect()
+}
+
+/// The text report: a table (id, source, verdict, margin, worst point; a claim with
+/// several checks gets one line per check below it), the limits found, every comparison
+/// that could not be decided with why, and a summary line.
+pub fn to_text(rs: &[ClaimResult]) -> String {
+    text_report(rs, false)
+}
+
+/// [`to_text`] with every check's values (`check --verbose`): each comparison's value,
+/// uncertainty, bound, margin and verdict.
+pub fn to_text_verbose(rs: &[ClaimResult]) -> String {
+    text_report(rs, true)
+}
+
+fn text_report(rs: &[ClaimResult], verbose: bool) -> String {
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for r in rs {
+        let w = r.worst();
+        rows.push(vec![
+            r.claim.id.clone(),
+            r.claim.source_short(),
+            verdict_shown(r),
+            claim_margin(r),
+            w.map(|w| format!("{}: {}", w.name, w.worst_point))
+                .unwrap_or_default(),
+        ]);
+        if r.checks.len() > 1 {
+            for k in &r.checks {
+                rows.push(vec![
+                    format!("  - {}", k.name),
+                    String::new(),
+                    check_verdict_shown(k),
+                    k.margin.clone(),
+                    k.worst_point.clone(),
+                ]);
+            }
+        }
+    }
     let mut out = table(&["id", "source", "verdict", "margin", "worst point"], &rows);
     let lim = limit_lines(rs);
     if !lim.is_empty() {
@@ -388,6 +487,26 @@ pub fn to_text(rs: &[ClaimResult]) -> String {
         out.push_str("\nproofs (--rigorous: PROVEN = decided by enclosures at every point):\n");
         for l in proofs {
             out.push_str(&format!("  {l}\n"));
+        }
+    }
+    let und = undecided_lines(rs);
+    if !und.is_empty() {
+        out.push_str(
+            "\nnot decided (each INCONCLUSIVE comparison and uncomputed point, and why):\n",
+        );
+        for l in und {
+            out.push_str(&format!("  {l}\n"));
+        }
+    }
+    if verbose {
+        out.push_str("\nvalues (each comparison: the value, the uncertainty the verdict allowed for, the bound, the margin):\n");
+        for r in rs {
+            for k in &r.checks {
+                out.push_str(&format!("\n{}\n", values_heading(r, k)));
+                for line in table(&VALUE_HEADERS, &value_rows(k)).lines() {
+                    out.push_str(&format!("  {line}\n"));
+                }
+            }
         }
     }
     let s = summary(rs);
@@ -426,7 +545,7 @@ pub fn to_markdown(rs: &[ClaimResult]) -> String {
             r.claim.id,
             md_escape(&r.claim.source_short()),
             verdict_shown(r),
-            w.map(|w| w.margin.clone()).unwrap_or_default(),
+            md_escape(&claim_margin(r)),
             md_escape(
                 &w.map(|w| format!("{}: {}", w.name, w.worst_point))
                     .unwrap_or_default()
@@ -447,17 +566,7 @@ pub fn to_markdown(rs: &[ClaimResult]) -> String {
     for r in rs {
         let c = &r.claim;
         out.push_str(&format!("\n## {}\n\n", c.id));
-        out.push_str(&format!(
-            "*Source*: {} ({}{}): \"{}\"\n\n",
-            c.source.paper,
-            c.source.seed,
-            c.source
-                .location
-                .as_ref()
-                .map(|l| format!(", {l}"))
-                .unwrap_or_default(),
-            c.source.words.trim()
-        ));
+        out.push_str(&format!("*Source*: {}\n\n", c.source_long()));
         out.push_str(&format!("*Statement*: {}\n\n", c.statement));
         out.push_str(&format!("*Reading*: {}\n\n", c.reading));
         if let Some(n) = &c.notes {
@@ -481,10 +590,49 @@ pub fn to_markdown(rs: &[ClaimResult]) -> String {
                 md_escape(&k.worst_point)
             ));
         }
+        if r.checks.len() > 1 {
+            if let Some(w) = r.worst() {
+                out.push_str(&format!(
+                    "\n*Margin*: the claim's is that of check `{}` (the deciding check: {}); each check's margin is in its own quantity's unit.\n",
+                    w.name,
+                    if w.fails_run() {
+                        "it makes the run fail".to_string()
+                    } else {
+                        format!(
+                            "the smallest margin relative to its bound{}",
+                            w.rel_margin_text
+                                .as_ref()
+                                .map(|t| format!(", {t}"))
+                                .unwrap_or_default()
+                        )
+                    }
+                ));
+            }
+        }
         for k in &r.checks {
             if let Some(f) = &k.finding {
                 out.push_str(&format!("\n*Finding ({})*: {}\n", k.name, f.trim()));
             }
+        }
+        let und: Vec<String> = r
+            .checks
+            .iter()
+            .flat_map(|k| {
+                k.undecided().into_iter().map(move |(at, why)| {
+                    format!(
+                        "- `{}` at {}: {}\n",
+                        k.name,
+                        md_escape(&at),
+                        md_escape(&why)
+                    )
+                })
+            })
+            .collect();
+        if !und.is_empty() {
+            out.push_str(
+                "\n*Not decided* (each INCONCLUSIVE comparison and uncomputed point, and why):\n\n",
+            );
+            und.iter().for_each(|l| out.push_str(l));
         }
         for k in &r.checks {
             if k.limits.is_empty() {
@@ -504,6 +652,25 @@ pub fn to_markdown(rs: &[ClaimResult]) -> String {
                     if at.is_empty() { "-".into() } else { at },
                     l.estimate,
                     l.error
+                ));
+            }
+        }
+        for k in &r.checks {
+            out.push_str(&format!(
+                "\nValues of `{}` (`{}` {}):\n\n| {} |\n|{}\n",
+                k.name,
+                md_escape(&k.quantity),
+                md_escape(&k.relation),
+                VALUE_HEADERS.join(" | "),
+                "---|".repeat(VALUE_HEADERS.len())
+            ));
+            for row in value_rows(k) {
+                out.push_str(&format!(
+                    "| {} |\n",
+                    row.iter()
+                        .map(|c| md_escape(c))
+                        .collect::<Vec<_>>()
+                        .join(" | ")
                 ));
             }
         }

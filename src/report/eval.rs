@@ -2,7 +2,10 @@
 //! [`crate::optimize::certified::eval_certified`], or proven by
 //! [`crate::optimize::rigorous::eval_rigorous`].
 
-use super::{digits_note, proven_digits_note, Record, BOUND_EXTRA_DIGITS, PROVEN_NOTE};
+use super::{
+    digits_note_naming, limited_by, proven_digits_note, FieldDigits, Record, BOUND_EXTRA_DIGITS,
+    PROVEN_NOTE,
+};
 use crate::num::interval::Interval;
 use crate::optimize::certified::{DispatchNumbers, EvalReport, EvalRequest};
 use crate::optimize::rigorous::RigorousEval;
@@ -25,7 +28,14 @@ pub fn eval_record(req: &EvalRequest, r: &EvalReport) -> Record {
     if !r.stable {
         notes.push("some host has load >= 1: the mean is infinite".to_string());
     }
-    if let Some(n) = digits_note(r.digits, req.digits) {
+    let mut fields: Vec<FieldDigits> = r.numbers().field_digits();
+    fields.push((
+        "host_waiting".into(),
+        r.host_waiting.iter().map(|c| c.digits).collect(),
+        true,
+    ));
+    rec.digit_fields(&fields, req.digits);
+    if let Some(n) = digits_note_naming(r.digits, req.digits, &limited_by(&fields, req.digits)) {
         notes.push(n);
     }
     rec.texts("notes", &notes);

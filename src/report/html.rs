@@ -8,7 +8,7 @@
 //! bounding box and at least one drawn series) into `<body data-figures-ok=…>`; the
 //! browser test (`tests/browser/run.sh`) reads it.
 
-use super::claims::{check_class_text, summary, verdict_shown};
+use super::claims::{check_class_text, claim_margin, summary, verdict_shown};
 use super::figure::text::{self, xml_escape, FONT_REGULAR};
 use crate::claims::run::{CheckResult, ClaimResult};
 use crate::claims::Verdict;
@@ -98,6 +98,7 @@ tr.uncomputed .badge { background: #7a0177; color: #fff; border: none; }
 tr.fail td { background: #fde5d8; }
 aside.finding { border-left: 4px solid #e69f00; background: #fff8e1; padding: 0.4em 0.8em; margin: 0.6em 0; }
 aside.finding strong { color: #6b4e00; }
+div.undecided { border-left: 4px solid #999; background: #f3f3f3; padding: 0.2em 0.8em; margin: 0.6em 0; }
 figure.plot { display: inline-block; margin: 0.5em 1em 0.5em 0; vertical-align: top; max-width: 34em; }
 figure.plot svg { width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 0.85em; color: #333; }
@@ -308,17 +309,30 @@ fn claim_section(r: &ClaimResult, figs: &[&HtmlFigure]) -> String {
         id = e(&c.id),
         v = e(&verdict_shown(r))
     );
+    let source = match &c.source {
+        Some(s) => {
+            let within: Vec<String> = s
+                .seed
+                .iter()
+                .chain(s.location.iter())
+                .map(|x| e(x))
+                .collect();
+            format!(
+                "{}{}: <span class=\"words\">“{}”</span>",
+                e(&s.paper),
+                if within.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", within.join(", "))
+                },
+                e(s.words.trim())
+            )
+        }
+        None => e(&c.source_long()),
+    };
     o.push_str(&format!(
-        "<p><b>Statement.</b> {}</p>\n<p><b>Source.</b> {} ({}{}): <span class=\"words\">“{}”</span></p>\n<p><b>Reading.</b> {}</p>\n",
+        "<p><b>Statement.</b> {}</p>\n<p><b>Source.</b> {source}</p>\n<p><b>Reading.</b> {}</p>\n",
         e(&c.statement),
-        e(&c.source.paper),
-        e(&c.source.seed),
-        c.source
-            .location
-            .as_ref()
-            .map(|l| format!(", {}", e(l)))
-            .unwrap_or_default(),
-        e(c.source.words.trim()),
         e(&c.reading)
     ));
     if let Some(n) = &c.notes {
@@ -348,6 +362,27 @@ fn claim_section(r: &ClaimResult, figs: &[&HtmlFigure]) -> String {
         ));
     }
     o.push_str("</table>\n");
+    if let (true, Some(w)) = (r.checks.len() > 1, r.worst()) {
+        o.push_str(&format!(
+            "<p class=\"margin-check\">The claim's margin is that of check <b>{}</b> (the deciding check); each check's margin is in its own quantity's unit.</p>\n",
+            e(&w.name)
+        ));
+    }
+    let undecided: Vec<String> = r
+        .checks
+        .iter()
+        .flat_map(|k| {
+            k.undecided().into_iter().map(move |(at, why)| {
+                format!("<li><b>{}</b> at {}: {}</li>", e(&k.name), e(&at), e(&why))
+            })
+        })
+        .collect();
+    if !undecided.is_empty() {
+        o.push_str(&format!(
+            "<div class=\"undecided\"><p><b>Not decided</b> (each INCONCLUSIVE comparison and uncomputed point, and why):</p>\n<ul>\n{}\n</ul></div>\n",
+            undecided.join("\n")
+        ));
+    }
     for k in &r.checks {
         if let Some(f) = &k.finding {
             o.push_str(&format!(
@@ -398,15 +433,16 @@ fn claim_section(r: &ClaimResult, figs: &[&HtmlFigure]) -> String {
     }
     let n: usize = r.checks.iter().map(|k| k.judged.len()).sum();
     o.push_str(&format!(
-        "<details><summary>Evidence: {n} comparisons</summary>\n<table class=\"evidence\">\n<tr><th>check</th><th>point</th><th>value</th><th>bound</th><th>margin</th><th>verdict</th></tr>\n"
+        "<details><summary>Evidence: {n} comparisons</summary>\n<table class=\"evidence\">\n<tr><th>check</th><th>point</th><th>value</th><th>uncertainty</th><th>bound</th><th>margin</th><th>verdict</th></tr>\n"
     ));
     for k in &r.checks {
         for j in &k.judged {
             o.push_str(&format!(
-                "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
+                "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
                 e(&k.name),
                 e(&j.label),
                 e(&j.value),
+                e(&j.uncertainty),
                 e(&j.bound),
                 e(&j.margin),
                 j.class()
@@ -462,7 +498,7 @@ pub fn to_html(rs: &[ClaimResult], figures: &[HtmlFigure], note: &str) -> String
             verdict_class(r),
             e(&r.claim.source_short()),
             e(&verdict_shown(r)),
-            e(&w.map(|w| w.margin.clone()).unwrap_or_default()),
+            e(&claim_margin(r)),
             e(&w.map(|w| format!("{}: {}", w.name, w.worst_point)).unwrap_or_default()),
             if nf == 0 { String::new() } else { nf.to_string() },
             id = e(&r.claim.id),

@@ -39,6 +39,8 @@ pub struct Record {
     fields: Vec<(String, Value)>,
     /// Keys added as certified numbers (their `inf`/`nan` texts become JSON `null`).
     numeric: Vec<String>,
+    /// Keys whose object text shows as `k=v k=v` ([`Record::pairs`]).
+    flat: Vec<String>,
 }
 
 /// The keys of a record that measure this run's wall-clock time rather than the
@@ -52,6 +54,9 @@ pub const WALL_CLOCK_KEYS: &[&str] = &[
     "seconds",
     "seconds_per_run",
 ];
+/// One number's (or one list's) certified digits: its record key, the digits (one an entry
+/// for a list), and whether it is a list.
+pub type FieldDigits = (String, Vec<u32>, bool);
 
 /// The note added to a JSON record in which an infinite value became `null`.
 pub const NULL_NOTE: &str = "null stands for an infinite value (the top of an unbounded support as an idle host's cutoff, or the mean of a host with load >= 1): no JSON number is infinite";
@@ -107,6 +112,32 @@ impl Record {
     /// Python package) turns into number objects instead of strings.
     pub fn number_keys(&self) -> &[String] {
         &self.numeric
+    }
+    /// `field_digits` (each number's certified digits under its key, a list's one an
+    /// entry) and `digits_limited_by` (the numbers that have the fewest, `digits`, when that
+    /// is less than the `wanted`; none otherwise), so that a reader sees which numbers are
+    /// certain and which one the count `digits` is about.
+    pub fn digit_fields(&mut self, fields: &[FieldDigits], wanted: u32) -> &mut Self {
+        let pairs: Vec<(String, Value)> = fields
+            .iter()
+            .map(|(k, ds, list)| {
+                let v = if *list {
+                    Value::Array(ds.iter().map(|d| Value::from(*d)).collect())
+                } else {
+                    Value::from(ds.first().copied().unwrap_or(wanted))
+                };
+                (k.clone(), v)
+            })
+            .collect();
+        self.pairs("field_digits", pairs);
+        self.texts("digits_limited_by", &limited_by(fields, wanted))
+    }
+    /// Adds an object, shown in text as `k=v k=v` (a list's values joined by commas).
+    pub fn pairs(&mut self, k: &str, v: Vec<(String, Value)>) -> &mut Self {
+        self.flat.push(k.to_string());
+        self.fields
+            .push((k.to_string(), Value::Object(v.into_iter().collect())));
+        self
     }
     /// The value of field `k`, if the record has it.
     pub fn get(&self, k: &str) -> Option<&Value> {
@@ -247,6 +278,19 @@ impl Record {
         let mut out = String::new();
         for (k, v) in &self.fields {
             let shown = match v {
+                Value::Object(o) if self.flat.contains(k) => o
+                    .iter()
+                    .map(|(k, v)| match v {
+                        Value::Array(a) if a.is_empty() => format!("{k}=(none)"),
+                        Value::Array(a) => format!(
+                            "{k}={}",
+                            a.iter().map(Value::to_string).collect::<Vec<_>>().join(",")
+                        ),
+                        Value::String(s) => format!("{k}={s}"),
+                        other => format!("{k}={other}"),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" "),
                 Value::String(s) => s.clone(),
                 Value::Array(a) => {
                     let parts: Vec<String> = a
@@ -304,6 +348,48 @@ pub fn proven_digits_note(proven: u32, wanted: u32) -> Option<String> {
     } else {
         None
     }
+}
+
+/// The numbers of `fields` that have the fewest certified digits, as record keys
+/// (`cutoffs[1]`, `value`), when that is less than `wanted`; none otherwise.
+pub fn limited_by(fields: &[FieldDigits], wanted: u32) -> Vec<String> {
+    let fewest = fields
+        .iter()
+        .flat_map(|(_, ds, _)| ds.iter().copied())
+        .min()
+        .unwrap_or(wanted);
+    if fewest >= wanted {
+        return vec![];
+    }
+    fields
+        .iter()
+        .flat_map(|(k, ds, list)| {
+            ds.iter()
+                .enumerate()
+                .filter(|(_, d)| **d == fewest)
+                .map(move |(i, _)| {
+                    if *list {
+                        format!("{k}[{}]", i + 1)
+                    } else {
+                        k.clone()
+                    }
+                })
+        })
+        .collect()
+}
+
+/// [`digits_note`] naming the numbers that have only the fewest digits (`limited`, from
+/// [`Record::digit_fields`]'s `digits_limited_by`).
+pub fn digits_note_naming(certified: u32, wanted: u32, limited: &[String]) -> Option<String> {
+    let n = digits_note(certified, wanted)?;
+    Some(if limited.is_empty() {
+        n
+    } else {
+        format!(
+            "{n}: the fewest are in {} (field_digits gives every number's; the others are certain to theirs)",
+            limited.join(", ")
+        )
+    })
 }
 
 /// The sentence printed when fewer digits than asked are certain.

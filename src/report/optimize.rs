@@ -1,7 +1,7 @@
 //! The record of `optimize`: the optimal cutoffs, certified by
 //! [`crate::optimize::certified::optimize_certified`].
 
-use super::{digits_note, Record, BOUND_EXTRA_DIGITS};
+use super::{digits_note_naming, limited_by, FieldDigits, Record, BOUND_EXTRA_DIGITS};
 use crate::num::certify::UNDETERMINED;
 use crate::num::interval::Interval;
 use crate::optimize::certified::{OptimizeReport, OptimizeRequest};
@@ -62,7 +62,12 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
             r.idle_hosts
         ));
     }
-    if let Some(n) = digits_note(r.digits, req.digits) {
+    let mut fields: Vec<FieldDigits> = r.numbers().field_digits();
+    if let Some(m) = &r.max_queue {
+        fields.push(("max_queue_length".into(), vec![m.digits], false));
+    }
+    rec.digit_fields(&fields, req.digits);
+    if let Some(n) = digits_note_naming(r.digits, req.digits, &limited_by(&fields, req.digits)) {
         notes.push(n);
     }
     rec.texts("notes", &notes);

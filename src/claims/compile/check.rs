@@ -44,6 +44,7 @@ pub(crate) fn compile_check(x: &CheckCtx, cs: &CheckSpec, idx: usize) -> Result<
         vars: &vars,
         overridable: x.overridable,
         system: x.system,
+        grid: &grid,
     };
     let quantity = c.expr(&cs.quantity, "quantity")?;
     check_names(c, &quantity, cs.quantity.span(), "quantity", &names)?;

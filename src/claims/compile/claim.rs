@@ -86,8 +86,8 @@ pub struct Claim {
     pub statement: String,
     /// Reading.
     pub reading: String,
-    /// Source.
-    pub source: Source,
+    /// Source (none: unpublished, a claim of the user's own).
+    pub source: Option<Source>,
     /// Notes.
     pub notes: Option<String>,
     /// The system (`[setup]`), compiled by its model.
@@ -103,10 +103,56 @@ pub struct Claim {
     pub tables: Vec<TableDef>,
 }
 
+/// How a report names the source of a claim without `[source]`.
+pub const UNPUBLISHED: &str = "unpublished";
+
 impl Claim {
-    /// `BDS20 (seed 000_….txt)`.
+    /// `BDS20 (000_….txt)`, the paper alone when there is no seed file, or
+    /// [`UNPUBLISHED`].
     pub fn source_short(&self) -> String {
-        format!("{} ({})", self.source.paper, self.source.seed)
+        match &self.source {
+            None => UNPUBLISHED.to_string(),
+            Some(s) => match &s.seed {
+                Some(seed) => format!("{} ({seed})", s.paper),
+                None => s.paper.clone(),
+            },
+        }
+    }
+    /// `BDS20 (000_….txt): "the paper's words"` (no location), the paper alone before the
+    /// words when there is no seed file, or [`UNPUBLISHED`].
+    pub fn source_quoted(&self) -> String {
+        match &self.source {
+            None => UNPUBLISHED.to_string(),
+            Some(s) => format!("{}: \"{}\"", self.source_short(), s.words.trim()),
+        }
+    }
+    /// The source in full: `BDS20 (000_….txt, abstract): "the paper's words"`, or
+    /// [`UNPUBLISHED`] with what that means.
+    pub fn source_long(&self) -> String {
+        match &self.source {
+            None => {
+                format!("{UNPUBLISHED} (the file gives no [source]: a claim of its author's own)")
+            }
+            Some(s) => {
+                let mut within: Vec<&str> = Vec::new();
+                if let Some(seed) = &s.seed {
+                    within.push(seed);
+                }
+                if let Some(l) = &s.location {
+                    within.push(l);
+                }
+                format!(
+                    "{}{}: \"{}\"",
+                    s.paper,
+                    if within.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", within.join(", "))
+                    },
+                    s.words.trim()
+                )
+            }
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 use super::check::{compile_check, CheckCtx};
 use super::claim::{Check, Claim};
 use super::grid::{compile_grid, grid_order};
+use super::keys::key_errors;
 use super::setup::compile_system;
 use super::table::compile_tables;
 use crate::claims::registry;
@@ -12,6 +13,11 @@ use crate::claims::ClaimError;
 
 /// Validates a claim file's text (`path` names it in errors).
 pub fn compile(path: &str, text: &str) -> Result<Claim, ClaimError> {
+    // every unknown and missing key at once (serde would stop at the first)
+    let missing = key_errors(path, text);
+    if !missing.is_empty() {
+        return Err(ClaimError::all(missing));
+    }
     let f: ClaimFile = parse_file(path, text)?;
     // The raw table keeps the grids' keys in file order (the schema types sort them).
     let raw: toml::Table = toml::from_str(text).map_err(|e| ClaimError::Schema {
@@ -69,7 +75,8 @@ pub fn compile(path: &str, text: &str) -> Result<Claim, ClaimError> {
     })
 }
 
-/// The id (lowercase letters, digits, `-`, `_`) and the texts every claim must give.
+/// The id (lowercase letters, digits, `-`, `_`) and the texts every claim must give (all
+/// the empty ones reported at once).
 fn check_header(c: &FileCtx, f: &ClaimFile) -> Result<String, ClaimError> {
     let id = f.id.get_ref().trim().to_string();
     if id.is_empty()
@@ -83,16 +90,24 @@ fn check_header(c: &FileCtx, f: &ClaimFile) -> Result<String, ClaimError> {
             "the id must be non-empty lowercase letters, digits, '-' or '_'",
         );
     }
-    for (k, v) in [
-        ("source.paper", &f.source.paper),
-        ("source.seed", &f.source.seed),
-        ("source.words", &f.source.words),
-        ("statement", &f.statement),
-        ("reading", &f.reading),
-    ] {
-        if v.trim().is_empty() {
-            return c.err(f.id.span(), k, "must not be empty");
+    let mut texts: Vec<(&str, &str)> = vec![
+        ("statement", f.statement.as_str()),
+        ("reading", f.reading.as_str()),
+    ];
+    if let Some(s) = &f.source {
+        texts.push(("source.paper", s.paper.as_str()));
+        texts.push(("source.words", s.words.as_str()));
+        if let Some(seed) = &s.seed {
+            texts.push(("source.seed", seed.as_str()));
         }
+    }
+    let empty: Vec<ClaimError> = texts
+        .into_iter()
+        .filter(|(_, v)| v.trim().is_empty())
+        .filter_map(|(k, _)| c.err::<()>(f.id.span(), k, "must not be empty").err())
+        .collect();
+    if !empty.is_empty() {
+        return Err(ClaimError::all(empty));
     }
     Ok(id)
 }

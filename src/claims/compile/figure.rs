@@ -63,10 +63,13 @@ pub(crate) fn compile_figure_parts(
     let mut vars: Vec<String> = grid.iter().map(|(k, _)| k.clone()).collect();
     vars.push(xv.clone());
     let (system, digits) = compile_system(c, &vars)?;
+    let mut values = grid.clone();
+    values.push((xv.clone(), x.clone()));
     let names = Names {
         vars: &vars,
         overridable: &vars,
         system: system.as_ref(),
+        grid: &values,
     };
     let mut out = Vec::new();
     for y in ys {

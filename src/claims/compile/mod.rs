@@ -5,7 +5,8 @@
 //! ([`claim_file`]), the grids ([`grid`]), the `[setup]` and its model ([`setup`]), each
 //! `[[check]]` ([`check`]) with its limit ([`limit`]), relation ([`relation`]) and what is
 //! expected of it ([`expected`]), the names in its expressions ([`names`]), and the
-//! `[[table]]` blocks ([`table`]); the validated types are in [`claim`]. Figure files and
+//! `[[table]]` blocks ([`table`]); every unknown and missing key is found first, all at
+//! once ([`keys`]); the validated types are in [`claim`]. Figure files and
 //! sweeps' quantities reuse the same parts ([`figure`], [`sweep_quantity`]); [`paths`]
 //! reads the files of a folder.
 
@@ -15,6 +16,7 @@ mod claim_file;
 mod expected;
 mod figure;
 mod grid;
+pub mod keys;
 mod limit;
 mod names;
 mod paths;
@@ -23,7 +25,7 @@ mod setup;
 mod sweep_quantity;
 pub mod table;
 
-pub use claim::{CellKind, Check, Claim, ExpectedDef, LimitDef, TableDef};
+pub use claim::{CellKind, Check, Claim, ExpectedDef, LimitDef, TableDef, UNPUBLISHED};
 pub use claim_file::compile;
 pub(crate) use figure::compile_figure_parts;
 pub use limit::MAX_DEGREE;

@@ -20,7 +20,15 @@ pub(crate) struct Names<'a> {
     pub overridable: &'a [String],
     /// The claim's system.
     pub system: &'a dyn SystemSpec,
+    /// The grid the expression is evaluated over (its variables' values), where known:
+    /// a host count given by a grid variable is known at every point from it.
+    pub grid: &'a [(String, Vec<String>)],
 }
+
+/// The host counts a call may see when the file is compiled: one per grid value of the
+/// variable that gives them (a literal gives one); `None` where they are known only at
+/// run time (an expression, `inf`, a model without hosts).
+type HostCounts = Option<Vec<i64>>;
 
 /// Validates the names and calls of an expression written at `span` under `key`.
 pub(crate) fn check_names(
@@ -32,7 +40,7 @@ pub(crate) fn check_names(
 ) -> Result<(), ClaimError> {
     // the calls first: a misspelt word a call takes (`opt(sitaa)`) is named as what the
     // call wanted (a policy), not as an unknown variable
-    check_calls(c, e, span.clone(), key, n)?;
+    check_calls(c, e, span.clone(), key, n, &setup_hosts(n))?;
     let mut used = Vec::new();
     expr::variables(e, &mut used);
     let words = registry().words();
@@ -59,20 +67,57 @@ pub(crate) fn check_names(
     Ok(())
 }
 
-/// Every call in the expression, recursively: known, and called as declared.
+/// The host counts of an expression written as `e` (a literal or a grid variable).
+fn host_counts(e: &Expr, n: &Names) -> HostCounts {
+    let int = |t: &str| t.trim().parse::<i64>().ok();
+    match e {
+        Expr::Num(t) => Some(vec![int(t)?]),
+        Expr::Var(v) => {
+            let (_, vals) = n.grid.iter().find(|(k, _)| k == v)?;
+            vals.iter().map(|t| int(t)).collect()
+        }
+        _ => None,
+    }
+}
+
+/// The host counts of the claim's `[setup]` ([`SystemSpec::setup_value`]).
+fn setup_hosts(n: &Names) -> HostCounts {
+    host_counts(n.system.setup_value("hosts")?, n)
+}
+
+/// The host counts inside a call: its own `hosts=` override, else those around it.
+fn call_hosts(args: &[Arg], outer: &HostCounts, n: &Names) -> HostCounts {
+    for a in args {
+        if let Arg::Named(k, v) = a {
+            if k == "hosts" {
+                return match v.as_ref() {
+                    Arg::Pos(e) => host_counts(e, n),
+                    Arg::Str(t) => host_counts(&Expr::Num(t.clone()), n),
+                    Arg::Named(..) => None,
+                };
+            }
+        }
+    }
+    outer.clone()
+}
+
+/// Every call in the expression, recursively: known, and called as declared. `hosts` are
+/// the host counts the calls see (an enclosing call's override, or the setup's).
 fn check_calls(
     c: &FileCtx,
     e: &Expr,
     span: Range<usize>,
     key: &str,
     n: &Names,
+    hosts: &HostCounts,
 ) -> Result<(), ClaimError> {
     match e {
         Expr::Call { name, args, field } => {
-            if FUNCTIONS.contains(&name.as_str()) {
+            let inner = if FUNCTIONS.contains(&name.as_str()) {
                 if field.is_some() {
                     return c.err(span, key, format!("{name}() has no fields"));
                 }
+                hosts.clone()
             } else {
                 let reg = registry();
                 let Some(q) = reg.get(name) else {
@@ -86,25 +131,27 @@ fn check_calls(
                         ),
                     );
                 };
-                check_call(q.signature(), args, field.as_ref(), n)
+                let own = call_hosts(args, hosts, n);
+                check_call(q.signature(), args, field.as_ref(), n, &own)
                     .or_else(|why| c.err(span.clone(), key, why))?;
-            }
+                own
+            };
             // the arguments' own calls (an argument may be a named one's value)
             for a in args {
-                let inner = match a {
+                let arg = match a {
                     Arg::Named(_, v) => v.as_ref(),
                     other => other,
                 };
-                if let Arg::Pos(x) = inner {
-                    check_calls(c, x, span.clone(), key, n)?;
+                if let Arg::Pos(x) = arg {
+                    check_calls(c, x, span.clone(), key, n, &inner)?;
                 }
             }
             Ok(())
         }
-        Expr::Neg(a) => check_calls(c, a, span, key, n),
+        Expr::Neg(a) => check_calls(c, a, span, key, n, hosts),
         Expr::Bin(_, a, b) => {
-            check_calls(c, a, span.clone(), key, n)?;
-            check_calls(c, b, span, key, n)
+            check_calls(c, a, span.clone(), key, n, hosts)?;
+            check_calls(c, b, span, key, n, hosts)
         }
         _ => Ok(()),
     }
@@ -116,6 +163,7 @@ fn check_call(
     args: &[Arg],
     field: Option<&expr::Field>,
     n: &Names,
+    hosts: &HostCounts,
 ) -> Result<(), String> {
     let name = sig.name;
     if let Some(m) = sig.model {
@@ -133,7 +181,7 @@ fn check_call(
         }
     }
     match field {
-        Some(f) => check_field(sig, f),
+        Some(f) => check_field(sig, f, hosts),
         None => Ok(()),
     }
 }
@@ -212,8 +260,10 @@ fn check_named(sig: &Signature, k: &str, v: &Arg, n: &Names) -> Result<(), Strin
     Ok(())
 }
 
-/// The field after the call (`.cutoff[1]`) against the declared fields.
-fn check_field(sig: &Signature, f: &expr::Field) -> Result<(), String> {
+/// The field after the call (`.cutoff[1]`) against the declared fields; an index is
+/// 1-based (−1 the last), and where the field has one entry per host and the host counts
+/// are known (`hosts`), within the field's length at each of them.
+fn check_field(sig: &Signature, f: &expr::Field, hosts: &HostCounts) -> Result<(), String> {
     let name = sig.name;
     let Some(spec) = sig.field(&f.name) else {
         return Err(format!(
@@ -222,15 +272,45 @@ fn check_field(sig: &Signature, f: &expr::Field) -> Result<(), String> {
             sig.fields_shown()
         ));
     };
-    match (spec.indexed, f.index) {
-        (true, None) => Err(format!(
-            "{name}().{0} needs an index: {0}[1] is the first, {0}[-1] the last",
+    let i = match (spec.indexed, f.index) {
+        (true, None) => {
+            return Err(format!(
+                "{name}().{0} needs an index: {0}[1] is the first, {0}[-1] the last",
+                f.name
+            ))
+        }
+        (false, Some(_)) => {
+            return Err(format!(
+                "{name}().{} is a number: it takes no index",
+                f.name
+            ))
+        }
+        (false, None) => return Ok(()),
+        (true, Some(i)) => i,
+    };
+    if i == 0 {
+        return Err(format!(
+            "{name}().{0}[0] does not exist: indices start at 1 ({0}[1] is the first, {0}[-1] the last)",
             f.name
-        )),
-        (false, Some(_)) => Err(format!(
-            "{name}().{} is a number: it takes no index",
-            f.name
-        )),
-        _ => Ok(()),
+        ));
     }
+    let (Some(offset), Some(counts)) = (spec.per_host, hosts) else {
+        return Ok(());
+    };
+    for &h in counts {
+        let len = h + offset;
+        if i.unsigned_abs() > len.max(0).unsigned_abs() {
+            let rule = match offset {
+                0 => "one a host".to_string(),
+                o if o < 0 => format!("h − {}", -o),
+                o => format!("h + {o}"),
+            };
+            return Err(format!(
+                "{name}().{0}[{i}] does not exist at h = {h}: there {1} ({rule}); {0}[1] is the first, {0}[-1] the last",
+                f.name,
+                if len <= 0 { "are none".to_string() } else if len == 1 { "is 1".to_string() } else { format!("are {len}") },
+            ));
+        }
+    }
+    Ok(())
 }

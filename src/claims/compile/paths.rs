@@ -32,29 +32,46 @@ fn collect(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), ClaimError> {
 }
 
 /// Reads every `*.toml` under the given files and folders (sorted, recursively) and
-/// validates them. The first malformed file is the error, and so is a second file with
-/// an id already used.
+/// validates them. Every malformed file is reported (all together, each with all its
+/// unknown and missing keys), and so is a second file with an id already used.
 pub fn load_paths(paths: &[PathBuf]) -> Result<Vec<Claim>, ClaimError> {
     let mut files = Vec::new();
     for p in paths {
         collect(p, &mut files)?;
     }
     let mut claims: Vec<Claim> = Vec::new();
+    let mut errors: Vec<ClaimError> = Vec::new();
     for f in files {
         let path = f.display().to_string();
-        let text = std::fs::read_to_string(&f).map_err(|e| ClaimError::Io {
-            path: path.clone(),
-            why: e.to_string(),
-        })?;
-        let c = compile(&path, &text)?;
+        let text = match std::fs::read_to_string(&f) {
+            Ok(t) => t,
+            Err(e) => {
+                errors.push(ClaimError::Io {
+                    path,
+                    why: e.to_string(),
+                });
+                continue;
+            }
+        };
+        let c = match compile(&path, &text) {
+            Ok(c) => c,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
         if let Some(o) = claims.iter().find(|o| o.id == c.id) {
-            return Err(ClaimError::DuplicateId {
+            errors.push(ClaimError::DuplicateId {
                 path,
                 id: c.id,
                 other: o.path.clone(),
             });
+            continue;
         }
         claims.push(c);
+    }
+    if !errors.is_empty() {
+        return Err(ClaimError::all(errors));
     }
     Ok(claims)
 }

@@ -1,6 +1,7 @@
 //! A file's `[setup]`: the model it names (selected from the registry, which compiles the
 //! model's own keys) and the keys every model shares (`model`, `digits`).
 
+use super::names::{check_names, Names};
 use crate::claims::registry;
 use crate::claims::schema::FileCtx;
 use crate::claims::scope::SystemSpec;
@@ -59,6 +60,17 @@ pub(crate) fn compile_system(
         );
     };
     let system: Arc<dyn SystemSpec> = Arc::from(model.compile(c, vars)?);
+    // The setup's own expressions name what a check's may: a typo (`load = "lod"`) is an
+    // error of the file, not a point that cannot be computed.
+    let names = Names {
+        vars,
+        overridable: vars,
+        system: system.as_ref(),
+        grid: &[],
+    };
+    for (span, key, e) in c.setup_exprs() {
+        check_names(c, &e, span, &key, &names)?;
+    }
     let digits = match &shared.digits {
         None => DEFAULT_CLAIM_DIGITS,
         Some(d) => {

@@ -37,6 +37,7 @@ pub fn compile_quantity(
         vars,
         overridable: vars,
         system: system.as_ref(),
+        grid: &[],
     };
     check_names(&c, &e, quantity.span(), "quantity", &names)?;
     Ok((system, digits, e))

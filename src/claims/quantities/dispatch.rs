@@ -51,13 +51,15 @@ const EVAL_FIELDS: &[FieldSpec] = &[
     FieldSpec::scalar("rho"),
 ];
 /// `opt`'s fields: [`EVAL_FIELDS`] and the optimum's own.
+/// Its cutoffs are the h − 1 of the optimum (idle hosts' included), its host loads and
+/// waiting times one a host.
 const OPT_FIELDS: &[FieldSpec] = &[
     FieldSpec::scalar("value"),
     FieldSpec::scalar("queueing"),
     FieldSpec::scalar("wasted"),
-    FieldSpec::vector("cutoff"),
-    FieldSpec::vector("host_load"),
-    FieldSpec::vector("host_waiting"),
+    FieldSpec::per_host("cutoff", -1),
+    FieldSpec::per_host("host_load", 0),
+    FieldSpec::per_host("host_waiting", 0),
     FieldSpec::scalar("max_queue"),
     FieldSpec::scalar("idle_hosts"),
     FieldSpec::scalar("lambda"),

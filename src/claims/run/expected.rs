@@ -2,7 +2,7 @@
 //! form, a paper's table, another program) at given grid points, each compared with the
 //! computed value within the source's tolerance.
 
-use super::judge::{judge, scaled, scaled_text, Basis};
+use super::judge::{judge, reason, scaled, scaled_text, Basis};
 use super::points::eval_point;
 use super::result::{label, value_text, Judged, MARGIN_DIGITS};
 use crate::claims::cache::Cache;
@@ -89,5 +89,6 @@ fn expected(
         point: vec![],
         bound_value: None,
         proof,
+        reason: reason(verdict, &m, &u, &basis),
     })
 }

@@ -182,6 +182,30 @@ pub(crate) fn judge(m: &Float, u: &Float, strict: bool, basis: &Basis) -> Verdic
     }
 }
 
+/// Why a comparison judged by [`judge`] with margin `m` and uncertainty `u` is
+/// INCONCLUSIVE (`None` when `verdict` is not).
+pub(crate) fn reason(verdict: Verdict, m: &Float, u: &Float, basis: &Basis) -> Option<String> {
+    if verdict != Verdict::Inconclusive {
+        return None;
+    }
+    if !basis.warnings().is_empty() {
+        return Some(format!(
+            "the simulation's 95% interval is not trusted (heavy-tail warning), whatever the margin: {}",
+            basis.warnings().join("; ")
+        ));
+    }
+    let what = match basis {
+        Basis::TwoPrecisions => "the difference between the two precisions",
+        Basis::Simulated { .. } => "the simulations' 95% half-widths",
+        Basis::Extrapolated => "the extrapolation's error estimate",
+    };
+    Some(format!(
+        "the margin {} lies within its uncertainty ±{} ({what}): the relation may hold or fail",
+        to_sci(m, MARGIN_DIGITS),
+        to_sci(u, 3)
+    ))
+}
+
 /// The margin relative to the scale of the comparison, in MPFR (f64 would overflow at the
 /// papers' sizes): m / |scale|, or m itself when the scale is 0 or not finite.
 fn ratio(m: &Float, scale: &Float) -> Float {
@@ -231,6 +255,7 @@ fn compared(m: &Float, u: &Float, scale: &Float, verdict: Verdict) -> Judged {
         point: vec![],
         bound_value: None,
         proof: None,
+        reason: None,
     }
 }
 
@@ -242,6 +267,7 @@ fn settle(j: &mut Judged, d: Result<Decided, String>) {
     match d {
         Ok(Decided::Holds) if j.verdict != Verdict::Fail => {
             j.verdict = Verdict::Pass;
+            j.reason = None;
             j.proof = Some(Ok(()));
         }
         Ok(Decided::Holds) => {
@@ -251,6 +277,7 @@ fn settle(j: &mut Judged, d: Result<Decided, String>) {
         }
         Ok(Decided::Fails) => {
             j.verdict = Verdict::Fail;
+            j.reason = None;
             j.proof = Some(Err("the enclosures refute the relation".into()));
         }
         Ok(Decided::Undecided(why)) | Err(why) => j.proof = Some(Err(why)),
@@ -400,6 +427,23 @@ fn consistent(a: &Against, basis: &Basis) -> Judged {
         Verdict::Inconclusive
     };
     let mut j = compared(&m, &a.u, &a.u, verdict);
+    j.reason = if verdict != Verdict::Inconclusive {
+        None
+    } else if !basis.warnings().is_empty() {
+        reason(verdict, &m, &a.u, basis)
+    } else if a.u > *a.tol {
+        Some(format!(
+            "the interval's half-width {} is wider than the tolerance {}: too wide to resolve a difference of that size",
+            to_sci(&a.u, 3),
+            to_sci(a.tol, 3)
+        ))
+    } else {
+        Some(format!(
+            "the bound lies {} from the value, outside its interval (half-width {}) but within {CONSISTENT_FAIL_HALF_WIDTHS} half-widths: a 95% interval misses by that much at one point in twenty by chance",
+            to_sci(&d, 3),
+            to_sci(&a.u, 3)
+        ))
+    };
     j.bound = format!(
         "interval contains {} (half-width <= {})",
         to_sci(&a.b, 8),
@@ -453,7 +497,9 @@ fn bounded(check: &Check, a: &Against, basis: &Basis) -> Judged {
             (m, sign_b != 0, shown)
         }
     };
-    let mut j = compared(&m, &a.u, &a.scale, judge(&m, &a.u, strict, basis));
+    let verdict = judge(&m, &a.u, strict, basis);
+    let mut j = compared(&m, &a.u, &a.scale, verdict);
+    j.reason = reason(verdict, &m, &a.u, basis);
     j.bound = shown;
     j.bound_value = (!matches!(check.relation, Relation::SignAs)).then(|| to_sci(b, 8));
     j
@@ -583,6 +629,7 @@ fn along_group(check: &Check, var: &str, prefix: &str, steps: &[Step]) -> Vec<Ju
             if let Some(d) = p {
                 settle(&mut j, d);
             }
+            j.reason = reason(j.verdict, &m, &u, &basis);
             j.label = format!("{prefix}{var}={} vs {var}={}", a.at, b.at);
             j.value = format!("{} vs {}{}", a.e.text, b.e.text, basis.note());
             j.bound = what.to_string();

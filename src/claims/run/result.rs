@@ -100,6 +100,9 @@ pub struct Judged {
     /// Under `check --rigorous`: `Ok` when the enclosures prove the relation here (it
     /// holds for every point of them), else why not; `None` without `--rigorous`.
     pub proof: Option<Result<(), String>>,
+    /// Why the comparison is INCONCLUSIVE: the error that stopped it (`not computed: …`),
+    /// or why the margin does not decide; `None` when it is PASS or FAIL.
+    pub reason: Option<String>,
 }
 
 impl Judged {
@@ -126,6 +129,7 @@ impl Judged {
             point: vec![],
             bound_value: None,
             proof: None,
+            reason: Some(format!("not computed: {e}")),
         }
     }
 }
@@ -198,6 +202,29 @@ impl CheckResult {
     pub fn fails_run(&self) -> bool {
         (self.verdict == Verdict::Fail && self.expect != Verdict::Fail)
             || (self.expect == Verdict::Fail && self.verdict != Verdict::Fail)
+    }
+    /// Every comparison the check could not decide, with why (its label and
+    /// [`Judged::reason`]): the INCONCLUSIVE ones, each uncomputed point among them; a
+    /// check that made no comparison at all gives one entry saying so.
+    pub fn undecided(&self) -> Vec<(String, String)> {
+        if self.judged.is_empty() {
+            return vec![(
+                "(no comparison)".into(),
+                "the relation made no comparison (no point, or no pair of values along the variable, to compare)".into(),
+            )];
+        }
+        self.judged
+            .iter()
+            .filter(|j| j.verdict == Verdict::Inconclusive)
+            .map(|j| {
+                (
+                    j.label.clone(),
+                    j.reason
+                        .clone()
+                        .unwrap_or_else(|| "INCONCLUSIVE (no reason recorded)".into()),
+                )
+            })
+            .collect()
     }
     /// Whether the check could not be computed: none of its points computed, or a point
     /// was stopped by a numerical failure or an internal error (not by its input: a load

@@ -41,6 +41,8 @@ pub const SIGNATURE: ModelSignature = ModelSignature {
     exclusive: &[LOAD_KEYS],
     variables: &["hosts", "rho", "lambda"],
     words: &concat::<{ 1 + Metric::NAMES.len() }>(&["inf"], Metric::NAMES),
+    setup_keys: &["dist", "hosts", "load", "load_per_host", "lambda", "metric"],
+    required: &["dist"],
 };
 /// Significant digits with which a hosts expression's value is read as an integer.
 const HOSTS_DIGITS: u32 = 30;
@@ -239,6 +241,12 @@ impl SystemSpec for DispatchSpec {
     fn signature(&self) -> &'static ModelSignature {
         &SIGNATURE
     }
+    fn setup_value(&self, key: &str) -> Option<&Expr> {
+        match key {
+            "hosts" => self.hosts.as_ref(),
+            _ => None,
+        }
+    }
     fn key_words(&self, key: &str) -> &'static [&'static str] {
         match key {
             "metric" => Metric::NAMES,
@@ -315,6 +323,7 @@ impl Model for Dispatch {
                     let e = c
                         .parse_expr(t)
                         .or_else(|e| c.err(h.span(), "setup.hosts", e))?;
+                    c.note_setup_expr(h.span(), "setup.hosts", &e);
                     Some(e)
                 }
                 _ => return c.err(
@@ -338,7 +347,7 @@ impl Model for Dispatch {
                         "give only one of load, load_per_host, lambda",
                     );
                 }
-                load = Some((k.to_string(), c.expr(v, &format!("setup.{k}"))?));
+                load = Some((k.to_string(), c.setup_expr(v, &format!("setup.{k}"))?));
             }
         }
         let metric = match &s.metric {

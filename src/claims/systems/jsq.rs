@@ -60,6 +60,16 @@ pub const SIGNATURE: ModelSignature = ModelSignature {
         &concat::<{ 1 + ModelKind::NAMES.len() }>(&["inf"], ModelKind::NAMES),
         Sampling::NAMES,
     ),
+    setup_keys: &[
+        "kind",
+        "lambda",
+        "halfin_whitt",
+        "servers",
+        "d",
+        "buffer",
+        "sampling",
+    ],
+    required: &["kind"],
 };
 /// Significant digits with which an integer expression's value is read.
 const INTEGER_DIGITS: u32 = 30;
@@ -345,10 +355,11 @@ fn int_or_expr(
     match v.get_ref() {
         toml::Value::Integer(i) if *i >= 1 => Ok(Some(Expr::Num(i.to_string()))),
         toml::Value::String(t) if inf_ok && t.trim() == "inf" => Ok(None),
-        toml::Value::String(t) => c
-            .parse_expr(t)
-            .map(Some)
-            .or_else(|e| c.err(v.span(), key, e)),
+        toml::Value::String(t) => {
+            let e = c.parse_expr(t).or_else(|e| c.err(v.span(), key, e))?;
+            c.note_setup_expr(v.span(), key, &e);
+            Ok(Some(e))
+        }
         _ => c.err(
             v.span(),
             key,
@@ -390,7 +401,7 @@ impl Model for Jsq {
                         "give only one of lambda, halfin_whitt",
                     );
                 }
-                rate = Some((k.to_string(), c.expr(v, &format!("setup.{k}"))?));
+                rate = Some((k.to_string(), c.setup_expr(v, &format!("setup.{k}"))?));
             }
         }
         let servers = match &s.servers {

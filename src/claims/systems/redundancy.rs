@@ -46,6 +46,15 @@ pub const SIGNATURE: ModelSignature = ModelSignature {
     exclusive: &[],
     variables: &[],
     words: COPIES_WORDS,
+    setup_keys: &[
+        "system",
+        "lambdas",
+        "classes",
+        "dist",
+        "copies",
+        "preemptive",
+    ],
+    required: &[],
 };
 /// The service law when the setup gives none: exponential with mean 1 (per unit of
 /// server rate), the law of the exact methods.
@@ -241,7 +250,7 @@ impl Model for Redundancy {
                 let lambdas = lambdas
                     .get_ref()
                     .iter()
-                    .map(|l| c.expr(l, "setup.lambdas"))
+                    .map(|l| c.setup_expr(l, "setup.lambdas"))
                     .collect::<Result<Vec<Expr>, ClaimError>>()?;
                 Classes::Preset {
                     system: system.get_ref().clone(),

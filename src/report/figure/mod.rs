@@ -149,7 +149,12 @@ pub fn render(
         .claim
         .as_deref()
         .and_then(|id| claims.iter().find(|r| r.claim.id == id))
-        .map(|r| r.claim.source.paper.clone())
+        .map(|r| {
+            r.claim.source.as_ref().map_or_else(
+                || crate::claims::compile::UNPUBLISHED.to_string(),
+                |s| s.paper.clone(),
+            )
+        })
         .unwrap_or_default();
     for s in series {
         if s.points.is_empty() {

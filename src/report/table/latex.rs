@@ -413,8 +413,9 @@ const DUMP_WIDTHS: [&str; 6] = ["0.14", "0.22", "0.26", "0.16", "0.11", "0.11"];
 pub fn claim_latex(r: &ClaimResult, made_by: &str) -> String {
     let c = &r.claim;
     let mut o = format!(
-        "% made by: {made_by}\n% {}: {} ({})\n% needs \\usepackage{{booktabs,siunitx,longtable,array}} and a landscape page\n",
-        c.id, c.source.paper, c.source.seed
+        "% made by: {made_by}\n% {}: {}\n% needs \\usepackage{{booktabs,siunitx,longtable,array}} and a landscape page\n",
+        c.id,
+        c.source_short()
     );
     let spec: String = DUMP_WIDTHS
         .iter()

@@ -51,10 +51,8 @@ pub fn claim_markdown(r: &ClaimResult, made_by: &str) -> String {
     let c = &r.claim;
     let mut o = format!("<!-- made by: {made_by} -->\n# {}\n\n", c.id);
     o.push_str(&format!(
-        "{} ({}): \"{}\"\n\n*Reading*: {}\n\n*Verdict*: **{}**\n\n",
-        c.source.paper,
-        c.source.seed,
-        c.source.words.trim(),
+        "{}\n\n*Reading*: {}\n\n*Verdict*: **{}**\n\n",
+        c.source_quoted(),
         c.reading,
         verdict_shown(r)
     ));
