@@ -524,7 +524,7 @@ const MULTIPLE_SERVERS: f64 = 3.0;
 /// N servers whose correlation falls as N grows (propagation of chaos), so its skewness
 /// falls with N at a fixed T/τ; the √ is the conservative side of the 1/N that independent
 /// servers would allow. At N = 1000 (λ = 0.9, d = 2) the default time 100 covered q₁ in
-/// 96 % of 40 seeds (README's coverage table), well inside this rule (11 τ).
+/// 96 % of 200 seeds (README's coverage table), and this rule asks 11 τ there.
 pub fn relaxation_multiple(servers: u64) -> f64 {
     RELAXATION_MULTIPLE * (MULTIPLE_SERVERS / servers.max(1) as f64).sqrt()
 }
