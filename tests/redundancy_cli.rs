@@ -236,7 +236,7 @@ fn bad_input_exits_2_with_one_line() {
             "--policy",
             "fcfs",
         ]),
-        &["unknown preset"],
+        &["no preset of that name"],
     );
     expect_bad(
         &with(&[

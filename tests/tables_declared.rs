@@ -368,8 +368,8 @@ fn bad_table_declarations_exit_2_naming_file_line_and_key() {
         "digits = 6",
         "digits = 6\ncolour = \"red\"",
         50,
-        "colour",
-        "unknown field",
+        "table.colour",
+        "unknown key",
     );
     bad(
         "columns = \"h\"\ncell = \"value\"",

@@ -101,8 +101,8 @@ impl JobRunArgs {
 /// Options of a simulation that runs for a time (`jsq simulate`).
 #[derive(Args, Debug)]
 pub(super) struct TimeRunArgs {
-    /// Measured time per replication (mean service times) [default: 100, lengthened to 200
-    /// relaxation times of the tasks per server (their integrated autocorrelation time,
+    /// Measured time per replication (mean service times) [default: 100, lengthened to 200 ×
+    /// √(3/N) relaxation times of the tasks per server (their integrated autocorrelation time,
     /// estimated on the run; Sokal 1997) where those are longer; the record's
     /// length_reason says which time ran and why].
     #[arg(long, value_name = "T", allow_hyphen_values = true)]

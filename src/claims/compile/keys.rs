@@ -26,6 +26,7 @@ pub const TOP: Keys = &[
     ("grid", false),
     ("check", true),
     ("table", false),
+    ("rigorous", false),
 ];
 /// `[source]` ([`crate::claims::schema::Source`]): optional, but when given it says
 /// whose words these are.

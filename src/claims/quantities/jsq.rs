@@ -12,7 +12,7 @@
 //! random numbers, as `lwl_sim`); each distinct simulation runs once per claim (cached).
 //! `jsq_sim` and `jsq_excess` run the one JSQ runner of `jsq simulate`
 //! ([`crate::lb::sim::run`]) with its defaults ([`crate::lb::sim::DEFAULT_RUN`]: time 100,
-//! lengthened to 200 relaxation times of the run where those are longer, after a warm-up of
+//! lengthened to 200 × √(3/N) relaxation times of the run where those are longer, after a warm-up of
 //! a tenth, 10 replications, seed 1, from the mean-field fixed point of the d used), read
 //! by [`super::run::run_options`]; `time=` is run as given. `jsq_excess` runs JSQ at the
 //! length the JSQ(d) run chose, so that the pairs share one window.
