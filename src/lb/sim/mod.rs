@@ -838,7 +838,7 @@ pub fn run(
     let mut choice = LengthChoice {
         rule: opts.length_rule,
         relaxation: series_relaxation(&replicated),
-        multiple: relaxation_multiple(u64::from(system.servers())),
+        multiple: relaxation_multiple(system.servers()),
         tried: vec![measured],
         short_of: None,
     };
