@@ -135,7 +135,7 @@ fn jsq_fluid_takes_digits_and_prints_one_time_a_line() {
     // 4 significant digits of 0.316060… (each row one time).
     assert!(occ[1].trim_end().ends_with("3.161e-1"), "{occ:?}");
     // --digits above what the integration can certify is refused with one line.
-    let r = run(&[
+    let r = run([
         "jsq", "fluid", "--model", "queues", "--lambda", "0.5", "--times", "1", "--digits", "0",
     ]);
     assert_eq!(r.code, 2, "{}", r.stderr);
@@ -157,7 +157,7 @@ fn jsq_simulate_help_shows_the_time_default() {
 #[test]
 fn a_mistyped_subcommand_gets_a_suggestion() {
     for (typo, meant) in [("optimise", "optimize"), ("evl", "eval"), ("chek", "check")] {
-        let r = run(&[typo]);
+        let r = run([typo]);
         assert_eq!(r.code, 2);
         assert_eq!(r.stderr.lines().count(), 1, "one line: {}", r.stderr);
         assert!(
