@@ -53,96 +53,57 @@ fn assert_same(what: &str, cli: f64, cli_hw: &str, claim: (f64, String)) {
     assert_eq!(cli_hw, claim.1, "{what}: half-widths");
 }
 
-#[test]
-fn jsq_simulate_and_jsq_sim_give_the_same_numbers() {
+/// Runs `cmd --seed SEED --format json` and the one-check claim (`setup`, quantity `q`, which
+/// names the same seed), compares the command's `key` and its half-width with the claim's
+/// value, and checks that `other_seed` moves the command's value beyond the tolerance.
+fn same_on_both_paths(cmd: &[&str], seed: &str, other_seed: &str, key: &str, setup: &str, q: &str) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let args = |seed: &str| {
-        run_json(&[
-            "jsq",
-            "simulate",
-            "--model",
-            "queues",
-            "--servers",
-            "10",
-            "--lambda",
-            "0.7",
-            "--d",
-            "2",
-            "--time",
-            "200",
-            "--replications",
-            "3",
-            "--seed",
-            seed,
-            "--format",
-            "json",
-        ])
+    let with_seed = |s: &str| {
+        let mut a: Vec<&str> = cmd.to_vec();
+        a.extend(["--seed", s, "--format", "json"]);
+        run_json(&a)
     };
-    let cli = args("3");
-    let file = claim(
-        dir.path(),
-        "model = \"jsq\"\nkind = \"queues\"\nlambda = \"0.7\"\nservers = 10\nd = \"2\"\ndigits = 20",
-        "jsq_sim(time=200, replications=3, seed=3).mean_tasks",
-    );
-    let (v, hw) = (
-        num(&cli, "mean_tasks"),
-        cli["mean_tasks_half_width"]
-            .as_str()
-            .expect("half-width")
-            .to_string(),
-    );
-    assert_same("jsq mean_tasks", v, &hw, claim_value(&file));
-    let other = num(&args("4"), "mean_tasks");
+    let cli = with_seed(seed);
+    let v = num(&cli, key);
+    let hw = cli[format!("{key}_half_width").as_str()]
+        .as_str()
+        .expect("half-width")
+        .to_string();
+    assert_same(key, v, &hw, claim_value(&claim(dir.path(), setup, q)));
+    let other = num(&with_seed(other_seed), key);
     assert!(
         ((other - v) / v).abs() > 5e-3,
-        "seed 4 gives {other}, seed 3 {v}: the comparison could not fail"
+        "seed {other_seed} gives {other}, seed {seed} {v}: the comparison could not fail"
+    );
+}
+
+#[test]
+fn jsq_simulate_and_jsq_sim_give_the_same_numbers() {
+    same_on_both_paths(
+        &[
+            "jsq", "simulate", "--model", "queues", "--servers", "10", "--lambda", "0.7", "--d",
+            "2", "--time", "200", "--replications", "3",
+        ],
+        "3",
+        "4",
+        "mean_tasks",
+        "model = \"jsq\"\nkind = \"queues\"\nlambda = \"0.7\"\nservers = 10\nd = \"2\"\ndigits = 20",
+        "jsq_sim(time=200, replications=3, seed=3).mean_tasks",
     );
 }
 
 #[test]
 fn redundancy_simulate_and_red_sim_give_the_same_numbers() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let args = |seed: &str| {
-        run_json(&[
-            "redundancy",
-            "simulate",
-            "--servers",
-            "2",
-            "--class",
-            "1:0.4",
-            "--class",
-            "2:0.4",
-            "--class",
-            "1+2:0.8",
-            "--policy",
-            "lrf-fcfs",
-            "--jobs",
-            "20000",
-            "--replications",
+    same_on_both_paths(
+        &[
+            "redundancy", "simulate", "--servers", "2", "--class", "1:0.4", "--class", "2:0.4",
+            "--class", "1+2:0.8", "--policy", "lrf-fcfs", "--jobs", "20000", "--replications",
             "3",
-            "--seed",
-            seed,
-            "--format",
-            "json",
-        ])
-    };
-    let cli = args("5");
-    let file = claim(
-        dir.path(),
+        ],
+        "5",
+        "6",
+        "mean_response",
         "model = \"redundancy\"\nclasses = \"1:0.4 2:0.4 1+2:0.8\"\ndist = \"exp:rate=1\"\ncopies = \"iid\"\ndigits = 8",
         "red_sim(lrf-fcfs, jobs=20000, replications=3, seed=5)",
-    );
-    let (v, hw) = (
-        num(&cli, "mean_response"),
-        cli["mean_response_half_width"]
-            .as_str()
-            .unwrap()
-            .to_string(),
-    );
-    assert_same("redundancy mean_response", v, &hw, claim_value(&file));
-    let other = num(&args("6"), "mean_response");
-    assert!(
-        ((other - v) / v).abs() > 5e-3,
-        "seed 6 gives {other}, seed 5 {v}: the comparison could not fail"
     );
 }

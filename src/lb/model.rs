@@ -555,7 +555,7 @@ mod tests {
         );
         // log(N) at N = 1 is 0: nothing to round up.
         assert!(matches!(d.resolve(1), Err(LbError::DTooSmall(_))));
-        // log(N) at N = 2 is 0.693…: rounded up to 1 (issue 24, item 23).
+        // log(N) at N = 2 is 0.693…: rounded up to 1.
         assert_eq!(
             d.resolve(2).unwrap(),
             DUsed {
