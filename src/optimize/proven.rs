@@ -28,8 +28,20 @@
 //! [`MAX_BOXES`] boxes; the answer says which.
 //!
 //! TAGS's terms are not monotone in their cutoff b (the wasted b G(b)); the natural bound
-//! encloses them over the box all the same, but it is only first-order tight, so TAGS and
-//! TAGS-minmax close their gap more slowly than SITA (the answer prints the gap reached).
+//! encloses them over the box all the same, but it is only first-order tight. Where the
+//! law's density is enclosed ([`Enclosure::density`]: the power laws, uniform,
+//! exponential and hyperexponential) TAGS and TAGS-minmax also get a mean-value form, in
+//! the cutoffs themselves ([`Problem::mean_value_s_lb`]), second-order tight like SITA's;
+//! other laws close their gap more slowly (the answer prints the gap reached).
+//!
+//! **The convex basin** (SITA, [`basin`]). Before the branch and bound, a box N around the
+//! start (relative half-width 10^−2, else 10^−4, else 10^−7) is bounded at once where the
+//! objective is proven convex over it (its Hessian in the quantiles enclosed by
+//! second-order forward differentiation, positive definite by Gershgorin), which bounds
+//! the minimum over N to far more digits than asked; the boxes then cover only the
+//! complement of N, where the objective is well above the minimum.
+
+mod basin;
 
 use super::certified::{optimize_certified_both, OptimizeReport, OptimizeRequest};
 use super::rigorous::RIGOROUS_GUARD_BITS;
@@ -132,6 +144,8 @@ struct BoxBound {
     lb: Float,
     /// Its split point (inside every cutoff interval).
     centre: Vec<Float>,
+    /// A box whose bound is final (the convex basin): never split.
+    fixed: bool,
 }
 
 impl PartialEq for BoxBound {
@@ -156,6 +170,11 @@ impl Problem<'_> {
     /// The objective over the box `cut` (an enclosure of its value at every vector of it).
     fn value(&self, cut: &[Interval]) -> Result<Interval, PolicyError> {
         let terms = enclosed_terms(self.obj.kind, self.enc, &self.lambda, cut, self.obj.metric)?;
+        Ok(self.fold(terms))
+    }
+
+    /// The objective from its host terms: their sum and the shift, or their largest.
+    fn fold(&self, terms: Vec<Interval>) -> Interval {
         let mut it = terms.into_iter();
         let first = it.next().unwrap_or_else(|| Interval::zero_at(self.bits));
         let v = it.fold(first, |acc, t| {
@@ -165,7 +184,11 @@ impl Problem<'_> {
                 acc.add(&t)
             }
         });
-        Ok(if self.obj.max { v } else { v.add(&self.shift) })
+        if self.obj.max {
+            v
+        } else {
+            v.add(&self.shift)
+        }
     }
 
     /// A point inside [lo, hi] (lo < hi): the midpoint of a narrow box, the geometric
@@ -250,20 +273,41 @@ impl Problem<'_> {
             .collect();
         let natural = self.value(&cut)?;
         let points: Vec<Interval> = centre.iter().cloned().map(Interval::point).collect();
-        let at_centre = self.value(&points)?;
+        let centre_terms = enclosed_terms(
+            self.obj.kind,
+            self.enc,
+            &self.lambda,
+            &points,
+            self.obj.metric,
+        )?;
+        let at_centre = self.fold(centre_terms.clone());
         let mut lb = natural.lo().clone();
         let mut grad = Vec::new();
-        if self.obj.kind == ChainKind::Sita && ordered(&cut) {
-            if let Some((mv, g)) = self.mean_value_lb(&cut, &centre, &at_centre)? {
-                if mv > lb {
-                    lb = mv;
-                }
-                grad = g;
+        let mean_value = if !ordered(&cut) || cut.iter().all(Interval::is_point) {
+            None
+        } else if self.obj.kind == ChainKind::Sita {
+            self.mean_value_lb(&cut, &centre, &at_centre)?
+        } else {
+            self.mean_value_s_lb(&cut, &centre, &centre_terms)?
+        };
+        if let Some((mv, g)) = mean_value {
+            if mv > lb {
+                lb = mv;
             }
+            grad = g;
         }
         let ordered_centre = centre.windows(2).all(|w| w[0] < w[1]);
         let candidate = ordered_centre.then_some(at_centre);
-        Ok((BoxBound { cut, lb, centre }, candidate, grad))
+        Ok((
+            BoxBound {
+                cut,
+                lb,
+                centre,
+                fixed: false,
+            },
+            candidate,
+            grad,
+        ))
     }
 
     /// The mean-value form's lower bound (SITA; module docs), `None` where it is not finite.
@@ -321,6 +365,125 @@ impl Problem<'_> {
     }
 }
 
+impl Problem<'_> {
+    /// The mean-value form in the cutoffs themselves, for TAGS and its queue length (whose
+    /// wasted b G(b) has no density-free derivative in u): with the law's density f
+    /// enclosed over each cutoff interval ([`Enclosure::density`]; `None` without one),
+    /// each host term's partial derivatives are enclosed over the box by the chain rule of
+    /// [`crate::policy::host_term::host_grad`] — ∂n₁/∂b = F̄(b), ∂n₂/∂b = 2b F̄(b),
+    /// ∂M_j/∂a = −a^j f(a), ∂G(x)/∂x = −x^{j_w} f(x), ∂W/∂x = λ n₂'/(2(1 − ρ)) +
+    /// W λ n₁'/(1 − ρ) — and T_i(s) ∈ T_i(c) + Σ_k ∂T_i/∂s_k (s_k − c_k) for every s of the
+    /// box (the terms are Lipschitz where f is bounded: mean-value theorem along the
+    /// segment from c to s, the box's cutoff intervals ordered). The lower bound is the
+    /// sum of these (and the shift), or their largest for TAGS-minmax; the gradient
+    /// returned (for the monotonicity test) is the sum's, empty for the largest. `None`
+    /// where a host's load may reach 1 over the box or the form is not finite.
+    fn mean_value_s_lb(
+        &self,
+        cut: &[Interval],
+        centre: &[Float],
+        centre_terms: &[Interval],
+    ) -> Result<Option<(Float, Vec<Interval>)>, PolicyError> {
+        let bits = self.bits;
+        let n = cut.len();
+        let lam = &self.lambda;
+        let queue_length = self.obj.kind == ChainKind::TagsQueueLength;
+        let jw = weight_order(self.obj.metric);
+        let lower = Interval::point(crate::dist::enclose::below_support(bits));
+        let top = Interval::infinite_at(bits);
+        let one = Interval::int(bits, 1);
+        let moment = |j: i32, a: &Interval, b: &Interval| {
+            self.enc
+                .partial_moment(j, a, b)
+                .map_err(|e| PolicyError::Dist(e).for_metric(self.obj.metric))
+        };
+        let Some(dens) = cut
+            .iter()
+            .map(|c| self.enc.density(c))
+            .collect::<Option<Vec<_>>>()
+        else {
+            return Ok(None);
+        };
+        let delta: Vec<Interval> = cut
+            .iter()
+            .zip(centre)
+            .map(|(c, x)| c.sub(&Interval::point(x.clone())))
+            .collect();
+        let mut grad = vec![Interval::zero_at(bits); n];
+        let mut bounds = Vec::with_capacity(n + 1);
+        for i in 0..=n {
+            let a = if i == 0 { &lower } else { &cut[i - 1] };
+            let b = if i == n { &top } else { &cut[i] };
+            let killed = if i == n {
+                None
+            } else {
+                let tail = self.enc.tail(b)?;
+                let b_tail = b.mul(&tail);
+                Some((tail, b_tail))
+            };
+            let m1 = moment(1, a, b)?;
+            let n1 = match &killed {
+                Some((_, bt)) => m1.add(bt),
+                None => m1,
+            };
+            let rho = lam.mul(&n1);
+            if *rho.hi() >= 1 {
+                return Ok(None);
+            }
+            let one_m = one.sub(&rho);
+            let m2 = moment(2, a, b)?;
+            let n2 = match &killed {
+                Some((_, bt)) => m2.add(&b.mul(bt)),
+                None => m2,
+            };
+            let wait = lam.mul(&n2).mul_2exp(-1).div(&one_m);
+            let w = if queue_length {
+                lam.mul(&moment(0, a, &top)?)
+            } else {
+                moment(jw, a, &top)?
+            };
+            let wl = wait.mul(lam);
+            let qx = |n1x: &Interval, n2x: &Interval| {
+                lam.mul(n2x)
+                    .mul_2exp(-1)
+                    .div(&one_m)
+                    .add(&wl.mul(n1x).div(&one_m))
+            };
+            let mut v = centre_terms[i].clone();
+            if i > 0 {
+                let f = &dens[i - 1];
+                let n1a = a.mul(f).neg();
+                let n2a = a.square().mul(f).neg();
+                let gaa = if queue_length {
+                    lam.mul(f).neg()
+                } else {
+                    a.powi(jw).mul(f).neg()
+                };
+                let da = gaa.mul(&wait).add(&w.mul(&qx(&n1a, &n2a)));
+                v = v.add(&da.mul(&delta[i - 1]));
+                grad[i - 1] = grad[i - 1].add(&da);
+            }
+            if let Some((tail, bt)) = &killed {
+                let mut db = w.mul(&qx(tail, &bt.mul_2exp(1)));
+                if !queue_length {
+                    let g_b = moment(jw, b, &top)?;
+                    let gbb = b.powi(jw).mul(&dens[i]).neg();
+                    db = db.add(&g_b).add(&b.mul(&gbb));
+                }
+                v = v.add(&db.mul(&delta[i]));
+                grad[i] = grad[i].add(&db);
+            }
+            bounds.push(v);
+        }
+        let v = self.fold(bounds);
+        let lo = v.lo().clone();
+        if !lo.is_finite() {
+            return Ok(None);
+        }
+        Ok(Some((lo, if self.obj.max { Vec::new() } else { grad })))
+    }
+}
+
 /// A float as a hashable key: its exact value (mantissa and exponent), or its kind.
 type FloatKey = Option<(rug::Integer, i32)>;
 
@@ -372,6 +535,9 @@ impl Enclosure for Remembered<'_> {
     }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {
         self.enc.sup_x_tail()
+    }
+    fn density(&self, x: &Interval) -> Option<Interval> {
+        self.enc.density(x)
     }
 }
 
@@ -425,6 +591,7 @@ pub fn optimize_proven_with(
         enc.as_ref(),
         law.as_ref(),
         &req.load,
+        None,
         req.hosts,
         &both.hi.cutoffs,
         req.digits,
@@ -437,10 +604,15 @@ pub fn optimize_proven_with(
 /// optimum the caller already has (the claims' `opt` under `check --rigorous`, which
 /// computed the certified optimum at two precisions): the certified search is not run
 /// again. Any `start` gives a valid answer; a good one makes the gap close sooner.
+///
+/// `load_value` is the load's number as an enclosure when it is computed (a fraction of
+/// an enclosed threshold, say) rather than the decimal of `req.load`; see
+/// [`LoadSpec::resolve_enclosed_at`].
 pub fn proven_from_start(
     req: &OptimizeRequest,
     start: &[Float],
     max_boxes: usize,
+    load_value: Option<&Interval>,
 ) -> Result<ProvenOptimum, PolicyError> {
     let obj = Objective::of(req.policy, req.metric)?;
     let bits = working_bits(req.digits) + RIGOROUS_GUARD_BITS;
@@ -451,6 +623,7 @@ pub fn proven_from_start(
         enc.as_ref(),
         law.as_ref(),
         &req.load,
+        load_value,
         req.hosts,
         start,
         req.digits,
@@ -465,13 +638,14 @@ fn proven_from(
     enc: &dyn Enclosure,
     law: &dyn JobSize,
     load: &LoadSpec,
+    load_value: Option<&Interval>,
     hosts: usize,
     start: &[Float],
     digits: u32,
     max_boxes: usize,
 ) -> Result<ProvenOptimum, PolicyError> {
     let bits = enc.prec();
-    let (lambda, rho) = load.resolve_enclosed(enc, hosts)?;
+    let (lambda, rho) = load.resolve_enclosed_at(load_value, enc, hosts)?;
     let remembered = Remembered {
         enc,
         seen: std::sync::Mutex::new(HashMap::new()),
@@ -512,8 +686,7 @@ fn proven_from(
         Float::with_val(bits, v.abs_ref()) * t
     };
     let mut heap = BinaryHeap::new();
-    let (b0, cand) = pb.bound(whole)?;
-    let mut boxes = 1;
+    let mut boxes = 0;
     let consider = |cand: Option<Interval>,
                     centre: &[Float],
                     best: &mut Interval,
@@ -531,8 +704,24 @@ fn proven_from(
         }
         Ok(())
     };
-    consider(cand, &b0.centre, &mut best, &mut best_text)?;
-    heap.push(b0);
+    // The convex basin around the start (SITA): one box N bounded at once, and the
+    // branch and bound over the slabs of the complement of N only.
+    let first = match seed_basin(&pb, &whole, start, &best)? {
+        Some((basin, slabs)) => {
+            boxes += 1;
+            heap.push(basin);
+            slabs
+        }
+        None => vec![whole.clone()],
+    };
+    for cut in first {
+        let (bb, cand) = pb.bound(cut)?;
+        boxes += 1;
+        consider(cand, &bb.centre, &mut best, &mut best_text)?;
+        if bb.lb <= *best.hi() {
+            heap.push(bb);
+        }
+    }
     let mut closed = false;
     let value_lo = loop {
         let Some(top) = heap.pop() else {
@@ -545,7 +734,7 @@ fn proven_from(
             closed = true;
             break top.lb;
         }
-        if boxes >= max_boxes {
+        if boxes >= max_boxes || top.fixed {
             break top.lb;
         }
         let Some(i) = widest(&top.cut) else {
@@ -587,6 +776,78 @@ fn proven_from(
         boxes,
         bits,
     })
+}
+
+/// Relative half-widths of the convex basin tried around the start, widest first.
+const BASIN_HALF_WIDTHS: [f64; 3] = [1e-2, 1e-4, 1e-7];
+
+/// The convex basin around `start` ([`basin`]): the box N (cutoffs within a relative
+/// half-width of the start's, inside `whole`) with its proven bound, and the slabs of
+/// `whole` outside N (together with N they cover `whole`); `None` where convexity is not
+/// proven for any half-width tried (or the policy is not SITA).
+fn seed_basin(
+    pb: &Problem,
+    whole: &[Interval],
+    start: &[Float],
+    best: &Interval,
+) -> Result<Option<(BoxBound, Vec<Vec<Interval>>)>, PolicyError> {
+    let bits = pb.bits;
+    if pb.obj.kind != ChainKind::Sita || pb.obj.max || start.len() != whole.len() {
+        return Ok(None);
+    }
+    let centre: Vec<Float> = start.iter().map(|x| Float::with_val(bits, x)).collect();
+    if !centre.iter().zip(whole).all(|(c, w)| w.contains(c))
+        || !centre.windows(2).all(|w| w[0] < w[1])
+    {
+        return Ok(None);
+    }
+    let points: Vec<Interval> = centre.iter().cloned().map(Interval::point).collect();
+    let at_centre = match pb.value(&points) {
+        Ok(v) => v,
+        Err(_) => return Ok(None),
+    };
+    for r in BASIN_HALF_WIDTHS {
+        let n_box: Vec<Interval> = centre
+            .iter()
+            .zip(whole)
+            .map(|(c, w)| {
+                let lo = Float::with_val_round(bits, c * (1.0 - r), Round::Down).0;
+                let hi = Float::with_val_round(bits, c * (1.0 + r), Round::Up).0;
+                Interval::new(lo.max(w.lo()), hi.min(w.hi()))
+            })
+            .collect();
+        if !ordered(&n_box) {
+            continue;
+        }
+        let Some(lb) = basin::convex_basin_lb(pb, &n_box, &centre, &at_centre)? else {
+            continue;
+        };
+        let lb = lb.min(best.hi());
+        let mut slabs = Vec::new();
+        for i in 0..n_box.len() {
+            for (from, to) in [
+                (whole[i].lo(), n_box[i].lo()),
+                (n_box[i].hi(), whole[i].hi()),
+            ] {
+                if from >= to {
+                    continue;
+                }
+                let mut cut: Vec<Interval> = Vec::with_capacity(n_box.len());
+                cut.extend(n_box[..i].iter().cloned());
+                cut.push(Interval::new(from.clone(), to.clone()));
+                cut.extend(whole[i + 1..].iter().cloned());
+                slabs.push(cut);
+            }
+        }
+        let basin = BoxBound {
+            cut: n_box,
+            lb,
+            centre,
+            fixed: true,
+        };
+        return Ok(Some((basin, slabs)));
+    }
+    Ok(None)
 }
 
 /// `x` as a decimal of `digits` significant digits (the printed cutoff).

@@ -160,6 +160,24 @@ impl Enclosure for ExponentialEnclosure {
         // The support's ends are exact (0, +∞): the clipped ends are points.
         self.moment_clipped(j, ai.lo(), bi.lo())
     }
+    /// f(x) = μ e^(−μx) for x ≥ 0 (falling; 0 below 0): over [x₀, x₁] ⊂ [0, ∞) between
+    /// f(x₁) and f(x₀), with μ's enclosure entering both.
+    fn density(&self, x: &Interval) -> Option<Interval> {
+        let bits = self.prec();
+        if *x.hi() < 0 {
+            return Some(Interval::zero_at(bits));
+        }
+        let zero = Float::with_val(bits, 0);
+        let left = x.lo().clone().max(&zero);
+        let at = |y: &Float| self.rate.mul(&self.rate.mul(&pt(bits, y)).neg().exp());
+        let hi = at(&left).hi().clone();
+        let lo = if *x.lo() >= 0 && x.hi().is_finite() {
+            at(x.hi()).lo().clone().max(&zero)
+        } else {
+            zero
+        };
+        Some(Interval::new(lo, hi))
+    }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {
         let bits = self.prec();
         Ok(self.rate.recip().mul(&Interval::int(bits, -1).exp()))
@@ -227,6 +245,12 @@ impl Enclosure for HyperExpEnclosure {
         let m1 = self.one.moment_at(j, a, b).map_err(rename)?;
         let m2 = self.two.moment_at(j, a, b).map_err(rename)?;
         Ok(self.p.mul(&m1).add(&self.q.mul(&m2)))
+    }
+    /// p f₁ + (1 − p) f₂ over the interval (each falling).
+    fn density(&self, x: &Interval) -> Option<Interval> {
+        let f1 = self.one.density(x)?;
+        let f2 = self.two.density(x)?;
+        Some(self.p.mul(&f1).add(&self.q.mul(&f2)))
     }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {
         let bits = self.prec();

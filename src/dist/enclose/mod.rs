@@ -60,6 +60,16 @@ pub trait Enclosure: Send + Sync + std::fmt::Debug {
     /// sup_x x F̄(x) over the support (it decides the TAGS threshold as h → ∞).
     fn sup_x_tail(&self) -> Result<Interval, DistError>;
 
+    /// The density f over every x in the interval, for a law with a bounded density near
+    /// it; `None` where the family gives none (atoms, a density unbounded there, or not
+    /// written for the family). Where the interval reaches past an end of the support
+    /// the enclosure holds 0 too, so it contains the derivative of F (and of every M_j
+    /// in its ends) almost everywhere on the interval: what a mean-value bound needs of a
+    /// Lipschitz function (`optimize::proven`).
+    fn density(&self, _x: &Interval) -> Option<Interval> {
+        None
+    }
+
     /// F̄ over every x in the interval (decreasing in x).
     fn tail(&self, x: &Interval) -> Result<Interval, DistError> {
         if x.is_point() {

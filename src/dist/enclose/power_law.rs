@@ -147,6 +147,32 @@ impl Enclosure for PowerLawEnclosure {
             .mul(&phi);
         Ok(nonnegative(m, &ai, &bi))
     }
+    /// f(x) = (α/norm) (k/x)^α / x on [k, p], falling in x: over [x₀, x₁] inside the
+    /// support it lies between f(x₁) and f(x₀); past an end it may be 0.
+    fn density(&self, x: &Interval) -> Option<Interval> {
+        let bits = self.prec();
+        let top = self.top();
+        if x.hi() < self.k.lo() || x.lo() > top.hi() {
+            return Some(Interval::zero_at(bits));
+        }
+        let at = |y: &Float| {
+            let yi = pt(bits, y);
+            self.scale.mul(&self.k_over_pow(&yi)).div(&yi)
+        };
+        let left = if x.lo() > self.k.lo() {
+            x.lo()
+        } else {
+            self.k.lo()
+        };
+        let hi = at(left).hi().clone();
+        let inside = x.lo() >= self.k.hi() && x.hi() <= top.lo() && x.hi().is_finite();
+        let lo = if inside {
+            at(x.hi()).lo().clone().max(&Float::with_val(bits, 0))
+        } else {
+            Float::with_val(bits, 0)
+        };
+        (hi.is_finite() && *left > 0).then(|| Interval::new(lo, hi))
+    }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {
         let bits = self.prec();
         let one = Float::with_val(bits, 1);

@@ -76,6 +76,19 @@ impl Enclosure for UniformEnclosure {
         };
         Ok(nonnegative(m.div(&self.width), &u, &v))
     }
+    /// f = 1/(b − a) on [a, b] (and 0 past its ends).
+    fn density(&self, x: &Interval) -> Option<Interval> {
+        let bits = self.prec();
+        if x.hi() < self.a.lo() || x.lo() > self.b.hi() {
+            return Some(Interval::zero_at(bits));
+        }
+        let f = self.width.recip();
+        if x.lo() >= self.a.hi() && x.hi() <= self.b.lo() {
+            Some(f)
+        } else {
+            Some(Interval::new(Float::with_val(bits, 0), f.hi().clone()))
+        }
+    }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {
         let half = self.b.mul_2exp(-1);
         let at_half = self.b.square().div(&self.width.mul_u(4));
