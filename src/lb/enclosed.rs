@@ -9,6 +9,11 @@
 //! (the s_i decrease and λ < 1), so Σ_{i > K} s_i ≤ s_{K+1}/(1 − r). The enclosure of the
 //! mean is [Σ_{i ≤ K} s_i, Σ_{i ≤ K} s_i + that bound] (upper ends), and the mean sojourn is
 //! the mean tasks over λ (Little's law; nothing is blocked without a buffer).
+//!
+//! With a finite capacity (pools with B, queues with a buffer), where the fixed point is a
+//! root rather than a closed form, [`power_of_d_capacity_enclosed`] isolates the root
+//! rigorously: a sign change proven at both ends of a bracket by interval evaluation of
+//! the monotone level recursion, then every level enclosed by monotonicity.
 
 use super::model::LbError;
 use crate::num::interval::Interval;
@@ -20,8 +25,11 @@ pub struct EnclosedFixedPoint {
     pub occupancy: Vec<Interval>,
     /// Σ_{i ≥ 1} s_i, the tail beyond K bounded.
     pub mean_tasks: Interval,
-    /// Mean sojourn time (service rate 1): mean tasks / λ.
+    /// Mean sojourn time (service rate 1): mean tasks over the accepted rate.
     pub mean_sojourn: Interval,
+    /// The probability that an arrival is discarded (a finite capacity), `None` without
+    /// a buffer (nothing is discarded).
+    pub blocking: Option<Interval>,
 }
 
 /// Levels at most (s_i falls doubly exponentially for d ≥ 2 and geometrically for d = 1).
@@ -80,8 +88,120 @@ pub fn queues_power_of_d_enclosed(
         occupancy,
         mean_tasks,
         mean_sojourn,
+        blocking: None,
     })
 }
+
+/// A power-of-d fixed point with a finite capacity K (pools with B, or queues with a
+/// buffer b), enclosed by rigorous root isolation.
+///
+/// The fixed-point equations give the levels downwards from the top x = q_K
+/// (`lb::fixed_point`, module docs): q_{i−1} = (β + T_i/λ)^{1/d}, β = x^d, a recursion of
+/// sums of positive terms in which every q_i is increasing in x, so q_0(x) − 1 is
+/// increasing and its root x* is unique. The recursion is run on intervals (outward
+/// rounding, λ enclosed from its decimal) at two points x₋ < x₊ around the MPFR root; when
+/// the enclosure of q_0(x₋) lies below 1 and that of q_0(x₊) above 1, the exact x* lies in
+/// (x₋, x₊) (a sign change proven at both ends, with monotonicity: the root is isolated),
+/// and by monotonicity every exact q_i(x*) lies between the lower end of its enclosure at
+/// x₋ and the upper end at x₊. Blocking is x*^d (the probability that all d sampled servers
+/// are full), the mean tasks Σ q_i, the mean sojourn the tasks over the accepted rate
+/// λ (1 − blocking) (Little's law).
+///
+/// The capacity must be the top level the MPFR route solves (its levels do not fall
+/// below MPFR's exponent range before K); a capacity so large that the MPFR route
+/// truncates is an error here.
+pub fn power_of_d_capacity_enclosed(
+    model: &super::model::Model,
+    d: u32,
+    bits: u32,
+) -> Result<EnclosedFixedPoint, LbError> {
+    use super::model::ModelKind;
+    use rug::Float;
+    if d < 1 {
+        return Err(LbError::DTooSmall(d.to_string()));
+    }
+    let Some(cap) = model.buffer() else {
+        return Err(LbError::BadInput(
+            "the enclosed fixed point by root isolation needs a finite capacity".into(),
+        ));
+    };
+    let k = cap as usize;
+    let located = super::fixed_point::by_root(model, d, bits + ROOT_EXTRA_BITS)?;
+    if located.occupancy.len() != k {
+        return Err(LbError::Numerical(format!(
+            "the enclosed fixed point: the levels fall below MPFR's range before the capacity {k}"
+        )));
+    }
+    let x = located.occupancy[k - 1].clone();
+    if !(x > 0) {
+        return Err(LbError::Numerical(
+            "the enclosed fixed point: the top level is 0 at this precision".into(),
+        ));
+    }
+    let lam = Interval::from_decimal(model.lambda_text(), bits)?;
+    let kind = model.kind();
+    let dj = i32::try_from(d).map_err(|_| LbError::DTooSmall(d.to_string()))?;
+    // The levels q_0 … q_K from the top value x, on intervals.
+    let descend = |x: &Float| -> Vec<Interval> {
+        let top = Interval::point(Float::with_val(bits.max(x.prec()), x));
+        let beta = top.powi(dj);
+        let mut levels = vec![Interval::zero_at(bits); k + 1];
+        levels[k] = top;
+        let mut above = Interval::zero_at(bits);
+        for i in (1..=k).rev() {
+            let t = match kind {
+                ModelKind::Queues => levels[i].clone(),
+                ModelKind::Pools => levels[i]
+                    .mul(&Interval::int(bits, i64::try_from(i).unwrap_or(i64::MAX)))
+                    .add(&above),
+            };
+            let inner = t.div(&lam).add(&beta);
+            above = above.add(&levels[i]);
+            levels[i - 1] = if d == 1 { inner } else { inner.root(d) };
+        }
+        levels
+    };
+    let mut rel = Float::with_val(bits, 1) >> bits.saturating_sub(ROOT_BRACKET_SLACK_BITS);
+    for _ in 0..ROOT_BRACKET_TRIES {
+        let below = Float::with_val(bits, &x - Float::with_val(bits, &x * &rel));
+        let above = Float::with_val(bits, &x + Float::with_val(bits, &x * &rel));
+        let lo = descend(&below);
+        let hi = descend(&above);
+        if *lo[0].hi() < 1 && *hi[0].lo() > 1 {
+            let occupancy: Vec<Interval> = (1..=k)
+                .map(|i| Interval::new(lo[i].lo().clone(), hi[i].hi().clone()))
+                .collect();
+            let top = &occupancy[k - 1];
+            let blocking = top.powi(dj);
+            let mut mean_tasks = Interval::zero_at(bits);
+            for q in &occupancy {
+                mean_tasks = mean_tasks.add(q);
+            }
+            let accepted = lam.mul(&Interval::int(bits, 1).sub(&blocking));
+            let mean_sojourn = mean_tasks.div(&accepted);
+            return Ok(EnclosedFixedPoint {
+                occupancy,
+                mean_tasks,
+                mean_sojourn,
+                blocking: Some(blocking),
+            });
+        }
+        rel <<= ROOT_BRACKET_WIDEN_BITS;
+    }
+    Err(LbError::Numerical(format!(
+        "the enclosed fixed point: no sign change of q_0 − 1 proven around the root within \
+         {ROOT_BRACKET_TRIES} widenings (more digits may help)"
+    )))
+}
+
+/// Extra bits of the MPFR root that the enclosure's bracket starts from.
+const ROOT_EXTRA_BITS: u32 = 32;
+/// The bracket's first half-width is 2^−(bits − this) relative.
+const ROOT_BRACKET_SLACK_BITS: u32 = 8;
+/// Widenings of the bracket (each by 2^[`ROOT_BRACKET_WIDEN_BITS`]) before giving up.
+const ROOT_BRACKET_TRIES: usize = 6;
+/// Bits the bracket widens by each time.
+const ROOT_BRACKET_WIDEN_BITS: u32 = 8;
 
 #[cfg(test)]
 mod tests {
@@ -143,5 +263,115 @@ mod tests {
         }
         assert!(queues_power_of_d_enclosed("1", 2, bits).is_err());
         assert!(queues_power_of_d_enclosed("0.5", 0, bits).is_err());
+    }
+}
+
+#[cfg(test)]
+mod capacity_tests {
+    use super::*;
+    use crate::lb::fixed_point::by_root;
+    use crate::lb::model::{Model, ModelKind};
+    use rug::ops::Pow;
+    use rug::Float;
+
+    const HP: u32 = 2000;
+
+    fn lam(s: &str) -> Float {
+        crate::num::parse_decimal(s, HP).unwrap()
+    }
+
+    /// Pools with capacity B = 1: λ (1 − q^d) = q (the summed equation at K = 1), whose
+    /// roots are closed forms: q = λ/(1 + λ) for d = 1 (the Erlang loss system with one
+    /// server: blocking λ/(1 + λ)) and q = (√(1 + 4λ²) − 1)/(2λ) for d = 2 (the quadratic
+    /// λ q² + q − λ = 0), computed in MPFR at 2000 bits (not by the recursion). The
+    /// enclosure contains them and its blocking contains q^d; pools never queue, so the
+    /// mean sojourn (Little's law) contains 1.
+    #[test]
+    fn pools_of_one_slot_contain_the_closed_forms() {
+        let bits = 200;
+        for l in ["0.3", "1", "2.5", "10"] {
+            let m = Model::new(ModelKind::Pools, l, Some(1)).unwrap();
+            let x = lam(l);
+            let one = Float::with_val(HP, 1);
+            let q1 = Float::with_val(HP, &x / Float::with_val(HP, &x + 1u32));
+            let disc = Float::with_val(HP, Float::with_val(HP, &x * &x) * 4u32) + 1u32;
+            let q2 = Float::with_val(HP, disc.sqrt() - 1u32) / Float::with_val(HP, &x * 2u32);
+            for (d, want) in [(1u32, q1), (2, q2)] {
+                let e = power_of_d_capacity_enclosed(&m, d, bits).unwrap();
+                assert_eq!(e.occupancy.len(), 1);
+                assert!(e.occupancy[0].contains(&want), "lambda {l} d {d}");
+                assert!(
+                    e.occupancy[0].rel_width() < 2f64.powi(-150),
+                    "lambda {l} d {d}"
+                );
+                let b = e.blocking.as_ref().unwrap();
+                assert!(
+                    b.contains(&Float::with_val(HP, (&want).pow(d))),
+                    "lambda {l} d {d}"
+                );
+                assert!(e.mean_sojourn.contains(&one), "lambda {l} d {d}");
+            }
+        }
+    }
+
+    /// Queues with a buffer b and d = 1 are M/M/1/b queues: q_i = P(N ≥ i) =
+    /// (λ^i − λ^{b+1})/(1 − λ^{b+1}) and the blocking P(N = b) = q_b (the M/M/1/K
+    /// stationary law, a closed form; λ ≠ 1), at 2000 bits. The enclosure contains each.
+    #[test]
+    fn queues_with_a_buffer_and_d_one_are_mm1b() {
+        let bits = 160;
+        for l in ["0.5", "0.9", "1.5"] {
+            for b in [1u32, 3, 8] {
+                let m = Model::new(ModelKind::Queues, l, Some(b)).unwrap();
+                let x = lam(l);
+                let top = Float::with_val(HP, (&x).pow(b + 1));
+                let den = Float::with_val(HP, 1u32 - &top);
+                let e = power_of_d_capacity_enclosed(&m, 1, bits).unwrap();
+                assert_eq!(e.occupancy.len(), b as usize);
+                for (i, q) in e.occupancy.iter().enumerate() {
+                    let xi = Float::with_val(HP, (&x).pow(i as u32 + 1));
+                    let want = Float::with_val(HP, xi - &top) / &den;
+                    assert!(q.contains(&want), "lambda {l} b {b} level {}", i + 1);
+                    assert!(q.rel_width() < 2f64.powi(-120), "lambda {l} b {b}");
+                }
+                let xb = Float::with_val(HP, (&x).pow(b));
+                let pb = Float::with_val(HP, xb - &top) / &den;
+                assert!(e.blocking.unwrap().contains(&pb), "lambda {l} b {b}");
+            }
+        }
+    }
+
+    /// The enclosure contains the certified fixed point (the MPFR root at 3× the
+    /// precision) for d = 2, 3 and both models, and narrows as the precision grows.
+    #[test]
+    fn contains_the_mpfr_root_and_narrows() {
+        for (kind, l, b) in [
+            (ModelKind::Pools, "2.5", 3u32),
+            (ModelKind::Pools, "0.8", 5),
+            (ModelKind::Queues, "0.9", 4),
+            (ModelKind::Queues, "1.3", 6),
+        ] {
+            let m = Model::new(kind, l, Some(b)).unwrap();
+            for d in [2u32, 3] {
+                let f = by_root(&m, d, 600).unwrap();
+                let e1 = power_of_d_capacity_enclosed(&m, d, 100).unwrap();
+                let e2 = power_of_d_capacity_enclosed(&m, d, 200).unwrap();
+                for (i, want) in f.occupancy.iter().enumerate() {
+                    for e in [&e1, &e2] {
+                        assert!(
+                            e.occupancy[i].contains(want),
+                            "{kind:?} {l} d {d} q{}",
+                            i + 1
+                        );
+                    }
+                    assert!(e2.occupancy[i].rel_width() < e1.occupancy[i].rel_width());
+                }
+                assert!(e2.mean_tasks.contains(&f.mean_tasks));
+                assert!(e2.blocking.as_ref().unwrap().contains(&f.blocking));
+                assert!(e2.mean_sojourn.contains(&f.mean_sojourn));
+            }
+        }
+        let inf = Model::new(ModelKind::Pools, "2", None).unwrap();
+        assert!(power_of_d_capacity_enclosed(&inf, 2, 100).is_err());
     }
 }

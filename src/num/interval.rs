@@ -540,6 +540,14 @@ impl Interval {
         Interval::new(down(p, x.lo.sqrt_ref()), up(p, x.hi.sqrt_ref()))
     }
 
+    /// x^(1/n) for x ≥ 0 and n ≥ 1 (increasing; MPFR's correctly rounded root); a
+    /// negative lower end is raised to 0.
+    pub fn root(&self, n: u32) -> Self {
+        let p = self.prec();
+        let x = self.clamp_below(&Float::with_val(p, 0));
+        Interval::new(down(p, x.lo.root_ref(n)), up(p, x.hi.root_ref(n)))
+    }
+
     /// erfc x (decreasing).
     pub fn erfc(&self) -> Self {
         let p = self.prec();
