@@ -263,6 +263,14 @@ impl<'a> Scope<'a> {
         c
     }
 
+    /// A resolving scope (as [`Scope::resolving`]) that keeps `check --rigorous`: a setup
+    /// expression evaluated with its enclosure (a computed load's).
+    pub fn resolving_rigorous(&self) -> Scope<'a> {
+        let mut c = self.child();
+        c.resolving = true;
+        c
+    }
+
     /// A setup expression (a load, a rate) as the decimal text a command takes: a literal
     /// as written, a grid variable's own text, anything else evaluated (in a resolving
     /// scope) and rendered exact to the working precision.

@@ -278,10 +278,25 @@ impl LoadSpec {
         enc: &dyn Enclosure,
         hosts: usize,
     ) -> Result<(Interval, Interval), PolicyError> {
+        self.resolve_enclosed_at(None, enc, hosts)
+    }
+
+    /// [`LoadSpec::resolve_enclosed`] with the number (ρ, ρ per host or λ, as the kind
+    /// says) given as an enclosure `value` instead of the decimal (a load computed with
+    /// proofs, e.g. a fraction of an enclosed threshold); the decimal when `None`.
+    pub fn resolve_enclosed_at(
+        &self,
+        value: Option<&Interval>,
+        enc: &dyn Enclosure,
+        hosts: usize,
+    ) -> Result<(Interval, Interval), PolicyError> {
         let bits = enc.prec();
         let mean = enc.mean()?;
-        let num = |s: &str| {
-            Interval::from_decimal(s, bits).map_err(|e| PolicyError::BadLoad(e.to_string()))
+        let num = |s: &str| match value {
+            Some(v) => Ok(v.at_prec(bits)),
+            None => {
+                Interval::from_decimal(s, bits).map_err(|e| PolicyError::BadLoad(e.to_string()))
+            }
         };
         let h = Interval::int(bits, i64::try_from(hosts).unwrap_or(i64::MAX));
         Ok(match self {

@@ -229,11 +229,10 @@ fn opt_proof(scope: &Scope, policy: OptPolicy, r: &OptPair) -> Proof {
         Ok(s) => s,
         Err(e) => return Proof::unproven(e.to_string()),
     };
-    if let Some(e) = &s.computed_load {
-        return Proof::unproven(format!(
-            "the load {e} is computed and passed as a rounded decimal"
-        ));
-    }
+    let load_value = match s.load_value(scope) {
+        Ok(v) => v,
+        Err(why) => return Proof::unproven(why),
+    };
     let (Some(hosts), Some(load)) = (s.hosts, s.load.clone()) else {
         return Proof::unproven("opt() needs finite hosts and a load");
     };
@@ -254,7 +253,7 @@ fn opt_proof(scope: &Scope, policy: OptPolicy, r: &OptPair) -> Proof {
                     let cuts = sita_e_enclosed(enc.as_ref(), hosts, &r.hi.cutoffs_free())
                         .map_err(|e| e.to_string())?;
                     let (lambda, _) = load
-                        .resolve_enclosed(enc.as_ref(), hosts)
+                        .resolve_enclosed_at(load_value.as_ref(), enc.as_ref(), hosts)
                         .map_err(|e| e.to_string())?;
                     let e = evaluate_enclosed(
                         PolicyKind::Sita,
@@ -282,10 +281,12 @@ fn opt_proof(scope: &Scope, policy: OptPolicy, r: &OptPair) -> Proof {
             metric: s.metric,
             digits: scope.digits,
         };
-        Ok(match proven_from_start(&req, &start, OPT_PROVEN_BOXES) {
-            Ok(p) => Proof::enclosed(Interval::new(p.value_lo, p.value_hi)),
-            Err(e) => Proof::unproven(format!("opt(): {e}")),
-        })
+        Ok(
+            match proven_from_start(&req, &start, OPT_PROVEN_BOXES, load_value.as_ref()) {
+                Ok(p) => Proof::enclosed(Interval::new(p.value_lo, p.value_hi)),
+                Err(e) => Proof::unproven(format!("opt(): {e}")),
+            },
+        )
     });
     match got {
         Ok(p) => p.as_ref().clone(),
@@ -425,12 +426,9 @@ impl Quantity for Eval {
         if !scope.rigorous {
             return Ok(v);
         }
-        let e = match (written, &s.computed_load) {
-            (_, Some(l)) => Err(format!(
-                "the load {l} is computed and passed as a rounded decimal"
-            )),
-            (Err(w), None) => Err(w),
-            (Ok(cuts), None) => {
+        let e = match written {
+            Err(w) => Err(w),
+            Ok(cuts) => {
                 let key = CacheKey::new("eval-enclosed", proof_key);
                 scope
                     .cache
@@ -477,8 +475,9 @@ fn eval_enclosed(
         .map_err(|e| e.to_string())?
         .enclose(bits)
         .map_err(|e| e.to_string())?;
+    let load_value = s.load_value(scope)?;
     let (lambda, rho) = load
-        .resolve_enclosed(enc.as_ref(), hosts)
+        .resolve_enclosed_at(load_value.as_ref(), enc.as_ref(), hosts)
         .map_err(|e| e.to_string())?;
     let cuts = cuts
         .iter()

@@ -18,7 +18,7 @@ use crate::claims::signature::ModelSignature;
 use crate::claims::system::Model;
 use crate::claims::value::Pair;
 use crate::claims::ClaimError;
-use crate::dist::{DistFactory, DistSpec};
+use crate::dist::{DistFactory, DistSpec, Enclosure};
 use crate::num::certify::to_sci;
 use crate::num::interval::Interval;
 use crate::policy::{LoadSpec, Metric};
@@ -107,6 +107,9 @@ pub struct DispatchSystem {
     /// variable): its decimal is rounded to the working precision, so that under
     /// `check --rigorous` a value at that load is not proven.
     pub computed_load: Option<String>,
+    /// That computed expression (its enclosure is the load's under `check --rigorous`:
+    /// [`DispatchSystem::enclosed_load`]).
+    pub computed_expr: Option<Expr>,
 }
 
 impl DispatchSystem {
@@ -119,6 +122,47 @@ impl DispatchSystem {
             self.load,
             self.metric.name()
         )
+    }
+
+    /// Under `check --rigorous`: λ and ρ enclosed on the law's enclosure `enc` for
+    /// `hosts` hosts. A load written as a number is enclosed from its decimal; a computed
+    /// one (`load = "f * threshold()"`, `lambda = "r / moment(2)"`) from the enclosure its
+    /// expression carries, evaluated with proofs, so that a value at it is proven for the
+    /// exact load rather than for its rounded decimal (which the certified values use:
+    /// the two differ by far less than the digits asked). A computed load without an
+    /// enclosure says why.
+    pub fn enclosed_load(
+        &self,
+        scope: &Scope,
+        enc: &dyn Enclosure,
+        hosts: usize,
+    ) -> Result<(Interval, Interval), String> {
+        let load = self.load.as_ref().ok_or("no load at this point")?;
+        let value = self.load_value(scope)?;
+        load.resolve_enclosed_at(value.as_ref(), enc, hosts)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Under `check --rigorous`: the enclosure of a computed load's number (`None` for a
+    /// load written as a number: its decimal is enclosed where it is used), or why there
+    /// is none.
+    pub fn load_value(&self, scope: &Scope) -> Result<Option<Interval>, String> {
+        let (Some(e), Some(what)) = (&self.computed_expr, &self.computed_load) else {
+            return Ok(None);
+        };
+        let v = scope
+            .resolving_rigorous()
+            .eval(e)
+            .map_err(|e| e.to_string())?;
+        match v.proof {
+            Proof::Enclosed(i) => Ok(Some(*i)),
+            Proof::Unproven(why) => Err(format!(
+                "the load {what} is computed and not enclosed: {why}"
+            )),
+            Proof::Off => Err(format!(
+                "the load {what} is computed and passed as a rounded decimal"
+            )),
+        }
     }
 
     /// The distribution spec.
@@ -197,6 +241,7 @@ impl DispatchSpec {
             },
         };
         let mut computed_load = None;
+        let mut computed_expr = None;
         let load = if !with_load || scope.resolving {
             None
         } else {
@@ -211,6 +256,7 @@ impl DispatchSpec {
                             || matches!(e, Expr::Var(v) if scope.vars.contains_key(v))) =>
                     {
                         computed_load = Some(format!("{k} = {e}"));
+                        computed_expr = Some(e.clone());
                         (k.clone(), scope.setup_text(e)?)
                     }
                     None => {
@@ -233,6 +279,7 @@ impl DispatchSpec {
             load,
             metric,
             computed_load,
+            computed_expr,
         })
     }
 }
@@ -285,17 +332,12 @@ impl SystemSpec for DispatchSpec {
                 if !scope.rigorous {
                     return Ok(p);
                 }
-                let proof = match &s.computed_load {
-                    Some(e) => Proof::unproven(format!(
-                        "the load {e} is computed and passed as a rounded decimal"
-                    )),
-                    None => match spec.enclose(scope.enclosure_bits()) {
-                        Ok(enc) => match load.resolve_enclosed(enc.as_ref(), hosts) {
-                            Ok((l, r)) => Proof::enclosed(if name == "rho" { r } else { l }),
-                            Err(e) => Proof::unproven(e.to_string()),
-                        },
-                        Err(e) => Proof::unproven(e.to_string()),
+                let proof = match spec.enclose(scope.enclosure_bits()) {
+                    Ok(enc) => match s.enclosed_load(scope, enc.as_ref(), hosts) {
+                        Ok((l, r)) => Proof::enclosed(if name == "rho" { r } else { l }),
+                        Err(why) => Proof::unproven(why),
                     },
+                    Err(e) => Proof::unproven(e.to_string()),
                 };
                 Ok(p.with_proof(proof))
             }
