@@ -778,6 +778,9 @@ fn proven_from(
     })
 }
 
+/// The convex basin's box and the slabs of the complement.
+type Seeded = (BoxBound, Vec<Vec<Interval>>);
+
 /// Relative half-widths of the convex basin tried around the start, widest first.
 const BASIN_HALF_WIDTHS: [f64; 3] = [1e-2, 1e-4, 1e-7];
 
@@ -790,7 +793,7 @@ fn seed_basin(
     whole: &[Interval],
     start: &[Float],
     best: &Interval,
-) -> Result<Option<(BoxBound, Vec<Vec<Interval>>)>, PolicyError> {
+) -> Result<Option<Seeded>, PolicyError> {
     let bits = pb.bits;
     if pb.obj.kind != ChainKind::Sita || pb.obj.max || start.len() != whole.len() {
         return Ok(None);
