@@ -547,16 +547,11 @@ impl<'a, S> Solver<'a, S> {
             .collect()
     }
 
-    /// One cycle for δ(−B) = r: the coarse correction with shape w, then sweeps.
-    fn cycle_left(&self, r: &[f64], w: &[f64]) -> Vec<f64> {
-        let c = self.c;
+    /// The transposed coarse operator and prolongation of [`Self::cycle_left`] for the
+    /// shape w (fixed during one inner solve: computed once, not at every cycle).
+    fn coarse_left(&self, w: &[f64]) -> Coarse {
         let (sub, diag, sup, wsum) = self.coarse(w);
         let p = self.prolongation(w, &wsum);
-        // ξ C = rS: C^T ξ = (level sums of r).
-        let mut rhs = vec![0.0; self.levels];
-        for x in 1..self.n() {
-            rhs[c.level[x] as usize - 1] += r[x];
-        }
         // Transposed: (C^T)_{I,I−1} = C_{I−1,I} = sup[I−1], (C^T)_{I,I+1} = sub[I+1].
         let m = self.levels;
         let tsub: Vec<f64> = (0..m)
@@ -565,7 +560,25 @@ impl<'a, S> Solver<'a, S> {
         let tsup: Vec<f64> = (0..m)
             .map(|i| if i + 1 < m { sub[i + 1] } else { 0.0 })
             .collect();
-        let xi = thomas(&tsub, &diag, &tsup, &rhs);
+        Coarse {
+            sub: tsub,
+            diag,
+            sup: tsup,
+            p,
+        }
+    }
+
+    /// One cycle for δ(−B) = r: the coarse correction with shape w (`coarse`, from
+    /// [`Self::coarse_left`]), then sweeps.
+    fn cycle_left(&self, r: &[f64], coarse: &Coarse) -> Vec<f64> {
+        let c = self.c;
+        let p = &coarse.p;
+        // ξ C = rS: C^T ξ = (level sums of r).
+        let mut rhs = vec![0.0; self.levels];
+        for x in 1..self.n() {
+            rhs[c.level[x] as usize - 1] += r[x];
+        }
+        let xi = thomas(&coarse.sub, &coarse.diag, &coarse.sup, &rhs);
         let mut d: Vec<f64> = (0..self.n())
             .map(|x| {
                 if x == 0 {
@@ -904,12 +917,12 @@ pub fn stationary_from<S>(
             }
             break;
         }
-        let w: Vec<f64> = yh.clone();
+        let coarse = solver.coarse_left(&yh);
         let d = gmres(
             n,
             &r,
             &|v, out| solver.apply_left(v, out),
-            &|v| solver.cycle_left(v, &w),
+            &|v| solver.cycle_left(v, &coarse),
             INNER_TOLERANCE,
             INNER_ITERATIONS,
         );
