@@ -1223,7 +1223,10 @@ fn exact_simplex(system: &System, opts: &ExactOptions, want: u32) -> Result<Exac
             first.result.states, first.result.truncation_bound
         );
     }
-    let mut history: Vec<(f64, f64)> = vec![(PILOT_LEVEL, first.result.truncation_bound)];
+    // The pilot's level is too low for the bound's polynomial factors to fit: the growth
+    // model starts from the first level solved.
+    let mut history: Vec<(f64, f64)> = Vec::new();
+    let mut weights = weights;
     let mut warm = Some(first.pi);
     let mut best = first.result;
     // A first level from the digits: the mass outside about e^{−K}, relative 10^{−want}.
@@ -1302,7 +1305,7 @@ fn exact_simplex(system: &System, opts: &ExactOptions, want: u32) -> Result<Exac
         // states near the face, the Lyapunov function and the re-entry costs there), p
         // fitted between the last two levels solved; the next level solves
         // e^{−(K'−K)}(K'/K)^p = target/bound, plus a nat of margin.
-        let mut p = 6.0;
+        let mut p = 2.0;
         if let Some(&(k0, b0)) = history.last() {
             if b0.is_finite() && b0 > 0.0 && bound.is_finite() && bound > 0.0 && k > k0 {
                 p = (((bound / b0).ln() + (k - k0)) / (k / k0).ln()).clamp(0.0, 20.0);
@@ -1319,6 +1322,12 @@ fn exact_simplex(system: &System, opts: &ExactOptions, want: u32) -> Result<Exac
         } else {
             1.5 * k
         };
+        // The weights again, from this level's marginals (further from the origin than the
+        // pilot's, closer to the asymptotic decay rates; never below half the pilot's).
+        let refit = fitted_weights(n, &s.pi, &weights, k);
+        for (w, r) in weights.iter_mut().zip(refit) {
+            *w = r.max(0.5 * *w);
+        }
         k = next.clamp(k + 1.0, 2.0 * k);
         warm = Some(s.pi);
         growths += 1;

@@ -78,7 +78,7 @@ const STALL_FACTOR: f64 = 0.5;
 const STALL_CYCLES: usize = 2;
 /// The bound's solves (−B)x = b stop at this residual relative to max b (they only widen
 /// the enclosure; their residual is accounted for).
-const BOUND_RESIDUAL: f64 = 1e-6;
+const BOUND_RESIDUAL: f64 = 1e-4;
 /// Points of the logarithmic scan of the re-entry LP.
 const REENTRY_GRID: usize = 140;
 /// Golden-section steps of the re-entry LP.
