@@ -406,6 +406,34 @@ impl LevelChain for OccupancyChain {
         }
     }
 
+    fn seeds(&self) -> Vec<Occ> {
+        // The simplex is not closed under the moves inside it (e.g. the diagonal (m, …, m)
+        // near the face is entered only from outside): every sorted vector in it.
+        let Some(Region::Simplex(p)) = self.trunc else {
+            return Vec::new();
+        };
+        fn rec(j: usize, n: usize, p: &Simplex, x: &mut Occ, out: &mut Vec<Occ>) {
+            if j == n {
+                out.push(*x);
+                return;
+            }
+            let lo = if j == 0 { 0 } else { x[j - 1] };
+            let mut v = lo;
+            loop {
+                x[j] = v;
+                if p.phi(x, j + 1) > u64::from(p.level) || u32::from(v) >= MAX_LEVEL {
+                    break;
+                }
+                rec(j + 1, n, p, x, out);
+                v += 1;
+            }
+            x[j] = 0;
+        }
+        let mut out = Vec::new();
+        rec(0, self.n, &p, &mut [0; MAXN], &mut out);
+        out
+    }
+
     fn on_boundary(&self, x: &Occ) -> bool {
         match (self.trunc, self.kind) {
             (None, _) => false,
@@ -551,8 +579,8 @@ pub fn simplex_lyapunov(
             let wi = weights[idle];
             let mut vertex = |t: &[(usize, f64)]| {
                 let a: f64 = t.iter().map(|&(j, tj)| tj * g[j - idle].0).sum::<f64>() + cst;
-                let b: f64 = gamma * t.iter().map(|&(j, tj)| tj * g[j - idle].1).sum::<f64>()
-                    + gamma0;
+                let b: f64 =
+                    gamma * t.iter().map(|&(j, tj)| tj * g[j - idle].1).sum::<f64>() + gamma0;
                 add(a, b);
             };
             if wi >= level {
@@ -724,13 +752,7 @@ fn solve_chain(
         (Some(Region::Simplex(p)), _) => {
             // Outside the simplex Σ w_j t_j ≤ max w · x_N, so √(Σx²) ≥ x_N > K / max w.
             let wmax = p.weights[..n].iter().copied().max().unwrap_or(1).max(1);
-            cubic_drift_beyond(
-                n,
-                d,
-                sampling,
-                lambda,
-                f64::from(p.level) / f64::from(wmax),
-            )
+            cubic_drift_beyond(n, d, sampling, lambda, f64::from(p.level) / f64::from(wmax))
         }
         _ => false,
     };
@@ -1087,7 +1109,13 @@ pub fn exact(system: &System, opts: &ExactOptions) -> Result<ExactResult, LbErro
     let mut warm: Option<HashMap<Occ, f64>> = None;
     let mut growths = 0;
     loop {
-        let s = solve_chain(system, Some(Region::Box(t)), want, opts.max_states, warm.as_ref())?;
+        let s = solve_chain(
+            system,
+            Some(Region::Box(t)),
+            want,
+            opts.max_states,
+            warm.as_ref(),
+        )?;
         let r = &s.result;
         // The bound wanted: a share of half a unit in the last digit wanted of mean_tasks.
         let unit = 0.5 * r.mean_tasks.value.abs() * 10f64.powi(1 - want as i32);
@@ -1271,7 +1299,13 @@ fn exact_simplex(system: &System, opts: &ExactOptions, want: u32) -> Result<Exac
                 1.5 * per_state * states
             ),
         );
-        let s = solve_chain(system, Some(Region::Simplex(region)), want, max, warm.as_ref())?;
+        let s = solve_chain(
+            system,
+            Some(Region::Simplex(region)),
+            want,
+            max,
+            warm.as_ref(),
+        )?;
         let r = &s.result;
         let unit = 0.5 * r.mean_tasks.value.abs() * 10f64.powi(1 - want as i32);
         let target = TRUNCATION_SHARE * unit;

@@ -141,6 +141,14 @@ pub trait LevelChain {
     fn lyapunov(&self, s: &Self::State) -> Option<[f64; 4]>;
     /// Whether the chain can enter A at `s` from outside (a superset is allowed).
     fn on_boundary(&self, s: &Self::State) -> bool;
+    /// States of A that the chain may reach only through states outside A (pockets of a
+    /// truncation that is not closed under the moves inside it): they are explored after
+    /// the states reachable from z, so that every state where an excursion can re-enter A
+    /// is in the re-entry bound. A superset of A's pockets is allowed (states outside A are
+    /// skipped). None by default.
+    fn seeds(&self) -> Vec<Self::State> {
+        Vec::new()
+    }
     /// Which face of A an exit to `s` (outside A) crosses, below [`FACES`]: the bound is
     /// reported per face, so that a caller grows the face that matters.
     fn exit_face(&self, _s: &Self::State) -> usize {
@@ -248,7 +256,28 @@ pub fn explore_with<C: LevelChain>(
     let mut row: Vec<(u32, f64)> = Vec::new();
     let mut i = 0usize;
     let mut top = 0u32;
-    while i < states.len() {
+    let mut seeded = false;
+    loop {
+        if i == states.len() {
+            if seeded {
+                break;
+            }
+            seeded = true;
+            for t in c.seeds() {
+                if !c.inside(&t) || index.contains_key(&t) {
+                    continue;
+                }
+                if states.len() >= max_states {
+                    return Err(LevelError::TooManyStates { limit: max_states });
+                }
+                index.insert(t.clone(), states.len() as u32);
+                level.push(c.level(&t));
+                states.push(t);
+            }
+            if i == states.len() {
+                break;
+            }
+        }
         if i % 65_536 == 0 && i > 0 {
             progress::report(
                 "exact chain: states",

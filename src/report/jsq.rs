@@ -20,7 +20,8 @@
 use super::simulate::{estimate, estimate_vector, exact as exact_f64, sci, HALF_WIDTH_DIGITS};
 use super::{digits_note, Record};
 use crate::lb::exact::{
-    ExactMethod, ExactResult, Region, Stopped, SIMPLEX_UNIT, CHAIN_MAX_DIGITS, F64_DIGITS, OCCUPANCY_FLOOR,
+    ExactMethod, ExactResult, Region, Stopped, CHAIN_MAX_DIGITS, F64_DIGITS, OCCUPANCY_FLOOR,
+    SIMPLEX_UNIT,
 };
 use crate::lb::fixed_point::{CertifiedFixedPoint, Method};
 use crate::lb::fluid::{fluid_difference, Limit, Trajectory};
