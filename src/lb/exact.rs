@@ -22,8 +22,14 @@
 //! moves by one): exits from A are redirected to the empty state, and the values are
 //! enclosed with the regenerative bound of that module, which needs a Lyapunov function
 //! with negative drift outside A:
-//! * **queues**: A = {x_1 ≤ L, x_N − x_1 ≤ S} (JSQ keeps the queues close together, so
-//!   the shortest queue and the spread are what grow). The Lyapunov function is the
+//! * **queues**: A is a weighted simplex {Σ_j w_j t_j ≤ K} in the coordinates t_0 = x_1
+//!   and t_j = x_{j+1} − x_j (the gaps), the weights the decay rates of the stationary
+//!   mass along each coordinate ([`Simplex`]): λ^N per unit of x_1 (once all servers are
+//!   busy the total is a birth–death chain of ratio λ), the gaps' measured on a pilot
+//!   truncation. A is then close to a sublevel set of −log π, with far fewer states than
+//!   the box {x_1 ≤ L, x_N − x_1 ≤ S} (still available, [`ExactOptions::truncation`]) at
+//!   the same mass outside: at N = 5, d = 2, λ = 0.9 the lowest gap decays like 0.3 per
+//!   unit and the highest like 0.08. The Lyapunov function is the
 //!   quadratic V = Σ x_i² − β T² (0 ≤ β < 1/N, positive definite). Its drift is exact and
 //!   piecewise linear: an arrival joins the shortest of d sampled servers, whose length has
 //!   mean Σ_i w_i x_i over the sorted vector (w_i = P(the sample's shortest is the i-th
@@ -34,13 +40,17 @@
 //!   (0, …, 0, 1, …, 1); [`queue_lyapunov`] checks, for each I, that every generator's
 //!   coefficient is negative and that the drift is at most −1 (V_1 = κ_1 V) and at most −T
 //!   (V_G = κ_G V) at the nearest points outside A, which proves the drift conditions
-//!   everywhere outside A. (Foster–Lyapunov with quadratic functions for join-the-shortest
+//!   everywhere outside A (for the simplex, at the vertices of {Σ w_j t_j ≥ K} on each
+//!   cone: [`simplex_lyapunov`]). (Foster–Lyapunov with quadratic functions for join-the-shortest
 //!   routing: e.g. Bramson, *Stability of queueing networks*, 2008, ch. 2.)
 //! * **pools**: each task leaves at rate 1 whatever the routing, so T is an M/M/∞ queue;
 //!   A = {T ≤ K}, with V_1 = T/(K + 1 − λN) and V_G = aT² (a from the same drift).
 //!
-//! The truncation is grown, from the stationary mass on A's faces, until the bound on the
-//! truncation error and the solve's error bound leave the digits asked certain. A finite
+//! The truncation is grown until the bound on the truncation error and the solve's error
+//! bound leave the digits asked certain: the simplex's level by the log of its own bound's
+//! ratio to the target (the bound decays about e^{−1} per nat of level; the rate is
+//! measured once two levels are solved), a pools' box from the stationary mass on its
+//! face. A finite
 //! buffer needs no truncation (every state is kept; the bound is then only the solve's).
 //!
 //! **Outputs.** Mean tasks per server, the occupancy q_i = E\[A_i\]/N, the blocking
@@ -86,6 +96,76 @@ pub struct Truncation {
     pub min_level: u32,
     /// S: the largest spread kept (queues).
     pub spread: u32,
+}
+
+/// The truncation of queues with an infinite buffer that `exact` grows: a weighted simplex
+/// in the coordinates t_0 = x_1 (the shortest queue) and t_j = x_{j+1} − x_j (the gaps of
+/// the sorted vector), A = {Σ_j w_j t_j ≤ level}. The weights are the decay rates (in
+/// units of 1/[`SIMPLEX_UNIT`] nat) of the stationary mass along each coordinate, measured
+/// on a pilot truncation, so that A is close to a sublevel set of −log π: the stationary
+/// mass outside A is about e^{−level/UNIT} whatever the direction, with far fewer states
+/// than a box {x_1 ≤ L, x_N − x_1 ≤ S} of the same mass outside (under JSQ(d) the gaps
+/// near the top of the sorted vector decay several times faster than the one at the
+/// bottom).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Simplex {
+    /// w_0, …, w_{N−1} (the first N used), each ≥ 1.
+    pub weights: [u16; MAXN],
+    /// The level K of Σ w_j t_j ≤ K.
+    pub level: u32,
+}
+
+/// Units of a nat in a [`Simplex`]'s weights and level.
+pub const SIMPLEX_UNIT: f64 = 16.0;
+
+impl Simplex {
+    /// Σ w_j t_j of a sorted vector of `n` servers.
+    fn phi(&self, x: &[u16], n: usize) -> u64 {
+        let mut s = u64::from(self.weights[0]) * u64::from(x[0]);
+        for j in 1..n {
+            s += u64::from(self.weights[j]) * u64::from(x[j] - x[j - 1]);
+        }
+        s
+    }
+
+    /// The most one transition (one queue ±1, order kept) changes Σ w_j t_j.
+    fn step(&self, n: usize) -> u64 {
+        let w = &self.weights[..n];
+        let mut m = u64::from(w[n - 1]);
+        for j in 0..n - 1 {
+            m = m.max(u64::from(w[j].abs_diff(w[j + 1])));
+        }
+        m
+    }
+
+    /// The number of sorted vectors in the simplex (counted, not bounded).
+    pub fn states(&self, n: usize) -> f64 {
+        fn count(w: &[u16], rem: u64) -> f64 {
+            match w.split_last() {
+                None => 1.0,
+                Some((&last, rest)) if rest.is_empty() => (rem / u64::from(last)) as f64 + 1.0,
+                Some((&last, rest)) => {
+                    let mut s = 0.0;
+                    let mut r = rem as i64;
+                    while r >= 0 {
+                        s += count(rest, r as u64);
+                        r -= i64::from(last);
+                    }
+                    s
+                }
+            }
+        }
+        count(&self.weights[..n], u64::from(self.level))
+    }
+}
+
+/// The region an infinite buffer is truncated to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Region {
+    /// A box: queues {x_1 ≤ L, x_N − x_1 ≤ S}, pools {T ≤ K}.
+    Box(Truncation),
+    /// A weighted simplex in the shortest queue and the gaps (queues).
+    Simplex(Simplex),
 }
 
 /// Options of [`exact`].
@@ -177,7 +257,7 @@ pub struct ExactResult {
     /// Number of states (0 for a closed form).
     pub states: usize,
     /// The truncation used (`None` for a finite buffer or a closed form).
-    pub truncation: Option<Truncation>,
+    pub truncation: Option<Region>,
     /// Proven bound on the truncation error of mean_tasks (absolute; 0 without truncation;
     /// +∞ without a Lyapunov certificate).
     pub truncation_bound: f64,
@@ -201,7 +281,7 @@ pub enum Stopped {
     /// The next truncation would exceed the state limit.
     StateLimit {
         /// The next truncation.
-        next: Truncation,
+        next: Region,
         /// Its number of states at most ([`state_bound`]).
         states: f64,
         /// The limit (`--max-states`).
@@ -226,7 +306,7 @@ struct OccupancyChain {
     n: usize,
     lambda_n: f64,
     buffer: Option<u32>,
-    trunc: Option<Truncation>,
+    trunc: Option<Region>,
     /// p(k) = P(min of the d sampled ≥ i | A_i = k).
     tail: Vec<f64>,
     /// The quadratic V = Σx² − βT² scaled: (β, κ_1, κ_G) (queues, infinite buffer).
@@ -258,11 +338,12 @@ impl LevelChain for OccupancyChain {
     fn inside(&self, x: &Occ) -> bool {
         match (self.trunc, self.kind) {
             (None, _) => true,
-            (Some(t), ModelKind::Queues) => {
+            (Some(Region::Simplex(p)), _) => p.phi(x, self.n) <= u64::from(p.level),
+            (Some(Region::Box(t)), ModelKind::Queues) => {
                 let (lo, hi) = (u32::from(x[0]), u32::from(x[self.n - 1]));
                 lo <= t.min_level && hi - lo <= t.spread
             }
-            (Some(t), ModelKind::Pools) => self.total(x) <= t.min_level,
+            (Some(Region::Box(t)), ModelKind::Pools) => self.total(x) <= t.min_level,
         }
     }
 
@@ -320,19 +401,51 @@ impl LevelChain for OccupancyChain {
 
     fn exit_face(&self, x: &Occ) -> usize {
         match (self.trunc, self.kind) {
-            (Some(t), ModelKind::Queues) if u32::from(x[0]) <= t.min_level => 1,
+            (Some(Region::Box(t)), ModelKind::Queues) if u32::from(x[0]) <= t.min_level => 1,
             _ => 0,
         }
+    }
+
+    fn seeds(&self) -> Vec<Occ> {
+        // The simplex is not closed under the moves inside it (e.g. the diagonal (m, …, m)
+        // near the face is entered only from outside): every sorted vector in it.
+        let Some(Region::Simplex(p)) = self.trunc else {
+            return Vec::new();
+        };
+        fn rec(j: usize, n: usize, p: &Simplex, x: &mut Occ, out: &mut Vec<Occ>) {
+            if j == n {
+                out.push(*x);
+                return;
+            }
+            let lo = if j == 0 { 0 } else { x[j - 1] };
+            let mut v = lo;
+            loop {
+                x[j] = v;
+                if p.phi(x, j + 1) > u64::from(p.level) || u32::from(v) >= MAX_LEVEL {
+                    break;
+                }
+                rec(j + 1, n, p, x, out);
+                v += 1;
+            }
+            x[j] = 0;
+        }
+        let mut out = Vec::new();
+        rec(0, self.n, &p, &mut [0; MAXN], &mut out);
+        out
     }
 
     fn on_boundary(&self, x: &Occ) -> bool {
         match (self.trunc, self.kind) {
             (None, _) => false,
-            (Some(t), ModelKind::Queues) => {
+            (Some(Region::Simplex(p)), _) => {
+                // Entered from y with Σw t(y) > K, one step away.
+                p.phi(x, self.n) + p.step(self.n) > u64::from(p.level)
+            }
+            (Some(Region::Box(t)), ModelKind::Queues) => {
                 let (lo, hi) = (u32::from(x[0]), u32::from(x[self.n - 1]));
                 lo == t.min_level || hi - lo == t.spread
             }
-            (Some(t), ModelKind::Pools) => self.total(x) == t.min_level,
+            (Some(Region::Box(t)), ModelKind::Pools) => self.total(x) == t.min_level,
         }
     }
 }
@@ -423,6 +536,70 @@ pub fn queue_lyapunov(
     best.map(|(b, k1, kg, _)| (b, k1, kg))
 }
 
+/// The quadratic Lyapunov certificate of queues outside the simplex {Σ_j w_j t_j ≤ K}
+/// (t_0 = x_1, t_j the gaps; [`Simplex`]): the smallest κ_1, κ_G such that κ_1 V has drift
+/// ≤ −1 and κ_G V drift ≤ −T outside it, for V = Σx². With I idle servers a state is
+/// Σ_{j≥I} t_j e_j over the generators e_j = (0, …, 0, 1, …, 1) (first 1 at index j;
+/// t_I ≥ 1), and QV = Σ_j t_j G_j + (λN + B) is linear in t (module docs); when every G_j
+/// is negative the largest drift over {t_I ≥ 1, t ≥ 0, Σ w_j t_j ≥ K} (a superset of the
+/// states outside) is at the vertices t_I = K/w_I and t_I = 1, t_j = (K − w_I)/w_j (or at
+/// t_I = 1 when w_I ≥ K). `None` when a coefficient is not negative.
+pub fn simplex_lyapunov(
+    n: usize,
+    d: u64,
+    sampling: Sampling,
+    lambda: f64,
+    weights: &[f64],
+    level: f64,
+) -> Option<(f64, f64, f64)> {
+    let w = rank_weights(n, d, sampling);
+    let ln = lambda * n as f64;
+    let mut kappa = [0.0f64; 2];
+    for (gi, (gamma, gamma0)) in [(0.0, 1.0), (1.0, 0.0)].into_iter().enumerate() {
+        let mut need = 0.0f64;
+        let mut ok = true;
+        let mut add = |a: f64, b: f64| {
+            if a < 0.0 {
+                need = need.max(b / -a);
+            } else {
+                ok = false;
+            }
+        };
+        for idle in 0..n {
+            let busy = (n - idle) as f64;
+            let c: Vec<f64> = w.iter().map(|&wi| 2.0 * ln * wi - 2.0).collect();
+            let cst = ln + busy;
+            // Per generator j ≥ idle: (G_j, its T coefficient N − j).
+            let g: Vec<(f64, f64)> = (idle..n)
+                .map(|j| (c[j..].iter().sum::<f64>(), (n - j) as f64))
+                .collect();
+            for &(a, t) in &g {
+                add(a, gamma * t + 1e-12);
+            }
+            let wi = weights[idle];
+            let mut vertex = |t: &[(usize, f64)]| {
+                let a: f64 = t.iter().map(|&(j, tj)| tj * g[j - idle].0).sum::<f64>() + cst;
+                let b: f64 =
+                    gamma * t.iter().map(|&(j, tj)| tj * g[j - idle].1).sum::<f64>() + gamma0;
+                add(a, b);
+            };
+            if wi >= level {
+                vertex(&[(idle, 1.0)]);
+            } else {
+                vertex(&[(idle, level / wi)]);
+                for j in idle + 1..n {
+                    vertex(&[(idle, 1.0), (j, (level - wi) / weights[j])]);
+                }
+            }
+        }
+        if !ok {
+            return None;
+        }
+        kappa[gi] = need * (1.0 + 1e-9) + 1e-300;
+    }
+    Some((0.0, kappa[0], kappa[1]))
+}
+
 /// Whether W = Σx³ has drift QW ≤ 0 at every state of queues outside the box: with I idle
 /// servers and B = N − I busy, QW = Σ_i (3λN w_i − 3·[i busy]) x_i² + Σ_i (3λN w_i +
 /// 3·[i busy]) x_i + λN − B; Chebyshev's sum inequality (decreasing coefficients, increasing
@@ -430,9 +607,14 @@ pub fn queue_lyapunov(
 /// busy ranks) and Cauchy–Schwarz the linear part by e √(BX), so QW ≤ 0 once √X exceeds the
 /// larger root of that parabola; outside the box X ≥ (S + 1)².
 pub fn cubic_drift_ok(n: usize, d: u64, sampling: Sampling, lambda: f64, t: Truncation) -> bool {
+    let x0 = (f64::from(t.spread) + 1.0).min(f64::from(t.min_level) + 1.0);
+    cubic_drift_beyond(n, d, sampling, lambda, x0)
+}
+
+/// [`cubic_drift_ok`] for any region outside which √(Σx²) ≥ `x0`.
+fn cubic_drift_beyond(n: usize, d: u64, sampling: Sampling, lambda: f64, x0: f64) -> bool {
     let w = rank_weights(n, d, sampling);
     let ln = lambda * n as f64;
-    let x0 = (f64::from(t.spread) + 1.0).min(f64::from(t.min_level) + 1.0);
     (0..n).all(|idle| {
         let busy = (n - idle) as f64;
         let dsum: f64 = w[idle..].iter().map(|&wi| 3.0 * ln * wi - 3.0).sum();
@@ -532,7 +714,7 @@ struct Solved {
 
 fn solve_chain(
     system: &System,
-    trunc: Option<Truncation>,
+    trunc: Option<Region>,
     digits: u32,
     max_states: usize,
     warm: Option<&HashMap<Occ, f64>>,
@@ -541,12 +723,19 @@ fn solve_chain(
     let model = system.model();
     let lambda = model.lambda();
     let kind = model.kind();
+    let (d, sampling) = (system.d().d, system.sampling());
     let (queue_v, pool_v) = match (trunc, kind) {
-        (Some(t), ModelKind::Queues) => (
-            queue_lyapunov(n, system.d().d, system.sampling(), lambda, t),
-            None,
-        ),
-        (Some(t), ModelKind::Pools) => {
+        (Some(Region::Box(t)), ModelKind::Queues) => {
+            (queue_lyapunov(n, d, sampling, lambda, t), None)
+        }
+        (Some(Region::Simplex(p)), _) => {
+            let w: Vec<f64> = p.weights[..n].iter().map(|&v| f64::from(v)).collect();
+            (
+                simplex_lyapunov(n, d, sampling, lambda, &w, f64::from(p.level)),
+                None,
+            )
+        }
+        (Some(Region::Box(t)), ModelKind::Pools) => {
             let ln = lambda * n as f64;
             let k1 = f64::from(t.min_level) + 1.0;
             let denom = 2.0 * k1 - 2.0 * ln - 1.0 - ln / k1;
@@ -559,8 +748,11 @@ fn solve_chain(
         (None, _) => (None, None),
     };
     let cubic = match (trunc, kind) {
-        (Some(t), ModelKind::Queues) => {
-            cubic_drift_ok(n, system.d().d, system.sampling(), lambda, t)
+        (Some(Region::Box(t)), ModelKind::Queues) => cubic_drift_ok(n, d, sampling, lambda, t),
+        (Some(Region::Simplex(p)), _) => {
+            // Outside the simplex Σ w_j t_j ≤ max w · x_N, so √(Σx²) ≥ x_N > K / max w.
+            let wmax = p.weights[..n].iter().copied().max().unwrap_or(1).max(1);
+            cubic_drift_beyond(n, d, sampling, lambda, f64::from(p.level) / f64::from(wmax))
         }
         _ => false,
     };
@@ -897,9 +1089,12 @@ pub fn exact(system: &System, opts: &ExactOptions) -> Result<ExactResult, LbErro
     }
     if let Some(t) = opts.truncation {
         check_size(system, Some(t), opts.max_states)?;
-        return Ok(solve_chain(system, Some(t), want, opts.max_states, None)?.result);
+        return Ok(solve_chain(system, Some(Region::Box(t)), want, opts.max_states, None)?.result);
     }
     let kind = system.model().kind();
+    if kind == ModelKind::Queues {
+        return exact_simplex(system, opts, want);
+    }
     let mut t = initial_truncation(system);
     check_size(system, Some(t), opts.max_states)?;
     let n = system.servers() as i32;
@@ -914,7 +1109,13 @@ pub fn exact(system: &System, opts: &ExactOptions) -> Result<ExactResult, LbErro
     let mut warm: Option<HashMap<Occ, f64>> = None;
     let mut growths = 0;
     loop {
-        let s = solve_chain(system, Some(t), want, opts.max_states, warm.as_ref())?;
+        let s = solve_chain(
+            system,
+            Some(Region::Box(t)),
+            want,
+            opts.max_states,
+            warm.as_ref(),
+        )?;
         let r = &s.result;
         // The bound wanted: a share of half a unit in the last digit wanted of mean_tasks.
         let unit = 0.5 * r.mean_tasks.value.abs() * 10f64.powi(1 - want as i32);
@@ -952,7 +1153,7 @@ pub fn exact(system: &System, opts: &ExactOptions) -> Result<ExactResult, LbErro
                 Stopped::Growths
             } else {
                 Stopped::StateLimit {
-                    next,
+                    next: Region::Box(next),
                     states: match kind {
                         ModelKind::Queues => state_bound(system.servers(), None, Some(next)),
                         ModelKind::Pools => multisets(system.servers(), u64::from(next.min_level)),
@@ -965,5 +1166,321 @@ pub fn exact(system: &System, opts: &ExactOptions) -> Result<ExactResult, LbErro
         warm = Some(s.pi);
         t = next;
         growths += 1;
+    }
+}
+
+/// Level (in nats) of the pilot simplex whose marginals give the weights.
+const PILOT_LEVEL: f64 = 12.0;
+/// Bounds on a weight (nats per unit of a coordinate).
+const WEIGHT_RANGE: (f64, f64) = (0.03, 6.0);
+
+/// The weights (nats) of the pilot simplex: the shortest queue's λ^N per level (once
+/// every server is busy the total is a birth–death chain of ratio λ, and x_1 ≥ L needs a
+/// total ≥ NL), one nat per unit of each gap.
+fn pilot_weights(n: usize, lambda: f64) -> Vec<f64> {
+    let mut w = vec![1.0; n];
+    w[0] = (-(n as f64) * lambda.ln()).clamp(WEIGHT_RANGE.0, WEIGHT_RANGE.1);
+    w
+}
+
+/// The simplex of weights `w` (nats) and level `k` (nats), in integer units.
+fn simplex_of(w: &[f64], k: f64) -> Simplex {
+    let mut weights = [0u16; MAXN];
+    for (o, &v) in weights.iter_mut().zip(w) {
+        *o = (v * SIMPLEX_UNIT).round().clamp(1.0, f64::from(u16::MAX)) as u16;
+    }
+    Simplex {
+        weights,
+        level: (k * SIMPLEX_UNIT).round().clamp(1.0, 1e9) as u32,
+    }
+}
+
+/// The gaps' decay rates (nats per unit) measured on a solved truncation: for each gap
+/// t_j, j ≥ 1, the slope of log P(t_j = k) between k = 1 and half-way to the face (where
+/// the truncation has not yet bent the tail); the shortest queue's weight is kept.
+fn fitted_weights(n: usize, pi: &HashMap<Occ, f64>, pilot: &[f64], level: f64) -> Vec<f64> {
+    let mut w = pilot.to_vec();
+    for j in 1..n {
+        let reach = (0.5 * level / pilot[j]).floor().max(2.0) as usize;
+        let mut m = vec![0.0f64; reach + 1];
+        for (x, &p) in pi {
+            let g = usize::from(x[j] - x[j - 1]);
+            if g <= reach {
+                m[g] += p;
+            }
+        }
+        let k1 = (2..=reach).rev().find(|&k| m[k] > 0.0);
+        if let Some(k1) = k1 {
+            if m[1] > 0.0 {
+                let rate = (m[1] / m[k1]).ln() / (k1 - 1) as f64;
+                if rate.is_finite() {
+                    w[j] = rate.clamp(WEIGHT_RANGE.0, WEIGHT_RANGE.1);
+                }
+            }
+        }
+    }
+    w
+}
+
+/// Queues with an infinite buffer: a pilot simplex gives the weights ([`fitted_weights`]),
+/// then the simplex's level grows by what its own bound says (the bound decays about
+/// e^{−1} per nat of level; the rate is measured between levels once two are solved) until
+/// the truncation bound leaves the digits asked certain or the next level would exceed
+/// the state limit.
+fn exact_simplex(system: &System, opts: &ExactOptions, want: u32) -> Result<ExactResult, LbError> {
+    let n = system.servers() as usize;
+    let lambda = system.model().lambda();
+    let max = opts.max_states;
+    let pilot_w = pilot_weights(n, lambda);
+    let pilot = simplex_of(&pilot_w, PILOT_LEVEL);
+    let pilot_states = pilot.states(n);
+    if pilot_states > max as f64 {
+        return Err(LbError::BadInput(format!(
+            "the exact chain needs more than {max} states even for a first truncation ({pilot_states:.3e} states): use fewer servers, raise --max-states, or use jsq simulate"
+        )));
+    }
+    let clock = std::time::Instant::now();
+    let first = solve_chain(system, Some(Region::Simplex(pilot)), want, max, None)?;
+    // Seconds per state of a solve, from the pilot (for the estimate shown before each
+    // larger solve; the solve's cost grows a little faster than its states).
+    let per_state = clock.elapsed().as_secs_f64() / first.result.states.max(1) as f64;
+    let weights = fitted_weights(n, &first.pi, &pilot_w, PILOT_LEVEL);
+    if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+        eprintln!(
+            "exact: pilot {} states, bound {:.2e}; weights {weights:?}",
+            first.result.states, first.result.truncation_bound
+        );
+    }
+    // The pilot's level is too low for the bound's polynomial factors to fit: the growth
+    // model starts from the first level solved.
+    let mut history: Vec<(f64, f64)> = Vec::new();
+    let mut weights = weights;
+    let mut warm = Some(first.pi);
+    let mut best = first.result;
+    // A first level from the digits: the mass outside about e^{−K}, relative 10^{−want}.
+    let mut k = (f64::from(want) + 1.0) * std::f64::consts::LN_10;
+    let mut growths = 0usize;
+    let mut last = false;
+    loop {
+        let mut region = simplex_of(&weights, k);
+        let mut states = region.states(n);
+        if states > max as f64 {
+            // The largest level that fits, if it is a step beyond the last one solved.
+            let done_k = history.last().map_or(0.0, |h| h.0);
+            let (mut lo, mut hi) = (done_k, k);
+            for _ in 0..30 {
+                let mid = 0.5 * (lo + hi);
+                if simplex_of(&weights, mid).states(n) <= max as f64 {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            if lo < done_k + 1.0 {
+                best.growths = growths;
+                best.stopped = Some(Stopped::StateLimit {
+                    next: Region::Simplex(region),
+                    states,
+                    limit: max,
+                });
+                return Ok(best);
+            }
+            k = lo;
+            region = simplex_of(&weights, k);
+            states = region.states(n);
+            last = true;
+        }
+        crate::progress::report(
+            "exact chain: truncation",
+            growths as u64,
+            Some(MAX_GROWTHS as u64),
+            &format!(
+                "solving {states:.0} states (level {k:.1} nats), about {:.1} s",
+                1.5 * per_state * states
+            ),
+        );
+        let s = solve_chain(
+            system,
+            Some(Region::Simplex(region)),
+            want,
+            max,
+            warm.as_ref(),
+        )?;
+        let r = &s.result;
+        let unit = 0.5 * r.mean_tasks.value.abs() * 10f64.powi(1 - want as i32);
+        let target = TRUNCATION_SHARE * unit;
+        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+            eprintln!(
+                "exact: level {k:.2} states {} digits {} bound {:.2e} target {:.2e} solve {:.2e} cycles {}",
+                r.states, r.digits, r.truncation_bound, target, r.solve_error, r.cycles
+            );
+        }
+        let done = r.digits >= want || r.truncation_bound <= target;
+        let bound = r.truncation_bound;
+        best = s.result;
+        if done || last || growths >= MAX_GROWTHS {
+            best.growths = growths;
+            best.stopped = match (done, last) {
+                (true, _) => None,
+                (false, true) => {
+                    let next = simplex_of(&weights, k + 1.0);
+                    Some(Stopped::StateLimit {
+                        next: Region::Simplex(next),
+                        states: next.states(n),
+                        limit: max,
+                    })
+                }
+                (false, false) => Some(Stopped::Growths),
+            };
+            return Ok(best);
+        }
+        // The bound as e^{−K}·K^p (the mass beyond the level decays like e^{−K} when the
+        // weights are the decay rates; p collects the polynomial factors: the number of
+        // states near the face, the Lyapunov function and the re-entry costs there), p
+        // fitted between the last two levels solved; the next level solves
+        // e^{−(K'−K)}(K'/K)^p = target/bound, plus a nat of margin.
+        let mut p = 2.0;
+        if let Some(&(k0, b0)) = history.last() {
+            if b0.is_finite() && b0 > 0.0 && bound.is_finite() && bound > 0.0 && k > k0 {
+                p = (((bound / b0).ln() + (k - k0)) / (k / k0).ln()).clamp(0.0, 20.0);
+            }
+        }
+        history.push((k, bound));
+        let next = if bound.is_finite() && bound > 0.0 {
+            let gap = (bound / target).ln().max(0.0);
+            let mut k1 = k + gap;
+            for _ in 0..50 {
+                k1 = k + gap + p * (k1 / k).ln();
+            }
+            k1 + 1.0
+        } else {
+            1.5 * k
+        };
+        // The weights again, from this level's marginals (further from the origin than the
+        // pilot's, closer to the asymptotic decay rates; never below half the pilot's).
+        let refit = fitted_weights(n, &s.pi, &weights, k);
+        for (w, r) in weights.iter_mut().zip(refit) {
+            *w = r.max(0.5 * *w);
+        }
+        k = next.clamp(k + 1.0, 2.0 * k);
+        warm = Some(s.pi);
+        growths += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lb::model::{DSpec, Model};
+
+    fn chain(n: usize, d: u64, sampling: Sampling, lambda: f64, p: Simplex) -> OccupancyChain {
+        let w: Vec<f64> = p.weights[..n].iter().map(|&v| f64::from(v)).collect();
+        OccupancyChain {
+            cubic: false,
+            kind: ModelKind::Queues,
+            n,
+            lambda_n: lambda * n as f64,
+            buffer: None,
+            trunc: Some(Region::Simplex(p)),
+            tail: tail_table(n as u64, d, sampling),
+            queue_v: simplex_lyapunov(n, d, sampling, lambda, &w, f64::from(p.level)),
+            pool_v: None,
+        }
+    }
+
+    /// Every sorted vector with Σ w_j t_j ≤ K + `extra`, by brute force.
+    fn sorted_vectors(n: usize, p: &Simplex, extra: u64) -> Vec<Occ> {
+        let mut out = Vec::new();
+        let mut x = [0u16; MAXN];
+        fn rec(j: usize, n: usize, p: &Simplex, lim: u64, x: &mut Occ, out: &mut Vec<Occ>) {
+            if j == n {
+                out.push(*x);
+                return;
+            }
+            for v in 0..200u16 {
+                let lo = if j == 0 { 0 } else { x[j - 1] };
+                x[j] = lo + v;
+                if p.phi(x, j + 1) > lim {
+                    break;
+                }
+                rec(j + 1, n, p, lim, x, out);
+            }
+        }
+        rec(0, n, p, u64::from(p.level) + extra, &mut x, &mut out);
+        out
+    }
+
+    #[test]
+    fn simplex_state_count_is_the_explored_chain() {
+        // Two ways: the counting recursion and the breadth-first exploration of the chain
+        // (irreducible on A), and a brute-force enumeration.
+        let p = simplex_of(&[0.5, 1.3, 2.1], 9.0);
+        let c = chain(3, 2, Sampling::Without, 0.8, p);
+        let e = levels::explore(&c, 1_000_000).unwrap();
+        assert_eq!(p.states(3), e.len() as f64);
+        assert_eq!(sorted_vectors(3, &p, 0).len(), e.len());
+    }
+
+    #[test]
+    fn simplex_lyapunov_drift_holds_outside_by_the_transitions() {
+        // The certificate (vertex argument) against the drift computed from the chain's own
+        // transitions at every state in a band outside the simplex: κ_1·QV ≤ −1 and
+        // κ_G·QV ≤ −T with V = Σx².
+        for (n, d, s, lambda) in [
+            (3usize, 2u64, Sampling::Without, 0.9),
+            (4, 2, Sampling::With, 0.8),
+            (4, 4, Sampling::Without, 0.95),
+        ] {
+            let p = simplex_of(&[-(n as f64) * f64::ln(lambda), 1.2, 2.0, 0.7][..n], 14.0);
+            let c = chain(n, d, s, lambda, p);
+            let (_, k1, kg) = c.queue_v.expect("a certificate");
+            let v = |x: &Occ| -> f64 { x[..n].iter().map(|&a| f64::from(a).powi(2)).sum() };
+            let mut out = Vec::new();
+            let mut checked = 0;
+            for x in sorted_vectors(n, &p, 3 * SIMPLEX_UNIT as u64) {
+                if c.inside(&x) {
+                    continue;
+                }
+                out.clear();
+                c.transitions(&x, &mut out);
+                let qv: f64 = out.iter().map(|(y, r)| r * (v(y) - v(&x))).sum();
+                let t = f64::from(c.total(&x));
+                assert!(k1 * qv <= -1.0 + 1e-9, "{x:?}: {}", k1 * qv);
+                assert!(kg * qv <= -t + 1e-9, "{x:?}: {} vs {t}", kg * qv);
+                checked += 1;
+            }
+            assert!(checked > 100, "{checked}");
+        }
+    }
+
+    #[test]
+    fn simplex_and_box_agree_within_their_enclosures() {
+        // The same chain on two truncations of different shapes: the enclosures overlap.
+        let m = Model::new(ModelKind::Queues, "0.8", None).unwrap();
+        let sys = System::new(m, 3, &DSpec::Fixed(2), Sampling::Without).unwrap();
+        let a = exact(
+            &sys,
+            &ExactOptions {
+                digits: 10,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(matches!(a.truncation, Some(Region::Simplex(_))));
+        let b = exact(
+            &sys,
+            &ExactOptions {
+                digits: 10,
+                truncation: Some(Truncation {
+                    min_level: 80,
+                    spread: 30,
+                }),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let (x, y) = (&a.mean_tasks, &b.mean_tasks);
+        assert!(x.lo <= y.hi && y.lo <= x.hi, "{x:?} {y:?}");
+        assert!(x.digits >= 10, "{x:?}");
     }
 }

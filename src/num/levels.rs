@@ -78,7 +78,7 @@ const STALL_FACTOR: f64 = 0.5;
 const STALL_CYCLES: usize = 2;
 /// The bound's solves (−B)x = b stop at this residual relative to max b (they only widen
 /// the enclosure; their residual is accounted for).
-const BOUND_RESIDUAL: f64 = 1e-6;
+const BOUND_RESIDUAL: f64 = 1e-4;
 /// Points of the logarithmic scan of the re-entry LP.
 const REENTRY_GRID: usize = 140;
 /// Golden-section steps of the re-entry LP.
@@ -141,6 +141,14 @@ pub trait LevelChain {
     fn lyapunov(&self, s: &Self::State) -> Option<[f64; 4]>;
     /// Whether the chain can enter A at `s` from outside (a superset is allowed).
     fn on_boundary(&self, s: &Self::State) -> bool;
+    /// States of A that the chain may reach only through states outside A (pockets of a
+    /// truncation that is not closed under the moves inside it): they are explored after
+    /// the states reachable from z, so that every state where an excursion can re-enter A
+    /// is in the re-entry bound. A superset of A's pockets is allowed (states outside A are
+    /// skipped). None by default.
+    fn seeds(&self) -> Vec<Self::State> {
+        Vec::new()
+    }
     /// Which face of A an exit to `s` (outside A) crosses, below [`FACES`]: the bound is
     /// reported per face, so that a caller grows the face that matters.
     fn exit_face(&self, _s: &Self::State) -> usize {
@@ -248,7 +256,28 @@ pub fn explore_with<C: LevelChain>(
     let mut row: Vec<(u32, f64)> = Vec::new();
     let mut i = 0usize;
     let mut top = 0u32;
-    while i < states.len() {
+    let mut seeded = false;
+    loop {
+        if i == states.len() {
+            if seeded {
+                break;
+            }
+            seeded = true;
+            for t in c.seeds() {
+                if !c.inside(&t) || index.contains_key(&t) {
+                    continue;
+                }
+                if states.len() >= max_states {
+                    return Err(LevelError::TooManyStates { limit: max_states });
+                }
+                index.insert(t.clone(), states.len() as u32);
+                level.push(c.level(&t));
+                states.push(t);
+            }
+            if i == states.len() {
+                break;
+            }
+        }
         if i % 65_536 == 0 && i > 0 {
             progress::report(
                 "exact chain: states",
@@ -547,16 +576,11 @@ impl<'a, S> Solver<'a, S> {
             .collect()
     }
 
-    /// One cycle for δ(−B) = r: the coarse correction with shape w, then sweeps.
-    fn cycle_left(&self, r: &[f64], w: &[f64]) -> Vec<f64> {
-        let c = self.c;
+    /// The transposed coarse operator and prolongation of [`Self::cycle_left`] for the
+    /// shape w (fixed during one inner solve: computed once, not at every cycle).
+    fn coarse_left(&self, w: &[f64]) -> Coarse {
         let (sub, diag, sup, wsum) = self.coarse(w);
         let p = self.prolongation(w, &wsum);
-        // ξ C = rS: C^T ξ = (level sums of r).
-        let mut rhs = vec![0.0; self.levels];
-        for x in 1..self.n() {
-            rhs[c.level[x] as usize - 1] += r[x];
-        }
         // Transposed: (C^T)_{I,I−1} = C_{I−1,I} = sup[I−1], (C^T)_{I,I+1} = sub[I+1].
         let m = self.levels;
         let tsub: Vec<f64> = (0..m)
@@ -565,7 +589,25 @@ impl<'a, S> Solver<'a, S> {
         let tsup: Vec<f64> = (0..m)
             .map(|i| if i + 1 < m { sub[i + 1] } else { 0.0 })
             .collect();
-        let xi = thomas(&tsub, &diag, &tsup, &rhs);
+        Coarse {
+            sub: tsub,
+            diag,
+            sup: tsup,
+            p,
+        }
+    }
+
+    /// One cycle for δ(−B) = r: the coarse correction with shape w (`coarse`, from
+    /// [`Self::coarse_left`]), then sweeps.
+    fn cycle_left(&self, r: &[f64], coarse: &Coarse) -> Vec<f64> {
+        let c = self.c;
+        let p = &coarse.p;
+        // ξ C = rS: C^T ξ = (level sums of r).
+        let mut rhs = vec![0.0; self.levels];
+        for x in 1..self.n() {
+            rhs[c.level[x] as usize - 1] += r[x];
+        }
+        let xi = thomas(&coarse.sub, &coarse.diag, &coarse.sup, &rhs);
         let mut d: Vec<f64> = (0..self.n())
             .map(|x| {
                 if x == 0 {
@@ -904,12 +946,12 @@ pub fn stationary_from<S>(
             }
             break;
         }
-        let w: Vec<f64> = yh.clone();
+        let coarse = solver.coarse_left(&yh);
         let d = gmres(
             n,
             &r,
             &|v, out| solver.apply_left(v, out),
-            &|v| solver.cycle_left(v, &w),
+            &|v| solver.cycle_left(v, &coarse),
             INNER_TOLERANCE,
             INNER_ITERATIONS,
         );

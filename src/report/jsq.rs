@@ -20,7 +20,8 @@
 use super::simulate::{estimate, estimate_vector, exact as exact_f64, sci, HALF_WIDTH_DIGITS};
 use super::{digits_note, Record};
 use crate::lb::exact::{
-    ExactMethod, ExactResult, Stopped, Truncation, CHAIN_MAX_DIGITS, F64_DIGITS, OCCUPANCY_FLOOR,
+    ExactMethod, ExactResult, Region, Stopped, CHAIN_MAX_DIGITS, F64_DIGITS, OCCUPANCY_FLOOR,
+    SIMPLEX_UNIT,
 };
 use crate::lb::fixed_point::{CertifiedFixedPoint, Method};
 use crate::lb::fluid::{fluid_difference, Limit, Trajectory};
@@ -225,13 +226,25 @@ pub fn fluid_record(
 }
 
 /// A truncation of an infinite buffer, in words.
-fn truncation_text(kind: ModelKind, t: Truncation) -> String {
-    match kind {
-        ModelKind::Queues => format!(
+fn truncation_text(kind: ModelKind, n: u64, r: Region) -> String {
+    match (r, kind) {
+        (Region::Box(t), ModelKind::Queues) => format!(
             "shortest queue <= {}, longest - shortest <= {}",
             t.min_level, t.spread
         ),
-        ModelKind::Pools => format!("total tasks <= {}", t.min_level),
+        (Region::Box(t), ModelKind::Pools) => format!("total tasks <= {}", t.min_level),
+        (Region::Simplex(p), _) => {
+            let w: Vec<String> = p.weights[..n as usize]
+                .iter()
+                .map(|v| v.to_string())
+                .collect();
+            format!(
+                "sum_j w_j t_j <= {} (t_0 the shortest queue, t_j the j-th gap of the sorted queues; w = [{}], the measured decay rates in units of 1/{} nat)",
+                p.level,
+                w.join(", "),
+                SIMPLEX_UNIT
+            )
+        }
     }
 }
 
@@ -276,7 +289,7 @@ pub fn exact_record(system: &System, spec: &DSpec, digits: u32, r: &ExactResult)
                     "none (closed form)".to_string()
                 }
                 (None, _) => "none (finite buffer: every state)".to_string(),
-                (Some(t), kind) => truncation_text(kind, t),
+                (Some(t), kind) => truncation_text(kind, system.servers(), t),
             },
         )
         .text("model", model.kind().name())
@@ -294,7 +307,7 @@ pub fn exact_record(system: &System, spec: &DSpec, digits: u32, r: &ExactResult)
     let mut notes = d_notes(spec, system.servers(), system.d());
     if r.truncation.is_some() {
         notes.push(match model.kind() {
-            ModelKind::Queues => "the infinite buffer is truncated in the shortest queue and the spread; exits from the truncation restart from the empty state, and truncation_bound is a proven bound on what that changes in mean_tasks (a quadratic Lyapunov function with negative drift outside the truncation and the regenerative bound, module lb::exact)".to_string(),
+            ModelKind::Queues => "the infinite buffer is truncated to a simplex in the shortest queue and the gaps of the sorted queues, weighted by their measured decay rates; exits from the truncation restart from the empty state, and truncation_bound is a proven bound on what that changes in mean_tasks (a quadratic Lyapunov function with negative drift outside the truncation and the regenerative bound, module lb::exact)".to_string(),
             ModelKind::Pools => "the infinite capacity is truncated in the total number of tasks; exits restart from the empty state, and truncation_bound is a proven bound on what that changes in mean_tasks (the total is M/M/inf: a linear and a quadratic Lyapunov function, module lb::exact)".to_string(),
         });
     }
@@ -328,7 +341,7 @@ pub fn exact_record(system: &System, spec: &DSpec, digits: u32, r: &ExactResult)
             match r.stopped {
                 Some(Stopped::StateLimit { next, states, limit }) => n.push_str(&format!(
                     "; the truncation stopped at the state limit: the next one ({}) would have up to {} states (--max-states {limit}): raise --max-states, ask fewer --digits, or use jsq simulate",
-                    truncation_text(model.kind(), next),
+                    truncation_text(model.kind(), system.servers(), next),
                     sci(states, 2)
                 )),
                 Some(Stopped::Growths) => n.push_str(&format!(
