@@ -38,7 +38,7 @@
 //! the states with n jobs, G(z) the normaliser with every λ_c multiplied by z, a power
 //! series with non-negative coefficients W_n, convergent for z < z* = min_U μ(U)/λ(U)).
 
-use super::classes::{ServerSet, System};
+use super::classes::{ClassSystem, ServerSet};
 use super::RedundancyError;
 use crate::num::message_number;
 use rug::ops::Pow;
@@ -70,7 +70,7 @@ pub struct MeanValues {
 
 impl MeanValues {
     /// Per-class numbers with Little's law applied (λ_c at `bits`).
-    pub fn from_numbers(sys: &System, number: Vec<Float>, p_empty: Float, bits: u32) -> Self {
+    pub fn from_numbers(sys: &ClassSystem, number: Vec<Float>, p_empty: Float, bits: u32) -> Self {
         let lambda = sys.lambda(bits);
         let response: Vec<Float> = number
             .iter()
@@ -98,7 +98,7 @@ impl MeanValues {
 
 /// The unions of class sets reachable from ∅ (∅ first), ordered by size then mask, so that
 /// every union comes after the unions it is reached from.
-pub fn reachable_unions(sys: &System) -> Result<Vec<ServerSet>, RedundancyError> {
+pub fn reachable_unions(sys: &ClassSystem) -> Result<Vec<ServerSet>, RedundancyError> {
     let sets: Vec<ServerSet> = sys.classes().iter().map(|c| c.set).collect();
     let mut seen: std::collections::HashSet<ServerSet> = std::collections::HashSet::new();
     let mut out = vec![ServerSet::EMPTY];
@@ -124,7 +124,7 @@ pub fn reachable_unions(sys: &System) -> Result<Vec<ServerSet>, RedundancyError>
 }
 
 /// λ(U) = Σ_{c: S_c ⊆ U} λ_c for given rates.
-fn lambda_within(sys: &System, lambda: &[Float], u: ServerSet, bits: u32) -> Float {
+fn lambda_within(sys: &ClassSystem, lambda: &[Float], u: ServerSet, bits: u32) -> Float {
     let mut t = Float::with_val(bits, 0);
     for (c, l) in sys.classes().iter().zip(lambda) {
         if c.set.is_subset_of(u) {
@@ -140,14 +140,14 @@ fn lambda_within(sys: &System, lambda: &[Float], u: ServerSet, bits: u32) -> Flo
 /// λ(U) ≥ μ(U)) is [`RedundancyError::Unstable`], naming the classes {c: S_c ⊆ U}.
 ///
 /// ```
-/// use taskassign::redundancy::{classes::System, product_form::normaliser};
+/// use taskassign::redundancy::{normaliser, ClassSystem};
 /// // One class on one server of rate 1 at λ: G = Σ λ^n = 1/(1 − λ), ∂G = 1/(1 − λ)².
-/// let sys = System::preset("full:k=1", &["0.5".into()]).unwrap();
+/// let sys = ClassSystem::preset("full:k=1", &["0.5".into()]).unwrap();
 /// let (g, dg) = normaliser(&sys, &sys.lambda(64), 64).unwrap();
 /// assert!((g.to_f64() - 2.0).abs() < 1e-15 && (dg[0].to_f64() - 4.0).abs() < 1e-15);
 /// ```
 pub fn normaliser(
-    sys: &System,
+    sys: &ClassSystem,
     lambda: &[Float],
     bits: u32,
 ) -> Result<(Float, Vec<Float>), RedundancyError> {
@@ -221,14 +221,14 @@ pub fn normaliser(
 /// (closed-form phase sum; unstable systems are errors).
 ///
 /// ```
-/// use taskassign::redundancy::{classes::System, product_form::fcfs_means};
+/// use taskassign::redundancy::{fcfs_means, ClassSystem};
 /// // W-model: the fully redundant class has response Exp(μ1 + μ2 − Σλ) (Gardner et al.
 /// // 2016): 1/(2 − 1.2) = 1.25.
-/// let w = System::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
+/// let w = ClassSystem::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
 /// let m = fcfs_means(&w, 128).unwrap();
 /// assert!((m.response[2].to_f64() - 1.25).abs() < 1e-30);
 /// ```
-pub fn fcfs_means(sys: &System, bits: u32) -> Result<MeanValues, RedundancyError> {
+pub fn fcfs_means(sys: &ClassSystem, bits: u32) -> Result<MeanValues, RedundancyError> {
     let lambda = sys.lambda(bits);
     let (g, dg) = normaliser(sys, &lambda, bits)?;
     let number: Vec<Float> = lambda
@@ -242,7 +242,7 @@ pub fn fcfs_means(sys: &System, bits: u32) -> Result<MeanValues, RedundancyError
 
 /// π(c_1, …, c_n)/π(∅) = Π_i λ_{c_i}/μ(U_i) for the jobs of classes `order` (oldest first):
 /// Gardner et al. (2016), Theorem 1.
-pub fn ordered_weight(sys: &System, order: &[usize], bits: u32) -> Float {
+pub fn ordered_weight(sys: &ClassSystem, order: &[usize], bits: u32) -> Float {
     let lambda = sys.lambda(bits);
     let mut w = Float::with_val(bits, 1);
     let mut u = ServerSet::EMPTY;
@@ -258,7 +258,7 @@ pub fn ordered_weight(sys: &System, order: &[usize], bits: u32) -> Float {
 /// where ψ(x) = Φ(x) Π λ_c^{x_c} by the Bonald–Comte recursion
 /// ψ(x) = Σ_{c: x_c>0} ψ(x − e_c) λ_c / μ(∪_{c: x_c>0} S_c).
 pub fn for_each_state(
-    sys: &System,
+    sys: &ClassSystem,
     bits: u32,
     n_max: usize,
     mut f: impl FnMut(&[u16], &Float),
@@ -356,7 +356,11 @@ impl Truncated {
 
 /// The truncated Φ sums at `n_max` with the tail bound of the module documentation (the
 /// bound is the smallest over z = 1 + θ(z* − 1), θ ∈ [`TAIL_THETAS`]).
-pub fn truncated_sums(sys: &System, bits: u32, n_max: usize) -> Result<Truncated, RedundancyError> {
+pub fn truncated_sums(
+    sys: &ClassSystem,
+    bits: u32,
+    n_max: usize,
+) -> Result<Truncated, RedundancyError> {
     let nc = sys.classes().len();
     let mut mass = Float::with_val(bits, 0);
     let mut first = vec![Float::with_val(bits, 0); nc];
@@ -428,9 +432,9 @@ pub fn truncated_sums(sys: &System, bits: u32, n_max: usize) -> Result<Truncated
 mod tests {
     use super::*;
 
-    fn sys(k: usize, classes: &[(&str, &str)]) -> System {
-        System::new(
-            System::unit_rates(k),
+    fn sys(k: usize, classes: &[(&str, &str)]) -> ClassSystem {
+        ClassSystem::new(
+            ClassSystem::unit_rates(k),
             classes
                 .iter()
                 .map(|(s, r)| (ServerSet::parse(s, k).unwrap(), r.to_string()))
