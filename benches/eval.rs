@@ -19,9 +19,9 @@ use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criteri
 use rug::ops::Pow;
 use rug::Float;
 use taskassign::dist::{DistFactory, DistSpec, JobSize};
-use taskassign::optimize::certified::{eval_certified, EvalRequest};
-use taskassign::optimize::rigorous::eval_rigorous;
-use taskassign::optimize::threshold::tags_threshold;
+use taskassign::optimize::eval_rigorous;
+use taskassign::optimize::tags_threshold;
+use taskassign::optimize::{eval_certified, EvalRequest};
 use taskassign::policy::{evaluate, LoadSpec, Metric, PolicyKind};
 
 /// The job-size distribution of every benchmark.

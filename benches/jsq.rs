@@ -26,10 +26,10 @@
 //!   differently: the peer counts uniformised events, null departures included).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use taskassign::lb::fixed_point::fixed_point;
-use taskassign::lb::fluid::Limit;
-use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
-use taskassign::lb::sim::{OccupancySim, PerServerSim, Plan};
+use taskassign::lb::fixed_point;
+use taskassign::lb::Limit;
+use taskassign::lb::{DSpec, JsqSystem, Model, ModelKind, Sampling};
+use taskassign::lb::{OccupancySim, PerServerSim, Plan};
 use taskassign::sim::{Simulator, Streams};
 
 /// Events per timed replication (expected).
@@ -60,7 +60,7 @@ fn bench_jsq(c: &mut Criterion) {
     group.sample_size(SAMPLES);
     for n in [1_000u64, 10_000, 1_000_000] {
         for d in ["2", "log(N)", "sqrt(N)", "N"] {
-            let sys = System::new(
+            let sys = JsqSystem::new(
                 model.clone(),
                 n,
                 &DSpec::parse(d).expect("d"),
@@ -94,7 +94,7 @@ fn bench_per_server(c: &mut Criterion) {
     group.sample_size(SAMPLES);
     for n in [1_000u64, 10_000] {
         for d in ["2", "N"] {
-            let sys = System::new(
+            let sys = JsqSystem::new(
                 model.clone(),
                 n,
                 &DSpec::parse(d).expect("d"),
@@ -133,7 +133,7 @@ fn bench_peer(c: &mut Criterion) {
         return;
     };
     let model = Model::new(ModelKind::Queues, LAMBDA, None).expect("model");
-    let sys = System::new(model, 1000, &DSpec::Fixed(2), Sampling::With).expect("system");
+    let sys = JsqSystem::new(model, 1000, &DSpec::Fixed(2), Sampling::With).expect("system");
     let sim = OccupancySim::new(&sys, &Plan::new(PEER_WARMUP, PEER_HORIZON)).expect("simulator");
     let mut group = c.benchmark_group("jsq-peer");
     group.sample_size(SAMPLES);

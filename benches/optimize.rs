@@ -6,9 +6,9 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
 use taskassign::dist::DistSpec;
 use taskassign::num::certify_bits;
-use taskassign::optimize::certified::{optimize_certified, OptimizeRequest};
-use taskassign::optimize::proven::optimize_proven;
+use taskassign::optimize::optimize_proven;
 use taskassign::optimize::{optimal_cutoffs_pair, OptPolicy};
+use taskassign::optimize::{optimize_certified, OptimizeRequest};
 use taskassign::policy::{LoadSpec, Metric};
 
 fn bench_optimize(c: &mut Criterion) {

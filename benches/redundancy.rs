@@ -19,9 +19,9 @@ use criterion::{
     black_box, criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput,
 };
 use taskassign::dist::{DistFactory, DistSpec};
-use taskassign::redundancy::classes::System;
-use taskassign::redundancy::policy::{Copies, Policy, POLICY_NAMES};
-use taskassign::redundancy::sim::{Engine, RedundancySim};
+use taskassign::redundancy::ClassSystem;
+use taskassign::redundancy::{Copies, Policy, POLICY_NAMES};
+use taskassign::redundancy::{Engine, RedundancySim};
 use taskassign::sim::{Simulator, Streams};
 
 /// Measured jobs per timed replication.
@@ -50,11 +50,11 @@ fn bench_redundancy(c: &mut Criterion) {
     let systems = [
         (
             "w-model",
-            System::preset("w-model", &["0.4".into(), "0.4".into(), "0.8".into()]),
+            ClassSystem::preset("w-model", &["0.4".into(), "0.4".into(), "0.8".into()]),
         ),
         (
             "nested-4",
-            System::preset("nested-4", &["0.1".into(), "0.4".into(), "1.2".into()]),
+            ClassSystem::preset("nested-4", &["0.1".into(), "0.4".into(), "1.2".into()]),
         ),
     ];
     let laws = ["exp:rate=1", "hyperexp:mean=1,scv=10"];

@@ -17,10 +17,10 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use taskassign::dist::{DistFactory, DistSpec};
 use taskassign::policy::LoadSpec;
-use taskassign::sim::dispatch::kernels::replicate;
-use taskassign::sim::dispatch::setup::{prepare, SimRequest};
-use taskassign::sim::dispatch::SimPolicy;
-use taskassign::sim::event::mgc::{Discipline, Mgc};
+use taskassign::sim::dispatch::replicate;
+use taskassign::sim::dispatch::{prepare, DispatchSimRequest};
+use taskassign::sim::event::{Discipline, Mgc};
+use taskassign::sim::SimPolicy;
 use taskassign::sim::{Length, RunOptions, Simulator, Streams};
 
 /// Job sizes of every benchmark.
@@ -50,7 +50,7 @@ fn bench_sim(c: &mut Criterion) {
         (SimPolicy::Lwl, 16, "lwl/h16"),
     ];
     for (policy, hosts, name) in cases {
-        let req = SimRequest {
+        let req = DispatchSimRequest {
             policy,
             dist: &spec as &dyn DistFactory,
             hosts,

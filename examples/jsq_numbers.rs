@@ -1,7 +1,7 @@
 //! Prints exact vs simulated values for a few small systems (used for the report).
-use taskassign::lb::exact::{exact, ExactOptions};
-use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
-use taskassign::lb::sim::{summarize, OccupancySim, PerServerSim, Plan};
+use taskassign::lb::{exact, ExactOptions};
+use taskassign::lb::{summarize, OccupancySim, PerServerSim, Plan};
+use taskassign::lb::{DSpec, JsqSystem, Model, ModelKind, Sampling};
 use taskassign::sim::Replicator;
 fn main() {
     for (kind, l, b, n, d, s) in [
@@ -24,7 +24,7 @@ fn main() {
         ),
         (ModelKind::Pools, "2.2", Some(3), 3, 2, Sampling::Without),
     ] {
-        let sys = System::new(Model::new(kind, l, b).unwrap(), n, &DSpec::Fixed(d), s).unwrap();
+        let sys = JsqSystem::new(Model::new(kind, l, b).unwrap(), n, &DSpec::Fixed(d), s).unwrap();
         let x = exact(&sys, &ExactOptions::default()).unwrap();
         let rate = n as f64 * (sys.model().lambda() + 1.0).min(6.0);
         let plan = Plan::new(50.0, 2.0e5 / rate);

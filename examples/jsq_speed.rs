@@ -2,8 +2,8 @@
 //! table of issue 11: `cargo run --release --example jsq_speed [model] [lambda] [with|without] [N]`.
 use std::io::Write;
 use std::time::Instant;
-use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
-use taskassign::lb::sim::{OccupancySim, Plan};
+use taskassign::lb::{DSpec, JsqSystem, Model, ModelKind, Sampling};
+use taskassign::lb::{OccupancySim, Plan};
 use taskassign::sim::{Simulator, Streams};
 
 fn main() {
@@ -27,8 +27,8 @@ fn main() {
         }
         for d in ["2", "log(N)", "sqrt(N)", "N"] {
             let spec = DSpec::parse(d).unwrap();
-            let sys =
-                System::new(Model::new(kind, lambda, None).unwrap(), n, &spec, sampling).unwrap();
+            let sys = JsqSystem::new(Model::new(kind, lambda, None).unwrap(), n, &spec, sampling)
+                .unwrap();
             // Events per unit time ≈ (λ + q_1)N for queues, 2λN for pools.
             let rate = n as f64 * (sys.model().lambda() + sys.model().lambda().min(1.0));
             let warm = 20.0;

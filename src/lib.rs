@@ -17,7 +17,8 @@
 //! `taskassign` binary's private `cli` parses arguments, calls a model room, then
 //! [`report`]. [`error`] says whose fault a failure is (exit 2 or 3), [`progress`]
 //! reports long computations, [`vocab`] holds the names a user gives.
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![warn(unnameable_types)]
 // Domain checks are written `!(x > 0)` on purpose: the negation also rejects NaN, which
 // `x <= 0` would let through.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]

@@ -1,9 +1,10 @@
 //! The names a library user needs, and [`Farm`]: size-based dispatch in a few lines.
 //!
 //! `use taskassign::prelude::*;` brings the request vocabulary (distribution specs, loads,
-//! metrics, policies), the certified reports the commands print, the crate-level
-//! [`Error`] with its [`ErrorKind`], and the extension traits of the model rooms
-//! ([`JobSize`], [`Simulator`], [`Quantity`]).
+//! metrics, policies), the certified reports the commands print, the systems of the other
+//! two models ([`JsqSystem`], [`ClassSystem`]) and the options of a simulation
+//! ([`RunOptions`]), the crate-level [`Error`] with its [`ErrorKind`], and the extension
+//! traits of the model rooms ([`JobSize`], [`Simulator`], [`Quantity`]).
 //!
 //! [`Farm`] is the door for the common questions — evaluate given cutoffs, find the
 //! optimal ones, find the TAGS stability threshold — answered with certified digits exactly
@@ -26,6 +27,7 @@
 pub use crate::claims::registry::Quantity;
 pub use crate::dist::{DistError, DistFactory, DistSpec, JobSize, Sampler};
 pub use crate::error::{Classify, Error, ErrorKind};
+pub use crate::lb::JsqSystem;
 pub use crate::num::certify::{Certified, Certify};
 pub use crate::optimize::certified::{
     eval_certified, optimize_certified, threshold_certified, EvalReport, EvalRequest,
@@ -33,7 +35,8 @@ pub use crate::optimize::certified::{
 };
 pub use crate::optimize::OptPolicy;
 pub use crate::policy::{LoadSpec, Metric, PolicyError, PolicyKind};
-pub use crate::sim::{Replicator, Simulator};
+pub use crate::redundancy::ClassSystem;
+pub use crate::sim::{Replicator, RunOptions, SimPolicy, Simulator};
 
 /// A server farm of size-based dispatch: job sizes, a number of identical FCFS hosts, an
 /// offered load and a metric (ARCHITECTURE.md, "The model"). Numbers are decimal strings,

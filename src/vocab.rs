@@ -83,6 +83,24 @@ impl From<UnknownName> for crate::error::Error {
     }
 }
 
+/// Makes a strum enum a [`Vocabulary`] whose values are called `$what` in messages, and
+/// gives it `FromStr` through [`parse`]: `vocabulary!(Metric, "metric");` beside the enum.
+macro_rules! vocabulary {
+    ($t:ty, $what:literal) => {
+        impl $crate::vocab::Vocabulary for $t {
+            const WHAT: &'static str = $what;
+        }
+
+        impl std::str::FromStr for $t {
+            type Err = $crate::vocab::UnknownName;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                $crate::vocab::parse(s)
+            }
+        }
+    };
+}
+pub(crate) use vocabulary;
+
 /// The variant of `T` named `s` (surrounding blanks ignored, case significant, as clap
 /// takes them); the error lists the names.
 pub fn parse<T: Vocabulary>(s: &str) -> Result<T, UnknownName> {

@@ -6,8 +6,8 @@ use rug::Float;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use taskassign::claims::load_paths;
-use taskassign::claims::run::run_all;
-use taskassign::num::certify::to_sci;
+use taskassign::claims::run_all;
+use taskassign::num::to_sci;
 
 /// Significant digits locked for values (certified to 20; 12 leave room for the last
 /// digits of values certified with fewer).

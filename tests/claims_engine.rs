@@ -6,13 +6,13 @@ use common::taskassign;
 
 use rug::Float;
 use std::path::{Path, PathBuf};
-use taskassign::claims::compile::compile;
-use taskassign::claims::expr::{parse, Expr};
-use taskassign::claims::run::run_claim;
+use taskassign::claims::compile;
+use taskassign::claims::run_claim;
 use taskassign::claims::Claim;
 use taskassign::claims::Relation;
 use taskassign::claims::Verdict;
-use taskassign::num::extrapolate::{extrapolate, Transform};
+use taskassign::claims::{parse_expr as parse, Expr};
+use taskassign::num::{extrapolate, Transform};
 
 /// Exit status for bad input (ARCHITECTURE.md, "The command line").
 const EXIT_BAD_INPUT: i32 = 2;
@@ -111,7 +111,7 @@ fn extrapolation_error_is_sensible_when_the_model_is_short() {
 fn verdict_with(
     mut c: Claim,
     check: &str,
-    edit: impl Fn(&mut taskassign::claims::compile::Check),
+    edit: impl Fn(&mut taskassign::claims::Check),
 ) -> Verdict {
     c.checks.retain(|k| k.name == check);
     assert_eq!(c.checks.len(), 1, "check {check} exists");
@@ -120,7 +120,7 @@ fn verdict_with(
     run_claim(&c).verdict
 }
 
-fn set_grid(k: &mut taskassign::claims::compile::Check, var: &str, vals: &[&str]) {
+fn set_grid(k: &mut taskassign::claims::Check, var: &str, vals: &[&str]) {
     if let Some(g) = k.grid.iter_mut().find(|(n, _)| n == var) {
         g.1 = vals.iter().map(|s| s.to_string()).collect();
     }

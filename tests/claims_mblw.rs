@@ -5,10 +5,10 @@
 //! claims run in tests/claims_catalogue.rs).
 
 use std::path::PathBuf;
-use taskassign::claims::cache::Cache;
-use taskassign::claims::compile::compile;
-use taskassign::claims::run::{run_check, CheckResult};
+use taskassign::claims::compile;
+use taskassign::claims::Cache;
 use taskassign::claims::Verdict;
+use taskassign::claims::{run_check, CheckResult};
 
 fn shipped(name: &str) -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -10,14 +10,14 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
-use taskassign::claims::cache::Cache;
-use taskassign::claims::compile::compile;
-use taskassign::claims::expr::parse;
-use taskassign::claims::proof::Proof;
+use taskassign::claims::compile;
+use taskassign::claims::parse_expr as parse;
 use taskassign::claims::registry;
-use taskassign::claims::scope::Scope;
-use taskassign::dist::custom::{CustomFactory, DensityFn};
+use taskassign::claims::Cache;
+use taskassign::claims::Proof;
+use taskassign::claims::Scope;
 use taskassign::dist::DistFactory;
+use taskassign::dist::{CustomFactory, DensityFn};
 
 /// Exit status when nothing fails / when a claim fails (ARCHITECTURE.md, "Errors and exit
 /// statuses").

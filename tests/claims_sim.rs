@@ -5,9 +5,9 @@
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
-use taskassign::claims::compile::compile;
-use taskassign::claims::run::{run_claim, ClaimResult};
+use taskassign::claims::compile;
 use taskassign::claims::Verdict;
+use taskassign::claims::{run_claim, ClaimResult};
 
 /// Exit status when a claim fails (ARCHITECTURE.md, "Errors and exit statuses").
 const EXIT_FAIL: i32 = 1;

@@ -34,20 +34,20 @@
 
 use std::sync::OnceLock;
 use taskassign::dist::DistSpec;
-use taskassign::lb::exact::{exact as jsq_exact, ExactOptions};
-use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System as JsqSystem};
-use taskassign::lb::sim::{run as jsq_run, Measure, DEFAULT_RUN as JSQ_RUN};
+use taskassign::lb::{exact as jsq_exact, ExactOptions};
+use taskassign::lb::{simulate as jsq_run, Measure, DEFAULT_RUN as JSQ_RUN};
+use taskassign::lb::{DSpec, JsqSystem, Model, ModelKind, Sampling};
 use taskassign::policy::LoadSpec;
-use taskassign::redundancy::classes::System as RedSystem;
-use taskassign::redundancy::exact::exact as red_exact;
-use taskassign::redundancy::policy::{Copies, Policy};
-use taskassign::redundancy::run::DEFAULT_RUN as RED_RUN;
-use taskassign::redundancy::run::{simulate as red_simulate, SimRequest as RedRequest};
-use taskassign::sim::dispatch::setup::{run as dispatch_run, SimRequest, DEFAULT_RUN};
-use taskassign::sim::dispatch::SimPolicy;
-use taskassign::sim::observe::{names, Key};
-use taskassign::sim::stats::{paired_difference, Estimate};
-use taskassign::sim::warmup::{Diagnostics, Knobs};
+use taskassign::redundancy::exact as red_exact;
+use taskassign::redundancy::ClassSystem;
+use taskassign::redundancy::DEFAULT_RUN as RED_RUN;
+use taskassign::redundancy::{simulate as red_simulate, RedundancySimRequest};
+use taskassign::redundancy::{Copies, Policy};
+use taskassign::sim::dispatch::{run as dispatch_run, DispatchSimRequest, DEFAULT_RUN};
+use taskassign::sim::SimPolicy;
+use taskassign::sim::{names, Key};
+use taskassign::sim::{paired_difference, Estimate};
+use taskassign::sim::{Diagnostics, Knobs};
 use taskassign::sim::{Length, LengthRule, RunOptions};
 
 /// Probability with which an honest 95 % interval fails the check of one case: the
@@ -115,7 +115,7 @@ fn bias_flags(d: &Diagnostics, knobs: &Knobs, length: f64) -> Vec<String> {
 }
 
 /// Diagnostics that fired, as the record states them.
-fn dispatch_flags(r: &taskassign::sim::dispatch::SimResult) -> Vec<String> {
+fn dispatch_flags(r: &taskassign::sim::SimResult) -> Vec<String> {
     let mut f = Vec::new();
     if r.heavy_tail.warned() {
         f.push("heavy-tail".to_string());
@@ -128,7 +128,7 @@ fn dispatch_flags(r: &taskassign::sim::dispatch::SimResult) -> Vec<String> {
     f
 }
 
-fn red_flags(r: &taskassign::redundancy::run::SimReport) -> Vec<String> {
+fn red_flags(r: &taskassign::redundancy::SimReport) -> Vec<String> {
     let mut f = Vec::new();
     if r.run.heavy_tail.warned() {
         f.push("heavy-tail".to_string());
@@ -141,7 +141,7 @@ fn red_flags(r: &taskassign::redundancy::run::SimReport) -> Vec<String> {
     f
 }
 
-fn jsq_flags(r: &taskassign::lb::sim::SimRun) -> Vec<String> {
+fn jsq_flags(r: &taskassign::lb::SimRun) -> Vec<String> {
     let measured = match r.length {
         Length::Time { measured, .. } => measured,
         Length::Jobs { .. } => unreachable!("JSQ runs for a time"),
@@ -176,7 +176,7 @@ fn dispatch_case(
         heavy,
         run: Box::new(move |seed| {
             let d = DistSpec::parse(dist).expect("case spec");
-            let req = SimRequest {
+            let req = DispatchSimRequest {
                 policy,
                 dist: &d,
                 hosts,
@@ -229,12 +229,12 @@ fn jsq_case(
 }
 
 /// The N-model of [ARV22]: class 1 on server 1 at 0.3, class 2 on both at 0.5.
-fn n_model() -> RedSystem {
+fn n_model() -> ClassSystem {
     let classes = ["1:0.3", "1+2:0.5"]
         .iter()
-        .map(|c| RedSystem::parse_class(c, 2).expect("class"))
+        .map(|c| ClassSystem::parse_class(c, 2).expect("class"))
         .collect();
-    RedSystem::new(RedSystem::unit_rates(2), classes).expect("n-model")
+    ClassSystem::new(ClassSystem::unit_rates(2), classes).expect("n-model")
 }
 
 fn policy(name: &str) -> Policy {
@@ -243,13 +243,13 @@ fn policy(name: &str) -> Policy {
 
 /// One redundancy run at the command-line defaults.
 fn red_run(
-    sys: &RedSystem,
+    sys: &ClassSystem,
     p: Policy,
     dist: &str,
     seed: u64,
-) -> taskassign::redundancy::run::SimReport {
+) -> taskassign::redundancy::SimReport {
     let d = DistSpec::parse(dist).expect("case law");
-    let req = RedRequest {
+    let req = RedundancySimRequest {
         sys,
         policy: p,
         copies: Copies::Iid,
@@ -262,7 +262,7 @@ fn red_run(
 /// A redundancy case: the mean response time of `p` on `sys` against `exact`.
 fn red_case(
     name: &'static str,
-    sys: RedSystem,
+    sys: ClassSystem,
     p: &'static str,
     dist: &'static str,
     exact: f64,
@@ -457,8 +457,8 @@ fn all_cases() -> Vec<Case> {
         false,
     ));
     // redundancy
-    let w =
-        RedSystem::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).expect("w-model");
+    let w = ClassSystem::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()])
+        .expect("w-model");
     let w_fcfs = red_exact(&w, policy("fcfs"), 20).expect("product form");
     cases.push(red_case(
         "fcfs, W-model 0.3,0.3,0.6, exp",
@@ -485,9 +485,9 @@ fn all_cases() -> Vec<Case> {
             false,
         ));
     }
-    let one = RedSystem::new(
-        RedSystem::unit_rates(1),
-        vec![RedSystem::parse_class("1:0.5", 1).expect("class")],
+    let one = ClassSystem::new(
+        ClassSystem::unit_rates(1),
+        vec![ClassSystem::parse_class("1:0.5", 1).expect("class")],
     )
     .expect("one server");
     let (v1, v2) = (

@@ -2,15 +2,12 @@
 //! and the families' hazards) against the definition checked on a grid of quantile pairs
 //! in MPFR — two independent sources that must agree, family by family.
 
-use taskassign::dist::aging::{on_grid, theory, GRID_BITS};
+use taskassign::dist::{
+    aging_on_grid as on_grid, aging_theory as theory, AGING_GRID_BITS as GRID_BITS,
+};
 use taskassign::dist::{DistFactory, DistSpec};
 
-fn both(
-    spec: &str,
-) -> (
-    taskassign::dist::aging::Aging,
-    taskassign::dist::aging::Aging,
-) {
+fn both(spec: &str) -> (taskassign::dist::Aging, taskassign::dist::Aging) {
     let s = DistSpec::parse(spec).unwrap();
     let t = theory(&s).unwrap_or_else(|| panic!("{spec}: no theory"));
     let g = on_grid(s.build(GRID_BITS).unwrap().as_ref()).unwrap();

@@ -15,7 +15,7 @@ use common::{build, empirical_file, EMPIRICAL_SIZES};
 use rug::float::{Constant, Special};
 use rug::{Float, Integer};
 use taskassign::dist::{DistError, DistSpec, JobSize};
-use taskassign::num::{message_number, parse_decimal, quad};
+use taskassign::num::{integrate_positive, message_number, parse_decimal, QuadResult};
 
 /// The two precisions every family is checked at.
 const PRECISIONS: [u32; 2] = [100, 400];
@@ -57,8 +57,8 @@ fn ends(d: &dyn JobSize, bits: u32) -> Vec<Float> {
 }
 
 /// ∫_a^b x^j f(x) dx with f the density of `r`, by quadrature at `qbits`.
-fn quad_moment(r: &dyn JobSize, j: i32, a: &Float, b: &Float, qbits: u32) -> quad::QuadResult {
-    quad::integrate_positive(qbits, a, b, |x| {
+fn quad_moment(r: &dyn JobSize, j: i32, a: &Float, b: &Float, qbits: u32) -> QuadResult {
+    integrate_positive(qbits, a, b, |x| {
         let f = r.density(x).unwrap();
         let p = x.prec();
         match j {
@@ -405,7 +405,7 @@ fn mean_and_scv_forms_have_their_mean_and_scv() {
     let b = build(
         &format!(
             "weibull:shape=2,mean={}",
-            taskassign::num::certify::to_sci(&sqrt_pi_half, 60)
+            taskassign::num::to_sci(&sqrt_pi_half, 60)
         ),
         bits,
     );

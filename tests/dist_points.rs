@@ -16,9 +16,9 @@ mod common;
 use common::build;
 
 use rug::Float;
-use taskassign::dist::bounded_pareto::BoundedPareto;
-use taskassign::dist::pareto::Pareto;
+use taskassign::dist::BoundedPareto;
 use taskassign::dist::JobSize;
+use taskassign::dist::Pareto;
 use taskassign::num::message_number;
 use taskassign::num::parse_decimal;
 

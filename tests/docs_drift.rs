@@ -6,7 +6,7 @@
 
 mod common;
 use common::{run, run_ok};
-use taskassign::dist::spec::FAMILIES;
+use taskassign::dist::FAMILIES;
 
 /// The `family:key=…,key=…` forms written in `text`, as (family, keys in order).
 fn forms_in(text: &str) -> Vec<(String, Vec<String>)> {

@@ -3,7 +3,7 @@
 //! of `tables` naming the figure, the series and the point (never a missing point).
 
 use assert_cmd::Command;
-use taskassign::claims::figure::{compile, compute};
+use taskassign::claims::{compile_figure as compile, compute_figure as compute};
 
 const PARETO: &str = r#"
 name = "pareto-threshold"

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use taskassign::report::figure::pdf;
+use taskassign::report::{parse_svg, svg_to_pdf};
 
 fn figures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data/figures")
@@ -49,7 +49,7 @@ fn every_figure_svg_parses_and_draws_every_series() {
     assert_eq!(stems.len(), 11, "the 11 declared figures: {stems:?}");
     for s in &stems {
         let svg = std::fs::read_to_string(figures_dir().join(format!("{s}.svg"))).expect(s);
-        let tree = pdf::parse(&svg).unwrap_or_else(|e| panic!("{s}.svg: {e}"));
+        let tree = parse_svg(&svg).unwrap_or_else(|e| panic!("{s}.svg: {e}"));
         // one column of a two-column paper: 3.5 in = 336 CSS px
         assert!((tree.size().width() - 336.0).abs() < 0.5, "{s}: width");
         let csv = std::fs::read_to_string(figures_dir().join(format!("{s}.csv"))).expect(s);
@@ -100,7 +100,7 @@ fn every_figure_pdf_is_one_page_with_the_font_embedded_and_reproduces() {
         assert!(text.contains("/MediaBox [0 0 252 "), "{s}.pdf: 252 pt wide");
         assert!(text.trim_end().ends_with("%%EOF"), "{s}.pdf trailer");
         let t = Instant::now();
-        let again = pdf::to_pdf(&svg).expect("converts");
+        let again = svg_to_pdf(&svg).expect("converts");
         let dt = t.elapsed();
         assert!(
             again == stored,
@@ -109,7 +109,7 @@ fn every_figure_pdf_is_one_page_with_the_font_embedded_and_reproduces() {
         // and again in this process (svg2pdf's maps are seeded per instance)
         for _ in 0..3 {
             assert!(
-                pdf::to_pdf(&svg).expect("converts") == stored,
+                svg_to_pdf(&svg).expect("converts") == stored,
                 "{s}.pdf: not deterministic"
             );
         }

@@ -1,11 +1,11 @@
 //! The coupling of JSQ, JSQ(d) and CJSQ(n): the pathwise inequalities at every event, a
 //! fault that breaks them, and the frequency of JSQ(d) choices outside the n + 1 lowest.
 
-use taskassign::lb::coupling::{run_coupled, Fault};
-use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
+use taskassign::lb::{run_coupled, Fault};
+use taskassign::lb::{DSpec, JsqSystem, Model, ModelKind, Sampling};
 
-fn system(kind: ModelKind, lambda: &str, b: Option<u32>, n: u64, d: u64, s: Sampling) -> System {
-    System::new(Model::new(kind, lambda, b).unwrap(), n, &DSpec::Fixed(d), s).unwrap()
+fn system(kind: ModelKind, lambda: &str, b: Option<u32>, n: u64, d: u64, s: Sampling) -> JsqSystem {
+    JsqSystem::new(Model::new(kind, lambda, b).unwrap(), n, &DSpec::Fixed(d), s).unwrap()
 }
 
 #[test]
@@ -77,7 +77,7 @@ fn pools_position_task_coupling_breaks_the_ordering_but_not_the_distance() {
     // The queues' coupling carried over to pools (a position and a task index) keeps the
     // distance bound (proved in lb::coupling) but not the ordering (the counterexample in
     // lb::coupling's docs): it must fail here, or our reading of it is wrong.
-    use taskassign::lb::coupling::{run_coupled_with, PoolDepartures};
+    use taskassign::lb::{run_coupled_with, PoolDepartures};
     let sys = system(ModelKind::Pools, "2.5", None, 20, 2, Sampling::Without);
     let r = run_coupled_with(&sys, 3, 200_000, 3, None, PoolDepartures::PositionTask).unwrap();
     assert_eq!(r.distance_violations, 0, "{:?}", r.first_violation);

@@ -1,10 +1,10 @@
 //! The Halfin–Whitt diffusion: the scheme's conservation identity and step convergence,
 //! and the finite-N occupancy simulator against it.
 
-use taskassign::lb::diffusion::halfin_whitt_lambda;
-use taskassign::lb::diffusion::simulate;
-use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
-use taskassign::lb::sim::{summarize, OccupancySim, Plan};
+use taskassign::lb::halfin_whitt_lambda;
+use taskassign::lb::simulate_diffusion as simulate;
+use taskassign::lb::{summarize, OccupancySim, Plan};
+use taskassign::lb::{DSpec, JsqSystem, Model, ModelKind, Sampling};
 use taskassign::sim::Replicator;
 
 /// Largest change of the diffusion estimates accepted when the step is halved from 0.02.
@@ -42,7 +42,7 @@ fn finite_n_scaled_idle_is_beta() {
     let (n, beta) = (400u64, 0.5);
     let model = Model::from_f64(ModelKind::Queues, halfin_whitt_lambda(n, beta), None).unwrap();
     for d in ["N", "2"] {
-        let sys = System::new(
+        let sys = JsqSystem::new(
             model.clone(),
             n,
             &DSpec::parse(d).unwrap(),
@@ -78,7 +78,7 @@ fn finite_n_approaches_the_diffusion() {
     // below the noise).
     let (n, beta) = (10_000u64, 0.5);
     let model = Model::from_f64(ModelKind::Queues, halfin_whitt_lambda(n, beta), None).unwrap();
-    let sys = System::new(model, n, &DSpec::Infinite, Sampling::Without).unwrap();
+    let sys = JsqSystem::new(model, n, &DSpec::Infinite, Sampling::Without).unwrap();
     let s = summarize(
         &sys,
         &Replicator::new(4, 0, 8)

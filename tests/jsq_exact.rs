@@ -1,11 +1,11 @@
 //! Finite-N exact values against closed forms and an independent chain.
 
-use taskassign::lb::exact::{exact, ExactMethod, ExactOptions, Truncation};
-use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
-use taskassign::num::markov::{explore, stationary, Ctmc, SolveOptions, Solver};
+use taskassign::lb::{exact, ExactMethod, ExactOptions, Truncation};
+use taskassign::lb::{DSpec, JsqSystem, Model, ModelKind, Sampling};
+use taskassign::num::{explore, stationary, Ctmc, SolveOptions, Solver};
 
-fn system(kind: ModelKind, lambda: &str, b: Option<u32>, n: u64, d: u64, s: Sampling) -> System {
-    System::new(Model::new(kind, lambda, b).unwrap(), n, &DSpec::Fixed(d), s).unwrap()
+fn system(kind: ModelKind, lambda: &str, b: Option<u32>, n: u64, d: u64, s: Sampling) -> JsqSystem {
+    JsqSystem::new(Model::new(kind, lambda, b).unwrap(), n, &DSpec::Fixed(d), s).unwrap()
 }
 
 #[test]
@@ -270,7 +270,7 @@ fn level_solver_matches_a_dense_lu_within_its_enclosure() {
         n: 3,
         lambda_n: 2.7,
         b: 10,
-        tail: taskassign::lb::model::tail_table(3, 2, Sampling::Without),
+        tail: taskassign::lb::tail_table(3, 2, Sampling::Without),
     };
     let c = explore(&chain, vec![0u16; 3], 10_000).unwrap();
     assert_eq!(c.len(), 286);

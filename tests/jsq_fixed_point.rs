@@ -3,9 +3,12 @@
 
 use rug::ops::Pow;
 use rug::Float;
-use taskassign::lb::fixed_point::{by_root, certified, closed_form, fixed_point, Method};
-use taskassign::lb::fluid::Limit;
-use taskassign::lb::model::{Model, ModelKind};
+use taskassign::lb::Limit;
+use taskassign::lb::{
+    certified_fixed_point as certified, fixed_point, fixed_point_by_root as by_root,
+    fixed_point_closed_form as closed_form, FixedPointMethod as Method,
+};
+use taskassign::lb::{Model, ModelKind};
 
 /// |a − b| ≤ 2^-(bits − slack) · max(|b|, tiny): agreement to the working precision less
 /// `slack` bits.

@@ -1,9 +1,9 @@
 //! Fluid and mean-field trajectories against closed forms derived here.
 
-use taskassign::lb::fixed_point::fixed_point;
-use taskassign::lb::fluid::{trajectory, FluidOptions, Limit};
-use taskassign::lb::model::{Model, ModelKind};
-use taskassign::num::ode::{Tolerance, GLOBAL_ERROR_FACTOR};
+use taskassign::lb::fixed_point;
+use taskassign::lb::{fluid_trajectory as trajectory, FluidOptions, Limit};
+use taskassign::lb::{Model, ModelKind};
+use taskassign::num::{Tolerance, GLOBAL_ERROR_FACTOR};
 
 const TOL: f64 = 1e-10;
 

@@ -1,18 +1,18 @@
 //! The occupancy simulator against the exact chain, the per-server simulator and the
 //! fluid limit; determinism across thread counts.
 
-use taskassign::lb::exact::{exact, ExactOptions, ExactResult};
-use taskassign::lb::fluid::{trajectory, FluidOptions, Limit};
-use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
-use taskassign::lb::sim::{summarize, OccupancySim, PerServerSim, Plan, Summary};
-use taskassign::sim::stats::Estimate;
+use taskassign::lb::{exact, ExactOptions, ExactResult};
+use taskassign::lb::{fluid_trajectory as trajectory, FluidOptions, Limit};
+use taskassign::lb::{summarize, JsqSummary, OccupancySim, PerServerSim, Plan};
+use taskassign::lb::{DSpec, JsqSystem, Model, ModelKind, Sampling};
+use taskassign::sim::Estimate;
 use taskassign::sim::{Replicator, Simulator};
 
 /// Half-widths allowed between a simulated mean and its exact value.
 const HALF_WIDTHS: f64 = 4.0;
 
-fn system(kind: ModelKind, lambda: &str, b: Option<u32>, n: u64, d: u64, s: Sampling) -> System {
-    System::new(Model::new(kind, lambda, b).unwrap(), n, &DSpec::Fixed(d), s).unwrap()
+fn system(kind: ModelKind, lambda: &str, b: Option<u32>, n: u64, d: u64, s: Sampling) -> JsqSystem {
+    JsqSystem::new(Model::new(kind, lambda, b).unwrap(), n, &DSpec::Fixed(d), s).unwrap()
 }
 
 fn within(e: &Estimate, want: f64, what: &str) {
@@ -25,7 +25,7 @@ fn within(e: &Estimate, want: f64, what: &str) {
     );
 }
 
-fn compare_with_exact(s: &Summary, x: &ExactResult, what: &str) {
+fn compare_with_exact(s: &JsqSummary, x: &ExactResult, what: &str) {
     within(
         &s.mean_tasks,
         x.mean_tasks.value,
@@ -48,7 +48,7 @@ fn compare_with_exact(s: &Summary, x: &ExactResult, what: &str) {
     }
 }
 
-fn cases() -> Vec<(System, &'static str)> {
+fn cases() -> Vec<(JsqSystem, &'static str)> {
     use ModelKind::{Pools, Queues};
     use Sampling::{With, Without};
     vec![
@@ -96,7 +96,7 @@ fn cases() -> Vec<(System, &'static str)> {
     ]
 }
 
-fn plan(system: &System) -> Plan {
+fn plan(system: &JsqSystem) -> Plan {
     // About 2·10^5 events per replication: the rate is about (λ + q_1)N for queues.
     let n = system.servers() as f64;
     let rate = n * (system.model().lambda() + 1.0).min(6.0);
@@ -201,7 +201,7 @@ fn trajectories_follow_the_fluid_limit() {
         (ModelKind::Pools, "2.5", n, Limit::Jsq),
     ] {
         let model = Model::new(kind, lambda, None).unwrap();
-        let sys = System::new(model.clone(), n, &DSpec::Fixed(d), Sampling::Without).unwrap();
+        let sys = JsqSystem::new(model.clone(), n, &DSpec::Fixed(d), Sampling::Without).unwrap();
         let mut plan = Plan::new(0.0, 4.5);
         plan.sample_times = times.to_vec();
         let s = summarize(
@@ -370,7 +370,7 @@ fn distance_to_a_reference_is_measured_two_ways() {
 /// tolerances are about 3 of them.
 #[test]
 fn relaxation_time_matches_closed_forms() {
-    use taskassign::lb::sim::{run, Measure, DEFAULT_RUN};
+    use taskassign::lb::{simulate as run, Measure, DEFAULT_RUN};
     use taskassign::sim::{Length, LengthRule, RunOptions};
     let long = RunOptions {
         length: Length::time(300.0),
@@ -403,7 +403,9 @@ fn relaxation_time_matches_closed_forms() {
 /// at least 200 τ̂, and the record's reason says which time ran and why.
 #[test]
 fn the_default_length_follows_the_relaxation_time() {
-    use taskassign::lb::sim::{run, Measure, DEFAULT_RUN, DEFAULT_TIME, RELAXATION_MULTIPLE};
+    use taskassign::lb::{
+        simulate as run, Measure, DEFAULT_RUN, DEFAULT_TIME, RELAXATION_MULTIPLE,
+    };
     use taskassign::sim::{Length, RunOptions};
     let o = RunOptions {
         threads: Some(1),

@@ -11,7 +11,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use taskassign::report::table::latex::{DECLARED_PREAMBLE, DUMP_PREAMBLE};
+use taskassign::report::{DECLARED_PREAMBLE, DUMP_PREAMBLE};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -5,8 +5,8 @@
 use rug::Float;
 use taskassign::dist::{DistFactory, DistSpec, JobSize};
 use taskassign::num::parse_decimal;
-use taskassign::optimize::certified::{optimize_certified, OptimizeRequest};
 use taskassign::optimize::{optimal_cutoffs, OptPolicy};
+use taskassign::optimize::{optimize_certified, OptimizeRequest};
 use taskassign::policy::{evaluate, LoadSpec, Metric, PolicyKind};
 
 /// Brute-force grid points for h = 2.
@@ -204,10 +204,10 @@ fn f64_brent_finds_the_geometric_mean_cut() {
     // the f64 Brent refinement of the grid optimum. Tolerance: 10·LN_BRENT_TOL·√(1 + |ln J|)
     // in ln s (Brent stops within its tolerance of a minimiser J resolves, and the f64
     // value of J has a relative error of about 1e-16·|ln J|).
-    use taskassign::optimize::chain::ChainKind;
-    use taskassign::optimize::fast::{
+    use taskassign::optimize::{
         fast_grid_size, ln_brent, ln_grid, ln_grid_optima, LnChain, LN_BRENT_TOL,
     };
+    use taskassign::policy::ChainKind;
     for (k, p, load) in [
         ("1", "1e10", "0.5"),
         ("2", "1e300", "0.9"),
@@ -469,9 +469,9 @@ fn optimum_pinned_against_a_stability_boundary() {
 /// converge to the working precision, ~48 digits).
 #[test]
 fn f64_search_agrees_with_mpfr_search() {
-    use taskassign::optimize::chain::ChainKind;
-    use taskassign::optimize::fast::LnChain;
+    use taskassign::optimize::LnChain;
     use taskassign::optimize::{optimum_from, search_starts_with, Search};
+    use taskassign::policy::ChainKind;
     let cases: &[(&str, &str, usize)] = &[
         ("bp:k=1,p=1e10,alpha=1.5", "0.5", 2),
         ("bp:k=1,p=1e10,alpha=0.5", "0.8", 3),

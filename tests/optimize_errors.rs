@@ -4,11 +4,11 @@
 
 use taskassign::dist::{DistFactory, DistSpec};
 use taskassign::error::{Classify, ErrorKind};
-use taskassign::optimize::chain::ChainKind;
-use taskassign::optimize::grid::{grid_optima, make_grid};
+use taskassign::optimize::{grid_optima, make_grid};
 use taskassign::optimize::{
     optimal_cutoffs, sita_e_cutoffs, tags_equal_load_cutoffs, tags_minmax_cutoffs, OptPolicy,
 };
+use taskassign::policy::ChainKind;
 use taskassign::policy::{LoadSpec, Metric, PolicyError};
 
 fn spec(s: &str) -> DistSpec {

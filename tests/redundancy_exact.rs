@@ -13,29 +13,27 @@
 
 use rug::Float;
 use std::collections::HashMap;
-use taskassign::num::certify::Certify;
 use taskassign::num::parse_decimal;
+use taskassign::num::Certify;
 
-use taskassign::redundancy::classes::{ServerSet, System};
-use taskassign::redundancy::ctmc::{
-    class_chain_values, labelled_chain_values, solve, solve_options,
-};
-use taskassign::redundancy::policy::Policy;
-use taskassign::redundancy::product_form::{
-    fcfs_means, for_each_state, ordered_weight, truncated_sums,
-};
-use taskassign::redundancy::redundancy_d::redundancy_d;
-use taskassign::redundancy::stability::fcfs_region;
+use taskassign::redundancy::fcfs_region;
+use taskassign::redundancy::redundancy_d;
+use taskassign::redundancy::Policy;
 use taskassign::redundancy::RedundancyError;
+use taskassign::redundancy::{
+    class_chain_values, labelled_chain_values, solve_chain as solve, solve_options,
+};
+use taskassign::redundancy::{fcfs_means, for_each_state, ordered_weight, truncated_sums};
+use taskassign::redundancy::{ClassSystem, ServerSet};
 
 /// Precision of the MPFR comparisons.
 const BITS: u32 = 200;
 /// Relative slack of an MPFR identity: a few hundred roundings.
 const SLACK_BITS: u32 = 16;
 
-fn sys(rates: &[&str], classes: &[(&str, &str)]) -> System {
+fn sys(rates: &[&str], classes: &[(&str, &str)]) -> ClassSystem {
     let k = rates.len();
-    System::new(
+    ClassSystem::new(
         rates.iter().map(|r| r.to_string()).collect(),
         classes
             .iter()
@@ -45,20 +43,20 @@ fn sys(rates: &[&str], classes: &[(&str, &str)]) -> System {
     .unwrap()
 }
 
-fn w_model() -> System {
+fn w_model() -> ClassSystem {
     sys(&["1", "1"], &[("1", "0.3"), ("2", "0.3"), ("1+2", "0.6")])
 }
 
-fn w_model_unequal() -> System {
+fn w_model_unequal() -> ClassSystem {
     sys(&["1", "2"], &[("1", "0.5"), ("2", "0.7"), ("1+2", "1.2")])
 }
 
-fn n_model() -> System {
+fn n_model() -> ClassSystem {
     sys(&["1", "1"], &[("1", "0.4"), ("1+2", "0.9")])
 }
 
 /// A non-nested 3-server system ({1,2} and {2,3} overlap).
-fn non_nested() -> System {
+fn non_nested() -> ClassSystem {
     sys(
         &["1", "1.5", "0.5"],
         &[
@@ -98,7 +96,7 @@ fn orders(classes: usize, len: usize) -> Vec<Vec<usize>> {
 }
 
 /// Departure rate of the job at position i of an ordered FCFS state: μ(S_{c_i} \ U_{i−1}).
-fn departure_rate(s: &System, order: &[usize], i: usize, bits: u32) -> Float {
+fn departure_rate(s: &ClassSystem, order: &[usize], i: usize, bits: u32) -> Float {
     let ahead = order[..i]
         .iter()
         .fold(ServerSet::EMPTY, |a, &c| a.union(s.classes()[c].set));
@@ -258,7 +256,8 @@ fn phase_sum_matches_the_redundancy_d_recursion() {
         (5, 1, "2"),
         (4, 4, "3.5"),
     ] {
-        let s = System::preset(&format!("redundancy-d:k={k},d={d}"), &[l.to_string()]).unwrap();
+        let s =
+            ClassSystem::preset(&format!("redundancy-d:k={k},d={d}"), &[l.to_string()]).unwrap();
         let m = fcfs_means(&s, BITS).unwrap();
         let r = redundancy_d(k, d, &n(l), &Float::with_val(BITS, 1), BITS).unwrap();
         // The preset writes λ/C(k,d) with 40 digits: agreement to ~1e-38.
@@ -291,7 +290,7 @@ fn stability_region_matches_brute_force_over_class_sets() {
         w_model_unequal(),
         n_model(),
         non_nested(),
-        System::preset("nested-4", &["0.1".into(), "0.3".into(), "0.5".into()]).unwrap(),
+        ClassSystem::preset("nested-4", &["0.1".into(), "0.3".into(), "0.5".into()]).unwrap(),
     ] {
         let nc = s.classes().len();
         let lambda = s.lambda(BITS);

@@ -16,12 +16,12 @@
 //!   policies is far tighter than either), and the power of the 4-half-width comparison.
 
 use taskassign::dist::{DistFactory, DistSpec, JobSize};
-use taskassign::redundancy::classes::{ServerSet, System};
-use taskassign::redundancy::ctmc::solve;
-use taskassign::redundancy::policy::{Copies, Policy};
-use taskassign::redundancy::product_form::fcfs_means;
-use taskassign::redundancy::sim::{Engine, RedundancySim};
-use taskassign::sim::observe::{names, Key};
+use taskassign::redundancy::fcfs_means;
+use taskassign::redundancy::solve_chain as solve;
+use taskassign::redundancy::{ClassSystem, ServerSet};
+use taskassign::redundancy::{Copies, Policy};
+use taskassign::redundancy::{Engine, RedundancySim};
+use taskassign::sim::{names, Key};
 use taskassign::sim::{Replicated, Replicator, Streams};
 
 /// Half-widths within which a simulated mean must meet the exact value.
@@ -29,9 +29,9 @@ const HALF_WIDTHS: f64 = 4.0;
 /// Replications of the comparisons.
 const REPS: usize = 10;
 
-fn sys(rates: &[&str], classes: &[(&str, &str)]) -> System {
+fn sys(rates: &[&str], classes: &[(&str, &str)]) -> ClassSystem {
     let k = rates.len();
-    System::new(
+    ClassSystem::new(
         rates.iter().map(|r| r.to_string()).collect(),
         classes
             .iter()
@@ -46,13 +46,13 @@ fn law(spec: &str) -> Box<dyn JobSize> {
 }
 
 fn run(
-    s: &System,
+    s: &ClassSystem,
     p: Policy,
     copies: Copies,
     spec: &str,
     jobs: u64,
     seed: u64,
-) -> Replicated<taskassign::redundancy::sim::RedundancyTally> {
+) -> Replicated<taskassign::redundancy::RedundancyTally> {
     let d = law(spec);
     let sim = RedundancySim::new(s, p, copies, d.as_ref(), jobs, jobs / 10).unwrap();
     Replicator::new(seed, 0, REPS)
@@ -61,7 +61,7 @@ fn run(
         .unwrap()
 }
 
-fn within(name: &str, est: &taskassign::sim::stats::Estimate, exact: f64) {
+fn within(name: &str, est: &taskassign::sim::Estimate, exact: f64) {
     assert!(
         (est.mean - exact).abs() <= HALF_WIDTHS * est.half_width,
         "{name}: simulated {} ± {} vs exact {exact} ({:.1} half-widths)",
@@ -244,9 +244,9 @@ fn both_engines_run_the_same_events() {
     // The server clocks and the calendar of sim::event break ties alike, so every tally is
     // identical, bit for bit — deterministic sizes and identical copies included (ties).
     let systems = [
-        System::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap(),
-        System::preset("nested-4", &["0.1".into(), "0.3".into(), "0.6".into()]).unwrap(),
-        System::preset("redundancy-d:k=4,d=2", &["2".into()]).unwrap(),
+        ClassSystem::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap(),
+        ClassSystem::preset("nested-4", &["0.1".into(), "0.3".into(), "0.6".into()]).unwrap(),
+        ClassSystem::preset("redundancy-d:k=4,d=2", &["2".into()]).unwrap(),
     ];
     let streams = Streams {
         seed: 9,
@@ -281,8 +281,8 @@ fn both_engines_run_the_same_events() {
 /// whose response differed by 1e-6 would move Σ T of these runs (≥ 1e3) by more than
 /// 1e-10 relative, so the comparison is job by job in effect.
 fn same_to_rounding(
-    a: &taskassign::redundancy::sim::RedundancyTally,
-    b: &taskassign::redundancy::sim::RedundancyTally,
+    a: &taskassign::redundancy::RedundancyTally,
+    b: &taskassign::redundancy::RedundancyTally,
     what: &str,
 ) {
     const REL: f64 = 1e-10;
@@ -331,10 +331,10 @@ fn fcfs_recursion_matches_the_event_loop() {
         &[("1+2", "0.6"), ("2+3", "0.6"), ("1+3", "0.6")],
     );
     let systems = [
-        System::preset("n-model", &["0.4".into(), "0.8".into()]).unwrap(),
-        System::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap(),
-        System::preset("nested-4", &["0.1".into(), "0.3".into(), "0.6".into()]).unwrap(),
-        System::preset("redundancy-d:k=4,d=2", &["2".into()]).unwrap(),
+        ClassSystem::preset("n-model", &["0.4".into(), "0.8".into()]).unwrap(),
+        ClassSystem::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap(),
+        ClassSystem::preset("nested-4", &["0.1".into(), "0.3".into(), "0.6".into()]).unwrap(),
+        ClassSystem::preset("redundancy-d:k=4,d=2", &["2".into()]).unwrap(),
         hetero,
         nonnested,
     ];
@@ -353,16 +353,13 @@ fn fcfs_recursion_matches_the_event_loop() {
                     if !auto.fcfs_recursion_applies() {
                         assert_eq!(
                             auto.method(),
-                            taskassign::redundancy::sim::METHOD_EVENTS,
+                            taskassign::redundancy::METHOD_EVENTS,
                             "{}",
                             p.name()
                         );
                         continue;
                     }
-                    assert_eq!(
-                        auto.method(),
-                        taskassign::redundancy::sim::METHOD_FCFS_RECURSION
-                    );
+                    assert_eq!(auto.method(), taskassign::redundancy::METHOD_FCFS_RECURSION);
                     let events = RedundancySim::new(s, p, copies, d.as_ref(), 5_000, 500)
                         .unwrap()
                         .with_engine(Engine::Clocks);
@@ -397,7 +394,7 @@ fn fcfs_recursion_matches_the_event_loop() {
 
 #[test]
 fn thread_count_does_not_change_the_numbers() {
-    let s = System::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
+    let s = ClassSystem::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
     let d = law("weibull:shape=0.5,mean=1");
     let sim = RedundancySim::new(
         &s,
@@ -426,7 +423,7 @@ fn common_random_numbers_tighten_policy_differences() {
     // The same seed gives every policy the same jobs: the paired difference of the mean
     // response times of LRF-FCFS and FCFS has a far smaller half-width than the sum of
     // the two half-widths (what independent runs would give).
-    let s = System::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
+    let s = ClassSystem::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
     let a = run(
         &s,
         Policy::parse("lrf-fcfs", false).unwrap(),

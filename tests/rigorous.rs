@@ -19,11 +19,11 @@ use serde_json::{json, Value};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use taskassign::dist::enclose::below_support;
+use taskassign::dist::below_support;
 use taskassign::dist::{DistFactory, DistSpec};
-use taskassign::num::interval::Interval;
 use taskassign::num::working_bits;
-use taskassign::optimize::rigorous::RIGOROUS_GUARD_BITS;
+use taskassign::num::Interval;
+use taskassign::optimize::RIGOROUS_GUARD_BITS;
 
 /// The widest enclosure allowed at 50 digits, relative (the bound).
 const MAX_REL_WIDTH: f64 = 1e-45;
@@ -425,8 +425,8 @@ fn a_proven_unstable_host_has_an_infinite_mean() {
 #[test]
 #[ignore]
 fn width_table() {
-    use taskassign::optimize::certified::EvalRequest;
-    use taskassign::optimize::rigorous::eval_rigorous;
+    use taskassign::optimize::eval_rigorous;
+    use taskassign::optimize::EvalRequest;
     use taskassign::policy::{LoadSpec, Metric, PolicyKind};
     let bits = working_bits(DIGITS) + RIGOROUS_GUARD_BITS;
     let rel = |lo: &Float, hi: &Float| {

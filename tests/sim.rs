@@ -9,8 +9,8 @@
 use taskassign::dist::{DistFactory, DistSpec};
 use taskassign::num::parse_decimal;
 use taskassign::policy::{evaluate, LoadSpec, Metric, PolicyKind};
-use taskassign::sim::setup::{prepare, Prepared, SimRequest};
-use taskassign::sim::stats::Estimate;
+use taskassign::sim::dispatch::{prepare, DispatchSimRequest, Prepared};
+use taskassign::sim::Estimate;
 use taskassign::sim::{Length, RunOptions, SimPolicy, SimResult};
 
 /// Allowed distance between a simulated mean and its exact value, in 95 % half-widths.
@@ -50,7 +50,7 @@ fn run_with(
 ) -> Run {
     let dist = DistSpec::parse(spec).unwrap();
     let gaps = interarrival.map(|s| DistSpec::parse(s).unwrap());
-    let req = SimRequest {
+    let req = DispatchSimRequest {
         policy,
         dist: &dist,
         hosts,
@@ -285,7 +285,7 @@ fn same_seed_same_numbers_with_one_and_two_threads() {
         (SimPolicy::Random, vec![]),
     ] {
         let dist = DistSpec::parse("exp:rate=1").unwrap();
-        let req = SimRequest {
+        let req = DispatchSimRequest {
             policy: p,
             dist: &dist,
             hosts: 2,
@@ -308,7 +308,7 @@ fn same_seed_same_numbers_with_one_and_two_threads() {
         let two = prep.run(Some(2), None).unwrap();
         assert_eq!(one, two, "{}", p.name());
         // Another seed gives other numbers.
-        let other = SimRequest {
+        let other = DispatchSimRequest {
             run: RunOptions {
                 seed: SEED + 1,
                 ..req.run
@@ -379,7 +379,7 @@ fn bad_configurations_are_errors() {
     let exp = DistSpec::parse("exp:rate=1").unwrap();
     assert!(prepare(&req_of(&exp)).is_ok());
     let base = req_of(&exp).run;
-    assert!(prepare(&SimRequest {
+    assert!(prepare(&DispatchSimRequest {
         run: RunOptions {
             length: Length::Jobs {
                 measured: 0,
@@ -390,7 +390,7 @@ fn bad_configurations_are_errors() {
         ..req_of(&exp)
     })
     .is_err());
-    assert!(prepare(&SimRequest {
+    assert!(prepare(&DispatchSimRequest {
         run: RunOptions {
             replications: 1,
             ..base
@@ -399,7 +399,7 @@ fn bad_configurations_are_errors() {
     })
     .is_err());
     // SITA at ρ = 1.5 with a cutoff that leaves host 2 overloaded.
-    assert!(prepare(&SimRequest {
+    assert!(prepare(&DispatchSimRequest {
         policy: SimPolicy::Sita,
         load: LoadSpec::Total("1.5".into()),
         cutoffs: vec!["0.1".into()],
@@ -407,13 +407,13 @@ fn bad_configurations_are_errors() {
     })
     .is_err());
     // Random takes no cutoffs; SITA needs h − 1 of them.
-    assert!(prepare(&SimRequest {
+    assert!(prepare(&DispatchSimRequest {
         policy: SimPolicy::Random,
         cutoffs: vec!["1".into()],
         ..req_of(&exp)
     })
     .is_err());
-    assert!(prepare(&SimRequest {
+    assert!(prepare(&DispatchSimRequest {
         policy: SimPolicy::Sita,
         ..req_of(&exp)
     })
@@ -421,8 +421,8 @@ fn bad_configurations_are_errors() {
 }
 
 /// A small valid LWL request on `d`.
-fn req_of(d: &DistSpec) -> SimRequest<'_> {
-    SimRequest {
+fn req_of(d: &DistSpec) -> DispatchSimRequest<'_> {
+    DispatchSimRequest {
         policy: SimPolicy::Lwl,
         dist: d,
         hosts: 2,

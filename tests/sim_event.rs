@@ -19,10 +19,11 @@
 //! * for identical numbers with one and two threads.
 
 use taskassign::dist::{DistFactory, DistSpec, Sampler};
-use taskassign::sim::dispatch::{kernels, simulate, Arrivals, SimConfig, SimPolicy};
-use taskassign::sim::event::mgc::{Discipline, Mgc};
-use taskassign::sim::observe::names;
-use taskassign::sim::stats::Estimate;
+use taskassign::sim::dispatch::{simulate, trace, Arrivals, SimConfig};
+use taskassign::sim::event::{Discipline, Mgc};
+use taskassign::sim::names;
+use taskassign::sim::Estimate;
+use taskassign::sim::SimPolicy;
 use taskassign::sim::{Length, Replicator, RunOptions, Simulator};
 
 /// Allowed distance between a simulated mean and its exact value, in 95 % half-widths.
@@ -59,7 +60,7 @@ fn mgc(c: usize, lambda: f64, spec: &str, discipline: Discipline) -> Mgc {
     Mgc::new(c, lambda, sampler(spec), discipline, JOBS, WARMUP).unwrap()
 }
 
-fn run(sim: &Mgc, seed: u64) -> taskassign::sim::Replicated<taskassign::sim::event::mgc::MgcTally> {
+fn run(sim: &Mgc, seed: u64) -> taskassign::sim::Replicated<taskassign::sim::event::MgcTally> {
     Replicator::new(seed, 0, REPS)
         .unwrap()
         .run(sim, None)
@@ -204,7 +205,7 @@ fn fcfs_matches_the_kernels_job_by_job_with_common_random_numbers() {
         let cfg = kernel_cfg(c, lambda, spec, SEED);
         let sim = mgc(c, lambda, spec, Discipline::Fcfs);
         for rep in 0..2u64 {
-            let (_, kw) = kernels::trace(&cfg, rep);
+            let (_, kw) = trace(&cfg, rep);
             let (_, ew) = sim.trace(&Replicator::new(SEED, 0, REPS).unwrap().streams(rep));
             assert_eq!(kw.len(), ew.len());
             let worst = kw
@@ -278,7 +279,7 @@ fn common_random_numbers_sharpen_the_fcfs_ros_comparison() {
     let fcfs = run(&mgc(1, 0.8, "exp:rate=1", Discipline::Fcfs), SEED);
     let ros = run(&mgc(1, 0.8, "exp:rate=1", Discipline::Ros), SEED);
     let ros_other = run(&mgc(1, 0.8, "exp:rate=1", Discipline::Ros), SEED + 7);
-    let key = taskassign::sim::observe::Key::scalar(names::WAITING);
+    let key = taskassign::sim::Key::scalar(names::WAITING);
     let paired = fcfs.difference(&ros, key).unwrap();
     let indep = fcfs.difference(&ros_other, key).unwrap();
     assert!(

@@ -14,12 +14,12 @@
 //! `UPDATE_DATA` the test recomputes the table and compares it with the checked-in file.
 
 use std::path::PathBuf;
-use taskassign::claims::quantities::sim::tags_poisson_error;
+use taskassign::claims::tags_poisson_error;
 use taskassign::dist::{DistFactory, DistSpec};
-use taskassign::num::certify::to_sci;
-use taskassign::optimize::equalize::balanced_cutoffs;
+use taskassign::num::to_sci;
+use taskassign::optimize::balanced_cutoffs;
 use taskassign::policy::LoadSpec;
-use taskassign::sim::setup::{SimRequest, ANALYTIC_BITS};
+use taskassign::sim::dispatch::{DispatchSimRequest, ANALYTIC_BITS};
 use taskassign::sim::{Length, RunOptions, SimPolicy};
 
 /// Shapes α of the table.
@@ -85,7 +85,7 @@ at hosts ≥ 2; `rel. error` = (formula − simulated)/simulated ± 95 % half-wi
                     .unwrap();
                 let (cut, _) = balanced_cutoffs(d.as_ref(), &lambda, hosts).unwrap();
                 let cut: Vec<String> = cut.iter().map(|c| to_sci(c, CUTOFF_DIGITS)).collect();
-                let req = SimRequest {
+                let req = DispatchSimRequest {
                     policy: SimPolicy::Tags,
                     dist: &spec as &dyn DistFactory,
                     hosts,

@@ -6,7 +6,7 @@ mod common;
 
 use common::taskassign;
 use std::path::{Path, PathBuf};
-use taskassign::report::html::tex_to_html;
+use taskassign::report::tex_to_html;
 
 const CLAIM: &str = "tests/tables/grid-2d.toml";
 

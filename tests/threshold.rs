@@ -7,8 +7,8 @@ use common::build;
 use rug::Float;
 use taskassign::dist::{DistSpec, JobSize};
 use taskassign::num::parse_decimal;
-use taskassign::optimize::certified::threshold_certified;
-use taskassign::optimize::threshold::{greedy, tags_threshold};
+use taskassign::optimize::threshold_certified;
+use taskassign::optimize::{greedy, tags_threshold};
 use taskassign::policy::tags_host_load as host_load;
 
 /// Precision of the exact-value tests.

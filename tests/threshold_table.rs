@@ -5,7 +5,7 @@
 //! equal α/(α−1)(1 − α^(−h)); uniform h=2 is 4/3; exponential h=∞ is e.
 
 use taskassign::dist::DistSpec;
-use taskassign::optimize::certified::threshold_certified;
+use taskassign::optimize::threshold_certified;
 
 /// Significant digits locked by the snapshot.
 const DIGITS: u32 = 15;

@@ -17,22 +17,21 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use taskassign::dist::{DistFactory, DistSpec};
 use taskassign::error::{Classify, ErrorKind, EXIT_BAD_INPUT, EXIT_NUMERICAL};
-use taskassign::lb::exact::{exact as lb_exact, ExactOptions};
-use taskassign::lb::fixed_point::certified as fixed_point_certified;
-use taskassign::lb::fluid::Limit;
-use taskassign::lb::model::{DSpec, LbError, Model, ModelKind, Sampling, System as LbSystem};
+use taskassign::lb::{exact as lb_exact, ExactOptions};
+use taskassign::lb::certified_fixed_point as fixed_point_certified;
+use taskassign::lb::Limit;
+use taskassign::lb::{DSpec, JsqSystem, LbError, Model, ModelKind, Sampling};
 use taskassign::num::check_digits;
-use taskassign::optimize::certified::{
-    eval_certified, optimize_certified, threshold_certified, EvalRequest, OptimizeRequest,
-};
-use taskassign::optimize::proven::optimize_proven_with;
-use taskassign::optimize::rigorous::{eval_rigorous, threshold_rigorous};
+use taskassign::optimize::{eval_certified, optimize_certified, threshold_certified, EvalRequest, OptimizeRequest};
+use taskassign::optimize::optimize_proven_with;
+use taskassign::optimize::{eval_rigorous, threshold_rigorous};
 use taskassign::optimize::OptPolicy;
 use taskassign::policy::{LoadSpec, Metric, PolicyKind};
-use taskassign::redundancy::classes::{System as RedSystem, MAX_SERVERS};
-use taskassign::redundancy::policy::Policy as RedPolicy;
+use taskassign::redundancy::ClassSystem;
+use taskassign::redundancy::MAX_SERVERS;
+use taskassign::redundancy::Policy as RedPolicy;
 use taskassign::report::Record;
-use taskassign::sweep::quantity::QuantityDef;
+use taskassign::sweep::QuantityDef;
 use taskassign::sweep::Outcome;
 
 /// A failure as the command line reports it: its exit status and one-line message.
@@ -161,12 +160,12 @@ fn eval(
         };
         if rigorous {
             let rep = eval_rigorous(&req).map_err(fail)?;
-            return Ok(rec(&taskassign::report::eval::eval_rigorous_record(
+            return Ok(rec(&taskassign::report::eval_rigorous_record(
                 &req, &rep,
             )));
         }
         let rep = eval_certified(&req).map_err(fail)?;
-        Ok(rec(&taskassign::report::eval::eval_record(&req, &rep)))
+        Ok(rec(&taskassign::report::eval_record(&req, &rep)))
     })
 }
 
@@ -210,12 +209,12 @@ fn optimize(
             }
             let max = usize::try_from(max_boxes.max(1)).unwrap_or(usize::MAX);
             let (rep, proven) = optimize_proven_with(&req, max).map_err(fail)?;
-            return Ok(rec(&taskassign::report::optimize::optimize_proven_record(
+            return Ok(rec(&taskassign::report::optimize_proven_record(
                 &req, &rep, &proven,
             )));
         }
         let rep = optimize_certified(&req).map_err(fail)?;
-        Ok(rec(&taskassign::report::optimize::optimize_record(
+        Ok(rec(&taskassign::report::optimize_record(
             &req, &rep,
         )))
     })
@@ -246,11 +245,11 @@ fn threshold(
         if rigorous {
             let rep = threshold_rigorous(&dist, hosts, digits).map_err(fail)?;
             return Ok(rec(
-                &taskassign::report::threshold::threshold_rigorous_record(f, hosts, digits, &rep),
+                &taskassign::report::threshold_rigorous_record(f, hosts, digits, &rep),
             ));
         }
         let rep = threshold_certified(&dist, hosts, digits).map_err(fail)?;
-        Ok(rec(&taskassign::report::threshold::threshold_record(
+        Ok(rec(&taskassign::report::threshold_record(
             f, hosts, digits, &rep,
         )))
     })
@@ -350,7 +349,7 @@ fn jsq_fixed_point(
         let spec = DSpec::parse(&d).map_err(lb)?;
         let limit = Limit::from_spec(&spec).map_err(lb)?;
         let fp = fixed_point_certified(&model, limit, digits).map_err(lb)?;
-        Ok(rec(&taskassign::report::jsq::fixed_point_record(
+        Ok(rec(&taskassign::report::jsq_fixed_point_record(
             &model, &spec, limit, &fp,
         )))
     })
@@ -380,7 +379,7 @@ fn jsq_exact(
             .filter(|&n| n >= 1)
             .ok_or_else(|| lb(LbError::BadServers(servers)))?;
         let spec = DSpec::parse(&d).map_err(lb)?;
-        let system = LbSystem::new(model, n, &spec, sampling).map_err(lb)?;
+        let system = JsqSystem::new(model, n, &spec, sampling).map_err(lb)?;
         let digits = check_digits(digits).map_err(bad)?;
         let max_states = usize::try_from(max_states)
             .ok()
@@ -392,7 +391,7 @@ fn jsq_exact(
             ..ExactOptions::default()
         };
         let r = lb_exact(&system, &opts).map_err(lb)?;
-        Ok(rec(&taskassign::report::jsq::exact_record(
+        Ok(rec(&taskassign::report::jsq_exact_record(
             &system, &spec, digits, &r,
         )))
     })
@@ -406,13 +405,13 @@ fn red_system(
     classes: Vec<String>,
     system: Option<String>,
     lambdas: Option<Vec<String>>,
-) -> Result<RedSystem, Failure> {
+) -> Result<ClassSystem, Failure> {
     let rates = match (servers, rates.is_empty()) {
         (Some(_), false) => return Err(bad("give --servers or --rates, not both")),
         (Some(k), true) => {
             let k =
                 taskassign::num::parse_count(&k, "servers", 1, MAX_SERVERS as u64).map_err(bad)?;
-            Some(RedSystem::unit_rates(k as usize))
+            Some(ClassSystem::unit_rates(k as usize))
         }
         (None, false) => Some(rates),
         (None, true) => None,
@@ -429,10 +428,10 @@ fn red_system(
                 }
                 let text = std::fs::read_to_string(path)
                     .map_err(|e| bad(format!("cannot read {name}: {e}")))?;
-                RedSystem::from_toml(&text, &name).map_err(bad)?
+                ClassSystem::from_toml(&text, &name).map_err(bad)?
             } else {
                 let l = lambdas.ok_or_else(|| bad(format!("--system {name} needs --lambdas")))?;
-                RedSystem::preset(&name, &l).map_err(bad)?
+                ClassSystem::preset(&name, &l).map_err(bad)?
             };
             match rates {
                 Some(r) => sys.with_rates(r).map_err(bad),
@@ -452,10 +451,10 @@ fn red_system(
             let k = rates.len();
             let classes = classes
                 .iter()
-                .map(|c| RedSystem::parse_class(c, k))
+                .map(|c| ClassSystem::parse_class(c, k))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(bad)?;
-            RedSystem::new(rates, classes).map_err(bad)
+            ClassSystem::new(rates, classes).map_err(bad)
         }
     }
 }
@@ -479,8 +478,8 @@ fn redundancy_exact(
         let digits = check_digits(digits).map_err(bad)?;
         let sys = red_system(servers, rates, classes, system, lambdas)?;
         let policy = RedPolicy::parse(&policy, preemptive).map_err(bad)?;
-        let r = taskassign::redundancy::exact::exact(&sys, policy, digits).map_err(fail)?;
-        Ok(rec(&taskassign::report::redundancy::exact_record(
+        let r = taskassign::redundancy::exact(&sys, policy, digits).map_err(fail)?;
+        Ok(rec(&taskassign::report::redundancy_exact_record(
             &sys, &r, digits,
         )))
     })
@@ -498,9 +497,9 @@ fn check(
     text: Option<String>,
     strict: bool,
 ) -> PyResult<(String, i32)> {
-    use taskassign::claims::compile::compile;
-    use taskassign::claims::{load_paths, run::run_all};
-    use taskassign::report::claims::{summary, to_json};
+    use taskassign::claims::compile;
+    use taskassign::claims::{load_paths, run_all};
+    use taskassign::report::{claims_json as to_json, claims_summary as summary};
     compute(py, move || {
         let claims = match text {
             Some(t) => vec![compile("<claim>", &t).map_err(|e| (EXIT_BAD_INPUT, e.to_string()))?],
@@ -534,11 +533,11 @@ fn _taskassign(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_DIGITS", DEFAULT_DIGITS)?;
     m.add(
         "DEFAULT_MAX_BOXES",
-        taskassign::optimize::proven::MAX_BOXES as u64,
+        taskassign::optimize::MAX_BOXES as u64,
     )?;
     m.add(
         "DEFAULT_MAX_STATES",
-        taskassign::lb::exact::DEFAULT_MAX_STATES as u64,
+        taskassign::lb::DEFAULT_MAX_STATES as u64,
     )?;
     m.add_function(wrap_pyfunction!(eval, m)?)?;
     m.add_function(wrap_pyfunction!(optimize, m)?)?;

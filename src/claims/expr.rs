@@ -374,7 +374,7 @@ impl Parser {
 /// (`sita-e`), any other hyphen is a minus.
 ///
 /// ```
-/// use taskassign::claims::expr::parse;
+/// use taskassign::claims::parse_expr as parse;
 /// let words = taskassign::claims::registry().words();
 /// let e = parse("opt(tags).value / opt(sita-e).value", &words).unwrap();
 /// assert_eq!(e.to_string(), "(opt(tags).value / opt(sita-e).value)");

@@ -79,7 +79,7 @@ pub enum XTransform {
 /// The `[limit]` table of a figure file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LimitSpec {
+pub struct FigureLimitSpec {
     /// The check of the figure's claim whose extrapolated limits are marked.
     pub check: Spanned<String>,
 }
@@ -130,8 +130,12 @@ pub struct FigureFile {
     pub x_transform: Option<Spanned<String>>,
     /// The claim's limit to mark.
     #[serde(default)]
-    pub limit: Option<LimitSpec>,
+    pub limit: Option<FigureLimitSpec>,
     /// The system, as in a claim file.
+    #[expect(
+        dead_code,
+        reason = "a known key for serde; the model reads the raw [setup]"
+    )]
     pub setup: toml::Table,
     /// The x axis.
     pub x: XSpec,

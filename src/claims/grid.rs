@@ -13,7 +13,7 @@ pub type Point = Vec<(String, String)>;
 /// with an empty axis has none.
 ///
 /// ```
-/// use taskassign::claims::grid::positions;
+/// use taskassign::claims::grid_positions as positions;
 /// let all: Vec<Vec<usize>> = positions(&[2, 3]).collect();
 /// assert_eq!(all, [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]);
 /// assert_eq!(positions(&[]).count(), 1);
@@ -55,9 +55,9 @@ impl Iterator for Positions {
 /// [`positions`].
 ///
 /// ```
-/// use taskassign::claims::grid::points;
+/// use taskassign::claims::grid_points as points;
 /// let g = vec![("h".to_string(), vec!["2".into(), "3".into()]), ("a".to_string(), vec!["1".into()])];
-/// let p: Vec<String> = points(&g).iter().map(|p| taskassign::claims::grid::label(p)).collect();
+/// let p: Vec<String> = points(&g).iter().map(|p| taskassign::claims::point_label(p)).collect();
 /// assert_eq!(p, ["h=2, a=1", "h=3, a=1"]);
 /// ```
 pub fn points(grid: &[(String, Vec<String>)]) -> Vec<Point> {

@@ -13,11 +13,7 @@ mod limit;
 mod points;
 mod result;
 
-pub use judge::CONSISTENT_FAIL_HALF_WIDTHS;
-pub use result::{
-    CheckResult, ClaimResult, Judged, LimitRow, Row, MARGIN_DIGITS, SIM_HALF_WIDTH_DIGITS,
-    SIM_VALUE_DIGITS,
-};
+pub use result::{CheckResult, ClaimResult, Judged, LimitRow, Row};
 
 use super::cache::Cache;
 use super::compile::{Check, Claim};

@@ -160,6 +160,10 @@ pub struct ClaimFile {
     pub rigorous: Option<bool>,
     /// The system: a table whose keys belong to its model (`model = "dispatch"`, the
     /// default; see [`super::system`]), read by the model.
+    #[expect(
+        dead_code,
+        reason = "a known key for serde; the model reads the raw [setup]"
+    )]
     pub setup: toml::Table,
     /// Grid variables: each a non-empty list; the grid is their Cartesian product.
     #[serde(default)]

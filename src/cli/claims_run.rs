@@ -8,13 +8,13 @@ use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Default folder of claim files.
-pub const DEFAULT_CLAIMS_DIR: &str = "proofs-check";
+pub(crate) const DEFAULT_CLAIMS_DIR: &str = "proofs-check";
 
 /// Default folder of figure definitions.
-pub const DEFAULT_FIGURES_DIR: &str = "data/figures";
+pub(crate) const DEFAULT_FIGURES_DIR: &str = "data/figures";
 
 /// Exit status of a run stopped by Ctrl-C (128 + SIGINT, the shell's convention).
-pub const EXIT_INTERRUPTED: i32 = 130;
+pub(crate) const EXIT_INTERRUPTED: i32 = 130;
 
 /// Set by the first Ctrl-C: no new claim starts.
 static STOP: AtomicBool = AtomicBool::new(false);

@@ -12,9 +12,9 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 
 /// Default largest host count tried.
-pub const DEFAULT_MAX_HOSTS: i64 = 32;
+pub(crate) const DEFAULT_MAX_HOSTS: i64 = 32;
 /// Default significant digits of `design`.
-pub const DEFAULT_DESIGN_DIGITS: i64 = 20;
+pub(crate) const DEFAULT_DESIGN_DIGITS: i64 = 20;
 
 /// The `--policy` word of `design` that designs every policy.
 const BOTH: &str = "both";

@@ -12,7 +12,7 @@ use crate::lb::diffusion::halfin_whitt_lambda;
 use crate::lb::exact::{exact, ExactOptions, DEFAULT_MAX_STATES, F64_DIGITS};
 use crate::lb::fixed_point::certified;
 use crate::lb::fluid::{fluid_pair, Limit};
-use crate::lb::model::{DSpec, LbError, Model, ModelKind, Sampling, System};
+use crate::lb::model::{DSpec, JsqSystem, LbError, Model, ModelKind, Sampling};
 use crate::lb::sim::{run, Measure, DEFAULT_RUN};
 use crate::num::{check_digits, DEFAULT_DIGITS};
 use crate::report::jsq::{exact_record, fixed_point_record, fluid_record, simulate_record};
@@ -300,7 +300,7 @@ pub(super) fn run_jsq(a: JsqArgs) -> Outcome {
             let model = model_of(&a.m)?;
             let n = servers_of(a.servers)?;
             let spec = DSpec::parse(&a.d).map_err(lb)?;
-            let system = System::new(model, n, &spec, a.sampling).map_err(lb)?;
+            let system = JsqSystem::new(model, n, &spec, a.sampling).map_err(lb)?;
             let digits = check_digits(a.digits).map_err(bad)?;
             let max_states = usize::try_from(a.max_states)
                 .ok()
@@ -346,7 +346,7 @@ fn run_simulate(a: SimArgs) -> Outcome {
         (None, None) => return Err(bad("give --lambda or --halfin-whitt")),
     };
     let spec = DSpec::parse(&a.d).map_err(lb)?;
-    let system = System::new(model, n, &spec, a.sampling).map_err(lb)?;
+    let system = JsqSystem::new(model, n, &spec, a.sampling).map_err(lb)?;
     let opts = a.run.options(DEFAULT_RUN)?;
     // Progress: the simulator reports its events against the expected count
     // (crate::progress), shown by the command line's progress lines (a bar on a terminal,

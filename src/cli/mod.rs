@@ -30,7 +30,7 @@ mod sweep;
 mod tables;
 
 use crate::error::{Classify, ErrorKind};
-pub use crate::error::{EXIT_BAD_INPUT, EXIT_NUMERICAL};
+pub(crate) use crate::error::{EXIT_BAD_INPUT, EXIT_NUMERICAL};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -138,14 +138,8 @@ struct EvalArgs {
     /// Routing policy.
     #[arg(long, value_parser = named::<PolicyKind>())]
     policy: PolicyKind,
-    /// Job-size distribution, family:key=value,...
-    #[arg(long, value_name = "SPEC")]
-    dist: String,
-    /// Number of hosts h >= 1 (e.g. 4, 1000000 or 1e6).
-    #[arg(long, value_name = "H", allow_hyphen_values = true)]
-    hosts: String,
     #[command(flatten)]
-    load: LoadArgs,
+    farm: FarmArgs,
     /// The h-1 interior cutoffs s1 < ... < s_{h-1}, comma-separated (none for random or h = 1).
     #[arg(
         long,
@@ -176,14 +170,8 @@ struct OptimizeArgs {
     /// lambda_i*Q_i over the hosts (jobs waiting, not in service; lambda_i = lambda*P(X > s_{i-1})).
     #[arg(long, value_parser = named::<OptPolicy>())]
     policy: OptPolicy,
-    /// Job-size distribution, family:key=value,...
-    #[arg(long, value_name = "SPEC")]
-    dist: String,
-    /// Number of hosts h >= 1 (e.g. 4, 1000000 or 1e6).
-    #[arg(long, value_name = "H", allow_hyphen_values = true)]
-    hosts: String,
     #[command(flatten)]
-    load: LoadArgs,
+    farm: FarmArgs,
     /// What is minimised and reported.
     #[arg(long, value_parser = named::<Metric>(), default_value = "waiting")]
     metric: Metric,
@@ -259,8 +247,41 @@ fn fail<E: Classify + std::fmt::Display>(e: E) -> (i32, String) {
     }
 }
 
+/// The farm of the dispatch commands (`eval`, `optimize`, `simulate`): job sizes, hosts
+/// and one of the three ways to give the load.
+#[derive(Args, Debug)]
+struct FarmArgs {
+    /// Job-size distribution, family:key=value,...
+    #[arg(long, value_name = "SPEC")]
+    dist: String,
+    /// Number of hosts h >= 1 (e.g. 4, 1000000 or 1e6).
+    #[arg(long, value_name = "H", allow_hyphen_values = true)]
+    hosts: String,
+    #[command(flatten)]
+    load: LoadArgs,
+}
+
+impl FarmArgs {
+    /// The hosts, the distribution and the load, checked in that order.
+    fn resolve(self) -> Result<(usize, DistSpec, LoadSpec), (i32, String)> {
+        let hosts = hosts_of(&self.hosts)?;
+        let dist = DistSpec::parse(&self.dist).map_err(bad)?;
+        Ok((hosts, dist, load_of(self.load)?))
+    }
+}
+
+/// The items of a comma-separated list (`--cutoffs`, `--rates`), blanks around each
+/// trimmed and empty items dropped.
+fn comma_list(s: &str) -> Vec<String> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(String::from)
+        .collect()
+}
+
 /// The largest `--hosts` (every count up to it is exact in f64, which the simulators use).
-pub const MAX_HOSTS: u64 = 1 << 53;
+pub(crate) const MAX_HOSTS: u64 = 1 << 53;
 
 /// `--hosts`: a whole number from 1, written `1000000` or `1e6`.
 fn hosts_of(h: &str) -> Result<usize, (i32, String)> {
@@ -286,9 +307,7 @@ fn load_of(l: LoadArgs) -> Result<LoadSpec, (i32, String)> {
 
 fn run_optimize(a: OptimizeArgs) -> Outcome {
     let digits = check_digits(a.digits).map_err(bad)?;
-    let hosts = hosts_of(&a.hosts)?;
-    let dist = DistSpec::parse(&a.dist).map_err(bad)?;
-    let load = load_of(a.load)?;
+    let (hosts, dist, load) = a.farm.resolve()?;
     let req = OptimizeRequest {
         policy: a.policy,
         dist: &dist,
@@ -340,16 +359,8 @@ fn run_optimize(a: OptimizeArgs) -> Outcome {
 
 fn run_eval(a: EvalArgs) -> Outcome {
     let digits = check_digits(a.digits).map_err(bad)?;
-    let hosts = hosts_of(&a.hosts)?;
-    let dist = DistSpec::parse(&a.dist).map_err(bad)?;
-    let load = load_of(a.load)?;
-    let cutoffs: Vec<String> = a
-        .cutoffs
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(String::from)
-        .collect();
+    let (hosts, dist, load) = a.farm.resolve()?;
+    let cutoffs = comma_list(&a.cutoffs);
     let req = EvalRequest {
         policy: a.policy,
         dist: &dist,
@@ -520,7 +531,7 @@ fn progress_name(c: &Command) -> Option<&'static str> {
 
 /// Runs the command line `args` (program name first); prints results on stdout and a
 /// single-line error on stderr; returns the exit status.
-pub fn run<I, T>(args: I) -> i32
+pub(crate) fn run<I, T>(args: I) -> i32
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,

@@ -2,14 +2,14 @@
 //! records are built by [`crate::report::redundancy`].
 
 use super::run_args::JobRunArgs;
-use super::{bad, fail, render, Format, Outcome};
+use super::{bad, comma_list, fail, render, Format, Outcome};
 use crate::dist::aging::classify;
 use crate::dist::DistSpec;
 use crate::num::{check_digits, DEFAULT_DIGITS};
-use crate::redundancy::classes::{System, PRESETS};
+use crate::redundancy::classes::{ClassSystem, PRESETS};
 use crate::redundancy::exact::{exact, exact_methods_apply};
 use crate::redundancy::policy::{Copies, Policy};
-use crate::redundancy::run::{simulate, SimRequest, DEFAULT_RUN};
+use crate::redundancy::run::{simulate, RedundancySimRequest, DEFAULT_RUN};
 use crate::redundancy::stability::{
     certified_region, stability, EstimateOptions, DEFAULT_DRIFT_REPLICATIONS, DEFAULT_HORIZON,
 };
@@ -141,17 +141,8 @@ struct StabilityArgs {
     format: Format,
 }
 
-/// A comma-separated list of decimals.
-fn list(s: &str) -> Vec<String> {
-    s.split(',')
-        .map(str::trim)
-        .filter(|x| !x.is_empty())
-        .map(String::from)
-        .collect()
-}
-
 /// The system the options describe.
-fn system_of(a: &SystemArgs) -> Result<System, (i32, String)> {
+fn system_of(a: &SystemArgs) -> Result<ClassSystem, (i32, String)> {
     let rates = match (&a.servers, &a.rates) {
         (Some(_), Some(_)) => return Err(bad("give --servers or --rates, not both")),
         (Some(k), None) => {
@@ -162,9 +153,9 @@ fn system_of(a: &SystemArgs) -> Result<System, (i32, String)> {
                 crate::redundancy::classes::MAX_SERVERS as u64,
             )
             .map_err(bad)?;
-            Some(System::unit_rates(k as usize))
+            Some(ClassSystem::unit_rates(k as usize))
         }
-        (None, Some(r)) => Some(list(r)),
+        (None, Some(r)) => Some(comma_list(r)),
         (None, None) => None,
     };
     match &a.system {
@@ -179,17 +170,17 @@ fn system_of(a: &SystemArgs) -> Result<System, (i32, String)> {
                 }
                 let text = std::fs::read_to_string(path)
                     .map_err(|e| bad(format!("cannot read {name}: {e}")))?;
-                System::from_toml(&text, name).map_err(bad)?
-            } else if !System::is_preset(name) {
+                ClassSystem::from_toml(&text, name).map_err(bad)?
+            } else if !ClassSystem::is_preset(name) {
                 return Err(bad(format!(
                     "--system {name}: no preset of that name (presets: {PRESETS}) and no system file of that name"
                 )));
             } else {
                 match a.lambdas.as_deref() {
-                    Some(l) => System::preset(name, &list(l)).map_err(bad)?,
+                    Some(l) => ClassSystem::preset(name, &comma_list(l)).map_err(bad)?,
                     // The preset's own message: how many rates it needs.
                     None => {
-                        return Err(System::preset(name, &[])
+                        return Err(ClassSystem::preset(name, &[])
                             .err()
                             .map_or_else(|| bad(format!("--system {name} needs --lambdas")), bad))
                     }
@@ -214,10 +205,10 @@ fn system_of(a: &SystemArgs) -> Result<System, (i32, String)> {
             let classes = a
                 .classes
                 .iter()
-                .map(|c| System::parse_class(c, k))
+                .map(|c| ClassSystem::parse_class(c, k))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(bad)?;
-            System::new(rates, classes).map_err(bad)
+            ClassSystem::new(rates, classes).map_err(bad)
         }
     }
 }
@@ -243,7 +234,7 @@ fn run_simulate(a: SimulateArgs) -> Outcome {
     let policy = policy_of(&a.system)?;
     let dist = DistSpec::parse(&a.dist).map_err(bad)?;
     let copies = Copies::parse(&a.copies).map_err(bad)?;
-    let req = SimRequest {
+    let req = RedundancySimRequest {
         sys: &sys,
         policy,
         copies,

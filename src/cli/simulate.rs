@@ -2,12 +2,12 @@
 //! the record is built by [`crate::report::simulate`].
 
 use super::run_args::JobRunArgs;
-use super::{bad, hosts_of, load_of, named, render, Format, LoadArgs, Outcome};
+use super::{bad, comma_list, named, render, FarmArgs, Format, Outcome};
 use crate::dist::{DistFactory, DistSpec};
 use crate::error::Classify;
 use crate::policy::reference::reference_waiting;
 use crate::report::simulate::simulate_record;
-use crate::sim::dispatch::setup::{run, SimRequest, DEFAULT_RUN};
+use crate::sim::dispatch::setup::{run, DispatchSimRequest, DEFAULT_RUN};
 use crate::sim::dispatch::SimPolicy;
 use crate::sim::warmup::Knobs;
 use crate::sim::SimError;
@@ -20,14 +20,8 @@ pub(super) struct SimulateArgs {
     /// (least-work-left = M/G/h central queue), jsq (join-the-shortest-queue).
     #[arg(long, value_parser = named::<SimPolicy>())]
     policy: SimPolicy,
-    /// Job-size distribution, family:key=value,...
-    #[arg(long, value_name = "SPEC")]
-    dist: String,
-    /// Number of hosts h >= 1 (e.g. 4, 1000000 or 1e6).
-    #[arg(long, value_name = "H", allow_hyphen_values = true)]
-    hosts: String,
     #[command(flatten)]
-    load: LoadArgs,
+    farm: FarmArgs,
     /// The h-1 interior cutoffs s1 < ... < s_{h-1} (sita, tags).
     #[arg(
         long,
@@ -52,7 +46,7 @@ pub(super) struct SimulateArgs {
 
 /// Bytes per host and replication a simulation is planned to hold (kernel state and
 /// statistics; an upper estimate for the memory bound of `simulate`).
-pub const SIM_BYTES_PER_HOST: u64 = 512;
+pub(crate) const SIM_BYTES_PER_HOST: u64 = 512;
 
 /// A simulator's error with the exit status of its kind (bad input 2, else 3).
 fn failed(e: SimError) -> (i32, String) {
@@ -60,9 +54,7 @@ fn failed(e: SimError) -> (i32, String) {
 }
 
 pub(super) fn run_simulate(a: SimulateArgs) -> Outcome {
-    let hosts = hosts_of(&a.hosts)?;
-    let dist = DistSpec::parse(&a.dist).map_err(bad)?;
-    let load = load_of(a.load)?;
+    let (hosts, dist, load) = a.farm.resolve()?;
     let opts = a.run.options(DEFAULT_RUN, a.point)?;
     let replications = opts.replications;
     // Per host and replication: the kernel's state and the host's statistics (a generous
@@ -82,14 +74,8 @@ pub(super) fn run_simulate(a: SimulateArgs) -> Outcome {
         Some(s) => Some(DistSpec::parse(s).map_err(bad)?),
         None => None,
     };
-    let cutoffs: Vec<String> = a
-        .cutoffs
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(String::from)
-        .collect();
-    let req = SimRequest {
+    let cutoffs = comma_list(&a.cutoffs);
+    let req = DispatchSimRequest {
         policy: a.policy,
         dist: &dist,
         hosts,

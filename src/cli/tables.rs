@@ -10,7 +10,7 @@ use clap::Args;
 use std::path::PathBuf;
 
 /// Default output folder.
-pub const DEFAULT_TABLES_DIR: &str = "data";
+pub(crate) const DEFAULT_TABLES_DIR: &str = "data";
 
 #[derive(Args, Debug)]
 pub(crate) struct TablesArgs {

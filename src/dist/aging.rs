@@ -95,7 +95,7 @@ const NEITHER: Aging = Aging {
 /// empirical law and anything else without a known class.
 ///
 /// ```
-/// use taskassign::dist::{aging::theory, DistSpec};
+/// use taskassign::dist::{aging_theory as theory, DistSpec};
 /// let t = |s: &str| theory(&DistSpec::parse(s).unwrap()).map(|a| a.label());
 /// assert_eq!(t("erlang:k=4,rate=4"), Some("NBU (IFR)"));
 /// assert_eq!(t("hyperexp:mean=1,scv=20"), Some("NWU (DFR)"));

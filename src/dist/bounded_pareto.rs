@@ -179,7 +179,7 @@ impl BoundedPareto {
     /// With α = 1 the mean is k ln(p/k) / (1 − k/p) exactly (the j = α case is a logarithm):
     /// ```
     /// use rug::Float;
-    /// use taskassign::dist::{JobSize, bounded_pareto::BoundedPareto};
+    /// use taskassign::dist::{BoundedPareto, JobSize};
     /// let b = 200;
     /// let d = BoundedPareto::new(Float::with_val(b, 1), Float::with_val(b, 100), Float::with_val(b, 1)).unwrap();
     /// let exact = Float::with_val(b, 100).ln() / (Float::with_val(b, 99) / 100u32);

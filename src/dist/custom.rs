@@ -12,7 +12,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use rug::Float;
-//! use taskassign::dist::{DistFactory, custom::{CustomFactory, DensityFn}};
+//! use taskassign::dist::{CustomFactory, DensityFn, DistFactory};
 //! // f(x) = x e^(−x) on [0, ∞) (a Gamma(2, 1)): E[X] = 2, E[X²] = 6.
 //! let f: DensityFn = Arc::new(|x: &Float| Float::with_val(x.prec(), x * &Float::with_val(x.prec(), -x).exp()));
 //! let d = CustomFactory::new("gamma2", "0", "inf", f).unwrap().build(128).unwrap();
@@ -181,11 +181,6 @@ impl Custom {
         }
         d.total = total;
         Ok(d)
-    }
-
-    /// The user's name for the density.
-    pub fn name(&self) -> &str {
-        &self.name
     }
 
     /// ∫_a^b x^j f(x) dx at `bits` + guard, checked against 2^-bits relative error.
@@ -394,20 +389,13 @@ impl Sampler for CustomSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::num::tol::close_at_bits as close;
     use rand::SeedableRng;
 
-    /// Relative accuracy asked of moments with known closed forms, in bits below the
-    /// distribution's precision.
-    const SLACK_BITS: u32 = 8;
     /// Kolmogorov–Smirnov critical value at 1%: 1.63/√n (Smirnov's asymptotic law).
     const KS_C_1PCT: f64 = 1.63;
     /// Samples of the KS test.
     const KS_N: usize = 20_000;
-
-    fn close(bits: u32, x: &Float, y: &Float) -> bool {
-        let d = Float::with_val(bits, x - y).abs();
-        d <= Float::with_val(bits, y.abs_ref()) >> (bits - SLACK_BITS)
-    }
 
     fn gamma2() -> DensityFn {
         Arc::new(|x: &Float| Float::with_val(x.prec(), x * &Float::with_val(x.prec(), -x).exp()))

@@ -17,7 +17,7 @@ impl Deterministic {
     ///
     /// ```
     /// use rug::Float;
-    /// use taskassign::dist::{JobSize, deterministic::Deterministic};
+    /// use taskassign::dist::{Deterministic, JobSize};
     /// let d = Deterministic::new(Float::with_val(64, 3)).unwrap();
     /// assert_eq!(d.moment(2).unwrap(), 9);
     /// ```

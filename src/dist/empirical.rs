@@ -89,7 +89,7 @@ impl Empirical {
     /// error messages), parsing them at `bits`.
     ///
     /// ```
-    /// use taskassign::dist::{JobSize, empirical::Empirical};
+    /// use taskassign::dist::{Empirical, JobSize};
     /// let s: Vec<String> = ["1", "2", "3", "4"].iter().map(|x| x.to_string()).collect();
     /// let d = Empirical::new(128, "sizes.txt", &s).unwrap();
     /// assert_eq!(d.mean().unwrap(), 2.5);

@@ -35,7 +35,7 @@ impl Erlang {
     ///
     /// ```
     /// use rug::Float;
-    /// use taskassign::dist::{JobSize, erlang::Erlang};
+    /// use taskassign::dist::{Erlang, JobSize};
     /// let d = Erlang::new(&Float::with_val(64, 4), Float::with_val(64, 4)).unwrap();
     /// assert_eq!(d.mean().unwrap(), 1);
     /// assert_eq!(d.moment(2).unwrap(), 1.25); // k(k+1)/r² = 20/16

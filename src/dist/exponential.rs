@@ -23,7 +23,7 @@ impl Exponential {
     ///
     /// ```
     /// use rug::Float;
-    /// use taskassign::dist::{JobSize, exponential::Exponential};
+    /// use taskassign::dist::{Exponential, JobSize};
     /// let d = Exponential::new(Float::with_val(100, 2)).unwrap();
     /// assert_eq!(d.mean().unwrap(), 0.5);
     /// assert_eq!(d.moment(2).unwrap(), 0.5); // 2/μ²

@@ -25,7 +25,7 @@ impl HyperExp {
     ///
     /// ```
     /// use rug::Float;
-    /// use taskassign::dist::{JobSize, hyperexp::HyperExp};
+    /// use taskassign::dist::{HyperExp, JobSize};
     /// let b = 100;
     /// let d = HyperExp::new(Float::with_val(b, 0.5), Float::with_val(b, 1), Float::with_val(b, 2)).unwrap();
     /// assert_eq!(d.mean().unwrap(), 0.75); // 0.5·1 + 0.5·0.5

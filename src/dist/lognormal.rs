@@ -76,7 +76,7 @@ impl LogNormal {
     /// E[X] = e^(μ + σ²/2):
     /// ```
     /// use rug::Float;
-    /// use taskassign::dist::{JobSize, lognormal::LogNormal};
+    /// use taskassign::dist::{JobSize, LogNormal};
     /// let b = 128;
     /// let d = LogNormal::new(Float::with_val(b, 0), Float::with_val(b, 2)).unwrap();
     /// let exact = Float::with_val(b, 2).exp();
@@ -318,14 +318,7 @@ impl Sampler for LogNormalSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Relative tolerance (in bits below the working precision) of the unit checks.
-    const SLACK_BITS: u32 = 8;
-
-    fn close(bits: u32, x: &Float, y: &Float) -> bool {
-        let d = Float::with_val(bits, x - y).abs();
-        d <= Float::with_val(bits, y.abs_ref()) >> (bits - SLACK_BITS)
-    }
+    use crate::num::tol::close_at_bits as close;
 
     #[test]
     fn quantile_inverts_cdf() {

@@ -6,22 +6,39 @@
 //! tail, CDF, density, the partial moments M_j(a,b) = E[X^j ; a < X ≤ b] for
 //! j ∈ {−1, 0, 1, 2}, mean, quantile, and an `f64` sampler for the simulators.
 
-pub mod aging;
-pub mod bounded_pareto;
-pub mod custom;
-pub mod deterministic;
-pub mod empirical;
-pub mod enclose;
-pub mod erlang;
-pub mod exponential;
-pub mod hyperexp;
-pub mod lognormal;
-pub mod pareto;
-pub mod point;
-pub mod spec;
-pub mod uniform;
-pub mod weibull;
-pub mod ziggurat;
+pub(crate) mod aging;
+pub(crate) mod bounded_pareto;
+pub(crate) mod custom;
+pub(crate) mod deterministic;
+pub(crate) mod empirical;
+pub(crate) mod enclose;
+pub(crate) mod erlang;
+pub(crate) mod exponential;
+pub(crate) mod hyperexp;
+pub(crate) mod lognormal;
+pub(crate) mod pareto;
+pub(crate) mod point;
+pub(crate) mod spec;
+pub(crate) mod uniform;
+pub(crate) mod weibull;
+pub(crate) mod ziggurat;
+
+pub use aging::{
+    on_grid as aging_on_grid, theory as aging_theory, Aging, GRID_BITS as AGING_GRID_BITS,
+};
+pub use bounded_pareto::BoundedPareto;
+pub use custom::{CustomFactory, DensityFn};
+pub use deterministic::Deterministic;
+pub use empirical::Empirical;
+pub use enclose::below_support;
+pub use erlang::Erlang;
+pub use exponential::Exponential;
+pub use hyperexp::HyperExp;
+pub use lognormal::LogNormal;
+pub use pareto::Pareto;
+pub use spec::FAMILIES;
+pub use uniform::Uniform;
+pub use weibull::Weibull;
 
 pub use enclose::Enclosure;
 pub use point::Point;

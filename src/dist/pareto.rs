@@ -31,7 +31,7 @@ impl Pareto {
     /// E[X] = α k / (α − 1) for α > 1, infinite (an error) for α ≤ 1:
     /// ```
     /// use rug::Float;
-    /// use taskassign::dist::{JobSize, pareto::Pareto};
+    /// use taskassign::dist::{JobSize, Pareto};
     /// let d = Pareto::new(Float::with_val(100, 1), Float::with_val(100, 3)).unwrap();
     /// assert_eq!(d.mean().unwrap(), 1.5);
     /// let heavy = Pareto::new(Float::with_val(100, 1), Float::with_val(100, 1)).unwrap();

@@ -51,7 +51,7 @@ impl Uniform {
     ///
     /// ```
     /// use rug::Float;
-    /// use taskassign::dist::{JobSize, uniform::Uniform};
+    /// use taskassign::dist::{JobSize, Uniform};
     /// let d = Uniform::new(Float::with_val(64, 0), Float::with_val(64, 1)).unwrap();
     /// assert_eq!(d.moment(2).unwrap(), Float::with_val(64, 1) / 3u32);
     /// ```

@@ -85,7 +85,7 @@ impl Weibull {
     /// Shape 1 is the exponential with mean λ; shape 2 has mean λ·√π/2:
     /// ```
     /// use rug::Float;
-    /// use taskassign::dist::{JobSize, weibull::Weibull};
+    /// use taskassign::dist::{JobSize, Weibull};
     /// let b = 128;
     /// let d = Weibull::new(Float::with_val(b, 2), Float::with_val(b, 1)).unwrap();
     /// let exact = Float::with_val(b, rug::float::Constant::Pi).sqrt() / 2u32;
@@ -295,14 +295,7 @@ impl Sampler for WeibullSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Relative agreement asked of two independent evaluations of Γ(s, y).
-    const AGREE_SLACK_BITS: u32 = 8;
-
-    fn close(bits: u32, x: &Float, y: &Float) -> bool {
-        let d = Float::with_val(bits, x - y).abs();
-        d <= Float::with_val(bits, y.abs_ref()) >> (bits - AGREE_SLACK_BITS)
-    }
+    use crate::num::tol::close_at_bits as close;
 
     #[test]
     fn tiny_shape_partial_moments_add_up_to_the_mean() {

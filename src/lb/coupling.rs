@@ -74,7 +74,7 @@
 //! simulation reports how often JSQ(d)'s choice falls outside the n + 1 lowest servers,
 //! against its exact probability C(N − n − 1, d)/C(N, d).
 
-use super::model::{tail_probability, tail_table, LbError, ModelKind, System};
+use super::model::{tail_probability, tail_table, JsqSystem, LbError, ModelKind};
 use crate::sim::rng::{index, stream_rng, unit_f64};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -214,7 +214,7 @@ impl Sys {
 /// empty systems and checks the inequalities of the module docs at every event (pool
 /// departures coupled by task rank, [`PoolDepartures::TaskRank`]).
 pub fn run_coupled(
-    system: &System,
+    system: &JsqSystem,
     cjsq_n: usize,
     events: u64,
     seed: u64,
@@ -232,7 +232,7 @@ pub fn run_coupled(
 
 /// [`run_coupled`] with a choice of the pools' departure coupling.
 pub fn run_coupled_with(
-    system: &System,
+    system: &JsqSystem,
     cjsq_n: usize,
     events: u64,
     seed: u64,

@@ -40,7 +40,7 @@ use rayon::prelude::*;
 /// λ per server of the Halfin–Whitt regime λ(N) = N − β√N: 1 − β/√N.
 ///
 /// ```
-/// use taskassign::lb::diffusion::halfin_whitt_lambda;
+/// use taskassign::lb::halfin_whitt_lambda;
 /// assert!((halfin_whitt_lambda(10_000, 0.5) - 0.995).abs() < 1e-15);
 /// ```
 pub fn halfin_whitt_lambda(n: u64, beta: f64) -> f64 {

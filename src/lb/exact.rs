@@ -58,7 +58,7 @@
 //! each as an enclosure [lo, hi] printed with the digits on which its ends agree, the
 //! number of states, the truncation and its bound.
 
-use super::model::{tail_table, LbError, ModelKind, Sampling, System};
+use super::model::{tail_table, JsqSystem, LbError, ModelKind, Sampling};
 use crate::num::certify::certify_pair;
 use crate::num::levels::{self, Bounded, Enclosed, LevelChain, LevelError};
 use rug::Float;
@@ -645,7 +645,7 @@ fn level_err(e: LevelError, max: usize) -> LbError {
 }
 
 /// The first truncation tried for an infinite buffer.
-pub fn initial_truncation(system: &System) -> Truncation {
+pub fn initial_truncation(system: &JsqSystem) -> Truncation {
     let lambda = system.model().lambda();
     let n = system.servers() as f64;
     match system.model().kind() {
@@ -672,7 +672,8 @@ fn multisets(n: u64, k: u64) -> f64 {
 /// shortest queue m ≤ L, the other N − 1 lengths in [m, m + S]).
 ///
 /// ```
-/// use taskassign::lb::exact::{state_bound, Truncation};
+/// use taskassign::lb::state_bound;
+/// use taskassign::lb::Truncation;
 /// assert_eq!(state_bound(1, Some(2), None), 3.0);
 /// let t = Truncation { min_level: 5, spread: 4 };
 /// assert_eq!(state_bound(40, None, Some(t)), 6.0 * 123_410.0);
@@ -689,7 +690,7 @@ pub fn state_bound(n: u64, buffer: Option<u32>, trunc: Option<Truncation>) -> f6
 
 /// Bad input when the chain to solve would exceed the state limit (refused before any
 /// state is explored, so that a large N fails at once).
-fn check_size(system: &System, trunc: Option<Truncation>, max: usize) -> Result<(), LbError> {
+fn check_size(system: &JsqSystem, trunc: Option<Truncation>, max: usize) -> Result<(), LbError> {
     let bound = match (system.model().kind(), system.model().buffer(), trunc) {
         (ModelKind::Pools, None, Some(t)) => multisets(system.servers(), u64::from(t.min_level)),
         (_, b, t) => state_bound(system.servers(), b, t),
@@ -713,7 +714,7 @@ struct Solved {
 }
 
 fn solve_chain(
-    system: &System,
+    system: &JsqSystem,
     trunc: Option<Region>,
     digits: u32,
     max_states: usize,
@@ -887,7 +888,7 @@ fn solve_chain(
 
 /// The closed form of d = 1: N independent M/M/1/b queues or M/M/B/B pools (M/M/∞ without
 /// a capacity), summed in MPFR at the two precisions of `digits`.
-pub fn closed_form(system: &System, digits: u32) -> Result<ExactResult, LbError> {
+pub fn closed_form(system: &JsqSystem, digits: u32) -> Result<ExactResult, LbError> {
     let model = system.model();
     let (b0, b1) = crate::num::certify_bits(digits + 2);
     let eval = |bits: u32| -> Result<(Float, Vec<Float>, Float), LbError> {
@@ -1066,7 +1067,7 @@ fn grown(
 
 /// The exact stationary values of `system` (module docs), to `opts.digits` digits (at
 /// most [`CHAIN_MAX_DIGITS`] for a chain).
-pub fn exact(system: &System, opts: &ExactOptions) -> Result<ExactResult, LbError> {
+pub fn exact(system: &JsqSystem, opts: &ExactOptions) -> Result<ExactResult, LbError> {
     let digits = opts.digits.max(1);
     if system.d().d == 1 {
         return closed_form(system, digits);
@@ -1227,7 +1228,7 @@ fn fitted_weights(n: usize, pi: &HashMap<Occ, f64>, pilot: &[f64], level: f64) -
 /// e^{−1} per nat of level; the rate is measured between levels once two are solved) until
 /// the truncation bound leaves the digits asked certain or the next level would exceed
 /// the state limit.
-fn exact_simplex(system: &System, opts: &ExactOptions, want: u32) -> Result<ExactResult, LbError> {
+fn exact_simplex(system: &JsqSystem, opts: &ExactOptions, want: u32) -> Result<ExactResult, LbError> {
     let n = system.servers() as usize;
     let lambda = system.model().lambda();
     let max = opts.max_states;
@@ -1457,7 +1458,7 @@ mod tests {
     fn simplex_and_box_agree_within_their_enclosures() {
         // The same chain on two truncations of different shapes: the enclosures overlap.
         let m = Model::new(ModelKind::Queues, "0.8", None).unwrap();
-        let sys = System::new(m, 3, &DSpec::Fixed(2), Sampling::Without).unwrap();
+        let sys = JsqSystem::new(m, 3, &DSpec::Fixed(2), Sampling::Without).unwrap();
         let a = exact(
             &sys,
             &ExactOptions {

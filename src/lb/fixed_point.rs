@@ -165,7 +165,7 @@ pub fn fixed_point(model: &Model, limit: Limit, bits: u32) -> Result<FixedPoint,
 /// The closed-form fixed point, when the model has one (module docs), else `None`.
 ///
 /// ```
-/// use taskassign::lb::{fixed_point::closed_form, fluid::Limit, model::{Model, ModelKind}};
+/// use taskassign::lb::{fixed_point_closed_form as closed_form, Limit, Model, ModelKind};
 /// // Queues, d = 2, λ = 0.5: s_i = 0.5^(2^i − 1) = 0.5, 0.125, 0.0078125, …
 /// let m = Model::new(ModelKind::Queues, "0.5", None).unwrap();
 /// let fp = closed_form(&m, Limit::PowerOfD(2), 128).unwrap().unwrap();
@@ -474,7 +474,8 @@ const REFERENCE_BITS: u32 = 64;
 /// where the fixed point is not unique (queues at λ = 1).
 ///
 /// ```
-/// use taskassign::lb::{fixed_point::jsq_reference, model::{Model, ModelKind}};
+/// use taskassign::lb::jsq_reference;
+/// use taskassign::lb::{Model, ModelKind};
 /// let p = Model::new(ModelKind::Pools, "2.5", None).unwrap();
 /// assert_eq!(jsq_reference(&p).unwrap(), vec![1.0, 1.0, 0.5]);
 /// ```
@@ -487,7 +488,7 @@ pub fn jsq_reference(model: &Model) -> Result<Vec<f64>, LbError> {
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::lb::fixed_point::l1_distance;
+/// use taskassign::lb::l1_distance;
 /// let a = [Float::with_val(64, 0.5), Float::with_val(64, 0.25)];
 /// let b = [Float::with_val(64, 0.5)];
 /// assert_eq!(l1_distance(&a, &b, 64), 0.25);

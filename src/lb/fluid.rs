@@ -73,7 +73,7 @@ impl Limit {
     /// any d(N) → ∞); a formula constant in N is that d, rounded up.
     ///
     /// ```
-    /// use taskassign::lb::{fluid::Limit, model::DSpec};
+    /// use taskassign::lb::{DSpec, Limit};
     /// assert_eq!(Limit::from_spec(&DSpec::parse("2").unwrap()).unwrap(), Limit::PowerOfD(2));
     /// assert_eq!(Limit::from_spec(&DSpec::parse("log(N)").unwrap()).unwrap(), Limit::Jsq);
     /// assert_eq!(Limit::from_spec(&DSpec::parse("2.5").unwrap()).unwrap(), Limit::PowerOfD(3));
@@ -108,8 +108,6 @@ impl Limit {
 
 /// The occupancy ODEs' common interface: a vector field on the truncated occupancy.
 pub trait FluidModel {
-    /// Number of levels K (q_1..q_K; q_{K+1} = 0).
-    fn dim(&self) -> usize;
     /// dq/dt at q.
     fn rhs(&self, q: &[f64], dq: &mut [f64]);
 }
@@ -136,10 +134,6 @@ impl PowerOfD {
 }
 
 impl FluidModel for PowerOfD {
-    fn dim(&self) -> usize {
-        self.levels
-    }
-
     fn rhs(&self, q: &[f64], dq: &mut [f64]) {
         let k = self.levels;
         let mut prev_pow = 1.0; // q_0^d

@@ -36,7 +36,7 @@ impl Formula {
     /// The value at N.
     ///
     /// ```
-    /// use taskassign::lb::formula::Formula;
+    /// use taskassign::lb::Formula;
     /// let f = Formula::parse("sqrt(N)*log(N)").unwrap();
     /// let v = f.eval(100.0);
     /// assert!((v - 10.0 * 100f64.ln()).abs() < 1e-12);

@@ -23,7 +23,6 @@
 //! the fluid equations.
 
 use crate::num::NumError;
-use crate::vocab::{UnknownName, Vocabulary};
 use thiserror::Error;
 
 /// The largest capacity (buffer b or pool capacity B) accepted: the per-level arrays of
@@ -133,7 +132,7 @@ impl ModelKind {
     /// for a pool, 0 for an idle server.
     ///
     /// ```
-    /// use taskassign::lb::model::ModelKind;
+    /// use taskassign::lb::ModelKind;
     /// assert_eq!(ModelKind::Queues.service_rate(3), 1.0);
     /// assert_eq!(ModelKind::Pools.service_rate(3), 3.0);
     /// assert_eq!(ModelKind::Queues.service_rate(0), 0.0);
@@ -180,27 +179,9 @@ impl Sampling {
     }
 }
 
-impl Vocabulary for ModelKind {
-    const WHAT: &'static str = "model";
-}
+crate::vocab::vocabulary!(ModelKind, "model");
 
-impl std::str::FromStr for ModelKind {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        crate::vocab::parse(s)
-    }
-}
-
-impl Vocabulary for Sampling {
-    const WHAT: &'static str = "sampling";
-}
-
-impl std::str::FromStr for Sampling {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        crate::vocab::parse(s)
-    }
-}
+crate::vocab::vocabulary!(Sampling, "sampling");
 
 /// One model: which kind, the arrival rate per server and the capacity.
 #[derive(Debug, Clone, PartialEq)]
@@ -220,7 +201,7 @@ impl Model {
     /// capacity outside 1..=[`MAX_CAPACITY`].
     ///
     /// ```
-    /// use taskassign::lb::model::{Model, ModelKind};
+    /// use taskassign::lb::{Model, ModelKind};
     /// assert!(Model::new(ModelKind::Queues, "0.9", None).is_ok());
     /// assert!(Model::new(ModelKind::Queues, "1.2", None).is_err());
     /// assert!(Model::new(ModelKind::Queues, "1.2", Some(5)).is_ok());
@@ -314,7 +295,7 @@ impl DSpec {
     /// Parses `2`, `inf`, or a formula such as `sqrt(N)*log(N)`.
     ///
     /// ```
-    /// use taskassign::lb::model::DSpec;
+    /// use taskassign::lb::DSpec;
     /// assert_eq!(DSpec::parse("2").unwrap(), DSpec::Fixed(2));
     /// assert_eq!(DSpec::parse("inf").unwrap(), DSpec::Infinite);
     /// assert!(matches!(DSpec::parse("N^0.75").unwrap(), DSpec::Formula(..)));
@@ -350,7 +331,7 @@ impl DSpec {
     /// at N; `inf` is N (JSQ). Errors when the value is not positive.
     ///
     /// ```
-    /// use taskassign::lb::model::{DSpec, DUsed};
+    /// use taskassign::lb::{DSpec, DUsed};
     /// let d = DSpec::parse("sqrt(N)*log(N)").unwrap();
     /// // √1000 · ln 1000 = 218.43…, rounded up.
     /// assert_eq!(d.resolve(1000).unwrap(), DUsed { d: 219, capped: false });
@@ -413,21 +394,21 @@ impl DSpec {
 
 /// A finite system: a model, N servers, d and the sampling rule.
 #[derive(Debug, Clone, PartialEq)]
-pub struct System {
+pub struct JsqSystem {
     model: Model,
     n: u64,
     d: DUsed,
     sampling: Sampling,
 }
 
-impl System {
+impl JsqSystem {
     /// A validated system with N servers and d resolved at N ([`DSpec::resolve`]).
     pub fn new(model: Model, n: u64, d: &DSpec, sampling: Sampling) -> Result<Self, LbError> {
         if !(1..=MAX_SERVERS).contains(&n) {
             return Err(LbError::BadServers(n as i64));
         }
         let d = d.resolve(n)?;
-        Ok(System {
+        Ok(JsqSystem {
             model,
             n,
             d,
@@ -466,7 +447,8 @@ impl System {
 /// C(k, d)/C(N, d) = Π_{j<d} (k − j)/(N − j) without replacement, (k/N)^d with.
 ///
 /// ```
-/// use taskassign::lb::model::{tail_probability, Sampling};
+/// use taskassign::lb::tail_probability;
+/// use taskassign::lb::Sampling;
 /// // C(3,2)/C(5,2) = 3/10; (3/5)^2 = 9/25.
 /// assert!((tail_probability(3, 5, 2, Sampling::Without) - 0.3).abs() < 1e-15);
 /// assert!((tail_probability(3, 5, 2, Sampling::With) - 0.36).abs() < 1e-15);
@@ -587,7 +569,7 @@ mod tests {
             Model::new(ModelKind::Pools, "2", Some(0)).unwrap_err(),
             DSpec::parse("sqrt(").unwrap_err(),
             DSpec::parse("0").unwrap_err(),
-            System::new(
+            JsqSystem::new(
                 Model::new(ModelKind::Pools, "2", None).unwrap(),
                 0,
                 &DSpec::Fixed(1),

@@ -21,11 +21,16 @@ pub struct Certified {
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::num::certify::to_sci;
+/// use taskassign::num::to_sci;
 /// assert_eq!(to_sci(&Float::with_val(64, 1234.5), 3), "1.23e3");
 /// assert_eq!(to_sci(&Float::with_val(64, -0.0125), 2), "-1.3e-2");
 /// ```
 pub fn to_sci(x: &Float, k: u32) -> String {
+    to_sci_round(x, k, Round::Nearest)
+}
+
+/// [`to_sci`] rounded in direction `r` (`Round::Down`/`Up` for an enclosure's ends).
+pub(crate) fn to_sci_round(x: &Float, k: u32, r: Round) -> String {
     if x.is_zero() {
         return "0e0".to_string();
     }
@@ -36,7 +41,7 @@ pub fn to_sci(x: &Float, k: u32) -> String {
         return "nan".to_string();
     }
     let k = k.max(1) as usize;
-    let (neg, digits, exp) = x.to_sign_string_exp_round(10, Some(k), Round::Nearest);
+    let (neg, digits, exp) = x.to_sign_string_exp_round(10, Some(k), r);
     // value = 0.d1d2d3… × 10^exp = d1.d2d3… × 10^(exp-1)
     let e = i64::from(exp.unwrap_or(0)) - 1;
     // Trailing zeros are kept: they are certified digits too.
@@ -61,7 +66,7 @@ pub fn to_sci(x: &Float, k: u32) -> String {
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::num::certify::certify_pair;
+/// use taskassign::num::certify_pair;
 /// let a = Float::with_val(64, 1.0f64 / 3.0);
 /// let b = Float::with_val(128, 1) / Float::with_val(128, 3);
 /// let c = certify_pair(&a, &b, 30);
@@ -185,7 +190,7 @@ impl<T> AtBoth<T> {
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::num::certify::Certify;
+/// use taskassign::num::Certify;
 /// let c = Certify::digits(30);
 /// let both = c.run(|bits| Ok::<_, ()>(Float::with_val(bits, 2).sqrt())).unwrap();
 /// let v = both.certify(c.wanted(), |x| x);
@@ -238,7 +243,7 @@ impl Certify {
     ///
     /// ```
     /// use rug::Float;
-    /// use taskassign::num::certify::Certify;
+    /// use taskassign::num::Certify;
     /// // Newton for √2 at the higher precision from the lower one's root.
     /// let c = Certify::digits(30);
     /// let newton = |x: Float| (Float::with_val(x.prec(), 2u32 / &x) + &x) / 2u32;

@@ -71,7 +71,7 @@ impl Transform {
 
 /// An extrapolated limit.
 #[derive(Debug, Clone)]
-pub struct Limit {
+pub struct Extrapolated {
     /// The estimate of the limit.
     pub estimate: Float,
     /// The error estimate (≥ 0).
@@ -102,7 +102,7 @@ fn neville(xs: &[Float], ys: &[Float]) -> Float {
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::num::extrapolate::extrapolate;
+/// use taskassign::num::extrapolate;
 /// let b = 128;
 /// // y = 3 + 2x − x²: recovered exactly by degree 2.
 /// let xs: Vec<Float> = [0.5, 0.25, 0.125, 0.0625].iter().map(|&x| Float::with_val(b, x)).collect();
@@ -110,14 +110,14 @@ fn neville(xs: &[Float], ys: &[Float]) -> Float {
 /// let l = extrapolate(&xs, &ys, 2).unwrap();
 /// assert!(Float::with_val(b, &l.estimate - 3u32).abs() < 1e-30);
 /// ```
-pub fn extrapolate(xs: &[Float], ys: &[Float], degree: usize) -> Option<Limit> {
+pub fn extrapolate(xs: &[Float], ys: &[Float], degree: usize) -> Option<Extrapolated> {
     let n = xs.len().min(ys.len());
     if n == 0 {
         return None;
     }
     let bits = ys[n - 1].prec();
     if n == 1 {
-        return Some(Limit {
+        return Some(Extrapolated {
             estimate: ys[0].clone(),
             error: Float::with_val(bits, rug::float::Special::Infinity),
             degree: 0,
@@ -139,7 +139,7 @@ pub fn extrapolate(xs: &[Float], ys: &[Float], degree: usize) -> Option<Limit> {
         let prev = last(d + 1, 1);
         err = err.max(&Float::with_val(bits, &est - &prev).abs());
     }
-    Some(Limit {
+    Some(Extrapolated {
         estimate: est,
         error: err,
         degree: d,

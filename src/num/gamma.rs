@@ -215,7 +215,7 @@ pub fn ln_gamma_interval_f64(s: f64, pa: &LnPoint, pb: &LnPoint) -> f64 {
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::num::gamma::gamma_interval;
+/// use taskassign::num::gamma_interval;
 /// let b = 128;
 /// // s = 1: e^(−1) − e^(−2)
 /// let v = gamma_interval(b, &Float::with_val(b, 1), &Float::with_val(b, 1), &Float::with_val(b, 2)).unwrap();
@@ -268,7 +268,7 @@ pub fn gamma_interval(bits: u32, s: &Float, ya: &Float, yb: &Float) -> Result<Fl
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::num::gamma::upper_gamma;
+/// use taskassign::num::upper_gamma;
 /// let b = 128;
 /// // Γ(0, y) = E1(y) = −Ei(−y) (A&S 5.1.1, 6.5.15)
 /// let y = Float::with_val(b, 2);
@@ -293,7 +293,7 @@ pub fn upper_gamma(bits: u32, s: &Float, y: &Float) -> Result<Float, NumError> {
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::num::gamma::upper_gamma_cf;
+/// use taskassign::num::upper_gamma_cf;
 /// let b = 128;
 /// // Γ(1, y) = e^(−y)
 /// let y = Float::with_val(b, 50);
@@ -533,8 +533,8 @@ const ASYMPTOTIC_Y_PER_BIT: f64 = 0.75;
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::num::gamma::gamma_interval_enclosure;
-/// use taskassign::num::interval::Interval;
+/// use taskassign::num::gamma_interval_enclosure;
+/// use taskassign::num::Interval;
 /// let b = 128;
 /// // s = 1: e^(−1) − e^(−2)
 /// let one = Interval::int(b, 1);
@@ -838,14 +838,7 @@ fn asymptotic_upper_gamma(w: u32, s: &Float, y: &Float) -> Option<Interval> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Relative agreement asked of two independent evaluations of Γ(s, y).
-    const AGREE_SLACK_BITS: u32 = 8;
-
-    fn close(bits: u32, x: &Float, y: &Float) -> bool {
-        let d = Float::with_val(bits, x - y).abs();
-        d <= Float::with_val(bits, y.abs_ref()) >> (bits - AGREE_SLACK_BITS)
-    }
+    use crate::num::tol::close_at_bits as close;
 
     #[test]
     fn continued_fraction_matches_mpfr_gamma_inc() {

@@ -22,7 +22,7 @@
 //! The precision of a result is the larger precision of the operands, as for
 //! [`crate::num::real::Real`] on MPFR floats.
 
-use super::certify::{certify_pair, Certified};
+use super::certify::{certify_pair, to_sci_round, Certified};
 use super::NumError;
 use rug::float::{Constant, Round, Special};
 use rug::ops::{AssignRound, Pow};
@@ -191,7 +191,7 @@ impl Interval {
     /// [`crate::num::parse_decimal`].
     ///
     /// ```
-    /// use taskassign::num::interval::Interval;
+    /// use taskassign::num::Interval;
     /// let tenth = Interval::from_decimal("0.1", 64).unwrap();
     /// assert!(tenth.lo() < tenth.hi()); // 1/10 is not a binary number
     /// assert!(Interval::from_decimal("0.5", 64).unwrap().is_point());
@@ -614,12 +614,12 @@ impl Interval {
     /// The lower end as a decimal string of `digits` significant digits rounded toward
     /// −∞ (so it is ≤ the end): `"inf"`/`"-inf"` for infinite ends, `"0e0"` for zero.
     pub fn lo_text(&self, digits: u32) -> String {
-        decimal(&self.lo, digits, Round::Down)
+        to_sci_round(&self.lo, digits, Round::Down)
     }
 
     /// The upper end as a decimal string rounded toward +∞ (see [`Interval::lo_text`]).
     pub fn hi_text(&self, digits: u32) -> String {
-        decimal(&self.hi, digits, Round::Up)
+        to_sci_round(&self.hi, digits, Round::Up)
     }
 
     /// The width relative to the smaller magnitude of the ends, in f64 (+∞ when an end is
@@ -668,34 +668,6 @@ fn quot(p: u32, a: &Float, b: &Float, round_up: bool) -> Float {
     } else {
         down(p, a / b)
     }
-}
-
-/// `x` as a decimal of `digits` significant digits rounded in direction `r`, in the
-/// notation of [`crate::num::certify::to_sci`].
-fn decimal(x: &Float, digits: u32, r: Round) -> String {
-    if x.is_zero() {
-        return "0e0".to_string();
-    }
-    if x.is_infinite() {
-        return if x.is_sign_negative() { "-inf" } else { "inf" }.to_string();
-    }
-    if x.is_nan() {
-        return "nan".to_string();
-    }
-    let (neg, ds, exp) = x.to_sign_string_exp_round(10, Some(digits.max(1) as usize), r);
-    let e = i64::from(exp.unwrap_or(0)) - 1;
-    let mut s = String::new();
-    if neg {
-        s.push('-');
-    }
-    s.push_str(&ds[..1]);
-    if ds.len() > 1 {
-        s.push('.');
-        s.push_str(&ds[1..]);
-    }
-    s.push('e');
-    s.push_str(&e.to_string());
-    s
 }
 
 /// The rigorous scalar of the policy formulas ([`crate::num::real::Real`]): a nonnegative

@@ -97,7 +97,7 @@ fn ln_expm1_ratio_by(tau: f64, l: f64, ln_tau: impl FnOnce() -> f64) -> f64 {
 /// any l, no cancellation for a short interval.
 ///
 /// ```
-/// use taskassign::num::logf64::ln_power_integral_f64;
+/// use taskassign::num::ln_power_integral_f64;
 /// // ∫_1^2 x dx = 3/2 (t = 2), ∫_1^e dx/x = 1 (t = 0)
 /// let v = ln_power_integral_f64(2.0, 0.0, 0.0, 2f64.ln(), 2f64.ln());
 /// assert!((v - 1.5f64.ln()).abs() < 1e-15);

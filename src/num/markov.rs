@@ -79,7 +79,7 @@ pub trait Ctmc {
 
 /// An enumerated chain with its generator in compressed rows.
 #[derive(Debug, Clone)]
-pub struct Chain<S> {
+pub struct MarkovChain<S> {
     /// The states, in BFS order from the start.
     pub states: Vec<S>,
     /// Index of each state.
@@ -89,7 +89,7 @@ pub struct Chain<S> {
     rates: Vec<f64>,
 }
 
-impl<S> Chain<S> {
+impl<S> MarkovChain<S> {
     /// Number of states.
     pub fn len(&self) -> usize {
         self.states.len()
@@ -122,7 +122,7 @@ pub fn explore<C: Ctmc>(
     c: &C,
     start: C::State,
     max_states: usize,
-) -> Result<Chain<C::State>, MarkovError> {
+) -> Result<MarkovChain<C::State>, MarkovError> {
     let mut states = vec![start.clone()];
     let mut index = HashMap::new();
     index.insert(start, 0usize);
@@ -174,7 +174,7 @@ pub fn explore<C: Ctmc>(
         offsets.push(targets.len());
         i += 1;
     }
-    Ok(Chain {
+    Ok(MarkovChain {
         states,
         index,
         offsets,
@@ -233,7 +233,7 @@ pub struct Stationary {
 }
 
 /// ‖π Q‖₁ / max_j q_j.
-pub fn residual<S>(chain: &Chain<S>, pi: &[f64]) -> f64 {
+pub fn residual<S>(chain: &MarkovChain<S>, pi: &[f64]) -> f64 {
     let n = chain.len();
     let mut flow = vec![0.0; n];
     let mut max_out: f64 = 0.0;
@@ -255,7 +255,10 @@ pub fn residual<S>(chain: &Chain<S>, pi: &[f64]) -> f64 {
 }
 
 /// The stationary distribution of an irreducible chain.
-pub fn stationary<S>(chain: &Chain<S>, opts: &SolveOptions) -> Result<Stationary, MarkovError> {
+pub fn stationary<S>(
+    chain: &MarkovChain<S>,
+    opts: &SolveOptions,
+) -> Result<Stationary, MarkovError> {
     stationary_from(chain, opts, None)
 }
 
@@ -263,7 +266,7 @@ pub fn stationary<S>(chain: &Chain<S>, opts: &SolveOptions) -> Result<Stationary
 /// smaller truncation of the same chain, zero on the new states); the dense solve ignores
 /// it. The guess changes the sweeps needed, not the stopping rule.
 pub fn stationary_from<S>(
-    chain: &Chain<S>,
+    chain: &MarkovChain<S>,
     opts: &SolveOptions,
     guess: Option<&[f64]>,
 ) -> Result<Stationary, MarkovError> {
@@ -288,7 +291,7 @@ pub fn stationary_from<S>(
     }
 }
 
-fn dense_solve<S>(chain: &Chain<S>) -> Result<Stationary, MarkovError> {
+fn dense_solve<S>(chain: &MarkovChain<S>) -> Result<Stationary, MarkovError> {
     let n = chain.len();
     // A = Qᵀ: A[j][i] = q_ij, A[i][i] = −q_i; the last row becomes Σ π = 1.
     let mut a = DMatrix::<f64>::zeros(n, n);
@@ -324,7 +327,7 @@ fn dense_solve<S>(chain: &Chain<S>) -> Result<Stationary, MarkovError> {
 }
 
 fn gauss_seidel<S>(
-    chain: &Chain<S>,
+    chain: &MarkovChain<S>,
     opts: &SolveOptions,
     guess: Option<&[f64]>,
 ) -> Result<Stationary, MarkovError> {
@@ -417,7 +420,7 @@ mod tests {
         }
     }
 
-    fn check(pi: &[f64], chain: &Chain<u32>, rho: f64, tol: f64) {
+    fn check(pi: &[f64], chain: &MarkovChain<u32>, rho: f64, tol: f64) {
         let k = chain.len();
         let norm: f64 = (0..k).map(|i| rho.powi(i as i32)).sum();
         for (i, s) in chain.states.iter().enumerate() {

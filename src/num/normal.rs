@@ -19,7 +19,7 @@ const ERFC_SCALED_FROM: f64 = 26.0;
 /// 10^-17 by n = 7 for x ≥ 26. For z < 0 it is ln(1 − Q(−z)).
 ///
 /// ```
-/// use taskassign::num::normal::ln_normal_q;
+/// use taskassign::num::ln_normal_q;
 /// assert!((ln_normal_q(0.0) - 0.5f64.ln()).abs() < 1e-16);
 /// // Q(40) ≈ 3.655893540915e-350: below f64, its logarithm is not.
 /// assert!((ln_normal_q(40.0) - (-804.6084420137538)).abs() < 1e-12);
@@ -59,7 +59,7 @@ pub fn normal_q_f64(z: f64) -> f64 {
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::num::normal::normal_q;
+/// use taskassign::num::normal_q;
 /// assert_eq!(normal_q(64, &Float::with_val(64, 0)), 0.5);
 /// // Q(40) ≈ 3.66e-350, far below f64's range but exact in MPFR.
 /// assert!(normal_q(64, &Float::with_val(64, 40)).to_f64() == 0.0);

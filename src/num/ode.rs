@@ -212,11 +212,6 @@ impl Dopri5 {
         })
     }
 
-    /// The tolerance.
-    pub fn tolerance(&self) -> Tolerance {
-        self.tol
-    }
-
     /// Forgets the last step size (call after a discontinuity of the vector field).
     pub fn reset_step(&mut self) {
         self.h = None;
@@ -434,7 +429,8 @@ impl Dopri5 {
     }
 
     /// A fixed-step integration (no error control), for convergence-order checks.
-    pub fn integrate_fixed<S: OdeSystem + ?Sized>(
+    #[cfg(test)]
+    pub(crate) fn integrate_fixed<S: OdeSystem + ?Sized>(
         &mut self,
         sys: &S,
         t0: f64,

@@ -66,7 +66,7 @@ pub struct QuadResult {
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::num::quad::tanh_sinh;
+/// use taskassign::num::tanh_sinh;
 /// let b = 128;
 /// // ∫_0^1 4/(1+x²) dx = π
 /// let r = tanh_sinh(b, &Float::with_val(b, 0), &Float::with_val(b, 1), |x| {
@@ -97,7 +97,7 @@ pub fn tanh_sinh<F: FnMut(&Float) -> Float>(
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::num::quad::integrate_with;
+/// use taskassign::num::integrate_with;
 /// // ∫_0^1 x³ dx = 1/4 at 200 bits, asking only for 2^-60 agreement.
 /// let b = 200;
 /// let r = integrate_with(b, 60, &Float::with_val(b, 0), &Float::with_val(b, 1), |x| {
@@ -176,7 +176,7 @@ pub fn integrate_with<F: FnMut(&Float) -> Float>(
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::num::quad::integrate_positive;
+/// use taskassign::num::integrate_positive;
 /// let b = 100;
 /// // ∫_1^1e300 x^-2 dx = 1 − 1e-300
 /// let hi = taskassign::num::parse_decimal("1e300", b).unwrap();

@@ -147,7 +147,7 @@ impl Real for LnF64 {
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::num::real::{Dual2, Real};
+/// use taskassign::num::{Dual2, Real};
 /// // f(x, y) = x / (1 − x y) at (x, y) = (1/2, 1): f = 1, ∂f/∂x = 4, ∂f/∂y = 1.
 /// let b = 64;
 /// let x = Dual2::variable(Float::with_val(b, 0.5), 0);

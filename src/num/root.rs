@@ -294,7 +294,7 @@ fn secant_point(a: f64, b: f64, fa: f64, fb: f64) -> f64 {
 /// `max_evals` is not an error: its bracket says `converged: false`.
 ///
 /// ```
-/// use taskassign::num::root::illinois_f64;
+/// use taskassign::num::illinois_f64;
 /// let f = |x: f64| x * x;
 /// let r = illinois_f64("x^2", f, 2.0, (0.0, f(0.0)), (2.0, f(2.0)), 1e-12, 200).unwrap();
 /// assert!(r.converged && (r.midpoint() - 2f64.sqrt()).abs() < 1e-11);

@@ -7,7 +7,7 @@
 //! that fits, instead of aborting in the allocator.
 
 use super::{fast, grid};
-use crate::policy::budget::{check_hosts, float_bytes, max_hosts_within};
+use crate::policy::budget::{check_hosts, float_bytes};
 use crate::policy::PolicyError;
 
 /// The bytes an optimum for `hosts` hosts plans to allocate at `bits` (an upper estimate
@@ -25,11 +25,6 @@ pub fn optimize_footprint(hosts: usize, bits: u32) -> u64 {
         .saturating_add(mpfr_dp)
 }
 
-/// The largest host count whose optimum fits the limit at `bits`.
-pub fn max_optimize_hosts(bits: u32) -> usize {
-    max_hosts_within(|h| optimize_footprint(h, bits))
-}
-
 /// Refuses (an input error, exit 2) an optimum for `hosts` hosts at `bits` whose planned
 /// allocation exceeds [`crate::policy::budget::MEMORY_LIMIT`].
 pub fn check_optimize_hosts(hosts: usize, bits: u32) -> Result<(), PolicyError> {
@@ -44,6 +39,12 @@ pub fn check_optimize_hosts(hosts: usize, bits: u32) -> Result<(), PolicyError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::budget::max_hosts_within;
+
+    /// The largest host count whose optimum fits the limit at `bits`.
+    fn max_optimize_hosts(bits: u32) -> usize {
+        max_hosts_within(|h| optimize_footprint(h, bits))
+    }
 
     #[test]
     fn footprint_grows_as_hosts_squared() {

@@ -111,25 +111,27 @@ macro_rules! dispatch_numbers {
     };
 }
 
-/// What `eval` computes.
+/// What `eval` computes: one policy at given cutoffs, answered by [`eval_certified`].
 pub struct EvalRequest<'a> {
-    /// The policy.
+    /// The routing policy whose formula is evaluated.
     pub policy: PolicyKind,
-    /// The job sizes.
+    /// The job-size distribution, built at each working precision.
     pub dist: &'a dyn DistFactory,
-    /// Number of hosts.
+    /// h, the number of identical FCFS hosts (at least 1).
     pub hosts: usize,
-    /// The load.
+    /// The offered load: ρ, ρ/h or λ, as decimal text.
     pub load: LoadSpec,
-    /// The h − 1 interior cutoffs as decimal strings (none for Random).
+    /// The h − 1 interior cutoffs s_1 < … < s_{h−1} as decimal strings, in the job-size
+    /// unit (none for Random).
     pub cutoffs: Vec<String>,
-    /// The metric.
+    /// What is averaged: waiting, response or slowdown.
     pub metric: Metric,
-    /// Significant digits wanted.
+    /// Significant decimal digits wanted of every number (each printed digit certified).
     pub digits: u32,
 }
 
-/// A certified evaluation.
+/// A certified evaluation: every number with the digits two precisions agree on (time in
+/// the job-size unit, λ per that unit).
 #[derive(Debug, Clone)]
 pub struct EvalReport {
     /// Arrival rate λ.
@@ -225,23 +227,25 @@ pub fn eval_certified(req: &EvalRequest) -> Result<EvalReport, PolicyError> {
     Ok(EvalReport { digits, ..rep })
 }
 
-/// What `optimize` computes.
+/// What `optimize` computes: the globally optimal cutoffs of one objective, answered by
+/// [`optimize_certified`].
 pub struct OptimizeRequest<'a> {
-    /// The objective.
+    /// The objective: which policy's cutoffs, chosen by which rule.
     pub policy: OptPolicy,
-    /// Job sizes.
+    /// The job-size distribution, built at each working precision.
     pub dist: &'a dyn DistFactory,
-    /// Hosts.
+    /// h, the number of identical FCFS hosts (at least 1).
     pub hosts: usize,
-    /// Load.
+    /// The offered load: ρ, ρ/h or λ, as decimal text.
     pub load: LoadSpec,
-    /// Metric minimised (and reported).
+    /// The metric minimised and reported.
     pub metric: Metric,
-    /// Digits wanted.
+    /// Significant decimal digits wanted of every number (each printed digit certified).
     pub digits: u32,
 }
 
-/// A certified optimum.
+/// A certified optimum: the cutoffs and the metric there, each with the digits two
+/// precisions agree on (time in the job-size unit).
 #[derive(Debug, Clone)]
 pub struct OptimizeReport {
     /// λ.

@@ -3,41 +3,63 @@
 //!
 //! Optimal cutoffs are found in three stages. (1) A global search: the objective is a chain
 //! of per-host terms, so dynamic programming finds the exact optimum over a grid of
-//! cutoffs (log-spaced, or at quantiles) for any h ([`grid`]). (2) A damped Newton
+//! cutoffs (log-spaced, or at quantiles) for any h (`grid`). (2) A damped Newton
 //! refinement at a low precision from the grid optimum, and (3) the same at the working
-//! precision, on the analytic gradient ([`polish`]): the cutoffs are a root of the gradient
+//! precision, on the analytic gradient (`polish`): the cutoffs are a root of the gradient
 //! and so reach full precision. Each certified result is stage (3) at two precisions.
 
 //!
-//! The rooms: [`pipeline`] runs the stages (and the two-precision certified run),
-//! [`dp`] is the one dynamic programme of the grid searches ([`grid`] in MPFR, [`fast`] in
-//! f64 logarithms), [`polish`] the Newton refinement on [`chain`]'s terms, [`equalize`] the
-//! cutoffs defined by equal host quantities (SITA-E, TAGS-minmax), [`threshold`] TAGS
-//! stability and [`design`] the fewest hosts meeting a target.
+//! The rooms: `pipeline` runs the stages (and the two-precision certified run),
+//! `dp` is the one dynamic programme of the grid searches (`grid` in MPFR, `fast` in
+//! f64 logarithms), `polish` the Newton refinement on `chain`'s terms, `equalize` the
+//! cutoffs defined by equal host quantities (SITA-E, TAGS-minmax), `threshold` TAGS
+//! stability and `design` the fewest hosts meeting a target.
 
-pub mod budget;
-pub mod certified;
-pub mod chain;
-pub mod design;
-pub mod dp;
-pub mod equalize;
-pub mod fast;
-pub mod grid;
-pub mod pipeline;
-pub mod polish;
-pub mod proven;
-pub mod rigorous;
-pub mod threshold;
+pub(crate) mod budget;
+pub(crate) mod certified;
+pub(crate) mod chain;
+pub(crate) mod design;
+pub(crate) mod dp;
+pub(crate) mod equalize;
+pub(crate) mod fast;
+pub(crate) mod grid;
+pub(crate) mod pipeline;
+pub(crate) mod polish;
+pub(crate) mod proven;
+pub(crate) mod rigorous;
+pub(crate) mod threshold;
 
-pub use equalize::{sita_e_cutoffs, tags_equal_load_cutoffs, tags_minmax_cutoffs};
+pub use certified::{
+    eval_certified, optimize_certified, threshold_certified, DispatchNumbers, EvalReport,
+    EvalRequest, OptimizeReport, OptimizeRequest, ThresholdReport,
+};
+pub use design::{design, Attempt, Design, DesignError, Target as DesignTarget};
+pub use equalize::{
+    balanced_cutoffs, sita_e_cutoffs, tags_equal_load_cutoffs, tags_minmax_cutoffs,
+};
 pub use pipeline::{
     optimal_cutoffs, optimal_cutoffs_certified, optimal_cutoffs_pair, optimum_at, optimum_from,
-    search_start, search_starts, search_starts_with, Search, Start,
+    search_start, search_starts, search_starts_with, PolishStart, Search,
 };
-pub use threshold::check_tags_stable;
+pub use polish::Hessian;
+pub use proven::{optimize_proven, optimize_proven_with, ProvenOptimum, MAX_BOXES};
+pub use rigorous::{
+    eval_rigorous, threshold_rigorous, RigorousEval, RigorousThreshold, RIGOROUS_GUARD_BITS,
+};
+pub use threshold::{
+    check_tags_stable, exhaustive_stable, greedy, tags_threshold, Greedy, Threshold,
+};
+
+// The search's stages one by one, for `tests/optimize.rs` and `tests/optimize_errors.rs`
+// (each stage against another and against brute force); not a stable interface.
+#[doc(hidden)]
+pub use fast::{
+    fast_grid_size, ln_brent, ln_grid, ln_grid_optima, Above, LnChain, LnPlacement, LN_BRENT_TOL,
+};
+#[doc(hidden)]
+pub use grid::{grid_optima, make_grid, GridOptimum};
 
 use crate::policy::{Evaluation, PolicyKind};
-use crate::vocab::{UnknownName, Vocabulary};
 use chain::ChainKind;
 use rug::Float;
 
@@ -117,16 +139,7 @@ impl OptPolicy {
     }
 }
 
-impl Vocabulary for OptPolicy {
-    const WHAT: &'static str = "policy";
-}
-
-impl std::str::FromStr for OptPolicy {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        crate::vocab::parse(s)
-    }
-}
+crate::vocab::vocabulary!(OptPolicy, "policy");
 
 /// An optimum at one precision.
 #[derive(Debug, Clone)]

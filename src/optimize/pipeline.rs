@@ -89,16 +89,16 @@ fn tags_limit_first(
 /// the search-precision refinement there (the polish's first Newton step uses it instead
 /// of differencing the gradient).
 #[derive(Debug, Clone)]
-pub struct Start {
+pub struct PolishStart {
     /// The free cutoffs.
     pub cutoffs: Vec<Float>,
     /// The refinement's last Hessian, if it had one.
     pub hessian: Option<polish::Hessian>,
 }
 
-impl Start {
+impl PolishStart {
     fn bare(cutoffs: Vec<Float>) -> Self {
-        Start {
+        PolishStart {
             cutoffs,
             hessian: None,
         }
@@ -113,7 +113,7 @@ fn hinted_starts(
     policy: OptPolicy,
     metric: Metric,
     search: Search,
-) -> Result<Vec<Start>, PolicyError> {
+) -> Result<Vec<PolishStart>, PolicyError> {
     if hosts < 1 {
         return Err(PolicyError::BadHosts(hosts));
     }
@@ -123,7 +123,7 @@ fn hinted_starts(
     let (lambda, rho) = load.resolve(d.as_ref(), hosts)?;
     check_stable(policy.routing(), d.as_ref(), &lambda, &rho, hosts)?;
     if hosts == 1 {
-        return Ok(vec![Start::bare(vec![])]);
+        return Ok(vec![PolishStart::bare(vec![])]);
     }
     if search == Search::Auto && has_density(d.as_ref()) {
         if let Some(lc) = fast::LnChain::new(d.as_ref(), &lambda, policy.chain_kind(), metric) {
@@ -165,7 +165,7 @@ fn hinted_starts(
         c.cutoffs.iter().filter(|x| **x < top).cloned().collect()
     };
     if !has_density(d.as_ref()) || policy.minimises_largest() {
-        return Ok(vec![Start::bare(free_of(&candidates[0]))]);
+        return Ok(vec![PolishStart::bare(free_of(&candidates[0]))]);
     }
     let ch = Chain::new(d.as_ref(), lambda, kind, metric);
     // Zoom and refine every host count whose grid value is within CANDIDATE_RATIO of the
@@ -192,7 +192,7 @@ fn hinted_starts(
     }
     let refined = refine_candidates(&ch, hosts, &zoomed)?;
     if refined.is_empty() {
-        return Ok(vec![Start::bare(free_of(&candidates[0]))]);
+        return Ok(vec![PolishStart::bare(free_of(&candidates[0]))]);
     }
     Ok(refined)
 }
@@ -204,14 +204,14 @@ fn refine_candidates(
     ch: &Chain,
     hosts: usize,
     starts: &[Vec<Float>],
-) -> Result<Vec<Start>, PolicyError> {
-    let mut refined: Vec<(Float, Start)> = Vec::new();
+) -> Result<Vec<PolishStart>, PolicyError> {
+    let mut refined: Vec<(Float, PolishStart)> = Vec::new();
     let mut last_err = None;
     for st in starts {
         match polish::refine(ch, hosts, st, polish::SEARCH_POLISH_ITER) {
             Ok(p) => refined.push((
                 p.value,
-                Start {
+                PolishStart {
                     cutoffs: p.cutoffs,
                     hessian: p.hessian,
                 },
@@ -245,7 +245,7 @@ fn fast_starts(
     hosts: usize,
     policy: OptPolicy,
     metric: Metric,
-) -> Result<Option<Vec<Start>>, PolicyError> {
+) -> Result<Option<Vec<PolishStart>>, PolicyError> {
     let minmax = policy.minimises_largest();
     // A grid the f64 logits cannot build (a NaN) leaves the decision to the MPFR search.
     let Ok(mut g) = fast::ln_grid(lc, hosts, fast::fast_grid_size(hosts)) else {
@@ -280,7 +280,7 @@ fn fast_starts(
             .collect()
     };
     if minmax {
-        return Ok(Some(vec![Start::bare(to_floats(&cands[0].ys))]));
+        return Ok(Some(vec![PolishStart::bare(to_floats(&cands[0].ys))]));
     }
     let best = cands[0].ln_value;
     let width = fast::max_gap(&g);
@@ -431,7 +431,7 @@ pub fn optimum_from(
     metric: Metric,
     starts: &[Vec<Float>],
 ) -> Result<Optimum, PolicyError> {
-    let starts: Vec<Start> = starts.iter().cloned().map(Start::bare).collect();
+    let starts: Vec<PolishStart> = starts.iter().cloned().map(PolishStart::bare).collect();
     Ok(best_of(dist, load, hosts, policy, metric, &starts)?.0)
 }
 
@@ -442,7 +442,7 @@ fn best_of(
     hosts: usize,
     policy: OptPolicy,
     metric: Metric,
-    starts: &[Start],
+    starts: &[PolishStart],
 ) -> Result<(Optimum, usize), PolicyError> {
     let mut best: Option<(Optimum, usize)> = None;
     let mut last_err = None;
@@ -550,7 +550,7 @@ fn certify_idle(
     policy: OptPolicy,
     metric: Metric,
     certify: &Certify,
-    starts: &[Start],
+    starts: &[PolishStart],
     both: &mut AtBoth<Optimum>,
 ) -> Result<(), PolicyError> {
     if both.lo.idle_hosts == 0 && both.hi.idle_hosts == 0 {
@@ -669,10 +669,10 @@ fn starts_for(
     hosts: usize,
     policy: OptPolicy,
     metric: Metric,
-) -> Result<Vec<Start>, PolicyError> {
+) -> Result<Vec<PolishStart>, PolicyError> {
     match policy {
         // Equal loads need no start.
-        OptPolicy::SitaE => Ok(vec![Start::bare(vec![])]),
+        OptPolicy::SitaE => Ok(vec![PolishStart::bare(vec![])]),
         OptPolicy::Sita | OptPolicy::Tags | OptPolicy::TagsMinmax => {
             hinted_starts(dist, load, hosts, policy, metric, Search::Auto)
         }

@@ -97,7 +97,7 @@ impl Greedy {
 /// ```
 /// use taskassign::dist::{DistSpec, DistFactory};
 /// use taskassign::num::parse_decimal;
-/// use taskassign::optimize::threshold::greedy;
+/// use taskassign::optimize::greedy;
 /// // Uniform(0,1), two hosts: stable iff ρ < 4/3 (λ < 8/3).
 /// let d = DistSpec::parse("uniform:a=0,b=1").unwrap().build(128).unwrap();
 /// assert!(greedy(d.as_ref(), &parse_decimal("2.6", 128).unwrap(), 2).unwrap().stable());
@@ -190,7 +190,7 @@ const GREEDY_PROGRESS_EVERY: usize = 256;
 /// ```
 /// use rug::Float;
 /// use taskassign::dist::{DistSpec, DistFactory};
-/// use taskassign::optimize::threshold::tags_threshold;
+/// use taskassign::optimize::tags_threshold;
 /// let d = DistSpec::parse("pareto:k=1,alpha=2").unwrap().build(128).unwrap();
 /// let t = tags_threshold(d.as_ref(), Some(3)).unwrap();
 /// let exact = Float::with_val(128, 2) * (Float::with_val(128, 1) - Float::with_val(128, 0.125)); // 1.75
@@ -282,7 +282,7 @@ pub fn tags_threshold(dist: &dyn JobSize, hosts: Option<usize>) -> Result<Thresh
 /// ```
 /// use taskassign::dist::{DistSpec, DistFactory};
 /// use taskassign::num::parse_decimal;
-/// use taskassign::optimize::threshold::exhaustive_stable;
+/// use taskassign::optimize::exhaustive_stable;
 /// // Uniform(0,1), two hosts: stable cutoffs exist iff ρ < 4/3 (λ < 8/3).
 /// let d = DistSpec::parse("uniform:a=0,b=1").unwrap().build(128).unwrap();
 /// assert!(exhaustive_stable(d.as_ref(), &parse_decimal("2.5", 128).unwrap(), 2, 200).unwrap());

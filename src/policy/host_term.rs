@@ -22,7 +22,6 @@
 
 use crate::num::real::Real;
 use crate::policy::Metric;
-use crate::vocab::{UnknownName, Vocabulary};
 use rug::Float;
 
 /// Which per-host term (the objective is their sum over the hosts: a chain in the cutoffs).
@@ -94,16 +93,7 @@ impl ChainKind {
     }
 }
 
-impl Vocabulary for ChainKind {
-    const WHAT: &'static str = "host term";
-}
-
-impl std::str::FromStr for ChainKind {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        crate::vocab::parse(s)
-    }
-}
+crate::vocab::vocabulary!(ChainKind, "host term");
 
 /// The moment order j_w of the weight: 0 (waiting, response) or −1 (slowdown).
 pub fn weight_order(metric: Metric) -> i32 {

@@ -3,7 +3,7 @@
 //!
 //! Every objective is a sum of per-host terms that depend on two consecutive cutoffs
 //! (s_{i−1}, s_i), so the optimiser can treat the cutoffs as a chain; the term is defined
-//! once, in [`host_term`], for every evaluator.
+//! once, in `host_term`, for every evaluator.
 
 pub(crate) mod budget;
 pub(crate) mod host_term;
@@ -18,12 +18,11 @@ pub(crate) mod tags;
 pub use host_term::ChainKind;
 pub use lwl::lee_longton;
 pub use mmh::{erlang_c, mmh_waiting};
-pub use reference::erlang_c_waiting;
+pub use reference::{erlang_c_waiting, Routing};
 pub use tags::host_load as tags_host_load;
 
 use crate::dist::{DistError, JobSize, Point};
 use crate::num::{message_number, parse_decimal, NumError};
-use crate::vocab::{UnknownName, Vocabulary};
 use host_term::{weight_order, HostInputs, KillPoint};
 use rug::float::Special;
 use rug::Float;
@@ -157,16 +156,7 @@ impl PolicyKind {
     }
 }
 
-impl Vocabulary for PolicyKind {
-    const WHAT: &'static str = "policy";
-}
-
-impl std::str::FromStr for PolicyKind {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        crate::vocab::parse(s)
-    }
-}
+crate::vocab::vocabulary!(PolicyKind, "policy");
 
 /// What is averaged.
 #[derive(
@@ -197,16 +187,7 @@ impl Metric {
     }
 }
 
-impl Vocabulary for Metric {
-    const WHAT: &'static str = "metric";
-}
-
-impl std::str::FromStr for Metric {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        crate::vocab::parse(s)
-    }
-}
+crate::vocab::vocabulary!(Metric, "metric");
 
 /// How the user gave the load.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,18 +1,18 @@
 //! Servers, job classes and their redundancy sets: the system a redundancy command or
 //! claim describes.
 //!
-//! A [`System`] has K servers with rates μ_s (decimal strings, read at any precision;
+//! A [`ClassSystem`] has K servers with rates μ_s (decimal strings, read at any precision;
 //! default 1) and classes c, each a redundancy set S_c (a [`ServerSet`], servers numbered
 //! from 1 in every text) with a Poisson arrival rate λ_c. It is validated once: every set
 //! is non-empty and inside 1..=K, every rate finite and positive (as a decimal and in
 //! f64, for the simulator), and no two classes share a set (a class *is* its set in
 //! [ARV22]'s nested systems; two classes with one set are one class with the summed rate).
 //!
-//! [`System::nestedness`] checks [ARV22]'s assumption: any two sets are disjoint or one
+//! [`ClassSystem::nestedness`] checks [ARV22]'s assumption: any two sets are disjoint or one
 //! contains the other. Presets: the N-model ({1}, {1,2}), the W-model ({1}, {2}, {1,2}),
 //! a nested 4-server system (four singletons, {1,2}, {3,4}, {1,2,3,4}), redundancy-d
 //! (every d-subset of k servers) and a single fully redundant class. A system can also be
-//! read from a TOML file ([`System::from_toml`]).
+//! read from a TOML file ([`ClassSystem::from_toml`]).
 
 use super::RedundancyError;
 use crate::num::certify::to_sci;
@@ -28,9 +28,9 @@ pub const MAX_SERVERS: usize = 32;
 pub const MAX_CLASSES: usize = 256;
 /// Precision at which rates are validated (they are kept as the decimals typed).
 const CHECK_BITS: u32 = 128;
-/// The presets named by a word ([`System::preset`]).
+/// The presets named by a word ([`ClassSystem::preset`]).
 pub const PRESET_NAMES: &[&str] = &["n-model", "w-model", "nested-4"];
-/// The preset families, `family:key=value,…` ([`System::preset`]).
+/// The preset families, `family:key=value,…` ([`ClassSystem::preset`]).
 pub const PRESET_FAMILIES: &[&str] = &["redundancy-d", "full"];
 /// The presets as a message lists them.
 pub const PRESETS: &str = "n-model, w-model, nested-4, redundancy-d:k=K,d=D, full:k=K";
@@ -116,7 +116,7 @@ impl ServerSet {
     /// servers.
     ///
     /// ```
-    /// use taskassign::redundancy::classes::ServerSet;
+    /// use taskassign::redundancy::ServerSet;
     /// let s = ServerSet::parse("1+3", 3).unwrap();
     /// assert_eq!((s.len(), s.contains(0), s.contains(1), s.to_string()), (2, true, false, "1+3".into()));
     /// assert!(ServerSet::parse("4", 3).is_err());
@@ -215,7 +215,7 @@ impl Nestedness {
 
 /// Servers with rates and the job classes.
 #[derive(Debug, Clone, PartialEq)]
-pub struct System {
+pub struct ClassSystem {
     rates: Vec<String>,
     rates_f64: Vec<f64>,
     classes: Vec<Class>,
@@ -241,12 +241,12 @@ fn check_rate(what: &str, text: &str) -> Result<f64, RedundancyError> {
     Ok(v)
 }
 
-impl System {
+impl ClassSystem {
     /// A system of servers with rates `rates` (decimals) and classes (set, rate).
     ///
     /// ```
-    /// use taskassign::redundancy::classes::{ServerSet, System};
-    /// let s = System::new(
+    /// use taskassign::redundancy::{ClassSystem, ServerSet};
+    /// let s = ClassSystem::new(
     ///     vec!["1".into(), "1".into()],
     ///     vec![(ServerSet::parse("1", 2).unwrap(), "0.3".into()),
     ///          (ServerSet::parse("1+2", 2).unwrap(), "0.6".into())],
@@ -311,7 +311,7 @@ impl System {
                 rate_f64,
             });
         }
-        Ok(System {
+        Ok(ClassSystem {
             rates: texts,
             rates_f64,
             classes: out,
@@ -389,7 +389,7 @@ impl System {
 
     /// The same servers and sets with the arrival rates `lambdas` (decimals, one per
     /// class).
-    pub fn with_lambdas(&self, lambdas: &[String]) -> Result<System, RedundancyError> {
+    pub fn with_lambdas(&self, lambdas: &[String]) -> Result<ClassSystem, RedundancyError> {
         if lambdas.len() != self.classes.len() {
             return Err(RedundancyError::BadSystem(format!(
                 "{} arrival rates for {} classes",
@@ -397,7 +397,7 @@ impl System {
                 self.classes.len()
             )));
         }
-        System::new(
+        ClassSystem::new(
             self.rates.clone(),
             self.classes
                 .iter()
@@ -409,7 +409,7 @@ impl System {
 
     /// The same system with every λ_c multiplied by `factor` (computed at high precision
     /// and written back with [`RATE_DIGITS`] digits).
-    pub fn scaled(&self, factor: &Float) -> Result<System, RedundancyError> {
+    pub fn scaled(&self, factor: &Float) -> Result<ClassSystem, RedundancyError> {
         let bits = factor.prec().max(CHECK_BITS) + 64;
         let l: Vec<String> = self
             .lambda(bits)
@@ -420,7 +420,7 @@ impl System {
     }
 
     /// The same classes on servers with the rates `rates`.
-    pub fn with_rates(&self, rates: Vec<String>) -> Result<System, RedundancyError> {
+    pub fn with_rates(&self, rates: Vec<String>) -> Result<ClassSystem, RedundancyError> {
         if rates.len() != self.servers() {
             return Err(RedundancyError::BadSystem(format!(
                 "{} server rates for a system of {} servers",
@@ -428,7 +428,7 @@ impl System {
                 self.servers()
             )));
         }
-        System::new(
+        ClassSystem::new(
             rates,
             self.classes
                 .iter()
@@ -448,7 +448,7 @@ impl System {
     }
 
     /// True when `name` names a preset (`n-model`, `w-model`, `nested-4`, or a family
-    /// `redundancy-d:…`, `full:…`; its keys are checked by [`System::preset`]).
+    /// `redundancy-d:…`, `full:…`; its keys are checked by [`ClassSystem::preset`]).
     pub fn is_preset(name: &str) -> bool {
         let n = name.trim();
         PRESET_NAMES.contains(&n)
@@ -463,14 +463,14 @@ impl System {
     /// all K servers), all on servers of rate 1.
     ///
     /// ```
-    /// use taskassign::redundancy::classes::System;
-    /// let w = System::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
+    /// use taskassign::redundancy::ClassSystem;
+    /// let w = ClassSystem::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
     /// assert_eq!(w.classes().len(), 3);
-    /// let d = System::preset("redundancy-d:k=4,d=2", &["1.2".into()]).unwrap();
+    /// let d = ClassSystem::preset("redundancy-d:k=4,d=2", &["1.2".into()]).unwrap();
     /// assert_eq!(d.classes().len(), 6);
     /// assert!(!d.nestedness().is_nested());
     /// ```
-    pub fn preset(name: &str, lambdas: &[String]) -> Result<System, RedundancyError> {
+    pub fn preset(name: &str, lambdas: &[String]) -> Result<ClassSystem, RedundancyError> {
         let n = name.trim();
         let bad = |why: String| RedundancyError::BadSystem(format!("--system {n}: {why}"));
         let want = |k: usize| -> Result<(), RedundancyError> {
@@ -492,7 +492,10 @@ impl System {
                 .collect()
         };
         let build = |k: usize, sets: Vec<ServerSet>, l: Vec<String>| {
-            System::new(System::unit_rates(k), sets.into_iter().zip(l).collect())
+            ClassSystem::new(
+                ClassSystem::unit_rates(k),
+                sets.into_iter().zip(l).collect(),
+            )
         };
         match n {
             "n-model" => {
@@ -603,7 +606,7 @@ impl System {
     /// ```
     ///
     /// `origin` names the text in errors (a file path).
-    pub fn from_toml(text: &str, origin: &str) -> Result<System, RedundancyError> {
+    pub fn from_toml(text: &str, origin: &str) -> Result<ClassSystem, RedundancyError> {
         let f: SystemFile = toml::from_str(text).map_err(|e| {
             let line = e
                 .span()
@@ -631,7 +634,7 @@ impl System {
                         "{origin}: servers must be in 1..{MAX_SERVERS}"
                     )));
                 }
-                System::unit_rates(k as usize)
+                ClassSystem::unit_rates(k as usize)
             }
             (None, None) => {
                 return Err(RedundancyError::BadSystem(format!(
@@ -669,7 +672,7 @@ impl System {
             })?;
             classes.push((set, rate));
         }
-        System::new(rates, classes)
+        ClassSystem::new(rates, classes)
             .map_err(|e| RedundancyError::BadSystem(format!("{origin}: {e}")))
     }
 }
@@ -715,18 +718,18 @@ mod tests {
 
     #[test]
     fn presets_have_the_papers_sets() {
-        let n = System::preset("n-model", &s(&["0.3", "0.6"])).unwrap();
+        let n = ClassSystem::preset("n-model", &s(&["0.3", "0.6"])).unwrap();
         let sets: Vec<String> = n.classes().iter().map(|c| c.set.to_string()).collect();
         assert_eq!(sets, ["1", "1+2"]);
-        let q = System::preset("nested-4", &s(&["0.1", "0.2", "0.3"])).unwrap();
+        let q = ClassSystem::preset("nested-4", &s(&["0.1", "0.2", "0.3"])).unwrap();
         let sets: Vec<String> = q.classes().iter().map(|c| c.set.to_string()).collect();
         assert_eq!(sets, ["1", "2", "3", "4", "1+2", "3+4", "1+2+3+4"]);
         assert!(q.nestedness().is_nested());
         assert_eq!(q.classes()[4].rate_text(), "0.2");
-        let f = System::preset("full:k=3", &s(&["1.5"])).unwrap();
+        let f = ClassSystem::preset("full:k=3", &s(&["1.5"])).unwrap();
         assert_eq!(f.classes()[0].set.to_string(), "1+2+3");
         // Redundancy-d: C(4,2) = 6 classes of rate 1.2/6 = 0.2.
-        let d = System::preset("redundancy-d:k=4,d=2", &s(&["1.2"])).unwrap();
+        let d = ClassSystem::preset("redundancy-d:k=4,d=2", &s(&["1.2"])).unwrap();
         assert!(d
             .classes()
             .iter()
@@ -736,7 +739,7 @@ mod tests {
 
     #[test]
     fn bad_systems_are_input_errors() {
-        let one = |x: &str| System::parse_class(x, 2);
+        let one = |x: &str| ClassSystem::parse_class(x, 2);
         assert!(one("3:0.5").is_err());
         assert!(one(":0.5").is_err());
         assert!(one("1:-0.5").is_err());
@@ -744,31 +747,34 @@ mod tests {
         assert!(one("1+1:0.5").is_err());
         assert!(one("1").is_err());
         let set = ServerSet::parse("1", 2).unwrap();
-        assert!(System::new(s(&["1", "0"]), vec![(set, "0.1".into())]).is_err());
-        assert!(System::new(s(&["1"]), vec![]).is_err());
-        assert!(System::new(s(&["1"]), vec![(set, "0.1".into()), (set, "0.2".into())]).is_err());
-        assert!(System::preset("w-model", &s(&["0.1"])).is_err());
-        assert!(System::preset("v-model", &s(&["0.1"])).is_err());
-        assert!(System::preset("redundancy-d:k=3,d=4", &s(&["0.1"])).is_err());
+        assert!(ClassSystem::new(s(&["1", "0"]), vec![(set, "0.1".into())]).is_err());
+        assert!(ClassSystem::new(s(&["1"]), vec![]).is_err());
+        assert!(
+            ClassSystem::new(s(&["1"]), vec![(set, "0.1".into()), (set, "0.2".into())]).is_err()
+        );
+        assert!(ClassSystem::preset("w-model", &s(&["0.1"])).is_err());
+        assert!(ClassSystem::preset("v-model", &s(&["0.1"])).is_err());
+        assert!(ClassSystem::preset("redundancy-d:k=3,d=4", &s(&["0.1"])).is_err());
     }
 
     #[test]
     fn toml_files() {
         let t = "rates = [\"1\", 2]\n[[class]]\nset = \"1\"\nrate = 0.3\n[[class]]\nset = [1, 2]\nrate = \"0.6\"\n";
-        let sys = System::from_toml(t, "x.toml").unwrap();
+        let sys = ClassSystem::from_toml(t, "x.toml").unwrap();
         assert_eq!(sys.rate_texts(), ["1", "2"]);
         assert_eq!(sys.classes()[0].rate_text(), "0.3");
         assert_eq!(sys.classes()[1].set.to_string(), "1+2");
         assert!(
-            System::from_toml("servers = 2\n[[class]]\nset = \"3\"\nrate = \"1\"\n", "y").is_err()
+            ClassSystem::from_toml("servers = 2\n[[class]]\nset = \"3\"\nrate = \"1\"\n", "y")
+                .is_err()
         );
-        assert!(System::from_toml("servers = 2\nbogus = 1\n", "y").is_err());
+        assert!(ClassSystem::from_toml("servers = 2\nbogus = 1\n", "y").is_err());
     }
 
     #[test]
     fn nestedness_finds_the_overlapping_pair() {
-        let sys = System::new(
-            System::unit_rates(3),
+        let sys = ClassSystem::new(
+            ClassSystem::unit_rates(3),
             vec![
                 (ServerSet::parse("1+2", 3).unwrap(), "0.1".into()),
                 (ServerSet::parse("3", 3).unwrap(), "0.1".into()),

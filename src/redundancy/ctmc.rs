@@ -40,7 +40,7 @@
 //! N (both block arrivals alike, so their truncated values agree exactly), and its FCFS
 //! version is Gardner et al.'s ordered chain.
 
-use super::classes::System;
+use super::classes::ClassSystem;
 use super::policy::{Order, Policy};
 use super::RedundancyError;
 use crate::num::certify::certify_pair;
@@ -77,13 +77,6 @@ pub struct PackedState {
     counts: [u16; CHAIN_MAX_CLASSES],
     server: [u8; CHAIN_MAX_SERVERS],
     gclass: [u8; CHAIN_MAX_SERVERS],
-}
-
-impl PackedState {
-    /// The number of jobs of class c.
-    pub fn count(&self, c: usize) -> u32 {
-        u32::from(self.counts[c])
-    }
 }
 
 /// The unpacked state the transitions work on.
@@ -179,7 +172,7 @@ pub struct ClassChain {
 
 impl ClassChain {
     /// The chain of `sys` under `policy`, arrivals blocked at `cap` jobs.
-    pub fn new(sys: &System, policy: Policy, cap: usize) -> Result<Self, RedundancyError> {
+    pub fn new(sys: &ClassSystem, policy: Policy, cap: usize) -> Result<Self, RedundancyError> {
         let k = sys.servers();
         let nc = sys.classes().len();
         if nc > CHAIN_MAX_CLASSES || k > CHAIN_MAX_SERVERS {
@@ -395,7 +388,7 @@ pub struct LabelledChain {
 
 impl LabelledChain {
     /// The chain of `sys` under `policy` with arrivals blocked at `cap` jobs.
-    pub fn new(sys: &System, policy: Policy, cap: usize) -> Self {
+    pub fn new(sys: &ClassSystem, policy: Policy, cap: usize) -> Self {
         LabelledChain {
             k: sys.servers(),
             nc: sys.classes().len(),
@@ -527,7 +520,7 @@ pub fn solve_options() -> SolveOptions {
 
 fn values<S>(
     lambda: &[f64],
-    chain: &markov::Chain<S>,
+    chain: &markov::MarkovChain<S>,
     counts: impl Fn(&S) -> Vec<u32>,
     cap: usize,
     opts: &SolveOptions,
@@ -569,7 +562,7 @@ fn values<S>(
 
 /// The compact chain's values at truncation `cap`.
 pub fn class_chain_values(
-    sys: &System,
+    sys: &ClassSystem,
     policy: Policy,
     cap: usize,
     opts: &SolveOptions,
@@ -639,7 +632,7 @@ impl LevelChain for LevelClassChain {
 /// (two-level GMRES, double-double refinement). `p_full` is the largest mass on a cap,
 /// `faces` the mass on each (the classes', then the total's).
 pub fn level_chain_values(
-    sys: &System,
+    sys: &ClassSystem,
     policy: Policy,
     limits: &[usize],
     digits: u32,
@@ -740,7 +733,7 @@ pub fn level_chain_values(
 /// The labelled chain's values at truncation `cap` (small caps only: the states grow
 /// like C^N).
 pub fn labelled_chain_values(
-    sys: &System,
+    sys: &ClassSystem,
     policy: Policy,
     cap: usize,
     opts: &SolveOptions,
@@ -847,7 +840,7 @@ fn grow(caps: &[usize], faces: &[f64], limit: f64) -> Vec<usize> {
 /// which the two agree. This is an estimate of the truncation error, not a bound: these
 /// policies' chains have no Lyapunov certificate here.
 pub fn solve(
-    sys: &System,
+    sys: &ClassSystem,
     policy: Policy,
     digits: u32,
     start: Option<usize>,
@@ -964,9 +957,9 @@ mod tests {
     use super::*;
     use crate::redundancy::classes::ServerSet;
 
-    fn sys(k: usize, classes: &[(&str, &str)]) -> System {
-        System::new(
-            System::unit_rates(k),
+    fn sys(k: usize, classes: &[(&str, &str)]) -> ClassSystem {
+        ClassSystem::new(
+            ClassSystem::unit_rates(k),
             classes
                 .iter()
                 .map(|(s, r)| (ServerSet::parse(s, k).unwrap(), r.to_string()))

@@ -7,7 +7,7 @@
 //! is unstable under every policy (the class-A jobs leave at rate at most μ(∪ S_c)): that
 //! is an error naming A, whatever the policy.
 
-use super::classes::{Nestedness, System};
+use super::classes::{ClassSystem, Nestedness};
 use super::ctmc::{self, ChainResult};
 use super::policy::{Copies, Policy};
 use super::product_form::{fcfs_means, MeanValues};
@@ -28,7 +28,8 @@ const LAW_BITS: u32 = 64;
 ///
 /// ```
 /// use taskassign::dist::DistSpec;
-/// use taskassign::redundancy::{exact::exact_methods_apply, policy::Copies};
+/// use taskassign::redundancy::exact_methods_apply;
+/// use taskassign::redundancy::Copies;
 /// let exp1 = DistSpec::parse("exp:rate=1").unwrap();
 /// assert!(exact_methods_apply(&exp1, Copies::Iid).unwrap());
 /// assert!(!exact_methods_apply(&exp1, Copies::Identical).unwrap());
@@ -74,23 +75,13 @@ pub enum Solution {
     Chain(ChainResult),
 }
 
-impl Solution {
-    /// The method that ran.
-    pub fn method(&self) -> Method {
-        match self {
-            Solution::ProductForm(_) => Method::ProductForm,
-            Solution::Chain(_) => Method::Chain,
-        }
-    }
-}
-
 /// The exact values of `policy` on `sys` with exponential i.i.d. copies, by the method
 /// that applies: FCFS ([`Policy::has_product_form`]) by its product form at the two
 /// precisions of `digits`, every other policy by its truncated chain certified to
 /// `chain_digits` ([`ctmc::solve`]). The system must be stable (the caller checks it:
 /// [`exact`] does, with the classes that overload it in the error).
 pub fn solve(
-    sys: &System,
+    sys: &ClassSystem,
     policy: Policy,
     digits: u32,
     chain_digits: u32,
@@ -158,12 +149,16 @@ fn value_of(c: &ctmc::CertifiedValue) -> Certified {
 /// digits (a chain prints at most [`ctmc::CHAIN_MAX_DIGITS`]).
 ///
 /// ```
-/// use taskassign::redundancy::{classes::System, exact::exact, policy::Policy};
-/// let w = System::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
+/// use taskassign::redundancy::{exact, ClassSystem, Policy};
+/// let w = ClassSystem::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
 /// let r = exact(&w, Policy::parse("fcfs", false).unwrap(), 20).unwrap();
 /// assert_eq!(r.response[2].text, "1.2500000000000000000e0"); // 1/(2 − 1.2)
 /// ```
-pub fn exact(sys: &System, policy: Policy, digits: u32) -> Result<ExactReport, RedundancyError> {
+pub fn exact(
+    sys: &ClassSystem,
+    policy: Policy,
+    digits: u32,
+) -> Result<ExactReport, RedundancyError> {
     let check_bits = crate::num::working_bits(digits.max(20));
     let region = fcfs_region(sys, check_bits)?;
     if !region.stable() {

@@ -10,9 +10,9 @@
 //! requirement x takes x/μ_s at server s. Copies are **i.i.d.** (each copy's requirement
 //! drawn on its own) or **identical** (one requirement per job). The paper's theorems are
 //! for **nested** systems: any two sets are disjoint or one contains the other
-//! ([`classes::System::nestedness`] checks it and every output says so).
+//! (`classes::ClassSystem::nestedness` checks it and every output says so).
 //!
-//! **Scheduling** ([`policy`]): a server that becomes free picks, among the jobs whose set
+//! **Scheduling** (`policy`): a server that becomes free picks, among the jobs whose set
 //! contains it (those in service elsewhere included), one of the highest class priority
 //! (Π1: LRF serves the smallest |S_c| first, MRF the largest, `none` ignores classes) and,
 //! among those, the oldest (Π2 = FCFS) or a uniformly random one (Π2 = ROS). The reading
@@ -22,31 +22,46 @@
 //! remaining work and waits in that server's queue.
 //!
 //! **Methods.**
-//! * [`product_form`]: FCFS with exponential i.i.d. copies has the product form of
+//! * `product_form`: FCFS with exponential i.i.d. copies has the product form of
 //!   Gardner et al. (2016), aggregated by Bonald & Comte (2017):
 //!   π(x) = π(0) Φ(x) Π λ_c^{x_c}; its normalising sum is summed here in closed form over
 //!   the phases of the union of busy sets (no truncation), in MPFR at two precisions, and
 //!   cross-checked against the truncated Φ recursion with a proven tail bound.
-//! * [`redundancy_d`]: the redundancy-d model (k equal servers, every job on d of them
+//! * `redundancy_d`: the redundancy-d model (k equal servers, every job on d of them
 //!   chosen uniformly) aggregated by the size of that union: a one-dimensional recursion,
 //!   a second exact model and a cross-check of the first.
-//! * [`ctmc`]: the other policies (ROS, LRF-/MRF-FCFS, LRF-/MRF-ROS, preemptive or not)
+//! * `ctmc`: the other policies (ROS, LRF-/MRF-FCFS, LRF-/MRF-ROS, preemptive or not)
 //!   with exponential i.i.d. copies: the stationary distribution of a truncated Markov
 //!   chain whose state holds the class counts, the class each server serves and which
 //!   servers share a job; the truncation is doubled until the printed digits stop moving.
-//! * [`stability`]: the exact FCFS region Σ_{c∈A} λ_c < μ(∪_{c∈A} S_c) for every class
+//! * `stability`: the exact FCFS region Σ_{c∈A} λ_c < μ(∪_{c∈A} S_c) for every class
 //!   set A, and (with the simulator) a simulated estimate for the other policies and identical
 //!   copies.
 
-pub mod classes;
-pub mod ctmc;
-pub mod exact;
-pub mod policy;
-pub mod product_form;
-pub mod redundancy_d;
-pub mod run;
-pub mod sim;
-pub mod stability;
+pub(crate) mod classes;
+pub(crate) mod ctmc;
+pub(crate) mod exact;
+pub(crate) mod policy;
+pub(crate) mod product_form;
+pub(crate) mod redundancy_d;
+pub(crate) mod run;
+pub(crate) mod sim;
+pub(crate) mod stability;
+
+pub use classes::{Class, ClassSystem, Nestedness, ServerSet, MAX_SERVERS, PRESET_NAMES};
+pub use ctmc::{
+    class_chain_values, labelled_chain_values, solve as solve_chain, solve_options, CertifiedValue,
+    ChainResult, ChainValues,
+};
+pub use exact::{exact, exact_methods_apply, ExactReport, Method as ExactMethod};
+pub use policy::{Copies, Order, Policy, Priority, POLICY_NAMES};
+pub use product_form::{
+    fcfs_means, for_each_state, normaliser, ordered_weight, truncated_sums, MeanValues, Truncated,
+};
+pub use redundancy_d::{redundancy_d, RedundancyD};
+pub use run::{simulate, RedundancySimRequest, SimReport, DEFAULT_RUN};
+pub use sim::{Engine, RedundancySim, RedundancyTally, METHOD_EVENTS, METHOD_FCFS_RECURSION};
+pub use stability::{fcfs_region, FcfsRegion};
 
 use crate::dist::DistError;
 use crate::num::markov::MarkovError;

@@ -18,7 +18,7 @@
 //! (under FCFS an arrival is always the youngest, under ROS nothing ranks), so it is
 //! refused for FCFS and ROS.
 
-use super::classes::System;
+use super::classes::ClassSystem;
 use super::RedundancyError;
 
 /// Π1: the class priority.
@@ -59,7 +59,7 @@ impl Policy {
     /// Parses `fcfs`, `ros`, `lrf-fcfs`, `mrf-fcfs`, `lrf-ros`, `mrf-ros` (any case).
     ///
     /// ```
-    /// use taskassign::redundancy::policy::{Order, Policy, Priority};
+    /// use taskassign::redundancy::{Order, Policy, Priority};
     /// let p = Policy::parse("LRF-ROS", false).unwrap();
     /// assert_eq!((p.priority, p.order), (Priority::Lrf, Order::Ros));
     /// assert!(Policy::parse("fcfs", true).is_err()); // no class priority to preempt with
@@ -121,7 +121,7 @@ impl Policy {
     /// policy needs a chain or the simulator.
     ///
     /// ```
-    /// use taskassign::redundancy::policy::Policy;
+    /// use taskassign::redundancy::Policy;
     /// assert!(Policy::parse("fcfs", false).unwrap().has_product_form());
     /// assert!(!Policy::parse("lrf-fcfs", false).unwrap().has_product_form());
     /// assert!(!Policy::parse("ros", false).unwrap().has_product_form());
@@ -152,7 +152,7 @@ impl Policy {
     }
 
     /// The rank of every class of `sys`.
-    pub fn ranks(&self, sys: &System) -> Vec<i64> {
+    pub fn ranks(&self, sys: &ClassSystem) -> Vec<i64> {
         sys.classes()
             .iter()
             .map(|c| self.rank(c.set.len()))
@@ -161,7 +161,7 @@ impl Policy {
 
     /// The first server (0-based) at which two classes of one rank meet, with the two
     /// classes: where Π1 does not name a single class.
-    pub fn tie(&self, sys: &System) -> Option<(usize, usize, usize)> {
+    pub fn tie(&self, sys: &ClassSystem) -> Option<(usize, usize, usize)> {
         let ranks = self.ranks(sys);
         for s in 0..sys.servers() {
             let at: Vec<usize> = (0..sys.classes().len())
@@ -228,9 +228,10 @@ mod tests {
 
     #[test]
     fn ties_are_found_where_sets_of_one_size_meet() {
-        let d = System::preset("redundancy-d:k=3,d=2", &["0.9".to_string()]).unwrap();
+        let d = ClassSystem::preset("redundancy-d:k=3,d=2", &["0.9".to_string()]).unwrap();
         assert!(Policy::parse("lrf-fcfs", false).unwrap().tie(&d).is_some());
-        let w = System::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
+        let w =
+            ClassSystem::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
         assert!(Policy::parse("lrf-fcfs", false).unwrap().tie(&w).is_none());
         assert!(Policy::parse("fcfs", false).unwrap().tie(&w).is_some());
     }

@@ -38,7 +38,7 @@
 //! the states with n jobs, G(z) the normaliser with every λ_c multiplied by z, a power
 //! series with non-negative coefficients W_n, convergent for z < z* = min_U μ(U)/λ(U)).
 
-use super::classes::{ServerSet, System};
+use super::classes::{ClassSystem, ServerSet};
 use super::RedundancyError;
 use crate::num::interval::Interval;
 use crate::num::message_number;
@@ -71,7 +71,7 @@ pub struct MeanValues {
 
 impl MeanValues {
     /// Per-class numbers with Little's law applied (λ_c at `bits`).
-    pub fn from_numbers(sys: &System, number: Vec<Float>, p_empty: Float, bits: u32) -> Self {
+    pub fn from_numbers(sys: &ClassSystem, number: Vec<Float>, p_empty: Float, bits: u32) -> Self {
         let lambda = sys.lambda(bits);
         let response: Vec<Float> = number
             .iter()
@@ -99,7 +99,7 @@ impl MeanValues {
 
 /// The unions of class sets reachable from ∅ (∅ first), ordered by size then mask, so that
 /// every union comes after the unions it is reached from.
-pub fn reachable_unions(sys: &System) -> Result<Vec<ServerSet>, RedundancyError> {
+pub fn reachable_unions(sys: &ClassSystem) -> Result<Vec<ServerSet>, RedundancyError> {
     let sets: Vec<ServerSet> = sys.classes().iter().map(|c| c.set).collect();
     let mut seen: std::collections::HashSet<ServerSet> = std::collections::HashSet::new();
     let mut out = vec![ServerSet::EMPTY];
@@ -125,7 +125,7 @@ pub fn reachable_unions(sys: &System) -> Result<Vec<ServerSet>, RedundancyError>
 }
 
 /// λ(U) = Σ_{c: S_c ⊆ U} λ_c for given rates.
-fn lambda_within(sys: &System, lambda: &[Float], u: ServerSet, bits: u32) -> Float {
+fn lambda_within(sys: &ClassSystem, lambda: &[Float], u: ServerSet, bits: u32) -> Float {
     let mut t = Float::with_val(bits, 0);
     for (c, l) in sys.classes().iter().zip(lambda) {
         if c.set.is_subset_of(u) {
@@ -141,14 +141,14 @@ fn lambda_within(sys: &System, lambda: &[Float], u: ServerSet, bits: u32) -> Flo
 /// λ(U) ≥ μ(U)) is [`RedundancyError::Unstable`], naming the classes {c: S_c ⊆ U}.
 ///
 /// ```
-/// use taskassign::redundancy::{classes::System, product_form::normaliser};
+/// use taskassign::redundancy::{normaliser, ClassSystem};
 /// // One class on one server of rate 1 at λ: G = Σ λ^n = 1/(1 − λ), ∂G = 1/(1 − λ)².
-/// let sys = System::preset("full:k=1", &["0.5".into()]).unwrap();
+/// let sys = ClassSystem::preset("full:k=1", &["0.5".into()]).unwrap();
 /// let (g, dg) = normaliser(&sys, &sys.lambda(64), 64).unwrap();
 /// assert!((g.to_f64() - 2.0).abs() < 1e-15 && (dg[0].to_f64() - 4.0).abs() < 1e-15);
 /// ```
 pub fn normaliser(
-    sys: &System,
+    sys: &ClassSystem,
     lambda: &[Float],
     bits: u32,
 ) -> Result<(Float, Vec<Float>), RedundancyError> {
@@ -222,14 +222,14 @@ pub fn normaliser(
 /// (closed-form phase sum; unstable systems are errors).
 ///
 /// ```
-/// use taskassign::redundancy::{classes::System, product_form::fcfs_means};
+/// use taskassign::redundancy::{fcfs_means, ClassSystem};
 /// // W-model: the fully redundant class has response Exp(μ1 + μ2 − Σλ) (Gardner et al.
 /// // 2016): 1/(2 − 1.2) = 1.25.
-/// let w = System::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
+/// let w = ClassSystem::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
 /// let m = fcfs_means(&w, 128).unwrap();
 /// assert!((m.response[2].to_f64() - 1.25).abs() < 1e-30);
 /// ```
-pub fn fcfs_means(sys: &System, bits: u32) -> Result<MeanValues, RedundancyError> {
+pub fn fcfs_means(sys: &ClassSystem, bits: u32) -> Result<MeanValues, RedundancyError> {
     let lambda = sys.lambda(bits);
     let (g, dg) = normaliser(sys, &lambda, bits)?;
     let number: Vec<Float> = lambda
@@ -243,7 +243,7 @@ pub fn fcfs_means(sys: &System, bits: u32) -> Result<MeanValues, RedundancyError
 
 /// π(c_1, …, c_n)/π(∅) = Π_i λ_{c_i}/μ(U_i) for the jobs of classes `order` (oldest first):
 /// Gardner et al. (2016), Theorem 1.
-pub fn ordered_weight(sys: &System, order: &[usize], bits: u32) -> Float {
+pub fn ordered_weight(sys: &ClassSystem, order: &[usize], bits: u32) -> Float {
     let lambda = sys.lambda(bits);
     let mut w = Float::with_val(bits, 1);
     let mut u = ServerSet::EMPTY;
@@ -259,7 +259,7 @@ pub fn ordered_weight(sys: &System, order: &[usize], bits: u32) -> Float {
 /// where ψ(x) = Φ(x) Π λ_c^{x_c} by the Bonald–Comte recursion
 /// ψ(x) = Σ_{c: x_c>0} ψ(x − e_c) λ_c / μ(∪_{c: x_c>0} S_c).
 pub fn for_each_state(
-    sys: &System,
+    sys: &ClassSystem,
     bits: u32,
     n_max: usize,
     mut f: impl FnMut(&[u16], &Float),
@@ -357,7 +357,11 @@ impl Truncated {
 
 /// The truncated Φ sums at `n_max` with the tail bound of the module documentation (the
 /// bound is the smallest over z = 1 + θ(z* − 1), θ ∈ [`TAIL_THETAS`]).
-pub fn truncated_sums(sys: &System, bits: u32, n_max: usize) -> Result<Truncated, RedundancyError> {
+pub fn truncated_sums(
+    sys: &ClassSystem,
+    bits: u32,
+    n_max: usize,
+) -> Result<Truncated, RedundancyError> {
     let nc = sys.classes().len();
     let mut mass = Float::with_val(bits, 0);
     let mut first = vec![Float::with_val(bits, 0); nc];
@@ -448,7 +452,7 @@ pub struct EnclosedMeans {
 /// width is rounding only. A union whose μ(U) − λ(U) is proven ≤ 0 is
 /// [`RedundancyError::Unstable`]; one whose enclosure contains 0 is undecided at this
 /// precision ([`RedundancyError::Numerical`]).
-pub fn fcfs_means_enclosed(sys: &System, bits: u32) -> Result<EnclosedMeans, RedundancyError> {
+pub fn fcfs_means_enclosed(sys: &ClassSystem, bits: u32) -> Result<EnclosedMeans, RedundancyError> {
     let num_err = |e: crate::num::NumError| RedundancyError::Numerical(e.to_string());
     let lambda: Vec<Interval> = sys
         .classes()
@@ -566,9 +570,9 @@ pub fn fcfs_means_enclosed(sys: &System, bits: u32) -> Result<EnclosedMeans, Red
 mod tests {
     use super::*;
 
-    fn sys(k: usize, classes: &[(&str, &str)]) -> System {
-        System::new(
-            System::unit_rates(k),
+    fn sys(k: usize, classes: &[(&str, &str)]) -> ClassSystem {
+        ClassSystem::new(
+            ClassSystem::unit_rates(k),
             classes
                 .iter()
                 .map(|(s, r)| (ServerSet::parse(s, k).unwrap(), r.to_string()))
@@ -635,13 +639,13 @@ mod tests {
         }
         // One class on K servers.
         for (k, l) in [(2usize, "1.5"), (4, "0.3"), (4, "3.9")] {
-            let s = System::preset(&format!("full:k={k}"), &[l.to_string()]).unwrap();
+            let s = ClassSystem::preset(&format!("full:k={k}"), &[l.to_string()]).unwrap();
             let e = fcfs_means_enclosed(&s, bits).unwrap();
             let want = Float::with_val(hp, Float::with_val(hp, k as u32) - dec(l)).recip();
             assert!(e.response[0].contains(&want), "k {k} lambda {l}");
         }
         // W-model.
-        let w = System::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
+        let w = ClassSystem::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
         let e = fcfs_means_enclosed(&w, bits).unwrap();
         assert!(e.response[2].contains(&dec("1.25")));
         // Against the certified values, several systems.
@@ -654,7 +658,7 @@ mod tests {
             ),
         ] {
             let rates: Vec<String> = rates.iter().map(|r| r.to_string()).collect();
-            let s = System::preset(name, &rates).unwrap();
+            let s = ClassSystem::preset(name, &rates).unwrap();
             let e = fcfs_means_enclosed(&s, bits).unwrap();
             let m = fcfs_means(&s, 3 * bits).unwrap();
             for (x, y) in e.number.iter().zip(&m.number) {

@@ -52,7 +52,7 @@ fn binom(n: u32, r: i64) -> Integer {
 ///
 /// ```
 /// use rug::Float;
-/// use taskassign::redundancy::redundancy_d::redundancy_d;
+/// use taskassign::redundancy::redundancy_d;
 /// // d = k: one M/M/1 at rate kμ = 4: E[T] = 1/(4 − 2) = 0.5.
 /// let r = redundancy_d(4, 4, &Float::with_val(64, 2), &Float::with_val(64, 1), 64).unwrap();
 /// assert_eq!(r.response, 0.5);

@@ -4,7 +4,7 @@
 //! the number in system, the diagnostics of initialisation bias and length, the wall time
 //! and the engine that ran).
 
-use super::classes::System;
+use super::classes::ClassSystem;
 use super::policy::{Copies, Policy};
 use super::sim::{drift, RedundancySim, RedundancyTally};
 use super::RedundancyError;
@@ -17,9 +17,9 @@ use crate::sim::{Length, Progress, Replicated, RunOptions, DEFAULT_JOBS};
 
 /// A simulation as asked.
 #[derive(Debug, Clone)]
-pub struct SimRequest<'a> {
+pub struct RedundancySimRequest<'a> {
     /// The system.
-    pub sys: &'a System,
+    pub sys: &'a ClassSystem,
     /// The policy.
     pub policy: Policy,
     /// The copy model.
@@ -64,7 +64,7 @@ pub struct SimReport {
 /// Runs the simulation of `req`: the one runner of the redundancy simulator (the
 /// `redundancy simulate` command and the claims call it).
 pub fn simulate(
-    req: &SimRequest,
+    req: &RedundancySimRequest,
     progress: Option<Progress>,
 ) -> Result<SimReport, RedundancyError> {
     req.run.validate()?;

@@ -10,7 +10,7 @@
 //! (the class-A jobs leave at rate at most μ(∪_{c∈A} S_c)), so s* bounds every policy's
 //! limit from above; other policies and identical copies are estimated by simulation.
 
-use super::classes::{ServerSet, System};
+use super::classes::{ClassSystem, ServerSet};
 use super::exact::exact_methods_apply;
 use super::policy::{Copies, Policy};
 use super::product_form::reachable_unions;
@@ -43,14 +43,14 @@ impl FcfsRegion {
 /// The exact FCFS region at `bits`.
 ///
 /// ```
-/// use taskassign::redundancy::{classes::System, stability::fcfs_region};
+/// use taskassign::redundancy::{fcfs_region, ClassSystem};
 /// // N-model, λ = (0.6, 0.6): {1} alone allows 1/0.6, {1} with {1+2} allows 2/1.2 = 5/3.
-/// let n = System::preset("n-model", &["0.6".into(), "0.6".into()]).unwrap();
+/// let n = ClassSystem::preset("n-model", &["0.6".into(), "0.6".into()]).unwrap();
 /// let r = fcfs_region(&n, 64).unwrap();
 /// assert!((r.scale_limit.to_f64() - 5.0 / 3.0).abs() < 1e-15);
 /// assert_eq!(r.binding_classes, [0]); // {1}: 1/0.6 = 5/3 as well, and it is smaller
 /// ```
-pub fn fcfs_region(sys: &System, bits: u32) -> Result<FcfsRegion, RedundancyError> {
+pub fn fcfs_region(sys: &ClassSystem, bits: u32) -> Result<FcfsRegion, RedundancyError> {
     let lambda = sys.lambda(bits);
     let mut best: Option<(Float, ServerSet)> = None;
     for u in reachable_unions(sys)? {
@@ -85,7 +85,10 @@ pub fn fcfs_region(sys: &System, bits: u32) -> Result<FcfsRegion, RedundancyErro
 }
 
 /// The exact FCFS region at the two precisions of `digits` ([`Certify`]).
-pub fn region_at_both(sys: &System, digits: u32) -> Result<AtBoth<FcfsRegion>, RedundancyError> {
+pub fn region_at_both(
+    sys: &ClassSystem,
+    digits: u32,
+) -> Result<AtBoth<FcfsRegion>, RedundancyError> {
     Certify::digits(digits).run(|bits| fcfs_region(sys, bits))
 }
 
@@ -100,7 +103,10 @@ pub struct CertifiedRegion {
 }
 
 /// The exact FCFS region of `sys`, its scale limit certified to `digits` digits.
-pub fn certified_region(sys: &System, digits: u32) -> Result<CertifiedRegion, RedundancyError> {
+pub fn certified_region(
+    sys: &ClassSystem,
+    digits: u32,
+) -> Result<CertifiedRegion, RedundancyError> {
     let both = region_at_both(sys, digits)?;
     let scale_limit = both.certify(digits, |r| &r.scale_limit);
     Ok(CertifiedRegion {
@@ -261,7 +267,7 @@ impl Simulator for TraceRun<'_> {
 /// the interval says how sharp the estimate is. The threshold makes the estimate lean
 /// slightly high (a drift below it is called stable).
 pub fn estimate_scale_limit(
-    sys: &System,
+    sys: &ClassSystem,
     policy: Policy,
     copies: Copies,
     dist: &DistSpec,
@@ -420,7 +426,7 @@ pub struct Stability {
 /// copies, estimated by simulation ([`estimate_scale_limit`] with `opts`) otherwise or
 /// when `simulate` asks for the cross-check.
 pub fn stability(
-    sys: &System,
+    sys: &ClassSystem,
     policy: Policy,
     copies: Copies,
     dist: &DistSpec,

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 /// Counts over a run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Summary {
+pub struct ClaimsSummary {
     /// Claims run.
     pub claims: usize,
     /// Checks run.
@@ -32,14 +32,14 @@ pub struct Summary {
     pub proven_checks: usize,
 }
 
-impl Summary {
+impl ClaimsSummary {
     /// Exit status of `check`: 1 when some claim fails the run, else 3 when some claim
     /// could not be computed, else 0.
     pub fn exit_status(&self) -> i32 {
         self.exit_status_strict(false)
     }
 
-    /// As [`Summary::exit_status`]; with `strict`, an INCONCLUSIVE claim fails the run too.
+    /// As [`ClaimsSummary::exit_status`]; with `strict`, an INCONCLUSIVE claim fails the run too.
     pub fn exit_status_strict(&self, strict: bool) -> i32 {
         if self.failing_run > 0 || (strict && self.inconclusive > 0) {
             crate::error::EXIT_FAILED
@@ -52,10 +52,10 @@ impl Summary {
 }
 
 /// Counts the results.
-pub fn summary(rs: &[ClaimResult]) -> Summary {
-    let mut s = Summary {
+pub fn summary(rs: &[ClaimResult]) -> ClaimsSummary {
+    let mut s = ClaimsSummary {
         claims: rs.len(),
-        ..Summary::default()
+        ..ClaimsSummary::default()
     };
     for r in rs {
         s.checks += r.checks.len();
@@ -231,7 +231,7 @@ pub fn proof_lines(rs: &[ClaimResult]) -> Vec<String> {
 }
 
 /// The counts of the summary line: PROVEN apart under `--rigorous`.
-fn counts_text(s: &Summary) -> String {
+fn counts_text(s: &ClaimsSummary) -> String {
     if s.rigorous {
         format!("{} PROVEN, ", s.proven)
     } else {
@@ -240,7 +240,7 @@ fn counts_text(s: &Summary) -> String {
 }
 
 /// The end of the summary line under `--rigorous`: the checks PROVEN.
-fn proven_checks_text(s: &Summary) -> String {
+fn proven_checks_text(s: &ClaimsSummary) -> String {
     if s.rigorous {
         format!("; {} of {} checks PROVEN", s.proven_checks, s.checks)
     } else {

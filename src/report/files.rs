@@ -33,13 +33,9 @@ pub fn write_files(dir: &Path, files: &[OutFile]) -> Result<(), String> {
     Ok(())
 }
 
-/// Compares generated files with those under `dir` (only the generated subfolders
-/// `claims/` and `figures/`); returns the differences, one line each.
-pub fn compare(dir: &Path, files: &[OutFile]) -> Vec<String> {
-    compare_with(dir, files, &[])
-}
-
-/// As [`compare`], with the generated binary files (the figures' PDFs) too.
+/// Compares generated files (text `files` and binary `bins`, the figures' PDFs) with those
+/// under `dir`, and lists the extra files in its generated subfolders `claims/` and
+/// `figures/`; returns the differences, one line each.
 pub fn compare_with(dir: &Path, files: &[OutFile], bins: &[BinFile]) -> Vec<String> {
     let mut diffs = compare_bins(dir, bins);
     for f in files {

@@ -25,7 +25,7 @@ use crate::lb::exact::{
 };
 use crate::lb::fixed_point::{CertifiedFixedPoint, Method};
 use crate::lb::fluid::{fluid_difference, Limit, Trajectory};
-use crate::lb::model::{DSpec, DUsed, Model, ModelKind, System};
+use crate::lb::model::{DSpec, DUsed, JsqSystem, Model, ModelKind};
 use crate::lb::sim::SimRun;
 use crate::num::certify::{certify_pair, Certified};
 use crate::sim::rng::GENERATOR;
@@ -249,7 +249,7 @@ fn truncation_text(kind: ModelKind, n: u64, r: Region) -> String {
 }
 
 /// The method of an exact result, in words.
-fn exact_method_text(system: &System, r: &ExactResult) -> String {
+fn exact_method_text(system: &JsqSystem, r: &ExactResult) -> String {
     let model = system.model();
     match (r.method, model.kind(), model.buffer()) {
         (ExactMethod::ClosedForm, ModelKind::Queues, None) => {
@@ -274,7 +274,7 @@ fn exact_method_text(system: &System, r: &ExactResult) -> String {
 /// The record of `jsq exact` (keys `mean_tasks, occupancy[], blocking, states,
 /// truncation`, then the system, `digits`, `method`, `truncation_bound`, `solve_error`,
 /// `residual`, `notes`) for the solve `r` of `system` asked for `digits`.
-pub fn exact_record(system: &System, spec: &DSpec, digits: u32, r: &ExactResult) -> Record {
+pub fn exact_record(system: &JsqSystem, spec: &DSpec, digits: u32, r: &ExactResult) -> Record {
     let model = system.model();
     let occ: Vec<String> = r.occupancy.iter().map(|v| v.text.clone()).collect();
     let mut rec = Record::default();
@@ -374,7 +374,7 @@ const ZERO: Estimate = Estimate {
 /// notes) for the run `r` of `system` (d as given in `spec`; `halfin_whitt` the β of the
 /// Halfin–Whitt regime, when λ was given by it) with options `opts`.
 pub fn simulate_record(
-    system: &System,
+    system: &JsqSystem,
     spec: &DSpec,
     halfin_whitt: Option<f64>,
     opts: &RunOptions,

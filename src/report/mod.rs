@@ -3,21 +3,39 @@
 //! Each result is computed twice, at the two precisions of [`crate::num::certify_bits`],
 //! and every number is printed with the significant digits on which both runs agree.
 
-pub mod claims;
-pub mod design;
-pub mod eval;
-pub mod figure;
-pub mod files;
-pub mod html;
-pub mod jsq;
-pub mod junit;
-pub mod optimize;
-pub mod quantity;
-pub mod redundancy;
-pub mod simulate;
-pub mod table;
-pub mod tables;
-pub mod threshold;
+pub(crate) mod claims;
+pub(crate) mod design;
+pub(crate) mod eval;
+pub(crate) mod figure;
+pub(crate) mod files;
+pub(crate) mod html;
+pub(crate) mod jsq;
+pub(crate) mod junit;
+pub(crate) mod optimize;
+pub(crate) mod quantity;
+pub(crate) mod redundancy;
+pub(crate) mod simulate;
+pub(crate) mod table;
+pub(crate) mod tables;
+pub(crate) mod threshold;
+
+pub use self::claims::{summary as claims_summary, to_json as claims_json, ClaimsSummary};
+pub use eval::{eval_record, eval_rigorous_record};
+pub use jsq::{exact_record as jsq_exact_record, fixed_point_record as jsq_fixed_point_record};
+pub use optimize::{optimize_proven_record, optimize_record};
+pub use redundancy::exact_record as redundancy_exact_record;
+pub use threshold::{threshold_record, threshold_rigorous_record};
+
+// Pieces of the renderers, for the tests that hold them to their contracts (figures
+// convert to PDF and sanitise, LaTeX preambles, TeX to HTML); not a stable interface.
+#[doc(hidden)]
+pub use figure::pdf::{parse as parse_svg, to_pdf as svg_to_pdf};
+#[doc(hidden)]
+pub use figure::sanitize::{sanitize as sanitize_svg, NotSvg};
+#[doc(hidden)]
+pub use html::tex_to_html;
+#[doc(hidden)]
+pub use table::latex::{DECLARED_PREAMBLE, DUMP_PREAMBLE};
 
 use crate::num::certify::{certify_pair, Certified};
 use crate::num::interval::Interval;

@@ -12,10 +12,10 @@ use super::simulate::{sci, HALF_WIDTH_DIGITS, MEAN_DIGITS};
 use super::Record;
 use crate::dist::aging::Aging;
 use crate::dist::{DistError, DistFactory, DistSpec};
-use crate::redundancy::classes::{Nestedness, System};
+use crate::redundancy::classes::{ClassSystem, Nestedness};
 use crate::redundancy::exact::ExactReport;
 use crate::redundancy::policy::{Copies, Policy};
-use crate::redundancy::run::{SimReport, SimRequest};
+use crate::redundancy::run::{RedundancySimRequest, SimReport};
 use crate::redundancy::stability::{
     simulated_stability, DriftVerdict, FcfsRegion, SimulatedStability, Stability, DRIFT_PER_ARRIVAL,
 };
@@ -39,7 +39,7 @@ fn class_text(class: &AgingClass) -> String {
 /// The reading every record repeats.
 pub const READING: &str = "a free server picks among the jobs whose set contains it (those in service elsewhere included) by class priority Pi1, then Pi2; cancel-on-complete";
 
-fn nested_text(sys: &System) -> (bool, String) {
+fn nested_text(sys: &ClassSystem) -> (bool, String) {
     match sys.nestedness() {
         Nestedness::Nested => (true, "nested: any two sets are disjoint or nested".into()),
         Nestedness::NotNested { a, b } => (
@@ -53,7 +53,7 @@ fn nested_text(sys: &System) -> (bool, String) {
     }
 }
 
-fn head(rec: &mut Record, sys: &System, policy: Policy, copies: Copies, service: &str) {
+fn head(rec: &mut Record, sys: &ClassSystem, policy: Policy, copies: Copies, service: &str) {
     rec.text("policy", policy.name())
         .text("preemption", policy.preemption())
         .text("copies", copies.name())
@@ -61,7 +61,7 @@ fn head(rec: &mut Record, sys: &System, policy: Policy, copies: Copies, service:
     rec.texts("servers", sys.rate_texts());
 }
 
-fn class_object(sys: &System, c: usize) -> Map<String, Value> {
+fn class_object(sys: &ClassSystem, c: usize) -> Map<String, Value> {
     let mut m = Map::new();
     let cl = &sys.classes()[c];
     m.insert("set".into(), Value::String(cl.set.to_string()));
@@ -69,13 +69,13 @@ fn class_object(sys: &System, c: usize) -> Map<String, Value> {
     m
 }
 
-fn nested_fields(rec: &mut Record, sys: &System) {
+fn nested_fields(rec: &mut Record, sys: &ClassSystem) {
     let (nested, note) = nested_text(sys);
     rec.flag("nested", nested).text("nested_note", note);
 }
 
 /// The record of `redundancy exact` for `wanted` digits asked.
-pub fn exact_record(sys: &System, r: &ExactReport, wanted: u32) -> Record {
+pub fn exact_record(sys: &ClassSystem, r: &ExactReport, wanted: u32) -> Record {
     let mut rec = Record::default();
     head(
         &mut rec,
@@ -158,7 +158,7 @@ pub fn stability_basis(basis: SimulatedStability, drift: &Estimate) -> (Option<b
 /// of the system and whether the exact methods apply to its law and copies (the region
 /// then decides stability where it can), and the law's ageing class.
 pub fn simulate_record(
-    req: &SimRequest,
+    req: &RedundancySimRequest,
     r: &SimReport,
     region: Option<&FcfsRegion>,
     exact_methods: bool,
@@ -248,7 +248,7 @@ pub fn simulate_record(
 #[derive(Debug, Clone)]
 pub struct StabilityFindings<'a> {
     /// The system.
-    pub sys: &'a System,
+    pub sys: &'a ClassSystem,
     /// The policy.
     pub policy: Policy,
     /// The copy model.

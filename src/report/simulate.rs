@@ -15,7 +15,7 @@
 
 use super::Record;
 use crate::policy::reference::Reference;
-use crate::sim::dispatch::setup::{Prepared, SimRequest};
+use crate::sim::dispatch::setup::{DispatchSimRequest, Prepared};
 use crate::sim::dispatch::SimResult;
 use crate::sim::observe::{names, Estimates};
 use crate::sim::rng::GENERATOR;
@@ -30,13 +30,6 @@ pub const HALF_WIDTH_DIGITS: usize = 3;
 
 /// A simulated number in scientific notation with `digits` significant digits; "0",
 /// "inf", and "n/a" for an undefined value (a host no measured job visited).
-///
-/// ```
-/// use taskassign::report::simulate::sci;
-/// assert_eq!(sci(1234.5678, 3), "1.23e3");
-/// assert_eq!(sci(f64::NAN, 3), "n/a");
-/// assert_eq!(sci(0.0, 3), "0");
-/// ```
 pub fn sci(x: f64, digits: usize) -> String {
     if x == 0.0 {
         "0".into()
@@ -51,12 +44,6 @@ pub fn sci(x: f64, digits: usize) -> String {
 
 /// An input value as the f64 the simulator used: the shortest scientific string that
 /// reads back to it.
-///
-/// ```
-/// use taskassign::report::simulate::exact;
-/// assert_eq!(exact(0.1), "1e-1");
-/// assert_eq!(exact(1.0 / 3.0), "3.333333333333333e-1");
-/// ```
 pub fn exact(x: f64) -> String {
     if x == 0.0 {
         "0".into()
@@ -122,7 +109,7 @@ pub const Z_NOTE: &str = "null: no finite z-score (a half-width of 0, when the r
 /// `req`, resolved as `prep`, simulated as `res` and compared with `reference` (the
 /// formula's values, when one exists).
 pub fn simulate_record(
-    req: &SimRequest,
+    req: &DispatchSimRequest,
     prep: &Prepared,
     res: &SimResult,
     reference: Option<&Reference>,
@@ -219,4 +206,21 @@ pub fn simulate_record(
     ));
     rec.texts("notes", &notes);
     Ok(rec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{exact, sci};
+
+    #[test]
+    fn numbers_read_as_the_contract_writes_them() {
+        // The number format of ARCHITECTURE.md ("Output"): mantissa `e` exponent, "n/a"
+        // for an undefined value; Rust's `{:e}` of 0.1 and 1/3 is the shortest text that
+        // reads back to the same f64.
+        assert_eq!(sci(1234.5678, 3), "1.23e3");
+        assert_eq!(sci(f64::NAN, 3), "n/a");
+        assert_eq!(sci(0.0, 3), "0");
+        assert_eq!(exact(0.1), "1e-1");
+        assert_eq!(exact(1.0 / 3.0), "3.333333333333333e-1");
+    }
 }

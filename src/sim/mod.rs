@@ -1,11 +1,11 @@
 //! Simulators that cross-check the analytic formulas, and the machinery they share.
 //!
 //! A model is a [`Simulator`]: it runs one replication from its random [`Streams`] and
-//! returns a [`Tally`], its sums under named keys ([`observe`]). The [`Replicator`] runs
+//! returns a [`Tally`], its sums under named keys (`observe`). The [`Replicator`] runs
 //! R independent replications in parallel with rayon, combines them in replication order
 //! (the numbers depend on (seed, point), never on the thread count) and turns the tallies
-//! into [`observe::Estimates`]: every observable by name with its 95 % Student-t
-//! half-width ([`stats`]), plus the heavy-tail diagnosis. Claims and reports read the
+//! into `observe::Estimates`: every observable by name with its 95 % Student-t
+//! half-width (`stats`), plus the heavy-tail diagnosis. Claims and reports read the
 //! estimates by name, whatever the model.
 //!
 //! The rooms:
@@ -14,14 +14,14 @@
 //!   so one pass over the jobs per replication (Lindley, Kiefer–Wolfowitz);
 //! * [`event`]: a calendar of events for the models whose waiting is not fixed at arrival
 //!   (random order of service, cancelled copies), with the M/G/c queue (FCFS and ROS) on it;
-//! * [`run`]: the options of a run ([`RunOptions`]: length and warm-up, replications,
+//! * `run`: the options of a run ([`RunOptions`]: length and warm-up, replications,
 //!   seed, point, threads, start), one type and one validation for every model;
-//! * [`observe`]: keys, samples and the estimates map;
-//! * [`stats`]: ratio estimators with Student-t half-widths, the heavy-tail rules;
-//! * [`warmup`]: the series of a replication's headline observable, the MSER-5 truncation
+//! * `observe`: keys, samples and the estimates map;
+//! * `stats`: ratio estimators with Student-t half-widths, the heavy-tail rules;
+//! * `warmup`: the series of a replication's headline observable, the MSER-5 truncation
 //!   point that extends a warm-up found too short, and the stationarity test of the
 //!   measured window;
-//! * [`rng`]: one Xoshiro256++ stream per (seed, point, replication, stream).
+//! * `rng`: one Xoshiro256++ stream per (seed, point, replication, stream).
 //!
 //! A new model (JSQ(d) on occupancy counts, redundancy with cancel-on-complete) is a new
 //! module with a [`Simulator`] and its [`Tally`], and one runner that takes a
@@ -31,28 +31,35 @@
 
 pub mod dispatch;
 pub mod event;
-pub mod observe;
-pub mod rng;
-pub mod run;
-pub mod stats;
-pub mod warmup;
+pub(crate) mod observe;
+pub(crate) mod rng;
+pub(crate) mod run;
+pub(crate) mod stats;
+pub(crate) mod warmup;
 
-// The paths of the dispatch simulators before they moved to `dispatch`, kept for the
-// integration tests and the claims engine.
-pub use dispatch::{setup, SimPolicy, SimResult};
+pub use observe::{names, Estimates, Key, Sample};
+pub use rng::{splitmix64, unit_f64, STREAM_SIZES};
+pub use stats::{
+    paired_difference, ratio_estimate, ratio_estimate_weighted, t_abs_cdf, t_quantile, Estimate,
+    HeavyTail,
+};
+pub use warmup::{
+    halves_test, mser5, relaxation, Diagnostics, Knobs, Relaxation, Series, Stationarity,
+    WarmupReport, WarmupRule,
+};
+
+pub use dispatch::{SimPolicy, SimResult};
 pub use run::{
     Length, LengthRule, RunOptions, Start, DEFAULT_JOBS, DEFAULT_SEED, DEFAULT_WARMUP_FRACTION,
 };
 
 use crate::dist::DistError;
 use crate::policy::PolicyError;
-use observe::{Estimates, Key, Sample};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
-use stats::{heavy_tail_check, Estimate, HeavyTail};
+use stats::heavy_tail_check;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use thiserror::Error;
-use warmup::{halves_test, mser5, Series, Stationarity, WarmupReport, WarmupRule};
 
 /// Fewest replications accepted (a half-width needs two).
 pub const MIN_REPLICATIONS: usize = 2;
@@ -105,8 +112,8 @@ impl Streams {
 /// estimates; a new model implements this trait and its tally, nothing else.
 ///
 /// ```
-/// use taskassign::sim::observe::{names, Key, Sample};
-/// use taskassign::sim::rng::{unit_f64, STREAM_SIZES};
+/// use taskassign::sim::{names, Key, Sample};
+/// use taskassign::sim::{unit_f64, STREAM_SIZES};
 /// use taskassign::sim::{Replicator, Simulator, Streams, Tally};
 /// // The mean of n uniform variates: a "simulator" of E[U] = 1/2.
 /// struct Uniforms(u64);

@@ -88,7 +88,7 @@ impl fmt::Display for Key {
 /// Estimates by name, in the order the simulator reports them.
 ///
 /// ```
-/// use taskassign::sim::observe::{names, Estimates, Key, Sample};
+/// use taskassign::sim::{names, Estimates, Key, Sample};
 /// // Two replications of a per-job mean: 10 jobs summing to 10, 10 jobs summing to 30.
 /// let e = Estimates::from_columns(vec![(
 ///     Key::scalar(names::WAITING),

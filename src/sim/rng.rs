@@ -24,7 +24,7 @@ pub const GENERATOR: &str =
 /// `z + 0x9e3779b97f4a7c15`.
 ///
 /// ```
-/// use taskassign::sim::rng::splitmix64;
+/// use taskassign::sim::splitmix64;
 /// // First output of SplitMix64 seeded with 0 (reference implementation by Vigna).
 /// assert_eq!(splitmix64(0), 0xe220a8397b1dcdaf);
 /// ```
@@ -131,8 +131,9 @@ impl Alias {
         }
     }
 
-    /// The probability of each index that the table implies (for tests and reports).
-    pub fn probabilities(&self) -> Vec<f64> {
+    /// The probability of each index that the table implies (for the tests).
+    #[cfg(test)]
+    pub(crate) fn probabilities(&self) -> Vec<f64> {
         let n = self.keep.len() as f64;
         let mut p = vec![0.0; self.keep.len()];
         for (i, (&k, &o)) in self.keep.iter().zip(&self.other).enumerate() {

@@ -67,7 +67,7 @@ const T_BISECTION_STEPS: usize = 80;
 /// Abramowitz & Stegun 26.7.3 (ν odd) and 26.7.4 (ν even) in θ = atan(t/√ν).
 ///
 /// ```
-/// use taskassign::sim::stats::t_abs_cdf;
+/// use taskassign::sim::t_abs_cdf;
 /// // ν = 1 is the Cauchy law: P(|T| ≤ 1) = 1/2.
 /// assert!((t_abs_cdf(1.0, 1) - 0.5).abs() < 1e-15);
 /// // ν = 2: P(|T| ≤ t) = t / √(2 + t²).
@@ -112,7 +112,7 @@ pub fn t_abs_cdf(t: f64, nu: u64) -> f64 {
 /// two-sided 95 % quantile t_{0.975, ν}), by bisection in θ on [`t_abs_cdf`].
 ///
 /// ```
-/// use taskassign::sim::stats::t_quantile;
+/// use taskassign::sim::t_quantile;
 /// // Tabulated t_{0.975, ν} (Abramowitz & Stegun, Table 26.10).
 /// assert!((t_quantile(0.95, 1) - 12.706_204_736).abs() < 1e-8);
 /// assert!((t_quantile(0.95, 9) - 2.262_157_163).abs() < 1e-8);
@@ -160,6 +160,17 @@ pub struct Estimate {
 }
 
 impl Estimate {
+    /// No replication measured anything (`count` jobs, all in replications without a
+    /// weight): the mean is undefined (NaN) and its half-width +∞.
+    pub fn unmeasured(count: u64) -> Self {
+        Estimate {
+            mean: f64::NAN,
+            half_width: f64::INFINITY,
+            replications: 0,
+            count,
+        }
+    }
+
     /// (mean − hw, mean + hw).
     pub fn interval(&self) -> (f64, f64) {
         (self.mean - self.half_width, self.mean + self.half_width)
@@ -180,7 +191,7 @@ impl Estimate {
 /// the replications with n_r > 0.
 ///
 /// ```
-/// use taskassign::sim::stats::ratio_estimate;
+/// use taskassign::sim::ratio_estimate;
 /// // Equal counts: the mean of the replication means 1, 2, 3 and the textbook interval
 /// // t_{0.975,2} · s/√3 = 4.302653 · 1/√3.
 /// let e = ratio_estimate(&[(10.0, 10), (20.0, 10), (30.0, 10)]);
@@ -197,8 +208,8 @@ pub fn ratio_estimate(sums: &[(f64, u64)]) -> Estimate {
 /// [`ratio_estimate`]), a time average w_r = the length of the observation window.
 ///
 /// ```
-/// use taskassign::sim::observe::Sample;
-/// use taskassign::sim::stats::ratio_estimate_weighted;
+/// use taskassign::sim::Sample;
+/// use taskassign::sim::ratio_estimate_weighted;
 /// // Integrals 2, 4, 6 over windows of length 2: the time averages 1, 2, 3, whose interval
 /// // is the textbook one, t_{0.975,2} · 1/√3.
 /// let e = ratio_estimate_weighted(&[
@@ -218,12 +229,7 @@ pub fn ratio_estimate_weighted(samples: &[Sample]) -> Estimate {
     let r = used.len();
     let count: u64 = samples.iter().map(|s| s.count).sum();
     if r == 0 {
-        return Estimate {
-            mean: f64::NAN,
-            half_width: f64::INFINITY,
-            replications: 0,
-            count,
-        };
+        return Estimate::unmeasured(count);
     }
     let total_s: f64 = used.iter().map(|(s, _)| s).sum();
     let total_n: f64 = used.iter().map(|(_, n)| n).sum();
@@ -262,8 +268,8 @@ pub fn ratio_estimate_weighted(samples: &[Sample]) -> Estimate {
 /// d_r vary much less than either side. `count` is the first side's.
 ///
 /// ```
-/// use taskassign::sim::observe::Sample;
-/// use taskassign::sim::stats::paired_difference;
+/// use taskassign::sim::Sample;
+/// use taskassign::sim::paired_difference;
 /// // Replication means 1, 2, 3 against 0.5, 1.5, 2.5: every difference is 0.5, so the
 /// // interval has width 0 although each side spreads.
 /// let a: Vec<Sample> = [1.0, 2.0, 3.0].iter().map(|m| Sample::per_job(10.0 * m, 10)).collect();
@@ -281,12 +287,7 @@ pub fn paired_difference(a: &[Sample], b: &[Sample]) -> Estimate {
     let count = a.iter().map(|s| s.count).sum();
     let r = d.len();
     if r == 0 {
-        return Estimate {
-            mean: f64::NAN,
-            half_width: f64::INFINITY,
-            replications: 0,
-            count,
-        };
+        return Estimate::unmeasured(count);
     }
     let rf = r as f64;
     let mean = d.iter().sum::<f64>() / rf;

@@ -349,7 +349,7 @@ impl TimeSeries {
 /// the first half of the run (module docs); 0 with fewer than two groups.
 ///
 /// ```
-/// use taskassign::sim::warmup::{mser5, Series};
+/// use taskassign::sim::{mser5, Series};
 /// // A run that rises from 0 to 1 over its first 100 batches (of width 2) and then
 /// // fluctuates around 1: the truncation removes the rise (200 units) and little more.
 /// let mut s = Series::new(2.0, 0.0, 1000);
@@ -418,7 +418,7 @@ pub struct Relaxation {
 /// measured batches or with a constant series.
 ///
 /// ```
-/// use taskassign::sim::warmup::{relaxation, Series};
+/// use taskassign::sim::{relaxation, Series};
 /// // An AR(1) series x_j = a x_{j-1} + e_j (a deterministic stand-in for the noise)
 /// // has τ = 1/2 + a/(1 − a) batches: 9.5 for a = 0.9, at width 2: 19.
 /// let a: f64 = 0.9;
@@ -497,7 +497,7 @@ pub struct Stationarity {
 /// replications. Differences that are all 0 pass (p = 1); equal nonzero differences fail.
 ///
 /// ```
-/// use taskassign::sim::warmup::halves_test;
+/// use taskassign::sim::halves_test;
 /// // Second halves higher in every replication, by 1 ± 0.1: a trend, flagged.
 /// let rising: Vec<(f64, f64)> = (0..10).map(|r| (0.0, 1.0 + 0.02 * r as f64)).collect();
 /// assert!(!halves_test(&rising).unwrap().passed);

@@ -30,7 +30,6 @@
 //! Every error names the file, the line and the key, and is bad input (exit 2).
 
 use super::axis::axis_values;
-pub use super::axis::{LOG_RANGE_DIGITS, MAX_AXIS_VALUES};
 use super::SweepError;
 use crate::claims::grid::positions;
 use crate::claims::schema::{line_of, value_text};
@@ -129,7 +128,6 @@ struct Group {
 pub struct Grid {
     /// The file it came from.
     pub path: String,
-    text: String,
     /// What every point computes.
     pub target: Target,
     /// The grid variables, sorted by name.
@@ -186,9 +184,6 @@ pub struct Shard {
 }
 
 impl Shard {
-    /// The whole sweep as one shard.
-    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
-
     /// Reads `i/n` with 0 ≤ i < n ≤ [`MAX_SHARDS`].
     pub fn parse(s: &str) -> Result<Shard, SweepError> {
         let bad = || {
@@ -437,7 +432,6 @@ pub fn parse(path: &str, text: &str) -> Result<Grid, SweepError> {
     };
     Ok(Grid {
         path: path.to_string(),
-        text: text.to_string(),
         target,
         vars,
         groups,
@@ -504,11 +498,6 @@ impl Grid {
         self.groups.iter().map(|g| g.values.len()).product()
     }
 
-    /// Whether the grid has no point (never: every axis has a value).
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// A grid error at `line` on `key` (for the checks of options against a command).
     pub fn error_at(&self, line: usize, key: &str, why: impl Into<String>) -> SweepError {
         SweepError::Grid {
@@ -517,11 +506,6 @@ impl Grid {
             key: key.to_string(),
             why: why.into(),
         }
-    }
-
-    /// The text of the grid file.
-    pub fn text(&self) -> &str {
-        &self.text
     }
 
     /// The value of every variable at `p`, in the order of [`Grid::vars`] (by name).

@@ -4,13 +4,13 @@
 //!
 //! The method, in the order a sweep runs (ARCHITECTURE.md, "Sweeps"):
 //!
-//! * **The grid** ([`grid`]): a TOML file names a command (`optimize`, `jsq sim`, …) and
+//! * **The grid** (`grid`): a TOML file names a command (`optimize`, `jsq sim`, …) and
 //!   its options with `{var}` templates, or a claim quantity and its `[setup]`, and the
 //!   axes: lists, exact decimal ranges, log ranges, zipped groups, all crossed. Expanding
 //!   it gives every point's variables and its *canonical arguments*: the command line
 //!   (options sorted by name, templates filled) or the quantity, its setup and its
 //!   variables, as one string.
-//! * **The key** ([`grid::point_key`]): the first 8 bytes of SHA-256 of the canonical
+//! * **The key** (`grid::point_key`): the first 8 bytes of SHA-256 of the canonical
 //!   string, big-endian, written as 16 hex digits. It depends on what the point computes
 //!   and nothing else: not on the order the grid was written in, the shard count or the
 //!   machine. The points form one list sorted by key; shard i of n takes the points at
@@ -19,31 +19,33 @@
 //!   from (base seed, key, replication, stream): the key is the point coordinate of
 //!   [`crate::sim::Streams`], so a point's numbers do not depend on the shard count, the
 //!   thread count or the order.
-//! * **The shard file** ([`shard`]): one JSON line per finished point,
+//! * **The shard file** (`shard`): one JSON line per finished point,
 //!   `{"key", "point": {…}, "result": {…}}` (the command's own JSON record) or
 //!   `{"key", "point": {…}, "error": {"class", "exit", "message"}}`, appended with one
 //!   `write` per line and no user-space buffer, so a killed process leaves at most one
 //!   incomplete last line; `--resume` discards it and skips the keys already there. A
 //!   failure is a line too: it is recorded once, never retried forever. An exclusive lock
 //!   keeps two processes off one shard.
-//! * **The merge** ([`merge`]): every shard line read, identical duplicates merged
+//! * **The merge** (`merge`): every shard line read, identical duplicates merged
 //!   silently, conflicting ones an error naming the point, the missing points (given the
 //!   grid) reported with the shard ids to rerun, and one JSONL sorted by key plus one CSV
 //!   written. A sharded run and an unsharded run of one grid merge to the same bytes.
-//! * **The plan** ([`plan`]): the point count, a measured cost per point, and the lines
+//! * **The plan** (`plan`): the point count, a measured cost per point, and the lines
 //!   that run the sweep on Slurm (`examples/slurm/sweep.sbatch`) and GNU parallel.
 //!
 //! How a point is computed is the caller's: the binary's `cli` runs a command line in its
 //! own process (no new process per point) and returns its JSON record; this module runs
-//! claim quantities itself ([`quantity`]).
+//! claim quantities itself (`quantity`).
 
-pub mod axis;
+pub(crate) mod axis;
 mod csv;
-pub mod grid;
-pub mod merge;
-pub mod plan;
-pub mod quantity;
-pub mod shard;
+pub(crate) mod grid;
+pub(crate) mod merge;
+pub(crate) mod plan;
+pub(crate) mod quantity;
+pub(crate) mod shard;
+
+pub use quantity::QuantityDef;
 
 use crate::error::{Classify, ErrorKind};
 use thiserror::Error;

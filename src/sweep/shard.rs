@@ -13,7 +13,6 @@
 
 use super::grid::{key_text, parse_key, Grid, Point, Shard};
 use super::{Outcome, SweepError};
-use serde::Deserialize;
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
@@ -44,13 +43,6 @@ pub fn parse_file_name(name: &str) -> Option<Shard> {
     let index = i.parse().ok()?;
     let count = n.parse().ok()?;
     (count >= 1 && index < count).then_some(Shard { index, count })
-}
-
-/// The fields of a line that a resume and a merge read.
-#[derive(Debug, Deserialize)]
-pub struct Head {
-    /// The point's key.
-    pub key: String,
 }
 
 /// One line of a shard file (with its newline): the key, the point's variables and the
@@ -139,9 +131,7 @@ fn scan(file: &mut File, path: &Path, mine: &HashSet<u64>) -> Result<Existing, S
 
 /// What one run of a shard did.
 #[derive(Debug, Clone)]
-pub struct Summary {
-    /// The shard.
-    pub shard: Shard,
+pub struct ShardSummary {
     /// Its file.
     pub file: PathBuf,
     /// Points of the shard.
@@ -178,7 +168,7 @@ pub fn run(
     opts: &RunOptions,
     eval: &(dyn Fn(&Point) -> Outcome + Sync),
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Summary, SweepError> {
+) -> Result<ShardSummary, SweepError> {
     let start = Instant::now();
     let shard = opts.shard;
     let mine: Vec<&Point> = points
@@ -298,8 +288,7 @@ pub fn run(
         path: show.clone(),
         why: e.to_string(),
     })?;
-    Ok(Summary {
-        shard,
+    Ok(ShardSummary {
         file: path,
         points: total,
         already: ex.done.len(),

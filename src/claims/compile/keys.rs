@@ -221,3 +221,140 @@ pub fn key_errors(path: &str, text: &str) -> Vec<ClaimError> {
     }
     f.errors
 }
+
+// ---------------------------------------------------------------------------------------
+// The key lists that find every mistake at once are the serde types' own fields (moved
+// from tests/claims_reports.rs: the lists and the types are the crate's internals).
+
+#[cfg(test)]
+mod key_lists {
+    use super::{key_errors, Keys, CHECK, EXPECTED, LIMIT, SHARED_SETUP, SOURCE, TABLE, TOP};
+    use crate::claims::schema::{
+        CheckSpec, ClaimFile, ExpectedValue, LimitSpec, Source, TableSpec,
+    };
+    use crate::claims::systems::{dispatch, jsq, redundancy};
+    use crate::claims::ClaimError;
+    use serde::de::DeserializeOwned;
+
+    /// The fields serde expects of `T`, read from its own "unknown field" message.
+    fn serde_fields<T: DeserializeOwned>() -> Vec<String> {
+        let e = toml::from_str::<T>("zz_not_a_key = 1\n")
+            .err()
+            .expect("an unknown field is refused")
+            .to_string();
+        let list = e.split("expected one of").nth(1).unwrap_or("");
+        let mut v: Vec<String> = list
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn names(k: Keys) -> Vec<String> {
+        let mut v: Vec<String> = k.iter().map(|(n, _)| n.to_string()).collect();
+        v.sort();
+        v
+    }
+
+    /// The keys a part requires, in the lists; serde's first "missing field" of an
+    /// empty part must be one of them (serde names only the first).
+    fn first_missing<T: DeserializeOwned>() -> Option<String> {
+        let e = toml::from_str::<T>("").err()?.to_string();
+        e.split("missing field `")
+            .nth(1)
+            .and_then(|r| r.split('`').next())
+            .map(str::to_string)
+    }
+
+    #[test]
+    fn the_key_lists_are_the_serde_types_fields() {
+        // The source of truth is each type's derive: its "unknown field" message lists
+        // every field. A field added to a type and not to the lists (or the reverse)
+        // fails here.
+        assert_eq!(names(TOP), serde_fields::<ClaimFile>());
+        assert_eq!(names(SOURCE), serde_fields::<Source>());
+        assert_eq!(names(CHECK), serde_fields::<CheckSpec>());
+        assert_eq!(names(LIMIT), serde_fields::<LimitSpec>());
+        assert_eq!(names(EXPECTED), serde_fields::<ExpectedValue>());
+        assert_eq!(names(TABLE), serde_fields::<TableSpec>());
+        let required =
+            |k: Keys| -> Vec<&str> { k.iter().filter(|(_, r)| *r).map(|(n, _)| *n).collect() };
+        for (list, missing) in [
+            (SOURCE, first_missing::<Source>()),
+            (CHECK, first_missing::<CheckSpec>()),
+            (LIMIT, first_missing::<LimitSpec>()),
+            (EXPECTED, first_missing::<ExpectedValue>()),
+            (TABLE, first_missing::<TableSpec>()),
+        ] {
+            let m = missing.expect("an empty part is refused");
+            assert!(
+                required(list).contains(&m.as_str()),
+                "{m} not required in {list:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_models_setup_keys_are_their_serde_types_fields() {
+        for (sig, fields, missing) in [
+            (
+                &dispatch::SIGNATURE,
+                serde_fields::<dispatch::DispatchSetup>(),
+                first_missing::<dispatch::DispatchSetup>(),
+            ),
+            (
+                &jsq::SIGNATURE,
+                serde_fields::<jsq::JsqSetup>(),
+                first_missing::<jsq::JsqSetup>(),
+            ),
+            (
+                &redundancy::SIGNATURE,
+                serde_fields::<redundancy::RedundancySetup>(),
+                first_missing::<redundancy::RedundancySetup>(),
+            ),
+        ] {
+            let mut want: Vec<String> = SHARED_SETUP
+                .iter()
+                .chain(sig.setup_keys)
+                .map(|s| s.to_string())
+                .collect();
+            want.sort();
+            assert_eq!(want, fields, "model {}", sig.name);
+            assert_eq!(
+                missing.as_deref(),
+                sig.required.first().copied(),
+                "model {}",
+                sig.name
+            );
+        }
+    }
+
+    #[test]
+    fn every_unknown_and_missing_key_is_found_at_its_line() {
+        // An unknown top-level key (line 3), a [source] (header at line 5) without words
+        // and with an unknown key (line 7), a [setup] with an unknown key (line 10), and
+        // a check (header at line 12) without relation: five errors, in file order within
+        // each part.
+        let text = "id = \"x\"\nstatement = \"s\"\nbogus = 1\nreading = \"r\"\n[source]\npaper = \"P\"\npages = \"1\"\n[setup]\ndist = \"exp:rate=1\"\nlod = \"0.5\"\n\n[[check]]\nquantity = \"mean()\"\n";
+        let got: Vec<(usize, String)> = key_errors("t.toml", text)
+            .into_iter()
+            .map(|e| match e {
+                ClaimError::Schema { line, key, .. } => (line, key),
+                other => (0, other.to_string()),
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (3, "bogus".to_string()),
+                (7, "source.pages".to_string()),
+                (5, "source.words".to_string()),
+                (10, "setup.lod".to_string()),
+                (12, "check.relation".to_string()),
+            ]
+        );
+    }
+}

@@ -28,7 +28,5 @@ pub mod table;
 pub use claim::{CellKind, Check, Claim, ExpectedDef, LimitDef, TableDef, UNPUBLISHED};
 pub use claim_file::compile;
 pub(crate) use figure::compile_figure_parts;
-pub use limit::MAX_DEGREE;
 pub use paths::load_paths;
-pub use setup::{DEFAULT_CLAIM_DIGITS, MAX_CLAIM_DIGITS, MIN_CLAIM_DIGITS};
 pub use sweep_quantity::compile_quantity;

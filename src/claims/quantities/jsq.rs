@@ -25,13 +25,13 @@ use crate::claims::expr::{Arg, Expr};
 use crate::claims::registry::Quantity;
 use crate::claims::scope::Call;
 use crate::claims::signature::{FieldSpec, NamedArg, Positional, Signature};
-use crate::claims::systems::jsq::{JsqSpec, JsqSystem};
+use crate::claims::systems::jsq::{JsqPoint, JsqSpec};
 use crate::claims::value::{FieldValue, Pair, Value};
 use crate::lb::diffusion;
 use crate::lb::exact::{exact, ExactOptions};
 use crate::lb::fixed_point::{fixed_point, jsq_reference, l1_distance, FixedPoint};
 use crate::lb::fluid::{fluid_pair, Limit};
-use crate::lb::model::{ModelKind, System};
+use crate::lb::model::{JsqSystem, ModelKind};
 use crate::lb::sim::{names, run, Measure, SimRun, DEFAULT_RUN};
 use crate::num::parse_decimal;
 use crate::sim::observe::Key;
@@ -74,7 +74,7 @@ static FIXED_POINT: Signature = Signature {
 };
 
 /// The limit's fixed point and JSQ's at one precision.
-fn fixed_points(s: &JsqSystem, bits: u32) -> Result<(FixedPoint, FixedPoint), QuantityError> {
+fn fixed_points(s: &JsqPoint, bits: u32) -> Result<(FixedPoint, FixedPoint), QuantityError> {
     let model = s.model()?;
     let limit = Limit::from_spec(&s.d_spec()?)?;
     let what = || format!("jsq fixed-point {}", s.flags());
@@ -483,8 +483,8 @@ type Simulated = (SimRun, Option<Vec<f64>>);
 /// The simulation of `sys` with options `o`, cached per claim under the system's key.
 fn cached_run(
     scope: &crate::claims::scope::Scope,
-    s: &JsqSystem,
-    sys: &System,
+    s: &JsqPoint,
+    sys: &JsqSystem,
     o: &JsqRunCall,
 ) -> Result<std::sync::Arc<Simulated>, QuantityError> {
     // The resolved system (so that d = N and a formula capped at N share one run).
@@ -505,7 +505,7 @@ fn cached_run(
     scope.cache.get_or(key, || run_sim(s, sys, o))
 }
 
-fn run_sim(s: &JsqSystem, sys: &System, o: &JsqRunCall) -> Result<Simulated, QuantityError> {
+fn run_sim(s: &JsqPoint, sys: &JsqSystem, o: &JsqRunCall) -> Result<Simulated, QuantityError> {
     let (measure, fluid) = match o.at {
         Some(t) => {
             let (_, fine) = fluid_pair(sys.model(), Limit::Jsq, &[], &[t])?;
@@ -806,7 +806,7 @@ impl Quantity for JsqExcess {
         let scope = &call.scope;
         let s = JsqSpec::resolve(scope)?;
         let sys = s.system("jsq_excess")?;
-        let jsq = System::new(
+        let jsq = JsqSystem::new(
             sys.model().clone(),
             sys.servers(),
             &crate::lb::model::DSpec::Infinite,

@@ -23,7 +23,7 @@ use crate::claims::value::{Pair, Value};
 use crate::dist::DistSpec;
 use crate::redundancy::exact::{exact_methods_apply, solve, Solution};
 use crate::redundancy::policy::{Policy, POLICY_NAMES};
-use crate::redundancy::run::{simulate, SimReport, SimRequest, DEFAULT_RUN};
+use crate::redundancy::run::{simulate, RedundancySimRequest, SimReport, DEFAULT_RUN};
 use crate::redundancy::stability::{
     estimate_scale_limit, fcfs_region, region_at_both, DriftVerdict, EstimateOptions,
 };
@@ -269,7 +269,7 @@ fn simulated(
     );
     call.scope.cache.get_or(key, || {
         let dist = DistSpec::parse(&p.dist)?;
-        let req = SimRequest {
+        let req = RedundancySimRequest {
             sys: &p.sys,
             policy,
             copies: p.copies,

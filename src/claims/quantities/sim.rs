@@ -26,10 +26,10 @@ use crate::optimize::OptPolicy;
 use crate::policy::reference::reference_waiting;
 use crate::policy::{LoadSpec, Metric};
 use crate::sim::dispatch::setup::{
-    run, simulated_mean, Quantity as SimQuantity, SimRequest, ANALYTIC_BITS, DEFAULT_RUN,
+    run, simulated_mean, DispatchSimRequest, ANALYTIC_BITS, DEFAULT_RUN,
 };
 use crate::sim::dispatch::SimPolicy;
-use crate::sim::observe::names;
+use crate::sim::observe::{names, Key};
 use crate::sim::stats::{Estimate, HeavyTail};
 use crate::sim::warmup::Knobs;
 use crate::sim::{RunOptions, SimError};
@@ -123,7 +123,7 @@ impl Quantity for LwlSim {
         let bits = scope.bits;
         let r = scope.cache.get_or(key, || {
             let spec = s.spec()?;
-            let req = SimRequest {
+            let req = DispatchSimRequest {
                 policy: SimPolicy::Lwl,
                 dist: &spec,
                 hosts,
@@ -133,9 +133,9 @@ impl Quantity for LwlSim {
                 run: opts.clone(),
             };
             let q = match s.metric {
-                Metric::Waiting => SimQuantity::Waiting,
-                Metric::Response => SimQuantity::Response,
-                Metric::Slowdown => SimQuantity::Slowdown,
+                Metric::Waiting => Key::scalar(names::WAITING),
+                Metric::Response => Key::scalar(names::RESPONSE),
+                Metric::Slowdown => Key::scalar(names::SLOWDOWN),
             };
             let what = format!(
                 "simulate --policy lwl --dist {} --hosts {hosts} {} --jobs {} --replications {} --seed {} --warmup {}",
@@ -257,7 +257,7 @@ pub struct TagsHostErrorRow {
 /// ([`crate::policy::reference`]: exact at host 1, the papers' Poisson approximation at
 /// hosts ≥ 2, whose arrivals are the kill times at host i − 1).
 pub fn tags_poisson_error(
-    req: &SimRequest,
+    req: &DispatchSimRequest,
 ) -> Result<(Vec<TagsHostErrorRow>, HeavyTail), SimError> {
     if req.policy != SimPolicy::Tags || req.interarrival.is_some() {
         return Err(SimError::BadConfig(
@@ -355,7 +355,7 @@ impl Quantity for TagsHostError {
         let bits = scope.bits;
         let r = scope.cache.get_or(key, || -> Result<TagsErrRows, QuantityError> {
             let spec = s.spec()?;
-            let req = SimRequest {
+            let req = DispatchSimRequest {
                 policy: SimPolicy::Tags,
                 dist: &spec,
                 hosts,

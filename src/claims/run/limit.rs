@@ -12,7 +12,7 @@ use crate::claims::error::QuantityError;
 use crate::claims::grid::Point;
 use crate::claims::proof::Proof;
 use crate::num::certify::{certify_pair, to_sci, Certify};
-use crate::num::extrapolate::{extrapolate, Limit};
+use crate::num::extrapolate::{extrapolate, Extrapolated};
 use crate::num::{certify_bits, parse_decimal, NumError};
 use rug::Float;
 use thiserror::Error;
@@ -164,7 +164,7 @@ fn limit_at(
             .collect();
         extrapolate(&xs, &ys, l.degree).ok_or(LimitError::Empty)
     })?;
-    let Limit {
+    let Extrapolated {
         estimate,
         error,
         degree,

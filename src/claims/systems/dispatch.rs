@@ -56,9 +56,17 @@ pub const MAX_HOSTS: u64 = 1 << 53;
 pub struct DispatchSetup {
     /// `dispatch` (the default).
     #[serde(default)]
+    #[expect(
+        dead_code,
+        reason = "a shared key for serde; compile/setup.rs reads it"
+    )]
     pub model: Option<String>,
     /// Significant digits (read by the compiler).
     #[serde(default)]
+    #[expect(
+        dead_code,
+        reason = "a shared key for serde; compile/setup.rs reads it"
+    )]
     pub digits: Option<toml::Value>,
     /// Distribution spec, e.g. `"bp:k=1,p={p},alpha={alpha}"`.
     pub dist: Spanned<String>,

@@ -28,7 +28,7 @@ use crate::claims::systems::dispatch::hosts_from_text;
 use crate::claims::value::Pair;
 use crate::claims::ClaimError;
 use crate::lb::diffusion::halfin_whitt_lambda;
-use crate::lb::model::{DSpec, Model as LbModel, ModelKind, Sampling, System};
+use crate::lb::model::{DSpec, JsqSystem, Model as LbModel, ModelKind, Sampling};
 use crate::num::certify::to_sci;
 use crate::num::parse_decimal;
 use crate::vocab::{concat, UnknownName, Vocabulary};
@@ -80,9 +80,17 @@ const INTEGER_DIGITS: u32 = 30;
 pub struct JsqSetup {
     /// `jsq`.
     #[serde(default)]
+    #[expect(
+        dead_code,
+        reason = "a shared key for serde; compile/setup.rs reads it"
+    )]
     pub model: Option<String>,
     /// Significant digits (read by the compiler).
     #[serde(default)]
+    #[expect(
+        dead_code,
+        reason = "a shared key for serde; compile/setup.rs reads it"
+    )]
     pub digits: Option<toml::Value>,
     /// `queues` or `pools`, a template.
     pub kind: Spanned<String>,
@@ -123,9 +131,10 @@ pub struct JsqSpec {
     pub sampling: Sampling,
 }
 
-/// The jsq system at one point.
+/// The JSQ setup at one point of a claim: the `[setup]` keys with the point's values
+/// substituted (the model itself is built by [`JsqPoint::system`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct JsqSystem {
+pub struct JsqPoint {
     /// Queues or pools.
     pub kind: ModelKind,
     /// λ per server as a decimal string (in the Halfin–Whitt regime, 1 − β/√N in f64).
@@ -142,7 +151,7 @@ pub struct JsqSystem {
     pub sampling: Sampling,
 }
 
-impl JsqSystem {
+impl JsqPoint {
     /// The canonical text of the system, for cache keys.
     pub fn key(&self) -> String {
         format!(
@@ -175,9 +184,9 @@ impl JsqSystem {
     }
 
     /// The finite system (N servers, d resolved at N).
-    pub fn system(&self, what: &str) -> Result<System, QuantityError> {
+    pub fn system(&self, what: &str) -> Result<JsqSystem, QuantityError> {
         let n = self.need_servers(what)?;
-        Ok(System::new(
+        Ok(JsqSystem::new(
             self.model()?,
             n,
             &self.d_spec()?,
@@ -229,7 +238,7 @@ impl JsqSpec {
     }
 
     /// The system at the point of `scope`, with the call's overrides.
-    pub fn resolve(scope: &Scope) -> Result<JsqSystem, QuantityError> {
+    pub fn resolve(scope: &Scope) -> Result<JsqPoint, QuantityError> {
         let spec = JsqSpec::of(scope)?;
         let kind = match scope.over.get("kind") {
             Some(v) => kind_of(&scope.substitute(v.text())?)?,
@@ -297,7 +306,7 @@ impl JsqSpec {
         } else {
             (text, None)
         };
-        Ok(JsqSystem {
+        Ok(JsqPoint {
             kind,
             lambda,
             halfin_whitt,

@@ -1,7 +1,7 @@
 //! The `redundancy` model: cancel-on-complete redundancy scheduling ([ARV22]; the model's
 //! conventions are those of [`crate::redundancy`]).
 //!
-//! `[setup]` keys: either `system` (a preset of [`System::preset`]: `n-model`, `w-model`,
+//! `[setup]` keys: either `system` (a preset of [`ClassSystem::preset`]: `n-model`, `w-model`,
 //! `nested-4`, `full:k=K`, `redundancy-d:k=K,d=D`) with `lambdas` (a list of expressions,
 //! one arrival rate per class in the preset's order, or the three of `nested-4`:
 //! singletons, pairs, all four), or `classes` (a template of classes `SET:RATE` separated
@@ -28,7 +28,7 @@ use crate::claims::scope::SystemSpec;
 use crate::claims::signature::ModelSignature;
 use crate::claims::system::Model;
 use crate::claims::ClaimError;
-use crate::redundancy::classes::System;
+use crate::redundancy::classes::ClassSystem;
 use crate::redundancy::policy::Copies;
 use serde::Deserialize;
 use toml::Spanned;
@@ -66,9 +66,17 @@ pub const DEFAULT_DIST: &str = "exp:rate=1";
 pub struct RedundancySetup {
     /// `redundancy`.
     #[serde(default)]
+    #[expect(
+        dead_code,
+        reason = "a shared key for serde; compile/setup.rs reads it"
+    )]
     pub model: Option<String>,
     /// Significant digits (read by the compiler).
     #[serde(default)]
+    #[expect(
+        dead_code,
+        reason = "a shared key for serde; compile/setup.rs reads it"
+    )]
     pub digits: Option<toml::Value>,
     /// A preset name (`w-model`).
     #[serde(default)]
@@ -121,7 +129,7 @@ pub struct RedundancySpec {
 #[derive(Debug, Clone)]
 pub struct RedundancyPoint {
     /// The system (classes, rates, arrival rates).
-    pub sys: System,
+    pub sys: ClassSystem,
     /// The system as command-line options (`--system w-model --lambdas …` or
     /// `--class 1:0.3 --class …`); also its canonical text.
     pub system: String,
@@ -183,7 +191,7 @@ impl RedundancySpec {
                     .iter()
                     .map(|e| scope.setup_text(e))
                     .collect::<Result<Vec<String>, QuantityError>>()?;
-                let sys = System::preset(system, &lambdas).map_err(usage)?;
+                let sys = ClassSystem::preset(system, &lambdas).map_err(usage)?;
                 (
                     sys,
                     format!("--system {system} --lambdas {}", lambdas.join(",")),
@@ -244,7 +252,7 @@ impl Model for Redundancy {
                     );
                 }
                 let probe = vec!["0.001".to_string(); count];
-                if let Err(e) = System::preset(system.get_ref(), &probe) {
+                if let Err(e) = ClassSystem::preset(system.get_ref(), &probe) {
                     return c.err(system.span(), "setup.system", e.to_string());
                 }
                 let lambdas = lambdas
@@ -311,7 +319,7 @@ impl Model for Redundancy {
 
 /// The system of classes `SET:RATE …` (spaces between) on servers 1 … the largest index
 /// named, of rate 1.
-pub fn system_of_classes(text: &str) -> Result<System, crate::redundancy::RedundancyError> {
+pub fn system_of_classes(text: &str) -> Result<ClassSystem, crate::redundancy::RedundancyError> {
     let items: Vec<&str> = text.split_whitespace().collect();
     let servers = items
         .iter()
@@ -323,9 +331,9 @@ pub fn system_of_classes(text: &str) -> Result<System, crate::redundancy::Redund
         .clamp(1, crate::redundancy::classes::MAX_SERVERS);
     let classes = items
         .iter()
-        .map(|c| System::parse_class(c, servers))
+        .map(|c| ClassSystem::parse_class(c, servers))
         .collect::<Result<Vec<_>, _>>()?;
-    System::new(System::unit_rates(servers), classes)
+    ClassSystem::new(ClassSystem::unit_rates(servers), classes)
 }
 
 #[cfg(test)]

@@ -56,7 +56,7 @@ pub use per_server::PerServerSim;
 
 use super::fixed_point::{fixed_point, jsq_reference};
 use super::fluid::Limit;
-use super::model::{LbError, System};
+use super::model::{JsqSystem, LbError};
 use crate::sim::observe::{Key, Sample};
 use crate::sim::stats::{ratio_estimate, Estimate};
 use crate::sim::warmup::{relaxation, Diagnostics, Relaxation, Series, WarmupRule};
@@ -136,13 +136,13 @@ impl Plan {
 
     /// The number of levels every replication reports: the capacity, capped at
     /// [`MAX_REPORTED_LEVELS`].
-    pub fn reported_levels(system: &System) -> usize {
+    pub fn reported_levels(system: &JsqSystem) -> usize {
         system.model().buffer().map_or(MAX_REPORTED_LEVELS, |b| {
             (b as usize).min(MAX_REPORTED_LEVELS)
         })
     }
 
-    fn check(&self, system: &System) -> Result<(), LbError> {
+    fn check(&self, system: &JsqSystem) -> Result<(), LbError> {
         if !(self.warmup.is_finite() && self.warmup >= 0.0) {
             return Err(LbError::BadInput(format!(
                 "the warm-up must be finite and >= 0, got {}",
@@ -387,7 +387,7 @@ struct Counts {
 
 /// Estimates over replications, each with its 95 % half-width.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Summary {
+pub struct JsqSummary {
     /// q_i, i = 1, 2, … (time averages of Q_i/N), up to the last level any replication
     /// occupied.
     pub occupancy: Vec<Estimate>,
@@ -437,7 +437,7 @@ fn named(rep: &Replicated<Obs>, name: &str) -> Result<Estimate, LbError> {
 /// Combines the replications of a run (in their order) into estimates, read by name from
 /// the runner's [`crate::sim::observe::Estimates`]; the sampled trajectories are averaged
 /// from the tallies.
-pub fn summarize(system: &System, rep: &Replicated<Obs>) -> Result<Summary, LbError> {
+pub fn summarize(system: &JsqSystem, rep: &Replicated<Obs>) -> Result<JsqSummary, LbError> {
     let est = &rep.estimates;
     let reps = &rep.tallies;
     let nf = system.servers() as f64;
@@ -469,7 +469,7 @@ pub fn summarize(system: &System, rep: &Replicated<Obs>) -> Result<Summary, LbEr
                 .collect()
         })
         .collect();
-    Ok(Summary {
+    Ok(JsqSummary {
         occupancy,
         mean_tasks: named(rep, names::MEAN_TASKS)?,
         blocking: named(rep, names::BLOCKING)?,
@@ -490,11 +490,11 @@ pub fn summarize(system: &System, rep: &Replicated<Obs>) -> Result<Summary, LbEr
 /// on `threads` threads or rayon's current pool) and summarises them; `progress` is called
 /// as replications finish.
 pub fn simulate<S: Simulator<Tally = Obs>>(
-    system: &System,
+    system: &JsqSystem,
     sim: &S,
     run: &Replicator,
     progress: Option<crate::sim::Progress>,
-) -> Result<(Replicated<Obs>, Summary), LbError> {
+) -> Result<(Replicated<Obs>, JsqSummary), LbError> {
     let rep = run.run(sim, progress)?;
     let s = summarize(system, &rep)?;
     Ok((rep, s))
@@ -565,7 +565,7 @@ const START_BITS: u32 = 64;
 /// Q_1, Q_2, … = round(N q_i) for the mean-field fixed point of the d used at N (JSQ's
 /// fluid fixed point when d = N), non-increasing and at most N: the start of a run that
 /// should spend little of its warm-up reaching stationarity.
-pub fn fixed_point_start(system: &System) -> Result<Vec<u32>, LbError> {
+pub fn fixed_point_start(system: &JsqSystem) -> Result<Vec<u32>, LbError> {
     let n = system.servers();
     let fp = fixed_point(system.model(), own_limit(system), START_BITS)?;
     let mut out: Vec<u32> = Vec::new();
@@ -583,7 +583,7 @@ pub fn fixed_point_start(system: &System) -> Result<Vec<u32>, LbError> {
 
 /// The mean-field limit of the d used at N: power-of-d with that fixed d, JSQ's fluid
 /// limit when d = N (the task always finds a shortest queue).
-pub fn own_limit(system: &System) -> Limit {
+pub fn own_limit(system: &JsqSystem) -> Limit {
     let (n, d) = (system.servers(), system.d().d);
     if d >= n {
         return Limit::Jsq;
@@ -593,7 +593,7 @@ pub fn own_limit(system: &System) -> Limit {
 
 /// The mean-field fixed point of the d used ([`own_limit`]) in f64: q_1, q_2, … — the
 /// reference of `distance_own_fixed_point`, how far a run is from its own mean field.
-pub fn own_reference(system: &System) -> Result<Vec<f64>, LbError> {
+pub fn own_reference(system: &JsqSystem) -> Result<Vec<f64>, LbError> {
     let fp = fixed_point(system.model(), own_limit(system), START_BITS)?;
     Ok(fp.occupancy.iter().map(rug::Float::to_f64).collect())
 }
@@ -606,7 +606,7 @@ pub enum Measure {
     /// used.
     Stationary,
     /// Also the occupancy at the end of the run (a transient run: E[q_i(t)] at t = warm-up
-    /// + measured time, in [`Summary::trajectory`]).
+    /// + measured time, in [`JsqSummary::trajectory`]).
     AtEnd,
 }
 
@@ -616,7 +616,7 @@ pub struct SimRun {
     /// The replications and their estimates.
     pub replicated: Replicated<Obs>,
     /// The estimates, read by name.
-    pub summary: Summary,
+    pub summary: JsqSummary,
     /// Wall time of the replications, in seconds.
     pub seconds: f64,
     /// Where the replications started (empty when the fixed point asked for could not be
@@ -727,7 +727,7 @@ fn round_up(x: f64) -> f64 {
 
 /// The expected events of one replication of `opts` on `system`: arrivals at λN and as
 /// many departures (at most), over the warm-up and the measured time.
-pub fn expected_events(system: &System, opts: &RunOptions) -> f64 {
+pub fn expected_events(system: &JsqSystem, opts: &RunOptions) -> f64 {
     let (measured, warmup) = match opts.length {
         Length::Time { measured, warmup } => (measured, warmup),
         Length::Jobs { .. } => (0.0, 0.0),
@@ -737,7 +737,7 @@ pub fn expected_events(system: &System, opts: &RunOptions) -> f64 {
 
 /// Q_1, Q_2, … = round(N q_i) of a start occupancy given as fractions (validated by
 /// [`Start`]'s parser: in [0, 1], non-increasing), checked against the buffer.
-pub fn occupancy_start(system: &System, q: &[f64]) -> Result<Vec<u32>, LbError> {
+pub fn occupancy_start(system: &JsqSystem, q: &[f64]) -> Result<Vec<u32>, LbError> {
     let n = system.servers() as f64;
     if let Some(b) = system.model().buffer() {
         if let Some(i) = q
@@ -779,7 +779,7 @@ pub fn occupancy_start(system: &System, q: &[f64]) -> Result<Vec<u32>, LbError> 
 /// distance to JSQ's fluid fixed point where it is unique (a note says when it is not)
 /// and the distance to the mean-field fixed point of the d used.
 pub fn run(
-    system: &System,
+    system: &JsqSystem,
     opts: &RunOptions,
     measure: Measure,
     progress: Option<Progress>,
@@ -819,7 +819,7 @@ pub fn run(
     }
     let runner = opts.replicator()?;
     let t0 = std::time::Instant::now();
-    let once = |plan: &Plan, o: &RunOptions| -> Result<(Replicated<Obs>, Summary), LbError> {
+    let once = |plan: &Plan, o: &RunOptions| -> Result<(Replicated<Obs>, JsqSummary), LbError> {
         let total = expected_events(system, o) * o.replications as f64;
         let sim =
             OccupancySim::new(system, plan)?.with_expected_events(if total < u64::MAX as f64 {

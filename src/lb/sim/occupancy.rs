@@ -3,7 +3,7 @@
 //! changes; time integrals are kept lazily per level.
 
 use super::{Counts, Obs, Plan, STREAM_EVENTS};
-use crate::lb::model::{tail_table, LbError, ModelKind, System};
+use crate::lb::model::{tail_table, JsqSystem, LbError, ModelKind};
 use crate::sim::rng::{exp1, unit_f64};
 use crate::sim::warmup::TimeSeries;
 use crate::sim::{Simulator, Streams};
@@ -26,7 +26,7 @@ const PROGRESS_EVERY: u64 = (1 << 22) - 1;
 /// The occupancy simulator (module docs).
 #[derive(Debug, Clone)]
 pub struct OccupancySim {
-    system: System,
+    system: JsqSystem,
     plan: Plan,
     tail: Vec<f64>,
     lambda_n: f64,
@@ -41,7 +41,7 @@ pub struct OccupancySim {
 
 impl OccupancySim {
     /// A simulator of `system` over `plan` (builds the O(N) table of P(min ≥ i)).
-    pub fn new(system: &System, plan: &Plan) -> Result<Self, LbError> {
+    pub fn new(system: &JsqSystem, plan: &Plan) -> Result<Self, LbError> {
         plan.check(system)?;
         let n = system.servers();
         Ok(OccupancySim {
@@ -65,7 +65,7 @@ impl OccupancySim {
     }
 
     /// The system simulated.
-    pub fn system(&self) -> &System {
+    pub fn system(&self) -> &JsqSystem {
         &self.system
     }
 }

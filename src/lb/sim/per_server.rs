@@ -3,20 +3,20 @@
 //! occupancy simulator against.
 
 use super::{Counts, Obs, Plan, PER_SERVER_MAX, STREAM_EVENTS, STREAM_SAMPLES};
-use crate::lb::model::{LbError, ModelKind, Sampling, System};
+use crate::lb::model::{JsqSystem, LbError, ModelKind, Sampling};
 use crate::sim::rng::{exp1, index, unit_f64};
 use crate::sim::{Simulator, Streams};
 
 /// The plain per-server simulator (module docs).
 #[derive(Debug, Clone)]
 pub struct PerServerSim {
-    system: System,
+    system: JsqSystem,
     plan: Plan,
 }
 
 impl PerServerSim {
     /// A simulator of `system` over `plan`; at most [`PER_SERVER_MAX`] servers.
-    pub fn new(system: &System, plan: &Plan) -> Result<Self, LbError> {
+    pub fn new(system: &JsqSystem, plan: &Plan) -> Result<Self, LbError> {
         plan.check(system)?;
         if system.servers() > PER_SERVER_MAX {
             return Err(LbError::BadInput(format!(

@@ -12,7 +12,7 @@ pub mod coordinate;
 pub mod newton;
 pub mod tridiag;
 
-pub use coordinate::{coordinate_roots, ROOT_SWEEPS};
+pub use coordinate::coordinate_roots;
 
 use super::chain::{Chain, TermGrad};
 use crate::dist::Point;
@@ -239,12 +239,6 @@ pub struct Hessian {
     pub e: Vec<Float>,
 }
 
-/// Refines `start` (free cutoffs, increasing, inside the support) to a stationary point of
-/// the chain objective at the chain's precision.
-pub fn polish(chain: &Chain, hosts: usize, start: &[Float]) -> Result<Polished, PolicyError> {
-    polish_with_limit(chain, hosts, start, POLISH_MAX_ITER)
-}
-
 /// A step shorter than 2^−(bits/2) that leaves the merit above this fraction of its
 /// previous value counts as a stall; [`STALL_ITER`] stalls in a row end the polish.
 pub const STALL_RATIO: f64 = 0.5;
@@ -264,17 +258,9 @@ pub const SECANT_MAX_STEP: f64 = 1e-3;
 /// Newton iterations of the search-precision refinement, which only needs a good start.
 pub const SEARCH_POLISH_ITER: usize = 40;
 
-/// [`polish`] with an iteration limit.
-pub fn polish_with_limit(
-    chain: &Chain,
-    hosts: usize,
-    start: &[Float],
-    max_iter: usize,
-) -> Result<Polished, PolicyError> {
-    polish_with_hint(chain, hosts, start, max_iter, None)
-}
-
-/// [`polish_with_limit`] whose first Newton step uses `hint` (the Hessian of a polish at a
+/// Refines `start` (free cutoffs, increasing, inside the support) to a stationary point of
+/// the chain objective at the chain's precision, in at most `max_iter` Newton iterations;
+/// the first step uses `hint` (the Hessian of a polish at a
 /// lower precision, from the same start) instead of differencing the gradient: from a
 /// start accurate to b₀ bits, one step with a Hessian accurate to about b₀/2 bits lands
 /// within 2^−1.5b₀, so a polish at 1.25 b₀ bits then only has to confirm convergence. The
@@ -379,11 +365,11 @@ mod tests {
         let one = refine(&ch, 2, &start, 1).unwrap();
         assert_eq!(one.termination, Termination::MaxIterations);
         assert!(!one.converged());
-        let p = polish(&ch, 2, &start).unwrap();
+        let p = polish_with_hint(&ch, 2, &start, POLISH_MAX_ITER, None).unwrap();
         assert!(p.converged(), "{:?}", p.termination);
         let rel = Float::with_val(bits, &p.cutoffs[0] / 100_000u32) - 1u32;
         assert!(rel.abs() < 1e-30, "{}", p.cutoffs[0]);
-        let none = polish(&ch, 1, &[]).unwrap();
+        let none = polish_with_hint(&ch, 1, &[], POLISH_MAX_ITER, None).unwrap();
         assert_eq!(none.termination, Termination::NothingToDo);
     }
 }

@@ -55,7 +55,7 @@
 //! Exponential laws are drawn by the ziggurat ([`exp1`]) instead of the law's own sampler
 //! (a faster draw of the same law); other laws use their samplers.
 
-use super::classes::System;
+use super::classes::ClassSystem;
 use super::policy::{Copies, Order, Policy};
 use super::RedundancyError;
 use crate::dist::{JobSize, Sampler};
@@ -326,7 +326,7 @@ impl RedundancySim {
     /// `warmup` discarded and `jobs` measured jobs per replication. Stability is the
     /// caller's to check: an unstable system only drifts.
     pub fn new(
-        sys: &System,
+        sys: &ClassSystem,
         policy: Policy,
         copies: Copies,
         dist: &dyn JobSize,

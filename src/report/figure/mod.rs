@@ -1,13 +1,13 @@
 //! Figures: every `data/figures/*.toml` ([`crate::claims::figure`]) computed through the
-//! claims engine and drawn for print and screens — SVG ([`svg`]), PDF ([`pdf`]) and the
+//! claims engine and drawn for print and screens — SVG (`svg`), PDF (`pdf`) and the
 //! CSV of the data. Deterministic (fixed digits, no dates), so `tables --check` can
 //! regenerate and compare byte for byte.
 
-pub mod axes;
-pub mod pdf;
-pub mod sanitize;
-pub mod svg;
-pub mod text;
+pub(crate) mod axes;
+pub(crate) mod pdf;
+pub(crate) mod sanitize;
+pub(crate) mod svg;
+pub(crate) mod text;
 
 use super::files::{BinFile, OutFile};
 use crate::claims::figure::{AxisScale, Figure, SeriesData, XTransform};

@@ -1,18 +1,18 @@
 //! Claim tables: the evidence dump every claim gets (check, point, value, bound, margin,
 //! verdict) and the paper-ready tables a claim declares (`[[table]]`, validated by
-//! [`crate::claims::compile::table`]). One layout ([`Table`], built by [`layout`]) feeds
+//! [`crate::claims::compile::table`]). One layout ([`Table`], built by `layout`) feeds
 //! the three renderings, so Markdown, CSV and LaTeX agree cell by cell.
 //!
 //! Files: `claims/<id>.{csv,md,tex}` (the dump) and `claims/<id>.table-<label>.{csv,md,tex}`
 //! (a declared table). A declared table's `.tex` is a `table` float (booktabs rules,
 //! siunitx `S` columns with a computed `table-format`, `\caption`, `\label{tab:<id>-<label>}`)
 //! that needs `\usepackage{booktabs,siunitx}`; the dump's `.tex` is a `longtable` set for a
-//! landscape page ([`latex::DUMP_PREAMBLE`]).
+//! landscape page (`latex::DUMP_PREAMBLE`).
 
-pub mod latex;
-pub mod layout;
-pub mod number;
-pub mod text;
+pub(crate) mod latex;
+pub(crate) mod layout;
+pub(crate) mod number;
+pub(crate) mod text;
 
 use crate::claims::compile::CellKind;
 use crate::claims::run::ClaimResult;

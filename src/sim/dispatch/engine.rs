@@ -148,8 +148,9 @@ impl RepStats {
 /// ```
 /// use rand_xoshiro::Xoshiro256PlusPlus;
 /// use taskassign::dist::{DistFactory, DistSpec};
-/// use taskassign::sim::dispatch::engine::{Dispatch, Kernel, RepStats};
-/// use taskassign::sim::dispatch::{simulate, Arrivals, SimConfig, SimPolicy};
+/// use taskassign::sim::dispatch::{Dispatch, Kernel, RepStats};
+/// use taskassign::sim::dispatch::{simulate, Arrivals, SimConfig};
+/// use taskassign::sim::SimPolicy;
 /// use taskassign::sim::{Length, Replicator, RunOptions};
 /// // "Everything to host 1": one FCFS queue by a Lindley step, written outside the crate.
 /// #[derive(Clone)]

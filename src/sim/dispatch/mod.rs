@@ -2,15 +2,15 @@
 //! dispatched to h FCFS hosts under SITA, TAGS, Random, Round-Robin, Least-Work-Left and
 //! JSQ.
 //!
-//! * [`engine`]: the replication driver ([`engine::Dispatch`], a
-//!   [`Simulator`](crate::sim::Simulator)) and the [`engine::Kernel`] trait a policy
+//! * `engine`: the replication driver (`engine::Dispatch`, a
+//!   [`Simulator`](crate::sim::Simulator)) and the `engine::Kernel` trait a policy
 //!   implements;
-//! * [`kernels`]: the policies' exact kernels (Lindley recursions, the TAGS chain, the
+//! * `kernels`: the policies' exact kernels (Lindley recursions, the TAGS chain, the
 //!   Kiefer–Wolfowitz vector for LWL, FIFOs of departures for JSQ) and the one map from a
 //!   policy name to its kernel type;
-//! * [`setup`]: from the user's vocabulary (a distribution spec, a load, cutoffs as decimal
+//! * `setup`: from the user's vocabulary (a distribution spec, a load, cutoffs as decimal
 //!   strings) to a [`SimConfig`], and the one runner of the `simulate` command and of the
-//!   claims engine ([`setup::run`], [`setup::simulated_mean`]).
+//!   claims engine (`setup::run`, `setup::simulated_mean`).
 //!
 //! The simulators compute no formula: the value a run is compared with comes from
 //! [`crate::policy::reference`], named by [`SimPolicy::routing`].
@@ -18,9 +18,16 @@
 //! Every estimate is read by name from [`SimResult::estimates`]
 //! ([`crate::sim::observe::names`]).
 
-pub mod engine;
-pub mod kernels;
-pub mod setup;
+pub(crate) mod engine;
+pub(crate) mod kernels;
+pub(crate) mod setup;
+
+pub use engine::{Dispatch, JobProbe, Kernel, NoProbe, RepStats};
+pub use kernels::{replicate, trace};
+pub use setup::{
+    prepare, run, simulated_mean, unseen_second_moment_share, DispatchSimRequest, Prepared,
+    ANALYTIC_BITS, DEFAULT_RUN,
+};
 
 use super::observe::{names, Estimates};
 use super::stats::{Estimate, HeavyTail};
@@ -29,7 +36,6 @@ use super::{Length, Progress, Replicated, RunOptions, SimError};
 use crate::dist::Sampler;
 use crate::policy::reference::Routing;
 use crate::policy::PolicyKind;
-use crate::vocab::{UnknownName, Vocabulary};
 
 /// The simulated dispatching policies.
 #[derive(
@@ -99,16 +105,7 @@ impl SimPolicy {
     }
 }
 
-impl Vocabulary for SimPolicy {
-    const WHAT: &'static str = "policy";
-}
-
-impl std::str::FromStr for SimPolicy {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        crate::vocab::parse(s)
-    }
-}
+crate::vocab::vocabulary!(SimPolicy, "policy");
 
 /// The arrival process.
 pub enum Arrivals {
@@ -267,7 +264,8 @@ pub struct SimResult {
 ///
 /// ```
 /// use taskassign::dist::{DistFactory, DistSpec, JobSize};
-/// use taskassign::sim::dispatch::{simulate, Arrivals, SimConfig, SimPolicy};
+/// use taskassign::sim::dispatch::{simulate, Arrivals, SimConfig};
+/// use taskassign::sim::SimPolicy;
 /// use taskassign::sim::{Length, RunOptions};
 /// // M/M/1 with λ = 0.5, E[X] = 1: E[W] = ρ/(1 − ρ) = 1.
 /// let d = DistSpec::parse("exp:rate=1").unwrap().build(64).unwrap();

@@ -24,7 +24,7 @@ use rug::Float;
 pub const ANALYTIC_BITS: u32 = 128;
 
 /// A simulation request in the user's vocabulary.
-pub struct SimRequest<'a> {
+pub struct DispatchSimRequest<'a> {
     /// The policy.
     pub policy: SimPolicy,
     /// Job sizes.
@@ -91,7 +91,7 @@ impl Prepared {
 ///
 /// ```
 /// use taskassign::dist::{DistFactory, DistSpec};
-/// use taskassign::sim::dispatch::setup::unseen_second_moment_share;
+/// use taskassign::sim::dispatch::unseen_second_moment_share;
 /// // Exp(1): x_n = ln n and E[X²; X > x] = e^(−x)(x² + 2x + 2), so the share is
 /// // ((ln n)² + 2 ln n + 2)/(2n).
 /// let d = DistSpec::parse("exp:rate=1").unwrap().build(128).unwrap();
@@ -120,12 +120,8 @@ pub fn unseen_second_moment_share(d: &dyn JobSize, n: u64) -> Result<f64, DistEr
 }
 
 /// The error for cutoffs given to a policy that has none, e.g. `random takes no cutoffs`:
-/// one wording for every command (`policy` is the name the sentence starts with).
-///
-/// ```
-/// use taskassign::sim::dispatch::setup::takes_no_cutoffs;
-/// assert_eq!(takes_no_cutoffs("lwl").to_string(), "cutoffs: lwl takes no cutoffs");
-/// ```
+/// one wording for every command (`policy` is the name the sentence starts with):
+/// `takes_no_cutoffs("lwl")` reads "cutoffs: lwl takes no cutoffs".
 pub fn takes_no_cutoffs(policy: &str) -> PolicyError {
     PolicyError::BadCutoffs(format!("{policy} takes no cutoffs"))
 }
@@ -133,7 +129,7 @@ pub fn takes_no_cutoffs(policy: &str) -> PolicyError {
 /// Resolves `req` and simulates it: the one runner of the dispatch simulators (the
 /// `simulate` command and the claims call it).
 pub fn run(
-    req: &SimRequest,
+    req: &DispatchSimRequest,
     progress: Option<&(dyn Fn(usize, usize) + Sync)>,
 ) -> Result<(Prepared, SimResult), SimError> {
     let p = prepare(req)?;
@@ -142,7 +138,7 @@ pub fn run(
 }
 
 /// Resolves a request (validating everything the simulator needs).
-pub fn prepare(req: &SimRequest) -> Result<Prepared, SimError> {
+pub fn prepare(req: &DispatchSimRequest) -> Result<Prepared, SimError> {
     req.run.validate()?;
     let (jobs, warmup) = req.run.jobs("dispatch")?;
     req.run.require_empty_start("dispatch")?;
@@ -259,68 +255,41 @@ fn host_loads(
     })
 }
 
-/// A simulated quantity, for the claims engine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Quantity {
-    /// Mean waiting (TAGS: including wasted service).
-    Waiting,
-    /// Mean response time.
-    Response,
-    /// Mean slowdown.
-    Slowdown,
-    /// Mean queueing delay per visit at host i (0-based).
-    HostWaiting(usize),
-}
-
-/// The named observable of a quantity: `waiting`, `response`, `slowdown`,
-/// `host_waiting[i]`.
-impl From<Quantity> for Key {
-    fn from(q: Quantity) -> Key {
-        match q {
-            Quantity::Waiting => Key::scalar(names::WAITING),
-            Quantity::Response => Key::scalar(names::RESPONSE),
-            Quantity::Slowdown => Key::scalar(names::SLOWDOWN),
-            Quantity::HostWaiting(i) => Key::at(names::HOST_WAITING, i),
-        }
-    }
-}
-
-/// Simulates `req` and returns the estimate of `q` — a [`Quantity`] or any named
-/// observable ([`Key`], e.g. `Key::scalar("queueing")`) — with the heavy-tail diagnosis
-/// and the run's diagnostics of initialisation bias and length:
-/// the entry point for claims that need a simulated value (e.g. Least-Work-Left's waiting);
+/// Simulates `req` and returns the estimate of the named observable `q` ([`Key`], e.g.
+/// `Key::scalar(names::WAITING)` or `Key::at(names::HOST_WAITING, 0)`), with the heavy-tail
+/// diagnosis and the run's diagnostics of initialisation bias and length: the entry point for claims that need a simulated value (e.g. Least-Work-Left's waiting);
 /// the claims engine turns it into HOLDS / FAILS / INCONCLUSIVE.
 ///
 /// ```
 /// use taskassign::dist::DistSpec;
 /// use taskassign::policy::LoadSpec;
 /// use taskassign::policy::erlang_c_waiting;
-/// use taskassign::sim::dispatch::setup::{simulated_mean, Quantity, SimRequest, DEFAULT_RUN};
-/// use taskassign::sim::dispatch::SimPolicy;
+/// use taskassign::sim::dispatch::{simulated_mean, DEFAULT_RUN, DispatchSimRequest};
+/// use taskassign::sim::{names, Key};
+/// use taskassign::sim::SimPolicy;
 /// use taskassign::sim::{Length, RunOptions};
 /// // "LWL with exponential sizes is within 10 % of Erlang C" at ρ = 1.2 on 2 hosts: the
 /// // whole 95 % interval lies in the band.
 /// let d = DistSpec::parse("exp:rate=1").unwrap();
-/// let req = SimRequest {
+/// let req = DispatchSimRequest {
 ///     policy: SimPolicy::Lwl, dist: &d, hosts: 2, load: LoadSpec::Total("1.2".into()),
 ///     cutoffs: vec![], interarrival: None,
 ///     run: RunOptions { length: Length::jobs(100_000), ..DEFAULT_RUN },
 /// };
-/// let (est, tail, diag) = simulated_mean(&req, Quantity::Waiting).unwrap();
+/// let (est, tail, diag) = simulated_mean(&req, Key::scalar(names::WAITING)).unwrap();
 /// let target = erlang_c_waiting(1.2, 1.0, 2);
 /// let (lo, hi) = est.interval();
 /// assert!(!tail.warned() && lo >= 0.9 * target && hi <= 1.1 * target, "{est:?}");
 /// assert!(diag.stationarity.is_some_and(|t| t.passed));
 /// // Too few jobs to tell a 1 % difference: the interval is wider than the ±1 % band.
-/// let short = SimRequest { run: RunOptions { length: Length::jobs(2_000), ..req.run.clone() }, ..req };
-/// let (est, _, _) = simulated_mean(&short, Quantity::Waiting).unwrap();
+/// let short = DispatchSimRequest { run: RunOptions { length: Length::jobs(2_000), ..req.run.clone() }, ..req };
+/// let (est, _, _) = simulated_mean(&short, Key::scalar(names::WAITING)).unwrap();
 /// assert!(2.0 * est.half_width > 0.02 * target, "{est:?}");
 /// ```
 pub fn simulated_mean(
-    req: &SimRequest,
-    q: impl Into<Key>,
+    req: &DispatchSimRequest,
+    key: Key,
 ) -> Result<(Estimate, HeavyTail, Diagnostics), SimError> {
-    let key = q.into();
     let (_, r) = run(req, None)?;
     let e = r
         .estimates

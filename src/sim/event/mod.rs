@@ -14,12 +14,14 @@
 //! [`crate::sim::Streams`], so it inherits the replication runner's guarantees (parallel
 //! replications, identical numbers for any thread count, Student-t half-widths, named
 //! estimates). Ties between events at equal times are broken by scheduling order, so runs
-//! are deterministic. [`mgc`], the M/G/c queue with FCFS or ROS service, is the model that
+//! are deterministic. `mgc`, the M/G/c queue with FCFS or ROS service, is the model that
 //! proves the engine (closed forms, and the dispatch kernels job by job under common
 //! random numbers) and the template for the next ones (redundancy: one completion per
 //! busy copy on the calendar, [`Calendar::cancel`] for the copies a completion removes).
 
-pub mod calendar;
-pub mod mgc;
+pub(crate) mod calendar;
+pub(crate) mod mgc;
+
+pub use mgc::{Discipline, Mgc, MgcTally};
 
 pub use calendar::{Calendar, EventId};
