@@ -46,7 +46,7 @@ use taskassign::redundancy::run::{simulate as red_simulate, SimRequest as RedReq
 use taskassign::sim::dispatch::setup::{run as dispatch_run, SimRequest, DEFAULT_RUN};
 use taskassign::sim::dispatch::SimPolicy;
 use taskassign::sim::observe::{names, Key};
-use taskassign::sim::stats::{paired_difference, Estimate};
+use taskassign::sim::stats::{paired_difference, Estimate, HeavyTail};
 use taskassign::sim::warmup::{Diagnostics, Knobs};
 use taskassign::sim::{Length, LengthRule, RunOptions};
 
@@ -70,6 +70,9 @@ struct Outcome {
     mean: f64,
     half_width: f64,
     flags: Vec<String>,
+    /// The fourth-moment rule lengthened the run (not a flag: the run is then trusted
+    /// unless a diagnostic still fires).
+    lengthened: bool,
 }
 
 impl Outcome {
@@ -78,6 +81,14 @@ impl Outcome {
             mean: e.mean,
             half_width: e.half_width,
             flags,
+            lengthened: false,
+        }
+    }
+
+    fn lengthened(self, yes: bool) -> Self {
+        Outcome {
+            lengthened: yes,
+            ..self
         }
     }
 
@@ -114,31 +125,53 @@ fn bias_flags(d: &Diagnostics, knobs: &Knobs, length: f64) -> Vec<String> {
     f
 }
 
-/// Diagnostics that fired, as the record states them.
-fn dispatch_flags(r: &taskassign::sim::dispatch::SimResult) -> Vec<String> {
+/// The heavy-tail rules that fired: `fourth-moment` (the rule that lengthens a run, still
+/// firing at the length that ran) apart from the others (`heavy-tail`: second moment
+/// unseen, a dominating replication or job).
+fn tail_flags(t: &HeavyTail) -> Vec<String> {
     let mut f = Vec::new();
-    if r.heavy_tail.warned() {
+    if t.unseen_fourth_moment.is_some() {
+        f.push("fourth-moment".to_string());
+    }
+    let others = HeavyTail {
+        unseen_fourth_moment: None,
+        ..t.clone()
+    };
+    if others.warned() {
         f.push("heavy-tail".to_string());
     }
-    f.extend(bias_flags(
-        &r.diagnostics,
-        &Knobs::CLI_JOBS,
-        taskassign::sim::DEFAULT_JOBS as f64,
-    ));
+    f
+}
+
+/// Diagnostics that fired, as the record states them (`measured`: the jobs per
+/// replication that ran).
+fn dispatch_flags(r: &taskassign::sim::dispatch::SimResult, measured: u64) -> Vec<String> {
+    let mut f = tail_flags(&r.heavy_tail);
+    f.extend(bias_flags(&r.diagnostics, &Knobs::CLI_JOBS, measured as f64));
     f
 }
 
 fn red_flags(r: &taskassign::redundancy::run::SimReport) -> Vec<String> {
-    let mut f = Vec::new();
-    if r.run.heavy_tail.warned() {
-        f.push("heavy-tail".to_string());
-    }
-    f.extend(bias_flags(
-        &r.diagnostics,
-        &Knobs::CLI_JOBS,
-        taskassign::sim::DEFAULT_JOBS as f64,
-    ));
+    let mut f = tail_flags(&r.run.heavy_tail);
+    let measured = match r.length {
+        Length::Jobs { measured, .. } => measured,
+        Length::Time { .. } => unreachable!("redundancy runs jobs"),
+    };
+    f.extend(bias_flags(&r.diagnostics, &Knobs::CLI_JOBS, measured as f64));
     f
+}
+
+/// The job-counting defaults of the tier: the runner's own, or with the fourth-moment
+/// length rule off when `COVERAGE_TAIL_RULE=off` (the "before the rule" column).
+fn job_defaults(defaults: RunOptions) -> RunOptions {
+    if std::env::var("COVERAGE_TAIL_RULE").is_ok_and(|v| v == "off") {
+        RunOptions {
+            length_rule: LengthRule::Given,
+            ..defaults
+        }
+    } else {
+        defaults
+    }
 }
 
 fn jsq_flags(r: &taskassign::lb::sim::SimRun) -> Vec<String> {
@@ -183,10 +216,11 @@ fn dispatch_case(
                 load: LoadSpec::Total(load.into()),
                 cutoffs: cutoffs.iter().map(|c| c.to_string()).collect(),
                 interarrival: None,
-                run: seeded(DEFAULT_RUN, seed),
+                run: seeded(job_defaults(DEFAULT_RUN), seed),
             };
-            let (_, r) = dispatch_run(&req, None).expect("dispatch case runs");
-            Outcome::of(&r.waiting, dispatch_flags(&r))
+            let (p, r) = dispatch_run(&req, None).expect("dispatch case runs");
+            let (measured, _) = p.config.run.jobs("dispatch").expect("jobs");
+            Outcome::of(&r.waiting, dispatch_flags(&r, measured)).lengthened(p.tail.lengthened())
         }),
     }
 }
@@ -254,7 +288,7 @@ fn red_run(
         policy: p,
         copies: Copies::Iid,
         dist: &d,
-        run: seeded(RED_RUN, seed),
+        run: seeded(job_defaults(RED_RUN), seed),
     };
     red_simulate(&req, None).expect("redundancy case runs")
 }
@@ -279,7 +313,7 @@ fn red_case(
         run: Box::new(move |seed| {
             let r = red_run(&sys, policy(p), dist, seed);
             let e = r.run.estimates.scalar(names::RESPONSE).expect("response");
-            Outcome::of(e, red_flags(&r))
+            Outcome::of(e, red_flags(&r)).lengthened(r.tail.lengthened())
         }),
     }
 }
@@ -607,6 +641,8 @@ struct Counted {
     trusted_covered: u64,
     /// Each diagnostic's count of flagged runs.
     by_flag: Vec<(String, u64)>,
+    /// Runs the fourth-moment rule lengthened.
+    lengthened: u64,
 }
 
 fn count(case: &Case, outcomes: &[Outcome], shrink: f64) -> Counted {
@@ -617,8 +653,10 @@ fn count(case: &Case, outcomes: &[Outcome], shrink: f64) -> Counted {
         trusted: 0,
         trusted_covered: 0,
         by_flag: Vec::new(),
+        lengthened: 0,
     };
     for o in outcomes {
+        c.lengthened += u64::from(o.lengthened);
         let hit = o.covers(case.exact, shrink);
         c.covered += u64::from(hit);
         if o.flags.is_empty() {
@@ -661,7 +699,7 @@ fn percent(a: u64, b: u64) -> String {
 
 /// One Markdown row of the README's table.
 fn row(case: &Case, c: &Counted) -> String {
-    let flags = if c.by_flag.is_empty() {
+    let mut flags = if c.by_flag.is_empty() {
         "none".to_string()
     } else {
         c.by_flag
@@ -670,6 +708,9 @@ fn row(case: &Case, c: &Counted) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    if c.lengthened > 0 {
+        flags.push_str(&format!(" (lengthened {})", c.lengthened));
+    }
     format!(
         "| {} | {} | {} | {:.6} | {} | {}/{} = {} | {} | {}/{} = {} |",
         case.simulator,

@@ -550,6 +550,21 @@ where
     }
 }
 
+/// The heavy-tail diagnosis on stderr (the record carries it too): a line when the
+/// fourth-moment rule lengthened the run (which length ran and why), and one per rule
+/// that fired on the run reported (its interval is then not to be trusted).
+fn heavy_tail_notes(
+    tail: &crate::sim::dispatch::setup::TailLength,
+    diagnosis: &crate::sim::stats::HeavyTail,
+) {
+    if tail.lengthened() {
+        eprintln!("taskassign: note: {}", tail.reason());
+    }
+    for w in diagnosis.describe() {
+        eprintln!("taskassign: note: {w}");
+    }
+}
+
 /// A simulation's diagnostics as the command line acts on them: a replication that
 /// measured too few jobs or events is an error (exit 3, saying how long to run: no
 /// interval is printed from it); every other failed diagnostic is a note on stderr (the
