@@ -83,7 +83,7 @@ fn bounded_pareto_closed_form() {
     for j in [3, 4] {
         let t = f64::from(j) - alpha;
         for (a, b) in [(1.0, 1e6), (10.0, 1e3), (2e5, 1e6), (0.5, 2.0)] {
-            let (a0, b0) = (a.max(k), b.min(p));
+            let (a0, b0) = (f64::max(a, k), f64::min(b, p));
             let want =
                 alpha * k.powf(alpha) * (b0.powf(t) - a0.powf(t)) / (t * (1.0 - (k / p).powf(alpha)));
             close(&format!("bp M_{j}({a}, {b})"), m(d.as_ref(), j, a, b), want);
@@ -194,7 +194,8 @@ fn empirical_by_direct_sums() {
     let d = build(&format!("empirical:file={path}"), BITS);
     let xs: Vec<f64> = EMPIRICAL_SIZES.iter().map(|s| s.parse().unwrap()).collect();
     for j in [3, 4] {
-        for (a, b) in [(0.0, 1e6), (0.3, 30.0), (1000.0, 1e6)] {
+        // (Cut points that are exact in f64 and at the law's precision: 0.3 is not.)
+        for (a, b) in [(0.0, 1e6), (0.25, 30.0), (1000.0, 1e6)] {
             let want = xs
                 .iter()
                 .filter(|&&x| a < x && x <= b)
