@@ -18,6 +18,15 @@
 //! test-coverage` runs the full tier ([`coverage_full`], every case at K =
 //! `COVERAGE_K`, 200 by default) and prints the table of the README.
 //!
+//! Heavy tails: the dispatch cases (bounded Pareto with small α and large p, Weibull with
+//! shape 0.3, lognormal with σ = 2: per-host M/G/1 values are exact for any law) and the
+//! redundancy one-server Weibull(0.3) case. The fourth-moment rule lengthens the runs
+//! where it can (counted as "lengthened", not as a flag; `fourth-moment` is a flag when
+//! it still fires at the length that ran, `heavy-tail` the other heavy-tail rules);
+//! `COVERAGE_TAIL_RULE=off` runs the job-counting cases with the rule's lengthening off
+//! (the jobs as given), the "before" column of the README. JSQ(d)'s service is
+//! exponential in this project: heavy tails do not apply to it.
+//!
 //! Exact values and their sources:
 //! * dispatch: Random routing splits a Poisson stream into h Poisson streams, so each host
 //!   is an M/G/1 queue (Pollaczek–Khinchine, E[W] = λ_h E[X²] / (2(1 − ρ_h))); SITA's
@@ -147,7 +156,11 @@ fn tail_flags(t: &HeavyTail) -> Vec<String> {
 /// replication that ran).
 fn dispatch_flags(r: &taskassign::sim::dispatch::SimResult, measured: u64) -> Vec<String> {
     let mut f = tail_flags(&r.heavy_tail);
-    f.extend(bias_flags(&r.diagnostics, &Knobs::CLI_JOBS, measured as f64));
+    f.extend(bias_flags(
+        &r.diagnostics,
+        &Knobs::CLI_JOBS,
+        measured as f64,
+    ));
     f
 }
 
@@ -157,7 +170,11 @@ fn red_flags(r: &taskassign::redundancy::run::SimReport) -> Vec<String> {
         Length::Jobs { measured, .. } => measured,
         Length::Time { .. } => unreachable!("redundancy runs jobs"),
     };
-    f.extend(bias_flags(&r.diagnostics, &Knobs::CLI_JOBS, measured as f64));
+    f.extend(bias_flags(
+        &r.diagnostics,
+        &Knobs::CLI_JOBS,
+        measured as f64,
+    ));
     f
 }
 

@@ -64,14 +64,27 @@ fn exponential_by_the_incomplete_gamma() {
     let mu = 2.0;
     let d = build("exp:rate=2", BITS);
     for j in [3, 4] {
-        for (a, b) in [(0.0, f64::INFINITY), (0.5, 3.0), (4.0, f64::INFINITY), (7.0, 7.01)] {
+        for (a, b) in [
+            (0.0, f64::INFINITY),
+            (0.5, 3.0),
+            (4.0, f64::INFINITY),
+            (7.0, 7.01),
+        ] {
             let want = (upper_gamma_int(j as u32, mu * a) - upper_gamma_int(j as u32, mu * b))
                 / mu.powi(j);
-            close(&format!("exp M_{j}({a}, {b})"), m(d.as_ref(), j, a, b), want);
+            close(
+                &format!("exp M_{j}({a}, {b})"),
+                m(d.as_ref(), j, a, b),
+                want,
+            );
         }
     }
     // E[X^4] = 4!/μ^4.
-    close("exp E[X^4]", m(d.as_ref(), 4, 0.0, f64::INFINITY), 24.0 / 16.0);
+    close(
+        "exp E[X^4]",
+        m(d.as_ref(), 4, 0.0, f64::INFINITY),
+        24.0 / 16.0,
+    );
 }
 
 #[test]
@@ -84,8 +97,8 @@ fn bounded_pareto_closed_form() {
         let t = f64::from(j) - alpha;
         for (a, b) in [(1.0, 1e6), (10.0, 1e3), (2e5, 1e6), (0.5, 2.0)] {
             let (a0, b0) = (f64::max(a, k), f64::min(b, p));
-            let want =
-                alpha * k.powf(alpha) * (b0.powf(t) - a0.powf(t)) / (t * (1.0 - (k / p).powf(alpha)));
+            let want = alpha * k.powf(alpha) * (b0.powf(t) - a0.powf(t))
+                / (t * (1.0 - (k / p).powf(alpha)));
             close(&format!("bp M_{j}({a}, {b})"), m(d.as_ref(), j, a, b), want);
         }
     }
@@ -99,7 +112,11 @@ fn uniform_polynomial() {
         for (a, b) in [(1.0, 3.0), (0.0, 2.0), (1.5, 1.6), (2.5, 10.0)] {
             let (a0, b0) = (f64::max(a, 1.0), f64::min(b, 3.0));
             let want = (b0.powi(j + 1) - a0.powi(j + 1)) / (f64::from(j + 1) * 2.0);
-            close(&format!("uniform M_{j}({a}, {b})"), m(d.as_ref(), j, a, b), want);
+            close(
+                &format!("uniform M_{j}({a}, {b})"),
+                m(d.as_ref(), j, a, b),
+                want,
+            );
         }
     }
 }
@@ -115,7 +132,11 @@ fn weibull_by_the_incomplete_gamma() {
         for (a, b) in [(0.0, f64::INFINITY), (1.0, 50.0), (300.0, f64::INFINITY)] {
             let y = |x: f64| (x / lam).powf(k);
             let want = lam.powi(j) * (upper_gamma_int(n, y(a)) - upper_gamma_int(n, y(b)));
-            close(&format!("weibull M_{j}({a}, {b})"), m(d.as_ref(), j, a, b), want);
+            close(
+                &format!("weibull M_{j}({a}, {b})"),
+                m(d.as_ref(), j, a, b),
+                want,
+            );
         }
     }
 }
@@ -152,7 +173,11 @@ fn erlang_hyperexp_det_pareto() {
             let want = (upper_gamma_int(2 + j as u32, 2.0 * a)
                 - upper_gamma_int(2 + j as u32, 2.0 * b))
                 / (2f64.powi(j) * 2.0);
-            close(&format!("erlang M_{j}({a}, {b})"), m(d.as_ref(), j, a, b), want);
+            close(
+                &format!("erlang M_{j}({a}, {b})"),
+                m(d.as_ref(), j, a, b),
+                want,
+            );
         }
     }
     // H2 (p, r1, r2): the mixture of the two exponentials' closed forms.
@@ -172,7 +197,11 @@ fn erlang_hyperexp_det_pareto() {
     assert_eq!(m(d.as_ref(), 4, 2.0, 3.0), 0.0);
     // Pareto(k = 1, α = 5): E[X^4; X > x] = α x^(4−α)/(α − 4) = 5/x; α = 3 has none.
     let d = build("pareto:k=1,alpha=5", BITS);
-    close("pareto M_4(2, inf)", m(d.as_ref(), 4, 2.0, f64::INFINITY), 2.5);
+    close(
+        "pareto M_4(2, inf)",
+        m(d.as_ref(), 4, 2.0, f64::INFINITY),
+        2.5,
+    );
     let d = build("pareto:k=1,alpha=3", BITS);
     assert!(matches!(
         d.higher_partial_moment(4, &f(1.0), &f(f64::INFINITY)),
@@ -202,7 +231,11 @@ fn empirical_by_direct_sums() {
                 .map(|x| x.powi(j))
                 .sum::<f64>()
                 / xs.len() as f64;
-            close(&format!("empirical M_{j}({a}, {b})"), m(d.as_ref(), j, a, b), want);
+            close(
+                &format!("empirical M_{j}({a}, {b})"),
+                m(d.as_ref(), j, a, b),
+                want,
+            );
         }
     }
     let _ = std::fs::remove_file(path);
@@ -219,7 +252,11 @@ fn custom_density_by_quadrature() {
     for j in [3, 4] {
         for (a, b) in [(0.0, f64::INFINITY), (0.5, 3.0), (4.0, f64::INFINITY)] {
             let want = upper_gamma_int(j as u32, a) - upper_gamma_int(j as u32, b);
-            close(&format!("custom M_{j}({a}, {b})"), m(d.as_ref(), j, a, b), want);
+            close(
+                &format!("custom M_{j}({a}, {b})"),
+                m(d.as_ref(), j, a, b),
+                want,
+            );
         }
     }
 }

@@ -550,9 +550,10 @@ where
     }
 }
 
-/// The heavy-tail diagnosis on stderr (the record carries it too): a line when the
-/// fourth-moment rule lengthened the run (which length ran and why), and one per rule
-/// that fired on the run reported (its interval is then not to be trusted).
+/// The fourth-moment heavy-tail rule on stderr (the record carries it too, with the other
+/// heavy-tail rules' warnings): a line when it lengthened the run (which length ran and
+/// why), and its warning when it still fires on the run reported (the interval is then
+/// not to be trusted).
 fn heavy_tail_notes(
     tail: &crate::sim::dispatch::setup::TailLength,
     diagnosis: &crate::sim::stats::HeavyTail,
@@ -560,7 +561,11 @@ fn heavy_tail_notes(
     if tail.lengthened() {
         eprintln!("taskassign: note: {}", tail.reason());
     }
-    for w in diagnosis.describe() {
+    let fourth = crate::sim::stats::HeavyTail {
+        unseen_fourth_moment: diagnosis.unseen_fourth_moment,
+        ..Default::default()
+    };
+    for w in fourth.describe() {
         eprintln!("taskassign: note: {w}");
     }
 }

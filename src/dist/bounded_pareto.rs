@@ -3,8 +3,8 @@
 use super::point::{ln_ratio, PowerLaw, LOG_GUARD_BITS};
 use super::ziggurat::exp1;
 use super::{
-    check_higher_order, check_order, clip, f64_order_ok, fast_pow, rel_power_integral, to_f64_param, DistError,
-    JobSize, Point, Sampler,
+    check_higher_order, check_order, clip, f64_order_ok, fast_pow, rel_power_integral,
+    to_f64_param, DistError, JobSize, Point, Sampler,
 };
 use crate::num::dd::{clip_ln, f64_pair};
 use crate::num::logf64::{f64_normal, ln_power_integral_f64_lt};

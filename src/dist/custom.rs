@@ -20,13 +20,15 @@
 //! assert!((d.moment(2).unwrap() - 6u32).abs() < 1e-30);
 //! ```
 
-use super::{check_higher_order, check_order, clip, to_f64_param, DistError, DistFactory, JobSize, Sampler};
+use super::{
+    check_higher_order, check_order, clip, to_f64_param, DistError, DistFactory, JobSize, Sampler,
+};
 use crate::num::quad::{integrate_positive, LOG_SUBSTITUTION_RATIO};
 use crate::num::{message_number, parse_decimal, NumError};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rug::ops::Pow;
 use rug::float::Special;
+use rug::ops::Pow;
 use rug::Float;
 use std::sync::Arc;
 

@@ -1,6 +1,8 @@
 //! Exponential with rate μ: F̄(x) = e^(−μx).
 
-use super::{check_higher_order, check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler};
+use super::{
+    check_higher_order, check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler,
+};
 use crate::num::dd::{f64_pair, LnPoint};
 use crate::num::gauss::{ln_gl6, GL6_MAX_LOG_WIDTH, GL6_MAX_VARIATION};
 use crate::num::logf64::{interval_width, ln_one_minus_exp_neg};

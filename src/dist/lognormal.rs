@@ -8,7 +8,9 @@
 //! log2(b/(b−a)) extra bits. MPFR's erfc is correctly rounded for every argument.
 
 use super::ziggurat::normal1;
-use super::{check_higher_order, check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler};
+use super::{
+    check_higher_order, check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler,
+};
 use crate::num::gauss::{ln_gl6, GL6_MAX_VARIATION};
 use crate::num::logf64::{f64_normal, ln_one_minus_exp};
 use crate::num::normal::{ln_normal_q, normal_mass, normal_pdf, normal_q, normal_q_f64};

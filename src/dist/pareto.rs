@@ -4,8 +4,8 @@ use super::bounded_pareto::{power_law_moments, PowerLawF64};
 use super::point::PowerLaw;
 use super::ziggurat::exp1;
 use super::{
-    check_higher_order, check_order, clip, fast_pow, rel_power_integral, to_f64_param, DistError, JobSize, Point,
-    Sampler,
+    check_higher_order, check_order, clip, fast_pow, rel_power_integral, to_f64_param, DistError,
+    JobSize, Point, Sampler,
 };
 use crate::num::message_number;
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -1,6 +1,8 @@
 //! Uniform on [a, b] with 0 ≤ a < b.
 
-use super::{check_higher_order, check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler};
+use super::{
+    check_higher_order, check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler,
+};
 use crate::num::dd::{clip_ln, f64_pair};
 use crate::num::logf64::{f64_normal, ln_power_integral_f64};
 use crate::num::message_number;
@@ -111,7 +113,8 @@ impl Uniform {
             3 | 4 => {
                 let mut s = Float::with_val(bits, 0);
                 for i in 0..=j {
-                    s += Float::with_val(bits, (&b).pow(i)) * Float::with_val(bits, (&a).pow(j - i));
+                    s +=
+                        Float::with_val(bits, (&b).pow(i)) * Float::with_val(bits, (&a).pow(j - i));
                 }
                 Float::with_val(bits, &b - &a) * s / (j as u32 + 1)
             }

@@ -8,7 +8,9 @@
 //! log2(1/k) more when k < 1.
 
 use super::ziggurat::exp1;
-use super::{check_higher_order, check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler};
+use super::{
+    check_higher_order, check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler,
+};
 use crate::num::dd::{f64_pair, two_sum, LnPoint};
 use crate::num::gamma::{gamma_interval, ln_gamma_interval_f64};
 use crate::num::logf64::{f64_normal, interval_width, ln_one_minus_exp_neg};

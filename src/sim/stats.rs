@@ -395,7 +395,9 @@ impl HeavyTail {
         }
         if let Some((share, needed)) = self.unseen_fourth_moment {
             let fix = match needed {
-                Some(n) => format!("about {n} measured jobs per replication (--jobs {n}) would see them"),
+                Some(n) => {
+                    format!("about {n} measured jobs per replication (--jobs {n}) would see them")
+                }
                 None => "E[X^4] is infinite, so no run length does".into(),
             };
             out.push(format!(
@@ -496,9 +498,16 @@ mod tests {
         let big_job = heavy_tail_check(&[1.0, 1.1], &[0.3, 0.01]);
         assert_eq!(big_job.dominant_job, Some(0.3));
         // The fourth-moment rule fires strictly above one half, and says what would do.
-        assert!(!calm.clone().with_unseen_fourth_share(0.5, Some(10)).warned());
+        assert!(!calm
+            .clone()
+            .with_unseen_fourth_share(0.5, Some(10))
+            .warned());
         let w = calm.with_unseen_fourth_share(0.52, Some(1_300_000));
         assert_eq!(w.unseen_fourth_moment, Some((0.52, Some(1_300_000))));
-        assert!(w.describe()[0].contains("--jobs 1300000"), "{:?}", w.describe());
+        assert!(
+            w.describe()[0].contains("--jobs 1300000"),
+            "{:?}",
+            w.describe()
+        );
     }
 }

@@ -266,7 +266,11 @@ pub fn jobs_to_see_fourth_moment(d: &dyn JobSize) -> Result<Option<u64>, DistErr
         }
         n = round_up_two_digits(n * 1.05);
     }
-    Ok(Some(if n >= u64::MAX as f64 { u64::MAX } else { n as u64 }))
+    Ok(Some(if n >= u64::MAX as f64 {
+        u64::MAX
+    } else {
+        n as u64
+    }))
 }
 
 /// What the fourth-moment length rule did to a job-counting run.
