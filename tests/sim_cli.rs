@@ -107,7 +107,7 @@ fn tags_notes_the_poisson_approximation_and_lwl_has_no_formula() {
     // BP(1, 1e3, 1.2) at 5000 jobs given: 74 % of E[X^4] lies above the 1 − 1/5000
     // quantile, so the fourth-moment rule's warning is on stderr (and in the record); the
     // jobs were given, so the run keeps its length.
-    let r = common::run(&[
+    let r = common::run([
         "simulate",
         "--policy",
         "jsq",
