@@ -12,18 +12,17 @@
 //! through the binary is `benches/peer/exact_cases.sh`.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use taskassign::lb::exact::{exact, ExactOptions};
-use taskassign::lb::model::{DSpec, Model, ModelKind, Sampling, System};
-use taskassign::redundancy::classes::System as RedSystem;
-use taskassign::redundancy::exact::exact as red_exact;
-use taskassign::redundancy::policy::Policy;
+use taskassign::lb::{exact, ExactOptions};
+use taskassign::lb::{DSpec, JsqSystem, Model, ModelKind, Sampling};
+use taskassign::redundancy::exact as red_exact;
+use taskassign::redundancy::{ClassSystem, Policy};
 
 fn bench_jsq(c: &mut Criterion) {
     let mut g = c.benchmark_group("jsq-exact");
     g.sample_size(10);
     for n in [3u64, 4] {
         let m = Model::new(ModelKind::Queues, "0.9", None).unwrap();
-        let sys = System::new(m, n, &DSpec::Fixed(2), Sampling::Without).unwrap();
+        let sys = JsqSystem::new(m, n, &DSpec::Fixed(2), Sampling::Without).unwrap();
         let opts = ExactOptions {
             digits: 12,
             ..Default::default()
@@ -38,7 +37,7 @@ fn bench_jsq(c: &mut Criterion) {
 fn bench_redundancy(c: &mut Criterion) {
     let mut g = c.benchmark_group("redundancy-exact");
     g.sample_size(10);
-    let sys = RedSystem::preset("n-model", &["0.5".into(), "0.6".into()]).unwrap();
+    let sys = ClassSystem::preset("n-model", &["0.5".into(), "0.6".into()]).unwrap();
     for p in ["fcfs", "lrf-fcfs", "ros"] {
         let policy = Policy::parse(p, false).unwrap();
         g.bench_function(format!("N-model (0.5,0.6) {p} 10 digits"), |b| {

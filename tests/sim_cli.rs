@@ -104,7 +104,11 @@ fn tags_notes_the_poisson_approximation_and_lwl_has_no_formula() {
     let notes = m["notes"].to_string();
     assert!(notes.contains("Poisson approximation"), "{notes}");
     assert!(m.contains_key("analytic_waiting") && m.contains_key("wasted"));
-    let m = json(&[
+    // BP(1, 1e3, 1.2) at 5000 jobs given: 74 % of E[X^4] lies above the 1 − 1/5000
+    // quantile, so the fourth-moment rule's warning is on stderr (and in the record); the
+    // jobs were given, so the run keeps its length.
+    let r = common::run([
+        "simulate",
         "--policy",
         "jsq",
         "--dist",
@@ -117,8 +121,16 @@ fn tags_notes_the_poisson_approximation_and_lwl_has_no_formula() {
         "5000",
         "--replications",
         "2",
+        "--format",
+        "json",
     ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("of E[X^4]"), "{}", r.stderr);
+    let m: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&r.stdout).expect("one JSON object");
     assert!(!m.contains_key("analytic_waiting") && !m.contains_key("z"));
+    assert_eq!(m["jobs"], 5000);
+    assert_eq!(m["length_rule"], "given");
 }
 
 #[test]

@@ -561,6 +561,26 @@ where
     }
 }
 
+/// The fourth-moment heavy-tail rule on stderr (the record carries it too, with the other
+/// heavy-tail rules' warnings): a line when it lengthened the run (which length ran and
+/// why), and its warning when it still fires on the run reported (the interval is then
+/// not to be trusted).
+fn heavy_tail_notes(
+    tail: &crate::sim::dispatch::setup::TailLength,
+    diagnosis: &crate::sim::stats::HeavyTail,
+) {
+    if tail.lengthened() {
+        eprintln!("taskassign: note: {}", tail.reason());
+    }
+    let fourth = crate::sim::stats::HeavyTail {
+        unseen_fourth_moment: diagnosis.unseen_fourth_moment,
+        ..Default::default()
+    };
+    for w in fourth.describe() {
+        eprintln!("taskassign: note: {w}");
+    }
+}
+
 /// A simulation's diagnostics as the command line acts on them: a replication that
 /// measured too few jobs or events is an error (exit 3, saying how long to run: no
 /// interval is printed from it); every other failed diagnostic is a note on stderr (the

@@ -244,7 +244,11 @@ fn run_simulate(a: SimulateArgs) -> Outcome {
     let region = certified_region(&sys, REGION_DIGITS).map_err(fail)?;
     let exact_methods = exact_methods_apply(&dist, copies).map_err(fail)?;
     let r = simulate(&req, None).map_err(fail)?;
-    let (jobs, _) = req.run.jobs("redundancy").map_err(fail)?;
+    let jobs = match r.length {
+        crate::sim::Length::Jobs { measured, .. } => measured,
+        crate::sim::Length::Time { .. } => 0,
+    };
+    super::heavy_tail_notes(&r.tail, &r.run.heavy_tail);
     let class = classify(&dist);
     let rec = simulate_record(&req, &r, Some(&region.region), exact_methods, &class);
     // A run the record calls unstable is not stationary by definition and its answer is

@@ -47,9 +47,14 @@ fn time(what: &str, s: &str) -> Result<f64, (i32, String)> {
 /// Options of a simulation that counts jobs.
 #[derive(Args, Debug)]
 pub(super) struct JobRunArgs {
-    /// Measured jobs per replication (an integer, e.g. 1000000 or 1e6).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_JOBS.to_string(), allow_hyphen_values = true)]
-    jobs: String,
+    /// Measured jobs per replication (an integer, e.g. 1000000 or 1e6) [default: 1000000,
+    /// lengthened where the job-size law asks for it: when more than half of E[X^4] (which
+    /// drives the variance of a simulated mean waiting) comes from sizes a replication
+    /// meets less than once on average, each replication runs the jobs that meet them
+    /// (at most 10 times the default, within the event budget); the record's length_rule
+    /// and length_reason say which length ran and why]. Given, it is run as given.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    jobs: Option<String>,
     /// Jobs discarded at the start of each replication [default: jobs/10]; the record
     /// reports the MSER-5 truncation point (White 1997) and tests the measured window's
     /// stationarity.
@@ -77,7 +82,22 @@ impl JobRunArgs {
         defaults: RunOptions,
         point: u64,
     ) -> Result<RunOptions, (i32, String)> {
-        let jobs = count("jobs", &self.jobs)?;
+        let jobs = match &self.jobs {
+            Some(j) => count("jobs", j)?,
+            None => match defaults.length {
+                Length::Jobs { measured, .. } => measured,
+                Length::Time { .. } => DEFAULT_JOBS,
+            },
+        };
+        // Jobs given are run as given; the default follows the defaults' rule (dispatch and
+        // redundancy: lengthened by the fourth-moment heavy-tail rule), its warm-up
+        // following it unless given.
+        let length_rule = match (&self.jobs, defaults.length_rule) {
+            (None, LengthRule::HeavyTail { .. }) => LengthRule::HeavyTail {
+                warmup_follows: self.warmup.is_none(),
+            },
+            _ => LengthRule::Given,
+        };
         let warmup = match &self.warmup {
             Some(w) => count("warmup", w)?,
             None => jobs / DEFAULT_WARMUP_FRACTION,
@@ -92,6 +112,7 @@ impl JobRunArgs {
             point,
             threads: self.threads,
             warmup_rule: rule(self.warmup.is_some(), &defaults),
+            length_rule,
             limit: !self.no_limit,
             ..defaults
         })
@@ -150,7 +171,9 @@ impl TimeRunArgs {
         // A time given is run as given; the default one follows the defaults' rule (JSQ:
         // lengthened to the relaxation time), its warm-up following it unless given.
         let length_rule = match (&self.time, defaults.length_rule) {
-            (Some(_), _) | (None, LengthRule::Given) => LengthRule::Given,
+            (Some(_), _) | (None, LengthRule::Given | LengthRule::HeavyTail { .. }) => {
+                LengthRule::Given
+            }
             (None, LengthRule::Relaxation { .. }) => LengthRule::Relaxation {
                 warmup_follows: self.warmup.is_none(),
             },

@@ -85,8 +85,9 @@ pub(super) fn run_simulate(a: SimulateArgs) -> Outcome {
         run: opts,
     };
     let (prep, res) = run(&req, None).map_err(failed)?;
-    let (jobs, _) = req.run.jobs("dispatch").map_err(failed)?;
+    let (jobs, _) = prep.config.run.jobs("dispatch").map_err(failed)?;
     super::diagnostics_gate(&res.diagnostics, &Knobs::CLI_JOBS, jobs as f64)?;
+    super::heavy_tail_notes(&prep.tail, &res.heavy_tail);
     // The formulas assume Poisson arrivals: renewal arrivals have no reference.
     let reference = match req.interarrival {
         None => reference_waiting(

@@ -3,8 +3,8 @@
 use super::point::{ln_ratio, PowerLaw, LOG_GUARD_BITS};
 use super::ziggurat::exp1;
 use super::{
-    check_order, clip, f64_order_ok, fast_pow, rel_power_integral, to_f64_param, DistError,
-    JobSize, Point, Sampler,
+    check_higher_order, check_order, clip, f64_order_ok, fast_pow, rel_power_integral,
+    to_f64_param, DistError, JobSize, Point, Sampler,
 };
 use crate::num::dd::{clip_ln, f64_pair};
 use crate::num::logf64::{f64_normal, ln_power_integral_f64_lt};
@@ -235,6 +235,22 @@ impl BoundedPareto {
     }
 }
 
+impl BoundedPareto {
+    /// M_j(a, b) for any order j of [`JobSize::partial_moment`] and
+    /// [`JobSize::higher_partial_moment`] (the formula does not depend on the order).
+    fn any_order_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        let bits = self.prec();
+        let Some((a, b)) = clip(a, b, &self.k, &self.p, bits) else {
+            return Ok(Float::with_val(bits, 0));
+        };
+        // α k^α / norm · ∫_a^b x^(j−α−1) dx, and k^α a^(j−α) = a^j (k/a)^α.
+        let t = Float::with_val(bits, j) - &self.alpha;
+        let ka = fast_pow(&Float::with_val(bits, &self.k / &a), &self.alpha);
+        let aj = Float::with_val(bits, (&a).pow(j));
+        Ok(rel_power_integral(bits, &t, &a, &b) * aj * ka * &self.alpha / &self.norm)
+    }
+}
+
 impl JobSize for BoundedPareto {
     fn family(&self) -> &'static str {
         "bp"
@@ -274,15 +290,11 @@ impl JobSize for BoundedPareto {
     }
     fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
         check_order(j)?;
-        let bits = self.prec();
-        let Some((a, b)) = clip(a, b, &self.k, &self.p, bits) else {
-            return Ok(Float::with_val(bits, 0));
-        };
-        // α k^α / norm · ∫_a^b x^(j−α−1) dx, and k^α a^(j−α) = a^j (k/a)^α.
-        let t = Float::with_val(bits, j) - &self.alpha;
-        let ka = fast_pow(&Float::with_val(bits, &self.k / &a), &self.alpha);
-        let aj = Float::with_val(bits, (&a).pow(j));
-        Ok(rel_power_integral(bits, &t, &a, &b) * aj * ka * &self.alpha / &self.norm)
+        self.any_order_moment(j, a, b)
+    }
+    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        check_higher_order(j)?;
+        self.any_order_moment(j, a, b)
     }
     fn partial_moments(&self, js: &[i32], a: &Float, b: &Float) -> Result<Vec<Float>, DistError> {
         for &j in js {

@@ -20,12 +20,15 @@
 //! assert!((d.moment(2).unwrap() - 6u32).abs() < 1e-30);
 //! ```
 
-use super::{check_order, clip, to_f64_param, DistError, DistFactory, JobSize, Sampler};
+use super::{
+    check_higher_order, check_order, clip, to_f64_param, DistError, DistFactory, JobSize, Sampler,
+};
 use crate::num::quad::{integrate_positive, LOG_SUBSTITUTION_RATIO};
 use crate::num::{message_number, parse_decimal, NumError};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::float::Special;
+use rug::ops::Pow;
 use rug::Float;
 use std::sync::Arc;
 
@@ -193,6 +196,7 @@ impl Custom {
                 0 => fx,
                 1 => Float::with_val(x.prec(), &fx * x),
                 2 => Float::with_val(x.prec(), &fx * x) * x,
+                3 | 4 => Float::with_val(x.prec(), x.pow(j)) * &fx,
                 _ => Float::with_val(x.prec(), &fx / x),
             }
         })?;
@@ -212,6 +216,19 @@ impl Custom {
             return Ok(Float::with_val(bits, 0));
         };
         let v = self.raw_integral(0, &a, &b, bits)?;
+        Ok(Float::with_val(bits, v / &self.total))
+    }
+}
+
+impl Custom {
+    /// M_j(a, b) for any order j of [`JobSize::partial_moment`] and
+    /// [`JobSize::higher_partial_moment`] (the formula does not depend on the order).
+    fn any_order_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        let bits = self.prec();
+        let Some((a, b)) = clip(a, b, &self.lower, &self.upper, bits + CUSTOM_GUARD_BITS) else {
+            return Ok(Float::with_val(bits, 0));
+        };
+        let v = self.raw_integral(j, &a, &b, bits)?;
         Ok(Float::with_val(bits, v / &self.total))
     }
 }
@@ -251,12 +268,11 @@ impl JobSize for Custom {
     }
     fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
         check_order(j)?;
-        let bits = self.prec();
-        let Some((a, b)) = clip(a, b, &self.lower, &self.upper, bits + CUSTOM_GUARD_BITS) else {
-            return Ok(Float::with_val(bits, 0));
-        };
-        let v = self.raw_integral(j, &a, &b, bits)?;
-        Ok(Float::with_val(bits, v / &self.total))
+        self.any_order_moment(j, a, b)
+    }
+    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        check_higher_order(j)?;
+        self.any_order_moment(j, a, b)
     }
     /// A table of the CDF over a double-exponential grid in t (tanh-sinh in x, or in ln x
     /// for wide ranges, on a finite support; exp-sinh centred on the median on [lower, ∞)),

@@ -1,6 +1,6 @@
 //! Deterministic: every job has size x.
 
-use super::{check_order, to_f64_param, DistError, JobSize, Sampler};
+use super::{check_higher_order, check_order, to_f64_param, DistError, JobSize, Sampler};
 use crate::num::message_number;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::ops::Pow;
@@ -32,6 +32,19 @@ impl Deterministic {
     }
 }
 
+impl Deterministic {
+    /// M_j(a, b) for any order j of [`JobSize::partial_moment`] and
+    /// [`JobSize::higher_partial_moment`] (the formula does not depend on the order).
+    fn any_order_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        let bits = self.prec();
+        if *a < self.x && self.x <= *b {
+            Ok(Float::with_val(bits, (&self.x).pow(j)))
+        } else {
+            Ok(Float::with_val(bits, 0))
+        }
+    }
+}
+
 impl JobSize for Deterministic {
     fn family(&self) -> &'static str {
         "det"
@@ -56,12 +69,11 @@ impl JobSize for Deterministic {
     }
     fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
         check_order(j)?;
-        let bits = self.prec();
-        if *a < self.x && self.x <= *b {
-            Ok(Float::with_val(bits, (&self.x).pow(j)))
-        } else {
-            Ok(Float::with_val(bits, 0))
-        }
+        self.any_order_moment(j, a, b)
+    }
+    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        check_higher_order(j)?;
+        self.any_order_moment(j, a, b)
     }
     fn quantile(&self, _u: &Float) -> Result<Float, DistError> {
         Ok(self.x.clone())

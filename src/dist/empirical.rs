@@ -7,10 +7,11 @@
 //! x^j is small (from the smallest sample for j ≥ 0, from the largest for j = −1), so the
 //! difference of two of them loses at most log2(n) bits, which the guard bits cover.
 
-use super::{check_order, to_f64_param, DistError, JobSize, Sampler};
+use super::{check_higher_order, check_order, to_f64_param, DistError, JobSize, Sampler};
 use crate::num::{message_number, parse_decimal};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use rug::ops::Pow;
 use rug::Float;
 
 /// Guard bits of the cumulative sums, on top of 2·log2(n).
@@ -222,6 +223,22 @@ impl JobSize for Empirical {
                 Float::with_val(sums[hi].prec(), &sums[hi] - &sums[lo])
             }
         };
+        Ok(Float::with_val(bits, s / self.x.len()))
+    }
+    /// The mean of x_i^j over the samples in (a, b], summed directly (the prefix sums
+    /// hold the orders −1…2 only; the heavy-tail rule asks a few of these per run).
+    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        check_higher_order(j)?;
+        let bits = self.bits;
+        if a >= b {
+            return Ok(Float::with_val(bits, 0));
+        }
+        let (lo, hi) = (self.count_le(a), self.count_le(b));
+        let w = self.up[0][0].prec();
+        let mut s = Float::with_val(w, 0);
+        for v in self.x.get(lo..hi).unwrap_or(&[]) {
+            s += Float::with_val(w, v.pow(j));
+        }
         Ok(Float::with_val(bits, s / self.x.len()))
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {

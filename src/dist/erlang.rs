@@ -9,11 +9,12 @@
 //! gamma integral of [`crate::num::gamma::gamma_interval`] (three regimes, no cancellation).
 //! E[1/X] diverges for k = 1 (s = 0 at y = 0).
 
-use super::{check_order, clip, to_f64_param, DistError, JobSize, Sampler};
+use super::{check_higher_order, check_order, clip, to_f64_param, DistError, JobSize, Sampler};
 use crate::dist::ziggurat::exp1;
 use crate::num::gamma::gamma_interval;
 use crate::num::{message_number, NumError};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use rug::ops::Pow;
 use rug::Float;
 
 /// Most phases: the sampler adds k exponentials, and 1000 phases (SCV 0.001) is far past
@@ -66,6 +67,51 @@ impl Erlang {
     }
 }
 
+impl Erlang {
+    /// M_j(a, b) for any order j of [`JobSize::partial_moment`] and
+    /// [`JobSize::higher_partial_moment`] (the formula does not depend on the order).
+    fn any_order_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        let bits = self.prec();
+        let Some((a, b)) = clip(a, b, &self.lower(), &self.upper(), bits) else {
+            return Ok(Float::with_val(bits, 0));
+        };
+        let w = bits + ERLANG_GUARD_BITS;
+        let s = i64::from(self.k) + i64::from(j);
+        if a.is_zero() && s <= 0 {
+            return Err(DistError::InfiniteMoment {
+                family: "erlang",
+                j,
+                a: "0".into(),
+                b: message_number(&b),
+            });
+        }
+        let ya = Float::with_val(w, &a * &self.rate);
+        let yb = Float::with_val(w, &b * &self.rate);
+        let g = gamma_interval(w, &Float::with_val(w, s), &ya, &yb).map_err(|e| match e {
+            NumError::Divergent(_) => DistError::InfiniteMoment {
+                family: "erlang",
+                j: -1,
+                a: "0".into(),
+                b: message_number(&yb),
+            },
+            other => DistError::Num(other),
+        })?;
+        // r^(−j) / (k−1)!
+        let mut fact = Float::with_val(w, 1);
+        for m in 2..self.k {
+            fact *= m;
+        }
+        let rj = match j {
+            -1 => Float::with_val(w, &self.rate),
+            0 => Float::with_val(w, 1),
+            1 => Float::with_val(w, self.rate.recip_ref()),
+            2 => Float::with_val(w, self.rate.square_ref()).recip(),
+            _ => Float::with_val(w, (&self.rate).pow(-j)),
+        };
+        Ok(Float::with_val(bits, g * rj / fact))
+    }
+}
+
 impl JobSize for Erlang {
     fn family(&self) -> &'static str {
         "erlang"
@@ -110,43 +156,11 @@ impl JobSize for Erlang {
     }
     fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
         check_order(j)?;
-        let bits = self.prec();
-        let Some((a, b)) = clip(a, b, &self.lower(), &self.upper(), bits) else {
-            return Ok(Float::with_val(bits, 0));
-        };
-        let w = bits + ERLANG_GUARD_BITS;
-        let s = i64::from(self.k) + i64::from(j);
-        if a.is_zero() && s <= 0 {
-            return Err(DistError::InfiniteMoment {
-                family: "erlang",
-                j,
-                a: "0".into(),
-                b: message_number(&b),
-            });
-        }
-        let ya = Float::with_val(w, &a * &self.rate);
-        let yb = Float::with_val(w, &b * &self.rate);
-        let g = gamma_interval(w, &Float::with_val(w, s), &ya, &yb).map_err(|e| match e {
-            NumError::Divergent(_) => DistError::InfiniteMoment {
-                family: "erlang",
-                j: -1,
-                a: "0".into(),
-                b: message_number(&yb),
-            },
-            other => DistError::Num(other),
-        })?;
-        // r^(−j) / (k−1)!
-        let mut fact = Float::with_val(w, 1);
-        for m in 2..self.k {
-            fact *= m;
-        }
-        let rj = match j {
-            -1 => Float::with_val(w, &self.rate),
-            0 => Float::with_val(w, 1),
-            1 => Float::with_val(w, self.rate.recip_ref()),
-            _ => Float::with_val(w, self.rate.square_ref()).recip(),
-        };
-        Ok(Float::with_val(bits, g * rj / fact))
+        self.any_order_moment(j, a, b)
+    }
+    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        check_higher_order(j)?;
+        self.any_order_moment(j, a, b)
     }
     fn sampler(&self) -> Result<Box<dyn Sampler>, DistError> {
         let r = to_f64_param("erlang", "rate", &self.rate)?;

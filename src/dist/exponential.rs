@@ -1,6 +1,8 @@
 //! Exponential with rate μ: F̄(x) = e^(−μx).
 
-use super::{check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler};
+use super::{
+    check_higher_order, check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler,
+};
 use crate::num::dd::{f64_pair, LnPoint};
 use crate::num::gauss::{ln_gl6, GL6_MAX_LOG_WIDTH, GL6_MAX_VARIATION};
 use crate::num::logf64::{interval_width, ln_one_minus_exp_neg};
@@ -114,7 +116,7 @@ fn lower_gamma_regularised(bits: u32, n: u32, y: &Float) -> Float {
 }
 
 impl Exponential {
-    /// M_j(a, b) for j = 1, 2 and 0 ≤ a < b ≤ ∞ as a sum of positive terms (no cancellation
+    /// M_j(a, b) for j = 1, 2, 3, 4 and 0 ≤ a < b ≤ ∞ as a sum of positive terms (no cancellation
     /// on short intervals): with x = a + s, y = μ(b − a),
     /// ∫_a^b x^j μ e^(−μx) dx = e^(−μa) Σ_{i≤j} C(j,i) a^(j−i) (i!/μ^i) P(i+1, y).
     fn interval_moment(&self, j: i32, a: &Float, b: &Float) -> Float {
@@ -127,12 +129,12 @@ impl Exponential {
         };
         let inv = Float::with_val(w, self.rate.recip_ref());
         let ea = self.exp_neg(a, w);
-        // (coefficient C(j,i)·i!, power of a, power of 1/μ) for i = 0..=j
-        let terms: &[(u32, u32, u32)] = if j == 1 {
-            &[(1, 1, 0), (1, 0, 1)]
-        } else {
-            &[(1, 2, 0), (2, 1, 1), (2, 0, 2)]
-        };
+        // (coefficient C(j,i)·i! = j!/(j−i)!, power of a, power of 1/μ) for i = 0..=j: for
+        // j = 1 (1,1,0), (1,0,1); for j = 2 (1,2,0), (2,1,1), (2,0,2).
+        let j = j as u32;
+        let terms: Vec<(u32, u32, u32)> = (0..=j)
+            .map(|i| (((j - i + 1)..=j).product::<u32>(), j - i, i))
+            .collect();
         let mut sum = Float::with_val(w, 0);
         for (i, &(c, pa, pi)) in terms.iter().enumerate() {
             let mut t = lower_gamma_regularised(w, i as u32 + 1, &y) * c;
@@ -406,6 +408,14 @@ impl JobSize for Exponential {
             }
             _ => Ok(self.interval_moment(j, &a, &b)),
         }
+    }
+    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        check_higher_order(j)?;
+        let bits = self.prec();
+        let Some((a, b)) = clip(a, b, &self.lower(), &self.upper(), bits) else {
+            return Ok(Float::with_val(bits, 0));
+        };
+        Ok(self.interval_moment(j, &a, &b))
     }
     fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
         self.ln_moment_f64(j, ln_a, ln_b)

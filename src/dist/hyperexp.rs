@@ -2,7 +2,7 @@
 
 use super::exponential::Exponential;
 use super::ziggurat::exp1;
-use super::{check_order, to_f64_param, DistError, JobSize, Sampler};
+use super::{check_higher_order, check_order, to_f64_param, DistError, JobSize, Sampler};
 use crate::num::logf64::{f64_normal, ln_add_exp};
 use crate::num::message_number;
 use rand::Rng;
@@ -87,6 +87,12 @@ impl JobSize for HyperExp {
         };
         let m1 = self.e1.partial_moment(j, a, b).map_err(wrap)?;
         let m2 = self.e2.partial_moment(j, a, b).map_err(wrap)?;
+        Ok(m1 * &self.p + m2 * &self.q)
+    }
+    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        check_higher_order(j)?;
+        let m1 = self.e1.higher_partial_moment(j, a, b)?;
+        let m2 = self.e2.higher_partial_moment(j, a, b)?;
         Ok(m1 * &self.p + m2 * &self.q)
     }
     fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {

@@ -8,7 +8,9 @@
 //! log2(b/(b−a)) extra bits. MPFR's erfc is correctly rounded for every argument.
 
 use super::ziggurat::normal1;
-use super::{check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler};
+use super::{
+    check_higher_order, check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler,
+};
 use crate::num::gauss::{ln_gl6, GL6_MAX_VARIATION};
 use crate::num::logf64::{f64_normal, ln_one_minus_exp};
 use crate::num::normal::{ln_normal_q, normal_mass, normal_pdf, normal_q, normal_q_f64};
@@ -149,6 +151,36 @@ where
     Ok(root::solve_increasing(what, &lo, &hi, |z| Ok::<_, NumError>(g(z)))?.x)
 }
 
+impl LogNormal {
+    /// M_j(a, b) for any order j of [`JobSize::partial_moment`] and
+    /// [`JobSize::higher_partial_moment`] (the formula does not depend on the order).
+    fn any_order_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        let bits = self.prec();
+        let Some((a, b)) = clip(a, b, &self.lower(), &self.upper(), bits) else {
+            return Ok(Float::with_val(bits, 0));
+        };
+        // A short interval loses log2(b/(b−a)) bits in Φ(z_b) − Φ(z_a), plus the bits of
+        // |ln b| in ln b − ln a and of σ (the z-interval is σ times shorter).
+        let mut extra = 0i32;
+        if b.is_finite() && a > 0 {
+            let width = Float::with_val(bits + LOGNORMAL_GUARD_BITS, &b - &a);
+            extra = (b.get_exp().unwrap_or(0) - width.get_exp().unwrap_or(0)).max(0);
+            let lb = Float::with_val(bits, b.ln_ref());
+            extra += lb.get_exp().unwrap_or(0).max(0) + self.sigma.get_exp().unwrap_or(0).max(0);
+        }
+        let w = bits + LOGNORMAL_GUARD_BITS + extra as u32;
+        let jf = Float::with_val(w, j);
+        let s2 = Float::with_val(w, self.sigma.square_ref());
+        let shift = Float::with_val(w, &jf * &s2);
+        let za = self.z(w, &a, &shift);
+        let zb = self.z(w, &b, &shift);
+        let mass = normal_mass(w, &za, &zb);
+        // exp(jμ + j²σ²/2)
+        let e = Float::with_val(w, &jf * &self.mu) + Float::with_val(w, &jf * &jf) * &s2 / 2u32;
+        Ok(Float::with_val(bits, mass * e.exp()))
+    }
+}
+
 impl JobSize for LogNormal {
     fn family(&self) -> &'static str {
         "lognormal"
@@ -187,29 +219,11 @@ impl JobSize for LogNormal {
     }
     fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
         check_order(j)?;
-        let bits = self.prec();
-        let Some((a, b)) = clip(a, b, &self.lower(), &self.upper(), bits) else {
-            return Ok(Float::with_val(bits, 0));
-        };
-        // A short interval loses log2(b/(b−a)) bits in Φ(z_b) − Φ(z_a), plus the bits of
-        // |ln b| in ln b − ln a and of σ (the z-interval is σ times shorter).
-        let mut extra = 0i32;
-        if b.is_finite() && a > 0 {
-            let width = Float::with_val(bits + LOGNORMAL_GUARD_BITS, &b - &a);
-            extra = (b.get_exp().unwrap_or(0) - width.get_exp().unwrap_or(0)).max(0);
-            let lb = Float::with_val(bits, b.ln_ref());
-            extra += lb.get_exp().unwrap_or(0).max(0) + self.sigma.get_exp().unwrap_or(0).max(0);
-        }
-        let w = bits + LOGNORMAL_GUARD_BITS + extra as u32;
-        let jf = Float::with_val(w, j);
-        let s2 = Float::with_val(w, self.sigma.square_ref());
-        let shift = Float::with_val(w, &jf * &s2);
-        let za = self.z(w, &a, &shift);
-        let zb = self.z(w, &b, &shift);
-        let mass = normal_mass(w, &za, &zb);
-        // exp(jμ + j²σ²/2)
-        let e = Float::with_val(w, &jf * &self.mu) + Float::with_val(w, &jf * &jf) * &s2 / 2u32;
-        Ok(Float::with_val(bits, mass * e.exp()))
+        self.any_order_moment(j, a, b)
+    }
+    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        check_higher_order(j)?;
+        self.any_order_moment(j, a, b)
     }
     fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
         // ln M = jμ + j²σ²/2 + ln(Φ(z_b) − Φ(z_a)) with z = (ln x − μ − jσ²)/σ, the

@@ -4,7 +4,9 @@
 //! a user density through the library API) and *built* at a precision: building at two
 //! precisions is how results are certified. A built distribution implements [`JobSize`]:
 //! tail, CDF, density, the partial moments M_j(a,b) = E[X^j ; a < X ≤ b] for
-//! j ∈ {−1, 0, 1, 2}, mean, quantile, and an `f64` sampler for the simulators.
+//! j ∈ {−1, 0, 1, 2} (the policies' orders) and j ∈ {3, 4} (the simulators' heavy-tail
+//! rule, [`JobSize::higher_partial_moment`]), mean, quantile, and an `f64` sampler for the
+//! simulators.
 
 pub(crate) mod aging;
 pub(crate) mod bounded_pareto;
@@ -82,8 +84,8 @@ pub enum DistError {
         /// Upper end.
         b: String,
     },
-    /// A moment order outside {−1, 0, 1, 2}.
-    #[error("moment order {0} not supported (only -1, 0, 1, 2)")]
+    /// A moment order outside {−1, 0, 1, 2} (or {3, 4} for the higher moments).
+    #[error("moment order {0} not supported (only -1, 0, 1, 2, and 3, 4 as higher moments)")]
     BadOrder(i32),
     /// A sampler that cannot work in f64 (p = 1e1000 overflows).
     #[error("{family}: parameters out of f64 range for simulation ({why})")]
@@ -135,6 +137,10 @@ impl crate::error::Classify for DistError {
 /// The moment orders the policies need.
 pub const MOMENT_ORDERS: [i32; 4] = [-1, 0, 1, 2];
 
+/// The higher moment orders of [`JobSize::higher_partial_moment`] (the simulators'
+/// heavy-tail rule reads E\[X⁴; X > x\]).
+pub const HIGHER_MOMENT_ORDERS: [i32; 2] = [3, 4];
+
 /// An f64 sampler (immutable; randomness comes from the generator passed in).
 pub trait Sampler: Send + Sync {
     /// One job size.
@@ -183,6 +189,12 @@ pub trait JobSize: Send + Sync + std::fmt::Debug {
     fn partial_moments(&self, js: &[i32], a: &Float, b: &Float) -> Result<Vec<Float>, DistError> {
         js.iter().map(|&j| self.partial_moment(j, a, b)).collect()
     }
+    /// M_j(a, b) for the higher orders j ∈ [`HIGHER_MOMENT_ORDERS`] = {3, 4}, with the
+    /// conventions of [`JobSize::partial_moment`] (clipped to the support, a ≥ b gives 0,
+    /// `b` may be +∞, an infinite moment is [`DistError::InfiniteMoment`]). The policies
+    /// never need them: the simulators' heavy-tail rule does (E\[X⁴\] drives the variance
+    /// of a simulated mean waiting; `sim::stats::HeavyTail`).
+    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError>;
     /// ln M_j(a, b) in f64, from ln a and ln b (f64; ln a may be −∞ for a = 0, ln b may be
     /// +∞), for j ∈ {−1, 0, 1, 2}: the global search of the optimiser works on these, so
     /// that p = 10^100000 fits in f64. `None` when the family has no f64 form (the search
@@ -263,6 +275,15 @@ pub trait JobSize: Send + Sync + std::fmt::Debug {
 /// Checks a moment order.
 pub fn check_order(j: i32) -> Result<(), DistError> {
     if MOMENT_ORDERS.contains(&j) {
+        Ok(())
+    } else {
+        Err(DistError::BadOrder(j))
+    }
+}
+
+/// Checks a higher moment order ([`HIGHER_MOMENT_ORDERS`]).
+pub fn check_higher_order(j: i32) -> Result<(), DistError> {
+    if HIGHER_MOMENT_ORDERS.contains(&j) {
         Ok(())
     } else {
         Err(DistError::BadOrder(j))

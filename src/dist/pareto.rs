@@ -4,8 +4,8 @@ use super::bounded_pareto::{power_law_moments, PowerLawF64};
 use super::point::PowerLaw;
 use super::ziggurat::exp1;
 use super::{
-    check_order, clip, fast_pow, rel_power_integral, to_f64_param, DistError, JobSize, Point,
-    Sampler,
+    check_higher_order, check_order, clip, fast_pow, rel_power_integral, to_f64_param, DistError,
+    JobSize, Point, Sampler,
 };
 use crate::num::message_number;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -63,6 +63,29 @@ impl Pareto {
     }
 }
 
+impl Pareto {
+    /// M_j(a, b) for any order j of [`JobSize::partial_moment`] and
+    /// [`JobSize::higher_partial_moment`] (the formula does not depend on the order).
+    fn any_order_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        let bits = self.prec();
+        let Some((a, b)) = clip(a, b, &self.k, &self.upper(), bits) else {
+            return Ok(Float::with_val(bits, 0));
+        };
+        let t = Float::with_val(bits, j) - &self.alpha;
+        if b.is_infinite() && t >= 0 {
+            return Err(DistError::InfiniteMoment {
+                family: "pareto",
+                j,
+                a: message_number(&a),
+                b: "inf".into(),
+            });
+        }
+        let ka = fast_pow(&Float::with_val(bits, &self.k / &a), &self.alpha);
+        let aj = Float::with_val(bits, (&a).pow(j));
+        Ok(rel_power_integral(bits, &t, &a, &b) * aj * ka * &self.alpha)
+    }
+}
+
 impl JobSize for Pareto {
     fn family(&self) -> &'static str {
         "pareto"
@@ -93,22 +116,11 @@ impl JobSize for Pareto {
     }
     fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
         check_order(j)?;
-        let bits = self.prec();
-        let Some((a, b)) = clip(a, b, &self.k, &self.upper(), bits) else {
-            return Ok(Float::with_val(bits, 0));
-        };
-        let t = Float::with_val(bits, j) - &self.alpha;
-        if b.is_infinite() && t >= 0 {
-            return Err(DistError::InfiniteMoment {
-                family: "pareto",
-                j,
-                a: message_number(&a),
-                b: "inf".into(),
-            });
-        }
-        let ka = fast_pow(&Float::with_val(bits, &self.k / &a), &self.alpha);
-        let aj = Float::with_val(bits, (&a).pow(j));
-        Ok(rel_power_integral(bits, &t, &a, &b) * aj * ka * &self.alpha)
+        self.any_order_moment(j, a, b)
+    }
+    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        check_higher_order(j)?;
+        self.any_order_moment(j, a, b)
     }
     fn partial_moments(&self, js: &[i32], a: &Float, b: &Float) -> Result<Vec<Float>, DistError> {
         // The errors of the first failing order, in the order of `js`, as the default

@@ -1,11 +1,14 @@
 //! Uniform on [a, b] with 0 ≤ a < b.
 
-use super::{check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler};
+use super::{
+    check_higher_order, check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler,
+};
 use crate::num::dd::{clip_ln, f64_pair};
 use crate::num::logf64::{f64_normal, ln_power_integral_f64};
 use crate::num::message_number;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use rug::ops::Pow;
 use rug::Float;
 
 /// Uniform distribution.
@@ -83,6 +86,49 @@ impl Uniform {
     }
 }
 
+impl Uniform {
+    /// M_j(a, b) for the orders of [`JobSize::partial_moment`] and
+    /// [`JobSize::higher_partial_moment`]: (1/w) ∫_a^b x^j dx.
+    fn any_order_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        let bits = self.prec();
+        let Some((a, b)) = clip(a, b, &self.a, &self.b, bits) else {
+            return Ok(Float::with_val(bits, 0));
+        };
+        let v = match j {
+            -1 => {
+                if a.is_zero() {
+                    return Err(DistError::InfiniteMoment {
+                        family: "uniform",
+                        j,
+                        a: "0".into(),
+                        b: message_number(&b),
+                    });
+                }
+                Float::with_val(bits, &b / &a).ln()
+            }
+            0 => Float::with_val(bits, &b - &a),
+            // (b² − a²)/2 = (b − a)(b + a)/2, (b³ − a³)/3 = (b − a)(b² + ab + a²)/3
+            1 => Float::with_val(bits, &b - &a) * Float::with_val(bits, &b + &a) / 2u32,
+            // (b^(j+1) − a^(j+1))/(j+1) = (b − a) Σ_{i=0}^{j} b^i a^(j−i) / (j+1)
+            3 | 4 => {
+                let mut s = Float::with_val(bits, 0);
+                for i in 0..=j {
+                    s +=
+                        Float::with_val(bits, (&b).pow(i)) * Float::with_val(bits, (&a).pow(j - i));
+                }
+                Float::with_val(bits, &b - &a) * s / (j as u32 + 1)
+            }
+            _ => {
+                let s = Float::with_val(bits, &b * &b)
+                    + Float::with_val(bits, &a * &b)
+                    + Float::with_val(bits, &a * &a);
+                Float::with_val(bits, &b - &a) * s / 3u32
+            }
+        };
+        Ok(v / &self.width)
+    }
+}
+
 impl JobSize for Uniform {
     fn family(&self) -> &'static str {
         "uniform"
@@ -115,33 +161,11 @@ impl JobSize for Uniform {
     }
     fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
         check_order(j)?;
-        let bits = self.prec();
-        let Some((a, b)) = clip(a, b, &self.a, &self.b, bits) else {
-            return Ok(Float::with_val(bits, 0));
-        };
-        let v = match j {
-            -1 => {
-                if a.is_zero() {
-                    return Err(DistError::InfiniteMoment {
-                        family: "uniform",
-                        j,
-                        a: "0".into(),
-                        b: message_number(&b),
-                    });
-                }
-                Float::with_val(bits, &b / &a).ln()
-            }
-            0 => Float::with_val(bits, &b - &a),
-            // (b² − a²)/2 = (b − a)(b + a)/2, (b³ − a³)/3 = (b − a)(b² + ab + a²)/3
-            1 => Float::with_val(bits, &b - &a) * Float::with_val(bits, &b + &a) / 2u32,
-            _ => {
-                let s = Float::with_val(bits, &b * &b)
-                    + Float::with_val(bits, &a * &b)
-                    + Float::with_val(bits, &a * &a);
-                Float::with_val(bits, &b - &a) * s / 3u32
-            }
-        };
-        Ok(v / &self.width)
+        self.any_order_moment(j, a, b)
+    }
+    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        check_higher_order(j)?;
+        self.any_order_moment(j, a, b)
     }
     fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
         // M_j = (1/w) ∫_a^b x^j dx: the power-law kernel with t = j + 1 (t = 0 is ln(b/a)),

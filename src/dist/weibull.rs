@@ -8,7 +8,9 @@
 //! log2(1/k) more when k < 1.
 
 use super::ziggurat::exp1;
-use super::{check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler};
+use super::{
+    check_higher_order, check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler,
+};
 use crate::num::dd::{f64_pair, two_sum, LnPoint};
 use crate::num::gamma::{gamma_interval, ln_gamma_interval_f64};
 use crate::num::logf64::{f64_normal, interval_width, ln_one_minus_exp_neg};
@@ -126,45 +128,10 @@ impl Weibull {
     }
 }
 
-impl JobSize for Weibull {
-    fn family(&self) -> &'static str {
-        "weibull"
-    }
-    fn prec(&self) -> u32 {
-        self.shape.prec()
-    }
-    fn tail(&self, x: &Float) -> Float {
-        let b = self.prec();
-        if *x <= 0 {
-            return Float::with_val(b, 1);
-        }
-        Float::with_val(b, (-self.y(b + WEIBULL_GUARD_BITS, x)).exp())
-    }
-    fn cdf(&self, x: &Float) -> Float {
-        // 1 − e^(−y) as −expm1(−y): accurate for small x.
-        let b = self.prec();
-        if *x <= 0 {
-            return Float::with_val(b, 0);
-        }
-        let v = -(-self.y(b + WEIBULL_GUARD_BITS, x)).exp_m1();
-        Float::with_val(b, v)
-    }
-    fn density(&self, x: &Float) -> Option<Float> {
-        // k/λ · (x/λ)^(k−1) · e^(−(x/λ)^k)
-        let b = self.prec();
-        if *x < 0 || x.is_infinite() {
-            return Some(Float::with_val(b, 0));
-        }
-        let w = b + WEIBULL_GUARD_BITS;
-        let r = Float::with_val(w, x / &self.scale);
-        let km1 = Float::with_val(w, &self.shape - 1u32);
-        let p = Float::with_val(w, (&r).pow(&km1));
-        let y = Float::with_val(w, &p * &r);
-        let v = p * (-y).exp() * &self.shape / &self.scale;
-        Some(Float::with_val(b, v))
-    }
-    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_order(j)?;
+impl Weibull {
+    /// M_j(a, b) for any order j of [`JobSize::partial_moment`] and
+    /// [`JobSize::higher_partial_moment`] (the formula does not depend on the order).
+    fn any_order_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
         let bits = self.prec();
         let Some((a, b)) = clip(a, b, &self.lower(), &self.upper(), bits) else {
             return Ok(Float::with_val(bits, 0));
@@ -215,6 +182,53 @@ impl JobSize for Weibull {
         };
         let lj = Float::with_val(wb, (&self.scale).pow(j));
         Ok(Float::with_val(bits, g * lj))
+    }
+}
+
+impl JobSize for Weibull {
+    fn family(&self) -> &'static str {
+        "weibull"
+    }
+    fn prec(&self) -> u32 {
+        self.shape.prec()
+    }
+    fn tail(&self, x: &Float) -> Float {
+        let b = self.prec();
+        if *x <= 0 {
+            return Float::with_val(b, 1);
+        }
+        Float::with_val(b, (-self.y(b + WEIBULL_GUARD_BITS, x)).exp())
+    }
+    fn cdf(&self, x: &Float) -> Float {
+        // 1 − e^(−y) as −expm1(−y): accurate for small x.
+        let b = self.prec();
+        if *x <= 0 {
+            return Float::with_val(b, 0);
+        }
+        let v = -(-self.y(b + WEIBULL_GUARD_BITS, x)).exp_m1();
+        Float::with_val(b, v)
+    }
+    fn density(&self, x: &Float) -> Option<Float> {
+        // k/λ · (x/λ)^(k−1) · e^(−(x/λ)^k)
+        let b = self.prec();
+        if *x < 0 || x.is_infinite() {
+            return Some(Float::with_val(b, 0));
+        }
+        let w = b + WEIBULL_GUARD_BITS;
+        let r = Float::with_val(w, x / &self.scale);
+        let km1 = Float::with_val(w, &self.shape - 1u32);
+        let p = Float::with_val(w, (&r).pow(&km1));
+        let y = Float::with_val(w, &p * &r);
+        let v = p * (-y).exp() * &self.shape / &self.scale;
+        Some(Float::with_val(b, v))
+    }
+    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        check_order(j)?;
+        self.any_order_moment(j, a, b)
+    }
+    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+        check_higher_order(j)?;
+        self.any_order_moment(j, a, b)
     }
     fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
         // M_j = λ^j ∫_{y_a}^{y_b} y^(s−1) e^−y dy, y = (x/λ)^k, s = 1 + j/k (module doc);

@@ -1228,7 +1228,11 @@ fn fitted_weights(n: usize, pi: &HashMap<Occ, f64>, pilot: &[f64], level: f64) -
 /// e^{−1} per nat of level; the rate is measured between levels once two are solved) until
 /// the truncation bound leaves the digits asked certain or the next level would exceed
 /// the state limit.
-fn exact_simplex(system: &JsqSystem, opts: &ExactOptions, want: u32) -> Result<ExactResult, LbError> {
+fn exact_simplex(
+    system: &JsqSystem,
+    opts: &ExactOptions,
+    want: u32,
+) -> Result<ExactResult, LbError> {
     let n = system.servers() as usize;
     let lambda = system.model().lambda();
     let max = opts.max_states;

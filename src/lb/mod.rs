@@ -28,10 +28,13 @@ pub(crate) mod sim;
 
 pub use coupling::{run_coupled, run_coupled_with, CouplingReport, Fault, PoolDepartures};
 pub use diffusion::{halfin_whitt_lambda, simulate as simulate_diffusion, DiffusionEstimate};
-pub use enclosed::{queues_power_of_d_enclosed, EnclosedFixedPoint, MAX_ENCLOSED_LEVELS};
+pub use enclosed::{
+    power_of_d_capacity_enclosed, queues_power_of_d_enclosed, EnclosedFixedPoint,
+    MAX_ENCLOSED_LEVELS,
+};
 pub use exact::{
-    exact, state_bound, ExactMethod, ExactOptions, ExactResult, Stopped, Truncation,
-    Value as ExactValue, DEFAULT_MAX_STATES,
+    exact, state_bound, ExactMethod, ExactOptions, ExactResult, Region, Simplex, Stopped,
+    Truncation, Value as ExactValue, DEFAULT_MAX_STATES,
 };
 pub use fixed_point::{
     by_root as fixed_point_by_root, certified as certified_fixed_point,

@@ -56,7 +56,8 @@ pub use ctmc::{
 pub use exact::{exact, exact_methods_apply, ExactReport, Method as ExactMethod};
 pub use policy::{Copies, Order, Policy, Priority, POLICY_NAMES};
 pub use product_form::{
-    fcfs_means, for_each_state, normaliser, ordered_weight, truncated_sums, MeanValues, Truncated,
+    fcfs_means, fcfs_means_enclosed, for_each_state, normaliser, ordered_weight, truncated_sums,
+    EnclosedMeans, MeanValues, Truncated,
 };
 pub use redundancy_d::{redundancy_d, RedundancyD};
 pub use run::{simulate, RedundancySimRequest, SimReport, DEFAULT_RUN};

@@ -645,7 +645,8 @@ mod tests {
             assert!(e.response[0].contains(&want), "k {k} lambda {l}");
         }
         // W-model.
-        let w = ClassSystem::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
+        let w =
+            ClassSystem::preset("w-model", &["0.3".into(), "0.3".into(), "0.6".into()]).unwrap();
         let e = fcfs_means_enclosed(&w, bits).unwrap();
         assert!(e.response[2].contains(&dec("1.25")));
         // Against the certified values, several systems.

@@ -9,11 +9,11 @@ use super::policy::{Copies, Policy};
 use super::sim::{drift, RedundancySim, RedundancyTally};
 use super::RedundancyError;
 use crate::dist::{DistFactory, DistSpec};
-use crate::sim::dispatch::setup::unseen_second_moment_share;
+use crate::sim::dispatch::setup::{tail_length, unseen_second_moment_share, TailLength};
 use crate::sim::observe::names;
 use crate::sim::stats::Estimate;
 use crate::sim::warmup::Diagnostics;
-use crate::sim::{Length, Progress, Replicated, RunOptions, DEFAULT_JOBS};
+use crate::sim::{Length, LengthRule, Progress, Replicated, RunOptions, DEFAULT_JOBS};
 
 /// A simulation as asked.
 #[derive(Debug, Clone)]
@@ -34,9 +34,13 @@ pub struct RedundancySimRequest<'a> {
 /// The defaults of a redundancy simulation, on the command line and in the claims:
 /// [`crate::sim::DEFAULT_JOBS`] measured jobs after a tenth as many discarded (MSER-5's
 /// truncation point reported and the run's stationarity tested: [`crate::sim::warmup`]),
-/// [`crate::sim::DEFAULT_REPLICATIONS`] replications, seed [`crate::sim::DEFAULT_SEED`],
+/// lengthened where the law's fourth moment asks for it (`LengthRule::HeavyTail`, as the
+/// dispatch runner's), [`crate::sim::DEFAULT_REPLICATIONS`] replications, seed [`crate::sim::DEFAULT_SEED`],
 /// point 0, from empty.
-pub const DEFAULT_RUN: RunOptions = RunOptions::new(Length::jobs(DEFAULT_JOBS));
+pub const DEFAULT_RUN: RunOptions =
+    RunOptions::new(Length::jobs(DEFAULT_JOBS)).with_length_rule(LengthRule::HeavyTail {
+        warmup_follows: true,
+    });
 
 /// A simulation's results.
 #[derive(Debug, Clone)]
@@ -59,6 +63,11 @@ pub struct SimReport {
     /// Why the run was stopped before its measured jobs had all left (a starving class
     /// or an overload: the system is unstable under the policy), in words.
     pub starved: Option<String>,
+    /// The length the replications ran (measured jobs and warm-up), after the
+    /// fourth-moment length rule.
+    pub length: Length,
+    /// What the fourth-moment length rule did.
+    pub tail: TailLength,
 }
 
 /// Runs the simulation of `req`: the one runner of the redundancy simulator (the
@@ -78,8 +87,12 @@ pub fn simulate(
     let d = req
         .dist
         .build(crate::num::working_bits(crate::num::DEFAULT_DIGITS))?;
+    // The fourth-moment rule on the law of a copy's requirement (as the second-moment
+    // one: the law a server works through), which may lengthen the replications.
+    let (opts, tail) = tail_length(d.as_ref(), &req.run, 2.0, "redundancy")?;
+    let (jobs, warmup) = opts.jobs("redundancy")?;
     let sim = RedundancySim::new(req.sys, req.policy, req.copies, d.as_ref(), jobs, warmup)?;
-    let rep = req.run.replicator()?;
+    let rep = opts.replicator()?;
     let t0 = std::time::Instant::now();
     let mut run = rep.run(&sim, progress)?;
     // A replication stopped because its measured jobs did not all leave: the system is
@@ -100,6 +113,10 @@ pub fn simulate(
     if let Ok(share) = unseen_second_moment_share(d.as_ref(), jobs) {
         run.heavy_tail = run.heavy_tail.clone().with_unseen_share(share);
     }
+    run.heavy_tail = run
+        .heavy_tail
+        .clone()
+        .with_unseen_fourth_share(tail.share_run, tail.needed);
     // A floor on the measured time (1 ns, the clock's resolution), so a run too short to
     // time gives a large finite rate instead of a division by zero.
     const CLOCK_RESOLUTION_SECONDS: f64 = 1e-9;
@@ -114,6 +131,8 @@ pub fn simulate(
         method: sim.method(),
         diagnostics: Diagnostics::of(&run, names::RESPONSE),
         starved,
+        length: opts.length,
+        tail,
         run,
     })
 }

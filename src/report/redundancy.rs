@@ -211,10 +211,15 @@ pub fn simulate_record(
     };
     rec.text("stable_basis", why);
     nested_fields(&mut rec, sys);
-    let (jobs, warmup) = req.run.jobs("redundancy").unwrap_or_default();
+    let (jobs, warmup) = match r.length {
+        crate::sim::Length::Jobs { measured, warmup } => (measured, warmup),
+        crate::sim::Length::Time { .. } => (0, 0),
+    };
     rec.text("method", r.method)
         .int("jobs", jobs)
         .int("warmup", warmup)
+        .text("length_rule", r.tail.rule.name())
+        .text("length_reason", r.tail.reason())
         .int("replications", req.run.replications as u64)
         .int("seed", req.run.seed)
         .text("generator", GENERATOR)

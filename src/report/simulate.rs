@@ -115,7 +115,7 @@ pub fn simulate_record(
     reference: Option<&Reference>,
 ) -> Result<Record, SimError> {
     let cfg = &prep.config;
-    let (jobs, warmup) = req.run.jobs("dispatch").unwrap_or_default();
+    let (jobs, warmup) = cfg.run.jobs("dispatch").unwrap_or_default();
     let est = &res.estimates;
     let mut rec = Record::default();
     rec.text("policy", req.policy.name())
@@ -136,6 +136,8 @@ pub fn simulate_record(
         )
         .int("jobs", jobs)
         .int("warmup", warmup)
+        .text("length_rule", prep.tail.rule.name())
+        .text("length_reason", prep.tail.reason())
         .int("replications", req.run.replications as u64)
         .int("seed", req.run.seed)
         .text("generator", GENERATOR);
@@ -189,7 +191,6 @@ pub fn simulate_record(
     }
     rec.flag("heavy_tail_warning", res.heavy_tail.warned());
     notes.extend(res.heavy_tail.describe());
-    let (jobs, _) = req.run.jobs("dispatch").unwrap_or_default();
     notes.extend(super::diagnostics_fields(
         &mut rec,
         &res.diagnostics,

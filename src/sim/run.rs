@@ -86,6 +86,16 @@ pub enum LengthRule {
         /// The warm-up follows the measured length.
         warmup_follows: bool,
     },
+    /// At least the measured jobs per replication that meet, on average once, the job
+    /// sizes carrying half of E\[X⁴\] (the fourth-moment heavy-tail rule of
+    /// `sim::stats::HeavyTail`), lengthened before the run where the law asks for more
+    /// (within `sim::dispatch::setup::HEAVY_TAIL_MAX_FACTOR` times the length given and
+    /// the event budget): the default of the job-counting runners (dispatch and
+    /// redundancy). `warmup_follows` as for [`LengthRule::Relaxation`].
+    HeavyTail {
+        /// The warm-up follows the measured length.
+        warmup_follows: bool,
+    },
 }
 
 impl LengthRule {
@@ -94,6 +104,7 @@ impl LengthRule {
         match self {
             LengthRule::Given => "given",
             LengthRule::Relaxation { .. } => "relaxation",
+            LengthRule::HeavyTail { .. } => "heavy-tail",
         }
     }
 }
@@ -227,6 +238,13 @@ impl RunOptions {
         }
     }
 
+    /// These options under the length rule `rule` (for the models' `DEFAULT_RUN`
+    /// constants).
+    pub const fn with_length_rule(mut self, rule: LengthRule) -> Self {
+        self.length_rule = rule;
+        self
+    }
+
     /// Refuses a run expected to simulate more than [`EVENT_BUDGET`] events over its
     /// replications (`events_per_replication`, the caller's estimate from the model),
     /// unless the limit is lifted. `hint` says how to shorten the run.
@@ -319,6 +337,9 @@ impl RunOptions {
             LengthRule::Given => length,
             LengthRule::Relaxation { warmup_follows } => {
                 format!("{length}|length=relaxation|warmup_follows={warmup_follows}")
+            }
+            LengthRule::HeavyTail { warmup_follows } => {
+                format!("{length}|length=heavy-tail|warmup_follows={warmup_follows}")
             }
         };
         format!(

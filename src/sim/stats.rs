@@ -59,6 +59,12 @@ pub const DOMINANT_JOB_SHARE: f64 = 0.1;
 /// (P(X > x) < 1/n) above which the heavy-tail warning is raised (see [`HeavyTail`]).
 pub const UNSEEN_SECOND_MOMENT_SHARE: f64 = 0.5;
 
+/// Share of E\[X⁴\] carried by the sizes a replication sees less than once on average
+/// (P(X > x) < 1/n) above which the fourth-moment rule fires (see
+/// [`HeavyTail::with_unseen_fourth_share`]); the job-counting runners then lengthen the
+/// replications until it no longer does, where they may.
+pub const UNSEEN_FOURTH_MOMENT_SHARE: f64 = 0.5;
+
 /// Bisection steps of [`t_quantile`] (the bracket in θ = atan(t/√ν) is (0, π/2); 2^-80 of
 /// it is far below f64 resolution).
 const T_BISECTION_STEPS: usize = 80;
@@ -318,6 +324,11 @@ pub struct HeavyTail {
     /// The share of E\[X²\] carried by sizes that a replication of n jobs sees less than
     /// once on average (P(X > x) < 1/n), when it exceeds [`UNSEEN_SECOND_MOMENT_SHARE`].
     pub unseen_second_moment: Option<f64>,
+    /// The share of E\[X⁴\] carried by sizes that a replication of the measured jobs sees
+    /// less than once on average, when it exceeds [`UNSEEN_FOURTH_MOMENT_SHARE`], and the
+    /// measured jobs per replication at which it would not (`None`: at no length, E\[X⁴\]
+    /// is infinite).
+    pub unseen_fourth_moment: Option<(f64, Option<u64>)>,
 }
 
 impl HeavyTail {
@@ -326,6 +337,7 @@ impl HeavyTail {
         self.dominant_replication.is_some()
             || self.dominant_job.is_some()
             || self.unseen_second_moment.is_some()
+            || self.unseen_fourth_moment.is_some()
     }
 
     /// Adds the a-priori rule: `share` = E\[X²; X > x_n\] / E\[X²\] with P(X > x_n) = 1/n and
@@ -336,6 +348,25 @@ impl HeavyTail {
     pub fn with_unseen_share(mut self, share: f64) -> Self {
         if share > UNSEEN_SECOND_MOMENT_SHARE {
             self.unseen_second_moment = Some(share);
+        }
+        self
+    }
+
+    /// Adds the fourth-moment rule: `share` = E\[X⁴; X > x_n\] / E\[X⁴\] with P(X > x_n) =
+    /// 1/n and n the measured jobs per replication (1 when E\[X⁴\] is infinite), `needed`
+    /// the jobs per replication at which the share is at most 1/2. The variance of a
+    /// replication's mean waiting is driven by E\[X⁴\]: in M/G/1 the waiting time's second
+    /// moment needs E\[X³\] (Takács' recursion for the moments of the waiting time) and
+    /// the sum of its autocovariances, the variance constant of the mean of n waiting
+    /// times, is finite only when E\[X⁴\] is (Daley 1968, "The serial correlation
+    /// coefficients of waiting times in a stationary single server queue", J. Austral. Math.
+    /// Soc. 8). When most of E\[X⁴\] comes from sizes a replication practically never
+    /// meets, the replication means are skewed (most low, a rare one huge), their sample
+    /// variance understates the true one, and the Student-t interval undercovers. Fires
+    /// above [`UNSEEN_FOURTH_MOMENT_SHARE`].
+    pub fn with_unseen_fourth_share(mut self, share: f64, needed: Option<u64>) -> Self {
+        if share > UNSEEN_FOURTH_MOMENT_SHARE {
+            self.unseen_fourth_moment = Some((share, needed));
         }
         self
     }
@@ -361,6 +392,19 @@ impl HeavyTail {
             out.push(format!(
                 "heavy-tail warning: {:.0}% of E[X^2] comes from sizes that a replication of this length sees less than once on average: the simulated means are biased low and the half-widths do not show it (use more jobs per replication)",
                 100.0 * share
+            ));
+        }
+        if let Some((share, needed)) = self.unseen_fourth_moment {
+            let fix = match needed {
+                Some(n) => {
+                    format!("about {n} measured jobs per replication (--jobs {n}) would see them")
+                }
+                None => "E[X^4] is infinite, so no run length does".into(),
+            };
+            out.push(format!(
+                "heavy-tail warning: {:.0}% of E[X^4] (which drives the variance of a simulated mean waiting) comes from sizes that a replication of this length sees less than once on average (rule: > {:.0}%): the replication means are skewed and the 95% interval undercovers; {fix}",
+                100.0 * share,
+                100.0 * UNSEEN_FOURTH_MOMENT_SHARE
             ));
         }
         out
@@ -454,5 +498,17 @@ mod tests {
         assert!(spike.dominant_replication.is_some());
         let big_job = heavy_tail_check(&[1.0, 1.1], &[0.3, 0.01]);
         assert_eq!(big_job.dominant_job, Some(0.3));
+        // The fourth-moment rule fires strictly above one half, and says what would do.
+        assert!(!calm
+            .clone()
+            .with_unseen_fourth_share(0.5, Some(10))
+            .warned());
+        let w = calm.with_unseen_fourth_share(0.52, Some(1_300_000));
+        assert_eq!(w.unseen_fourth_moment, Some((0.52, Some(1_300_000))));
+        assert!(
+            w.describe()[0].contains("--jobs 1300000"),
+            "{:?}",
+            w.describe()
+        );
     }
 }

@@ -31,7 +31,7 @@ use crate::redundancy::RedundancyError;
 use crate::sim::observe::{names, Key};
 use crate::sim::stats::paired_difference;
 use crate::sim::warmup::Knobs;
-use crate::sim::RunOptions;
+use crate::sim::{Length, RunOptions};
 
 /// Significant digits at which a claim asks a chain (every policy but FCFS) for its
 /// values: the caps grow until their mass is below 10^−(this + 2) and are then compared
@@ -116,8 +116,13 @@ fn count(call: &Call, key: &str, min: u64, default: u64) -> Result<u64, Quantity
 /// The options as `redundancy simulate` flags.
 fn flags(o: &RunOptions) -> Result<String, QuantityError> {
     let (jobs, _) = job_counts(o, "redundancy")?;
+    // The default length is left to the command's own rule (given jobs run as given).
+    let jobs = match o.length_rule {
+        crate::sim::LengthRule::HeavyTail { .. } => String::new(),
+        _ => format!("--jobs {jobs} "),
+    };
     Ok(format!(
-        "--jobs {jobs} --replications {} --seed {}",
+        "{jobs}--replications {} --seed {}",
         o.replications, o.seed
     ))
 }
@@ -244,6 +249,27 @@ impl Quantity for RedExact {
     }
 }
 
+/// The measured jobs per replication a simulation ran (after the fourth-moment length
+/// rule).
+fn ran_jobs(r: &SimReport) -> u64 {
+    match r.length {
+        Length::Jobs { measured, .. } => measured,
+        Length::Time { .. } => 0,
+    }
+}
+
+/// `", lengthened from N by the fourth-moment rule"` when the rule lengthened the run.
+fn lengthened_note(r: &SimReport) -> String {
+    if r.tail.lengthened() {
+        format!(
+            ", lengthened from {} by the fourth-moment heavy-tail rule",
+            r.tail.requested
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// One simulation of a redundancy point, cached.
 fn simulated(
     call: &Call,
@@ -317,19 +343,20 @@ impl Quantity for RedSim {
         let p = RedundancySpec::resolve(&call.scope)?;
         let policy = policy_of(call, &p)?;
         let opts = run_options(call, DEFAULT_RUN)?;
-        let (jobs, _) = job_counts(&opts, "redundancy")?;
         let r = simulated(call, &p, policy, opts.clone())?;
+        let jobs = ran_jobs(&r);
         let bits = call.scope.bits;
         let mut warnings = r.run.heavy_tail.describe();
         warnings.extend(r.diagnostics.failures(&Knobs::CLAIM_JOBS, jobs as f64));
         let source = format!(
-            "{} {}, {} copies, {} simulated ({} replications x {} jobs, seed {})",
+            "{} {}, {} copies, {} simulated ({} replications x {} jobs{}, seed {})",
             p.system,
             policy.name(),
             p.copies.name(),
             p.dist,
             opts.replications,
             jobs,
+            lengthened_note(&r),
             opts.seed
         );
         let pair = |key: Key| -> Result<Pair, String> {
@@ -407,9 +434,9 @@ impl Quantity for RedSimDiff {
             }
         };
         let opts = run_options(call, DEFAULT_RUN)?;
-        let (jobs, _) = job_counts(&opts, "redundancy")?;
         let ra = simulated(call, &p, a, opts.clone())?;
         let rb = simulated(call, &p, b, opts.clone())?;
+        let jobs = ran_jobs(&ra);
         let key = Key::scalar(names::RESPONSE);
         let (Some(sa), Some(sb)) = (ra.run.samples(key), rb.run.samples(key)) else {
             return Err(QuantityError::Internal(
@@ -442,7 +469,7 @@ impl Quantity for RedSimDiff {
                 d.half_width,
                 warnings,
                 format!(
-                    "{} E[T] {} - {}, {} copies, {}, common random numbers ({} paired replications x {} jobs, seed {})",
+                    "{} E[T] {} - {}, {} copies, {}, common random numbers ({} paired replications x {} jobs{}, seed {})",
                     p.system,
                     a.name(),
                     b.name(),
@@ -450,6 +477,7 @@ impl Quantity for RedSimDiff {
                     p.dist,
                     opts.replications,
                     jobs,
+                    lengthened_note(&ra),
                     opts.seed
                 ),
             ),

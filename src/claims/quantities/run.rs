@@ -96,10 +96,14 @@ pub fn run_options(call: &Call, defaults: RunOptions) -> Result<RunOptions, Quan
     } else {
         defaults.warmup_rule
     };
-    // A time given is run as given; the default one follows the defaults' length rule
-    // (JSQ: lengthened to the relaxation time), its warm-up following it unless given.
+    // A time (jobs) given is run as given; the default one follows the defaults' length
+    // rule (JSQ: lengthened to the relaxation time; dispatch and redundancy: by the
+    // fourth-moment heavy-tail rule), its warm-up following it unless given.
     let length_rule = match defaults.length_rule {
         LengthRule::Relaxation { .. } if call.named("time").is_none() => LengthRule::Relaxation {
+            warmup_follows: call.named("warmup").is_none(),
+        },
+        LengthRule::HeavyTail { .. } if call.named("jobs").is_none() => LengthRule::HeavyTail {
             warmup_follows: call.named("warmup").is_none(),
         },
         _ => LengthRule::Given,

@@ -25,14 +25,12 @@ use crate::optimize::equalize::balanced_cutoffs;
 use crate::optimize::OptPolicy;
 use crate::policy::reference::reference_waiting;
 use crate::policy::{LoadSpec, Metric};
-use crate::sim::dispatch::setup::{
-    run, simulated_mean, DispatchSimRequest, ANALYTIC_BITS, DEFAULT_RUN,
-};
+use crate::sim::dispatch::setup::{run, DispatchSimRequest, ANALYTIC_BITS, DEFAULT_RUN};
 use crate::sim::dispatch::SimPolicy;
 use crate::sim::observe::{names, Key};
 use crate::sim::stats::{Estimate, HeavyTail};
 use crate::sim::warmup::Knobs;
-use crate::sim::{RunOptions, SimError};
+use crate::sim::{LengthRule, RunOptions, SimError};
 use crate::vocab::{concat, Vocabulary};
 
 /// Significant digits of the cutoffs handed to the simulator: enough to round-trip an f64
@@ -99,7 +97,7 @@ impl Quantity for LwlSim {
     }
 
     /// The metric's mean with its 95 % half-width and the heavy-tail diagnosis
-    /// ([`simulated_mean`]).
+    /// (as `sim::dispatch::setup::simulated_mean` gives them, with the length that ran).
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         if !call.pos.is_empty() {
             return Err(QuantityError::Usage("lwl_sim() takes only named options (jobs=, replications=, seed=, warmup=) and overrides".into()));
@@ -137,19 +135,35 @@ impl Quantity for LwlSim {
                 Metric::Response => Key::scalar(names::RESPONSE),
                 Metric::Slowdown => Key::scalar(names::SLOWDOWN),
             };
+            // The default length is left to the command's own rule (given jobs run as
+            // given).
+            let length = match opts.length_rule {
+                LengthRule::HeavyTail { .. } => String::new(),
+                _ => format!(" --jobs {jobs} --warmup {warmup}"),
+            };
             let what = format!(
-                "simulate --policy lwl --dist {} --hosts {hosts} {} --jobs {} --replications {} --seed {} --warmup {}",
+                "simulate --policy lwl --dist {} --hosts {hosts} {}{length} --replications {} --seed {}",
                 s.dist,
                 load_flag(&load),
-                jobs,
                 opts.replications,
                 opts.seed,
-                warmup
             );
-            let (est, tail, diag) =
-                simulated_mean(&req, q).map_err(|e| QuantityError::compute(what.clone(), e))?;
-            let mut warnings = tail.describe();
-            warnings.extend(diag.failures(&Knobs::CLAIM_JOBS, jobs as f64));
+            let (prep, res) =
+                run(&req, None).map_err(|e| QuantityError::compute(what.clone(), e))?;
+            let est = res
+                .estimates
+                .get(crate::sim::observe::Key::from(q))
+                .copied()
+                .ok_or_else(|| QuantityError::Internal(format!("{what}: no estimate")))?;
+            // The jobs that ran (the fourth-moment rule may have lengthened the run).
+            let ran = prep.config.run.jobs("dispatch").map_or(jobs, |(j, _)| j);
+            let mut warnings = res.heavy_tail.describe();
+            warnings.extend(res.diagnostics.failures(&Knobs::CLAIM_JOBS, ran as f64));
+            let source = if prep.tail.lengthened() {
+                format!("{source}; {}", prep.tail.reason())
+            } else {
+                source.clone()
+            };
             if !est.mean.is_finite() {
                 return Err(QuantityError::Undefined(format!(
                     "{what}: no finite estimate"

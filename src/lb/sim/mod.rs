@@ -679,7 +679,7 @@ impl LengthChoice {
         };
         let shown = crate::sim::warmup::nice_up;
         match self.rule {
-            LengthRule::Given => match self.wanted(measured) {
+            LengthRule::Given | LengthRule::HeavyTail { .. } => match self.wanted(measured) {
                 Some(w) => format!(
                     "time as given; {tau}, so time {} holds fewer than {} of them and the replication means may be too skewed for the t-interval (time {} or more)",
                     shown(measured),

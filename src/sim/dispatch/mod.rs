@@ -25,8 +25,9 @@ pub(crate) mod setup;
 pub use engine::{Dispatch, JobProbe, Kernel, NoProbe, RepStats};
 pub use kernels::{replicate, trace};
 pub use setup::{
-    prepare, run, simulated_mean, unseen_second_moment_share, DispatchSimRequest, Prepared,
-    ANALYTIC_BITS, DEFAULT_RUN,
+    jobs_to_see_fourth_moment, prepare, run, simulated_mean, unseen_fourth_moment_share,
+    unseen_second_moment_share, DispatchSimRequest, Prepared, TailLength, ANALYTIC_BITS,
+    DEFAULT_RUN,
 };
 
 use super::observe::{names, Estimates};
