@@ -144,7 +144,7 @@ pub const HEAVY_TAIL_MAX_FACTOR: u64 = 10;
 ///
 /// ```
 /// use taskassign::dist::{DistFactory, DistSpec};
-/// use taskassign::sim::dispatch::setup::unseen_fourth_moment_share;
+/// use taskassign::sim::dispatch::unseen_fourth_moment_share;
 /// // Exp(1): x_n = ln n and E[X⁴; X > x] = e^(−x) Σ_{k≤4} 4!/k! x^k (DLMF 8.4.8), E[X⁴] = 24.
 /// let d = DistSpec::parse("exp:rate=1").unwrap().build(128).unwrap();
 /// let l = 1000f64.ln();
@@ -191,7 +191,7 @@ fn round_up_two_digits(x: f64) -> f64 {
 ///
 /// ```
 /// use taskassign::dist::{DistFactory, DistSpec};
-/// use taskassign::sim::dispatch::setup::{jobs_to_see_fourth_moment, unseen_fourth_moment_share};
+/// use taskassign::sim::dispatch::{jobs_to_see_fourth_moment, unseen_fourth_moment_share};
 /// // Weibull(0.3): half of E[X⁴] lies above y = x^0.3 = the median of Gamma(1 + 4/0.3), about
 /// // 14.0, so n ≈ e^14 ≈ 1.2e6 (the rule fires at the default 10⁶ jobs: share 0.52).
 /// let d = DistSpec::parse("weibull:shape=0.3,scale=1").unwrap().build(128).unwrap();
