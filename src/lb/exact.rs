@@ -143,7 +143,7 @@ impl Simplex {
         fn count(w: &[u16], rem: u64) -> f64 {
             match w.split_last() {
                 None => 1.0,
-                Some((&last, rest)) if rest.is_empty() => (rem / u64::from(last)) as f64 + 1.0,
+                Some((&last, [])) => (rem / u64::from(last)) as f64 + 1.0,
                 Some((&last, rest)) => {
                     let mut s = 0.0;
                     let mut r = rem as i64;
@@ -587,8 +587,8 @@ pub fn simplex_lyapunov(
                 vertex(&[(idle, 1.0)]);
             } else {
                 vertex(&[(idle, level / wi)]);
-                for j in idle + 1..n {
-                    vertex(&[(idle, 1.0), (j, (level - wi) / weights[j])]);
+                for (j, &wj) in weights.iter().enumerate().take(n).skip(idle + 1) {
+                    vertex(&[(idle, 1.0), (j, (level - wi) / wj)]);
                 }
             }
         }

@@ -152,7 +152,7 @@ impl Quantity for LwlSim {
                 run(&req, None).map_err(|e| QuantityError::compute(what.clone(), e))?;
             let est = res
                 .estimates
-                .get(crate::sim::observe::Key::from(q))
+                .get(q)
                 .copied()
                 .ok_or_else(|| QuantityError::Internal(format!("{what}: no estimate")))?;
             // The jobs that ran (the fourth-moment rule may have lengthened the run).
