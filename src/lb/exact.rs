@@ -79,6 +79,13 @@ pub const MAX_GROWTHS: usize = 24;
 /// The truncation bound is aimed at this fraction of the last digit's half-unit, leaving
 /// the rest to the solve's error.
 const TRUNCATION_SHARE: f64 = 0.1;
+
+/// The truncation bound wanted of a `mean_tasks` near `mean` at `want` digits: a share
+/// ([`TRUNCATION_SHARE`]) of half a unit in its last digit. Both truncations (box and
+/// simplex) aim at it.
+fn truncation_target(mean: f64, want: u32) -> f64 {
+    TRUNCATION_SHARE * (0.5 * mean.abs() * 10f64.powi(1 - want as i32))
+}
 /// Spread of the first truncation tried.
 const START_SPREAD: u32 = 4;
 /// Occupancy levels below this are not listed (below the f64 solve's resolution).
@@ -1118,9 +1125,7 @@ pub fn exact(system: &JsqSystem, opts: &ExactOptions) -> Result<ExactResult, LbE
             warm.as_ref(),
         )?;
         let r = &s.result;
-        // The bound wanted: a share of half a unit in the last digit wanted of mean_tasks.
-        let unit = 0.5 * r.mean_tasks.value.abs() * 10f64.powi(1 - want as i32);
-        let target = TRUNCATION_SHARE * unit;
+        let target = truncation_target(r.mean_tasks.value, want);
         if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
             eprintln!(
                 "exact: {t:?} states {} digits {} bound {:.2e} target {:.2e} solve {:.2e} faces {:?} cycles {}",
@@ -1312,8 +1317,7 @@ fn exact_simplex(
             warm.as_ref(),
         )?;
         let r = &s.result;
-        let unit = 0.5 * r.mean_tasks.value.abs() * 10f64.powi(1 - want as i32);
-        let target = TRUNCATION_SHARE * unit;
+        let target = truncation_target(r.mean_tasks.value, want);
         if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
             eprintln!(
                 "exact: level {k:.2} states {} digits {} bound {:.2e} target {:.2e} solve {:.2e} cycles {}",
