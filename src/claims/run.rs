@@ -17,6 +17,8 @@ pub use result::{CheckResult, ClaimResult, Judged, LimitRow, Row};
 
 use super::cache::Cache;
 use super::compile::{Check, Claim};
+use super::error::QuantityError;
+use super::grid;
 use super::verdict::Verdict;
 use crate::num::certify_bits;
 use judge::Item;
@@ -26,31 +28,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Runs one check of a claim.
 pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
-    let digits = claim.digits;
     let (outer, points) = points::expand(check);
-    let vals = points::eval_points(claim, check, &points, cache);
-    let rows: Vec<Row> = points
-        .iter()
-        .zip(&vals)
-        .map(|(p, v)| points::row(p, v, digits))
-        .collect();
-    // The values the relation judges: each point's, or each outer point's limit.
-    let (limits, items) = match &check.limit {
-        Some(l) => limit::limits(l, &outer, vals, digits),
-        None => {
-            let bits = certify_bits(digits).1;
-            let items = points
-                .into_iter()
-                .zip(vals)
-                .map(|(p, v)| match v {
-                    Ok(pv) => Item::at_point(p, pv, digits),
-                    Err(e) => Item::failed(p, e.to_string(), bits),
-                })
-                .collect();
-            (vec![], items)
-        }
-    };
-    let mut judged = judge::judge_items(check, &items);
+    // Under `--rigorous` the proofs run in two stages: first the costly ones (a proven
+    // optimum) to a few digits, which decide most relations; a check they leave
+    // undecided is evaluated again with every proof to the claim's digits.
+    let staged = claim.rigorous && check.limit.is_none();
+    let vals = points::eval_points(claim, check, &points, cache, staged);
+    let coarse = vals.iter().any(|v| v.as_ref().is_ok_and(|pv| pv.coarse));
+    let (mut rows, mut limits, mut judged) = assess(check, &outer, &points, vals, claim.digits);
+    if coarse && judged.iter().any(|j| !matches!(j.proof, Some(Ok(())))) {
+        let vals = points::eval_points(claim, check, &points, cache, false);
+        (rows, limits, judged) = assess(check, &outer, &points, vals, claim.digits);
+    }
     judged.extend(expected::expected_values(claim, check, cache));
     let proof = claim.rigorous.then(|| proof_of(check, &mut judged));
     // The check's verdict is its worst comparison's; among those, the smallest relative
@@ -85,6 +74,41 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
         judged,
         proof,
     }
+}
+
+/// A check's evaluated points as the report's rows, their limits (with a limit) and the
+/// relation's comparisons of the values.
+fn assess(
+    check: &Check,
+    outer: &[grid::Point],
+    points: &[grid::Point],
+    vals: Vec<Result<points::PointVal, QuantityError>>,
+    digits: u32,
+) -> (Vec<Row>, Vec<LimitRow>, Vec<Judged>) {
+    let rows: Vec<Row> = points
+        .iter()
+        .zip(&vals)
+        .map(|(p, v)| points::row(p, v, digits))
+        .collect();
+    // The values the relation judges: each point's, or each outer point's limit.
+    let (limits, items) = match &check.limit {
+        Some(l) => limit::limits(l, outer, vals, digits),
+        None => {
+            let bits = certify_bits(digits).1;
+            let items = points
+                .iter()
+                .cloned()
+                .zip(vals)
+                .map(|(p, v)| match v {
+                    Ok(pv) => Item::at_point(p, pv, digits),
+                    Err(e) => Item::failed(p, e.to_string(), bits),
+                })
+                .collect();
+            (vec![], items)
+        }
+    };
+    let judged = judge::judge_items(check, &items);
+    (rows, limits, judged)
 }
 
 /// Under `check --rigorous`: every comparison without a proof gets its reason (a limit is

@@ -29,6 +29,7 @@ use crate::num::parse_decimal;
 use rug::Float;
 use std::any::Any;
 use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
 
 /// Mathematical functions of the language.
 pub const FUNCTIONS: &[&str] = &["ln", "log10", "exp", "sqrt", "abs", "min", "max"];
@@ -190,7 +191,18 @@ pub struct Scope<'a> {
     /// `check --rigorous`: every number also carries its enclosure or why there is none
     /// ([`Proof`]).
     pub rigorous: bool,
+    /// Under `check --rigorous`, the first of its two stages: a costly proof (a proven
+    /// optimum) may stop at [`COARSE_PROOF_DIGITS`] digits, which decide most relations,
+    /// and raises this flag when it did, so that a check it leaves undecided is evaluated
+    /// again with the proofs to the claim's digits (`None`: every proof to the claim's
+    /// digits).
+    pub coarse: Option<&'a AtomicBool>,
 }
+
+/// The digits a proof of the first stage of `check --rigorous` closes its gap to
+/// ([`Scope::coarse`]): a relation between numbers that differ in these digits is decided
+/// by them; one that is not is judged again with the proofs to the claim's digits.
+pub const COARSE_PROOF_DIGITS: u32 = 6;
 
 impl<'a> Scope<'a> {
     /// The scope of a grid point.
@@ -211,6 +223,7 @@ impl<'a> Scope<'a> {
             digits,
             resolving: false,
             rigorous: false,
+            coarse: None,
         }
     }
 
@@ -218,6 +231,30 @@ impl<'a> Scope<'a> {
     pub fn with_rigour(mut self, rigorous: bool) -> Self {
         self.rigorous = rigorous;
         self
+    }
+
+    /// The scope in the first stage of `check --rigorous` ([`Scope::coarse`]): costly
+    /// proofs may stop early and raise `flag` when they do.
+    pub fn with_coarse(mut self, flag: Option<&'a AtomicBool>) -> Self {
+        self.coarse = flag;
+        self
+    }
+
+    /// The digits a costly proof must close its gap to: [`COARSE_PROOF_DIGITS`] in the
+    /// first stage of `check --rigorous` (at most the claim's), else the claim's.
+    pub fn proof_digits(&self) -> u32 {
+        match self.coarse {
+            Some(_) => COARSE_PROOF_DIGITS.min(self.digits),
+            None => self.digits,
+        }
+    }
+
+    /// Notes that a proof stopped at [`Scope::proof_digits`] short of the claim's digits
+    /// (the check is evaluated again with full proofs if it is left undecided).
+    pub fn note_coarse(&self) {
+        if let Some(f) = self.coarse {
+            f.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// The precision of enclosures (the certifying precision, at least the working one
@@ -251,6 +288,7 @@ impl<'a> Scope<'a> {
             digits: self.digits,
             resolving: self.resolving,
             rigorous: self.rigorous,
+            coarse: self.coarse,
         }
     }
 

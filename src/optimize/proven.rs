@@ -594,7 +594,7 @@ pub fn optimize_proven_with(
         None,
         req.hosts,
         &both.hi.cutoffs,
-        req.digits,
+        (req.digits, req.digits),
         max_boxes,
     )?;
     Ok((report, proven))
@@ -608,11 +608,19 @@ pub fn optimize_proven_with(
 /// `load_value` is the load's number as an enclosure when it is computed (a fraction of
 /// an enclosed threshold, say) rather than the decimal of `req.load`; see
 /// [`LoadSpec::resolve_enclosed_at`].
-pub fn proven_from_start(
+///
+/// The gap is closed only to 10^−(`gap_digits` + [`GAP_EXTRA_DIGITS`]) of the value (at
+/// most `req.digits`; the cutoffs are still printed to `req.digits`): a proof that only has to decide a relation rarely needs
+/// all the digits, and a gap of few digits costs far fewer boxes. The answer's `closed`
+/// says whether that gap was reached. The branch and bound is deterministic and the
+/// target only decides when it stops, so a run to more digits evaluates the same boxes
+/// first: a run stopped by `max_boxes` would stop there at any target.
+pub fn proven_from_start_to(
     req: &OptimizeRequest,
     start: &[Float],
     max_boxes: usize,
     load_value: Option<&Interval>,
+    gap_digits: u32,
 ) -> Result<ProvenOptimum, PolicyError> {
     let obj = Objective::of(req.policy, req.metric)?;
     let bits = working_bits(req.digits) + RIGOROUS_GUARD_BITS;
@@ -626,12 +634,13 @@ pub fn proven_from_start(
         load_value,
         req.hosts,
         start,
-        req.digits,
+        (req.digits, gap_digits.min(req.digits)),
         max_boxes,
     )
 }
 
-/// The branch and bound from the cutoffs `start` (a good point: the certified optimum).
+/// The branch and bound from the cutoffs `start` (a good point: the certified optimum),
+/// printing `digits.0` digits and closing the gap to `digits.1` (+ [`GAP_EXTRA_DIGITS`]).
 #[allow(clippy::too_many_arguments)]
 fn proven_from(
     obj: Objective,
@@ -641,7 +650,7 @@ fn proven_from(
     load_value: Option<&Interval>,
     hosts: usize,
     start: &[Float],
-    digits: u32,
+    (digits, gap_digits): (u32, u32),
     max_boxes: usize,
 ) -> Result<ProvenOptimum, PolicyError> {
     let bits = enc.prec();
@@ -682,7 +691,7 @@ fn proven_from(
         .collect();
     let target = |v: &Float| -> Float {
         let t = Float::with_val(bits, 10u32)
-            .pow(-i32::try_from(digits + GAP_EXTRA_DIGITS).unwrap_or(i32::MAX));
+            .pow(-i32::try_from(gap_digits + GAP_EXTRA_DIGITS).unwrap_or(i32::MAX));
         Float::with_val(bits, v.abs_ref()) * t
     };
     let mut heap = BinaryHeap::new();

@@ -26,7 +26,7 @@ use crate::num::certify::to_sci;
 use crate::num::interval::Interval;
 use crate::num::parse_decimal;
 use crate::optimize::certified::OptimizeRequest;
-use crate::optimize::proven::proven_from_start;
+use crate::optimize::proven::proven_from_start_to;
 use crate::optimize::rigorous::{sita_e_enclosed, threshold_rigorous};
 use crate::optimize::threshold::{exhaustive_stable, greedy, tags_threshold, Threshold};
 use crate::optimize::{optimal_cutoffs_pair, OptPolicy, Optimum};
@@ -222,6 +222,12 @@ const LOCATED: &str =
 /// enclosure: a wider enclosure is still valid, it only decides fewer relations).
 pub const OPT_PROVEN_BOXES: usize = 20_000;
 
+/// Boxes the proven optimum may evaluate in the first stage of `check --rigorous`
+/// ([`Scope::coarse`]): most relations are decided by the enclosure these give (with
+/// the gap closed to a few digits); a check left undecided is judged again with
+/// [`OPT_PROVEN_BOXES`] and the claim's digits.
+pub const OPT_COARSE_BOXES: usize = 2_000;
+
 /// The proven optimum's enclosure [value_lo, value_hi] of the global minimum (branch and
 /// bound from the certified optimum's cutoffs), cached per claim.
 fn opt_proof(scope: &Scope, policy: OptPolicy, r: &OptPair) -> Proof {
@@ -236,60 +242,95 @@ fn opt_proof(scope: &Scope, policy: OptPolicy, r: &OptPair) -> Proof {
     let (Some(hosts), Some(load)) = (s.hosts, s.load.clone()) else {
         return Proof::unproven("opt() needs finite hosts and a load");
     };
+    // The gap is closed to the digits of the stage (few in the first stage of
+    // `check --rigorous`, the claim's in the second); a run short of the claim's digits
+    // that reached its gap says so to the scope (the check is judged again when undecided).
+    let gap_digits = scope.proof_digits();
+    let max_boxes = if scope.coarse.is_some() {
+        OPT_COARSE_BOXES
+    } else {
+        OPT_PROVEN_BOXES
+    };
     let key = CacheKey::new(
         "opt-proven",
-        format!("{}|{}|{}", policy.name(), s.key(), scope.digits),
+        format!(
+            "{}|{}|{}|{gap_digits}|{max_boxes}",
+            policy.name(),
+            s.key(),
+            scope.digits
+        ),
     );
     let start = r.hi.cutoffs.clone();
-    let got = scope.cache.get_or(key, || {
-        let spec = s.spec()?;
-        match policy {
-            OptPolicy::SitaE => {
-                // SITA-E's cutoffs enclosed as roots (equal loads), then the metric over
-                // them: it contains the metric at the exact cutoffs.
-                let bits = scope.enclosure_bits();
-                let run = || -> Result<Interval, String> {
-                    let enc = spec.enclose(bits).map_err(|e| e.to_string())?;
-                    let cuts = sita_e_enclosed(enc.as_ref(), hosts, &r.hi.cutoffs_free())
+    let got = scope
+        .cache
+        .get_or(key, || -> Result<(Proof, bool), QuantityError> {
+            let spec = s.spec()?;
+            match policy {
+                OptPolicy::SitaE => {
+                    // SITA-E's cutoffs enclosed as roots (equal loads), then the metric over
+                    // them: it contains the metric at the exact cutoffs.
+                    let bits = scope.enclosure_bits();
+                    let run = || -> Result<Interval, String> {
+                        let enc = spec.enclose(bits).map_err(|e| e.to_string())?;
+                        let cuts = sita_e_enclosed(enc.as_ref(), hosts, &r.hi.cutoffs_free())
+                            .map_err(|e| e.to_string())?;
+                        let (lambda, _) = load
+                            .resolve_enclosed_at(load_value.as_ref(), enc.as_ref(), hosts)
+                            .map_err(|e| e.to_string())?;
+                        let e = evaluate_enclosed(
+                            PolicyKind::Sita,
+                            enc.as_ref(),
+                            &lambda,
+                            hosts,
+                            &cuts,
+                            s.metric,
+                        )
                         .map_err(|e| e.to_string())?;
-                    let (lambda, _) = load
-                        .resolve_enclosed_at(load_value.as_ref(), enc.as_ref(), hosts)
-                        .map_err(|e| e.to_string())?;
-                    let e = evaluate_enclosed(
-                        PolicyKind::Sita,
-                        enc.as_ref(),
-                        &lambda,
-                        hosts,
-                        &cuts,
-                        s.metric,
-                    )
-                    .map_err(|e| e.to_string())?;
-                    Ok(e.value)
-                };
-                return Ok(match run() {
-                    Ok(i) => Proof::enclosed(i),
-                    Err(e) => Proof::unproven(format!("opt(sita-e): {e}")),
-                });
+                        Ok(e.value)
+                    };
+                    return Ok((
+                        match run() {
+                            Ok(i) => Proof::enclosed(i),
+                            Err(e) => Proof::unproven(format!("opt(sita-e): {e}")),
+                        },
+                        false,
+                    ));
+                }
+                OptPolicy::Sita | OptPolicy::Tags | OptPolicy::TagsMinmax => {}
             }
-            OptPolicy::Sita | OptPolicy::Tags | OptPolicy::TagsMinmax => {}
-        }
-        let req = OptimizeRequest {
-            policy,
-            dist: &spec,
-            hosts,
-            load,
-            metric: s.metric,
-            digits: scope.digits,
-        };
-        Ok(
-            match proven_from_start(&req, &start, OPT_PROVEN_BOXES, load_value.as_ref()) {
-                Ok(p) => Proof::enclosed(Interval::new(p.value_lo, p.value_hi)),
-                Err(e) => Proof::unproven(format!("opt(): {e}")),
-            },
-        )
-    });
+            let req = OptimizeRequest {
+                policy,
+                dist: &spec,
+                hosts,
+                load,
+                metric: s.metric,
+                digits: scope.digits,
+            };
+            Ok(
+                match proven_from_start_to(&req, &start, max_boxes, load_value.as_ref(), gap_digits)
+                {
+                    // Stopped at the stage's gap short of the claim's digits, or at the
+                    // stage's box limit below the full one: the second stage could narrow
+                    // it (the same boxes come first at any gap and limit).
+                    Ok(p) => (
+                        Proof::enclosed(Interval::new(p.value_lo, p.value_hi)),
+                        if p.closed {
+                            gap_digits < scope.digits
+                        } else {
+                            max_boxes < OPT_PROVEN_BOXES
+                        },
+                    ),
+                    Err(e) => (Proof::unproven(format!("opt(): {e}")), false),
+                },
+            )
+        });
     match got {
-        Ok(p) => p.as_ref().clone(),
+        Ok(p) => {
+            if p.1 {
+                scope.note_coarse();
+            }
+            p.0.clone()
+        }
         Err(e) => Proof::unproven(e.to_string()),
     }
 }

@@ -18,6 +18,7 @@ use crate::num::parse_decimal;
 use rayon::prelude::*;
 use rug::Float;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Values at one point: quantity, bound, total tolerance (at the high precision).
 pub(crate) struct PointVal {
@@ -29,6 +30,9 @@ pub(crate) struct PointVal {
     pub tol: Float,
     /// Under `check --rigorous`: the tolerance's enclosure (or why there is none).
     pub tol_proof: Proof,
+    /// A proof of the first stage stopped short of the claim's digits
+    /// ([`Scope::coarse`]).
+    pub coarse: bool,
 }
 
 /// The points of a check: the grid's points (`outer`), and the points evaluated — each
@@ -59,11 +63,14 @@ pub(crate) fn eval_point(
     check: &Check,
     point: &[(String, String)],
     cache: &Cache,
+    coarse: bool,
 ) -> Result<PointVal, QuantityError> {
     let vars: BTreeMap<String, String> = point.iter().cloned().collect();
+    let flag = AtomicBool::new(false);
     let ctx = Scope::new(vars, claim.system.as_ref(), registry(), cache, claim.digits)
         // A limit is never proven: its terms are not enclosed (that would only cost time).
-        .with_rigour(claim.rigorous && check.limit.is_none());
+        .with_rigour(claim.rigorous && check.limit.is_none())
+        .with_coarse(coarse.then_some(&flag));
     let bits = ctx.bits;
     let q = ctx.eval(&check.quantity)?;
     if q.hi.is_nan() || q.lo.is_nan() {
@@ -99,6 +106,7 @@ pub(crate) fn eval_point(
         bound,
         tol,
         tol_proof,
+        coarse: flag.load(Ordering::Relaxed),
     })
 }
 
@@ -123,16 +131,18 @@ fn tolerance_proof(abs_tol: &Proof, rel: &str, bound: Option<&Pair>, bits: u32) 
 }
 
 /// Every point evaluated, in parallel (the cache shares results between them), in the
-/// order of `points`.
+/// order of `points`; `coarse`: in the first stage of `check --rigorous`
+/// ([`Scope::coarse`]).
 pub(crate) fn eval_points(
     claim: &Claim,
     check: &Check,
     points: &[Point],
     cache: &Cache,
+    coarse: bool,
 ) -> Vec<Result<PointVal, QuantityError>> {
     points
         .par_iter()
-        .map(|p| eval_point(claim, check, p, cache))
+        .map(|p| eval_point(claim, check, p, cache, coarse))
         .collect()
 }
 
