@@ -279,3 +279,164 @@ bound = "0"
         assert!(i.rel_width() < 1e-18, "{q}: width {}", i.rel_width());
     }
 }
+
+/// The claim head of a `jsq` or `redundancy` claim with `setup` and one check.
+fn model_claim(setup: &str, check: &str) -> String {
+    format!("{HEAD}\n[setup]\n{setup}\ndigits = 20\n\n[[check]]\n{check}\n")
+}
+
+/// Issue 21, item 6 wired into `check --rigorous`. The power-of-d fixed point of queues
+/// without a buffer at λ = 0.5, d = 2 is s_i = λ^(2^i − 1) (Mitzenmacher 1996;
+/// Vvedenskaya, Dobrushin & Karpelevich 1996): its mean tasks Σ_i s_i is 0.5 + 0.125 +
+/// 2^−7 + 2^−15 + 2^−31 + 2^−63 + 2^−127 + (terms below 2^−255), so `== that ± 1e-15` is
+/// PROVEN by the enclosure of `lb::queues_power_of_d_enclosed`; the bound tightened by
+/// 1e-12 (`<=`, far outside an enclosure ~10^−25 wide) is FAIL, not PROVEN.
+#[test]
+fn jsq_fixed_point_is_proven_and_tightened_fails() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let setup = "model = \"jsq\"\nkind = \"queues\"\nlambda = \"0.5\"\nservers = 100\nd = \"2\"";
+    let sum = "0.5 + 0.125 + 2^(-7) + 2^(-15) + 2^(-31) + 2^(-63) + 2^(-127)";
+    let text = model_claim(
+        setup,
+        &format!(
+            "name = \"closed\"\nquantity = \"jsq_fixed_point().mean_tasks\"\nrelation = \"==\"\nbound = \"{sum}\"\ntolerance = \"1e-15\""
+        ),
+    );
+    let (code, v) = check_json(dir.path(), "jsq.toml", &text, &["--rigorous"]);
+    assert_eq!(code, EXIT_OK, "{v}");
+    assert_eq!(checks(&v)[0]["verdict"], "PROVEN", "{}", checks(&v)[0]);
+    let tight = model_claim(
+        setup,
+        &format!(
+            "name = \"tight\"\nquantity = \"jsq_fixed_point().mean_tasks\"\nrelation = \"<=\"\nbound = \"{sum} - 1e-12\""
+        ),
+    );
+    let (code, v) = check_json(dir.path(), "jsq-tight.toml", &tight, &["--rigorous"]);
+    assert_eq!(code, EXIT_FAIL, "{v}");
+    let c = &checks(&v)[0];
+    assert_eq!(c["verdict"], "FAIL", "{c}");
+    assert_eq!(c["proven"], false, "{c}");
+    // Pools without a buffer at fixed d have no enclosure: never PROVEN, and it says why.
+    let pools = model_claim(
+        "model = \"jsq\"\nkind = \"pools\"\nlambda = \"2.5\"\nservers = 100\nd = \"2\"",
+        "name = \"pools\"\nquantity = \"jsq_fixed_point().mean_tasks\"\nrelation = \">\"\nbound = \"0\"",
+    );
+    let (code, v) = check_json(dir.path(), "jsq-pools.toml", &pools, &["--rigorous"]);
+    assert_eq!(code, EXIT_OK, "{v}");
+    let c = &checks(&v)[0];
+    assert_eq!(c["verdict"], "PASS", "{c}");
+    assert!(
+        c["proof_note"]
+            .as_str()
+            .is_some_and(|s| s.contains("not enclosed")),
+        "{c}"
+    );
+}
+
+/// Redundancy with disjoint classes is independent M/M/1 queues (each class on its own
+/// unit-rate server, FCFS): classes 1:0.3 and 2:0.2 give E[T] = (0.3/0.7 + 0.2/0.8)/0.5
+/// (M/M/1: E[T] = 1/(μ − λ), weighted by the arrival rates). `red_exact(fcfs)` is the
+/// FCFS product form, enclosed by `redundancy::fcfs_means_enclosed`: PROVEN; the bound
+/// tightened by 1e-12 is FAIL; a non-FCFS policy (a truncated chain) is not PROVEN.
+#[test]
+fn redundancy_fcfs_product_form_is_proven_and_tightened_fails() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let setup = "model = \"redundancy\"\nclasses = \"1:0.3 2:0.2\"";
+    let mm1 = "(0.3/0.7 + 0.2/0.8)/0.5";
+    let text = model_claim(
+        setup,
+        &format!("name = \"mm1\"\nquantity = \"red_exact(fcfs)\"\nrelation = \"==\"\nbound = \"{mm1}\"\ntolerance = \"1e-15\""),
+    );
+    let (code, v) = check_json(dir.path(), "red.toml", &text, &["--rigorous"]);
+    assert_eq!(code, EXIT_OK, "{v}");
+    assert_eq!(checks(&v)[0]["verdict"], "PROVEN", "{}", checks(&v)[0]);
+    let tight = model_claim(
+        setup,
+        &format!("name = \"tight\"\nquantity = \"red_exact(fcfs)\"\nrelation = \">=\"\nbound = \"{mm1} + 1e-12\""),
+    );
+    let (code, v) = check_json(dir.path(), "red-tight.toml", &tight, &["--rigorous"]);
+    assert_eq!(code, EXIT_FAIL, "{v}");
+    let c = &checks(&v)[0];
+    assert_eq!(c["verdict"], "FAIL", "{c}");
+    assert_eq!(c["proven"], false, "{c}");
+    let chain = model_claim(
+        setup,
+        "name = \"chain\"\nquantity = \"red_exact(ros)\"\nrelation = \">\"\nbound = \"1\"",
+    );
+    let (_, v) = check_json(dir.path(), "red-chain.toml", &chain, &["--rigorous"]);
+    let c = &checks(&v)[0];
+    assert_ne!(c["verdict"], "PROVEN", "{c}");
+    assert!(
+        c["proof_note"]
+            .as_str()
+            .is_some_and(|s| s.contains("truncated Markov chain")),
+        "{c}"
+    );
+}
+
+/// The enclosures of the JSQ fixed point (queues without a buffer, pools with a finite
+/// capacity by root isolation, JSQ's own closed form) and of the redundancy FCFS product
+/// form contain the certified values (to 10^−19 relative: the certified high precision's
+/// own rounding).
+#[test]
+fn jsq_and_redundancy_enclosures_contain_the_certified_values() {
+    let cases: [(&str, &[&str]); 4] = [
+        (
+            "model = \"jsq\"\nkind = \"queues\"\nlambda = \"0.9\"\nservers = 100\nd = \"3\"",
+            &[
+                "jsq_fixed_point().mean_tasks",
+                "jsq_fixed_point().mean_sojourn",
+                "jsq_fixed_point().distance",
+                "jsq_fixed_point().occupancy[2]",
+            ],
+        ),
+        (
+            "model = \"jsq\"\nkind = \"pools\"\nlambda = \"2.5\"\nservers = 100\nd = \"2\"\nbuffer = 5",
+            &[
+                "jsq_fixed_point().mean_tasks",
+                "jsq_fixed_point().blocking",
+                "jsq_fixed_point().occupancy[3]",
+            ],
+        ),
+        (
+            "model = \"jsq\"\nkind = \"pools\"\nlambda = \"2.5\"\nservers = 100\nd = \"inf\"",
+            &["jsq_fixed_point().mean_tasks", "jsq_fixed_point().occupancy[3]"],
+        ),
+        (
+            "model = \"redundancy\"\nclasses = \"1:0.3 1+2:0.5\"",
+            &["red_exact(fcfs)", "red_exact(fcfs).class_number[2]"],
+        ),
+    ];
+    for (setup, quantities) in cases {
+        let text = model_claim(setup, "quantity = \"1\"\nrelation = \">\"\nbound = \"0\"");
+        let claim = compile("t.toml", &text).expect("compiles");
+        let cache = Cache::default();
+        let scope = Scope::new(
+            BTreeMap::new(),
+            claim.system.as_ref(),
+            registry(),
+            &cache,
+            claim.digits,
+        )
+        .with_rigour(true);
+        let words = registry().words();
+        for q in quantities {
+            let e = parse(q, &words).expect("expr");
+            let p = scope.eval(&e).expect("value");
+            let Proof::Enclosed(i) = &p.proof else {
+                panic!("{setup} {q}: not enclosed: {:?}", p.proof);
+            };
+            let bits = p.hi.prec();
+            let slack = Float::with_val(bits, p.hi.abs_ref()) * Float::with_val(bits, 1e-19);
+            let lo = Float::with_val(bits, i.lo() - &slack);
+            let hi = Float::with_val(bits, i.hi() + &slack);
+            assert!(
+                lo <= p.hi && p.hi <= hi,
+                "{setup} {q}: certified {} outside [{}, {}]",
+                p.hi,
+                i.lo(),
+                i.hi()
+            );
+        }
+    }
+}

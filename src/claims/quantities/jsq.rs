@@ -22,6 +22,7 @@ use super::shared::pairs;
 use crate::claims::cache::CacheKey;
 use crate::claims::error::QuantityError;
 use crate::claims::expr::{Arg, Expr};
+use crate::claims::proof::{abs, Proof};
 use crate::claims::registry::Quantity;
 use crate::claims::scope::Call;
 use crate::claims::signature::{FieldSpec, NamedArg, Positional, Signature};
@@ -33,6 +34,8 @@ use crate::lb::fixed_point::{fixed_point, jsq_reference, l1_distance, FixedPoint
 use crate::lb::fluid::{fluid_pair, Limit};
 use crate::lb::model::{JsqSystem, ModelKind};
 use crate::lb::sim::{names, run, Measure, SimRun, DEFAULT_RUN};
+use crate::lb::{power_of_d_capacity_enclosed, queues_power_of_d_enclosed, EnclosedFixedPoint};
+use crate::num::interval::Interval;
 use crate::num::parse_decimal;
 use crate::sim::observe::Key;
 use crate::sim::stats::Estimate;
@@ -97,9 +100,159 @@ fn padded(a: &[Float], b: &[Float]) -> (Vec<Float>, Vec<Float>) {
     (pad(a), pad(b))
 }
 
+/// The fixed point enclosed (`check --rigorous`): the power-of-d closed form for queues
+/// without a buffer ([`queues_power_of_d_enclosed`]), the root isolated for a finite
+/// capacity ([`power_of_d_capacity_enclosed`]), JSQ's closed form without a buffer; each
+/// with the enclosure of JSQ's fixed point that its `distance` is measured to (`None`:
+/// not enclosed, and why).
+struct EnclosedPoint {
+    fp: EnclosedFixedPoint,
+    reference: Result<Vec<Interval>, String>,
+}
+
+/// JSQ's fluid fixed point without a buffer on intervals: queues (λ, 0, …) for λ < 1,
+/// pools min{1, max{0, λ − i + 1}} (the closed forms of `lb::fixed_point`).
+fn jsq_reference_enclosed(
+    kind: ModelKind,
+    lambda: &Interval,
+    buffer: Option<u32>,
+) -> Result<Vec<Interval>, String> {
+    if buffer.is_some() {
+        return Err("JSQ's fixed point with a buffer is not enclosed".into());
+    }
+    let bits = lambda.prec();
+    match kind {
+        ModelKind::Queues if *lambda.hi() < 1 => Ok(vec![lambda.clone()]),
+        ModelKind::Queues => {
+            Err("JSQ's fixed point of queues is enclosed only for lambda < 1".into())
+        }
+        ModelKind::Pools => {
+            let one = Interval::int(bits, 1);
+            let zero = Interval::zero_at(bits);
+            let mut levels = Vec::new();
+            for i in 1i64.. {
+                let v = lambda.sub(&Interval::int(bits, i - 1)).max(&zero).min(&one);
+                if v.hi().is_zero() {
+                    break;
+                }
+                levels.push(v);
+            }
+            Ok(levels)
+        }
+    }
+}
+
+/// The enclosures of `jsq_fixed_point()` at one point, or why there are none.
+fn enclosed_point(s: &JsqPoint, bits: u32) -> Result<EnclosedPoint, String> {
+    let model = s.model().map_err(|e| e.to_string())?;
+    let limit =
+        Limit::from_spec(&s.d_spec().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    let lambda = Interval::from_decimal(model.lambda_text(), bits).map_err(|e| e.to_string())?;
+    let reference = jsq_reference_enclosed(model.kind(), &lambda, model.buffer());
+    let fp = match (limit, model.kind(), model.buffer()) {
+        (Limit::PowerOfD(d), ModelKind::Queues, None) => {
+            queues_power_of_d_enclosed(model.lambda_text(), d, bits).map_err(|e| e.to_string())?
+        }
+        (Limit::PowerOfD(d), _, Some(_)) => {
+            power_of_d_capacity_enclosed(&model, d, bits).map_err(|e| e.to_string())?
+        }
+        (Limit::PowerOfD(_), ModelKind::Pools, None) => {
+            return Err(
+                "the power-of-d fixed point of pools without a buffer is not enclosed (no closed form, no finite capacity)"
+                    .into(),
+            )
+        }
+        (Limit::Jsq, _, _) => {
+            let occupancy = reference.clone()?;
+            let mut mean_tasks = Interval::zero_at(bits);
+            for q in &occupancy {
+                mean_tasks = mean_tasks.add(q);
+            }
+            let mean_sojourn = mean_tasks.div(&lambda);
+            EnclosedFixedPoint {
+                occupancy,
+                mean_tasks,
+                mean_sojourn,
+                blocking: None,
+            }
+        }
+    };
+    Ok(EnclosedPoint { fp, reference })
+}
+
+/// The proofs of `jsq_fixed_point()`'s fields from its enclosures: `occupancy` (`levels`
+/// long: the certified vector's length), `mean_tasks`, `mean_sojourn`, `blocking`,
+/// `distance`.
+fn fixed_point_proofs(
+    v: Value,
+    e: &Result<EnclosedPoint, String>,
+    limit_jsq: bool,
+    levels: usize,
+) -> Value {
+    let e = match e {
+        Ok(e) => e,
+        Err(why) => return v.unproven_rest(&format!("jsq_fixed_point(): {why}")),
+    };
+    let fp = &e.fp;
+    let bits = fp.mean_tasks.prec();
+    let zero = Interval::zero_at(bits);
+    // Levels beyond the enclosed ones: 0 with a finite capacity or for JSQ (the closed
+    // form stops there); for power-of-d queues without a buffer below the last one (the
+    // levels decrease: s_{i+1} = λ s_i^d ≤ s_i).
+    let beyond = match (fp.blocking.is_some() || limit_jsq, fp.occupancy.last()) {
+        (true, _) => Some(zero.clone()),
+        (false, Some(last)) => Some(Interval::new(zero.lo().clone(), last.hi().clone())),
+        (false, None) => None,
+    };
+    let occupancy: Vec<Proof> = (0..levels)
+        .map(|i| match (fp.occupancy.get(i), &beyond) {
+            (Some(q), _) => Proof::enclosed(q.clone()),
+            (None, Some(b)) => Proof::enclosed(b.clone()),
+            (None, None) => Proof::unproven("jsq_fixed_point(): a level beyond the enclosure"),
+        })
+        .collect();
+    let distance = if limit_jsq {
+        Proof::enclosed(zero.clone())
+    } else {
+        match (&e.reference, fp.blocking.is_some()) {
+            (Err(why), _) => Proof::unproven(format!("jsq_fixed_point().distance: {why}")),
+            // Without a buffer (queues, λ < 1): JSQ's fixed point is (λ, 0, …), so the
+            // distance is |s_1 − λ| + Σ_{i ≥ 2} s_i = |s_1 − λ| + (mean tasks − s_1).
+            (Ok(r), false) => match (fp.occupancy.first(), r.as_slice()) {
+                (Some(s1), [lam]) => {
+                    Proof::enclosed(abs(&s1.sub(lam)).add(&fp.mean_tasks.sub(s1).max(&zero)))
+                }
+                _ => Proof::unproven("jsq_fixed_point().distance: not enclosed for this model"),
+            },
+            // A finite capacity: every level enclosed, Σ_i |q_i − q*_i|.
+            (Ok(r), true) => {
+                let mut sum = zero.clone();
+                for i in 0..fp.occupancy.len().max(r.len()) {
+                    let a = fp.occupancy.get(i).unwrap_or(&zero);
+                    let b = r.get(i).unwrap_or(&zero);
+                    sum = sum.add(&abs(&a.sub(b)));
+                }
+                Proof::enclosed(sum)
+            }
+        }
+    };
+    v.prove_vec("occupancy", occupancy)
+        .prove("mean_tasks", Proof::enclosed(fp.mean_tasks.clone()))
+        .prove("mean_sojourn", Proof::enclosed(fp.mean_sojourn.clone()))
+        .prove(
+            "blocking",
+            Proof::enclosed(fp.blocking.clone().unwrap_or(zero)),
+        )
+        .prove("distance", distance)
+        .prove(
+            "levels",
+            Proof::unproven("jsq_fixed_point().levels counts the computed levels"),
+        )
+}
+
 impl Quantity for JsqFixedPoint {
     fn unproven(&self) -> &'static str {
-        "is not enclosed in claims (two precisions only)"
+        "is not enclosed here"
     }
     fn signature(&self) -> &'static Signature {
         &FIXED_POINT
@@ -122,8 +275,9 @@ impl Quantity for JsqFixedPoint {
         })?;
         let ((lo, jlo), (hi, jhi)) = both.as_ref();
         let (a, b) = padded(&lo.occupancy, &hi.occupancy);
+        let levels = a.len();
         let p = |x: &Float, y: &Float| Pair::new(x.clone(), y.clone());
-        Ok(Value::new("jsq_fixed_point", "mean_tasks")
+        let v = Value::new("jsq_fixed_point", "mean_tasks")
             .with_field("occupancy", pairs(&a, &b, "levels"))
             .with("mean_tasks", p(&lo.mean_tasks, &hi.mean_tasks))
             .with("mean_sojourn", p(&lo.mean_sojourn, &hi.mean_sojourn))
@@ -135,7 +289,18 @@ impl Quantity for JsqFixedPoint {
                     l1_distance(&hi.occupancy, &jhi.occupancy, bits.1),
                 ),
             )
-            .with("levels", Pair::exact(bits, hi.occupancy.len() as i64)))
+            .with("levels", Pair::exact(bits, hi.occupancy.len() as i64));
+        if !scope.rigorous {
+            return Ok(v);
+        }
+        let ebits = scope.enclosure_bits();
+        let key = CacheKey::new("jsq_fixed_point_enclosed", format!("{}|{ebits}", s.key()));
+        let e = scope.cache.get_or(key, || Ok(enclosed_point(&s, ebits)))?;
+        let limit_jsq = matches!(
+            s.d_spec().ok().and_then(|d| Limit::from_spec(&d).ok()),
+            Some(Limit::Jsq)
+        );
+        Ok(fixed_point_proofs(v, e.as_ref(), limit_jsq, levels))
     }
 }
 

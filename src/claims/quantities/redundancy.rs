@@ -15,19 +15,21 @@ use super::run::{job_counts, named_count, run_options, JOBS_ARGS};
 use crate::claims::cache::CacheKey;
 use crate::claims::error::QuantityError;
 use crate::claims::expr::{Arg, Expr};
+use crate::claims::proof::Proof;
 use crate::claims::registry::Quantity;
 use crate::claims::scope::Call;
 use crate::claims::signature::{FieldSpec, NamedArg, Positional, Signature, VALUE_ONLY};
 use crate::claims::systems::redundancy::{RedundancyPoint, RedundancySpec};
 use crate::claims::value::{Pair, Value};
 use crate::dist::DistSpec;
+use crate::num::interval::Interval;
 use crate::redundancy::exact::{exact_methods_apply, solve, Solution};
 use crate::redundancy::policy::{Policy, POLICY_NAMES};
 use crate::redundancy::run::{simulate, RedundancySimRequest, SimReport, DEFAULT_RUN};
 use crate::redundancy::stability::{
     estimate_scale_limit, fcfs_region, region_at_both, DriftVerdict, EstimateOptions,
 };
-use crate::redundancy::RedundancyError;
+use crate::redundancy::{fcfs_means_enclosed, RedundancyError};
 use crate::sim::observe::{names, Key};
 use crate::sim::stats::paired_difference;
 use crate::sim::warmup::Knobs;
@@ -160,7 +162,7 @@ type ExactPairs = (Pair, Pair, Vec<Pair>, Vec<Pair>);
 
 impl Quantity for RedExact {
     fn unproven(&self) -> &'static str {
-        "solves a truncated Markov chain (non-FCFS policies), and the FCFS product form is not enclosed"
+        "is not enclosed here"
     }
     fn signature(&self) -> &'static Signature {
         &RED_EXACT
@@ -241,11 +243,37 @@ impl Quantity for RedExact {
                 ))
             })?;
         let (t, n, tc, nc) = r.as_ref();
-        Ok(Value::new("red_exact", "value")
+        let v = Value::new("red_exact", "value")
             .with("value", t.clone())
             .with("number", n.clone())
             .with_vec("class_response", tc.clone())
-            .with_vec("class_number", nc.clone()))
+            .with_vec("class_number", nc.clone());
+        if !scope.rigorous {
+            return Ok(v);
+        }
+        if !policy.has_product_form() {
+            return Ok(v.unproven_rest(&format!(
+                "red_exact({}): a truncated Markov chain is never proven",
+                policy.name()
+            )));
+        }
+        // FCFS: the product form's closed-form phase sum on intervals (finite: nothing
+        // truncated), the same routine `solve` took at the two precisions.
+        let ebits = scope.enclosure_bits();
+        let key = CacheKey::new("red_exact_enclosed", format!("{}|{ebits}", p.system));
+        let e = scope.cache.get_or(key, || {
+            Ok(fcfs_means_enclosed(&p.sys, ebits).map_err(|e| format!("red_exact(fcfs): {e}")))
+        })?;
+        Ok(match e.as_ref() {
+            Err(why) => v.unproven_rest(why),
+            Ok(m) => {
+                let each = |xs: &[Interval]| xs.iter().cloned().map(Proof::enclosed).collect();
+                v.prove("value", Proof::enclosed(m.total_response.clone()))
+                    .prove("number", Proof::enclosed(m.total_number.clone()))
+                    .prove_vec("class_response", each(&m.response))
+                    .prove_vec("class_number", each(&m.number))
+            }
+        })
     }
 }
 
