@@ -31,13 +31,26 @@ pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
     let (outer, points) = points::expand(check);
     // Under `--rigorous` the proofs run in two stages: first the costly ones (a proven
     // optimum) to a few digits, which decide most relations; a check they leave
-    // undecided is evaluated again with every proof to the claim's digits.
+    // undecided (its enclosures too wide, not missing) is evaluated again with the
+    // proofs of the points it reads to the claim's digits (the other points keep the
+    // first stage's, from the cache).
     let staged = claim.rigorous && check.limit.is_none();
-    let vals = points::eval_points(claim, check, &points, cache, staged);
+    let mut coarse_at = vec![staged; points.len()];
+    let vals = points::eval_points(claim, check, &points, cache, &coarse_at);
     let coarse = vals.iter().any(|v| v.as_ref().is_ok_and(|pv| pv.coarse));
     let (mut rows, mut limits, mut judged) = assess(check, &outer, &points, vals, claim.digits);
-    if coarse && judged.iter().any(|j| !matches!(j.proof, Some(Ok(())))) {
-        let vals = points::eval_points(claim, check, &points, cache, false);
+    let refine: Vec<&Vec<(String, String)>> = judged
+        .iter()
+        .filter(|j| !matches!(j.proof, Some(Ok(()))))
+        .flat_map(|j| &j.read)
+        .collect();
+    if coarse && !refine.is_empty() {
+        for (c, p) in coarse_at.iter_mut().zip(&points) {
+            if refine.contains(&p) {
+                *c = false;
+            }
+        }
+        let vals = points::eval_points(claim, check, &points, cache, &coarse_at);
         (rows, limits, judged) = assess(check, &outer, &points, vals, claim.digits);
     }
     judged.extend(expected::expected_values(claim, check, cache));

@@ -110,5 +110,6 @@ fn expected(
         bound_value: None,
         proof,
         reason: reason(verdict, &m, &u, &basis),
+        read: vec![],
     })
 }

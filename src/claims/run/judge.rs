@@ -256,6 +256,7 @@ fn compared(m: &Float, u: &Float, scale: &Float, verdict: Verdict) -> Judged {
         bound_value: None,
         proof: None,
         reason: None,
+        read: vec![],
     }
 }
 
@@ -401,6 +402,9 @@ fn pointwise(check: &Check, it: &Item) -> Judged {
         bounded(check, &a, &e.basis)
     };
     if let Some(d) = decided(check, it) {
+        if matches!(d, Ok(Decided::Undecided(_))) {
+            j.read = vec![it.point.clone()];
+        }
         settle(&mut j, d);
     }
     j.label = label(&it.point);
@@ -627,6 +631,9 @@ fn along_group(check: &Check, var: &str, prefix: &str, steps: &[Step]) -> Vec<Ju
                 .max(&Float::with_val(bits, b.e.value.abs_ref()));
             let mut j = compared(&m, &u, &scale, judge(&m, &u, false, &basis));
             if let Some(d) = p {
+                if matches!(d, Ok(Decided::Undecided(_))) {
+                    j.read = vec![a.item.point.clone(), b.item.point.clone()];
+                }
                 settle(&mut j, d);
             }
             j.reason = reason(j.verdict, &m, &u, &basis);

@@ -131,18 +131,19 @@ fn tolerance_proof(abs_tol: &Proof, rel: &str, bound: Option<&Pair>, bits: u32) 
 }
 
 /// Every point evaluated, in parallel (the cache shares results between them), in the
-/// order of `points`; `coarse`: in the first stage of `check --rigorous`
+/// order of `points`; `coarse[i]`: point i in the first stage of `check --rigorous`
 /// ([`Scope::coarse`]).
 pub(crate) fn eval_points(
     claim: &Claim,
     check: &Check,
     points: &[Point],
     cache: &Cache,
-    coarse: bool,
+    coarse: &[bool],
 ) -> Vec<Result<PointVal, QuantityError>> {
     points
         .par_iter()
-        .map(|p| eval_point(claim, check, p, cache, coarse))
+        .zip(coarse)
+        .map(|(p, c)| eval_point(claim, check, p, cache, *c))
         .collect()
 }
 

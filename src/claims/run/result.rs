@@ -103,6 +103,10 @@ pub struct Judged {
     /// Why the comparison is INCONCLUSIVE: the error that stopped it (`not computed: …`),
     /// or why the margin does not decide; `None` when it is PASS or FAIL.
     pub reason: Option<String>,
+    /// Under `check --rigorous`, when the enclosures leave the comparison undecided
+    /// (they are too wide, not missing): the grid points whose values it reads, which the
+    /// second stage proves again to the claim's digits; empty otherwise.
+    pub(crate) read: Vec<Vec<(String, String)>>,
 }
 
 impl Judged {
@@ -130,6 +134,7 @@ impl Judged {
             bound_value: None,
             proof: None,
             reason: Some(format!("not computed: {e}")),
+            read: vec![],
         }
     }
 }
