@@ -3,8 +3,8 @@
 use super::point::{ln_ratio, PowerLaw, LOG_GUARD_BITS};
 use super::ziggurat::exp1;
 use super::{
-    check_higher_order, check_order, clip, f64_order_ok, fast_pow, rel_power_integral,
-    to_f64_param, DistError, JobSize, Point, Sampler,
+    check_higher_order, check_order, clip, f64_args, fast_pow, rel_power_integral, to_f64_param,
+    DistError, JobSize, Point, Sampler,
 };
 use crate::num::dd::{clip_ln, f64_pair};
 use crate::num::logf64::{f64_normal, ln_power_integral_f64_lt};
@@ -81,9 +81,7 @@ impl PowerLawF64 {
     /// keep α ln k and t_j ln b from cancelling when ln k is large, and ln(b/a) is taken
     /// from the clipped ends directly, so a short interval loses no digits.
     pub(crate) fn ln_moment(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
-        if !f64_order_ok(j) || ln_a.is_nan() || ln_b.is_nan() {
-            return None;
-        }
+        f64_args(j, ln_a, ln_b)?;
         let Some(iv) = clip_ln(ln_a, ln_b, self.ln_k, self.ln_p) else {
             return Some(f64::NEG_INFINITY);
         };
@@ -252,18 +250,7 @@ impl BoundedPareto {
 }
 
 impl JobSize for BoundedPareto {
-    fn family(&self) -> &'static str {
-        "bp"
-    }
-    fn prec(&self) -> u32 {
-        self.k.prec()
-    }
-    fn lower(&self) -> Float {
-        self.k.clone()
-    }
-    fn upper(&self) -> Float {
-        self.p.clone()
-    }
+    family_items!("bp", k, Float: k, p);
     fn tail(&self, x: &Float) -> Float {
         let b = self.prec();
         if *x < self.k {
@@ -288,14 +275,7 @@ impl JobSize for BoundedPareto {
         let r = fast_pow(&Float::with_val(b, &self.k / x), &e);
         Some(r * &self.alpha / &self.k / &self.norm)
     }
-    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
-    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_higher_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
+    any_order_moments!();
     fn partial_moments(&self, js: &[i32], a: &Float, b: &Float) -> Result<Vec<Float>, DistError> {
         for &j in js {
             check_order(j)?;

@@ -8,6 +8,49 @@
 //! rule, [`JobSize::higher_partial_moment`]), mean, quantile, and an `f64` sampler for the
 //! simulators.
 
+/// The items of [`JobSize`] (and of [`enclose::Enclosure`]) that every law writes alike:
+/// its family name, its precision (that of one parameter) and, where the support has fixed
+/// ends, `lower` and `upper` as clones of two parameters (`lower` only, when one end is
+/// given).
+macro_rules! family_items {
+    ($family:literal, $prec:ident) => {
+        fn family(&self) -> &'static str {
+            $family
+        }
+        fn prec(&self) -> u32 {
+            self.$prec.prec()
+        }
+    };
+    ($family:literal, $prec:ident, $t:ty: $lo:ident) => {
+        family_items!($family, $prec);
+        fn lower(&self) -> $t {
+            self.$lo.clone()
+        }
+    };
+    ($family:literal, $prec:ident, $t:ty: $lo:ident, $hi:ident) => {
+        family_items!($family, $prec, $t: $lo);
+        fn upper(&self) -> $t {
+            self.$hi.clone()
+        }
+    };
+}
+
+/// [`JobSize::partial_moment`] and [`JobSize::higher_partial_moment`] of a family whose
+/// formula holds at every order: each checks its range of orders and hands the order to
+/// the family's own `any_order_moment(j, a, b)`.
+macro_rules! any_order_moments {
+    () => {
+        fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+            check_order(j)?;
+            self.any_order_moment(j, a, b)
+        }
+        fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+            check_higher_order(j)?;
+            self.any_order_moment(j, a, b)
+        }
+    };
+}
+
 pub(crate) mod aging;
 pub(crate) mod bounded_pareto;
 pub(crate) mod custom;
@@ -471,4 +514,10 @@ pub fn rel_power_integral(bits: u32, t: &Float, a: &Float, b: &Float) -> Float {
 /// Whether j is a moment order of the f64 form (the MPFR form reports an error instead).
 pub fn f64_order_ok(j: i32) -> bool {
     MOMENT_ORDERS.contains(&j)
+}
+
+/// The check every `ln_partial_moment_f64` form starts with: `Some(())` when the f64 form
+/// applies (an order of [`MOMENT_ORDERS`] and no NaN end), `None` when it does not.
+pub(crate) fn f64_args(j: i32, ln_a: f64, ln_b: f64) -> Option<()> {
+    (f64_order_ok(j) && !ln_a.is_nan() && !ln_b.is_nan()).then_some(())
 }

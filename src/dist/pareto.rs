@@ -87,15 +87,7 @@ impl Pareto {
 }
 
 impl JobSize for Pareto {
-    fn family(&self) -> &'static str {
-        "pareto"
-    }
-    fn prec(&self) -> u32 {
-        self.k.prec()
-    }
-    fn lower(&self) -> Float {
-        self.k.clone()
-    }
+    family_items!("pareto", k, Float: k);
     fn tail(&self, x: &Float) -> Float {
         let b = self.prec();
         if *x < self.k {
@@ -114,14 +106,7 @@ impl JobSize for Pareto {
         let e = Float::with_val(b, &self.alpha + 1u32);
         Some(fast_pow(&Float::with_val(b, &self.k / x), &e) * &self.alpha / &self.k)
     }
-    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
-    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_higher_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
+    any_order_moments!();
     fn partial_moments(&self, js: &[i32], a: &Float, b: &Float) -> Result<Vec<Float>, DistError> {
         // The errors of the first failing order, in the order of `js`, as the default
         // (one `partial_moment` per order) reports them.
