@@ -106,26 +106,17 @@ impl PolicyError {
     }
 }
 
-/// The routing policies with closed forms.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    strum::IntoStaticStr,
-    strum::VariantNames,
-    strum::VariantArray,
-    strum::EnumMessage,
-)]
-#[strum(serialize_all = "kebab-case")]
-pub enum PolicyKind {
-    /// Size-Interval Task Assignment: host i serves sizes in (s_{i−1}, s_i].
-    Sita,
-    /// Task Assignment by Guessing Size: kill at s_i and restart at host i+1.
-    Tags,
-    /// Uniformly random host.
-    Random,
+crate::vocab::vocabulary! {
+    "policy",
+    /// The routing policies with closed forms.
+    pub enum PolicyKind {
+        /// Size-Interval Task Assignment: host i serves sizes in (s_{i−1}, s_i].
+        Sita,
+        /// Task Assignment by Guessing Size: kill at s_i and restart at host i+1.
+        Tags,
+        /// Uniformly random host.
+        Random,
+    }
 }
 
 impl PolicyKind {
@@ -156,28 +147,17 @@ impl PolicyKind {
     }
 }
 
-crate::vocab::vocabulary!(PolicyKind, "policy");
-
-/// What is averaged.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    strum::IntoStaticStr,
-    strum::VariantNames,
-    strum::VariantArray,
-    strum::EnumMessage,
-)]
-#[strum(serialize_all = "kebab-case")]
-pub enum Metric {
-    /// Mean waiting time E[W] (for TAGS including the wasted service).
-    Waiting,
-    /// Mean response time E[W] + E[X].
-    Response,
-    /// Mean slowdown E[W/X].
-    Slowdown,
+crate::vocab::vocabulary! {
+    "metric",
+    /// What is averaged.
+    pub enum Metric {
+        /// Mean waiting time E[W] (for TAGS including the wasted service).
+        Waiting,
+        /// Mean response time E[W] + E[X].
+        Response,
+        /// Mean slowdown E[W/X].
+        Slowdown,
+    }
 }
 
 impl Metric {
@@ -186,8 +166,6 @@ impl Metric {
         self.into()
     }
 }
-
-crate::vocab::vocabulary!(Metric, "metric");
 
 /// How the user gave the load.
 #[derive(Debug, Clone, PartialEq, Eq)]
