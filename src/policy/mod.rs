@@ -92,6 +92,14 @@ impl crate::error::Classify for PolicyError {
 }
 
 impl PolicyError {
+    /// The check every evaluation and search starts with: `BadHosts` for no host.
+    pub(crate) fn at_least_one_host(hosts: usize) -> Result<(), PolicyError> {
+        if hosts < 1 {
+            return Err(PolicyError::BadHosts(hosts));
+        }
+        Ok(())
+    }
+
     /// Turns an infinite moment met while computing `metric` into [`PolicyError::InfiniteMetric`].
     pub fn for_metric(self, metric: Metric) -> Self {
         match self {
@@ -249,9 +257,7 @@ pub fn full_cutoffs(
     hosts: usize,
     interior: &[Float],
 ) -> Result<Vec<Float>, PolicyError> {
-    if hosts < 1 {
-        return Err(PolicyError::BadHosts(hosts));
-    }
+    PolicyError::at_least_one_host(hosts)?;
     if interior.len() != hosts - 1 {
         return Err(PolicyError::BadCutoffs(format!(
             "{hosts} hosts need {} cutoffs, got {}",

@@ -238,9 +238,7 @@ fn random(
     hosts: usize,
     metric: Metric,
 ) -> Result<EnclosedEvaluation, PolicyError> {
-    if hosts < 1 {
-        return Err(PolicyError::BadHosts(hosts));
-    }
+    PolicyError::at_least_one_host(hosts)?;
     let h = u32::try_from(hosts).map_err(|_| PolicyError::BadHosts(hosts))?;
     let lh = lambda.div_u(h);
     let m = mean(enc, metric)?;
