@@ -3,8 +3,8 @@
 use super::point::{ln_ratio, PowerLaw, LOG_GUARD_BITS};
 use super::ziggurat::exp1;
 use super::{
-    check_higher_order, check_order, clip, f64_args, fast_pow, rel_power_integral, to_f64_param,
-    DistError, JobSize, Point, Sampler,
+    check_higher_order, check_level, check_order, clip, f64_args, fast_pow, rel_power_integral,
+    to_f64_param, DistError, JobSize, Point, Sampler,
 };
 use crate::num::dd::{clip_ln, f64_pair};
 use crate::num::logf64::{f64_normal, ln_power_integral_f64_lt};
@@ -314,12 +314,7 @@ impl JobSize for BoundedPareto {
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
         let b = self.prec();
-        if !(*u > 0 && *u < 1) {
-            return Err(DistError::BadParameter {
-                family: "bp",
-                why: format!("quantile level {} not in (0,1)", message_number(u)),
-            });
-        }
+        check_level("bp", u)?;
         // k (1 − u·norm)^(−1/α)
         let base = Float::with_val(b, 1u32) - Float::with_val(b, u * &self.norm);
         let e = -Float::with_val(b, 1u32) / &self.alpha;

@@ -1,7 +1,8 @@
 //! Exponential with rate μ: F̄(x) = e^(−μx).
 
 use super::{
-    check_higher_order, check_order, clip, f64_args, to_f64_param, DistError, JobSize, Sampler,
+    check_higher_order, check_level, check_order, clip, f64_args, to_f64_param, DistError, JobSize,
+    Sampler,
 };
 use crate::num::dd::{f64_pair, LnPoint};
 use crate::num::gauss::{ln_gl6, GL6_MAX_LOG_WIDTH, GL6_MAX_VARIATION};
@@ -415,12 +416,7 @@ impl JobSize for Exponential {
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
         let b = self.prec();
-        if !(*u > 0 && *u < 1) {
-            return Err(DistError::BadParameter {
-                family: "exp",
-                why: format!("quantile level {} not in (0,1)", message_number(u)),
-            });
-        }
+        check_level("exp", u)?;
         Ok(-Float::with_val(b, -u.clone()).ln_1p() / &self.rate)
     }
     fn sup_x_tail(&self) -> Result<(Float, Float), DistError> {

@@ -9,7 +9,8 @@
 
 use super::ziggurat::normal1;
 use super::{
-    check_higher_order, check_order, clip, f64_args, to_f64_param, DistError, JobSize, Sampler,
+    check_higher_order, check_level, check_order, clip, f64_args, to_f64_param, DistError, JobSize,
+    Sampler,
 };
 use crate::num::gauss::{ln_gl6, GL6_MAX_VARIATION};
 use crate::num::logf64::{f64_normal, ln_one_minus_exp};
@@ -251,12 +252,7 @@ impl JobSize for LogNormal {
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
         let b = self.prec();
-        if !(*u > 0 && *u < 1) {
-            return Err(DistError::BadParameter {
-                family: "lognormal",
-                why: format!("quantile level {} not in (0,1)", message_number(u)),
-            });
-        }
+        check_level("lognormal", u)?;
         // z = Φ^-1(u) in z-space (robust for any μ), then x = e^(μ + σz). Above the median
         // solve (1 − u) − Q(z) = 0 so that u near 1 keeps its digits.
         let w = b + LOGNORMAL_GUARD_BITS;

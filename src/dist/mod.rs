@@ -324,6 +324,18 @@ pub fn check_order(j: i32) -> Result<(), DistError> {
     }
 }
 
+/// Checks a quantile level u ∈ (0, 1) of the law `family`.
+pub(crate) fn check_level(family: &'static str, u: &Float) -> Result<(), DistError> {
+    if *u > 0 && *u < 1 {
+        Ok(())
+    } else {
+        Err(DistError::BadParameter {
+            family,
+            why: format!("quantile level {} not in (0,1)", message_number(u)),
+        })
+    }
+}
+
 /// Checks a higher moment order ([`HIGHER_MOMENT_ORDERS`]).
 pub fn check_higher_order(j: i32) -> Result<(), DistError> {
     if HIGHER_MOMENT_ORDERS.contains(&j) {
@@ -368,12 +380,7 @@ pub fn to_f64_param(family: &'static str, name: &str, x: &Float) -> Result<f64, 
 /// Default quantile by root finding on the CDF.
 pub fn default_quantile<D: JobSize + ?Sized>(d: &D, u: &Float) -> Result<Float, DistError> {
     let bits = d.prec();
-    if !(*u > 0 && *u < 1) {
-        return Err(DistError::BadParameter {
-            family: d.family(),
-            why: format!("quantile level {} not in (0,1)", message_number(u)),
-        });
-    }
+    check_level(d.family(), u)?;
     let lo = d.lower();
     let mut hi = d.upper();
     let g = |x: &Float| -> Result<Float, NumError> { Ok(d.cdf(x) - Float::with_val(bits, u)) };

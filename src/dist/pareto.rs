@@ -4,8 +4,8 @@ use super::bounded_pareto::{power_law_moments, PowerLawF64};
 use super::point::PowerLaw;
 use super::ziggurat::exp1;
 use super::{
-    check_higher_order, check_order, clip, fast_pow, rel_power_integral, to_f64_param, DistError,
-    JobSize, Point, Sampler,
+    check_higher_order, check_level, check_order, clip, fast_pow, rel_power_integral, to_f64_param,
+    DistError, JobSize, Point, Sampler,
 };
 use crate::num::message_number;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -159,12 +159,7 @@ impl JobSize for Pareto {
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
         let b = self.prec();
-        if !(*u > 0 && *u < 1) {
-            return Err(DistError::BadParameter {
-                family: "pareto",
-                why: format!("quantile level {} not in (0,1)", message_number(u)),
-            });
-        }
+        check_level("pareto", u)?;
         let base = Float::with_val(b, 1u32) - u;
         let e = -Float::with_val(b, 1u32) / &self.alpha;
         Ok(base.pow(&e) * &self.k)

@@ -1,7 +1,8 @@
 //! Uniform on [a, b] with 0 ≤ a < b.
 
 use super::{
-    check_higher_order, check_order, clip, f64_args, to_f64_param, DistError, JobSize, Sampler,
+    check_higher_order, check_level, check_order, clip, f64_args, to_f64_param, DistError, JobSize,
+    Sampler,
 };
 use crate::num::dd::{clip_ln, f64_pair};
 use crate::num::logf64::{f64_normal, ln_power_integral_f64};
@@ -167,12 +168,7 @@ impl JobSize for Uniform {
         ))
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
-        if !(*u > 0 && *u < 1) {
-            return Err(DistError::BadParameter {
-                family: "uniform",
-                why: format!("quantile level {} not in (0,1)", message_number(u)),
-            });
-        }
+        check_level("uniform", u)?;
         Ok(Float::with_val(self.prec(), u * &self.width) + &self.a)
     }
     fn sup_x_tail(&self) -> Result<(Float, Float), DistError> {

@@ -9,7 +9,8 @@
 
 use super::ziggurat::exp1;
 use super::{
-    check_higher_order, check_order, clip, f64_args, to_f64_param, DistError, JobSize, Sampler,
+    check_higher_order, check_level, check_order, clip, f64_args, to_f64_param, DistError, JobSize,
+    Sampler,
 };
 use crate::num::dd::{f64_pair, two_sum, LnPoint};
 use crate::num::gamma::{gamma_interval, ln_gamma_interval_f64};
@@ -249,12 +250,7 @@ impl JobSize for Weibull {
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
         let b = self.prec();
-        if !(*u > 0 && *u < 1) {
-            return Err(DistError::BadParameter {
-                family: "weibull",
-                why: format!("quantile level {} not in (0,1)", message_number(u)),
-            });
-        }
+        check_level("weibull", u)?;
         // λ (−ln(1−u))^(1/k)
         let w = b + WEIBULL_GUARD_BITS;
         let l = -Float::with_val(w, -Float::with_val(w, u)).ln_1p();
