@@ -125,18 +125,8 @@ impl RepStats {
         self.n += 1;
         self.sum_w += w;
         self.sum_x += x;
-        self.sum_slowdown += if x > 0.0 {
-            w / x
-        } else if w == 0.0 {
-            0.0
-        } else {
-            f64::INFINITY
-        };
-        let x2 = x * x;
-        self.sum_x2 += x2;
-        if x2 > self.max_x2 {
-            self.max_x2 = x2;
-        }
+        self.sum_slowdown += crate::sim::slowdown(w, x);
+        crate::sim::add_square(&mut self.sum_x2, &mut self.max_x2, x);
     }
 }
 

@@ -114,9 +114,9 @@ pub struct MgcTally {
     pub sum_x: f64,
     /// Σ W/X.
     pub sum_slowdown: f64,
-    /// Σ X².
+    /// Σ X² over the measured jobs (the heavy-tail evidence, [`crate::sim::TailEvidence`]).
     pub sum_x2: f64,
-    /// max X².
+    /// The largest X² of a measured job (its share of `sum_x2` is the evidence).
     pub max_x2: f64,
     /// ∫ N(t) dt over the observation window.
     pub area: f64,
@@ -132,18 +132,8 @@ impl MgcTally {
         self.sum_w += w;
         self.sum_w2 += w * w;
         self.sum_x += x;
-        self.sum_slowdown += if x > 0.0 {
-            w / x
-        } else if w == 0.0 {
-            0.0
-        } else {
-            f64::INFINITY
-        };
-        let x2 = x * x;
-        self.sum_x2 += x2;
-        if x2 > self.max_x2 {
-            self.max_x2 = x2;
-        }
+        self.sum_slowdown += crate::sim::slowdown(w, x);
+        crate::sim::add_square(&mut self.sum_x2, &mut self.max_x2, x);
     }
 }
 
