@@ -30,9 +30,7 @@ static MEAN: Signature = Signature {
 };
 
 impl Quantity for Mean {
-    fn signature(&self) -> &'static Signature {
-        &MEAN
-    }
+    declared!(MEAN);
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let p = per_precision(&call.scope, "mean", String::new(), false, |d, _| {
             Ok(d.moment(1)?)
@@ -58,9 +56,7 @@ static MOMENT: Signature = Signature {
 };
 
 impl Quantity for Moment {
-    fn signature(&self) -> &'static Signature {
-        &MOMENT
-    }
+    declared!(MOMENT);
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let bad = || QuantityError::Usage("moment(j): j must be -1, 0, 1 or 2".into());
         let j: i32 = match call.pos.first() {
@@ -97,9 +93,7 @@ static SUP_X_TAIL: Signature = Signature {
 };
 
 impl Quantity for SupXTail {
-    fn signature(&self) -> &'static Signature {
-        &SUP_X_TAIL
-    }
+    declared!(SUP_X_TAIL);
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let p = per_precision(&call.scope, "sup_x_tail", String::new(), false, |d, _| {
             Ok(d.sup_x_tail().map(|(_, v)| v)?)
@@ -130,9 +124,7 @@ static SCV: Signature = Signature {
 };
 
 impl Quantity for Scv {
-    fn signature(&self) -> &'static Signature {
-        &SCV
-    }
+    declared!(SCV);
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let p = per_precision(&call.scope, "scv", String::new(), false, |d, _| {
             let m1 = d.moment(1)?;

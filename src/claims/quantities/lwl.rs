@@ -23,12 +23,7 @@ static LWL: Signature = Signature {
 };
 
 impl Quantity for Lwl {
-    fn unproven(&self) -> &'static str {
-        "is the Lee-Longton approximation, evaluated in MPFR and not enclosed"
-    }
-    fn signature(&self) -> &'static Signature {
-        &LWL
-    }
+    declared!(LWL, unproven: "is the Lee-Longton approximation, evaluated in MPFR and not enclosed");
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let p = per_precision(&call.scope, "lwl", String::new(), true, |d, s| {
             let hosts = s.need_hosts("lwl")?;
