@@ -323,6 +323,20 @@ impl ClassSystem {
         vec!["1".to_string(); servers]
     }
 
+    /// For the room's unit tests: `k` servers of rate 1 and the classes (server set as
+    /// written, arrival rate), panicking on a bad one.
+    #[cfg(test)]
+    pub(crate) fn unit_for_tests(k: usize, classes: &[(&str, &str)]) -> Self {
+        ClassSystem::new(
+            ClassSystem::unit_rates(k),
+            classes
+                .iter()
+                .map(|(s, r)| (ServerSet::parse(s, k).expect("a server set"), r.to_string()))
+                .collect(),
+        )
+        .expect("a valid system")
+    }
+
     /// K.
     pub fn servers(&self) -> usize {
         self.rates.len()

@@ -955,17 +955,9 @@ pub fn solve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::redundancy::classes::ServerSet;
 
     fn sys(k: usize, classes: &[(&str, &str)]) -> ClassSystem {
-        ClassSystem::new(
-            ClassSystem::unit_rates(k),
-            classes
-                .iter()
-                .map(|(s, r)| (ServerSet::parse(s, k).unwrap(), r.to_string()))
-                .collect(),
-        )
-        .unwrap()
+        ClassSystem::unit_for_tests(k, classes)
     }
 
     #[test]
