@@ -393,12 +393,12 @@ impl JsqSystem {
         })
     }
 
-    /// The model.
+    /// The model: queues or pools, with the arrival rate per server and the buffer.
     pub fn model(&self) -> &Model {
         &self.model
     }
 
-    /// N.
+    /// N, the number of servers (queues or pools, unit-rate service), the N of JSQ(d(N)).
     pub fn servers(&self) -> u64 {
         self.n
     }

@@ -38,9 +38,9 @@ pub struct RepStats {
     pub sum_slowdown: f64,
     /// Σ of the service wasted on hosts that killed the job (TAGS; 0 otherwise).
     pub sum_wasted: f64,
-    /// Σ X².
+    /// Σ X² over the measured jobs (the heavy-tail evidence, [`crate::sim::TailEvidence`]).
     pub sum_x2: f64,
-    /// max X².
+    /// The largest X² of a measured job (its share of `sum_x2` is the evidence).
     pub max_x2: f64,
     /// Visits per host (jobs served there; for TAGS also jobs killed there).
     pub host_n: Vec<u64>,

@@ -25,7 +25,7 @@ pub const ANALYTIC_BITS: u32 = 128;
 
 /// A simulation request in the user's vocabulary.
 pub struct DispatchSimRequest<'a> {
-    /// The policy.
+    /// The dispatching rule simulated (SITA and TAGS read `cutoffs`, the others not).
     pub policy: SimPolicy,
     /// Job sizes.
     pub dist: &'a dyn DistFactory,

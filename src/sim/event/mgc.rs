@@ -106,11 +106,11 @@ struct Job {
 pub struct MgcTally {
     /// Measured jobs.
     pub n: u64,
-    /// Σ W.
+    /// Σ W over the measured jobs, W a job's waiting time in queue (time unit of the sizes).
     pub sum_w: f64,
-    /// Σ W².
+    /// Σ W² over the measured jobs (the second moment of the waiting time).
     pub sum_w2: f64,
-    /// Σ X.
+    /// Σ X over the measured jobs, X a job's size (its service time).
     pub sum_x: f64,
     /// Σ W/X.
     pub sum_slowdown: f64,
