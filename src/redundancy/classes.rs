@@ -168,7 +168,8 @@ impl fmt::Display for ServerSet {
 /// A job class: its redundancy set and its arrival rate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Class {
-    /// S_c.
+    /// S_c, the servers that each job of the class sends a copy to (Gardner et al.'s
+    /// redundancy set; the job leaves when its first copy completes).
     pub set: ServerSet,
     rate: String,
     rate_f64: f64,
@@ -337,7 +338,7 @@ impl ClassSystem {
         .expect("a valid system")
     }
 
-    /// K.
+    /// K, the number of servers (each with its rate μ_s).
     pub fn servers(&self) -> usize {
         self.rates.len()
     }

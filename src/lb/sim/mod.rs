@@ -419,7 +419,7 @@ pub struct JsqSummary {
     pub events: u64,
     /// Servers sampled per arrival (d).
     pub samples_per_arrival: f64,
-    /// Replications.
+    /// The independent replications averaged (the half-widths are Student-t over them).
     pub replications: usize,
 }
 
@@ -637,7 +637,7 @@ pub struct SimRun {
 /// What the length rule ([`RunOptions::length_rule`]) did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LengthChoice {
-    /// The rule.
+    /// The length rule that applied: the configured length, or the relaxation-time rule.
     pub rule: LengthRule,
     /// The relaxation time of the tasks per server estimated on the run reported.
     pub relaxation: Option<Relaxation>,
