@@ -585,15 +585,11 @@ impl Quantity for ThresholdQ {
 /// `tags_stable()`: whether stable TAGS cutoffs exist at the load (the greedy decision).
 pub struct TagsStable;
 
-static TAGS_STABLE: Signature = Signature {
-    name: "tags_stable",
-    model: Some("dispatch"),
-    positional: Positional::None,
-    named: &[],
-    fields: VALUE_ONLY,
-    default_field: "value",
-    summary: "1 if stable TAGS cutoffs exist at the load (greedy), else 0",
-};
+static TAGS_STABLE: Signature = Signature::value_only(
+    "tags_stable",
+    Some("dispatch"),
+    "1 if stable TAGS cutoffs exist at the load (greedy), else 0",
+);
 
 impl Quantity for TagsStable {
     declared!(TAGS_STABLE);

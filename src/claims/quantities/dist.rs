@@ -19,15 +19,7 @@ use crate::num::interval::Interval;
 /// `mean()`: E[X].
 pub struct Mean;
 
-static MEAN: Signature = Signature {
-    name: "mean",
-    model: Some("dispatch"),
-    positional: Positional::None,
-    named: &[],
-    fields: VALUE_ONLY,
-    default_field: "value",
-    summary: "E[X]",
-};
+static MEAN: Signature = Signature::value_only("mean", Some("dispatch"), "E[X]");
 
 impl Quantity for Mean {
     declared!(MEAN);
@@ -82,15 +74,8 @@ impl Quantity for Moment {
 /// `sup_x_tail()`: sup_x x F̄(x) (the h → ∞ TAGS threshold is E[X] divided by it).
 pub struct SupXTail;
 
-static SUP_X_TAIL: Signature = Signature {
-    name: "sup_x_tail",
-    model: Some("dispatch"),
-    positional: Positional::None,
-    named: &[],
-    fields: VALUE_ONLY,
-    default_field: "value",
-    summary: "sup_x x F̄(x)",
-};
+static SUP_X_TAIL: Signature =
+    Signature::value_only("sup_x_tail", Some("dispatch"), "sup_x x F̄(x)");
 
 impl Quantity for SupXTail {
     declared!(SUP_X_TAIL);
@@ -113,15 +98,11 @@ impl Quantity for SupXTail {
 /// (1 for the exponential; the redundancy literature's measure of variability).
 pub struct Scv;
 
-static SCV: Signature = Signature {
-    name: "scv",
-    model: Some("dispatch"),
-    positional: Positional::None,
-    named: &[],
-    fields: VALUE_ONLY,
-    default_field: "value",
-    summary: "squared coefficient of variation Var X / E[X]^2",
-};
+static SCV: Signature = Signature::value_only(
+    "scv",
+    Some("dispatch"),
+    "squared coefficient of variation Var X / E[X]^2",
+);
 
 impl Quantity for Scv {
     declared!(SCV);

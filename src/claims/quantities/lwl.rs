@@ -5,22 +5,18 @@ use super::shared::per_precision;
 use crate::claims::error::QuantityError;
 use crate::claims::registry::Quantity;
 use crate::claims::scope::Call;
-use crate::claims::signature::{Positional, Signature, VALUE_ONLY};
+use crate::claims::signature::Signature;
 use crate::claims::value::Value;
 use crate::policy::lwl::lee_longton;
 
 /// `lwl()`.
 pub struct Lwl;
 
-static LWL: Signature = Signature {
-    name: "lwl",
-    model: Some("dispatch"),
-    positional: Positional::None,
-    named: &[],
-    fields: VALUE_ONLY,
-    default_field: "value",
-    summary: "Least-Work-Left by the Lee-Longton approximation (labelled)",
-};
+static LWL: Signature = Signature::value_only(
+    "lwl",
+    Some("dispatch"),
+    "Least-Work-Left by the Lee-Longton approximation (labelled)",
+);
 
 impl Quantity for Lwl {
     declared!(LWL, unproven: "is the Lee-Longton approximation, evaluated in MPFR and not enclosed");
