@@ -294,18 +294,7 @@ impl JobSize for BoundedPareto {
             |m| m * &self.alpha / &self.norm,
         ))
     }
-    fn point(&self, x: &Float) -> Point {
-        self.pl.point(x)
-    }
-    fn tail_at(&self, p: &Point) -> Float {
-        self.pl.tail_at(self, p)
-    }
-    fn density_at(&self, p: &Point) -> Option<Float> {
-        self.pl.density_at(self, p)
-    }
-    fn moments_between(&self, js: &[i32], a: &Point, b: &Point) -> Result<Vec<Float>, DistError> {
-        self.pl.moments_between(self, js, a, b)
-    }
+    power_law_points!();
     fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
         self.f64c
             .get_or_init(|| PowerLawF64::new(&self.k, Some(&self.p), &self.alpha, &self.norm))

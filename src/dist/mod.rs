@@ -51,6 +51,31 @@ macro_rules! any_order_moments {
     };
 }
 
+/// The point methods of [`JobSize`] of the two Pareto families, which hand them to their
+/// `pl` ([`point::PowerLaw`]): points that carry (k/x)^α, so that tails and moments between
+/// two points cost no power.
+macro_rules! power_law_points {
+    () => {
+        fn point(&self, x: &Float) -> Point {
+            self.pl.point(x)
+        }
+        fn tail_at(&self, p: &Point) -> Float {
+            self.pl.tail_at(self, p)
+        }
+        fn density_at(&self, p: &Point) -> Option<Float> {
+            self.pl.density_at(self, p)
+        }
+        fn moments_between(
+            &self,
+            js: &[i32],
+            a: &Point,
+            b: &Point,
+        ) -> Result<Vec<Float>, DistError> {
+            self.pl.moments_between(self, js, a, b)
+        }
+    };
+}
+
 pub(crate) mod aging;
 pub(crate) mod bounded_pareto;
 pub(crate) mod custom;
