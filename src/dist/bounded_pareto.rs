@@ -98,7 +98,9 @@ impl PowerLawF64 {
 }
 
 /// M_j(a, b) = scale · a^j (k/a)^α · expm1(t_j ln(b/a))/t_j (the form of
-/// [`rel_power_integral`]) for several orders, sharing ln(b/a) and (k/a)^α across them.
+/// [`rel_power_integral`]) for several orders over the interval (a, b] clipped to the
+/// support (`None`: nothing of it in the support, every moment 0), sharing ln(b/a) and
+/// (k/a)^α across them.
 /// Where |t_j ln(b/a)| ≥ [`EXPM1_SHARE_FROM`], e^(t_j ln(b/a)) is taken from one such
 /// order's exponential times (b/a)^(j − j₀), and 1 is subtracted directly: the result is
 /// then at least 0.39 away from 0, so the subtraction amplifies the few ulps of the product
@@ -107,12 +109,14 @@ impl PowerLawF64 {
 pub(crate) fn power_law_moments(
     bits: u32,
     js: &[i32],
-    a: &Float,
-    b: &Float,
+    clipped: Option<(Float, Float)>,
     k: &Float,
     alpha: &Float,
     scale: impl Fn(Float) -> Float,
 ) -> Vec<Float> {
+    let Some((a, b)) = &clipped else {
+        return js.iter().map(|_| Float::with_val(bits, 0)).collect();
+    };
     let ka = fast_pow(&Float::with_val(bits, k / a), alpha);
     let scaled = |j: i32, r: Float| scale(r * Float::with_val(bits, a.pow(j)) * &ka);
     let ts: Vec<Float> = js
@@ -281,14 +285,10 @@ impl JobSize for BoundedPareto {
             check_order(j)?;
         }
         let bits = self.prec();
-        let Some((a, b)) = clip(a, b, &self.k, &self.p, bits) else {
-            return Ok(js.iter().map(|_| Float::with_val(bits, 0)).collect());
-        };
         Ok(power_law_moments(
             bits,
             js,
-            &a,
-            &b,
+            clip(a, b, &self.k, &self.p, bits),
             &self.k,
             &self.alpha,
             |m| m * &self.alpha / &self.norm,

@@ -125,14 +125,10 @@ impl JobSize for Pareto {
                 }
             }
         }
-        let Some((a, b)) = clipped else {
-            return Ok(js.iter().map(|_| Float::with_val(bits, 0)).collect());
-        };
         Ok(power_law_moments(
             bits,
             js,
-            &a,
-            &b,
+            clipped,
             &self.k,
             &self.alpha,
             |m| m * &self.alpha,
