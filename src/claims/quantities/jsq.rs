@@ -22,7 +22,7 @@ use super::shared::pairs;
 use crate::claims::cache::CacheKey;
 use crate::claims::error::QuantityError;
 use crate::claims::expr::{Arg, Expr};
-use crate::claims::registry::Quantity;
+use crate::claims::registry::{Quantity, SIMULATED};
 use crate::claims::scope::Call;
 use crate::claims::signature::{FieldSpec, NamedArg, Positional, Signature};
 use crate::claims::systems::jsq::{JsqPoint, JsqSpec};
@@ -98,12 +98,7 @@ fn padded(a: &[Float], b: &[Float]) -> (Vec<Float>, Vec<Float>) {
 }
 
 impl Quantity for JsqFixedPoint {
-    fn unproven(&self) -> &'static str {
-        "is not enclosed in claims (two precisions only)"
-    }
-    fn signature(&self) -> &'static Signature {
-        &FIXED_POINT
-    }
+    declared!(FIXED_POINT, unproven: "is not enclosed in claims (two precisions only)");
 
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let scope = &call.scope;
@@ -168,12 +163,7 @@ fn l1_f64(a: &[f64], b: &[f64]) -> f64 {
 }
 
 impl Quantity for JsqFluid {
-    fn unproven(&self) -> &'static str {
-        "integrates an ODE whose error is estimated, not bounded"
-    }
-    fn signature(&self) -> &'static Signature {
-        &FLUID
-    }
+    declared!(FLUID, unproven: "integrates an ODE whose error is estimated, not bounded");
 
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let at = named_time(call, "at", false)?
@@ -282,12 +272,7 @@ static EXACT: Signature = Signature {
 };
 
 impl Quantity for JsqExact {
-    fn unproven(&self) -> &'static str {
-        "solves a finite chain truncated at its buffer, certified by two precisions, not enclosed"
-    }
-    fn signature(&self) -> &'static Signature {
-        &EXACT
-    }
+    declared!(EXACT, unproven: "solves a finite chain truncated at its buffer, certified by two precisions, not enclosed");
 
     /// The enclosures of [`crate::lb::exact`] (a proven truncation bound plus the solve's
     /// error bound) at the claim's digits (a chain certifies at most
@@ -529,12 +514,7 @@ fn run_sim(s: &JsqPoint, sys: &JsqSystem, o: &JsqRunCall) -> Result<Simulated, Q
 }
 
 impl Quantity for JsqSim {
-    fn unproven(&self) -> &'static str {
-        "is simulated: a 95 % confidence interval is not an enclosure"
-    }
-    fn signature(&self) -> &'static Signature {
-        &SIM
-    }
+    declared!(SIM, unproven: SIMULATED);
 
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let o = JsqRunCall::of(call)?;
@@ -689,12 +669,7 @@ static DIFFUSION: Signature = Signature {
 };
 
 impl Quantity for JsqDiffusion {
-    fn unproven(&self) -> &'static str {
-        "is simulated: a 95 % confidence interval is not an enclosure"
-    }
-    fn signature(&self) -> &'static Signature {
-        &DIFFUSION
-    }
+    declared!(DIFFUSION, unproven: SIMULATED);
 
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let scope = &call.scope;
@@ -786,12 +761,7 @@ const EXCESS_KEYS: [(&str, Key); 6] = [
 ];
 
 impl Quantity for JsqExcess {
-    fn unproven(&self) -> &'static str {
-        "is simulated: a 95 % confidence interval is not an enclosure"
-    }
-    fn signature(&self) -> &'static Signature {
-        &EXCESS
-    }
+    declared!(EXCESS, unproven: SIMULATED);
 
     /// Each field is E[stat | JSQ(d)] − E[stat | JSQ] with the paired Student-t half-width
     /// ([`crate::sim::Replicated::difference`]): both systems run on the same streams, so

@@ -25,7 +25,7 @@ pub const ANALYTIC_BITS: u32 = 128;
 
 /// A simulation request in the user's vocabulary.
 pub struct DispatchSimRequest<'a> {
-    /// The policy.
+    /// The dispatching rule simulated (SITA and TAGS read `cutoffs`, the others not).
     pub policy: SimPolicy,
     /// Job sizes.
     pub dist: &'a dyn DistFactory,
@@ -113,11 +113,22 @@ impl Prepared {
 /// assert!((got - want).abs() < 1e-12);
 /// ```
 pub fn unseen_second_moment_share(d: &dyn JobSize, n: u64) -> Result<f64, DistError> {
+    unseen_share(d, n, || d.moment(2), |x| d.partial_moment(2, x, &d.upper()))
+}
+
+/// tail(x_n) / total, where P(X > x_n) = 1/n, of a moment of `d` given as its `total` and
+/// its `tail` above a point: 0 for n < 2 or a zero total, 1 when the total is infinite.
+fn unseen_share(
+    d: &dyn JobSize,
+    n: u64,
+    total: impl FnOnce() -> Result<Float, DistError>,
+    tail: impl FnOnce(&Float) -> Result<Float, DistError>,
+) -> Result<f64, DistError> {
     if n < 2 {
         return Ok(0.0);
     }
     let bits = d.prec();
-    let total = match d.moment(2) {
+    let total = match total() {
         Ok(m) => m,
         Err(DistError::InfiniteMoment { .. }) => return Ok(1.0),
         Err(e) => return Err(e),
@@ -127,7 +138,7 @@ pub fn unseen_second_moment_share(d: &dyn JobSize, n: u64) -> Result<f64, DistEr
     }
     let u = Float::with_val(bits, 1u32) - Float::with_val(bits, 1u32) / Float::with_val(bits, n);
     let x = d.quantile(&u)?;
-    let tail = d.partial_moment(2, &x, &d.upper())?;
+    let tail = tail(&x)?;
     Ok((tail / total).to_f64())
 }
 
@@ -163,23 +174,13 @@ pub const HEAVY_TAIL_MAX_FACTOR: u64 = 20;
 /// assert!((got - want).abs() < 1e-12, "{got} {want}");
 /// ```
 pub fn unseen_fourth_moment_share(d: &dyn JobSize, n: u64) -> Result<f64, DistError> {
-    if n < 2 {
-        return Ok(0.0);
-    }
-    let bits = d.prec();
     let up = d.upper();
-    let total = match d.higher_partial_moment(4, &d.lower_open(), &up) {
-        Ok(m) => m,
-        Err(DistError::InfiniteMoment { .. }) => return Ok(1.0),
-        Err(e) => return Err(e),
-    };
-    if total.is_zero() {
-        return Ok(0.0);
-    }
-    let u = Float::with_val(bits, 1u32) - Float::with_val(bits, 1u32) / Float::with_val(bits, n);
-    let x = d.quantile(&u)?;
-    let tail = d.higher_partial_moment(4, &x, &up)?;
-    Ok((tail / total).to_f64())
+    unseen_share(
+        d,
+        n,
+        || d.higher_partial_moment(4, &d.lower_open(), &up),
+        |x| d.higher_partial_moment(4, x, &up),
+    )
 }
 
 /// Steps of the bisection for the point above which half of E\[X⁴\] lies.
