@@ -5,10 +5,11 @@
 //! variant's name, `VariantNames` the list of names (a `const`, so claim signatures can
 //! hold it), `VariantArray` the variants in the same order, and `EnumMessage` a one-line
 //! help (`#[strum(message = "…")]`, shown by `--help` beside the name when given). An enum
-//! joins by deriving those and implementing [`Vocabulary`] (what one of its values is
-//! called) and `FromStr` through [`parse`]; clap reads it through the command line's
-//! `named` value parser, the claims through [`Vocabulary::NAMES`]. A new variant is then
-//! named everywhere at once, and every `match` on it is reported by the compiler.
+//! joins by being declared inside `vocabulary!`, which derives those and implements
+//! [`Vocabulary`] (what one of its values is called) and `FromStr` through [`parse`];
+//! clap reads it through the command line's `named` value parser, the claims through
+//! [`Vocabulary::NAMES`]. A new variant is then named everywhere at once, and every
+//! `match` on it is reported by the compiler.
 //!
 //! ```
 //! use taskassign::optimize::OptPolicy;
@@ -83,10 +84,35 @@ impl From<UnknownName> for crate::error::Error {
     }
 }
 
-/// Makes a strum enum a [`Vocabulary`] whose values are called `$what` in messages, and
-/// gives it `FromStr` through [`parse`]: `vocabulary!(Metric, "metric");` beside the enum.
+/// Declares an enum as a [`Vocabulary`] whose values are called `$what` in messages: the
+/// enum gets the derives every vocabulary has (`Debug`, `Clone`, `Copy`, `PartialEq`, `Eq`
+/// and strum's four, names in kebab case), the trait, and `FromStr` through [`parse`].
+/// Further derives go in a `#[derive(…)]` of their own after the enum's doc.
+///
+/// ```text
+/// vocabulary! {
+///     "metric",
+///     /// What is averaged.
+///     pub enum Metric { Waiting, Response, Slowdown }
+/// }
+/// ```
 macro_rules! vocabulary {
-    ($t:ty, $what:literal) => {
+    ($what:literal, $(#[$meta:meta])* $vis:vis enum $t:ident { $($body:tt)* }) => {
+        $(#[$meta])*
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            strum::IntoStaticStr,
+            strum::VariantNames,
+            strum::VariantArray,
+            strum::EnumMessage,
+        )]
+        #[strum(serialize_all = "kebab-case")]
+        $vis enum $t { $($body)* }
+
         impl $crate::vocab::Vocabulary for $t {
             const WHAT: &'static str = $what;
         }

@@ -13,9 +13,13 @@ use common::{build, empirical_file, EMPIRICAL_SIZES};
 use rug::float::Special;
 use rug::Float;
 use std::sync::Arc;
+use taskassign::dist::DistSpec;
 use taskassign::dist::{CustomFactory, DensityFn};
 use taskassign::dist::{DistError, DistFactory, JobSize};
+use taskassign::policy::LoadSpec;
 use taskassign::sim::dispatch::{jobs_to_see_fourth_moment, unseen_fourth_moment_share};
+use taskassign::sim::dispatch::{prepare, DispatchSimRequest, DEFAULT_RUN};
+use taskassign::sim::SimPolicy;
 
 const BITS: u32 = 128;
 const REL_TOL: f64 = 1e-11;
@@ -287,4 +291,64 @@ fn the_rule_share_and_the_jobs_it_asks_for() {
     let p = build("pareto:k=1,alpha=3", BITS);
     assert_eq!(unseen_fourth_moment_share(p.as_ref(), 1000).unwrap(), 1.0);
     assert_eq!(jobs_to_see_fourth_moment(p.as_ref()).unwrap(), None);
+}
+
+#[test]
+fn the_rule_lengthens_the_heavy_bounded_pareto_and_not_the_lognormal() {
+    // BP(k = 1, p = 10⁶, α = 1.1): E[X^4; X > x] ∝ p^(4−α) − x^(4−α) (the closed form of
+    // `bounded_pareto_closed_form`), so half of E[X^4] lies above
+    // x½ = ((p^(4−α) + k^(4−α))/2)^(1/(4−α)) = 787402.07, where
+    // P(X > x½) = (x½^(−α) − p^(−α))/(1 − (k/p)^α) = 1/13238466.9 (mpmath, 30 digits):
+    // 1.3238e7 jobs, rounded up to two digits 1.4e7, 14 times the default 10⁶.
+    let (k, p, alpha) = (1.0f64, 1e6f64, 1.1f64);
+    let t = 4.0 - alpha;
+    let x_half = ((p.powf(t) + k.powf(t)) / 2.0).powf(1.0 / t);
+    let tail = (x_half.powf(-alpha) - p.powf(-alpha)) / (1.0 - (k / p).powf(alpha));
+    assert!((1.0 / tail - 13_238_466.9).abs() < 1.0, "{}", 1.0 / tail);
+    let d = build("bp:k=1,p=1e6,alpha=1.1", BITS);
+    assert_eq!(
+        jobs_to_see_fourth_moment(d.as_ref()).unwrap(),
+        Some(14_000_000)
+    );
+    // At the command-line defaults (10⁶ measured jobs) the dispatch runner lengthens it to
+    // those 1.4e7 jobs, the warm-up following at a tenth: 14 times is within the cap.
+    let prepared = |spec: &str| {
+        let dist = DistSpec::parse(spec).unwrap();
+        prepare(&DispatchSimRequest {
+            policy: SimPolicy::Random,
+            dist: &dist,
+            hosts: 2,
+            load: LoadSpec::Total("1".into()),
+            cutoffs: Vec::new(),
+            interarrival: None,
+            run: DEFAULT_RUN,
+        })
+        .unwrap()
+    };
+    let bp = prepared("bp:k=1,p=1e6,alpha=1.1");
+    assert!(bp.tail.lengthened(), "{}", bp.tail.reason());
+    assert_eq!(
+        (bp.tail.requested, bp.tail.measured),
+        (1_000_000, 14_000_000)
+    );
+    assert_eq!(bp.tail.warmup, 1_400_000);
+    assert!(bp.tail.short_of.is_none());
+    assert!(bp.tail.share_run <= 0.5, "{}", bp.tail.share_run);
+    // Lognormal(0, 2) asks for about 1.7e15 jobs per replication (README, "Heavy tails"),
+    // 1.7e9 times the default: not lengthened, and the record says why.
+    let ln = prepared("lognormal:mu=0,sigma=2");
+    assert!(!ln.tail.lengthened());
+    assert_eq!(ln.tail.measured, 1_000_000);
+    assert!(
+        ln.tail.needed.is_some_and(|n| n > 1_000_000_000_000),
+        "{:?}",
+        ln.tail.needed
+    );
+    let why = ln.tail.short_of.as_deref().unwrap_or("");
+    assert!(why.contains("times the jobs asked for"), "{why}");
+    assert!(
+        ln.tail.reason().contains("not lengthened"),
+        "{}",
+        ln.tail.reason()
+    );
 }

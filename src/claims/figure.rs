@@ -43,7 +43,7 @@ use super::compile::compile_figure_parts;
 use super::expr::Expr;
 use super::grid::points;
 use super::registry;
-use super::schema::FileCtx;
+use super::schema::{raw_table, FileCtx};
 use super::scope::SystemSpec;
 use super::scope::{substitute, Scope};
 use super::ClaimError;
@@ -274,12 +274,7 @@ pub fn compile(path: &str, text: &str) -> Result<Figure, ClaimError> {
             Some(l.check.get_ref().trim().to_string())
         }
     };
-    let raw: toml::Table = toml::from_str(text).map_err(|e| ClaimError::Schema {
-        path: path.into(),
-        line: 1,
-        key: "(document)".into(),
-        why: crate::error::toml_reason(&e, text),
-    })?;
+    let raw = raw_table(path, text)?;
     let series_y: Vec<&Spanned<String>> = f.series.iter().map(|s| &s.y).collect();
     if series_y.is_empty() {
         return c.err(

@@ -15,6 +15,24 @@
 //! 95 % half-width carried through the expression): a relation that holds or fails only
 //! within it is INCONCLUSIVE, and so is one whose simulation raised the heavy-tail warning.
 
+/// The [`Quantity`](registry::Quantity) methods that read a quantity's declaration, written
+/// inside its `impl Quantity`: `declared!(SIG)` (its static [`Signature`](signature::Signature),
+/// the default `unproven`) or `declared!(SIG, unproven: WHY)` (why `check --rigorous` does
+/// not prove its fields).
+macro_rules! declared {
+    ($sig:ident) => {
+        fn signature(&self) -> &'static $crate::claims::signature::Signature {
+            &$sig
+        }
+    };
+    ($sig:ident, unproven: $why:expr) => {
+        declared!($sig);
+        fn unproven(&self) -> &'static str {
+            $why
+        }
+    };
+}
+
 pub(crate) mod cache;
 pub(crate) mod compile;
 pub(crate) mod error;

@@ -29,6 +29,9 @@ pub trait Quantity: Send + Sync {
     }
 }
 
+/// Why a simulated quantity's fields are not proven ([`Quantity::unproven`]).
+pub(crate) const SIMULATED: &str = "is simulated: a 95 % confidence interval is not an enclosure";
+
 /// The quantities and models a claim may use.
 #[derive(Default)]
 pub struct Registry {

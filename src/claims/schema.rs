@@ -228,6 +228,17 @@ pub fn err_at(path: &str, text: &str, span: Range<usize>, key: &str, why: &str) 
     }
 }
 
+/// A claim or figure file's text as a raw TOML table, which keeps the keys of its grids in
+/// file order (the schema types sort them); an error is the document's, at line 1.
+pub fn raw_table(path: &str, text: &str) -> Result<toml::Table, ClaimError> {
+    toml::from_str(text).map_err(|e| ClaimError::Schema {
+        path: path.into(),
+        line: 1,
+        key: "(document)".into(),
+        why: crate::error::toml_reason(&e, text),
+    })
+}
+
 /// Parses a claim file's text.
 pub fn parse_file(path: &str, text: &str) -> Result<ClaimFile, ClaimError> {
     parse_as(path, text)

@@ -101,6 +101,24 @@ pub struct Signature {
 }
 
 impl Signature {
+    /// The declaration of a quantity that takes no argument and has one field, `value`:
+    /// its name, the model whose `[setup]` it reads (`None`: any) and its one-line summary.
+    pub const fn value_only(
+        name: &'static str,
+        model: Option<&'static str>,
+        summary: &'static str,
+    ) -> Signature {
+        Signature {
+            name,
+            model,
+            positional: Positional::None,
+            named: &[],
+            fields: VALUE_ONLY,
+            default_field: "value",
+            summary,
+        }
+    }
+
     /// Whether `name` is one of the quantity's own named arguments.
     pub fn takes(&self, name: &str) -> bool {
         self.named.iter().any(|a| a.name == name)

@@ -51,7 +51,7 @@ pub(super) struct JobRunArgs {
     /// lengthened where the job-size law asks for it: when more than half of E[X^4] (which
     /// drives the variance of a simulated mean waiting) comes from sizes a replication
     /// meets less than once on average, each replication runs the jobs that meet them
-    /// (at most 10 times the default, within the event budget); the record's length_rule
+    /// (at most 20 times the default, within the event budget); the record's length_rule
     /// and length_reason say which length ran and why]. Given, it is run as given.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     jobs: Option<String>,

@@ -3,7 +3,7 @@
 use super::point::{ln_ratio, PowerLaw, LOG_GUARD_BITS};
 use super::ziggurat::exp1;
 use super::{
-    check_higher_order, check_order, clip, f64_order_ok, fast_pow, rel_power_integral,
+    check_higher_order, check_level, check_order, clip, f64_args, fast_pow, rel_power_integral,
     to_f64_param, DistError, JobSize, Point, Sampler,
 };
 use crate::num::dd::{clip_ln, f64_pair};
@@ -81,9 +81,7 @@ impl PowerLawF64 {
     /// keep α ln k and t_j ln b from cancelling when ln k is large, and ln(b/a) is taken
     /// from the clipped ends directly, so a short interval loses no digits.
     pub(crate) fn ln_moment(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
-        if !f64_order_ok(j) || ln_a.is_nan() || ln_b.is_nan() {
-            return None;
-        }
+        f64_args(j, ln_a, ln_b)?;
         let Some(iv) = clip_ln(ln_a, ln_b, self.ln_k, self.ln_p) else {
             return Some(f64::NEG_INFINITY);
         };
@@ -100,7 +98,9 @@ impl PowerLawF64 {
 }
 
 /// M_j(a, b) = scale · a^j (k/a)^α · expm1(t_j ln(b/a))/t_j (the form of
-/// [`rel_power_integral`]) for several orders, sharing ln(b/a) and (k/a)^α across them.
+/// [`rel_power_integral`]) for several orders over the interval (a, b] clipped to the
+/// support (`None`: nothing of it in the support, every moment 0), sharing ln(b/a) and
+/// (k/a)^α across them.
 /// Where |t_j ln(b/a)| ≥ [`EXPM1_SHARE_FROM`], e^(t_j ln(b/a)) is taken from one such
 /// order's exponential times (b/a)^(j − j₀), and 1 is subtracted directly: the result is
 /// then at least 0.39 away from 0, so the subtraction amplifies the few ulps of the product
@@ -109,12 +109,14 @@ impl PowerLawF64 {
 pub(crate) fn power_law_moments(
     bits: u32,
     js: &[i32],
-    a: &Float,
-    b: &Float,
+    clipped: Option<(Float, Float)>,
     k: &Float,
     alpha: &Float,
     scale: impl Fn(Float) -> Float,
 ) -> Vec<Float> {
+    let Some((a, b)) = &clipped else {
+        return js.iter().map(|_| Float::with_val(bits, 0)).collect();
+    };
     let ka = fast_pow(&Float::with_val(bits, k / a), alpha);
     let scaled = |j: i32, r: Float| scale(r * Float::with_val(bits, a.pow(j)) * &ka);
     let ts: Vec<Float> = js
@@ -252,18 +254,7 @@ impl BoundedPareto {
 }
 
 impl JobSize for BoundedPareto {
-    fn family(&self) -> &'static str {
-        "bp"
-    }
-    fn prec(&self) -> u32 {
-        self.k.prec()
-    }
-    fn lower(&self) -> Float {
-        self.k.clone()
-    }
-    fn upper(&self) -> Float {
-        self.p.clone()
-    }
+    family_items!("bp", k, Float: k, p);
     fn tail(&self, x: &Float) -> Float {
         let b = self.prec();
         if *x < self.k {
@@ -288,44 +279,22 @@ impl JobSize for BoundedPareto {
         let r = fast_pow(&Float::with_val(b, &self.k / x), &e);
         Some(r * &self.alpha / &self.k / &self.norm)
     }
-    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
-    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_higher_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
+    any_order_moments!();
     fn partial_moments(&self, js: &[i32], a: &Float, b: &Float) -> Result<Vec<Float>, DistError> {
         for &j in js {
             check_order(j)?;
         }
         let bits = self.prec();
-        let Some((a, b)) = clip(a, b, &self.k, &self.p, bits) else {
-            return Ok(js.iter().map(|_| Float::with_val(bits, 0)).collect());
-        };
         Ok(power_law_moments(
             bits,
             js,
-            &a,
-            &b,
+            clip(a, b, &self.k, &self.p, bits),
             &self.k,
             &self.alpha,
             |m| m * &self.alpha / &self.norm,
         ))
     }
-    fn point(&self, x: &Float) -> Point {
-        self.pl.point(x)
-    }
-    fn tail_at(&self, p: &Point) -> Float {
-        self.pl.tail_at(self, p)
-    }
-    fn density_at(&self, p: &Point) -> Option<Float> {
-        self.pl.density_at(self, p)
-    }
-    fn moments_between(&self, js: &[i32], a: &Point, b: &Point) -> Result<Vec<Float>, DistError> {
-        self.pl.moments_between(self, js, a, b)
-    }
+    power_law_points!();
     fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
         self.f64c
             .get_or_init(|| PowerLawF64::new(&self.k, Some(&self.p), &self.alpha, &self.norm))
@@ -334,12 +303,7 @@ impl JobSize for BoundedPareto {
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
         let b = self.prec();
-        if !(*u > 0 && *u < 1) {
-            return Err(DistError::BadParameter {
-                family: "bp",
-                why: format!("quantile level {} not in (0,1)", message_number(u)),
-            });
-        }
+        check_level("bp", u)?;
         // k (1 − u·norm)^(−1/α)
         let base = Float::with_val(b, 1u32) - Float::with_val(b, u * &self.norm);
         let e = -Float::with_val(b, 1u32) / &self.alpha;

@@ -234,18 +234,7 @@ impl Custom {
 }
 
 impl JobSize for Custom {
-    fn family(&self) -> &'static str {
-        "custom"
-    }
-    fn prec(&self) -> u32 {
-        self.lower.prec()
-    }
-    fn lower(&self) -> Float {
-        self.lower.clone()
-    }
-    fn upper(&self) -> Float {
-        self.upper.clone()
-    }
+    family_items!("custom", lower, Float: lower, upper);
     /// M_0(x, upper) by quadrature; NaN if the quadrature fails (the root finders and the
     /// policies reject NaN).
     fn tail(&self, x: &Float) -> Float {
@@ -266,14 +255,7 @@ impl JobSize for Custom {
         let fx = (self.density)(&Float::with_val(bits + CUSTOM_GUARD_BITS, x));
         Some(Float::with_val(bits, fx / &self.total))
     }
-    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
-    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_higher_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
+    any_order_moments!();
     /// A table of the CDF over a double-exponential grid in t (tanh-sinh in x, or in ln x
     /// for wide ranges, on a finite support; exp-sinh centred on the median on [lower, ∞)),
     /// [`SAMPLER_CELLS`] cells whose masses come from [`SAMPLER_BITS`]-bit quadrature;

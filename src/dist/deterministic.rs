@@ -46,20 +46,9 @@ impl Deterministic {
 }
 
 impl JobSize for Deterministic {
-    fn family(&self) -> &'static str {
-        "det"
-    }
+    family_items!("det", x, Float: x, x);
     fn is_deterministic(&self) -> bool {
         true
-    }
-    fn prec(&self) -> u32 {
-        self.x.prec()
-    }
-    fn lower(&self) -> Float {
-        self.x.clone()
-    }
-    fn upper(&self) -> Float {
-        self.x.clone()
     }
     fn tail(&self, x: &Float) -> Float {
         Float::with_val(self.prec(), if *x < self.x { 1 } else { 0 })
@@ -67,14 +56,7 @@ impl JobSize for Deterministic {
     fn density(&self, _x: &Float) -> Option<Float> {
         None
     }
-    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
-    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_higher_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
+    any_order_moments!();
     fn quantile(&self, _u: &Float) -> Result<Float, DistError> {
         Ok(self.x.clone())
     }

@@ -7,8 +7,10 @@
 //! x^j is small (from the smallest sample for j ≥ 0, from the largest for j = −1), so the
 //! difference of two of them loses at most log2(n) bits, which the guard bits cover.
 
-use super::{check_higher_order, check_order, to_f64_param, DistError, JobSize, Sampler};
-use crate::num::{message_number, parse_decimal};
+use super::{
+    check_higher_order, check_level, check_order, to_f64_param, DistError, JobSize, Sampler,
+};
+use crate::num::parse_decimal;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rug::ops::Pow;
@@ -242,12 +244,7 @@ impl JobSize for Empirical {
         Ok(Float::with_val(bits, s / self.x.len()))
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
-        if !(*u > 0 && *u < 1) {
-            return Err(DistError::BadParameter {
-                family: "empirical",
-                why: format!("quantile level {} not in (0,1)", message_number(u)),
-            });
-        }
+        check_level("empirical", u)?;
         // The smallest sample with CDF ≥ u is x_(⌈u n⌉) (1-based, sorted).
         let n = self.x.len();
         let un = Float::with_val(u.prec() + usize::BITS, u * n).ceil();

@@ -113,12 +113,7 @@ impl Erlang {
 }
 
 impl JobSize for Erlang {
-    fn family(&self) -> &'static str {
-        "erlang"
-    }
-    fn prec(&self) -> u32 {
-        self.rate.prec()
-    }
+    family_items!("erlang", rate);
     fn tail(&self, x: &Float) -> Float {
         let bits = self.prec();
         if *x <= 0 {
@@ -154,14 +149,7 @@ impl JobSize for Erlang {
         }
         Some(Float::with_val(bits, v * &self.rate))
     }
-    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
-    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_higher_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
+    any_order_moments!();
     fn sampler(&self) -> Result<Box<dyn Sampler>, DistError> {
         let r = to_f64_param("erlang", "rate", &self.rate)?;
         Ok(Box::new(ErlangSampler {

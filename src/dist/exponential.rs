@@ -1,7 +1,8 @@
 //! Exponential with rate μ: F̄(x) = e^(−μx).
 
 use super::{
-    check_higher_order, check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler,
+    check_higher_order, check_level, check_order, clip, f64_args, to_f64_param, DistError, JobSize,
+    Sampler,
 };
 use crate::num::dd::{f64_pair, LnPoint};
 use crate::num::gauss::{ln_gl6, GL6_MAX_LOG_WIDTH, GL6_MAX_VARIATION};
@@ -322,9 +323,7 @@ impl Exponential {
     /// ln(b/a), the incomplete gammas are sums of positive terms.
     pub(crate) fn ln_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
         let (mh, ml) = self.ln_rate?;
-        if !f64_order_ok(j) || ln_a.is_nan() || ln_b.is_nan() {
-            return None;
-        }
+        f64_args(j, ln_a, ln_b)?;
         if ln_a >= ln_b {
             return Some(f64::NEG_INFINITY);
         }
@@ -348,12 +347,7 @@ impl Exponential {
 }
 
 impl JobSize for Exponential {
-    fn family(&self) -> &'static str {
-        "exp"
-    }
-    fn prec(&self) -> u32 {
-        self.rate.prec()
-    }
+    family_items!("exp", rate);
     fn tail(&self, x: &Float) -> Float {
         let b = self.prec();
         if *x <= 0 {
@@ -422,12 +416,7 @@ impl JobSize for Exponential {
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
         let b = self.prec();
-        if !(*u > 0 && *u < 1) {
-            return Err(DistError::BadParameter {
-                family: "exp",
-                why: format!("quantile level {} not in (0,1)", message_number(u)),
-            });
-        }
+        check_level("exp", u)?;
         Ok(-Float::with_val(b, -u.clone()).ln_1p() / &self.rate)
     }
     fn sup_x_tail(&self) -> Result<(Float, Float), DistError> {

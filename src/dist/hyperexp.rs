@@ -62,12 +62,7 @@ impl HyperExp {
 }
 
 impl JobSize for HyperExp {
-    fn family(&self) -> &'static str {
-        "hyperexp"
-    }
-    fn prec(&self) -> u32 {
-        self.p.prec()
-    }
+    family_items!("hyperexp", p);
     fn tail(&self, x: &Float) -> Float {
         self.e1.tail(x) * &self.p + self.e2.tail(x) * &self.q
     }

@@ -9,7 +9,8 @@
 
 use super::ziggurat::normal1;
 use super::{
-    check_higher_order, check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler,
+    check_higher_order, check_level, check_order, clip, f64_args, to_f64_param, DistError, JobSize,
+    Sampler,
 };
 use crate::num::gauss::{ln_gl6, GL6_MAX_VARIATION};
 use crate::num::logf64::{f64_normal, ln_one_minus_exp};
@@ -182,12 +183,7 @@ impl LogNormal {
 }
 
 impl JobSize for LogNormal {
-    fn family(&self) -> &'static str {
-        "lognormal"
-    }
-    fn prec(&self) -> u32 {
-        self.mu.prec()
-    }
+    family_items!("lognormal", mu);
     fn tail(&self, x: &Float) -> Float {
         let b = self.prec();
         if *x <= 0 {
@@ -217,14 +213,7 @@ impl JobSize for LogNormal {
         let v = normal_pdf(w, &z) / &self.sigma / x;
         Some(Float::with_val(b, v))
     }
-    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
-    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_higher_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
+    any_order_moments!();
     fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
         // ln M = jμ + j²σ²/2 + ln(Φ(z_b) − Φ(z_a)) with z = (ln x − μ − jσ²)/σ, the
         // difference taken between upper tails (both z ≥ 0), lower tails (both ≤ 0) or as
@@ -233,9 +222,7 @@ impl JobSize for LogNormal {
         // integrated by Gauss–Legendre instead: the tails would cancel. Outside it the tail
         // ratio is at most e^−1/2 or so, and 1 − Q − Q at least Φ(1/2) − Φ(−1/2).
         let f = self.f64c.as_ref()?;
-        if !f64_order_ok(j) || ln_a.is_nan() || ln_b.is_nan() {
-            return None;
-        }
+        f64_args(j, ln_a, ln_b)?;
         if ln_a >= ln_b {
             return Some(f64::NEG_INFINITY);
         }
@@ -265,12 +252,7 @@ impl JobSize for LogNormal {
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
         let b = self.prec();
-        if !(*u > 0 && *u < 1) {
-            return Err(DistError::BadParameter {
-                family: "lognormal",
-                why: format!("quantile level {} not in (0,1)", message_number(u)),
-            });
-        }
+        check_level("lognormal", u)?;
         // z = Φ^-1(u) in z-space (robust for any μ), then x = e^(μ + σz). Above the median
         // solve (1 − u) − Q(z) = 0 so that u near 1 keeps its digits.
         let w = b + LOGNORMAL_GUARD_BITS;

@@ -8,6 +8,74 @@
 //! rule, [`JobSize::higher_partial_moment`]), mean, quantile, and an `f64` sampler for the
 //! simulators.
 
+/// The items of [`JobSize`] (and of [`enclose::Enclosure`]) that every law writes alike:
+/// its family name, its precision (that of one parameter) and, where the support has fixed
+/// ends, `lower` and `upper` as clones of two parameters (`lower` only, when one end is
+/// given).
+macro_rules! family_items {
+    ($family:literal, $prec:ident) => {
+        fn family(&self) -> &'static str {
+            $family
+        }
+        fn prec(&self) -> u32 {
+            self.$prec.prec()
+        }
+    };
+    ($family:literal, $prec:ident, $t:ty: $lo:ident) => {
+        family_items!($family, $prec);
+        fn lower(&self) -> $t {
+            self.$lo.clone()
+        }
+    };
+    ($family:literal, $prec:ident, $t:ty: $lo:ident, $hi:ident) => {
+        family_items!($family, $prec, $t: $lo);
+        fn upper(&self) -> $t {
+            self.$hi.clone()
+        }
+    };
+}
+
+/// [`JobSize::partial_moment`] and [`JobSize::higher_partial_moment`] of a family whose
+/// formula holds at every order: each checks its range of orders and hands the order to
+/// the family's own `any_order_moment(j, a, b)`.
+macro_rules! any_order_moments {
+    () => {
+        fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+            check_order(j)?;
+            self.any_order_moment(j, a, b)
+        }
+        fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
+            check_higher_order(j)?;
+            self.any_order_moment(j, a, b)
+        }
+    };
+}
+
+/// The point methods of [`JobSize`] of the two Pareto families, which hand them to their
+/// `pl` ([`point::PowerLaw`]): points that carry (k/x)^α, so that tails and moments between
+/// two points cost no power.
+macro_rules! power_law_points {
+    () => {
+        fn point(&self, x: &Float) -> Point {
+            self.pl.point(x)
+        }
+        fn tail_at(&self, p: &Point) -> Float {
+            self.pl.tail_at(self, p)
+        }
+        fn density_at(&self, p: &Point) -> Option<Float> {
+            self.pl.density_at(self, p)
+        }
+        fn moments_between(
+            &self,
+            js: &[i32],
+            a: &Point,
+            b: &Point,
+        ) -> Result<Vec<Float>, DistError> {
+            self.pl.moments_between(self, js, a, b)
+        }
+    };
+}
+
 pub(crate) mod aging;
 pub(crate) mod bounded_pareto;
 pub(crate) mod custom;
@@ -281,6 +349,18 @@ pub fn check_order(j: i32) -> Result<(), DistError> {
     }
 }
 
+/// Checks a quantile level u ∈ (0, 1) of the law `family`.
+pub(crate) fn check_level(family: &'static str, u: &Float) -> Result<(), DistError> {
+    if *u > 0 && *u < 1 {
+        Ok(())
+    } else {
+        Err(DistError::BadParameter {
+            family,
+            why: format!("quantile level {} not in (0,1)", message_number(u)),
+        })
+    }
+}
+
 /// Checks a higher moment order ([`HIGHER_MOMENT_ORDERS`]).
 pub fn check_higher_order(j: i32) -> Result<(), DistError> {
     if HIGHER_MOMENT_ORDERS.contains(&j) {
@@ -325,12 +405,7 @@ pub fn to_f64_param(family: &'static str, name: &str, x: &Float) -> Result<f64, 
 /// Default quantile by root finding on the CDF.
 pub fn default_quantile<D: JobSize + ?Sized>(d: &D, u: &Float) -> Result<Float, DistError> {
     let bits = d.prec();
-    if !(*u > 0 && *u < 1) {
-        return Err(DistError::BadParameter {
-            family: d.family(),
-            why: format!("quantile level {} not in (0,1)", message_number(u)),
-        });
-    }
+    check_level(d.family(), u)?;
     let lo = d.lower();
     let mut hi = d.upper();
     let g = |x: &Float| -> Result<Float, NumError> { Ok(d.cdf(x) - Float::with_val(bits, u)) };
@@ -471,4 +546,10 @@ pub fn rel_power_integral(bits: u32, t: &Float, a: &Float, b: &Float) -> Float {
 /// Whether j is a moment order of the f64 form (the MPFR form reports an error instead).
 pub fn f64_order_ok(j: i32) -> bool {
     MOMENT_ORDERS.contains(&j)
+}
+
+/// The check every `ln_partial_moment_f64` form starts with: `Some(())` when the f64 form
+/// applies (an order of [`MOMENT_ORDERS`] and no NaN end), `None` when it does not.
+pub(crate) fn f64_args(j: i32, ln_a: f64, ln_b: f64) -> Option<()> {
+    (f64_order_ok(j) && !ln_a.is_nan() && !ln_b.is_nan()).then_some(())
 }

@@ -4,8 +4,8 @@ use super::bounded_pareto::{power_law_moments, PowerLawF64};
 use super::point::PowerLaw;
 use super::ziggurat::exp1;
 use super::{
-    check_higher_order, check_order, clip, fast_pow, rel_power_integral, to_f64_param, DistError,
-    JobSize, Point, Sampler,
+    check_higher_order, check_level, check_order, clip, fast_pow, rel_power_integral, to_f64_param,
+    DistError, JobSize, Point, Sampler,
 };
 use crate::num::message_number;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -87,15 +87,7 @@ impl Pareto {
 }
 
 impl JobSize for Pareto {
-    fn family(&self) -> &'static str {
-        "pareto"
-    }
-    fn prec(&self) -> u32 {
-        self.k.prec()
-    }
-    fn lower(&self) -> Float {
-        self.k.clone()
-    }
+    family_items!("pareto", k, Float: k);
     fn tail(&self, x: &Float) -> Float {
         let b = self.prec();
         if *x < self.k {
@@ -114,14 +106,7 @@ impl JobSize for Pareto {
         let e = Float::with_val(b, &self.alpha + 1u32);
         Some(fast_pow(&Float::with_val(b, &self.k / x), &e) * &self.alpha / &self.k)
     }
-    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
-    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_higher_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
+    any_order_moments!();
     fn partial_moments(&self, js: &[i32], a: &Float, b: &Float) -> Result<Vec<Float>, DistError> {
         // The errors of the first failing order, in the order of `js`, as the default
         // (one `partial_moment` per order) reports them.
@@ -140,31 +125,16 @@ impl JobSize for Pareto {
                 }
             }
         }
-        let Some((a, b)) = clipped else {
-            return Ok(js.iter().map(|_| Float::with_val(bits, 0)).collect());
-        };
         Ok(power_law_moments(
             bits,
             js,
-            &a,
-            &b,
+            clipped,
             &self.k,
             &self.alpha,
             |m| m * &self.alpha,
         ))
     }
-    fn point(&self, x: &Float) -> Point {
-        self.pl.point(x)
-    }
-    fn tail_at(&self, p: &Point) -> Float {
-        self.pl.tail_at(self, p)
-    }
-    fn density_at(&self, p: &Point) -> Option<Float> {
-        self.pl.density_at(self, p)
-    }
-    fn moments_between(&self, js: &[i32], a: &Point, b: &Point) -> Result<Vec<Float>, DistError> {
-        self.pl.moments_between(self, js, a, b)
-    }
+    power_law_points!();
     fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
         let one = Float::with_val(self.prec(), 1u32);
         self.f64c
@@ -174,12 +144,7 @@ impl JobSize for Pareto {
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
         let b = self.prec();
-        if !(*u > 0 && *u < 1) {
-            return Err(DistError::BadParameter {
-                family: "pareto",
-                why: format!("quantile level {} not in (0,1)", message_number(u)),
-            });
-        }
+        check_level("pareto", u)?;
         let base = Float::with_val(b, 1u32) - u;
         let e = -Float::with_val(b, 1u32) / &self.alpha;
         Ok(base.pow(&e) * &self.k)

@@ -1,7 +1,8 @@
 //! Uniform on [a, b] with 0 ≤ a < b.
 
 use super::{
-    check_higher_order, check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler,
+    check_higher_order, check_level, check_order, clip, f64_args, to_f64_param, DistError, JobSize,
+    Sampler,
 };
 use crate::num::dd::{clip_ln, f64_pair};
 use crate::num::logf64::{f64_normal, ln_power_integral_f64};
@@ -130,18 +131,7 @@ impl Uniform {
 }
 
 impl JobSize for Uniform {
-    fn family(&self) -> &'static str {
-        "uniform"
-    }
-    fn prec(&self) -> u32 {
-        self.a.prec()
-    }
-    fn lower(&self) -> Float {
-        self.a.clone()
-    }
-    fn upper(&self) -> Float {
-        self.b.clone()
-    }
+    family_items!("uniform", a, Float: a, b);
     fn tail(&self, x: &Float) -> Float {
         let bits = self.prec();
         if *x <= self.a {
@@ -159,21 +149,12 @@ impl JobSize for Uniform {
         }
         Some(Float::with_val(bits, 1u32) / &self.width)
     }
-    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
-    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_higher_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
+    any_order_moments!();
     fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
         // M_j = (1/w) ∫_a^b x^j dx: the power-law kernel with t = j + 1 (t = 0 is ln(b/a)),
         // after clipping to the support in log space.
         let f = self.f64c.as_ref()?;
-        if !f64_order_ok(j) || ln_a.is_nan() || ln_b.is_nan() {
-            return None;
-        }
+        f64_args(j, ln_a, ln_b)?;
         let Some(iv) = clip_ln(ln_a, ln_b, f.ln_lo, f.ln_hi) else {
             return Some(f64::NEG_INFINITY);
         };
@@ -187,12 +168,7 @@ impl JobSize for Uniform {
         ))
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
-        if !(*u > 0 && *u < 1) {
-            return Err(DistError::BadParameter {
-                family: "uniform",
-                why: format!("quantile level {} not in (0,1)", message_number(u)),
-            });
-        }
+        check_level("uniform", u)?;
         Ok(Float::with_val(self.prec(), u * &self.width) + &self.a)
     }
     fn sup_x_tail(&self) -> Result<(Float, Float), DistError> {

@@ -9,7 +9,8 @@
 
 use super::ziggurat::exp1;
 use super::{
-    check_higher_order, check_order, clip, f64_order_ok, to_f64_param, DistError, JobSize, Sampler,
+    check_higher_order, check_level, check_order, clip, f64_args, to_f64_param, DistError, JobSize,
+    Sampler,
 };
 use crate::num::dd::{f64_pair, two_sum, LnPoint};
 use crate::num::gamma::{gamma_interval, ln_gamma_interval_f64};
@@ -186,12 +187,7 @@ impl Weibull {
 }
 
 impl JobSize for Weibull {
-    fn family(&self) -> &'static str {
-        "weibull"
-    }
-    fn prec(&self) -> u32 {
-        self.shape.prec()
-    }
+    family_items!("weibull", shape);
     fn tail(&self, x: &Float) -> Float {
         let b = self.prec();
         if *x <= 0 {
@@ -222,21 +218,12 @@ impl JobSize for Weibull {
         let v = p * (-y).exp() * &self.shape / &self.scale;
         Some(Float::with_val(b, v))
     }
-    fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
-    fn higher_partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
-        check_higher_order(j)?;
-        self.any_order_moment(j, a, b)
-    }
+    any_order_moments!();
     fn ln_partial_moment_f64(&self, j: i32, ln_a: f64, ln_b: f64) -> Option<f64> {
         // M_j = λ^j ∫_{y_a}^{y_b} y^(s−1) e^−y dy, y = (x/λ)^k, s = 1 + j/k (module doc);
         // j = 0 is e^−ya (1 − e^−(yb−ya)) with yb − ya from ln(yb/ya) = k ln(b/a).
         let f = self.f64c.as_ref()?;
-        if !f64_order_ok(j) || ln_a.is_nan() || ln_b.is_nan() {
-            return None;
-        }
+        f64_args(j, ln_a, ln_b)?;
         if ln_a >= ln_b {
             return Some(f64::NEG_INFINITY);
         }
@@ -263,12 +250,7 @@ impl JobSize for Weibull {
     }
     fn quantile(&self, u: &Float) -> Result<Float, DistError> {
         let b = self.prec();
-        if !(*u > 0 && *u < 1) {
-            return Err(DistError::BadParameter {
-                family: "weibull",
-                why: format!("quantile level {} not in (0,1)", message_number(u)),
-            });
-        }
+        check_level("weibull", u)?;
         // λ (−ln(1−u))^(1/k)
         let w = b + WEIBULL_GUARD_BITS;
         let l = -Float::with_val(w, -Float::with_val(w, u)).ln_1p();

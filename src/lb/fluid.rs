@@ -289,7 +289,7 @@ impl Default for FluidOptions {
 /// A mode switch of the JSQ fluid: at `time`, the mode became `mode`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Switch {
-    /// When.
+    /// The time of the switch (units of the mean service time, from the start at 0).
     pub time: f64,
     /// The new mode (number of levels held at 1).
     pub mode: usize,
@@ -298,7 +298,7 @@ pub struct Switch {
 /// A fluid trajectory at the requested times.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trajectory {
-    /// The times.
+    /// The times asked for, in increasing order (units of the mean service time).
     pub times: Vec<f64>,
     /// q(t) at each time, levels 1..K (trailing levels below the truncation dropped).
     pub occupancy: Vec<Vec<f64>>,

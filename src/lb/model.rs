@@ -98,28 +98,19 @@ impl crate::error::Classify for LbError {
     }
 }
 
-/// Which of the two models.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::IntoStaticStr,
-    strum::VariantNames,
-    strum::VariantArray,
-    strum::EnumMessage,
-)]
-#[strum(serialize_all = "kebab-case")]
-pub enum ModelKind {
-    /// Single-server FCFS queues (unit-rate service; a server with i ≥ 1 tasks completes at
-    /// rate 1).
-    #[strum(message = "N single-server FCFS queues, unit-rate service")]
-    Queues,
-    /// Server pools without queueing (a pool with i tasks completes at rate i).
-    #[strum(message = "N server pools, no queueing (a pool with i tasks completes at rate i)")]
-    Pools,
+crate::vocab::vocabulary! {
+    "model",
+    /// Which of the two models.
+    #[derive(Hash)]
+    pub enum ModelKind {
+        /// Single-server FCFS queues (unit-rate service; a server with i ≥ 1 tasks completes at
+        /// rate 1).
+        #[strum(message = "N single-server FCFS queues, unit-rate service")]
+        Queues,
+        /// Server pools without queueing (a pool with i tasks completes at rate i).
+        #[strum(message = "N server pools, no queueing (a pool with i tasks completes at rate i)")]
+        Pools,
+    }
 }
 
 impl ModelKind {
@@ -147,29 +138,19 @@ impl ModelKind {
     }
 }
 
-/// How the d servers are sampled.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Default,
-    strum::IntoStaticStr,
-    strum::VariantNames,
-    strum::VariantArray,
-    strum::EnumMessage,
-)]
-#[strum(serialize_all = "kebab-case")]
-pub enum Sampling {
-    /// d distinct servers (the papers' model): P(min ≥ i) = C(Q_i, d)/C(N, d).
-    #[default]
-    #[strum(message = "d distinct servers (the papers' model)")]
-    Without,
-    /// d independent uniform draws: P(min ≥ i) = (Q_i/N)^d.
-    #[strum(message = "d independent draws")]
-    With,
+crate::vocab::vocabulary! {
+    "sampling",
+    /// How the d servers are sampled.
+    #[derive(Hash, Default)]
+    pub enum Sampling {
+        /// d distinct servers (the papers' model): P(min ≥ i) = C(Q_i, d)/C(N, d).
+        #[default]
+        #[strum(message = "d distinct servers (the papers' model)")]
+        Without,
+        /// d independent uniform draws: P(min ≥ i) = (Q_i/N)^d.
+        #[strum(message = "d independent draws")]
+        With,
+    }
 }
 
 impl Sampling {
@@ -178,10 +159,6 @@ impl Sampling {
         self.into()
     }
 }
-
-crate::vocab::vocabulary!(ModelKind, "model");
-
-crate::vocab::vocabulary!(Sampling, "sampling");
 
 /// One model: which kind, the arrival rate per server and the capacity.
 #[derive(Debug, Clone, PartialEq)]
@@ -416,12 +393,12 @@ impl JsqSystem {
         })
     }
 
-    /// The model.
+    /// The model: queues or pools, with the arrival rate per server and the buffer.
     pub fn model(&self) -> &Model {
         &self.model
     }
 
-    /// N.
+    /// N, the number of servers (queues or pools, unit-rate service), the N of JSQ(d(N)).
     pub fn servers(&self) -> u64 {
         self.n
     }

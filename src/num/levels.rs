@@ -356,18 +356,7 @@ pub fn explore_with<C: LevelChain>(
                 "a state other than z at level 0".into(),
             ));
         }
-        row.sort_unstable_by_key(|e| e.0);
-        let mut k = 0;
-        while k < row.len() {
-            let (j, mut r) = row[k];
-            k += 1;
-            while k < row.len() && row[k].0 == j {
-                r += row[k].1;
-                k += 1;
-            }
-            out_to.push(j);
-            out_rate.push(r);
-        }
+        crate::num::markov::push_merged_row(&mut row, &mut out_to, &mut out_rate);
         out_off.push(out_to.len());
         total.push(tot);
         exit.push(ex);

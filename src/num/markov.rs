@@ -159,18 +159,7 @@ pub fn explore<C: Ctmc>(
                 row.push((j as u32, r));
             }
         }
-        row.sort_unstable_by_key(|e| e.0);
-        let mut k = 0;
-        while k < row.len() {
-            let (j, mut r) = row[k];
-            k += 1;
-            while k < row.len() && row[k].0 == j {
-                r += row[k].1;
-                k += 1;
-            }
-            targets.push(j);
-            rates.push(r);
-        }
+        push_merged_row(&mut row, &mut targets, &mut rates);
         offsets.push(targets.len());
         i += 1;
     }
@@ -397,6 +386,28 @@ fn gauss_seidel<S>(
         sweeps: opts.max_sweeps,
         wanted: opts.residual,
     })
+}
+
+/// Appends a row of (target, rate) transitions to the compressed arrays `targets` and
+/// `rates`, sorted by target, with the rates of a repeated target summed (in the row's
+/// order after the sort): the one layout of [`Ctmc`] and of the level chains.
+pub(crate) fn push_merged_row(
+    row: &mut [(u32, f64)],
+    targets: &mut Vec<u32>,
+    rates: &mut Vec<f64>,
+) {
+    row.sort_unstable_by_key(|e| e.0);
+    let mut k = 0;
+    while k < row.len() {
+        let (j, mut r) = row[k];
+        k += 1;
+        while k < row.len() && row[k].0 == j {
+            r += row[k].1;
+            k += 1;
+        }
+        targets.push(j);
+        rates.push(r);
+    }
 }
 
 #[cfg(test)]

@@ -33,6 +33,30 @@ pub struct Root {
     pub iterations: usize,
 }
 
+impl Root {
+    /// The bracket [a, b] after `iterations`, its root the end where |f| (compared at
+    /// `bits`) is smaller, b on a tie.
+    fn at_better_end(
+        bits: u32,
+        ends: (Float, Float),
+        f: (&Float, &Float),
+        iterations: usize,
+    ) -> Root {
+        let ((a, b), (fa, fb)) = (ends, f);
+        let x = if Float::with_val(bits, fa.abs_ref()) < Float::with_val(bits, fb.abs_ref()) {
+            a.clone()
+        } else {
+            b.clone()
+        };
+        Root {
+            x,
+            lo: a,
+            hi: b,
+            iterations,
+        }
+    }
+}
+
 /// Finds x in [lo, hi] with f(x) = 0 for a function with f(lo) ≤ 0 ≤ f(hi) (increasing
 /// through the root; pass `-f` for a decreasing one). `what` names the equation in errors.
 /// The result has the precision of `lo`. `f` may fail with any error a [`NumError`]
@@ -94,17 +118,7 @@ where
                     < scale.get_exp().unwrap_or(i32::MIN) - stop_bits
         };
         if converged {
-            let x = if Float::with_val(bits, fa.abs_ref()) < Float::with_val(bits, fb.abs_ref()) {
-                a.clone()
-            } else {
-                b.clone()
-            };
-            return Ok(Root {
-                x,
-                lo: a,
-                hi: b,
-                iterations: it - 1,
-            });
+            return Ok(Root::at_better_end(bits, (a, b), (&fa, &fb), it - 1));
         }
         let geometric = a > 0 && b > 0 && {
             let r = Float::with_val(bits, &b / &a);
@@ -144,17 +158,7 @@ where
         };
         if x <= a || x >= b {
             // No representable point strictly inside: the bracket is as tight as it gets.
-            let x = if Float::with_val(bits, fa.abs_ref()) < Float::with_val(bits, fb.abs_ref()) {
-                a.clone()
-            } else {
-                b.clone()
-            };
-            return Ok(Root {
-                x,
-                lo: a,
-                hi: b,
-                iterations: it,
-            });
+            return Ok(Root::at_better_end(bits, (a, b), (&fa, &fb), it));
         }
         let fx = f(&x)?;
         if fx.is_nan() {

@@ -27,9 +27,9 @@ pub fn min_digits<'a, I: IntoIterator<Item = &'a Certified>>(xs: I, wanted: u32)
 /// their range guard, their fewest digits and their records are written once.
 #[derive(Debug, Clone, Copy)]
 pub struct DispatchNumbers<'a> {
-    /// λ.
+    /// The arrival rate λ of the Poisson stream, jobs per unit of the job-size unit's time.
     pub lambda: &'a Certified,
-    /// ρ.
+    /// The total offered load ρ = λ E[X] (dimensionless, 0 < ρ < h for a stable farm).
     pub load: &'a Certified,
     /// The h − 1 cutoffs.
     pub cutoffs: &'a [Certified],
@@ -41,9 +41,9 @@ pub struct DispatchNumbers<'a> {
     pub queueing: &'a Certified,
     /// Wasted-service part.
     pub wasted: &'a Certified,
-    /// All hosts stable.
+    /// Whether every host's load ρ_i is below 1 (otherwise the mean is infinite).
     pub stable: bool,
-    /// Fewest certified digits.
+    /// The fewest significant digits on which the two precisions agree, over the numbers.
     pub digits: u32,
 }
 
@@ -264,14 +264,15 @@ pub struct OptimizeReport {
     pub wasted: Certified,
     /// TAGS-minmax: the largest mean queue length.
     pub max_queue: Option<Certified>,
-    /// Idle hosts.
+    /// How many of the h hosts the optimum leaves without jobs (their cutoffs at the top
+    /// of the support); 0 when every host serves an interval of sizes.
     pub idle_hosts: usize,
     /// The idle count is not certified: the two precisions, each searching, use
     /// `idle_counts` (working, certifying) idle hosts.
     pub idle_undetermined: Option<(usize, usize)>,
-    /// Stable.
+    /// Whether every host's load ρ_i is below 1 at the optimum.
     pub stable: bool,
-    /// Fewest certified digits.
+    /// The fewest significant digits on which the two precisions agree, over the numbers.
     pub digits: u32,
 }
 
@@ -392,9 +393,10 @@ fn certified_report(c: &Certify, both: &AtBoth<Optimum>) -> Result<OptimizeRepor
 /// A certified threshold.
 #[derive(Debug, Clone)]
 pub struct ThresholdReport {
-    /// ρ*.
+    /// The threshold load ρ* = λ* E[X]: below it some TAGS cutoffs keep every host stable,
+    /// above it none do.
     pub load: Certified,
-    /// λ*.
+    /// The arrival rate λ* at the threshold (jobs per unit time of the size unit).
     pub lambda: Certified,
     /// Greedy cutoffs at ρ*.
     pub cutoffs: Vec<Certified>,

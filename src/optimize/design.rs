@@ -71,7 +71,7 @@ impl Classify for DesignError {
 /// One tried host count.
 #[derive(Debug, Clone)]
 pub struct Attempt {
-    /// Hosts.
+    /// The host count h tried (h ≥ 1).
     pub hosts: usize,
     /// The optimal value, or why this h is infeasible (a load no cutoffs stabilise).
     pub value: Result<Certified, PolicyError>,

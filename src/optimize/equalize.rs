@@ -20,9 +20,7 @@ const BALANCE_LOAD_TOL: f64 = 1e-13;
 /// SITA-E: the cutoffs with M_1(s_0, s_i) = (i/h) E[X] (equal loads), each found as a root
 /// (from the side of the support that keeps more digits).
 pub fn sita_e_cutoffs(dist: &dyn JobSize, hosts: usize) -> Result<Vec<Float>, PolicyError> {
-    if hosts < 1 {
-        return Err(PolicyError::BadHosts(hosts));
-    }
+    PolicyError::at_least_one_host(hosts)?;
     let bits = dist.prec();
     let mean = dist.mean()?;
     let lo_open = dist.lower_open();
@@ -138,9 +136,7 @@ pub fn tags_minmax_cutoffs(
     hosts: usize,
     start: &[Float],
 ) -> Result<(Vec<Float>, Float), PolicyError> {
-    if hosts < 1 {
-        return Err(PolicyError::BadHosts(hosts));
-    }
+    PolicyError::at_least_one_host(hosts)?;
     let bits = dist.prec();
     let ch = Chain::new(
         dist,
@@ -180,9 +176,7 @@ pub fn tags_equal_load_cutoffs(
     lambda: &Float,
     hosts: usize,
 ) -> Result<(Vec<Float>, Float), PolicyError> {
-    if hosts < 1 {
-        return Err(PolicyError::BadHosts(hosts));
-    }
+    PolicyError::at_least_one_host(hosts)?;
     let one = Float::with_val(dist.prec(), 1);
     equalize(
         dist,

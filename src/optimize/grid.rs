@@ -371,9 +371,7 @@ pub fn grid_optima(
     g: &[Float],
     minmax: bool,
 ) -> Result<Vec<GridOptimum>, PolicyError> {
-    if hosts < 1 {
-        return Err(PolicyError::BadHosts(hosts));
-    }
+    PolicyError::at_least_one_host(hosts)?;
     let bits = dist.prec();
     let n = g.len() - 1;
     let mut t = GridTerms::new(dist, lambda, kind, metric, g)?;

@@ -71,29 +71,20 @@ pub const MAX_CANDIDATES: usize = 4;
 /// Precision of the global search and the first refinement.
 pub const SEARCH_BITS: u32 = 64;
 
-/// What is optimised.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    strum::IntoStaticStr,
-    strum::VariantNames,
-    strum::VariantArray,
-    strum::EnumMessage,
-)]
-#[strum(serialize_all = "kebab-case")]
-pub enum OptPolicy {
-    /// SITA with the cutoffs that minimise the metric.
-    Sita,
-    /// SITA with equal host loads (ρ_i = ρ/h).
-    SitaE,
-    /// TAGS with the cutoffs that minimise the metric.
-    Tags,
-    /// TAGS with the cutoffs that minimise the largest mean queue length λ_i Q_i
-    /// (jobs waiting, not in service, at host i; λ_i = λ P(X > s_{i−1})).
-    TagsMinmax,
+crate::vocab::vocabulary! {
+    "policy",
+    /// What is optimised.
+    pub enum OptPolicy {
+        /// SITA with the cutoffs that minimise the metric.
+        Sita,
+        /// SITA with equal host loads (ρ_i = ρ/h).
+        SitaE,
+        /// TAGS with the cutoffs that minimise the metric.
+        Tags,
+        /// TAGS with the cutoffs that minimise the largest mean queue length λ_i Q_i
+        /// (jobs waiting, not in service, at host i; λ_i = λ P(X > s_{i−1})).
+        TagsMinmax,
+    }
 }
 
 impl OptPolicy {
@@ -138,8 +129,6 @@ impl OptPolicy {
         }
     }
 }
-
-crate::vocab::vocabulary!(OptPolicy, "policy");
 
 /// An optimum at one precision.
 #[derive(Debug, Clone)]

@@ -114,9 +114,7 @@ fn hinted_starts(
     metric: Metric,
     search: Search,
 ) -> Result<Vec<PolishStart>, PolicyError> {
-    if hosts < 1 {
-        return Err(PolicyError::BadHosts(hosts));
-    }
+    PolicyError::at_least_one_host(hosts)?;
     tags_limit_first(dist, load, hosts, policy)?;
     super::budget::check_optimize_hosts(hosts, SEARCH_BITS)?;
     let d = dist.build(SEARCH_BITS)?;
@@ -332,9 +330,7 @@ fn optimum_at_hint(
     start: &[Float],
     hint: Option<&polish::Hessian>,
 ) -> Result<Optimum, PolicyError> {
-    if hosts < 1 {
-        return Err(PolicyError::BadHosts(hosts));
-    }
+    PolicyError::at_least_one_host(hosts)?;
     let (lambda, rho) = load.resolve(dist, hosts)?;
     let r = optimum_at_resolved(dist, &lambda, &rho, hosts, policy, metric, start, hint);
     if r.is_err() {
@@ -503,9 +499,7 @@ pub fn optimal_cutoffs_certified(
     metric: Metric,
     certify: &Certify,
 ) -> Result<AtBoth<Optimum>, PolicyError> {
-    if hosts < 1 {
-        return Err(PolicyError::BadHosts(hosts));
-    }
+    PolicyError::at_least_one_host(hosts)?;
     tags_limit_first(dist, load, hosts, policy)?;
     super::budget::check_optimize_hosts(hosts, certify.bits().1)?;
     let starts = starts_for(dist, load, hosts, policy, metric)?;
@@ -689,9 +683,7 @@ pub fn optimal_cutoffs(
     metric: Metric,
     digits: u32,
 ) -> Result<Optimum, PolicyError> {
-    if hosts < 1 {
-        return Err(PolicyError::BadHosts(hosts));
-    }
+    PolicyError::at_least_one_host(hosts)?;
     tags_limit_first(dist, load, hosts, policy)?;
     super::budget::check_optimize_hosts(hosts, crate::num::working_bits(digits))?;
     let starts = starts_for(dist, load, hosts, policy, metric)?;

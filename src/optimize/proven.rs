@@ -76,7 +76,7 @@ const WIDE_RATIO: u32 = 4;
 /// The proven optimum.
 #[derive(Debug, Clone)]
 pub struct ProvenOptimum {
-    /// λ.
+    /// The arrival rate λ, jobs per unit time of the size unit, enclosed.
     pub lambda: Interval,
     /// ρ = λ E[X].
     pub load: Interval,

@@ -104,9 +104,7 @@ impl Greedy {
 /// assert!(!greedy(d.as_ref(), &parse_decimal("2.7", 128).unwrap(), 2).unwrap().stable());
 /// ```
 pub fn greedy(dist: &dyn JobSize, lambda: &Float, hosts: usize) -> Result<Greedy, PolicyError> {
-    if hosts < 1 {
-        return Err(PolicyError::BadHosts(hosts));
-    }
+    PolicyError::at_least_one_host(hosts)?;
     let bits = dist.prec();
     crate::policy::budget::check_hosts(
         "the greedy TAGS construction",
@@ -294,9 +292,7 @@ pub fn exhaustive_stable(
     hosts: usize,
     n: usize,
 ) -> Result<bool, PolicyError> {
-    if hosts < 1 {
-        return Err(PolicyError::BadHosts(hosts));
-    }
+    PolicyError::at_least_one_host(hosts)?;
     let top = d.upper();
     let lo_open = d.lower_open();
     if hosts == 1 {

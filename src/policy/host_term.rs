@@ -24,26 +24,17 @@ use crate::num::real::Real;
 use crate::policy::Metric;
 use rug::Float;
 
-/// Which per-host term (the objective is their sum over the hosts: a chain in the cutoffs).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    strum::IntoStaticStr,
-    strum::VariantNames,
-    strum::VariantArray,
-    strum::EnumMessage,
-)]
-#[strum(serialize_all = "kebab-case")]
-pub enum ChainKind {
-    /// SITA mean waiting / response / slowdown.
-    Sita,
-    /// TAGS mean waiting (queueing + wasted) / response / slowdown.
-    Tags,
-    /// TAGS mean queue length per host (for the minmax objective).
-    TagsQueueLength,
+crate::vocab::vocabulary! {
+    "host term",
+    /// Which per-host term (the objective is their sum over the hosts: a chain in the cutoffs).
+    pub enum ChainKind {
+        /// SITA mean waiting / response / slowdown.
+        Sita,
+        /// TAGS mean waiting (queueing + wasted) / response / slowdown.
+        Tags,
+        /// TAGS mean queue length per host (for the minmax objective).
+        TagsQueueLength,
+    }
 }
 
 impl ChainKind {
@@ -92,8 +83,6 @@ impl ChainKind {
         self.kills_at_b() || !self.weight_on_interval()
     }
 }
-
-crate::vocab::vocabulary!(ChainKind, "host term");
 
 /// The moment order j_w of the weight: 0 (waiting, response) or −1 (slowdown).
 pub fn weight_order(metric: Metric) -> i32 {

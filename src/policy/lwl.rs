@@ -30,9 +30,7 @@ pub fn lee_longton(
     hosts: usize,
     metric: Metric,
 ) -> Result<Float, PolicyError> {
-    if hosts < 1 {
-        return Err(PolicyError::BadHosts(hosts));
-    }
+    PolicyError::at_least_one_host(hosts)?;
     let bits = d.prec();
     let m1 = d.mean()?;
     let m2 = d.moment(2)?;

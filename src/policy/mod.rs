@@ -92,6 +92,14 @@ impl crate::error::Classify for PolicyError {
 }
 
 impl PolicyError {
+    /// The check every evaluation and search starts with: `BadHosts` for no host.
+    pub(crate) fn at_least_one_host(hosts: usize) -> Result<(), PolicyError> {
+        if hosts < 1 {
+            return Err(PolicyError::BadHosts(hosts));
+        }
+        Ok(())
+    }
+
     /// Turns an infinite moment met while computing `metric` into [`PolicyError::InfiniteMetric`].
     pub fn for_metric(self, metric: Metric) -> Self {
         match self {
@@ -106,26 +114,17 @@ impl PolicyError {
     }
 }
 
-/// The routing policies with closed forms.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    strum::IntoStaticStr,
-    strum::VariantNames,
-    strum::VariantArray,
-    strum::EnumMessage,
-)]
-#[strum(serialize_all = "kebab-case")]
-pub enum PolicyKind {
-    /// Size-Interval Task Assignment: host i serves sizes in (s_{i−1}, s_i].
-    Sita,
-    /// Task Assignment by Guessing Size: kill at s_i and restart at host i+1.
-    Tags,
-    /// Uniformly random host.
-    Random,
+crate::vocab::vocabulary! {
+    "policy",
+    /// The routing policies with closed forms.
+    pub enum PolicyKind {
+        /// Size-Interval Task Assignment: host i serves sizes in (s_{i−1}, s_i].
+        Sita,
+        /// Task Assignment by Guessing Size: kill at s_i and restart at host i+1.
+        Tags,
+        /// Uniformly random host.
+        Random,
+    }
 }
 
 impl PolicyKind {
@@ -156,28 +155,17 @@ impl PolicyKind {
     }
 }
 
-crate::vocab::vocabulary!(PolicyKind, "policy");
-
-/// What is averaged.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    strum::IntoStaticStr,
-    strum::VariantNames,
-    strum::VariantArray,
-    strum::EnumMessage,
-)]
-#[strum(serialize_all = "kebab-case")]
-pub enum Metric {
-    /// Mean waiting time E[W] (for TAGS including the wasted service).
-    Waiting,
-    /// Mean response time E[W] + E[X].
-    Response,
-    /// Mean slowdown E[W/X].
-    Slowdown,
+crate::vocab::vocabulary! {
+    "metric",
+    /// What is averaged.
+    pub enum Metric {
+        /// Mean waiting time E[W] (for TAGS including the wasted service).
+        Waiting,
+        /// Mean response time E[W] + E[X].
+        Response,
+        /// Mean slowdown E[W/X].
+        Slowdown,
+    }
 }
 
 impl Metric {
@@ -186,8 +174,6 @@ impl Metric {
         self.into()
     }
 }
-
-crate::vocab::vocabulary!(Metric, "metric");
 
 /// How the user gave the load.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -271,9 +257,7 @@ pub fn full_cutoffs(
     hosts: usize,
     interior: &[Float],
 ) -> Result<Vec<Float>, PolicyError> {
-    if hosts < 1 {
-        return Err(PolicyError::BadHosts(hosts));
-    }
+    PolicyError::at_least_one_host(hosts)?;
     if interior.len() != hosts - 1 {
         return Err(PolicyError::BadCutoffs(format!(
             "{hosts} hosts need {} cutoffs, got {}",

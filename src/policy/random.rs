@@ -12,9 +12,7 @@ pub fn evaluate(
     hosts: usize,
     metric: Metric,
 ) -> Result<Evaluation, PolicyError> {
-    if hosts < 1 {
-        return Err(PolicyError::BadHosts(hosts));
-    }
+    PolicyError::at_least_one_host(hosts)?;
     let bits = dist.prec();
     let lh = Float::with_val(bits, lambda / Float::with_val(bits, hosts));
     let mean = dist.mean()?;

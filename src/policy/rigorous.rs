@@ -49,7 +49,20 @@ struct EnclosureInputs<'a> {
     top: Interval,
 }
 
-impl EnclosureInputs<'_> {
+impl<'a> EnclosureInputs<'a> {
+    /// The inputs of host i (1-based) of `s.len() − 1` hosts over the chain of cutoffs
+    /// `s` = (s_0, …, s_h): the interval (s_{i−1}, s_i], the last one reaching the top.
+    fn host(enc: &'a dyn Enclosure, metric: Metric, s: &'a [Interval], i: usize) -> Self {
+        EnclosureInputs {
+            enc,
+            metric,
+            a: &s[i - 1],
+            b: &s[i],
+            b_is_top: i + 1 == s.len(),
+            top: inf(enc.prec()),
+        }
+    }
+
     fn moment(&self, j: i32, a: &Interval, b: &Interval) -> Result<Interval, PolicyError> {
         self.enc
             .partial_moment(j, a, b)
@@ -148,14 +161,7 @@ pub fn enclosed_terms(
     let hosts = cutoffs.len() + 1;
     (1..=hosts)
         .map(|i| {
-            let v = EnclosureInputs {
-                enc,
-                metric,
-                a: &s[i - 1],
-                b: &s[i],
-                b_is_top: i == hosts,
-                top: inf(bits),
-            };
+            let v = EnclosureInputs::host(enc, metric, &s, i);
             Ok(host(kind, lambda, &v, Parts::Term)?.term())
         })
         .collect()
@@ -190,14 +196,7 @@ pub fn evaluate_enclosed(
     let mut queueing = Interval::zero_at(bits);
     let mut wasted = Interval::zero_at(bits);
     for i in 1..=hosts {
-        let v = EnclosureInputs {
-            enc,
-            metric,
-            a: &s[i - 1],
-            b: &s[i],
-            b_is_top: i == hosts,
-            top: inf(bits),
-        };
+        let v = EnclosureInputs::host(enc, metric, &s, i);
         let h = host(kind, lambda, &v, Parts::All)?;
         if !crate::num::real::Real::is_zero(&h.queueing) {
             queueing = queueing.add(&h.queueing);
@@ -238,9 +237,7 @@ fn random(
     hosts: usize,
     metric: Metric,
 ) -> Result<EnclosedEvaluation, PolicyError> {
-    if hosts < 1 {
-        return Err(PolicyError::BadHosts(hosts));
-    }
+    PolicyError::at_least_one_host(hosts)?;
     let h = u32::try_from(hosts).map_err(|_| PolicyError::BadHosts(hosts))?;
     let lh = lambda.div_u(h);
     let m = mean(enc, metric)?;

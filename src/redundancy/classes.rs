@@ -168,7 +168,8 @@ impl fmt::Display for ServerSet {
 /// A job class: its redundancy set and its arrival rate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Class {
-    /// S_c.
+    /// S_c, the servers that each job of the class sends a copy to (Gardner et al.'s
+    /// redundancy set; the job leaves when its first copy completes).
     pub set: ServerSet,
     rate: String,
     rate_f64: f64,
@@ -323,7 +324,21 @@ impl ClassSystem {
         vec!["1".to_string(); servers]
     }
 
-    /// K.
+    /// For the room's unit tests: `k` servers of rate 1 and the classes (server set as
+    /// written, arrival rate), panicking on a bad one.
+    #[cfg(test)]
+    pub(crate) fn unit_for_tests(k: usize, classes: &[(&str, &str)]) -> Self {
+        ClassSystem::new(
+            ClassSystem::unit_rates(k),
+            classes
+                .iter()
+                .map(|(s, r)| (ServerSet::parse(s, k).expect("a server set"), r.to_string()))
+                .collect(),
+        )
+        .expect("a valid system")
+    }
+
+    /// K, the number of servers (each with its rate μ_s).
     pub fn servers(&self) -> usize {
         self.rates.len()
     }

@@ -492,13 +492,13 @@ impl Ctmc for LabelledChain {
 /// Mean values from a truncated chain, in f64.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChainValues {
-    /// E[N_c].
+    /// E[N_c], the mean number of class-c jobs in the truncated chain, per class.
     pub number: Vec<f64>,
     /// E[T_c] = E[N_c]/(λ_c(1 − P(full))).
     pub response: Vec<f64>,
-    /// E[N].
+    /// E[N] = Σ_c E[N_c].
     pub total_number: f64,
-    /// E[T].
+    /// E[T] = E[N]/(λ(1 − P(full))), λ = Σ_c λ_c: Little's law over the admitted jobs.
     pub total_response: f64,
     /// P(N jobs): the blocking probability of the truncation.
     pub p_full: f64,
@@ -770,13 +770,13 @@ pub struct CertifiedValue {
 /// The values of a policy by the compact chain, with the truncation that certifies them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChainResult {
-    /// E[N_c].
+    /// E[N_c], the mean number of class-c jobs in the system, per class.
     pub number: Vec<CertifiedValue>,
-    /// E[T_c].
+    /// E[T_c] = E[N_c]/λ_c, the mean response time of class c, per class.
     pub response: Vec<CertifiedValue>,
-    /// E[N].
+    /// E[N] = Σ_c E[N_c], the mean number of jobs in the system.
     pub total_number: CertifiedValue,
-    /// E[T].
+    /// E[T] = E[N]/λ, λ = Σ_c λ_c: the mean response time over all jobs.
     pub total_response: CertifiedValue,
     /// The truncation whose values are printed.
     pub truncation: usize,
@@ -955,17 +955,9 @@ pub fn solve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::redundancy::classes::ServerSet;
 
     fn sys(k: usize, classes: &[(&str, &str)]) -> ClassSystem {
-        ClassSystem::new(
-            ClassSystem::unit_rates(k),
-            classes
-                .iter()
-                .map(|(s, r)| (ServerSet::parse(s, k).unwrap(), r.to_string()))
-                .collect(),
-        )
-        .unwrap()
+        ClassSystem::unit_for_tests(k, classes)
     }
 
     #[test]

@@ -102,15 +102,15 @@ pub fn solve(
 /// The exact values of one policy.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExactReport {
-    /// The policy.
+    /// The scheduling policy Π1-Π2 whose values these are.
     pub policy: Policy,
-    /// E[N_c], certified.
+    /// E[N_c], the mean number of class-c jobs in the system, per class c, certified.
     pub number: Vec<Certified>,
-    /// E[T_c].
+    /// E[T_c] = E[N_c]/λ_c (Little's law), the mean response time of class c, per class.
     pub response: Vec<Certified>,
-    /// E[N].
+    /// E[N] = Σ_c E[N_c], the mean number of jobs in the system.
     pub total_number: Certified,
-    /// E[T].
+    /// E[T] = E[N]/λ, the mean response time over all jobs (λ = Σ_c λ_c).
     pub total_response: Certified,
     /// The method that ran.
     pub solved_by: Method,

@@ -44,9 +44,10 @@ pub enum Order {
 /// A policy Π1-Π2 with its preemption rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Policy {
-    /// Π1.
+    /// Π1, which class a server serves first (Gardner et al.'s notation: none, or a
+    /// fixed class priority).
     pub priority: Priority,
-    /// Π2.
+    /// Π2, which job of that class a server serves first (FCFS, LCFS, ROS, …).
     pub order: Order,
     /// Preemptive-resume class priority (only with a class priority).
     pub preemptive: bool,

@@ -571,14 +571,7 @@ mod tests {
     use super::*;
 
     fn sys(k: usize, classes: &[(&str, &str)]) -> ClassSystem {
-        ClassSystem::new(
-            ClassSystem::unit_rates(k),
-            classes
-                .iter()
-                .map(|(s, r)| (ServerSet::parse(s, k).unwrap(), r.to_string()))
-                .collect(),
-        )
-        .unwrap()
+        ClassSystem::unit_for_tests(k, classes)
     }
 
     #[test]

@@ -10,17 +10,26 @@ use crate::num::interval::Interval;
 use crate::optimize::certified::{DispatchNumbers, EvalReport, EvalRequest};
 use crate::optimize::rigorous::RigorousEval;
 
-/// The record printed by `eval` (the keys of the command-line contract, then notes).
-pub fn eval_record(req: &EvalRequest, r: &EvalReport) -> Record {
-    let mut rec = Record::default();
+/// The keys both records start with: the request's policy, law, hosts and metric, then
+/// the numbers.
+fn request_keys<'a>(
+    rec: &'a mut Record,
+    req: &EvalRequest,
+    numbers: &DispatchNumbers,
+) -> &'a mut Record {
     rec.policy_keys(
         req.policy.name(),
         req.dist.describe(),
         req.hosts,
         req.metric.name(),
-        &r.numbers(),
+        numbers,
     )
-    .nums("host_waiting", &r.host_waiting);
+}
+
+/// The record printed by `eval` (the keys of the command-line contract, then notes).
+pub fn eval_record(req: &EvalRequest, r: &EvalReport) -> Record {
+    let mut rec = Record::default();
+    request_keys(&mut rec, req, &r.numbers()).nums("host_waiting", &r.host_waiting);
     let mut notes = Vec::new();
     if let (Some(note), true) = (req.policy.approximation(), req.hosts > 1) {
         notes.push(note.to_string());
@@ -70,14 +79,7 @@ pub fn eval_rigorous_record(req: &EvalRequest, r: &RigorousEval) -> Record {
         digits: r.proven_digits,
     };
     let mut rec = Record::default();
-    rec.policy_keys(
-        req.policy.name(),
-        req.dist.describe(),
-        req.hosts,
-        req.metric.name(),
-        &numbers,
-    )
-    .nums("host_waiting", &host_waiting);
+    request_keys(&mut rec, req, &numbers).nums("host_waiting", &host_waiting);
     let n = w + BOUND_EXTRA_DIGITS;
     rec.bounds("lambda", &r.lambda, n)
         .bounds("load", &r.load, n)

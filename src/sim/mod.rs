@@ -206,6 +206,30 @@ impl TailEvidence {
     }
 }
 
+/// W/X, the slowdown of a job of size `x` that waited `w`: 0 for a job of size 0 that did
+/// not wait, +∞ for one that did.
+#[inline]
+pub(crate) fn slowdown(w: f64, x: f64) -> f64 {
+    if x > 0.0 {
+        w / x
+    } else if w == 0.0 {
+        0.0
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// Adds a measured job's size `x` to the sums of its replication's heavy-tail evidence
+/// ([`TailEvidence::from_sums`]): Σ X² and max X².
+#[inline]
+pub(crate) fn add_square(sum_x2: &mut f64, max_x2: &mut f64, x: f64) {
+    let x2 = x * x;
+    *sum_x2 += x2;
+    if x2 > *max_x2 {
+        *max_x2 = x2;
+    }
+}
+
 /// A progress callback: (replications done, replications in all); called from worker
 /// threads, in completion order.
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);

@@ -535,7 +535,8 @@ pub fn halves_test(halves: &[(f64, f64)]) -> Option<Stationarity> {
 /// What the warm-up rule did over the replications of a run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WarmupReport {
-    /// The rule.
+    /// The warm-up rule that applied: the configured warm-up, or extended to MSER-5's
+    /// truncation point.
     pub rule: WarmupRule,
     /// Each replication's MSER-5 truncation point (of its first run), in the run's unit.
     pub truncation: Vec<f64>,

@@ -8,7 +8,7 @@ use super::keys::key_errors;
 use super::setup::compile_system;
 use super::table::compile_tables;
 use crate::claims::registry;
-use crate::claims::schema::{parse_file, ClaimFile, FileCtx};
+use crate::claims::schema::{parse_file, raw_table, ClaimFile, FileCtx};
 use crate::claims::ClaimError;
 
 /// Validates a claim file's text (`path` names it in errors).
@@ -20,12 +20,7 @@ pub fn compile(path: &str, text: &str) -> Result<Claim, ClaimError> {
     }
     let f: ClaimFile = parse_file(path, text)?;
     // The raw table keeps the grids' keys in file order (the schema types sort them).
-    let raw: toml::Table = toml::from_str(text).map_err(|e| ClaimError::Schema {
-        path: path.into(),
-        line: 1,
-        key: "(document)".into(),
-        why: crate::error::toml_reason(&e, text),
-    })?;
+    let raw = raw_table(path, text)?;
     let c = FileCtx::new(path, text, registry().words());
     let id = check_header(&c, &f)?;
     let grid = compile_grid(&c, &f.grid, &grid_order(&raw, None))?;

@@ -164,9 +164,7 @@ static OPT: Signature = Signature {
 };
 
 impl Quantity for Opt {
-    fn signature(&self) -> &'static Signature {
-        &OPT
-    }
+    declared!(OPT);
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         if call.pos.len() != 1 {
             return Err(QuantityError::Usage(
@@ -364,9 +362,7 @@ struct EvalPair {
 }
 
 impl Quantity for Eval {
-    fn signature(&self) -> &'static Signature {
-        &EVAL
-    }
+    declared!(EVAL);
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         if call.pos.len() != 1 {
             return Err(QuantityError::Usage(
@@ -551,9 +547,7 @@ static THRESHOLD: Signature = Signature {
 };
 
 impl Quantity for ThresholdQ {
-    fn signature(&self) -> &'static Signature {
-        &THRESHOLD
-    }
+    declared!(THRESHOLD);
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         if !call.pos.is_empty() {
             return Err(QuantityError::Usage(
@@ -632,20 +626,14 @@ impl Quantity for ThresholdQ {
 /// `tags_stable()`: whether stable TAGS cutoffs exist at the load (the greedy decision).
 pub struct TagsStable;
 
-static TAGS_STABLE: Signature = Signature {
-    name: "tags_stable",
-    model: Some("dispatch"),
-    positional: Positional::None,
-    named: &[],
-    fields: VALUE_ONLY,
-    default_field: "value",
-    summary: "1 if stable TAGS cutoffs exist at the load (greedy), else 0",
-};
+static TAGS_STABLE: Signature = Signature::value_only(
+    "tags_stable",
+    Some("dispatch"),
+    "1 if stable TAGS cutoffs exist at the load (greedy), else 0",
+);
 
 impl Quantity for TagsStable {
-    fn signature(&self) -> &'static Signature {
-        &TAGS_STABLE
-    }
+    declared!(TAGS_STABLE);
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let p = per_precision(&call.scope, "stable", String::new(), true, |d, s| {
             let hosts = s.need_hosts("tags_stable")?;
@@ -672,12 +660,7 @@ static TAGS_STABLE_SEARCH: Signature = Signature {
 };
 
 impl Quantity for TagsStableSearch {
-    fn unproven(&self) -> &'static str {
-        "decides by an exhaustive grid search in MPFR, not by enclosures"
-    }
-    fn signature(&self) -> &'static Signature {
-        &TAGS_STABLE_SEARCH
-    }
+    declared!(TAGS_STABLE_SEARCH, unproven: "decides by an exhaustive grid search in MPFR, not by enclosures");
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let n = match call.number(0)? {
             Some(v) => {

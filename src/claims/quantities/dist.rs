@@ -19,20 +19,10 @@ use crate::num::interval::Interval;
 /// `mean()`: E[X].
 pub struct Mean;
 
-static MEAN: Signature = Signature {
-    name: "mean",
-    model: Some("dispatch"),
-    positional: Positional::None,
-    named: &[],
-    fields: VALUE_ONLY,
-    default_field: "value",
-    summary: "E[X]",
-};
+static MEAN: Signature = Signature::value_only("mean", Some("dispatch"), "E[X]");
 
 impl Quantity for Mean {
-    fn signature(&self) -> &'static Signature {
-        &MEAN
-    }
+    declared!(MEAN);
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let p = per_precision(&call.scope, "mean", String::new(), false, |d, _| {
             Ok(d.moment(1)?)
@@ -58,9 +48,7 @@ static MOMENT: Signature = Signature {
 };
 
 impl Quantity for Moment {
-    fn signature(&self) -> &'static Signature {
-        &MOMENT
-    }
+    declared!(MOMENT);
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let bad = || QuantityError::Usage("moment(j): j must be -1, 0, 1 or 2".into());
         let j: i32 = match call.pos.first() {
@@ -86,20 +74,11 @@ impl Quantity for Moment {
 /// `sup_x_tail()`: sup_x x F̄(x) (the h → ∞ TAGS threshold is E[X] divided by it).
 pub struct SupXTail;
 
-static SUP_X_TAIL: Signature = Signature {
-    name: "sup_x_tail",
-    model: Some("dispatch"),
-    positional: Positional::None,
-    named: &[],
-    fields: VALUE_ONLY,
-    default_field: "value",
-    summary: "sup_x x F̄(x)",
-};
+static SUP_X_TAIL: Signature =
+    Signature::value_only("sup_x_tail", Some("dispatch"), "sup_x x F̄(x)");
 
 impl Quantity for SupXTail {
-    fn signature(&self) -> &'static Signature {
-        &SUP_X_TAIL
-    }
+    declared!(SUP_X_TAIL);
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let p = per_precision(&call.scope, "sup_x_tail", String::new(), false, |d, _| {
             Ok(d.sup_x_tail().map(|(_, v)| v)?)
@@ -119,20 +98,14 @@ impl Quantity for SupXTail {
 /// (1 for the exponential; the redundancy literature's measure of variability).
 pub struct Scv;
 
-static SCV: Signature = Signature {
-    name: "scv",
-    model: Some("dispatch"),
-    positional: Positional::None,
-    named: &[],
-    fields: VALUE_ONLY,
-    default_field: "value",
-    summary: "squared coefficient of variation Var X / E[X]^2",
-};
+static SCV: Signature = Signature::value_only(
+    "scv",
+    Some("dispatch"),
+    "squared coefficient of variation Var X / E[X]^2",
+);
 
 impl Quantity for Scv {
-    fn signature(&self) -> &'static Signature {
-        &SCV
-    }
+    declared!(SCV);
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let p = per_precision(&call.scope, "scv", String::new(), false, |d, _| {
             let m1 = d.moment(1)?;

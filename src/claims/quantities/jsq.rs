@@ -23,7 +23,7 @@ use crate::claims::cache::CacheKey;
 use crate::claims::error::QuantityError;
 use crate::claims::expr::{Arg, Expr};
 use crate::claims::proof::{abs, Proof};
-use crate::claims::registry::Quantity;
+use crate::claims::registry::{Quantity, SIMULATED};
 use crate::claims::scope::Call;
 use crate::claims::signature::{FieldSpec, NamedArg, Positional, Signature};
 use crate::claims::systems::jsq::{JsqPoint, JsqSpec};
@@ -251,12 +251,7 @@ fn fixed_point_proofs(
 }
 
 impl Quantity for JsqFixedPoint {
-    fn unproven(&self) -> &'static str {
-        "is not enclosed here"
-    }
-    fn signature(&self) -> &'static Signature {
-        &FIXED_POINT
-    }
+    declared!(FIXED_POINT, unproven: "is not enclosed here");
 
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let scope = &call.scope;
@@ -333,12 +328,7 @@ fn l1_f64(a: &[f64], b: &[f64]) -> f64 {
 }
 
 impl Quantity for JsqFluid {
-    fn unproven(&self) -> &'static str {
-        "integrates an ODE whose error is estimated, not bounded"
-    }
-    fn signature(&self) -> &'static Signature {
-        &FLUID
-    }
+    declared!(FLUID, unproven: "integrates an ODE whose error is estimated, not bounded");
 
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let at = named_time(call, "at", false)?
@@ -447,12 +437,7 @@ static EXACT: Signature = Signature {
 };
 
 impl Quantity for JsqExact {
-    fn unproven(&self) -> &'static str {
-        "solves a finite chain truncated at its buffer, certified by two precisions, not enclosed"
-    }
-    fn signature(&self) -> &'static Signature {
-        &EXACT
-    }
+    declared!(EXACT, unproven: "solves a finite chain truncated at its buffer, certified by two precisions, not enclosed");
 
     /// The enclosures of [`crate::lb::exact`] (a proven truncation bound plus the solve's
     /// error bound) at the claim's digits (a chain certifies at most
@@ -694,12 +679,7 @@ fn run_sim(s: &JsqPoint, sys: &JsqSystem, o: &JsqRunCall) -> Result<Simulated, Q
 }
 
 impl Quantity for JsqSim {
-    fn unproven(&self) -> &'static str {
-        "is simulated: a 95 % confidence interval is not an enclosure"
-    }
-    fn signature(&self) -> &'static Signature {
-        &SIM
-    }
+    declared!(SIM, unproven: SIMULATED);
 
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let o = JsqRunCall::of(call)?;
@@ -854,12 +834,7 @@ static DIFFUSION: Signature = Signature {
 };
 
 impl Quantity for JsqDiffusion {
-    fn unproven(&self) -> &'static str {
-        "is simulated: a 95 % confidence interval is not an enclosure"
-    }
-    fn signature(&self) -> &'static Signature {
-        &DIFFUSION
-    }
+    declared!(DIFFUSION, unproven: SIMULATED);
 
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let scope = &call.scope;
@@ -951,12 +926,7 @@ const EXCESS_KEYS: [(&str, Key); 6] = [
 ];
 
 impl Quantity for JsqExcess {
-    fn unproven(&self) -> &'static str {
-        "is simulated: a 95 % confidence interval is not an enclosure"
-    }
-    fn signature(&self) -> &'static Signature {
-        &EXCESS
-    }
+    declared!(EXCESS, unproven: SIMULATED);
 
     /// Each field is E[stat | JSQ(d)] − E[stat | JSQ] with the paired Student-t half-width
     /// ([`crate::sim::Replicated::difference`]): both systems run on the same streams, so

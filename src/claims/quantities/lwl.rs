@@ -5,30 +5,21 @@ use super::shared::per_precision;
 use crate::claims::error::QuantityError;
 use crate::claims::registry::Quantity;
 use crate::claims::scope::Call;
-use crate::claims::signature::{Positional, Signature, VALUE_ONLY};
+use crate::claims::signature::Signature;
 use crate::claims::value::Value;
 use crate::policy::lwl::lee_longton;
 
 /// `lwl()`.
 pub struct Lwl;
 
-static LWL: Signature = Signature {
-    name: "lwl",
-    model: Some("dispatch"),
-    positional: Positional::None,
-    named: &[],
-    fields: VALUE_ONLY,
-    default_field: "value",
-    summary: "Least-Work-Left by the Lee-Longton approximation (labelled)",
-};
+static LWL: Signature = Signature::value_only(
+    "lwl",
+    Some("dispatch"),
+    "Least-Work-Left by the Lee-Longton approximation (labelled)",
+);
 
 impl Quantity for Lwl {
-    fn unproven(&self) -> &'static str {
-        "is the Lee-Longton approximation, evaluated in MPFR and not enclosed"
-    }
-    fn signature(&self) -> &'static Signature {
-        &LWL
-    }
+    declared!(LWL, unproven: "is the Lee-Longton approximation, evaluated in MPFR and not enclosed");
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let p = per_precision(&call.scope, "lwl", String::new(), true, |d, s| {
             let hosts = s.need_hosts("lwl")?;

@@ -16,7 +16,7 @@ use crate::claims::cache::CacheKey;
 use crate::claims::error::QuantityError;
 use crate::claims::expr::{Arg, Expr};
 use crate::claims::proof::Proof;
-use crate::claims::registry::Quantity;
+use crate::claims::registry::{Quantity, SIMULATED};
 use crate::claims::scope::Call;
 use crate::claims::signature::{FieldSpec, NamedArg, Positional, Signature, VALUE_ONLY};
 use crate::claims::systems::redundancy::{RedundancyPoint, RedundancySpec};
@@ -161,12 +161,7 @@ static RED_EXACT: Signature = Signature {
 type ExactPairs = (Pair, Pair, Vec<Pair>, Vec<Pair>);
 
 impl Quantity for RedExact {
-    fn unproven(&self) -> &'static str {
-        "is not enclosed here"
-    }
-    fn signature(&self) -> &'static Signature {
-        &RED_EXACT
-    }
+    declared!(RED_EXACT, unproven: "is not enclosed here");
 
     /// FCFS (no class priority): the product form at the claim's two precisions. Every
     /// other policy: [`ctmc::solve`] at [`CLAIM_CHAIN_DIGITS`], whose two truncations are
@@ -360,12 +355,7 @@ static RED_SIM: Signature = Signature {
 };
 
 impl Quantity for RedSim {
-    fn unproven(&self) -> &'static str {
-        "is simulated: a 95 % confidence interval is not an enclosure"
-    }
-    fn signature(&self) -> &'static Signature {
-        &RED_SIM
-    }
+    declared!(RED_SIM, unproven: SIMULATED);
 
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let p = RedundancySpec::resolve(&call.scope)?;
@@ -437,12 +427,7 @@ static RED_SIM_DIFF: Signature = Signature {
 };
 
 impl Quantity for RedSimDiff {
-    fn unproven(&self) -> &'static str {
-        "is simulated: a 95 % confidence interval is not an enclosure"
-    }
-    fn signature(&self) -> &'static Signature {
-        &RED_SIM_DIFF
-    }
+    declared!(RED_SIM_DIFF, unproven: SIMULATED);
 
     /// Both policies run on the same streams (seed, 0, replication): the
     /// replications are paired and the half-width is that of the differences
@@ -534,12 +519,7 @@ static RED_STABILITY: Signature = Signature {
 type Limits = (Pair, Pair, Pair);
 
 impl Quantity for RedStability {
-    fn unproven(&self) -> &'static str {
-        "is a closed form evaluated in MPFR (exact method) or a simulated drift test, not enclosed"
-    }
-    fn signature(&self) -> &'static Signature {
-        &RED_STABILITY
-    }
+    declared!(RED_STABILITY, unproven: "is a closed form evaluated in MPFR (exact method) or a simulated drift test, not enclosed");
 
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let p = RedundancySpec::resolve(&call.scope)?;

@@ -13,7 +13,7 @@ use super::run::{job_counts, run_options, JOBS_ARGS};
 use crate::claims::cache::CacheKey;
 use crate::claims::error::QuantityError;
 use crate::claims::expr::{Arg, Expr};
-use crate::claims::registry::Quantity;
+use crate::claims::registry::{Quantity, SIMULATED};
 use crate::claims::scope::Call;
 use crate::claims::scope::Scope;
 use crate::claims::signature::{FieldSpec, NamedArg, Positional, Signature, VALUE_ONLY};
@@ -89,12 +89,7 @@ static LWL_SIM: Signature = Signature {
 };
 
 impl Quantity for LwlSim {
-    fn unproven(&self) -> &'static str {
-        "is simulated: a 95 % confidence interval is not an enclosure"
-    }
-    fn signature(&self) -> &'static Signature {
-        &LWL_SIM
-    }
+    declared!(LWL_SIM, unproven: SIMULATED);
 
     /// The metric's mean with its 95 % half-width and the heavy-tail diagnosis
     /// (as `sim::dispatch::setup::simulated_mean` gives them, with the length that ran).
@@ -314,12 +309,7 @@ pub fn tags_poisson_error(
 type TagsErrRows = (Vec<TagsHostErrorRow>, Vec<String>, String);
 
 impl Quantity for TagsHostError {
-    fn unproven(&self) -> &'static str {
-        "is simulated: a 95 % confidence interval is not an enclosure"
-    }
-    fn signature(&self) -> &'static Signature {
-        &TAGS_HOST_ERROR
-    }
+    declared!(TAGS_HOST_ERROR, unproven: SIMULATED);
 
     /// The relative error (formula − simulated)/simulated of the TAGS formula's queueing
     /// delay per visit at host `host` ([`tags_poisson_error`]; exact at host 1, the Poisson

@@ -41,34 +41,29 @@ pub const MODEL: &str = "jsq";
 /// The keys that give the arrival rate; one at a time.
 pub const RATE_KEYS: &[&str] = &["lambda", "halfin_whitt"];
 
+/// The keys of a jsq `[setup]`, each of which a call may override.
+const KEYS: &[&str] = &[
+    "kind",
+    "lambda",
+    "halfin_whitt",
+    "servers",
+    "d",
+    "buffer",
+    "sampling",
+];
+
 /// The model's declaration: the setup keys a call may override, the names with a value at
 /// every point, the bare words of its values.
 pub const SIGNATURE: ModelSignature = ModelSignature {
     name: MODEL,
-    keys: &[
-        "kind",
-        "lambda",
-        "halfin_whitt",
-        "servers",
-        "d",
-        "buffer",
-        "sampling",
-    ],
+    keys: KEYS,
     exclusive: &[RATE_KEYS],
     variables: &["lambda", "servers"],
     words: &concat::<{ 1 + ModelKind::NAMES.len() + Sampling::NAMES.len() }>(
         &concat::<{ 1 + ModelKind::NAMES.len() }>(&["inf"], ModelKind::NAMES),
         Sampling::NAMES,
     ),
-    setup_keys: &[
-        "kind",
-        "lambda",
-        "halfin_whitt",
-        "servers",
-        "d",
-        "buffer",
-        "sampling",
-    ],
+    setup_keys: KEYS,
     required: &["kind"],
 };
 /// Significant digits with which an integer expression's value is read.

@@ -139,12 +139,7 @@ impl ExponentialEnclosure {
 }
 
 impl Enclosure for ExponentialEnclosure {
-    fn family(&self) -> &'static str {
-        "exp"
-    }
-    fn prec(&self) -> u32 {
-        self.rate.prec()
-    }
+    family_items!("exp", rate);
     fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
         let bits = self.prec();
         if *x <= 0 {
@@ -229,12 +224,7 @@ impl HyperExpEnclosure {
 const SUP_MAX_BOXES: usize = 200_000;
 
 impl Enclosure for HyperExpEnclosure {
-    fn family(&self) -> &'static str {
-        "hyperexp"
-    }
-    fn prec(&self) -> u32 {
-        self.p.prec()
-    }
+    family_items!("hyperexp", p);
     fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
         Ok(self
             .p

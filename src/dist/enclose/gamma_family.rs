@@ -44,12 +44,7 @@ impl WeibullEnclosure {
 }
 
 impl Enclosure for WeibullEnclosure {
-    fn family(&self) -> &'static str {
-        "weibull"
-    }
-    fn prec(&self) -> u32 {
-        self.shape.prec()
-    }
+    family_items!("weibull", shape);
     fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
         let bits = self.prec();
         if *x <= 0 {
@@ -134,12 +129,7 @@ impl ErlangEnclosure {
 }
 
 impl Enclosure for ErlangEnclosure {
-    fn family(&self) -> &'static str {
-        "erlang"
-    }
-    fn prec(&self) -> u32 {
-        self.rate.prec()
-    }
+    family_items!("erlang", rate);
     fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
         let bits = self.prec();
         if *x <= 0 {

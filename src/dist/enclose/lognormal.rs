@@ -52,12 +52,7 @@ impl LogNormalEnclosure {
 }
 
 impl Enclosure for LogNormalEnclosure {
-    fn family(&self) -> &'static str {
-        "lognormal"
-    }
-    fn prec(&self) -> u32 {
-        self.mu.prec()
-    }
+    family_items!("lognormal", mu);
     fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
         let bits = self.prec();
         if *x <= 0 {

@@ -32,18 +32,7 @@ impl UniformEnclosure {
 }
 
 impl Enclosure for UniformEnclosure {
-    fn family(&self) -> &'static str {
-        "uniform"
-    }
-    fn prec(&self) -> u32 {
-        self.a.prec()
-    }
-    fn lower(&self) -> Interval {
-        self.a.clone()
-    }
-    fn upper(&self) -> Interval {
-        self.b.clone()
-    }
+    family_items!("uniform", a, Interval: a, b);
     fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
         let bits = self.prec();
         if x < self.a.lo() {
@@ -118,18 +107,7 @@ impl DeterministicEnclosure {
 }
 
 impl Enclosure for DeterministicEnclosure {
-    fn family(&self) -> &'static str {
-        "det"
-    }
-    fn prec(&self) -> u32 {
-        self.x.prec()
-    }
-    fn lower(&self) -> Interval {
-        self.x.clone()
-    }
-    fn upper(&self) -> Interval {
-        self.x.clone()
-    }
+    family_items!("det", x, Interval: x, x);
     fn tail_at(&self, y: &Float) -> Result<Interval, DistError> {
         let bits = self.prec();
         Ok(if y < self.x.lo() {

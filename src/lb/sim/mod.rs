@@ -199,13 +199,14 @@ impl Plan {
 /// [`crate::sim::Tally`] of the observables of [`names`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Obs {
-    /// N.
+    /// N, the number of servers simulated.
     pub servers: u64,
     /// Levels reported as `occupancy[i]` (the same for every replication of a run).
     pub reported_levels: usize,
     /// Replications merged in (1 for one replication).
     pub replications: u64,
-    /// Measured time.
+    /// The length of the measured window (warm-up excluded), in units of the mean service
+    /// time (service rate 1), summed over the merged replications.
     pub measured_time: f64,
     /// ∫ Q_i dt over the measured time, index i − 1 for level i (every level reached).
     pub level_time: Vec<f64>,
@@ -418,7 +419,7 @@ pub struct JsqSummary {
     pub events: u64,
     /// Servers sampled per arrival (d).
     pub samples_per_arrival: f64,
-    /// Replications.
+    /// The independent replications averaged (the half-widths are Student-t over them).
     pub replications: usize,
 }
 
@@ -636,7 +637,7 @@ pub struct SimRun {
 /// What the length rule ([`RunOptions::length_rule`]) did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LengthChoice {
-    /// The rule.
+    /// The length rule that applied: the configured length, or the relaxation-time rule.
     pub rule: LengthRule,
     /// The relaxation time of the tasks per server estimated on the run reported.
     pub relaxation: Option<Relaxation>,

@@ -233,11 +233,7 @@ impl RedundancyTally {
     /// A measured job arrived with first requirement `x0` (the heavy-tail evidence).
     #[inline]
     fn arrived(&mut self, x0: f64) {
-        let x2 = x0 * x0;
-        self.sum_x2 += x2;
-        if x2 > self.max_x2 {
-            self.max_x2 = x2;
-        }
+        crate::sim::add_square(&mut self.sum_x2, &mut self.max_x2, x0);
     }
 
     /// (end − start)/between for class `c`, or for all classes (`None`): the drift of the

@@ -38,9 +38,9 @@ pub struct RepStats {
     pub sum_slowdown: f64,
     /// Σ of the service wasted on hosts that killed the job (TAGS; 0 otherwise).
     pub sum_wasted: f64,
-    /// Σ X².
+    /// Σ X² over the measured jobs (the heavy-tail evidence, [`crate::sim::TailEvidence`]).
     pub sum_x2: f64,
-    /// max X².
+    /// The largest X² of a measured job (its share of `sum_x2` is the evidence).
     pub max_x2: f64,
     /// Visits per host (jobs served there; for TAGS also jobs killed there).
     pub host_n: Vec<u64>,
@@ -125,18 +125,8 @@ impl RepStats {
         self.n += 1;
         self.sum_w += w;
         self.sum_x += x;
-        self.sum_slowdown += if x > 0.0 {
-            w / x
-        } else if w == 0.0 {
-            0.0
-        } else {
-            f64::INFINITY
-        };
-        let x2 = x * x;
-        self.sum_x2 += x2;
-        if x2 > self.max_x2 {
-            self.max_x2 = x2;
-        }
+        self.sum_slowdown += crate::sim::slowdown(w, x);
+        crate::sim::add_square(&mut self.sum_x2, &mut self.max_x2, x);
     }
 }
 

@@ -38,33 +38,24 @@ use crate::dist::Sampler;
 use crate::policy::reference::Routing;
 use crate::policy::PolicyKind;
 
-/// The simulated dispatching policies.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    strum::IntoStaticStr,
-    strum::VariantNames,
-    strum::VariantArray,
-    strum::EnumMessage,
-)]
-#[strum(serialize_all = "kebab-case")]
-pub enum SimPolicy {
-    /// Size-Interval Task Assignment with cutoffs.
-    Sita,
-    /// Task Assignment by Guessing Size with cutoffs (kill and restart).
-    Tags,
-    /// Uniformly random host.
-    Random,
-    /// Job n to host n mod h.
-    #[strum(serialize = "rr")]
-    RoundRobin,
-    /// Least-Work-Left (the M/G/h central FCFS queue).
-    Lwl,
-    /// Join-the-Shortest-Queue (number in system), random tie-breaking.
-    Jsq,
+crate::vocab::vocabulary! {
+    "policy",
+    /// The simulated dispatching policies.
+    pub enum SimPolicy {
+        /// Size-Interval Task Assignment with cutoffs.
+        Sita,
+        /// Task Assignment by Guessing Size with cutoffs (kill and restart).
+        Tags,
+        /// Uniformly random host.
+        Random,
+        /// Job n to host n mod h.
+        #[strum(serialize = "rr")]
+        RoundRobin,
+        /// Least-Work-Left (the M/G/h central FCFS queue).
+        Lwl,
+        /// Join-the-Shortest-Queue (number in system), random tie-breaking.
+        Jsq,
+    }
 }
 
 impl SimPolicy {
@@ -105,8 +96,6 @@ impl SimPolicy {
         }
     }
 }
-
-crate::vocab::vocabulary!(SimPolicy, "policy");
 
 /// The arrival process.
 pub enum Arrivals {

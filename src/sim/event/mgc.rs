@@ -106,17 +106,17 @@ struct Job {
 pub struct MgcTally {
     /// Measured jobs.
     pub n: u64,
-    /// Σ W.
+    /// Σ W over the measured jobs, W a job's waiting time in queue (time unit of the sizes).
     pub sum_w: f64,
-    /// Σ W².
+    /// Σ W² over the measured jobs (the second moment of the waiting time).
     pub sum_w2: f64,
-    /// Σ X.
+    /// Σ X over the measured jobs, X a job's size (its service time).
     pub sum_x: f64,
     /// Σ W/X.
     pub sum_slowdown: f64,
-    /// Σ X².
+    /// Σ X² over the measured jobs (the heavy-tail evidence, [`crate::sim::TailEvidence`]).
     pub sum_x2: f64,
-    /// max X².
+    /// The largest X² of a measured job (its share of `sum_x2` is the evidence).
     pub max_x2: f64,
     /// ∫ N(t) dt over the observation window.
     pub area: f64,
@@ -132,18 +132,8 @@ impl MgcTally {
         self.sum_w += w;
         self.sum_w2 += w * w;
         self.sum_x += x;
-        self.sum_slowdown += if x > 0.0 {
-            w / x
-        } else if w == 0.0 {
-            0.0
-        } else {
-            f64::INFINITY
-        };
-        let x2 = x * x;
-        self.sum_x2 += x2;
-        if x2 > self.max_x2 {
-            self.max_x2 = x2;
-        }
+        self.sum_slowdown += crate::sim::slowdown(w, x);
+        crate::sim::add_square(&mut self.sum_x2, &mut self.max_x2, x);
     }
 }
 
