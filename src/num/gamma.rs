@@ -332,16 +332,15 @@ pub fn upper_gamma_cf(bits: u32, s: &Float, y: &Float) -> Result<Float, NumError
         }
     }
     if !converged {
-        return Err(NumError::NoConvergence {
-            what: format!(
+        return Err(series_unconverged(
+            format!(
                 "continued fraction for Γ({}, {})",
                 message_number(s),
                 message_number(y)
             ),
-            iterations: GAMMA_MAX_TERMS,
-            lo: message_number(&f),
-            hi: message_number(&f),
-        });
+            &f,
+            &f,
+        ));
     }
     // e^(s ln y − y) / f
     let e = Float::with_val(w, y.ln_ref()) * s - y;
@@ -382,15 +381,14 @@ fn kummer_lower_gamma(w: u32, s: &Float, y: &Float) -> Result<Float, NumError> {
             }
         }
     }
-    Err(NumError::NoConvergence {
-        what: format!(
+    Err(series_unconverged(
+        format!(
             "Kummer series for the lower incomplete gamma, s = {}",
             message_number(s)
         ),
-        iterations: GAMMA_MAX_TERMS,
-        lo: message_number(&sum),
-        hi: message_number(&sum),
-    })
+        &sum,
+        &sum,
+    ))
 }
 
 /// ∫_{lo}^{hi} y^(s−1) e^(−y) dy = γ(s, hi) − γ(s, lo) for s ≥ 1 and 0 ≤ lo < hi ≤ s, by
@@ -485,15 +483,14 @@ fn lower_series(bits: u32, s: &Float, lo: &Float, hi: &Float) -> Result<Float, N
             return Ok(Float::with_val(bits, sum));
         }
     }
-    Err(NumError::NoConvergence {
-        what: format!(
+    Err(series_unconverged(
+        format!(
             "lower incomplete gamma series for s = {}",
             message_number(&s)
         ),
-        iterations: GAMMA_MAX_TERMS,
-        lo: message_number(&sum),
-        hi: message_number(&sum),
-    })
+        &sum,
+        &sum,
+    ))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -700,15 +697,25 @@ fn termwise_enclosure(w: u32, s: &Float, u: &Float, v: &Float) -> Result<Interva
         }
         sum = if n % 2 == 1 { sum.sub(&a) } else { sum.add(&a) };
     }
-    Err(NumError::NoConvergence {
-        what: format!(
+    Err(series_unconverged(
+        format!(
             "alternating series of the incomplete gamma, s = {}",
             message_number(s)
         ),
+        sum.lo(),
+        sum.hi(),
+    ))
+}
+
+/// The error of a series or continued fraction of this module that has not converged in
+/// [`GAMMA_MAX_TERMS`] terms: `what` it was, and the ends `lo`, `hi` of its last sum.
+fn series_unconverged(what: String, lo: &Float, hi: &Float) -> NumError {
+    NumError::NoConvergence {
+        what,
         iterations: GAMMA_MAX_TERMS,
-        lo: message_number(sum.lo()),
-        hi: message_number(sum.hi()),
-    })
+        lo: message_number(lo),
+        hi: message_number(hi),
+    }
 }
 
 /// ln(v/u) for 0 < u < v as an interval: ln1p of the exact-up-to-rounding relative
@@ -753,15 +760,14 @@ fn kummer_enclosure(w: u32, s: &Float, y: &Float) -> Result<Interval, NumError> 
             }
         }
     }
-    Err(NumError::NoConvergence {
-        what: format!(
+    Err(series_unconverged(
+        format!(
             "Kummer series of the lower incomplete gamma, s = {}",
             message_number(s)
         ),
-        iterations: GAMMA_MAX_TERMS,
-        lo: message_number(sum.lo()),
-        hi: message_number(sum.hi()),
-    })
+        sum.lo(),
+        sum.hi(),
+    ))
 }
 
 /// y^s e^(−y) = e^(s ln y − y) for exact s and y > 0 at `w` bits, the exponent computed with
