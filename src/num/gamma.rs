@@ -846,6 +846,16 @@ mod tests {
     use super::*;
     use crate::num::tol::close_at_bits as close;
 
+    /// Asserts that `got` and `want` agree to `bits` ([`close`]), naming the case `what`.
+    fn assert_close(bits: u32, got: &Float, want: &Float, what: &str) {
+        assert!(
+            close(bits, got, want),
+            "{what} bits {bits}: {} vs {}",
+            message_number(got),
+            message_number(want)
+        );
+    }
+
     #[test]
     fn continued_fraction_matches_mpfr_gamma_inc() {
         // Two independent methods: A&S 6.5.31 vs MPFR's series (correctly rounded).
@@ -856,12 +866,7 @@ mod tests {
                     let yf = Float::with_val(bits, y);
                     let cf = upper_gamma_cf(bits, &sf, &yf).unwrap();
                     let mp = Float::with_val(bits, sf.gamma_inc_ref(&yf));
-                    assert!(
-                        close(bits, &cf, &mp),
-                        "s {s} y {y} bits {bits}: {} vs {}",
-                        message_number(&cf),
-                        message_number(&mp)
-                    );
+                    assert_close(bits, &cf, &mp, &format!("s {s} y {y}"));
                 }
             }
         }
@@ -880,12 +885,7 @@ mod tests {
                     let s2 = Float::with_val(wide, s);
                     let e = Float::with_val(wide, s2.gamma_inc_ref(&l))
                         - Float::with_val(wide, s2.gamma_inc_ref(&h));
-                    assert!(
-                        close(bits, &v, &e),
-                        "s {s} [{lo},{hi}] bits {bits}: {} vs {}",
-                        message_number(&v),
-                        message_number(&e)
-                    );
+                    assert_close(bits, &v, &e, &format!("s {s} [{lo},{hi}]"));
                 }
             }
         }
@@ -915,12 +915,7 @@ mod tests {
                     let e = Float::with_val(wide, s2.gamma_inc_ref(&l))
                         - Float::with_val(wide, s2.gamma_inc_ref(&h));
                     let e = Float::with_val(bits, e);
-                    assert!(
-                        close(bits, &v, &e),
-                        "s {s} [{lo},{hi}] bits {bits}: {} vs {}",
-                        message_number(&v),
-                        message_number(&e)
-                    );
+                    assert_close(bits, &v, &e, &format!("s {s} [{lo},{hi}]"));
                     if hi <= 25.0 {
                         let a = lower_series(bits, &sf, &l, &h).unwrap();
                         assert!(close(bits, &v, &a), "s {s} [{lo},{hi}]: vs alternating");
