@@ -226,34 +226,25 @@ impl Parser {
         }
     }
     fn expr(&mut self) -> Result<Expr, String> {
-        let mut a = self.term()?;
-        loop {
-            let op = if self.sym('+') {
-                Op::Add
-            } else if self.sym('-') {
-                Op::Sub
-            } else {
-                return Ok(a);
-            };
-            self.pos += 1;
-            let b = self.term()?;
-            a = Expr::Bin(op, Box::new(a), Box::new(b));
-        }
+        self.left_assoc([('+', Op::Add), ('-', Op::Sub)], Self::term)
     }
     fn term(&mut self) -> Result<Expr, String> {
-        let mut a = self.unary()?;
-        loop {
-            let op = if self.sym('*') {
-                Op::Mul
-            } else if self.sym('/') {
-                Op::Div
-            } else {
-                return Ok(a);
-            };
+        self.left_assoc([('*', Op::Mul), ('/', Op::Div)], Self::unary)
+    }
+    /// One level of left-associative binary operators: operands parsed by `operand`,
+    /// joined by the symbols of `ops` (each with its operator) from the left.
+    fn left_assoc(
+        &mut self,
+        ops: [(char, Op); 2],
+        operand: fn(&mut Self) -> Result<Expr, String>,
+    ) -> Result<Expr, String> {
+        let mut a = operand(self)?;
+        while let Some(&(_, op)) = ops.iter().find(|(c, _)| self.sym(*c)) {
             self.pos += 1;
-            let b = self.unary()?;
+            let b = operand(self)?;
             a = Expr::Bin(op, Box::new(a), Box::new(b));
         }
+        Ok(a)
     }
     fn unary(&mut self) -> Result<Expr, String> {
         if self.sym('-') {

@@ -323,6 +323,48 @@ impl<'a> FileCtx<'a> {
         self.note_setup_expr(s.span(), key, &e);
         Ok(e)
     }
+    /// At most one of the alternative `[setup]` expression keys `keys` (such as `load`,
+    /// `load_per_host`, `lambda`): the key given with its expression
+    /// ([`FileCtx::setup_expr`]), `None` where none is, an error at the second one given.
+    pub fn setup_one_of(
+        &self,
+        keys: &[(&str, &Option<Spanned<String>>)],
+    ) -> Result<Option<(String, Expr)>, ClaimError> {
+        let mut found = None;
+        for &(k, v) in keys {
+            if let Some(v) = v {
+                let key = format!("setup.{k}");
+                if found.is_some() {
+                    let names: Vec<&str> = keys.iter().map(|&(k, _)| k).collect();
+                    let why = format!("give only one of {}", names.join(", "));
+                    return self.err(v.span(), &key, why);
+                }
+                found = Some((k.to_string(), self.setup_expr(v, &key)?));
+            }
+        }
+        Ok(found)
+    }
+    /// A `[setup]` count (`setup.hosts`): an integer ≥ 1, `"inf"` (`None`) where `inf_ok`,
+    /// or an expression string (kept as [`FileCtx::setup_expr`] keeps it); `wrong` is the
+    /// error of any other value.
+    pub fn setup_count(
+        &self,
+        v: &Spanned<toml::Value>,
+        key: &str,
+        inf_ok: bool,
+        wrong: &str,
+    ) -> Result<Option<Expr>, ClaimError> {
+        match v.get_ref() {
+            toml::Value::Integer(i) if *i >= 1 => Ok(Some(Expr::Num(i.to_string()))),
+            toml::Value::String(t) if inf_ok && t.trim() == "inf" => Ok(None),
+            toml::Value::String(t) => {
+                let e = self.parse_expr(t).or_else(|e| self.err(v.span(), key, e))?;
+                self.note_setup_expr(v.span(), key, &e);
+                Ok(Some(e))
+            }
+            _ => self.err(v.span(), key, wrong),
+        }
+    }
     /// Keeps an expression a model parsed from its `[setup]` (at `span`, under `key`) for
     /// the compiler's check of its names ([`FileCtx::setup_expr`]).
     pub fn note_setup_expr(&self, span: Range<usize>, key: &str, e: &Expr) {

@@ -140,19 +140,20 @@ fn html_figures(
     let bad = |m: String| (super::EXIT_BAD_INPUT, m);
     let default = std::path::Path::new(DEFAULT_FIGURES_DIR);
     let dir = figures_folder(given.unwrap_or(default));
-    let none = |why: String| ReportFigures {
-        figures: Vec::new(),
-        warning: Some(why),
+    // No figures: an error for a folder the user named, a warning for the default one.
+    let no_figures = |why: String| match given {
+        Some(_) => Err(bad(why)),
+        None => Ok(ReportFigures {
+            figures: Vec::new(),
+            warning: Some(why),
+        }),
     };
     if !dir.is_dir() {
         let why = format!(
             "{}: no such folder, so the report shows no figures (`taskassign tables --out X` writes them to X/figures; pass --figures X)",
             dir.display()
         );
-        return match given {
-            Some(_) => Err(bad(why)),
-            None => Ok(none(why)),
-        };
+        return no_figures(why);
     }
     let figs = crate::claims::figure::load_dir(&dir).map_err(|e| bad(e.to_string()))?;
     if figs.is_empty() {
@@ -160,10 +161,7 @@ fn html_figures(
             "{}: no figure definitions (*.toml), so the report shows no figures (`taskassign tables --out X` writes them with their SVGs to X/figures)",
             dir.display()
         );
-        return match given {
-            Some(_) => Err(bad(why)),
-            None => Ok(none(why)),
-        };
+        return no_figures(why);
     }
     let mut out = Vec::new();
     let mut others: Vec<String> = Vec::new();

@@ -9,8 +9,8 @@
 
 use super::ziggurat::normal1;
 use super::{
-    check_higher_order, check_level, check_order, clip, f64_args, to_f64_param, DistError, JobSize,
-    Sampler,
+    check_higher_order, check_level, check_order, check_positive_finite, clip, f64_args,
+    to_f64_param, DistError, JobSize, Sampler,
 };
 use crate::num::gauss::{ln_gl6, GL6_MAX_VARIATION};
 use crate::num::logf64::{f64_normal, ln_one_minus_exp};
@@ -93,18 +93,22 @@ impl LogNormal {
                 why: format!("mu must be finite, got {}", message_number(&mu)),
             });
         }
-        if sigma.is_nan() || sigma <= 0 || sigma.is_infinite() {
-            return Err(DistError::BadParameter {
-                family: f,
-                why: format!(
-                    "sigma must be > 0 and finite, got {}",
-                    message_number(&sigma)
-                ),
-            });
-        }
+        check_positive_finite(f, "sigma", &sigma)?;
         let sigma = Float::with_val(mu.prec(), sigma);
         let f64c = LogNormalF64::new(&mu, &sigma);
         Ok(LogNormal { mu, sigma, f64c })
+    }
+
+    /// P(X > x) = Q(z) (`upper`) or P(X ≤ x) = Q(−z), z = (ln x − μ)/σ, at the law's
+    /// precision.
+    fn tail_or_cdf(&self, x: &Float, upper: bool) -> Float {
+        let b = self.prec();
+        if *x <= 0 {
+            return Float::with_val(b, u32::from(upper));
+        }
+        let w = b + LOGNORMAL_GUARD_BITS;
+        let z = self.z(w, x, &Float::with_val(w, 0));
+        Float::with_val(b, normal_q(w, &if upper { z } else { -z }))
     }
 
     /// (ln x − μ − shift)/σ at `bits` (±∞ at x = 0, ∞).
@@ -185,22 +189,10 @@ impl LogNormal {
 impl JobSize for LogNormal {
     family_items!("lognormal", mu);
     fn tail(&self, x: &Float) -> Float {
-        let b = self.prec();
-        if *x <= 0 {
-            return Float::with_val(b, 1);
-        }
-        let w = b + LOGNORMAL_GUARD_BITS;
-        let z = self.z(w, x, &Float::with_val(w, 0));
-        Float::with_val(b, normal_q(w, &z))
+        self.tail_or_cdf(x, true)
     }
     fn cdf(&self, x: &Float) -> Float {
-        let b = self.prec();
-        if *x <= 0 {
-            return Float::with_val(b, 0);
-        }
-        let w = b + LOGNORMAL_GUARD_BITS;
-        let z = self.z(w, x, &Float::with_val(w, 0));
-        Float::with_val(b, normal_q(w, &(-z)))
+        self.tail_or_cdf(x, false)
     }
     fn density(&self, x: &Float) -> Option<Float> {
         // φ((ln x − μ)/σ) / (σ x)

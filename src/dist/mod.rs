@@ -361,6 +361,21 @@ pub(crate) fn check_level(family: &'static str, u: &Float) -> Result<(), DistErr
     }
 }
 
+/// Checks a scale or shape parameter `name` = `x` of the law `family`: > 0 and finite.
+pub(crate) fn check_positive_finite(
+    family: &'static str,
+    name: &str,
+    x: &Float,
+) -> Result<(), DistError> {
+    if x.is_nan() || *x <= 0 || x.is_infinite() {
+        return Err(DistError::BadParameter {
+            family,
+            why: format!("{name} must be > 0 and finite, got {}", message_number(x)),
+        });
+    }
+    Ok(())
+}
+
 /// Checks a higher moment order ([`HIGHER_MOMENT_ORDERS`]).
 pub fn check_higher_order(j: i32) -> Result<(), DistError> {
     if HIGHER_MOMENT_ORDERS.contains(&j) {

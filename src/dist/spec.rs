@@ -74,6 +74,14 @@ pub struct DistSpec {
 }
 
 impl DistSpec {
+    /// The samples of an `empirical` spec (an error for a spec read without them).
+    fn samples(&self) -> Result<&Arc<Vec<String>>, DistError> {
+        self.samples.as_ref().ok_or_else(|| DistError::BadSpec {
+            spec: self.text.clone(),
+            why: "no samples".into(),
+        })
+    }
+
     /// Parses and validates a spec (building it once at a moderate precision, so that
     /// α ≤ 0, p ≤ k, a malformed file, … are reported here).
     ///
@@ -291,10 +299,7 @@ impl DistFactory for DistSpec {
                 "weibull" => Box::new(Weibull::new(n(0)?, n(1)?)?),
                 "lognormal" => Box::new(LogNormal::new(n(0)?, n(1)?)?),
                 "empirical" => {
-                    let samples = self.samples.as_ref().ok_or_else(|| DistError::BadSpec {
-                        spec: self.text.clone(),
-                        why: "no samples".into(),
-                    })?;
+                    let samples = self.samples()?;
                     Box::new(empirical::Empirical::new(bits, &self.values[0], samples)?)
                 }
                 other => {
@@ -362,10 +367,7 @@ impl DistFactory for DistSpec {
                 "weibull" => Box::new(WeibullEnclosure::new(n(0)?, n(1)?)?),
                 "lognormal" => Box::new(LogNormalEnclosure::new(n(0)?, n(1)?)?),
                 "empirical" => {
-                    let samples = self.samples.as_ref().ok_or_else(|| DistError::BadSpec {
-                        spec: self.text.clone(),
-                        why: "no samples".into(),
-                    })?;
+                    let samples = self.samples()?;
                     Box::new(EmpiricalEnclosure::new(bits, &self.values[0], samples)?)
                 }
                 other => {

@@ -9,8 +9,8 @@
 
 use super::ziggurat::exp1;
 use super::{
-    check_higher_order, check_level, check_order, clip, f64_args, to_f64_param, DistError, JobSize,
-    Sampler,
+    check_higher_order, check_level, check_order, check_positive_finite, clip, f64_args,
+    to_f64_param, DistError, JobSize, Sampler,
 };
 use crate::num::dd::{f64_pair, two_sum, LnPoint};
 use crate::num::gamma::{gamma_interval, ln_gamma_interval_f64};
@@ -96,24 +96,8 @@ impl Weibull {
     /// ```
     pub fn new(shape: Float, scale: Float) -> Result<Self, DistError> {
         let f = "weibull";
-        if shape.is_nan() || shape <= 0 || shape.is_infinite() {
-            return Err(DistError::BadParameter {
-                family: f,
-                why: format!(
-                    "shape must be > 0 and finite, got {}",
-                    message_number(&shape)
-                ),
-            });
-        }
-        if scale.is_nan() || scale <= 0 || scale.is_infinite() {
-            return Err(DistError::BadParameter {
-                family: f,
-                why: format!(
-                    "scale must be > 0 and finite, got {}",
-                    message_number(&scale)
-                ),
-            });
-        }
+        check_positive_finite(f, "shape", &shape)?;
+        check_positive_finite(f, "scale", &scale)?;
         let scale = Float::with_val(shape.prec(), scale);
         let f64c = WeibullF64::new(&shape, &scale);
         Ok(Weibull { shape, scale, f64c })

@@ -720,6 +720,36 @@ struct Solved {
     pi: HashMap<Occ, f64>,
 }
 
+/// One step of the truncation growth of [`exact`] (boxes) and [`exact_simplex`]: the chain
+/// solved on `region`, with the truncation bound its mean must reach
+/// ([`truncation_target`]); under `TASKASSIGN_TRACE_EXACT`, a line on stderr naming the
+/// region by `label` (and, for a box, its bound by face).
+fn solve_traced(
+    system: &JsqSystem,
+    region: Region,
+    want: u32,
+    max_states: usize,
+    warm: Option<&HashMap<Occ, f64>>,
+    label: std::fmt::Arguments<'_>,
+) -> Result<(Solved, f64), LbError> {
+    let faces = matches!(region, Region::Box(_));
+    let s = solve_chain(system, Some(region), want, max_states, warm)?;
+    let r = &s.result;
+    let target = truncation_target(r.mean_tasks.value, want);
+    if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+        let faces = if faces {
+            format!(" faces {:?}", s.face_bound)
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "exact: {label} states {} digits {} bound {:.2e} target {:.2e} solve {:.2e}{faces} cycles {}",
+            r.states, r.digits, r.truncation_bound, target, r.solve_error, r.cycles
+        );
+    }
+    Ok((s, target))
+}
+
 fn solve_chain(
     system: &JsqSystem,
     trunc: Option<Region>,
@@ -1117,21 +1147,15 @@ pub fn exact(system: &JsqSystem, opts: &ExactOptions) -> Result<ExactResult, LbE
     let mut warm: Option<HashMap<Occ, f64>> = None;
     let mut growths = 0;
     loop {
-        let s = solve_chain(
+        let (s, target) = solve_traced(
             system,
-            Some(Region::Box(t)),
+            Region::Box(t),
             want,
             opts.max_states,
             warm.as_ref(),
+            format_args!("{t:?}"),
         )?;
         let r = &s.result;
-        let target = truncation_target(r.mean_tasks.value, want);
-        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
-            eprintln!(
-                "exact: {t:?} states {} digits {} bound {:.2e} target {:.2e} solve {:.2e} faces {:?} cycles {}",
-                r.states, r.digits, r.truncation_bound, target, r.solve_error, s.face_bound, r.cycles
-            );
-        }
         crate::progress::report(
             "exact chain: truncation",
             growths as u64,
@@ -1309,21 +1333,15 @@ fn exact_simplex(
                 1.5 * per_state * states
             ),
         );
-        let s = solve_chain(
+        let (s, target) = solve_traced(
             system,
-            Some(Region::Simplex(region)),
+            Region::Simplex(region),
             want,
             max,
             warm.as_ref(),
+            format_args!("level {k:.2}"),
         )?;
         let r = &s.result;
-        let target = truncation_target(r.mean_tasks.value, want);
-        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
-            eprintln!(
-                "exact: level {k:.2} states {} digits {} bound {:.2e} target {:.2e} solve {:.2e} cycles {}",
-                r.states, r.digits, r.truncation_bound, target, r.solve_error, r.cycles
-            );
-        }
         let done = r.digits >= want || r.truncation_bound <= target;
         let bound = r.truncation_bound;
         best = s.result;

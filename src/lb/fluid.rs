@@ -416,30 +416,71 @@ fn power_trajectory(
     opts: &FluidOptions,
 ) -> Result<Trajectory, LbError> {
     let sys = PowerOfD::new(model, d, k);
-    let mut q = vec![0.0; k];
-    for (qi, x) in q.iter_mut().zip(init) {
-        *qi = *x;
-    }
-    let mut ig = Dopri5::new(k, opts.tol).map_err(ode_err)?;
+    let (mut q, mut ig) = Recording::start(k, init, opts)?;
+    let mut rec = Recording::new(&q, times, opts);
     let mut t = 0.0;
-    let mut out = Vec::with_capacity(times.len());
-    let mut top_max: f64 = q[k - 1];
     for &tau in times {
         let (tt, _) = ig.integrate(&sys, t, &mut q, tau).map_err(ode_err)?;
         t = tt;
-        top_max = top_max.max(q[k - 1].abs());
-        out.push(trimmed(&q, opts.truncation));
+        rec.push(&q, q[k - 1].abs());
     }
-    Ok(Trajectory {
-        times: times.to_vec(),
-        occupancy: out,
-        levels: k,
-        top_level_max: top_max,
-        tolerance: opts.tol,
-        truncation: opts.truncation,
-        switches: Vec::new(),
-        steps: ig.stats.accepted,
-    })
+    Ok(rec.finish(Vec::new(), &ig))
+}
+
+/// What [`power_trajectory`] and [`jsq_trajectory`] keep: the occupancy at each requested
+/// time (trimmed at the truncation) and the largest top level q_K seen.
+struct Recording<'a> {
+    times: &'a [f64],
+    opts: &'a FluidOptions,
+    levels: usize,
+    occupancy: Vec<Vec<f64>>,
+    top_max: f64,
+}
+
+impl<'a> Recording<'a> {
+    /// The start occupancy `init` padded with zeros to `k` levels, and the integrator at
+    /// the options' tolerance.
+    fn start(k: usize, init: &[f64], opts: &FluidOptions) -> Result<(Vec<f64>, Dopri5), LbError> {
+        let mut q = vec![0.0; k];
+        for (qi, x) in q.iter_mut().zip(init) {
+            *qi = *x;
+        }
+        let ig = Dopri5::new(k, opts.tol).map_err(ode_err)?;
+        Ok((q, ig))
+    }
+
+    /// An empty recording from the occupancy `q` the integration starts at: its top level
+    /// q_K is the first value of the top-level maximum.
+    fn new(q: &[f64], times: &'a [f64], opts: &'a FluidOptions) -> Self {
+        Recording {
+            times,
+            opts,
+            levels: q.len(),
+            occupancy: Vec::with_capacity(times.len()),
+            top_max: q[q.len() - 1],
+        }
+    }
+
+    /// Records the occupancy `q` reached at the next requested time, whose top level
+    /// counts as `top`.
+    fn push(&mut self, q: &[f64], top: f64) {
+        self.top_max = self.top_max.max(top);
+        self.occupancy.push(trimmed(q, self.opts.truncation));
+    }
+
+    /// The trajectory recorded, with the mode switches and the integrator's step count.
+    fn finish(self, switches: Vec<Switch>, ig: &Dopri5) -> Trajectory {
+        Trajectory {
+            times: self.times.to_vec(),
+            occupancy: self.occupancy,
+            levels: self.levels,
+            top_level_max: self.top_max,
+            tolerance: self.opts.tol,
+            truncation: self.opts.truncation,
+            switches,
+            steps: ig.stats.accepted,
+        }
+    }
 }
 
 fn jsq_trajectory(
@@ -450,16 +491,11 @@ fn jsq_trajectory(
     opts: &FluidOptions,
 ) -> Result<Trajectory, LbError> {
     let f = JsqFluid::new(model, k);
-    let mut q = vec![0.0; k];
-    for (qi, x) in q.iter_mut().zip(init) {
-        *qi = *x;
-    }
+    let (mut q, mut ig) = Recording::start(k, init, opts)?;
     let mut m = f.initial_mode(&mut q);
+    let mut rec = Recording::new(&q, times, opts);
     let mut switches = vec![Switch { time: 0.0, mode: m }];
-    let mut ig = Dopri5::new(k, opts.tol).map_err(ode_err)?;
     let mut t = 0.0;
-    let mut out = Vec::with_capacity(times.len());
-    let mut top_max: f64 = q[k - 1];
     for &tau in times {
         while t < tau {
             let sys = JsqMode { f: &f, m };
@@ -487,19 +523,9 @@ fn jsq_trajectory(
                 }
             }
         }
-        top_max = top_max.max(q[k - 1]);
-        out.push(trimmed(&q, opts.truncation));
+        rec.push(&q, q[k - 1]);
     }
-    Ok(Trajectory {
-        times: times.to_vec(),
-        occupancy: out,
-        levels: k,
-        top_level_max: top_max,
-        tolerance: opts.tol,
-        truncation: opts.truncation,
-        switches,
-        steps: ig.stats.accepted,
-    })
+    Ok(rec.finish(switches, &ig))
 }
 
 /// The finer of the two fluid integrations of [`fluid_pair`] runs at the default tolerance

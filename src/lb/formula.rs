@@ -96,6 +96,9 @@ struct Parser<'a> {
     text: &'a str,
 }
 
+/// The constructor of a binary node (`Formula::Add`, …).
+type BinaryNode = fn(Box<Formula>, Box<Formula>) -> Formula;
+
 impl Parser<'_> {
     fn err(&self, reason: &str) -> LbError {
         LbError::BadFormula {
@@ -116,37 +119,27 @@ impl Parser<'_> {
     }
 
     fn expr(&mut self) -> Result<Formula, LbError> {
-        let mut a = self.term()?;
-        while let Some(c) = self.peek() {
-            match c {
-                b'+' => {
-                    self.pos += 1;
-                    a = Formula::Add(Box::new(a), Box::new(self.term()?));
-                }
-                b'-' => {
-                    self.pos += 1;
-                    a = Formula::Sub(Box::new(a), Box::new(self.term()?));
-                }
-                _ => break,
-            }
-        }
-        Ok(a)
+        self.left_assoc([(b'+', Formula::Add), (b'-', Formula::Sub)], Self::term)
     }
 
     fn term(&mut self) -> Result<Formula, LbError> {
-        let mut a = self.unary()?;
+        self.left_assoc([(b'*', Formula::Mul), (b'/', Formula::Div)], Self::unary)
+    }
+
+    /// One level of left-associative binary operators: operands parsed by `operand`,
+    /// joined by the bytes of `ops` (each with the node it builds) from the left.
+    fn left_assoc(
+        &mut self,
+        ops: [(u8, BinaryNode); 2],
+        operand: fn(&mut Self) -> Result<Formula, LbError>,
+    ) -> Result<Formula, LbError> {
+        let mut a = operand(self)?;
         while let Some(c) = self.peek() {
-            match c {
-                b'*' => {
-                    self.pos += 1;
-                    a = Formula::Mul(Box::new(a), Box::new(self.unary()?));
-                }
-                b'/' => {
-                    self.pos += 1;
-                    a = Formula::Div(Box::new(a), Box::new(self.unary()?));
-                }
-                _ => break,
-            }
+            let Some(&(_, node)) = ops.iter().find(|(o, _)| *o == c) else {
+                break;
+            };
+            self.pos += 1;
+            a = node(Box::new(a), Box::new(operand(self)?));
         }
         Ok(a)
     }

@@ -306,21 +306,22 @@ mod tests {
     #[test]
     fn disagreement_reduces_digits() {
         // 1.23456 vs 1.23467: agree to 4 significant digits after rounding (1.235).
-        let a = Float::with_val(64, 1.23456);
-        let b = Float::with_val(64, 1.23467);
-        let c = certify_pair(&a, &b, 10);
-        assert_eq!(c.digits, 4);
-        assert_eq!(c.text, "1.235e0");
+        assert_eq!(certified_f64(1.23456, 1.23467, 10), (4, "1.235e0".into()));
     }
 
     #[test]
     fn boundary_rounding_is_conservative() {
         // 0.49999999 vs 0.50000001: rounded to 7 digits both are 5.000000e-1; at 8 they
         // differ. Digits are cut at the rounding boundary, never reported beyond agreement.
-        let a = Float::with_val(64, 0.49999999);
-        let b = Float::with_val(64, 0.50000001);
-        let c = certify_pair(&a, &b, 12);
-        assert_eq!(c.digits, 7);
-        assert_eq!(c.text, "5.000000e-1");
+        assert_eq!(
+            certified_f64(0.49999999, 0.50000001, 12),
+            (7, "5.000000e-1".into())
+        );
+    }
+
+    /// The digits and text [`certify_pair`] gives two f64 values (read at 64 bits).
+    fn certified_f64(a: f64, b: f64, wanted: u32) -> (u32, String) {
+        let c = certify_pair(&Float::with_val(64, a), &Float::with_val(64, b), wanted);
+        (c.digits, c.text)
     }
 }

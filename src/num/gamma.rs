@@ -332,16 +332,15 @@ pub fn upper_gamma_cf(bits: u32, s: &Float, y: &Float) -> Result<Float, NumError
         }
     }
     if !converged {
-        return Err(NumError::NoConvergence {
-            what: format!(
+        return Err(series_unconverged(
+            format!(
                 "continued fraction for Γ({}, {})",
                 message_number(s),
                 message_number(y)
             ),
-            iterations: GAMMA_MAX_TERMS,
-            lo: message_number(&f),
-            hi: message_number(&f),
-        });
+            &f,
+            &f,
+        ));
     }
     // e^(s ln y − y) / f
     let e = Float::with_val(w, y.ln_ref()) * s - y;
@@ -382,15 +381,14 @@ fn kummer_lower_gamma(w: u32, s: &Float, y: &Float) -> Result<Float, NumError> {
             }
         }
     }
-    Err(NumError::NoConvergence {
-        what: format!(
+    Err(series_unconverged(
+        format!(
             "Kummer series for the lower incomplete gamma, s = {}",
             message_number(s)
         ),
-        iterations: GAMMA_MAX_TERMS,
-        lo: message_number(&sum),
-        hi: message_number(&sum),
-    })
+        &sum,
+        &sum,
+    ))
 }
 
 /// ∫_{lo}^{hi} y^(s−1) e^(−y) dy = γ(s, hi) − γ(s, lo) for s ≥ 1 and 0 ≤ lo < hi ≤ s, by
@@ -485,15 +483,14 @@ fn lower_series(bits: u32, s: &Float, lo: &Float, hi: &Float) -> Result<Float, N
             return Ok(Float::with_val(bits, sum));
         }
     }
-    Err(NumError::NoConvergence {
-        what: format!(
+    Err(series_unconverged(
+        format!(
             "lower incomplete gamma series for s = {}",
             message_number(&s)
         ),
-        iterations: GAMMA_MAX_TERMS,
-        lo: message_number(&sum),
-        hi: message_number(&sum),
-    })
+        &sum,
+        &sum,
+    ))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -700,15 +697,25 @@ fn termwise_enclosure(w: u32, s: &Float, u: &Float, v: &Float) -> Result<Interva
         }
         sum = if n % 2 == 1 { sum.sub(&a) } else { sum.add(&a) };
     }
-    Err(NumError::NoConvergence {
-        what: format!(
+    Err(series_unconverged(
+        format!(
             "alternating series of the incomplete gamma, s = {}",
             message_number(s)
         ),
+        sum.lo(),
+        sum.hi(),
+    ))
+}
+
+/// The error of a series or continued fraction of this module that has not converged in
+/// [`GAMMA_MAX_TERMS`] terms: `what` it was, and the ends `lo`, `hi` of its last sum.
+fn series_unconverged(what: String, lo: &Float, hi: &Float) -> NumError {
+    NumError::NoConvergence {
+        what,
         iterations: GAMMA_MAX_TERMS,
-        lo: message_number(sum.lo()),
-        hi: message_number(sum.hi()),
-    })
+        lo: message_number(lo),
+        hi: message_number(hi),
+    }
 }
 
 /// ln(v/u) for 0 < u < v as an interval: ln1p of the exact-up-to-rounding relative
@@ -753,15 +760,14 @@ fn kummer_enclosure(w: u32, s: &Float, y: &Float) -> Result<Interval, NumError> 
             }
         }
     }
-    Err(NumError::NoConvergence {
-        what: format!(
+    Err(series_unconverged(
+        format!(
             "Kummer series of the lower incomplete gamma, s = {}",
             message_number(s)
         ),
-        iterations: GAMMA_MAX_TERMS,
-        lo: message_number(sum.lo()),
-        hi: message_number(sum.hi()),
-    })
+        sum.lo(),
+        sum.hi(),
+    ))
 }
 
 /// y^s e^(−y) = e^(s ln y − y) for exact s and y > 0 at `w` bits, the exponent computed with
@@ -840,6 +846,16 @@ mod tests {
     use super::*;
     use crate::num::tol::close_at_bits as close;
 
+    /// Asserts that `got` and `want` agree to `bits` ([`close`]), naming the case `what`.
+    fn assert_close(bits: u32, got: &Float, want: &Float, what: &str) {
+        assert!(
+            close(bits, got, want),
+            "{what} bits {bits}: {} vs {}",
+            message_number(got),
+            message_number(want)
+        );
+    }
+
     #[test]
     fn continued_fraction_matches_mpfr_gamma_inc() {
         // Two independent methods: A&S 6.5.31 vs MPFR's series (correctly rounded).
@@ -850,12 +866,7 @@ mod tests {
                     let yf = Float::with_val(bits, y);
                     let cf = upper_gamma_cf(bits, &sf, &yf).unwrap();
                     let mp = Float::with_val(bits, sf.gamma_inc_ref(&yf));
-                    assert!(
-                        close(bits, &cf, &mp),
-                        "s {s} y {y} bits {bits}: {} vs {}",
-                        message_number(&cf),
-                        message_number(&mp)
-                    );
+                    assert_close(bits, &cf, &mp, &format!("s {s} y {y}"));
                 }
             }
         }
@@ -874,12 +885,7 @@ mod tests {
                     let s2 = Float::with_val(wide, s);
                     let e = Float::with_val(wide, s2.gamma_inc_ref(&l))
                         - Float::with_val(wide, s2.gamma_inc_ref(&h));
-                    assert!(
-                        close(bits, &v, &e),
-                        "s {s} [{lo},{hi}] bits {bits}: {} vs {}",
-                        message_number(&v),
-                        message_number(&e)
-                    );
+                    assert_close(bits, &v, &e, &format!("s {s} [{lo},{hi}]"));
                 }
             }
         }
@@ -909,12 +915,7 @@ mod tests {
                     let e = Float::with_val(wide, s2.gamma_inc_ref(&l))
                         - Float::with_val(wide, s2.gamma_inc_ref(&h));
                     let e = Float::with_val(bits, e);
-                    assert!(
-                        close(bits, &v, &e),
-                        "s {s} [{lo},{hi}] bits {bits}: {} vs {}",
-                        message_number(&v),
-                        message_number(&e)
-                    );
+                    assert_close(bits, &v, &e, &format!("s {s} [{lo},{hi}]"));
                     if hi <= 25.0 {
                         let a = lower_series(bits, &sf, &l, &h).unwrap();
                         assert!(close(bits, &v, &a), "s {s} [{lo},{hi}]: vs alternating");

@@ -458,6 +458,10 @@ impl Acc {
 
 // ------------------------------------------------------------------------ the two-level solver
 
+/// The off-diagonal entries of the sub-generator, grouped by state (compressed rows or
+/// columns): the offsets, the other state of each entry and its rate.
+type OffDiagonal<'a> = (&'a [usize], &'a [u32], &'a [f64]);
+
 /// The level chain seen by the solver: the unknowns are the states other than z.
 struct Solver<'a, S> {
     c: &'a Explored<S>,
@@ -637,25 +641,37 @@ impl<'a, S> Solver<'a, S> {
 
     /// out = δ(−B) (row vector, as a column).
     fn apply_left(&self, d: &[f64], out: &mut [f64]) {
-        let c = self.c;
-        out[0] = 0.0;
-        for j in 1..self.n() {
-            let mut s = c.total[j] * d[j];
-            for k in c.in_off[j]..c.in_off[j + 1] {
-                s -= d[c.in_from[k] as usize] * c.in_rate[k];
-            }
-            out[j] = s;
-        }
+        self.apply(self.incoming(), d, out);
     }
 
     /// out = (−B)d.
     fn apply_right(&self, d: &[f64], out: &mut [f64]) {
+        self.apply(self.outgoing(), d, out);
+    }
+
+    /// The off-diagonal entries of −B by row: the outgoing transitions of each state.
+    fn outgoing(&self) -> OffDiagonal<'a> {
         let c = self.c;
+        (&c.out_off[..], &c.out_to[..], &c.out_rate[..])
+    }
+
+    /// The off-diagonal entries of −B by column: the incoming transitions of each state.
+    fn incoming(&self) -> OffDiagonal<'a> {
+        let c = self.c;
+        (&c.in_off[..], &c.in_from[..], &c.in_rate[..])
+    }
+
+    /// out = (−B)d for the entries of −B grouped by row ([`Self::outgoing`]), or δ(−B) for
+    /// them grouped by column ([`Self::incoming`]): the diagonal (the total rates) minus
+    /// the transitions.
+    #[inline]
+    fn apply(&self, (off, idx, rate): OffDiagonal<'_>, d: &[f64], out: &mut [f64]) {
+        let total = &self.c.total;
         out[0] = 0.0;
         for x in 1..self.n() {
-            let mut s = c.total[x] * d[x];
-            for k in c.out_off[x]..c.out_off[x + 1] {
-                s -= c.out_rate[k] * d[c.out_to[k] as usize];
+            let mut s = total[x] * d[x];
+            for k in off[x]..off[x + 1] {
+                s -= rate[k] * d[idx[k] as usize];
             }
             out[x] = s;
         }
@@ -677,38 +693,38 @@ impl<'a, S> Solver<'a, S> {
 
     /// b − (−B)x in double-double (x as hi + lo), rounded to f64.
     fn residual_right_dd(&self, xh: &[f64], xl: &[f64], b: &[f64]) -> Vec<f64> {
-        let c = self.c;
-        let mut out = vec![0.0; self.n()];
-        for x in 1..self.n() {
-            let mut a = Acc::default();
-            a.add(b[x]);
-            a.add_prod(-c.total[x], xh[x]);
-            a.add_prod(-c.total[x], xl[x]);
-            for k in c.out_off[x]..c.out_off[x + 1] {
-                let t = c.out_to[k] as usize;
-                a.add_prod(c.out_rate[k], xh[t]);
-                a.add_prod(c.out_rate[k], xl[t]);
-            }
-            out[x] = a.value();
-        }
-        out
+        self.residual_dd(self.outgoing(), xh, xl, b)
     }
 
     /// ν − y(−B) in double-double (y as hi + lo, y(z) = 1), rounded to f64.
     fn residual_left_dd(&self, yh: &[f64], yl: &[f64], nu: &[f64]) -> Vec<f64> {
-        let c = self.c;
+        self.residual_dd(self.incoming(), yh, yl, nu)
+    }
+
+    /// r − (−B)v in double-double (v as hi + lo), rounded to f64, where −B is given by its
+    /// diagonal (the total rates) and its off-diagonal entries `(off, idx, rate)` grouped by
+    /// state: the outgoing rows for B acting on the right, the incoming columns for a row
+    /// vector on the left.
+    fn residual_dd(
+        &self,
+        (off, idx, rate): OffDiagonal<'_>,
+        vh: &[f64],
+        vl: &[f64],
+        r: &[f64],
+    ) -> Vec<f64> {
+        let total = &self.c.total;
         let mut out = vec![0.0; self.n()];
-        for j in 1..self.n() {
+        for x in 1..self.n() {
             let mut a = Acc::default();
-            a.add(nu[j]);
-            a.add_prod(-c.total[j], yh[j]);
-            a.add_prod(-c.total[j], yl[j]);
-            for k in c.in_off[j]..c.in_off[j + 1] {
-                let i = c.in_from[k] as usize;
-                a.add_prod(c.in_rate[k], yh[i]);
-                a.add_prod(c.in_rate[k], yl[i]);
+            a.add(r[x]);
+            a.add_prod(-total[x], vh[x]);
+            a.add_prod(-total[x], vl[x]);
+            for k in off[x]..off[x + 1] {
+                let t = idx[k] as usize;
+                a.add_prod(rate[k], vh[t]);
+                a.add_prod(rate[k], vl[t]);
             }
-            out[j] = a.value();
+            out[x] = a.value();
         }
         out
     }

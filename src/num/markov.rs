@@ -449,23 +449,17 @@ mod tests {
         let c = Mm1k { lambda: 0.7, k: 40 };
         let chain = explore(&c, 0, 1000).unwrap();
         assert_eq!(chain.len(), 41);
-        let d = stationary(
-            &chain,
-            &SolveOptions {
-                solver: Solver::Dense,
+        // The two solvers, the other options at their defaults.
+        let by = |solver| {
+            let opts = SolveOptions {
+                solver,
                 ..Default::default()
-            },
-        )
-        .unwrap();
+            };
+            stationary(&chain, &opts).unwrap()
+        };
+        let d = by(Solver::Dense);
         check(&d.pi, &chain, 0.7, 1e-14);
-        let g = stationary(
-            &chain,
-            &SolveOptions {
-                solver: Solver::GaussSeidel,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let g = by(Solver::GaussSeidel);
         assert!(g.residual <= DEFAULT_RESIDUAL && g.sweeps > 0);
         check(&g.pi, &chain, 0.7, 1e-11);
     }

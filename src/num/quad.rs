@@ -535,6 +535,21 @@ mod tests {
     /// The error estimate must be below 2^-(bits − ERROR_SLACK_BITS) relative to the value.
     const ERROR_SLACK_BITS: u32 = QUAD_TOL_SLACK_BITS + 2;
 
+    /// [`tanh_sinh`] of `f` over [a, b] for integer ends at `bits`.
+    fn on_ints(
+        bits: u32,
+        a: i32,
+        b: i32,
+        f: impl FnMut(&Float) -> Float,
+    ) -> Result<QuadResult, NumError> {
+        tanh_sinh(
+            bits,
+            &Float::with_val(bits, a),
+            &Float::with_val(bits, b),
+            f,
+        )
+    }
+
     fn check(bits: u32, r: &QuadResult, exact: &Float, what: &str) {
         let err = Float::with_val(bits + 64, &r.value - exact).abs();
         assert!(
@@ -555,12 +570,9 @@ mod tests {
     fn inverse_sqrt_singularity() {
         // ∫_0^1 x^(-1/2) dx = 2 (elementary).
         for bits in TEST_BITS {
-            let r = tanh_sinh(
-                bits,
-                &Float::with_val(bits, 0),
-                &Float::with_val(bits, 1),
-                |x| Float::with_val(x.prec(), x.sqrt_ref()).recip(),
-            )
+            let r = on_ints(bits, 0, 1, |x| {
+                Float::with_val(x.prec(), x.sqrt_ref()).recip()
+            })
             .unwrap();
             check(bits, &r, &Float::with_val(bits, 2), "x^-1/2");
         }
@@ -583,13 +595,7 @@ mod tests {
     fn reciprocal_gives_ln2() {
         // ∫_1^2 dx/x = ln 2 (elementary; MPFR's ln 2 constant at higher precision).
         for bits in TEST_BITS {
-            let r = tanh_sinh(
-                bits,
-                &Float::with_val(bits, 1),
-                &Float::with_val(bits, 2),
-                |x| Float::with_val(x.prec(), x.recip_ref()),
-            )
-            .unwrap();
+            let r = on_ints(bits, 1, 2, |x| Float::with_val(x.prec(), x.recip_ref())).unwrap();
             check(bits, &r, &Float::with_val(bits + 64, Constant::Log2), "1/x");
         }
     }
@@ -617,18 +623,12 @@ mod tests {
     #[test]
     fn reversed_and_empty_intervals() {
         let b = 64;
-        let r = tanh_sinh(b, &Float::with_val(b, 2), &Float::with_val(b, 1), |x| {
-            Float::with_val(x.prec(), x.recip_ref())
-        })
-        .unwrap();
+        let r = on_ints(b, 2, 1, |x| Float::with_val(x.prec(), x.recip_ref())).unwrap();
         // ∫_2^1 dx/x = −ln 2, within the error estimate (plus the constant's rounding).
         let exact = -Float::with_val(b + 64, Constant::Log2);
         let err = Float::with_val(b + 64, &r.value - &exact).abs();
         assert!(err <= r.error);
-        let r = tanh_sinh(b, &Float::with_val(b, 1), &Float::with_val(b, 1), |x| {
-            x.clone()
-        })
-        .unwrap();
+        let r = on_ints(b, 1, 1, |x| x.clone()).unwrap();
         assert!(r.value.is_zero() && r.error.is_zero());
     }
 
@@ -636,16 +636,14 @@ mod tests {
     fn divergent_integral_is_an_error() {
         // ∫_0^1 dx/x diverges: the levels keep growing with the t-range.
         let b = 64;
-        let r = tanh_sinh(b, &Float::with_val(b, 0), &Float::with_val(b, 1), |x| {
-            Float::with_val(x.prec(), x.recip_ref())
-        });
+        let r = on_ints(b, 0, 1, |x| Float::with_val(x.prec(), x.recip_ref()));
         assert!(matches!(r, Err(NumError::Quadrature { .. })), "{r:?}");
     }
 
     #[test]
     fn nan_integrand_is_an_error() {
         let b = 64;
-        let r = tanh_sinh(b, &Float::with_val(b, 0), &Float::with_val(b, 1), |x| {
+        let r = on_ints(b, 0, 1, |x| {
             Float::with_val(x.prec(), rug::float::Special::Nan)
         });
         assert!(matches!(r, Err(NumError::NotFinite(_))));

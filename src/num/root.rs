@@ -34,6 +34,16 @@ pub struct Root {
 }
 
 impl Root {
+    /// An exact zero `x` found after `iterations`: the bracket [x, x].
+    fn exact(x: Float, iterations: usize) -> Root {
+        Root {
+            x: x.clone(),
+            lo: x.clone(),
+            hi: x,
+            iterations,
+        }
+    }
+
     /// The bracket [a, b] after `iterations`, its root the end where |f| (compared at
     /// `bits`) is smaller, b on a tie.
     fn at_better_end(
@@ -75,20 +85,10 @@ where
         return Err(NumError::NotFinite(format!("{what} at the bracket ends")).into());
     }
     if fa.is_zero() {
-        return Ok(Root {
-            x: a.clone(),
-            lo: a.clone(),
-            hi: a,
-            iterations: 0,
-        });
+        return Ok(Root::exact(a, 0));
     }
     if fb.is_zero() {
-        return Ok(Root {
-            x: b.clone(),
-            lo: b.clone(),
-            hi: b,
-            iterations: 0,
-        });
+        return Ok(Root::exact(b, 0));
     }
     if fa > 0 || fb < 0 {
         return Err(NumError::NoBracket {
@@ -165,12 +165,7 @@ where
             return Err(NumError::NotFinite(format!("{what} at {}", message_number(&x))).into());
         }
         if fx.is_zero() {
-            return Ok(Root {
-                x: x.clone(),
-                lo: x.clone(),
-                hi: x,
-                iterations: it,
-            });
+            return Ok(Root::exact(x, it));
         }
         if fx < 0 {
             a = x;

@@ -303,42 +303,35 @@ fn threshold_at(
         let e = 24 + 4 * k as i32 - bits as i32;
         Float::with_val(bits, OFFSET_MANTISSA) << e
     };
-    // An arrival rate at which the interval construction proves stability.
-    let mut lambda_lo = None;
-    for k in 0..OFFSET_TRIES {
-        let l = Float::with_val(bits, g * Float::with_val(bits, 1u32 - step(k)));
-        let gr = greedy_enclosed(enc.as_ref(), d.as_ref(), &pt(&l), h, &guesses, false)?;
-        if gr.verdict == Verdict::Stable {
-            lambda_lo = Some(l);
-            break;
+    // The first λ*(1 ∓ step(k)), k < OFFSET_TRIES, below (above) λ* at which the interval
+    // construction proves `want`; above, 1/sup x F̄(x) ends the search (no h is stable
+    // above it).
+    let offset = |above: bool, want: Verdict, what: &str| -> Result<Float, PolicyError> {
+        for k in 0..OFFSET_TRIES {
+            let f = if above {
+                Float::with_val(bits, 1u32 + step(k))
+            } else {
+                Float::with_val(bits, 1u32 - step(k))
+            };
+            let l = Float::with_val(bits, g * &f);
+            if above && l >= *inv_sup.lo() {
+                return Ok(inv_sup.hi().clone());
+            }
+            let gr = greedy_enclosed(enc.as_ref(), d.as_ref(), &pt(&l), h, &guesses, false)?;
+            if gr.verdict == want {
+                return Ok(l);
+            }
         }
-    }
-    let Some(lambda_lo) = lambda_lo else {
-        return Err(undecided(format!(
-            "stability of {h} TAGS hosts just below λ* = {}",
+        let side = if above { "above" } else { "below" };
+        Err(undecided(format!(
+            "{what} of {h} TAGS hosts just {side} λ* = {}",
             message_number(g)
-        )));
+        )))
     };
-    // One at which it proves instability, or 1/sup x F̄(x) (no h is stable above it).
-    let mut lambda_hi = None;
-    for k in 0..OFFSET_TRIES {
-        let l = Float::with_val(bits, g * Float::with_val(bits, 1u32 + step(k)));
-        if l >= *inv_sup.lo() {
-            lambda_hi = Some(inv_sup.hi().clone());
-            break;
-        }
-        let gr = greedy_enclosed(enc.as_ref(), d.as_ref(), &pt(&l), h, &guesses, false)?;
-        if gr.verdict == Verdict::Unstable {
-            lambda_hi = Some(l);
-            break;
-        }
-    }
-    let Some(lambda_hi) = lambda_hi else {
-        return Err(undecided(format!(
-            "instability of {h} TAGS hosts just above λ* = {}",
-            message_number(g)
-        )));
-    };
+    // An arrival rate at which the interval construction proves stability, and one at
+    // which it proves instability.
+    let lambda_lo = offset(false, Verdict::Stable, "stability")?;
+    let lambda_hi = offset(true, Verdict::Unstable, "instability")?;
     let lambda = Interval::new(lambda_lo, lambda_hi);
     // The greedy cutoffs over every λ of the enclosure. Where ρ* is within the enclosure's
     // width of ρ*(F, ∞) (the Pareto at large h: 1 − α^(−h) is 1 to more digits than

@@ -233,21 +233,23 @@ impl LoadSpec {
     }
 }
 
-/// The result of evaluating a policy with given cutoffs.
+/// The result of evaluating a policy with given cutoffs: each number a [`Float`] at the
+/// working precision, or (`T` = [`crate::num::interval::Interval`], the proven
+/// `EnclosedEvaluation`) an enclosure of the exact value, where +∞ stands for [+∞, +∞].
 #[derive(Debug, Clone)]
-pub struct Evaluation {
+pub struct Evaluation<T = Float> {
     /// Per-host loads ρ_i.
-    pub host_loads: Vec<Float>,
-    /// Every ρ_i < 1.
+    pub host_loads: Vec<T>,
+    /// Every ρ_i < 1 (for enclosures: proven; an undecided host is an error).
     pub stable: bool,
     /// The metric's value (+∞ when unstable).
-    pub value: Float,
+    pub value: T,
     /// The part due to queueing (+∞ when unstable).
-    pub queueing: Float,
+    pub queueing: T,
     /// The part due to service wasted on hosts that killed the job (TAGS; 0 otherwise).
-    pub wasted: Float,
+    pub wasted: T,
     /// Mean waiting in queue at each host (+∞ when that host is unstable).
-    pub host_waiting: Vec<Float>,
+    pub host_waiting: Vec<T>,
 }
 
 /// Full cutoff vector s_0 < s_1 < … < s_h from the h − 1 interior cutoffs, checking count,

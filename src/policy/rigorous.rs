@@ -22,21 +22,7 @@ use rug::float::Special;
 use rug::Float;
 
 /// A proven evaluation: each number an enclosure of the exact value.
-#[derive(Debug, Clone)]
-pub struct EnclosedEvaluation {
-    /// Per-host loads ρ_i.
-    pub host_loads: Vec<Interval>,
-    /// Every ρ_i < 1 (proven; an undecided host is an error).
-    pub stable: bool,
-    /// The metric's value ([+∞, +∞] when unstable).
-    pub value: Interval,
-    /// The part due to queueing.
-    pub queueing: Interval,
-    /// The part due to wasted service (TAGS; [0, 0] otherwise).
-    pub wasted: Interval,
-    /// Mean waiting in queue at each host ([+∞, +∞] where that host is unstable).
-    pub host_waiting: Vec<Interval>,
-}
+pub type EnclosedEvaluation = super::Evaluation<Interval>;
 
 /// The inputs of a host term on (a, b] from a law's enclosures.
 struct EnclosureInputs<'a> {

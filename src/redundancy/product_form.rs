@@ -54,19 +54,20 @@ pub const MAX_TRUNCATED_STATES: usize = 5_000_000;
 /// Fractions θ tried for z = 1 + θ(z* − 1) in the tail bound; the smallest bound is kept.
 const TAIL_THETAS: [f64; 6] = [0.3, 0.5, 0.7, 0.8, 0.9, 0.95];
 
-/// Mean values of one system at one precision.
+/// Mean values of one system at one precision, or (`T` = [`Interval`], [`EnclosedMeans`])
+/// as enclosures.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MeanValues {
+pub struct MeanValues<T = Float> {
     /// E[N_c], per class.
-    pub number: Vec<Float>,
+    pub number: Vec<T>,
     /// E[T_c] = E[N_c]/λ_c, per class.
-    pub response: Vec<Float>,
+    pub response: Vec<T>,
     /// E[N] = Σ_c E[N_c].
-    pub total_number: Float,
+    pub total_number: T,
     /// E[T] = E[N]/Σλ_c.
-    pub total_response: Float,
+    pub total_response: T,
     /// P(empty) = 1/G.
-    pub p_empty: Float,
+    pub p_empty: T,
 }
 
 impl MeanValues {
@@ -94,6 +95,25 @@ impl MeanValues {
             total_response,
             p_empty,
         }
+    }
+}
+
+/// The error of a reachable union `u` of servers whose capacity μ(U) (`capacity`) does not
+/// exceed the arrival rate λ(U) (`load`) of the classes whose sets lie within it.
+fn unstable_union(
+    sys: &ClassSystem,
+    u: ServerSet,
+    load: &Float,
+    capacity: &Float,
+) -> RedundancyError {
+    let within: Vec<usize> = (0..sys.classes().len())
+        .filter(|&c| sys.classes()[c].set.is_subset_of(u))
+        .collect();
+    RedundancyError::Unstable {
+        classes: sys.describe(&within),
+        servers: u.to_string(),
+        load: message_number(load),
+        capacity: message_number(capacity),
     }
 }
 
@@ -170,15 +190,7 @@ pub fn normaliser(
             let load = lambda_within(sys, lambda, u, bits);
             let d = Float::with_val(bits, &cap - &load);
             if !(d > 0) {
-                let within: Vec<usize> = (0..nc)
-                    .filter(|&c| sys.classes()[c].set.is_subset_of(u))
-                    .collect();
-                return Err(RedundancyError::Unstable {
-                    classes: sys.describe(&within),
-                    servers: u.to_string(),
-                    load: message_number(&load),
-                    capacity: message_number(&cap),
-                });
+                return Err(unstable_union(sys, u, &load, &cap));
             }
             let a = Float::with_val(bits, &num[i] / &d);
             let da = (0..nc)
@@ -431,19 +443,7 @@ pub fn truncated_sums(
 
 /// The mean values of [`fcfs_means`] as enclosures ([`Interval`]s: each contains the
 /// exact value for the decimal rates written).
-#[derive(Debug, Clone)]
-pub struct EnclosedMeans {
-    /// E[N_c], per class.
-    pub number: Vec<Interval>,
-    /// E[T_c] = E[N_c]/λ_c, per class.
-    pub response: Vec<Interval>,
-    /// E[N] = Σ_c E[N_c].
-    pub total_number: Interval,
-    /// E[T] = E[N]/Σλ_c.
-    pub total_response: Interval,
-    /// P(empty) = 1/G.
-    pub p_empty: Interval,
-}
+pub type EnclosedMeans = MeanValues<Interval>;
 
 /// [`fcfs_means`] proven: the same closed-form phase sum ([`normaliser`]) on intervals with
 /// outward rounding, from λ_c and μ_s enclosed from their decimals. The sum is finite (one
@@ -494,15 +494,7 @@ pub fn fcfs_means_enclosed(sys: &ClassSystem, bits: u32) -> Result<EnclosedMeans
             let d = cap.sub(&load);
             if !d.is_positive() {
                 if *d.hi() <= 0 {
-                    let within: Vec<usize> = (0..nc)
-                        .filter(|&c| sys.classes()[c].set.is_subset_of(u))
-                        .collect();
-                    return Err(RedundancyError::Unstable {
-                        classes: sys.describe(&within),
-                        servers: u.to_string(),
-                        load: message_number(load.hi()),
-                        capacity: message_number(cap.lo()),
-                    });
+                    return Err(unstable_union(sys, u, load.hi(), cap.lo()));
                 }
                 return Err(RedundancyError::Numerical(format!(
                     "the stability of the servers {u}: the enclosure of μ(U) − λ(U) contains 0 \

@@ -118,17 +118,21 @@ pub fn verdict_shown(r: &ClaimResult) -> String {
     }
 }
 
+/// A grid point's (name, value) pairs as a JSON object of strings, in their order.
+fn text_map(pairs: &[(String, String)]) -> Map<String, Value> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect()
+}
+
 fn check_json(c: &CheckResult) -> Value {
     let limits: Vec<Value> = c
         .limits
         .iter()
         .map(|l| {
-            let mut at = Map::new();
-            for (k, v) in &l.outer {
-                at.insert(k.clone(), Value::String(v.clone()));
-            }
             json!({
-                "at": at,
+                "at": text_map(&l.outer),
                 "sequence": l.sequence.iter().map(|(x, y)| json!([x, y])).collect::<Vec<_>>(),
                 "estimate": l.estimate,
                 "error": l.error,
@@ -140,10 +144,7 @@ fn check_json(c: &CheckResult) -> Value {
         .rows
         .iter()
         .map(|r| {
-            let mut m = Map::new();
-            for (k, v) in &r.point {
-                m.insert(k.clone(), Value::String(v.clone()));
-            }
+            let mut m = text_map(&r.point);
             match &r.value {
                 Ok(v) => {
                     m.insert("value".into(), Value::String(v.clone()));

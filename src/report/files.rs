@@ -24,13 +24,18 @@ pub struct BinFile {
 /// Writes files under `dir`.
 pub fn write_files(dir: &Path, files: &[OutFile]) -> Result<(), String> {
     for f in files {
-        let p = dir.join(&f.path);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-        }
-        std::fs::write(&p, &f.text).map_err(|e| format!("{}: {e}", p.display()))?;
+        write_file(dir, &f.path, f.text.as_bytes())?;
     }
     Ok(())
+}
+
+/// Writes `contents` to `path` under `dir`, creating the folders on the way.
+fn write_file(dir: &Path, path: &str, contents: &[u8]) -> Result<(), String> {
+    let p = dir.join(path);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    std::fs::write(&p, contents).map_err(|e| format!("{}: {e}", p.display()))
 }
 
 /// Compares generated files (text `files` and binary `bins`, the figures' PDFs) with those
@@ -40,11 +45,7 @@ pub fn compare_with(dir: &Path, files: &[OutFile], bins: &[BinFile]) -> Vec<Stri
     let mut diffs = compare_bins(dir, bins);
     for f in files {
         let p = dir.join(&f.path);
-        match std::fs::read_to_string(&p) {
-            Ok(t) if t == f.text => {}
-            Ok(_) => diffs.push(format!("{} differs", p.display())),
-            Err(_) => diffs.push(format!("{} is missing", p.display())),
-        }
+        diffs.extend(difference(&p, std::fs::read_to_string(&p), &f.text));
     }
     for sub in ["claims", "figures"] {
         if let Ok(rd) = std::fs::read_dir(dir.join(sub)) {
@@ -75,11 +76,7 @@ pub fn compare_with(dir: &Path, files: &[OutFile], bins: &[BinFile]) -> Vec<Stri
 /// Writes binary files under `dir`.
 pub fn write_bins(dir: &Path, files: &[BinFile]) -> Result<(), String> {
     for f in files {
-        let p = dir.join(&f.path);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-        }
-        std::fs::write(&p, &f.bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+        write_file(dir, &f.path, &f.bytes)?;
     }
     Ok(())
 }
@@ -89,11 +86,17 @@ pub fn compare_bins(dir: &Path, files: &[BinFile]) -> Vec<String> {
     let mut diffs = Vec::new();
     for f in files {
         let p = dir.join(&f.path);
-        match std::fs::read(&p) {
-            Ok(b) if b == f.bytes => {}
-            Ok(_) => diffs.push(format!("{} differs", p.display())),
-            Err(_) => diffs.push(format!("{} is missing", p.display())),
-        }
+        diffs.extend(difference(&p, std::fs::read(&p), &f.bytes));
     }
     diffs
+}
+
+/// The line for the file at `p` whose contents were read as `found`: none where they are
+/// `want`, else that it differs or that it is missing (could not be read).
+fn difference<T: PartialEq>(p: &Path, found: std::io::Result<T>, want: &T) -> Option<String> {
+    match found {
+        Ok(t) if t == *want => None,
+        Ok(_) => Some(format!("{} differs", p.display())),
+        Err(_) => Some(format!("{} is missing", p.display())),
+    }
 }

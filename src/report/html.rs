@@ -49,27 +49,24 @@ pub fn base64(data: &[u8]) -> String {
 /// The class that sets a claim's verdict apart: `fail` (makes the run fail), `finding`
 /// (an expected FAIL, a documented finding), `uncomputed`, `inconclusive`, `pass`.
 pub fn verdict_class(r: &ClaimResult) -> &'static str {
-    if r.fails_run() {
-        "fail"
-    } else if r.uncomputed() {
-        "uncomputed"
-    } else if r.verdict == Verdict::Fail {
-        "finding"
-    } else if r.verdict == Verdict::Inconclusive {
-        "inconclusive"
-    } else {
-        "pass"
-    }
+    class_of(r.fails_run(), r.uncomputed(), r.verdict)
 }
 
+/// [`verdict_class`] of one check.
 fn check_class(c: &CheckResult) -> &'static str {
-    if c.fails_run() {
+    class_of(c.fails_run(), c.uncomputed(), c.verdict)
+}
+
+/// The class of a claim's or a check's verdict ([`verdict_class`]): whether it fails the
+/// run, whether it was computed, then the verdict.
+fn class_of(fails_run: bool, uncomputed: bool, verdict: Verdict) -> &'static str {
+    if fails_run {
         "fail"
-    } else if c.uncomputed() {
+    } else if uncomputed {
         "uncomputed"
-    } else if c.verdict == Verdict::Fail {
+    } else if verdict == Verdict::Fail {
         "finding"
-    } else if c.verdict == Verdict::Inconclusive {
+    } else if verdict == Verdict::Inconclusive {
         "inconclusive"
     } else {
         "pass"

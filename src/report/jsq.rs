@@ -473,7 +473,6 @@ pub fn simulate_record(
         &Knobs::CLI_TIME,
         time,
     ));
-    notes.extend(r.diagnostics.advice(&Knobs::CLI_TIME));
     notes.push(format!(
         "half-widths: 95% Student-t over {} independent replications, each measured over time {} after a warm-up of {} (length_reason says why) from {}",
         opts.replications,

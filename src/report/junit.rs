@@ -30,22 +30,14 @@ pub struct JunitEnv {
 
 /// Text escaped for an XML attribute or element.
 fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&apos;"),
-            '\n' => o.push_str("&#10;"),
-            '\t' => o.push_str("&#9;"),
-            // characters XML 1.0 cannot carry at all
-            c if (c as u32) < 0x20 && c != '\r' => o.push('?'),
-            c => o.push(c),
-        }
-    }
-    o
+    crate::report::figure::text::xml_escape_with(s, |o, c| match c {
+        '\'' => o.push_str("&apos;"),
+        '\n' => o.push_str("&#10;"),
+        '\t' => o.push_str("&#9;"),
+        // characters XML 1.0 cannot carry at all
+        c if (c as u32) < 0x20 && c != '\r' => o.push('?'),
+        c => o.push(c),
+    })
 }
 
 /// Element text escaped (line breaks kept as they are).
@@ -59,12 +51,7 @@ pub fn reasons(c: &CheckResult) -> Vec<String> {
     let mut all: Vec<String> = Vec::new();
     for r in &c.rows {
         if let Err(e) = &r.value {
-            let at = r
-                .point
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(", ");
+            let at = crate::claims::point_label(&r.point);
             all.push(if at.is_empty() {
                 format!("not computed: {e}")
             } else {

@@ -420,8 +420,9 @@ pub fn digits_note(certified: u32, wanted: u32) -> Option<String> {
 }
 
 /// Writes a simulation's diagnostics of initialisation bias and length into `rec` and
-/// returns the failed ones, each a sentence saying what to change (for the record's notes
-/// and for stderr): `warmup_rule` (`given`, the default: the configured warm-up, MSER-5
+/// returns the failed ones, each a sentence saying what to change, then the diagnostics'
+/// advice ([`crate::sim::warmup::Diagnostics::advice`]), all for the record's notes and
+/// for stderr. The fields: `warmup_rule` (`given`, the default: the configured warm-up, MSER-5
 /// reported; `mser-5`, opt-in: extended to MSER-5's truncation point where that lies
 /// beyond it),
 /// `warmup_applied` (the largest warm-up a replication discarded, in the run's unit),
@@ -487,7 +488,8 @@ pub(crate) fn diagnostics_fields(
             rec.null("stationarity");
         }
     }
-    let failures = d.failures(knobs, length);
-    rec.flag("diagnostics_passed", failures.is_empty());
-    failures
+    let mut notes = d.failures(knobs, length);
+    rec.flag("diagnostics_passed", notes.is_empty());
+    notes.extend(d.advice(knobs));
+    notes
 }

@@ -20,7 +20,6 @@ use crate::redundancy::stability::{
     simulated_stability, DriftVerdict, FcfsRegion, SimulatedStability, Stability, DRIFT_PER_ARRIVAL,
 };
 use crate::sim::observe::names;
-use crate::sim::rng::GENERATOR;
 use crate::sim::stats::Estimate;
 use crate::sim::warmup::Knobs;
 use serde_json::{Map, Value};
@@ -215,14 +214,8 @@ pub fn simulate_record(
         crate::sim::Length::Jobs { measured, warmup } => (measured, warmup),
         crate::sim::Length::Time { .. } => (0, 0),
     };
-    rec.text("method", r.method)
-        .int("jobs", jobs)
-        .int("warmup", warmup)
-        .text("length_rule", r.tail.rule.name())
-        .text("length_reason", r.tail.reason())
-        .int("replications", req.run.replications as u64)
-        .int("seed", req.run.seed)
-        .text("generator", GENERATOR)
+    rec.text("method", r.method);
+    super::simulate::run_length_fields(&mut rec, jobs, warmup, &r.tail, &req.run)
         .text("events_per_second", sci(r.events_per_second, 3))
         .text("jobs_per_second", sci(r.jobs_per_second, 3))
         .text("seconds", sci(r.seconds, 3))
@@ -239,7 +232,6 @@ pub fn simulate_record(
         &Knobs::CLI_JOBS,
         jobs as f64,
     ));
-    notes.extend(r.diagnostics.advice(&Knobs::CLI_JOBS));
     notes.push(format!(
         "half-widths: 95% Student-t over {} independent replications (warm-up of {warmup} jobs discarded in each, or more where warmup_rule extended it)",
         req.run.replications

@@ -133,14 +133,8 @@ pub fn simulate_record(
                 Some(d) => format!("renewal:{}", d.describe()),
                 None => "poisson".into(),
             },
-        )
-        .int("jobs", jobs)
-        .int("warmup", warmup)
-        .text("length_rule", prep.tail.rule.name())
-        .text("length_reason", prep.tail.reason())
-        .int("replications", req.run.replications as u64)
-        .int("seed", req.run.seed)
-        .text("generator", GENERATOR);
+        );
+    run_length_fields(&mut rec, jobs, warmup, &prep.tail, &req.run);
     let waiting = scalar(est, names::WAITING)?;
     estimate(&mut rec, names::WAITING, &waiting);
     estimate(&mut rec, names::RESPONSE, &scalar(est, names::RESPONSE)?);
@@ -197,7 +191,6 @@ pub fn simulate_record(
         &Knobs::CLI_JOBS,
         jobs as f64,
     ));
-    notes.extend(res.diagnostics.advice(&Knobs::CLI_JOBS));
     if host_waiting.iter().any(|e| e.mean.is_nan()) {
         notes.push("n/a: no measured job visited that host".into());
     }
@@ -207,6 +200,24 @@ pub fn simulate_record(
     ));
     rec.texts("notes", &notes);
     Ok(rec)
+}
+
+/// The length of a job-counting simulation: `jobs` and `warmup` per replication, the
+/// length rule and its reason, then `replications`, `seed` and `generator`.
+pub(super) fn run_length_fields<'r>(
+    rec: &'r mut Record,
+    jobs: u64,
+    warmup: u64,
+    tail: &crate::sim::dispatch::TailLength,
+    run: &crate::sim::RunOptions,
+) -> &'r mut Record {
+    rec.int("jobs", jobs)
+        .int("warmup", warmup)
+        .text("length_rule", tail.rule.name())
+        .text("length_reason", tail.reason())
+        .int("replications", run.replications as u64)
+        .int("seed", run.seed)
+        .text("generator", GENERATOR)
 }
 
 #[cfg(test)]

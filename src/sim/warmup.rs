@@ -585,33 +585,42 @@ pub struct Knobs {
 impl Knobs {
     /// The command line of a simulator that counts jobs (`simulate`, `redundancy
     /// simulate`).
-    pub const CLI_JOBS: Knobs = Knobs {
-        warmup: "--warmup",
-        length: "--jobs",
-        start: None,
-        unit: "jobs",
-    };
+    pub const CLI_JOBS: Knobs = Knobs::counting_jobs("--warmup", "--jobs");
     /// The command line of `jsq simulate`.
-    pub const CLI_TIME: Knobs = Knobs {
-        warmup: "--warmup",
-        length: "--time",
-        start: Some("--start fixed-point, or --start q1,q2,..."),
-        unit: "events",
-    };
+    pub const CLI_TIME: Knobs = Knobs::counting_events(
+        "--warmup",
+        "--time",
+        "--start fixed-point, or --start q1,q2,...",
+    );
     /// A claim's simulated quantity that counts jobs (`lwl_sim`, `red_sim`, …).
-    pub const CLAIM_JOBS: Knobs = Knobs {
-        warmup: "warmup=",
-        length: "jobs=",
-        start: None,
-        unit: "jobs",
-    };
+    pub const CLAIM_JOBS: Knobs = Knobs::counting_jobs("warmup=", "jobs=");
     /// A claim's JSQ(d) simulation (`jsq_sim`, `jsq_excess`).
-    pub const CLAIM_TIME: Knobs = Knobs {
-        warmup: "warmup=",
-        length: "time=",
-        start: Some("start=fixed_point"),
-        unit: "events",
-    };
+    pub const CLAIM_TIME: Knobs = Knobs::counting_events("warmup=", "time=", "start=fixed_point");
+
+    /// The knobs of a model that counts jobs: it has no start option.
+    const fn counting_jobs(warmup: &'static str, length: &'static str) -> Knobs {
+        Knobs {
+            warmup,
+            length,
+            start: None,
+            unit: "jobs",
+        }
+    }
+
+    /// The knobs of a model that counts events over a time: it starts from a state the
+    /// `start` option chooses.
+    const fn counting_events(
+        warmup: &'static str,
+        length: &'static str,
+        start: &'static str,
+    ) -> Knobs {
+        Knobs {
+            warmup,
+            length,
+            start: Some(start),
+            unit: "events",
+        }
+    }
 }
 
 /// What a run's record says about initialisation bias and length: the headline

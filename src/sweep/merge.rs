@@ -102,6 +102,15 @@ struct Found<'a> {
     line: usize,
 }
 
+/// The error of line `line` of input file `file` (an index into `files`).
+fn data_err(files: &[PathBuf], file: usize, line: usize, why: String) -> SweepError {
+    SweepError::Data {
+        path: files[file].display().to_string(),
+        line,
+        why,
+    }
+}
+
 fn read_err(p: &Path, e: std::io::Error) -> SweepError {
     SweepError::Read {
         path: p.display().to_string(),
@@ -261,11 +270,7 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
     let mut found: Vec<Found> = raw
         .par_iter()
         .map(|&(fi, li, body)| {
-            let data = |why: String| SweepError::Data {
-                path: files[fi].display().to_string(),
-                line: li,
-                why,
-            };
+            let data = |why: String| data_err(&files, fi, li, why);
             let h: Skim =
                 serde_json::from_str(body).map_err(|e| data(format!("not a sweep line: {e}")))?;
             let key =
@@ -289,15 +294,16 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
                         .ok()
                         .and_then(|v| v.get("point").map(|p| p.to_string()))
                         .unwrap_or_default();
-                    return Err(SweepError::Data {
-                        path: files[f.file].display().to_string(),
-                        line: f.line,
-                        why: format!(
+                    return Err(data_err(
+                        &files,
+                        f.file,
+                        f.line,
+                        format!(
                             "point {} {point} has two different results ({} and here): the runs disagree; remove the wrong one",
                             key_text(f.key),
                             place(u.file, u.line)
                         ),
-                    });
+                    ));
                 }
                 report.identical_duplicates += 1;
             }
@@ -345,15 +351,16 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
             .collect();
         let pos: HashMap<u64, usize> = points.iter().enumerate().map(|(i, p)| (p.key, i)).collect();
         if let Some(f) = unique.iter().find(|f| !pos.contains_key(&f.key)) {
-            return Err(SweepError::Data {
-                path: files[f.file].display().to_string(),
-                line: f.line,
-                why: format!(
+            return Err(data_err(
+                &files,
+                f.file,
+                f.line,
+                format!(
                     "point {} is not a point of {} (another grid's output, or the grid was changed)",
                     key_text(f.key),
                     grid.path
                 ),
-            });
+            ));
         }
         // Every line of shard i of n is a point at a grid position ≡ i (mod n): a file whose
         // name and contents disagree (renamed, or another run's) would name wrong shards.
@@ -362,16 +369,17 @@ pub fn merge(req: &Request) -> Result<Report, SweepError> {
                 continue;
             };
             if !sh.takes(at) {
-                return Err(SweepError::Data {
-                    path: files[f.file].display().to_string(),
-                    line: f.line,
-                    why: format!(
+                return Err(data_err(
+                    &files,
+                    f.file,
+                    f.line,
+                    format!(
                         "point {} is at position {at} of {}'s {} points, which shard {sh} does not hold (its name and its contents disagree: renamed, or written for another shard count)",
                         key_text(f.key),
                         grid.path,
                         points.len()
                     ),
-                });
+                ));
             }
         }
         report.grid_points = Some(points.len());

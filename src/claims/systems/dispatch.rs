@@ -366,40 +366,18 @@ impl Model for Dispatch {
         c.check_template(&s.dist, "setup.dist", vars)?;
         let hosts = match &s.hosts {
             None => None,
-            Some(h) => match h.get_ref() {
-                toml::Value::Integer(i) if *i >= 1 => Some(Expr::Num(i.to_string())),
-                toml::Value::String(t) if t.trim() == "inf" => None,
-                toml::Value::String(t) => {
-                    let e = c
-                        .parse_expr(t)
-                        .or_else(|e| c.err(h.span(), "setup.hosts", e))?;
-                    c.note_setup_expr(h.span(), "setup.hosts", &e);
-                    Some(e)
-                }
-                _ => return c.err(
-                    h.span(),
-                    "setup.hosts",
-                    "hosts must be an integer ≥ 1, \"inf\", or an expression string such as \"h\"",
-                ),
-            },
+            Some(h) => c.setup_count(
+                h,
+                "setup.hosts",
+                true,
+                "hosts must be an integer ≥ 1, \"inf\", or an expression string such as \"h\"",
+            )?,
         };
-        let mut load = None;
-        for (k, v) in [
+        let load = c.setup_one_of(&[
             ("load", &s.load),
             ("load_per_host", &s.load_per_host),
             ("lambda", &s.lambda),
-        ] {
-            if let Some(v) = v {
-                if load.is_some() {
-                    return c.err(
-                        v.span(),
-                        &format!("setup.{k}"),
-                        "give only one of load, load_per_host, lambda",
-                    );
-                }
-                load = Some((k.to_string(), c.setup_expr(v, &format!("setup.{k}"))?));
-            }
-        }
+        ])?;
         let metric = match &s.metric {
             None => Metric::Waiting,
             Some(m) => parse_metric(m.get_ref()).or_else(|e| c.err(m.span(), "setup.metric", e))?,

@@ -349,28 +349,8 @@ impl SystemSpec for JsqSpec {
 /// The jsq model.
 pub struct Jsq;
 
-/// An integer or an expression string (`inf` allowed where `inf_ok`).
-fn int_or_expr(
-    c: &FileCtx,
-    v: &Spanned<toml::Value>,
-    key: &str,
-    inf_ok: bool,
-) -> Result<Option<Expr>, ClaimError> {
-    match v.get_ref() {
-        toml::Value::Integer(i) if *i >= 1 => Ok(Some(Expr::Num(i.to_string()))),
-        toml::Value::String(t) if inf_ok && t.trim() == "inf" => Ok(None),
-        toml::Value::String(t) => {
-            let e = c.parse_expr(t).or_else(|e| c.err(v.span(), key, e))?;
-            c.note_setup_expr(v.span(), key, &e);
-            Ok(Some(e))
-        }
-        _ => c.err(
-            v.span(),
-            key,
-            "an integer >= 1 or an expression string such as \"n\"",
-        ),
-    }
-}
+/// The error of a `servers` or `buffer` value of another type.
+const COUNT_WANTED: &str = "an integer >= 1 or an expression string such as \"n\"";
 
 impl Model for Jsq {
     fn signature(&self) -> &'static ModelSignature {
@@ -395,26 +375,14 @@ impl Model for Jsq {
             }
             None => "inf".to_string(),
         };
-        let mut rate = None;
-        for (k, v) in [("lambda", &s.lambda), ("halfin_whitt", &s.halfin_whitt)] {
-            if let Some(v) = v {
-                if rate.is_some() {
-                    return c.err(
-                        v.span(),
-                        &format!("setup.{k}"),
-                        "give only one of lambda, halfin_whitt",
-                    );
-                }
-                rate = Some((k.to_string(), c.setup_expr(v, &format!("setup.{k}"))?));
-            }
-        }
+        let rate = c.setup_one_of(&[("lambda", &s.lambda), ("halfin_whitt", &s.halfin_whitt)])?;
         let servers = match &s.servers {
             None => None,
-            Some(v) => int_or_expr(c, v, "setup.servers", false)?,
+            Some(v) => c.setup_count(v, "setup.servers", false, COUNT_WANTED)?,
         };
         let buffer = match &s.buffer {
             None => None,
-            Some(v) => int_or_expr(c, v, "setup.buffer", true)?,
+            Some(v) => c.setup_count(v, "setup.buffer", true, COUNT_WANTED)?,
         };
         let sampling = match &s.sampling {
             None => Sampling::Without,

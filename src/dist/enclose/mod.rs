@@ -313,37 +313,39 @@ pub(crate) fn unimodal_sup(
             Some(false) => hi = mid,
             None => {
                 // Narrow each side separately toward the undecided zone.
-                let (mut a, mut b) = (lo.clone(), mid.clone());
-                for _ in 0..bits {
-                    let m = Float::with_val(bits, Float::with_val(bits + 1, &a + &b) / 2u32);
-                    if m <= a || m >= b {
-                        break;
-                    }
-                    if rising(&m)? == Some(true) {
-                        a = m;
-                    } else {
-                        b = m;
-                    }
-                }
-                lo = a;
-                let (mut a, mut b) = (mid, hi.clone());
-                for _ in 0..bits {
-                    let m = Float::with_val(bits, Float::with_val(bits + 1, &a + &b) / 2u32);
-                    if m <= a || m >= b {
-                        break;
-                    }
-                    if rising(&m)? == Some(false) {
-                        b = m;
-                    } else {
-                        a = m;
-                    }
-                }
-                hi = b;
+                lo = bisect(bits, lo.clone(), mid.clone(), |m| {
+                    Ok(rising(m)? == Some(true))
+                })?
+                .0;
+                hi = bisect(bits, mid, hi.clone(), |m| Ok(rising(m)? != Some(false)))?.1;
                 break;
             }
         }
     }
     bound(&lo, &hi)
+}
+
+/// [a, b] narrowed by up to `bits` bisections (until the midpoint at `bits` bits is no
+/// longer strictly inside): a moves up to the midpoint m where `up(m)` holds, b down to it
+/// where it does not.
+fn bisect(
+    bits: u32,
+    mut a: Float,
+    mut b: Float,
+    up: impl Fn(&Float) -> Result<bool, DistError>,
+) -> Result<(Float, Float), DistError> {
+    for _ in 0..bits {
+        let m = Float::with_val(bits, Float::with_val(bits + 1, &a + &b) / 2u32);
+        if m <= a || m >= b {
+            break;
+        }
+        if up(&m)? {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    Ok((a, b))
 }
 
 /// The sign of an interval: `Some(true)` if > 0, `Some(false)` if < 0, `None` if it

@@ -251,34 +251,19 @@ impl RedundancyTally {
 
 impl Tally for RedundancyTally {
     fn samples(&self, out: &mut Vec<(Key, Sample)>) {
+        // Each measure over all the jobs (the sums over the classes), then per class.
         let n: u64 = self.n.iter().sum();
-        let t: f64 = self.sum_t.iter().sum();
-        out.push((Key::scalar(names::RESPONSE), Sample::per_job(t, n)));
-        for c in 0..self.n.len() {
-            out.push((
-                Key::at(names::RESPONSE, c),
-                Sample::per_job(self.sum_t[c], self.n[c]),
-            ));
-        }
-        let t2: f64 = self.sum_t2.iter().sum();
-        out.push((Key::scalar(names::RESPONSE_SQUARED), Sample::per_job(t2, n)));
-        for c in 0..self.n.len() {
-            out.push((
-                Key::at(names::RESPONSE_SQUARED, c),
-                Sample::per_job(self.sum_t2[c], self.n[c]),
-            ));
-        }
-        let a: f64 = self.area.iter().sum();
-        out.push((
-            Key::scalar(names::NUMBER),
-            Sample::per_time(a, self.window, n),
-        ));
-        for c in 0..self.area.len() {
-            out.push((
-                Key::at(names::NUMBER, c),
-                Sample::per_time(self.area[c], self.window, self.n[c]),
-            ));
-        }
+        let mut push = |name: &'static str, sums: &[f64], sample: &dyn Fn(f64, u64) -> Sample| {
+            out.push((Key::scalar(name), sample(sums.iter().sum(), n)));
+            for (c, (&s, &nc)) in sums.iter().zip(&self.n).enumerate() {
+                out.push((Key::at(name, c), sample(s, nc)));
+            }
+        };
+        push(names::RESPONSE, &self.sum_t, &Sample::per_job);
+        push(names::RESPONSE_SQUARED, &self.sum_t2, &Sample::per_job);
+        push(names::NUMBER, &self.area, &|a, n| {
+            Sample::per_time(a, self.window, n)
+        });
     }
 
     fn tail_evidence(&self) -> Option<TailEvidence> {

@@ -169,6 +169,16 @@ pub fn width(s: &str, size: f64) -> f64 {
 
 /// Escapes text for XML content and attribute values.
 pub fn xml_escape(s: &str) -> String {
+    xml_escape_with(s, |o, c| match c {
+        '\'' => o.push_str("&#39;"),
+        _ => o.push(c),
+    })
+}
+
+/// Escapes the markup characters `&`, `<`, `>` and `"` of `s`, and hands every other
+/// character to `other`, which writes it (or its escape) to the output: the SVG writer
+/// ([`xml_escape`]) and the JUnit report differ only there.
+pub(crate) fn xml_escape_with(s: &str, other: impl Fn(&mut String, char)) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -176,8 +186,7 @@ pub fn xml_escape(s: &str) -> String {
             '<' => o.push_str("&lt;"),
             '>' => o.push_str("&gt;"),
             '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            _ => o.push(c),
+            c => other(&mut o, c),
         }
     }
     o
