@@ -285,6 +285,53 @@ fn model_claim(setup: &str, check: &str) -> String {
     format!("{HEAD}\n[setup]\n{setup}\ndigits = 20\n\n[[check]]\n{check}\n")
 }
 
+/// Under `--rigorous`, `quantity == exact ± 1e-15` is PROVEN, and the bound moved past the
+/// exact value by 1e-12 (`tight` is the relation and the moved bound, e.g. `<= {exact} -
+/// 1e-12`) is FAIL with `proven: false`, not PROVEN.
+fn assert_proven_and_tightened_fails(
+    dir: &Path,
+    setup: &str,
+    quantity: &str,
+    exact: &str,
+    tight: &str,
+) {
+    let text = model_claim(
+        setup,
+        &format!("name = \"closed\"\nquantity = \"{quantity}\"\nrelation = \"==\"\nbound = \"{exact}\"\ntolerance = \"1e-15\""),
+    );
+    let (code, v) = check_json(dir, "closed.toml", &text, &["--rigorous"]);
+    assert_eq!(code, EXIT_OK, "{v}");
+    assert_eq!(checks(&v)[0]["verdict"], "PROVEN", "{}", checks(&v)[0]);
+    let (relation, bound) = tight.split_once(' ').expect("a relation and a bound");
+    let text = model_claim(
+        setup,
+        &format!("name = \"tight\"\nquantity = \"{quantity}\"\nrelation = \"{relation}\"\nbound = \"{bound}\""),
+    );
+    let (code, v) = check_json(dir, "tight.toml", &text, &["--rigorous"]);
+    assert_eq!(code, EXIT_FAIL, "{v}");
+    let c = &checks(&v)[0];
+    assert_eq!(c["verdict"], "FAIL", "{c}");
+    assert_eq!(c["proven"], false, "{c}");
+}
+
+/// Under `--rigorous`, the one check of `setup` and `check` is not PROVEN and its
+/// `proof_note` contains `why`; returns the check.
+fn assert_not_proven(dir: &Path, setup: &str, check: &str, why: &str) -> Value {
+    let (_, v) = check_json(
+        dir,
+        "unproven.toml",
+        &model_claim(setup, check),
+        &["--rigorous"],
+    );
+    let c = checks(&v)[0].clone();
+    assert_ne!(c["verdict"], "PROVEN", "{c}");
+    assert!(
+        c["proof_note"].as_str().is_some_and(|s| s.contains(why)),
+        "{c}"
+    );
+    c
+}
+
 /// Issue 21, item 6 wired into `check --rigorous`. The power-of-d fixed point of queues
 /// without a buffer at λ = 0.5, d = 2 is s_i = λ^(2^i − 1) (Mitzenmacher 1996;
 /// Vvedenskaya, Dobrushin & Karpelevich 1996): its mean tasks Σ_i s_i is 0.5 + 0.125 +
@@ -296,41 +343,17 @@ fn jsq_fixed_point_is_proven_and_tightened_fails() {
     let dir = tempfile::tempdir().expect("tempdir");
     let setup = "model = \"jsq\"\nkind = \"queues\"\nlambda = \"0.5\"\nservers = 100\nd = \"2\"";
     let sum = "0.5 + 0.125 + 2^(-7) + 2^(-15) + 2^(-31) + 2^(-63) + 2^(-127)";
-    let text = model_claim(
-        setup,
-        &format!(
-            "name = \"closed\"\nquantity = \"jsq_fixed_point().mean_tasks\"\nrelation = \"==\"\nbound = \"{sum}\"\ntolerance = \"1e-15\""
-        ),
-    );
-    let (code, v) = check_json(dir.path(), "jsq.toml", &text, &["--rigorous"]);
-    assert_eq!(code, EXIT_OK, "{v}");
-    assert_eq!(checks(&v)[0]["verdict"], "PROVEN", "{}", checks(&v)[0]);
-    let tight = model_claim(
-        setup,
-        &format!(
-            "name = \"tight\"\nquantity = \"jsq_fixed_point().mean_tasks\"\nrelation = \"<=\"\nbound = \"{sum} - 1e-12\""
-        ),
-    );
-    let (code, v) = check_json(dir.path(), "jsq-tight.toml", &tight, &["--rigorous"]);
-    assert_eq!(code, EXIT_FAIL, "{v}");
-    let c = &checks(&v)[0];
-    assert_eq!(c["verdict"], "FAIL", "{c}");
-    assert_eq!(c["proven"], false, "{c}");
-    // Pools without a buffer at fixed d have no enclosure: never PROVEN, and it says why.
-    let pools = model_claim(
+    let q = "jsq_fixed_point().mean_tasks";
+    assert_proven_and_tightened_fails(dir.path(), setup, q, sum, &format!("<= {sum} - 1e-12"));
+    // Pools without a buffer at fixed d have no enclosure: never PROVEN, and it says why
+    // (the check itself passes: the mean is positive).
+    let c = assert_not_proven(
+        dir.path(),
         "model = \"jsq\"\nkind = \"pools\"\nlambda = \"2.5\"\nservers = 100\nd = \"2\"",
         "name = \"pools\"\nquantity = \"jsq_fixed_point().mean_tasks\"\nrelation = \">\"\nbound = \"0\"",
+        "not enclosed",
     );
-    let (code, v) = check_json(dir.path(), "jsq-pools.toml", &pools, &["--rigorous"]);
-    assert_eq!(code, EXIT_OK, "{v}");
-    let c = &checks(&v)[0];
     assert_eq!(c["verdict"], "PASS", "{c}");
-    assert!(
-        c["proof_note"]
-            .as_str()
-            .is_some_and(|s| s.contains("not enclosed")),
-        "{c}"
-    );
 }
 
 /// Redundancy with disjoint classes is independent M/M/1 queues (each class on its own
@@ -343,34 +366,18 @@ fn redundancy_fcfs_product_form_is_proven_and_tightened_fails() {
     let dir = tempfile::tempdir().expect("tempdir");
     let setup = "model = \"redundancy\"\nclasses = \"1:0.3 2:0.2\"";
     let mm1 = "(0.3/0.7 + 0.2/0.8)/0.5";
-    let text = model_claim(
+    assert_proven_and_tightened_fails(
+        dir.path(),
         setup,
-        &format!("name = \"mm1\"\nquantity = \"red_exact(fcfs)\"\nrelation = \"==\"\nbound = \"{mm1}\"\ntolerance = \"1e-15\""),
+        "red_exact(fcfs)",
+        mm1,
+        &format!(">= {mm1} + 1e-12"),
     );
-    let (code, v) = check_json(dir.path(), "red.toml", &text, &["--rigorous"]);
-    assert_eq!(code, EXIT_OK, "{v}");
-    assert_eq!(checks(&v)[0]["verdict"], "PROVEN", "{}", checks(&v)[0]);
-    let tight = model_claim(
-        setup,
-        &format!("name = \"tight\"\nquantity = \"red_exact(fcfs)\"\nrelation = \">=\"\nbound = \"{mm1} + 1e-12\""),
-    );
-    let (code, v) = check_json(dir.path(), "red-tight.toml", &tight, &["--rigorous"]);
-    assert_eq!(code, EXIT_FAIL, "{v}");
-    let c = &checks(&v)[0];
-    assert_eq!(c["verdict"], "FAIL", "{c}");
-    assert_eq!(c["proven"], false, "{c}");
-    let chain = model_claim(
+    assert_not_proven(
+        dir.path(),
         setup,
         "name = \"chain\"\nquantity = \"red_exact(ros)\"\nrelation = \">\"\nbound = \"1\"",
-    );
-    let (_, v) = check_json(dir.path(), "red-chain.toml", &chain, &["--rigorous"]);
-    let c = &checks(&v)[0];
-    assert_ne!(c["verdict"], "PROVEN", "{c}");
-    assert!(
-        c["proof_note"]
-            .as_str()
-            .is_some_and(|s| s.contains("truncated Markov chain")),
-        "{c}"
+        "truncated Markov chain",
     );
 }
 
