@@ -679,12 +679,38 @@ fn termwise_enclosure(w: u32, s: &Float, u: &Float, v: &Float) -> Result<Interva
             t.decreasing(|x| power_integral(x))
         }
     };
-    let mut sum = term_integral(0);
+    // For t = s + n > 0, I_n = v^t (1 − (u/v)^t)/t. The powers v^t and (u/v)^t of one
+    // term give those of the next by one product each (v^(t+1) = v^t · v), each rounded
+    // outward, so they stay enclosures without a pow and an expm1 per term. Once
+    // (u/v)^t ≤ 1/2 the difference 1 − (u/v)^t loses at most one bit; above, it is
+    // −expm1(−t ln(v/u)) as in `power_integral`.
+    let ratio = ln_ratio.as_ref().map(|_| ui.div(&vi));
+    let mut carried: Option<(Interval, Option<Interval>)> = None;
+    let mut integral = |n: u32| -> Interval {
+        let t = sw.add(&Interval::int(w, i64::from(n)));
+        if !(t.is_point() && t.is_positive()) {
+            carried = None;
+            return term_integral(n);
+        }
+        let (vp, rp) = match (carried.take(), &ratio, &ln_ratio) {
+            (Some((vp, rp)), r, _) => (vp.mul(&vi), rp.zip(r.as_ref()).map(|(p, r)| p.mul(r))),
+            (None, _, l) => (vi.pow(&t), l.as_ref().map(|l| t.mul(l).neg().exp())),
+        };
+        let one_minus = match (&rp, &ln_ratio) {
+            (None, _) | (_, None) => Interval::int(w, 1),
+            (Some(p), _) if *p.hi() <= 0.5 => Interval::int(w, 1).sub(p),
+            (_, Some(l)) => t.mul(l).neg().exp_m1().neg(),
+        };
+        let r = vp.mul(&one_minus).div(&t);
+        carried = Some((vp, rp));
+        r
+    };
+    let mut sum = integral(0);
     let mut fact = Interval::int(w, 1);
     let eps = Float::with_val(w, 1u32) >> w;
     for n in 1..GAMMA_MAX_TERMS as u32 {
         fact = fact.mul_u(n);
-        let a = term_integral(n).div(&fact);
+        let a = integral(n).div(&fact);
         let small = *a.hi() <= Float::with_val(w, sum.lo().abs_ref()) * &eps;
         if small {
             // The remainder from this term on: between 0 and ±a.
@@ -971,6 +997,11 @@ mod tests {
             (21.0, 20.0, f64::INFINITY),
             (1001.0, 900.0, 1100.0),
             (0.5, 300.0, 301.0),
+            // Short ranges below 1: the carried powers with 1 − (u/v)^t near 0 for many
+            // terms (the expm1 form), and a range ending at 1.
+            (0.5, 0.3, 0.3 + 1e-12),
+            (3.0, 0.999, 1.0),
+            (-0.5, 0.01, 0.02),
         ];
         for &(s, lo, hi) in cases {
             let pt = |x: f64| Interval::point(Float::with_val(b, x));

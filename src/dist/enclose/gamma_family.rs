@@ -73,6 +73,15 @@ impl Enclosure for WeibullEnclosure {
         let s = Interval::int(bits, i64::from(j))
             .div(&self.shape)
             .add(&Interval::int(bits, 1));
+        if ya.hi().is_zero() && bi.lo().is_infinite() && s.is_positive() {
+            // The whole support: M_j = λ^j Γ(1 + j/k), a complete gamma. Interval::gamma
+            // encloses Γ over s from MPFR's correctly rounded Γ at s's ends, rounded
+            // outward (Γ is monotone on each side of its minimum, and an s across the
+            // minimum gets a lower end below Γ's minimum), and the product of enclosures
+            // is rounded outward, so the result contains the exact moment. It is the
+            // incomplete gamma's value at (0, ∞) without its series and asymptotic pieces.
+            return Ok(s.gamma().mul(&self.scale.powi(j)));
+        }
         let g = gamma_interval_enclosure(&s, &ya, &yb).map_err(gamma_error(
             "weibull",
             j,

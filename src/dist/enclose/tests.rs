@@ -189,3 +189,62 @@ fn a_wrong_rounding_direction_is_caught() {
     });
     assert!(!m.contains(&want), "moment: {m:?} still contains {want}");
 }
+
+/// The Weibull moments over the whole support go through the complete gamma
+/// (E[X^j] = λ^j Γ(1 + j/k)): against closed forms — shape 1/2, scale 1: E[X] = Γ(3) = 2,
+/// E[X²] = Γ(5) = 24; shape 2, scale 3: E[X] = 3Γ(3/2) = 3√π/2, E[X²] = 9Γ(2) = 9 — with
+/// √π from MPFR at 3× the precision; and against the incomplete gamma's enclosure of the
+/// same integral over (0, ∞) (the path they took before), which they must meet, for decimal
+/// shapes too. Tolerance: [`WIDTH_BITS_LOST`] bits below the working precision.
+#[test]
+fn weibull_whole_support_moments_are_complete_gammas() {
+    let bits = 200;
+    let hp = 3 * bits;
+    let below = below_support(bits);
+    let inf = Float::with_val(bits, rug::float::Special::Infinity);
+    let sqrt_pi = Float::with_val(hp, rug::float::Constant::Pi).sqrt();
+    let closed: [(&str, i32, Float); 4] = [
+        ("weibull:shape=0.5,scale=1", 1, Float::with_val(hp, 2)),
+        ("weibull:shape=0.5,scale=1", 2, Float::with_val(hp, 24)),
+        ("weibull:shape=2,scale=3", 1, Float::with_val(hp, &sqrt_pi * 1.5)),
+        ("weibull:shape=2,scale=3", 2, Float::with_val(hp, 9)),
+    ];
+    for (spec, j, want) in closed {
+        let enc = DistSpec::parse(spec).unwrap().enclose(bits).unwrap();
+        let m = enc.moment_at(j, &below, &inf).unwrap();
+        close_to(&m, &want, bits, &format!("{spec} E[X^{j}]"));
+    }
+    for (k, lam) in [("0.5", "1"), ("2.3", "0.4"), ("0.7", "1.3")] {
+        let spec = format!("weibull:shape={k},scale={lam}");
+        let (ki, li) = (
+            Interval::from_decimal(k, bits).unwrap(),
+            Interval::from_decimal(lam, bits).unwrap(),
+        );
+        let enc = WeibullEnclosure::new(ki.clone(), li.clone()).unwrap();
+        let d = DistSpec::parse(&spec).unwrap().build(hp).unwrap();
+        for j in [1, 2] {
+            let complete = enc.moment_at(j, &below, &inf).unwrap();
+            let want = d.partial_moment(j, &below, &inf).unwrap();
+            close_to(&complete, &want, bits, &format!("{spec} E[X^{j}]"));
+            let s = Interval::int(bits, i64::from(j))
+                .div(&ki)
+                .add(&Interval::int(bits, 1));
+            let incomplete = crate::num::gamma::gamma_interval_enclosure(
+                &s,
+                &Interval::zero_at(bits),
+                &Interval::infinite_at(bits),
+            )
+            .unwrap()
+            .mul(&li.powi(j));
+            assert!(
+                incomplete.contains(&want),
+                "{spec} E[X^{j}] incomplete: {incomplete:?} vs {want}"
+            );
+            assert!(
+                complete.hi() >= incomplete.lo() && incomplete.hi() >= complete.lo(),
+                "{spec} E[X^{j}]: {complete:?} and {incomplete:?} are disjoint"
+            );
+        }
+    }
+}
+
