@@ -31,6 +31,55 @@ pub struct PowerLawEnclosure {
     norm: Interval,
     /// α / norm.
     scale: Interval,
+    /// ln(b/a) of recent moments, keyed by (a, b) (see [`Recent`]).
+    ln_ratios: Recent<(Float, u32, Float, u32), Option<Interval>>,
+    /// (k/a)^α of recent moments, keyed by a (and the precision of b, which sets that of
+    /// the clipped a).
+    k_over_pows: Recent<(Float, u32, u32), Interval>,
+}
+
+/// The j-independent factors of M_j(a, b) — ln(b/a) and (k/a)^α, with a and b clipped to
+/// the support — for the last few ends asked, so that the moments of one interval for
+/// several j (a host term asks for three) and of intervals that share a low end (the
+/// corners of an optimiser's boxes) take their logarithms and exponentials once. An entry
+/// is the value the same code computes for the same exact ends at the same precision (the
+/// key holds the ends and their precisions), so remembering it changes no enclosure; a
+/// clone starts empty. A lock held by another thread is not waited for: the factor is
+/// then computed afresh.
+#[derive(Debug)]
+struct Recent<K, V>(std::sync::Mutex<Vec<(K, V)>>);
+
+/// Entries kept per factor (the corners of a box term times a few hosts).
+const RECENT_LEN: usize = 8;
+
+impl<K, V> Default for Recent<K, V> {
+    fn default() -> Self {
+        Recent(std::sync::Mutex::new(Vec::new()))
+    }
+}
+
+impl<K, V> Clone for Recent<K, V> {
+    fn clone(&self) -> Self {
+        Recent::default()
+    }
+}
+
+impl<K: PartialEq, V: Clone> Recent<K, V> {
+    fn get_or(&self, key: K, compute: impl FnOnce() -> V) -> V {
+        if let Ok(v) = self.0.try_lock() {
+            if let Some((_, x)) = v.iter().find(|(k, _)| *k == key) {
+                return x.clone();
+            }
+        }
+        let x = compute();
+        if let Ok(mut v) = self.0.try_lock() {
+            if v.len() >= RECENT_LEN {
+                v.remove(0);
+            }
+            v.push((key, x.clone()));
+        }
+        x
+    }
 }
 
 impl PowerLawEnclosure {
@@ -60,6 +109,8 @@ impl PowerLawEnclosure {
             alpha,
             norm,
             scale,
+            ln_ratios: Recent::default(),
+            k_over_pows: Recent::default(),
         })
     }
 
@@ -127,7 +178,17 @@ impl Enclosure for PowerLawEnclosure {
             return Ok(Interval::zero_at(bits));
         };
         let t = Interval::int(bits, i64::from(j)).sub(&self.alpha);
-        let phi = if bi.hi().is_infinite() {
+        let l = self
+            .ln_ratios
+            .get_or((a.clone(), a.prec(), b.clone(), b.prec()), || {
+                (!bi.hi().is_infinite()).then(|| ln_ratio(&ai, &bi))
+            });
+        let k_over = self
+            .k_over_pows
+            .get_or((a.clone(), a.prec(), b.prec()), || self.k_over_pow(&ai));
+        let phi = if let Some(l) = l {
+            t.increasing(|t| phi_at(t, &l))
+        } else {
             // ∫_a^∞ x^(t−1) dx / a^t = −1/t, finite only for t < 0.
             if t.is_negative() {
                 t.recip().neg()
@@ -136,15 +197,8 @@ impl Enclosure for PowerLawEnclosure {
             } else {
                 return Err(undecided(format!("E[X^{j}] of the {}", self.family)));
             }
-        } else {
-            let l = ln_ratio(&ai, &bi);
-            t.increasing(|t| phi_at(t, &l))
         };
-        let m = self
-            .scale
-            .mul(&ai.powi(j))
-            .mul(&self.k_over_pow(&ai))
-            .mul(&phi);
+        let m = self.scale.mul(&ai.powi(j)).mul(&k_over).mul(&phi);
         Ok(nonnegative(m, &ai, &bi))
     }
     /// f(x) = (α/norm) (k/x)^α / x on [k, p], falling in x: over [x₀, x₁] inside the

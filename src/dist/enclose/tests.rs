@@ -206,7 +206,11 @@ fn weibull_whole_support_moments_are_complete_gammas() {
     let closed: [(&str, i32, Float); 4] = [
         ("weibull:shape=0.5,scale=1", 1, Float::with_val(hp, 2)),
         ("weibull:shape=0.5,scale=1", 2, Float::with_val(hp, 24)),
-        ("weibull:shape=2,scale=3", 1, Float::with_val(hp, &sqrt_pi * 1.5)),
+        (
+            "weibull:shape=2,scale=3",
+            1,
+            Float::with_val(hp, &sqrt_pi * 1.5),
+        ),
         ("weibull:shape=2,scale=3", 2, Float::with_val(hp, 9)),
     ];
     for (spec, j, want) in closed {
@@ -247,4 +251,3 @@ fn weibull_whole_support_moments_are_complete_gammas() {
         }
     }
 }
-
