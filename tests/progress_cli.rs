@@ -198,3 +198,43 @@ fn a_sweeps_in_process_points_leave_progress_to_the_sweep() {
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("taskassign: progress:"), "{err}");
 }
+
+#[test]
+fn jsq_exact_announces_each_truncation_with_its_states_before_solving_it() {
+    // The estimate before each solve counts the states of the truncation (the simplex's
+    // counting recursion); the exploration that follows is an independent count, reported
+    // as `states` in the result: the last announced count must equal it.
+    let args = [
+        "jsq",
+        "exact",
+        "--model",
+        "queues",
+        "--servers",
+        "2",
+        "--d",
+        "2",
+        "--lambda",
+        "0.5",
+        "--digits",
+        "8",
+        "--format",
+        "json",
+    ];
+    let (code, out, err) = run(&args, true);
+    assert_eq!(code, 0, "{err}");
+    let announced: Vec<u64> = err
+        .lines()
+        .filter(|l| l.starts_with("taskassign: progress: jsq exact after "))
+        .filter_map(|l| {
+            let rest = &l[l.find("(solving ")? + "(solving ".len()..];
+            rest.split(' ').next()?.parse().ok()
+        })
+        .collect();
+    assert!(!announced.is_empty(), "no estimate: {err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let states = v["states"].as_u64().expect("states");
+    assert_eq!(announced.last(), Some(&states), "{err}");
+    let (code2, out2, _) = run(&args, false);
+    assert_eq!(code2, 0);
+    assert_eq!(out, out2);
+}

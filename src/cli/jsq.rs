@@ -30,7 +30,11 @@ pub(super) struct JsqArgs {
 impl JsqArgs {
     /// The name progress lines give the subcommand, if it reports progress.
     pub(super) fn progress_name(&self) -> Option<&'static str> {
-        matches!(self.command, JsqCommand::Simulate(_)).then_some("jsq simulate")
+        match self.command {
+            JsqCommand::Simulate(_) => Some("jsq simulate"),
+            JsqCommand::Exact(_) => Some("jsq exact"),
+            _ => None,
+        }
     }
 }
 

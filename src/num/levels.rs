@@ -196,6 +196,22 @@ pub struct Explored<S> {
     pub certified: bool,
     /// Highest level.
     pub top: u32,
+    /// The smoother of the two-level solves ([`Smoother::GaussSeidel`] unless the caller
+    /// asks for another after [`explore`]).
+    pub smoother: Smoother,
+}
+
+/// The smoother of the two-level solves: what is applied around the level correction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Smoother {
+    /// One Gauss–Seidel sweep in state order.
+    #[default]
+    GaussSeidel,
+    /// An incomplete LU factorisation of −B without fill (ILU(0), Saad 2003, §10.3), a step
+    /// before and after the level correction. It exists and has positive pivots for an
+    /// M-matrix (Meijerink & van der Vorst, Math. Comp. 31, 1977); it only changes how fast
+    /// the residual falls, never the residuals the enclosure is computed from.
+    Ilu,
 }
 
 impl<S> Explored<S> {
@@ -410,6 +426,7 @@ pub fn explore_with<C: LevelChain>(
         boundary,
         certified,
         top,
+        smoother: Smoother::default(),
     })
 }
 
@@ -467,6 +484,10 @@ struct Solver<'a, S> {
     c: &'a Explored<S>,
     /// Levels 1..=top as 0-based coarse indices (level − 1).
     levels: usize,
+    /// ILU(0) of −B by columns (left solves) and by rows (right solves), built on first use
+    /// when the smoother is [`Smoother::Ilu`].
+    ilu_left: std::cell::OnceCell<Ilu>,
+    ilu_right: std::cell::OnceCell<Ilu>,
 }
 
 impl<'a, S> Solver<'a, S> {
@@ -474,7 +495,36 @@ impl<'a, S> Solver<'a, S> {
         Solver {
             c,
             levels: c.top as usize,
+            ilu_left: std::cell::OnceCell::new(),
+            ilu_right: std::cell::OnceCell::new(),
         }
+    }
+
+    /// d += M⁻¹(r − A d) with M the ILU(0) of A = −B by `(off, idx, rate)` (rows of the
+    /// system solved).
+    fn ilu_step(&self, ilu: &Ilu, a: OffDiagonal<'_>, d: &mut [f64], r: &[f64]) {
+        let n = self.n();
+        let mut ad = vec![0.0; n];
+        self.apply(a, d, &mut ad);
+        for x in 1..n {
+            ad[x] = r[x] - ad[x];
+        }
+        ilu.solve_in_place(&mut ad);
+        for x in 1..n {
+            d[x] += ad[x];
+        }
+    }
+
+    /// The ILU(0) of the left system (rows of δ(−B) = r: the incoming columns).
+    fn left_ilu(&self) -> &Ilu {
+        self.ilu_left
+            .get_or_init(|| Ilu::new(self.n(), self.incoming(), &self.c.total))
+    }
+
+    /// The ILU(0) of the right system ((−B)δ = r: the outgoing rows).
+    fn right_ilu(&self) -> &Ilu {
+        self.ilu_right
+            .get_or_init(|| Ilu::new(self.n(), self.outgoing(), &self.c.total))
     }
 
     fn n(&self) -> usize {
@@ -593,6 +643,9 @@ impl<'a, S> Solver<'a, S> {
     /// One cycle for δ(−B) = r: the coarse correction with shape w (`coarse`, from
     /// [`Self::coarse_left`]), then sweeps.
     fn cycle_left(&self, r: &[f64], coarse: &Coarse) -> Vec<f64> {
+        if self.c.smoother == Smoother::Ilu {
+            return self.cycle_left_ilu(r, coarse);
+        }
         let c = self.c;
         let p = &coarse.p;
         // ξ C = rS: C^T ξ = (level sums of r).
@@ -620,6 +673,9 @@ impl<'a, S> Solver<'a, S> {
     /// One cycle for (−B)δ = r: sweeps, then the coarse correction (constant on levels,
     /// restricted with the weights w), then a sweep.
     fn cycle_right(&self, r: &[f64], w: &[f64], coarse: &Coarse) -> Vec<f64> {
+        if self.c.smoother == Smoother::Ilu {
+            return self.cycle_right_ilu(r, coarse);
+        }
         let c = self.c;
         let mut d = vec![0.0; self.n()];
         self.sweep_right(&mut d, r);
@@ -636,6 +692,53 @@ impl<'a, S> Solver<'a, S> {
         for _ in 0..SWEEPS_PER_CYCLE {
             self.sweep_right(&mut d, r);
         }
+        d
+    }
+
+    /// [`Self::cycle_left`] with the ILU(0) smoother: an ILU step, the level correction of
+    /// its residual (level sums), an ILU step.
+    fn cycle_left_ilu(&self, r: &[f64], coarse: &Coarse) -> Vec<f64> {
+        let c = self.c;
+        let n = self.n();
+        let ilu = self.left_ilu();
+        let mut d = vec![0.0; n];
+        // A pre-smoothing step measured ~15% faster overall than the level correction
+        // alone first (N = 4, d = 2, λ = 0.9: 449 against 660 GMRES iterations).
+        d[..].copy_from_slice(r);
+        ilu.solve_in_place(&mut d);
+        let mut res = vec![0.0; n];
+        self.apply_left(&d, &mut res);
+        let mut rhs = vec![0.0; self.levels];
+        for x in 1..n {
+            rhs[c.level[x] as usize - 1] += r[x] - res[x];
+        }
+        let xi = thomas(&coarse.sub, &coarse.diag, &coarse.sup, &rhs);
+        for x in 1..n {
+            d[x] += xi[c.level[x] as usize - 1] * coarse.p[x];
+        }
+        self.ilu_step(ilu, self.incoming(), &mut d, r);
+        d
+    }
+
+    /// [`Self::cycle_right`] with the ILU(0) smoother: an ILU step, the level correction of
+    /// its residual (restricted with the weights), an ILU step.
+    fn cycle_right_ilu(&self, r: &[f64], coarse: &Coarse) -> Vec<f64> {
+        let c = self.c;
+        let n = self.n();
+        let ilu = self.right_ilu();
+        let mut d = vec![0.0; n];
+        d[..].copy_from_slice(r);
+        ilu.solve_in_place(&mut d);
+        let res = self.residual_right_f64(&d, r);
+        let mut rhs = vec![0.0; self.levels];
+        for x in 1..n {
+            rhs[c.level[x] as usize - 1] += coarse.p[x] * res[x];
+        }
+        let eta = thomas(&coarse.sub, &coarse.diag, &coarse.sup, &rhs);
+        for x in 1..n {
+            d[x] += eta[c.level[x] as usize - 1];
+        }
+        self.ilu_step(ilu, self.outgoing(), &mut d, r);
         d
     }
 
@@ -727,6 +830,105 @@ impl<'a, S> Solver<'a, S> {
             out[x] = a.value();
         }
         out
+    }
+}
+
+/// An incomplete LU factorisation without fill of a matrix on the unknowns 1..n given by its
+/// diagonal and its off-diagonal entries by row (sorted columns, none in column 0): L unit
+/// lower and U upper, stored together row by row.
+struct Ilu {
+    off: Vec<usize>,
+    col: Vec<u32>,
+    val: Vec<f64>,
+    /// Position of the diagonal in each row.
+    diag: Vec<usize>,
+}
+
+impl Ilu {
+    /// ILU(0) of diag(total) − (the off-diagonal rates), row-wise (IKJ order).
+    fn new(n: usize, (off, idx, rate): OffDiagonal<'_>, total: &[f64]) -> Self {
+        let mut o = Vec::with_capacity(n + 1);
+        let mut col = Vec::with_capacity(idx.len() + n);
+        let mut val = Vec::with_capacity(idx.len() + n);
+        let mut diag = vec![0usize; n];
+        o.push(0);
+        o.push(0);
+        for x in 1..n {
+            let mut placed = false;
+            for k in off[x]..off[x + 1] {
+                let j = idx[k] as usize;
+                if !placed && j > x {
+                    diag[x] = col.len();
+                    col.push(x as u32);
+                    val.push(total[x]);
+                    placed = true;
+                }
+                if j == x {
+                    continue;
+                }
+                col.push(j as u32);
+                val.push(-rate[k]);
+            }
+            if !placed {
+                diag[x] = col.len();
+                col.push(x as u32);
+                val.push(total[x]);
+            }
+            o.push(col.len());
+        }
+        let mut pos = vec![usize::MAX; n];
+        for i in 1..n {
+            let (s, e) = (o[i], o[i + 1]);
+            for p in s..e {
+                pos[col[p] as usize] = p;
+            }
+            for p in s..diag[i] {
+                let k = col[p] as usize;
+                let piv = val[diag[k]];
+                val[p] /= piv;
+                let lik = val[p];
+                for q in diag[k] + 1..o[k + 1] {
+                    let t = pos[col[q] as usize];
+                    if t != usize::MAX {
+                        val[t] -= lik * val[q];
+                    }
+                }
+            }
+            // An M-matrix keeps positive pivots; rounding that loses one falls back to the
+            // diagonal (the preconditioner only needs to be nonsingular).
+            if !(val[diag[i]] > 0.0 && val[diag[i]].is_finite()) {
+                val[diag[i]] = total[i].max(f64::MIN_POSITIVE);
+            }
+            for p in s..e {
+                pos[col[p] as usize] = usize::MAX;
+            }
+        }
+        Ilu {
+            off: o,
+            col,
+            val,
+            diag,
+        }
+    }
+
+    /// v ← (LU)⁻¹v (v[0] stays 0).
+    fn solve_in_place(&self, v: &mut [f64]) {
+        let n = self.diag.len();
+        v[0] = 0.0;
+        for i in 1..n {
+            let mut s = v[i];
+            for p in self.off[i]..self.diag[i] {
+                s -= self.val[p] * v[self.col[p] as usize];
+            }
+            v[i] = s;
+        }
+        for i in (1..n).rev() {
+            let mut s = v[i];
+            for p in self.diag[i] + 1..self.off[i + 1] {
+                s -= self.val[p] * v[self.col[p] as usize];
+            }
+            v[i] = s / self.val[self.diag[i]];
+        }
     }
 }
 
