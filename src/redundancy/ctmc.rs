@@ -939,9 +939,8 @@ fn vectors(n: usize, k: usize) -> f64 {
 fn decay(a: f64, b: f64, k: f64) -> f64 {
     if a > 0.0 && b > 0.0 && a > b {
         (a / b).ln() / k
-    } else if a > 0.0 && b == 0.0 {
-        RATE_MAX
-    } else if a == 0.0 {
+    } else if a == 0.0 || b == 0.0 {
+        // Below f64's range at one of the caps: the fastest decay allowed.
         RATE_MAX
     } else {
         f64::NAN
