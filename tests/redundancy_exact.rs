@@ -476,3 +476,47 @@ fn chain_doubling_certifies_its_digits() {
         assert!(rel < 1e-6, "class {c}: {a} vs {}", finer.number[c]);
     }
 }
+
+#[test]
+fn one_class_on_one_server_is_mm1_through_the_untruncated_solve() {
+    // Closed form: one class on one server is an M/M/1 queue under every policy,
+    // E[N] = ρ/(1 − ρ) (ρ = 0.8: 4) and E[T] = 1/(μ − λ) = 5. The solve certifies 12
+    // digits, so the values must agree with the closed form to within a unit of the 12th
+    // digit (relative 1e-11).
+    let s = sys(&["1"], &[("1", "0.8")]);
+    for p in ["ros", "lrf-fcfs", "mrf-ros"] {
+        let r = solve(&s, Policy::parse(p, false).unwrap(), 12, None).unwrap();
+        assert!(r.digits >= 12, "{p}: {} digits", r.digits);
+        let n = r.number[0].value;
+        let t = r.response[0].value;
+        assert!((n - 4.0).abs() < 1e-11 * 4.0, "{p}: E[N] {n}");
+        assert!((t - 5.0).abs() < 1e-11 * 5.0, "{p}: E[T] {t}");
+    }
+}
+
+#[test]
+fn twelve_and_thirteen_digit_runs_agree_on_their_shared_digits() {
+    // Two independent runs (different truncations are chosen for 12 and 13 digits, the
+    // most a chain prints): their certified values must agree to within a unit of the
+    // 12th digit of the shorter (relative 1e-11).
+    let nm = n_model();
+    for p in ["lrf-fcfs", "mrf-ros"] {
+        let pol = Policy::parse(p, false).unwrap();
+        let a = solve(&nm, pol, 12, None).unwrap();
+        let b = solve(&nm, pol, 14, None).unwrap();
+        assert!(
+            a.digits >= 12 && b.digits >= 12,
+            "{p}: {} / {}",
+            a.digits,
+            b.digits
+        );
+        for (x, y) in a.number.iter().zip(&b.number) {
+            assert!(
+                (x.value - y.value).abs() <= 1e-11 * y.value.abs(),
+                "{p}: {} vs {}",
+                x.text,
+                y.text
+            );
+        }
+    }
+}

@@ -27,12 +27,38 @@
 //! class or start its oldest waiting job; ROS: each job of the top rank with probability
 //! 1/(jobs of that rank), a waiting job of class c with probability waiting_c/(jobs).
 //!
-//! **Truncation.** Arrivals are blocked when the system holds N jobs. N grows until the
-//! blocking probability is far below the last digit wanted, then the values at N and at
-//! 2N are compared ([`solve`]): the printed digits are those on which the two truncations
-//! agree (and at most [`CHAIN_MAX_DIGITS`], the f64 solve's accuracy), so that what the
-//! truncation leaves out is below them. Little's law uses the accepted
-//! rate λ_c(1 − P(N jobs)).
+//! **Truncation.** Arrivals that would leave a finite set A are blocked. A is a weighted
+//! simplex {Σ_c w_c n_c ≤ K} of the class counts: w_c is the decay rate (nats per job) of
+//! class c's stationary mass, measured on two small pilot boxes (every class and the total
+//! capped at k and about 1.5k: the ratio of the masses on each cap), at least the total's
+//! rate (a class count is at most the total). The stationary mass is then about e^{−K}
+//! along every direction, and A holds far fewer states than a box of the same mass
+//! outside: under a class priority the favoured classes decay several times faster than
+//! the others (the W-model at λ = (0.5, 0.5, 0.6) under LRF-FCFS: about 0.73 nats per job
+//! for the singleton classes, 0.23 for the redundant one), and the box's corners, where
+//! every class is long at once, carry almost nothing. K grows until the mass on A's
+//! boundary is below 10^−(digits + 2), then the values are compared with those at
+//! K + [`COMPARE_NATS`] (about two decades less mass outside, some 1.5 times the states
+//! for three classes instead of 3.4 for a box grown by half), growing until they agree
+//! ([`solve`]): the printed digits are those on which the two truncations agree (and at
+//! most [`CHAIN_MAX_DIGITS`], the f64 solve's accuracy). Each solve starts from the last
+//! one's stationary vector. Little's law uses the accepted rate λ_c(1 − P(class c blocked)).
+//!
+//! **No proven truncation bound yet.** The regenerative enclosure of
+//! [`crate::num::levels`] needs Lyapunov functions with negative drift outside A. For any
+//! work-conserving policy a linear V = Σ_c w_c n_c has the drift
+//! Σ_c w_c λ_c − Σ_{s busy} μ_s w_{class served at s}, but no w makes it negative on every
+//! face of the states outside A: in the W-model at λ = (0.5, 0.5, 0.6) (μ = 1, 1) the face
+//! where only class {1} is present needs w_1(μ_1 − λ_1) > w_2 λ_2 + w_3 λ_3, the face of
+//! class {2} alone w_2(μ_2 − λ_2) > w_1 λ_1 + w_3 λ_3, and their sum 0 > 1.2 w_3 fails
+//! for any w_3 > 0 (which the face of class {1+2} alone needs). A diagonal quadratic
+//! Σ_c w_c n_c² fails likewise on the face where the redundant class is long and starved
+//! by a priority. Stability of these policies is proved through fluid limits (Dai, *On
+//! positive Harris recurrence of multiclass queueing networks*, Ann. Appl. Probab. 1995),
+//! which give no computable constant; a piecewise-quadratic certificate is what a proven
+//! bound would take (Foster–Lyapunov: Meyn & Tweedie, *Markov Chains and Stochastic
+//! Stability*, 2009, ch. 14). Until then the agreement of two truncations is an estimate
+//! of the truncation error, and the output says so.
 //!
 //! **The labelled chain** ([`LabelledChain`]): the jobs with their identities (in arrival
 //! order, each with its class and the servers serving it), the policy applied literally.
@@ -61,8 +87,8 @@ pub const MAX_CHAIN_STATES: usize = 2_000_000;
 /// refined with double-double residuals (relative residual about 1e-25), and the means are
 /// f64 sums, good to about 1e-15; 13 leaves two digits for the comparison of truncations.
 pub const CHAIN_MAX_DIGITS: u32 = 13;
-/// The first truncation tried.
-pub const START_TRUNCATION: usize = 16;
+/// The cap of the first pilot box (lowered for many classes; [`solve`]).
+pub const START_TRUNCATION: usize = 12;
 /// Residual of the Gauss–Seidel solves (below markov's default: the values must be good
 /// to [`CHAIN_MAX_DIGITS`]).
 pub const CHAIN_RESIDUAL: f64 = 1e-14;
@@ -573,15 +599,36 @@ pub fn class_chain_values(
 }
 
 /// The compact chain as a level chain (level: total jobs), truncated at `caps[c]` jobs of
-/// each class c, for [`crate::num::levels`]: an arrival of class c at `caps[c]` jobs is an
-/// exit, blocked. A truncation per class keeps the states where the stationary mass is:
-/// under a class priority the favoured classes stay short while the others grow. A cap on
-/// the total (the level) as well cuts the box's corners, where every class is long at once:
-/// under ROS the classes' tails are alike and the box holds about nc! times the simplex.
+/// each class c, `total` jobs in all and, optionally, a weighted simplex
+/// Σ_c w_c n_c ≤ K, for [`crate::num::levels`]: an arrival that would leave the truncation
+/// is an exit, blocked. A truncation per class keeps the states where the stationary mass
+/// is: under a class priority the favoured classes stay short while the others grow. A cap
+/// on the total (the level) as well cuts the box's corners, where every class is long at
+/// once: under ROS the classes' tails are alike and the box holds about nc! times the
+/// simplex. The weighted simplex follows the mass more closely still (module docs).
 struct LevelClassChain {
     inner: ClassChain,
     caps: Vec<usize>,
     total: usize,
+    simplex: Option<(Vec<f64>, f64)>,
+}
+
+impl LevelClassChain {
+    /// Whether `s` is within the weighted simplex (true without one). The one function
+    /// both the exploration and the blocking probabilities use, so that they agree.
+    fn in_simplex(&self, s: &PackedState) -> bool {
+        match &self.simplex {
+            None => true,
+            Some((w, k)) => {
+                let phi: f64 = s.counts[..self.inner.nc]
+                    .iter()
+                    .zip(w)
+                    .map(|(&x, &w)| f64::from(x) * w)
+                    .sum();
+                phi <= *k
+            }
+        }
+    }
 }
 
 impl LevelChain for LevelClassChain {
@@ -604,6 +651,7 @@ impl LevelChain for LevelClassChain {
                 .iter()
                 .zip(&self.caps)
                 .all(|(&x, &k)| usize::from(x) <= k)
+            && self.in_simplex(s)
     }
 
     fn transitions(&self, s: &PackedState, out: &mut Vec<(PackedState, f64)>) {
@@ -615,28 +663,49 @@ impl LevelChain for LevelClassChain {
     }
 
     fn lyapunov(&self, _s: &PackedState) -> Option<[f64; 4]> {
+        // No certificate is known for these chains (module docs: a linear function of the
+        // class counts cannot have a negative drift on every face).
         None
     }
 
     fn on_boundary(&self, s: &PackedState) -> bool {
+        let nc = self.inner.nc;
         self.level(s) as usize == self.total
             || s.counts
                 .iter()
                 .zip(&self.caps)
                 .any(|(&x, &k)| usize::from(x) == k)
+            || (0..nc).any(|c| {
+                let mut t = *s;
+                t.counts[c] = t.counts[c].saturating_add(1);
+                !self.in_simplex(&t)
+            })
     }
+}
+
+/// The stationary probabilities of a solved truncation, by state (a warm start for a
+/// larger one).
+pub type StationaryMap = std::collections::HashMap<PackedState, f64>;
+
+/// "lrf-fcfs on classes {1}, {2}, {1+2}": what a failure names.
+fn subject(sys: &ClassSystem, policy: Policy) -> String {
+    let all: Vec<usize> = (0..sys.classes().len()).collect();
+    format!("{} on classes {}", policy.name(), sys.describe(&all))
 }
 
 /// The compact chain's values with at most `limits[c]` jobs of class c and `limits[nc]` in
 /// all (arrivals blocked beyond), solved by the level solver of [`crate::num::levels`]
-/// (two-level GMRES, double-double refinement). `p_full` is the largest mass on a cap,
-/// `faces` the mass on each (the classes', then the total's).
-pub fn level_chain_values(
+/// (two-level GMRES, double-double refinement), with an optional weighted simplex (weights, budget) as well and
+/// an optional warm start; `faces` has one more entry, the mass of the states where some
+/// arrival is blocked by the simplex. Also returns the stationary probabilities by state.
+fn truncated_values(
     sys: &ClassSystem,
     policy: Policy,
     limits: &[usize],
+    simplex: Option<(Vec<f64>, f64)>,
     digits: u32,
-) -> Result<(ChainValues, Vec<f64>), RedundancyError> {
+    warm: Option<&StationaryMap>,
+) -> Result<(ChainValues, Vec<f64>, StationaryMap), RedundancyError> {
     let nc0 = sys.classes().len();
     if limits.len() != nc0 + 1 {
         return Err(RedundancyError::Internal(format!(
@@ -647,9 +716,9 @@ pub fn level_chain_values(
     let caps = &limits[..nc0];
     let total: usize = caps.iter().sum::<usize>().min(limits[nc0]);
     if total + 1 > CHAIN_MAX_TRUNCATION {
-        return Err(RedundancyError::Unsupported(format!(
-            "{}: the exact chain would hold more than {CHAIN_MAX_TRUNCATION} jobs: ask fewer --digits or use redundancy simulate",
-            policy.name()
+        return Err(RedundancyError::Numerical(format!(
+            "{}: the exact chain would hold more than {CHAIN_MAX_TRUNCATION} jobs (the limit of the chain's state): ask fewer --digits or use redundancy simulate",
+            subject(sys, policy)
         )));
     }
     let inner = ClassChain::new(sys, policy, total + 1)?;
@@ -657,56 +726,75 @@ pub fn level_chain_values(
         inner,
         caps: caps.to_vec(),
         total,
+        simplex,
     };
+    let t0 = std::time::Instant::now();
     let c = levels::explore_with(&chain, MAX_CHAIN_STATES, ExitRule::Block).map_err(|e| {
         match e {
-            LevelError::TooManyStates { limit } => RedundancyError::Unsupported(format!(
-                "{}: the exact chain at class caps {caps:?} has more than {limit} states: ask fewer --digits or use redundancy simulate",
-                policy.name()
+            LevelError::TooManyStates { limit } => RedundancyError::Numerical(format!(
+                "{}: the exact chain needs more than {limit} states (the limit, about 1 GB) for the truncation the digits asked need: ask fewer --digits or use redundancy simulate",
+                subject(sys, policy)
             )),
-            other => RedundancyError::Numerical(format!("{}: {other}", policy.name())),
+            other => RedundancyError::Numerical(format!("{}: {other}", subject(sys, policy))),
         }
     })?;
+    let t1 = std::time::Instant::now();
     // A residual far below the digits compared (the means are relative to it).
     let target = 10f64.powi(-(digits as i32) - SOLVE_MARGIN_DIGITS);
-    let t0 = std::time::Instant::now();
-    let st = levels::stationary_from(&c, None, target).map_err(|e| {
+    let guess: Option<Vec<f64>> = warm.map(|w| {
+        c.states
+            .iter()
+            .map(|s| w.get(s).copied().unwrap_or(0.0))
+            .collect()
+    });
+    let st = levels::stationary_from(&c, guess.as_deref(), target).map_err(|e| {
         RedundancyError::Numerical(format!(
-            "{}: {e}; ask fewer --digits or use redundancy simulate",
-            policy.name()
+            "{}: {e} ({} states); ask fewer --digits or use redundancy simulate",
+            subject(sys, policy),
+            c.len()
         ))
     })?;
     let lambda = sys.lambda_f64();
     let nc = lambda.len();
     let mut number = vec![0.0; nc];
-    let mut faces = vec![0.0; nc + 1];
-    // P(an arrival of class c is blocked): x_c at its cap or the total at its cap.
+    let mut faces = vec![0.0; nc + 2];
+    // P(an arrival of class c is blocked): its target state is outside the truncation.
     let mut blocked = vec![0.0; nc];
     for (s, &p) in c.states.iter().zip(&st.pi) {
         let full = chain.level(s) as usize == total;
         if full {
             faces[nc] += p;
         }
+        let mut band = false;
         for c in 0..nc {
             let x = usize::from(s.counts[c]);
             number[c] += p * x as f64;
             if x == caps[c] {
                 faces[c] += p;
             }
-            if full || x == caps[c] {
+            let mut t = *s;
+            t.counts[c] = t.counts[c].saturating_add(1);
+            let by_simplex = !chain.in_simplex(&t);
+            band |= by_simplex;
+            if full || x >= caps[c] || by_simplex {
                 blocked[c] += p;
             }
+        }
+        if band {
+            faces[nc + 1] += p;
         }
     }
     if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
         eprintln!(
-            "redundancy chain: caps {caps:?} states {} faces {faces:?} solve {:.3}s cycles {}",
+            "redundancy chain: caps {caps:?} simplex {:?} states {} faces {faces:?} explore {:.3}s solve {:.3}s cycles {}",
+            chain.simplex,
             c.len(),
-            t0.elapsed().as_secs_f64(),
+            (t1 - t0).as_secs_f64(),
+            t1.elapsed().as_secs_f64(),
             st.cycles
         );
     }
-    // Little's law with the accepted rates λ_c(1 − P(x_c = cap_c)) (PASTA).
+    // Little's law with the accepted rates λ_c(1 − P(blocked_c)) (PASTA).
     let accepted: Vec<f64> = lambda
         .iter()
         .zip(&blocked)
@@ -715,6 +803,12 @@ pub fn level_chain_values(
     let response: Vec<f64> = number.iter().zip(&accepted).map(|(n, a)| n / a).collect();
     let total_number: f64 = number.iter().sum();
     let total_response = total_number / accepted.iter().sum::<f64>();
+    let map: StationaryMap = c
+        .states
+        .iter()
+        .copied()
+        .zip(st.pi.iter().copied())
+        .collect();
     Ok((
         ChainValues {
             number,
@@ -727,6 +821,7 @@ pub fn level_chain_values(
             solver: Solver::Levels,
         },
         faces,
+        map,
     ))
 }
 
@@ -792,6 +887,19 @@ pub struct ChainResult {
     pub fine: ChainValues,
     /// The fewest digits of any value.
     pub digits: u32,
+    /// The weighted simplex of the values printed, when one truncates them.
+    pub simplex: Option<SimplexTruncation>,
+}
+
+/// A weighted-simplex truncation {Σ_c w_c n_c ≤ K} and the budget it was compared with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimplexTruncation {
+    /// w_c: the decay rate of class c's stationary mass, in nats per job.
+    pub weights: Vec<f64>,
+    /// K of the values printed.
+    pub budget: f64,
+    /// K of the smaller truncation they were compared with.
+    pub compared_budget: f64,
 }
 
 fn certify_f64(lo: f64, hi: f64, wanted: u32) -> CertifiedValue {
@@ -803,42 +911,71 @@ fn certify_f64(lo: f64, hi: f64, wanted: u32) -> CertifiedValue {
     }
 }
 
-/// Mass a class's cap may carry, relative to the last digit wanted (10^−(digits + this)),
-/// before the truncation is compared with a larger one.
+/// Mass the truncation's boundary may carry, relative to the last digit wanted
+/// (10^−(digits + this)), before the truncation is compared with a larger one.
 pub const BLOCKING_MARGIN_DIGITS: i32 = 2;
-/// A class whose cap carries less than 10^−(digits + [`BLOCKING_MARGIN_DIGITS`] + this)
-/// is not grown for the comparison: the arrivals it blocks change its mean by about that
-/// mass times the cap (below 10³ jobs), far below the last digit compared.
-pub const NEGLIGIBLE_MARGIN_DIGITS: i32 = 8;
-/// Growth of a class's cap.
-const GROWTH: f64 = 1.5;
+/// The comparison truncation's budget exceeds the printed one's by this many nats: about
+/// two decades less stationary mass outside.
+pub const COMPARE_NATS: f64 = 2.0 * std::f64::consts::LN_10;
 /// The stationary solve's relative residual is aimed this many digits below the digits
 /// compared.
 const SOLVE_MARGIN_DIGITS: i32 = 6;
+/// Decay rates (nats per job) are kept within these: a rate below the least is a chain
+/// too close to instability for the exact chain, one above the most is a class whose mass
+/// at the pilot's cap is below f64's range.
+const RATE_MIN: f64 = 1e-3;
+const RATE_MAX: f64 = 4.0;
+/// Most budget steps before the boundary mass falls below the target.
+const MAX_BUDGET_STEPS: usize = 12;
+/// The pilot boxes hold about this many class-count vectors at most.
+const PILOT_VECTORS: f64 = 1.5e4;
 
-/// The caps grown by [`GROWTH`] where their mass exceeds `limit`.
-fn grow(caps: &[usize], faces: &[f64], limit: f64) -> Vec<usize> {
-    caps.iter()
-        .zip(faces)
-        .map(|(&k, &f)| {
-            if f > limit {
-                (k as f64 * GROWTH).ceil() as usize
-            } else {
-                k
-            }
-        })
-        .collect()
+/// C(n + k, k): the class-count vectors of k classes with at most n jobs in all.
+fn vectors(n: usize, k: usize) -> f64 {
+    (1..=k).map(|i| (n + i) as f64 / i as f64).product()
 }
 
-/// Solves `policy` on `sys` by the compact chain with a cap per class: the caps grow by
-/// half from [`START_TRUNCATION`] (or `start`) while their mass exceeds
-/// 10^−(digits + [`BLOCKING_MARGIN_DIGITS`]), then the values are compared with those of
-/// caps grown again (every cap carrying a mass above [`NEGLIGIBLE_MARGIN_DIGITS`] more
-/// digits), growing until the
+/// The decay rate per job between two masses `k` jobs apart (NaN when it does not decay).
+fn decay(a: f64, b: f64, k: f64) -> f64 {
+    if a > 0.0 && b > 0.0 && a > b {
+        (a / b).ln() / k
+    } else if a == 0.0 || b == 0.0 {
+        // Below f64's range at one of the caps: the fastest decay allowed.
+        RATE_MAX
+    } else {
+        f64::NAN
+    }
+}
+
+/// The per-class caps and the total a simplex implies (its largest counts).
+fn simplex_limits(w: &[f64], budget: f64) -> Vec<usize> {
+    let mut l: Vec<usize> = w
+        .iter()
+        .map(|&w| (budget / w).floor().max(0.0) as usize + 1)
+        .collect();
+    let top = l.iter().copied().max().unwrap_or(0);
+    l.push(top);
+    l
+}
+
+/// About how many states a simplex of `budget` holds, from one of `from` that held
+/// `states` (the class-count vectors scale like Π_c (1 + K/w_c)).
+fn estimate(states: usize, w: &[f64], from: f64, to: f64) -> f64 {
+    let f: f64 = w
+        .iter()
+        .map(|&w| (1.0 + to / w) / (1.0 + from / w))
+        .product();
+    states as f64 * f
+}
+
+/// Solves `policy` on `sys` by the compact chain (module docs, *Truncation*): two pilot
+/// boxes give each class's decay rate; a weighted simplex of those rates is grown until
+/// the mass at its boundary is below 10^−(digits + [`BLOCKING_MARGIN_DIGITS`]), then its
+/// values are compared with those of a simplex [`COMPARE_NATS`] larger, growing until the
 /// two agree to `digits` digits (at most [`CHAIN_MAX_DIGITS`]) or the chain would exceed
 /// [`MAX_CHAIN_STATES`]; the larger truncation's values are printed with the digits on
 /// which the two agree. This is an estimate of the truncation error, not a bound: these
-/// policies' chains have no Lyapunov certificate here.
+/// policies' chains have no Lyapunov certificate here. `start` overrides the pilot's cap.
 pub fn solve(
     sys: &ClassSystem,
     policy: Policy,
@@ -848,65 +985,34 @@ pub fn solve(
     let want = digits.clamp(1, CHAIN_MAX_DIGITS);
     let nc = sys.classes().len();
     let target = 10f64.powi(-(want as i32) - BLOCKING_MARGIN_DIGITS);
-    let negligible = target * 10f64.powi(-NEGLIGIBLE_MARGIN_DIGITS);
-    let k0 = start.unwrap_or(START_TRUNCATION).max(1);
-    // The classes' caps, then the total's.
-    let mut caps = vec![k0; nc + 1];
-    // The states grow about like the product over classes of min(cap_c, total).
-    let too_big = |states: usize, from: &[usize], to: &[usize]| {
-        let f: f64 = (0..nc)
-            .map(|c| to[c].min(to[nc]) as f64 / from[c].min(from[nc]).max(1) as f64)
-            .product();
-        states as f64 * f > MAX_CHAIN_STATES as f64
+    let fail = |what: String| {
+        RedundancyError::Numerical(format!(
+            "{}: {what}: ask fewer --digits or use redundancy simulate",
+            subject(sys, policy)
+        ))
     };
-    let (mut coarse, mut faces) = level_chain_values(sys, policy, &caps, want)?;
-    let mut step = 0u64;
-    while faces.iter().any(|&f| f > target) {
-        let next = grow(&caps, &faces, target);
-        if too_big(coarse.states, &caps, &grow(&next, &faces, target)) {
-            break;
+    // The pilot boxes: caps k0 and about 1.5·k0, small enough for many classes.
+    let mut k0 = start.unwrap_or(START_TRUNCATION).max(2);
+    if start.is_none() {
+        while k0 > 4 && vectors(k0 + k0.div_ceil(2), nc) > PILOT_VECTORS {
+            k0 -= 1;
         }
-        caps = next;
-        step += 1;
-        crate::progress::report(
-            "exact chain: truncation",
-            step,
-            None,
-            &format!("class caps {caps:?}, {} states", coarse.states),
-        );
-        (coarse, faces) = level_chain_values(sys, policy, &caps, want)?;
     }
-    let mut best: Option<ChainResult> = None;
-    loop {
-        let next = grow(&caps, &faces, negligible);
-        if next == caps && best.is_some() {
-            return best.ok_or_else(|| RedundancyError::Internal("no result".into()));
-        }
-        if too_big(coarse.states, &caps, &next) {
-            // The digits the last comparison certified, if any.
-            return match best {
-                Some(b) if b.digits >= 1 => Ok(b),
-                _ => Err(RedundancyError::Numerical(format!(
-                    "{}: the truncation did not settle within {MAX_CHAIN_STATES} states (class caps {caps:?}, {} states, largest mass on a cap {:.1e}): ask fewer --digits or use redundancy simulate",
-                    policy.name(),
-                    coarse.states,
-                    coarse.p_full
-                ))),
-            };
-        }
-        step += 1;
-        crate::progress::report(
-            "exact chain: truncation",
-            step,
-            None,
-            &format!("comparing class caps {caps:?} and {next:?}"),
-        );
-        // Every cap negligible: the truncation is its own comparison.
-        let (fine, fine_faces) = if next == caps {
-            (coarse.clone(), faces.clone())
-        } else {
-            level_chain_values(sys, policy, &next, want)?
-        };
+    let k1 = k0 + k0.div_ceil(2);
+    let mut step = 0u64;
+    crate::progress::report(
+        "exact chain: pilot truncations",
+        step,
+        None,
+        &format!("boxes of {k0} and {k1} jobs per class"),
+    );
+    let (v0, f0, _) = truncated_values(sys, policy, &vec![k0; nc + 1], None, want, None)?;
+    let (v1, f1, pi1) = truncated_values(sys, policy, &vec![k1; nc + 1], None, want, None)?;
+    let pair = |coarse: ChainValues,
+                fine: ChainValues,
+                caps: Vec<usize>,
+                compared: Vec<usize>,
+                simplex: Option<SimplexTruncation>| {
         let cert = |a: f64, b: f64| certify_f64(a, b, want);
         let number: Vec<CertifiedValue> = coarse
             .number
@@ -929,26 +1035,146 @@ pub fn solve(
             .map(|v| v.digits)
             .min()
             .unwrap_or(0);
-        let result = ChainResult {
+        ChainResult {
             number,
             response,
             total_number,
             total_response,
-            truncation: next.iter().copied().max().unwrap_or(0),
-            compared_with: caps.iter().copied().max().unwrap_or(0),
-            caps: next.clone(),
-            compared_caps: caps.clone(),
+            truncation: caps.iter().copied().max().unwrap_or(0),
+            compared_with: compared.iter().copied().max().unwrap_or(0),
+            caps,
+            compared_caps: compared,
             coarse,
-            fine: fine.clone(),
+            fine,
             digits: fewest,
+            simplex,
+        }
+    };
+    // Light load: the pilot boxes may already settle the digits.
+    if f0.iter().all(|&f| f <= target) {
+        let r = pair(v0, v1.clone(), vec![k1; nc + 1], vec![k0; nc + 1], None);
+        if r.digits >= want {
+            return Ok(r);
+        }
+    }
+    let span = (k1 - k0) as f64;
+    let r_tot = decay(f0[nc], f1[nc], span);
+    let r_tot = if r_tot.is_nan() {
+        RATE_MIN
+    } else {
+        r_tot.clamp(RATE_MIN, RATE_MAX)
+    };
+    // A class's count is at most the total, so its mass decays at least as fast.
+    let weights: Vec<f64> = (0..nc)
+        .map(|c| {
+            let r = decay(f0[c], f1[c], span);
+            if r.is_nan() {
+                r_tot
+            } else {
+                r.clamp(r_tot, RATE_MAX)
+            }
+        })
+        .collect();
+    let f1max = f1.iter().copied().fold(0.0, f64::max);
+    let mut budget = r_tot * k1 as f64 + (f1max / target).ln().max(0.0) + 1.0;
+    let (mut states, mut from) = (v1.states, r_tot * k1 as f64);
+    let mut warm = pi1;
+    // Grow the budget until the boundary carries less than the target.
+    let mut tries = 0usize;
+    // The boundary mass's decay per nat of budget: 1 if the simplex followed π exactly;
+    // measured once two budgets are solved.
+    let mut last: Option<(f64, f64)> = None;
+    let (mut coarse, mut band) = loop {
+        let est = estimate(states, &weights, from, budget);
+        if est > MAX_CHAIN_STATES as f64 {
+            return Err(fail(format!(
+                "the truncation the digits need (weighted simplex, budget {budget:.1} nats) would hold about {est:.1e} states, more than the limit {MAX_CHAIN_STATES}"
+            )));
+        }
+        step += 1;
+        crate::progress::report(
+            "exact chain: truncation",
+            step,
+            None,
+            &format!("budget {budget:.1} nats, about {est:.0} states (estimated)"),
+        );
+        let (v, f, pi) = truncated_values(
+            sys,
+            policy,
+            &simplex_limits(&weights, budget),
+            Some((weights.clone(), budget)),
+            want,
+            Some(&warm),
+        )?;
+        let band = f.iter().copied().fold(0.0, f64::max);
+        (states, from, warm) = (v.states, budget, pi);
+        if band <= target {
+            break (v, band);
+        }
+        tries += 1;
+        if tries > MAX_BUDGET_STEPS {
+            return Err(fail(format!(
+                "the mass on the truncation's boundary stayed at {band:.1e} (wanted below {target:.0e}) after {MAX_BUDGET_STEPS} steps"
+            )));
+        }
+        let per_nat = match last {
+            Some((b0, m0)) if m0 > band && budget > b0 => {
+                ((m0 / band).ln() / (budget - b0)).clamp(0.2, 1.0)
+            }
+            _ => 1.0,
         };
-        if fewest >= want {
+        last = Some((budget, band));
+        budget += (band / target).ln() / per_nat + 0.5;
+    };
+    let mut best: Option<ChainResult> = None;
+    loop {
+        let next = budget + COMPARE_NATS;
+        let est = estimate(coarse.states, &weights, budget, next);
+        if est > MAX_CHAIN_STATES as f64 {
+            return match best {
+                Some(b) if b.digits >= 1 => Ok(b),
+                _ => Err(fail(format!(
+                    "the truncation did not settle: the comparison truncation would hold about {est:.1e} states, more than the limit {MAX_CHAIN_STATES} (budget {budget:.1} nats, {} states, mass on its boundary {band:.1e})",
+                    coarse.states
+                ))),
+            };
+        }
+        step += 1;
+        crate::progress::report(
+            "exact chain: truncation",
+            step,
+            None,
+            &format!(
+                "comparing budgets {budget:.1} and {next:.1} nats, about {est:.0} states (estimated)"
+            ),
+        );
+        let (fine, f, pi) = truncated_values(
+            sys,
+            policy,
+            &simplex_limits(&weights, next),
+            Some((weights.clone(), next)),
+            want,
+            Some(&warm),
+        )?;
+        let result = pair(
+            coarse,
+            fine.clone(),
+            simplex_limits(&weights, next),
+            simplex_limits(&weights, budget),
+            Some(SimplexTruncation {
+                weights: weights.clone(),
+                budget: next,
+                compared_budget: budget,
+            }),
+        );
+        if result.digits >= want {
             return Ok(result);
         }
         best = Some(result);
-        caps = next;
+        budget = next;
         coarse = fine;
-        faces = fine_faces;
+        band = f.iter().copied().fold(0.0, f64::max);
+        warm = pi;
     }
 }
 

@@ -1,7 +1,7 @@
 //! The exact values of a policy with exponential i.i.d. copies, by the method that applies:
 //! FCFS by its product form ([`super::product_form`], certified at two precisions), every
-//! other policy by its truncated Markov chain ([`super::ctmc`], certified by doubling the
-//! truncation). What `taskassign redundancy exact` and the claims' `red_exact` print.
+//! other policy by its truncated Markov chain ([`super::ctmc`], certified by comparing two
+//! truncations). What `taskassign redundancy exact` and the claims' `red_exact` print.
 //!
 //! A system outside the FCFS region (some class set A with Σ_{c∈A} λ_c ≥ μ(∪_{c∈A} S_c))
 //! is unstable under every policy (the class-A jobs leave at rate at most μ(∪ S_c)): that
@@ -220,20 +220,21 @@ pub fn exact(
             "Markov chain of class counts and server groups ({} states), two-level solve over the total-job levels (GMRES, Gauss-Seidel and an exact level-chain correction; relative residual {:.1e} with double-double refinement)",
             r.fine.states, r.fine.residual
         ),
-        truncation: if r.compared_caps == r.caps {
-            format!(
-                "at most {} (arrivals blocked beyond; largest mass on a cap {:.1e}, below the digits asked by {} digits and more: the values are not compared with a larger truncation; an estimate of the truncation error, not a proven bound)",
-                caps_text(&r.caps),
+        truncation: match &r.simplex {
+            Some(t) => format!(
+                "class counts n with sum_c w_c n_c <= {:.2}, w = [{}] nats per job (each class's measured decay rate; at most {} jobs in all); arrivals blocked beyond; largest mass on the boundary {:.1e}; digits are those on which this and the budget {:.2} agree (an estimate of the truncation error, not a proven bound: no Lyapunov certificate is known for this chain)",
+                t.budget,
+                t.weights.iter().map(|w| format!("{w:.3}")).collect::<Vec<_>>().join(", "),
+                r.caps.last().copied().unwrap_or(0),
                 r.fine.p_full,
-                ctmc::BLOCKING_MARGIN_DIGITS + ctmc::NEGLIGIBLE_MARGIN_DIGITS
-            )
-        } else {
-            format!(
+                t.compared_budget
+            ),
+            None => format!(
                 "at most {} (arrivals blocked beyond; largest mass on a cap {:.1e}); digits are those on which these caps and {} agree (an estimate of the truncation error, not a proven bound)",
                 caps_text(&r.caps),
                 r.fine.p_full,
                 caps_text(&r.compared_caps)
-            )
+            ),
         },
         digits: r.digits,
         nested,

@@ -51,7 +51,7 @@ pub(crate) mod stability;
 pub use classes::{Class, ClassSystem, Nestedness, ServerSet, MAX_SERVERS, PRESET_NAMES};
 pub use ctmc::{
     class_chain_values, labelled_chain_values, solve as solve_chain, solve_options, CertifiedValue,
-    ChainResult, ChainValues,
+    ChainResult, ChainValues, SimplexTruncation,
 };
 pub use exact::{exact, exact_methods_apply, ExactReport, Method as ExactMethod};
 pub use policy::{Copies, Order, Policy, Priority, POLICY_NAMES};
