@@ -47,6 +47,7 @@ __all__ = [
     "Record",
     "CheckReport",
     "CommandReport",
+    "TablesReport",
     "Error",
     "InputError",
     "NumericalError",
