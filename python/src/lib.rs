@@ -15,24 +15,29 @@ use pyo3::prelude::*;
 use pyo3::types::PyType;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
 use taskassign::dist::{DistFactory, DistSpec};
 use taskassign::error::{Classify, ErrorKind, EXIT_BAD_INPUT, EXIT_NUMERICAL};
-use taskassign::lb::{exact as lb_exact, ExactOptions};
 use taskassign::lb::certified_fixed_point as fixed_point_certified;
 use taskassign::lb::Limit;
+use taskassign::lb::{exact as lb_exact, ExactOptions};
 use taskassign::lb::{DSpec, JsqSystem, LbError, Model, ModelKind, Sampling};
 use taskassign::num::check_digits;
-use taskassign::optimize::{eval_certified, optimize_certified, threshold_certified, EvalRequest, OptimizeRequest};
 use taskassign::optimize::optimize_proven_with;
-use taskassign::optimize::{eval_rigorous, threshold_rigorous};
 use taskassign::optimize::OptPolicy;
+use taskassign::optimize::{
+    eval_certified, optimize_certified, threshold_certified, EvalRequest, OptimizeRequest,
+};
+use taskassign::optimize::{eval_rigorous, threshold_rigorous};
 use taskassign::policy::{LoadSpec, Metric, PolicyKind};
 use taskassign::redundancy::ClassSystem;
-use taskassign::redundancy::MAX_SERVERS;
 use taskassign::redundancy::Policy as RedPolicy;
+use taskassign::redundancy::MAX_SERVERS;
 use taskassign::report::Record;
-use taskassign::sweep::QuantityDef;
 use taskassign::sweep::Outcome;
+use taskassign::sweep::QuantityDef;
 
 /// A failure as the command line reports it: its exit status and one-line message.
 type Failure = (i32, String);
@@ -82,9 +87,173 @@ fn rec(r: &Record) -> Rec {
     (r.to_json(), r.number_keys().to_vec())
 }
 
+/// The panic payload that stops a computation interrupted from Python (Ctrl-C): raised by
+/// [`PySink`] at the library's next progress point, caught by [`compute`].
+struct Interrupted;
+
+thread_local! {
+    /// The interrupt flag of the computation this thread works for (its runner thread and
+    /// the workers of its thread pool); `None` on every other thread.
+    static JOB: std::cell::RefCell<Option<Arc<AtomicBool>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The progress sink of the Python package: at each of the library's progress points
+/// (`taskassign::progress::report`, where the command line draws its bar), a thread
+/// working for an interrupted computation unwinds with [`Interrupted`]. Nothing is shown.
+struct PySink;
+
+impl taskassign::progress::Sink for PySink {
+    fn report(&self, _task: &str, _done: u64, _total: Option<u64>, _note: &str) {
+        let stop = JOB.with(|j| {
+            j.borrow()
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::Relaxed))
+        });
+        if stop {
+            std::panic::panic_any(Interrupted);
+        }
+    }
+}
+
+/// Installs [`PySink`] and a panic hook that keeps [`Interrupted`] unwinds silent (every
+/// other panic goes to the previous hook), once per process.
+fn install_interrupts() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        taskassign::progress::install(Arc::new(PySink));
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !info.payload().is::<Interrupted>() {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// How often the waiting thread checks Python's signals (Ctrl-C) while the work runs.
+const POLL: Duration = Duration::from_millis(50);
+
+/// How long an interrupted call waits for its work to stop at a progress point before it
+/// raises anyway (the work then stops at its next progress point, its result discarded).
+const GRACE: Duration = Duration::from_millis(500);
+
+/// A library panic (a bug) as a failure saying so.
+fn panicked(payload: &(dyn std::any::Any + Send)) -> Failure {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into());
+    (
+        EXIT_NUMERICAL,
+        format!("internal error (a bug: please report it): {what}"),
+    )
+}
+
 /// Runs `f` with the GIL released and turns its failure into the Python exception.
-fn compute<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, Failure> + Send) -> PyResult<T> {
-    py.detach(f).map_err(|e| raise(py, e))
+///
+/// The work runs on a thread of its own (with `threads` given or `parallel`, inside a
+/// rayon pool of its own: `threads` workers, or rayon's default); the calling thread waits
+/// for it with the GIL released and, every [`POLL`], takes the GIL briefly to run Python's
+/// signal handlers (`Python::check_signals`: only the main thread runs them). When one
+/// raises (Ctrl-C: KeyboardInterrupt), the work is flagged and stops at the library's next
+/// progress point (`taskassign::progress::report`, [`PySink`]); the exception is raised as
+/// soon as it has stopped, or after [`GRACE`] if no progress point came (the work then
+/// stops at its next one, in the background, and its result is dropped). A panic in the
+/// library (a bug) raises NumericalError saying so.
+fn compute_in<T: Send + 'static>(
+    py: Python<'_>,
+    parallel: bool,
+    threads: Option<usize>,
+    f: impl FnOnce() -> Result<T, Failure> + Send + 'static,
+) -> PyResult<T> {
+    install_interrupts();
+    let flag = Arc::new(AtomicBool::new(false));
+    let outcome: Result<Result<T, Failure>, PyErr> = py.detach(|| {
+        let pool = if parallel || threads.is_some() {
+            let f2 = flag.clone();
+            let mut b = rayon::ThreadPoolBuilder::new()
+                .start_handler(move |_| JOB.with(|j| *j.borrow_mut() = Some(f2.clone())));
+            if let Some(t) = threads {
+                b = b.num_threads(t.max(1));
+            }
+            match b.build() {
+                Ok(p) => Some(p),
+                Err(e) => return Ok(Err((EXIT_NUMERICAL, format!("cannot start threads: {e}")))),
+            }
+        } else {
+            None
+        };
+        let (tx, rx) = mpsc::channel();
+        let job = flag.clone();
+        let spawned = std::thread::Builder::new()
+            .name("taskassign".into())
+            .spawn(move || {
+                JOB.with(|j| *j.borrow_mut() = Some(job));
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &pool {
+                    Some(p) => p.install(f),
+                    None => f(),
+                }));
+                let _ = tx.send(r);
+            });
+        if let Err(e) = spawned {
+            return Ok(Err((EXIT_NUMERICAL, format!("cannot start a thread: {e}"))));
+        }
+        let mut interrupt: Option<(PyErr, Instant)> = None;
+        loop {
+            match rx.recv_timeout(POLL) {
+                Ok(r) => {
+                    return match (interrupt, r) {
+                        (Some((e, _)), _) => Err(e),
+                        (None, Ok(r)) => Ok(r),
+                        (None, Err(payload)) => Ok(Err(panicked(payload.as_ref()))),
+                    };
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => match &interrupt {
+                    Some((_, at)) if at.elapsed() >= GRACE => {
+                        return Err(interrupt
+                            .take()
+                            .map(|(e, _)| e)
+                            .unwrap_or_else(|| PyRuntimeError::new_err("interrupted")));
+                    }
+                    Some(_) => {}
+                    None => {
+                        if let Err(e) = Python::attach(|py| py.check_signals()) {
+                            flag.store(true, Ordering::Relaxed);
+                            interrupt = Some((e, Instant::now()));
+                        }
+                    }
+                },
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Ok(Err((EXIT_NUMERICAL, "the worker thread vanished".into())));
+                }
+            }
+        }
+    });
+    outcome?.map_err(|e| raise(py, e))
+}
+
+/// [`compute_in`] for work without a thread pool of its own.
+fn compute<T: Send + 'static>(
+    py: Python<'_>,
+    f: impl FnOnce() -> Result<T, Failure> + Send + 'static,
+) -> PyResult<T> {
+    compute_in(py, false, None, f)
+}
+
+/// `taskassign ARGS…` run in this process (the command line's own parser and handler,
+/// `taskassign::run_command_line_captured`): what it prints on stdout and its exit status
+/// (0, or 1 for a command that reports a failed verdict: `check`, `merge --grid`, `tables
+/// --check`); a failure raises InputError (exit 2) or NumericalError (exit 3) with the
+/// command's one-line message. `threads`: the workers of the computation's thread pool
+/// (rayon's default when None); the results do not depend on it.
+#[pyfunction]
+#[pyo3(signature = (args, threads=None))]
+fn command(py: Python<'_>, args: Vec<String>, threads: Option<usize>) -> PyResult<(String, i32)> {
+    compute_in(py, true, threads, move || {
+        let argv = std::iter::once("taskassign".to_string()).chain(args);
+        taskassign::run_command_line_captured(argv)
+    })
 }
 
 /// The largest `hosts` (the command line's `MAX_HOSTS`: every count up to it is exact in
@@ -160,9 +329,7 @@ fn eval(
         };
         if rigorous {
             let rep = eval_rigorous(&req).map_err(fail)?;
-            return Ok(rec(&taskassign::report::eval_rigorous_record(
-                &req, &rep,
-            )));
+            return Ok(rec(&taskassign::report::eval_rigorous_record(&req, &rep)));
         }
         let rep = eval_certified(&req).map_err(fail)?;
         Ok(rec(&taskassign::report::eval_record(&req, &rep)))
@@ -214,9 +381,7 @@ fn optimize(
             )));
         }
         let rep = optimize_certified(&req).map_err(fail)?;
-        Ok(rec(&taskassign::report::optimize_record(
-            &req, &rep,
-        )))
+        Ok(rec(&taskassign::report::optimize_record(&req, &rep)))
     })
 }
 
@@ -244,9 +409,9 @@ fn threshold(
         let f = &dist as &dyn DistFactory;
         if rigorous {
             let rep = threshold_rigorous(&dist, hosts, digits).map_err(fail)?;
-            return Ok(rec(
-                &taskassign::report::threshold_rigorous_record(f, hosts, digits, &rep),
-            ));
+            return Ok(rec(&taskassign::report::threshold_rigorous_record(
+                f, hosts, digits, &rep,
+            )));
         }
         let rep = threshold_certified(&dist, hosts, digits).map_err(fail)?;
         Ok(rec(&taskassign::report::threshold_record(
@@ -500,7 +665,7 @@ fn check(
     use taskassign::claims::compile;
     use taskassign::claims::{load_paths, run_all};
     use taskassign::report::{claims_json as to_json, claims_summary as summary};
-    compute(py, move || {
+    compute_in(py, true, None, move || {
         let claims = match text {
             Some(t) => vec![compile("<claim>", &t).map_err(|e| (EXIT_BAD_INPUT, e.to_string()))?],
             None => {
@@ -531,10 +696,7 @@ const DEFAULT_DIGITS: u32 = taskassign::num::DEFAULT_DIGITS;
 #[pymodule]
 fn _taskassign(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_DIGITS", DEFAULT_DIGITS)?;
-    m.add(
-        "DEFAULT_MAX_BOXES",
-        taskassign::optimize::MAX_BOXES as u64,
-    )?;
+    m.add("DEFAULT_MAX_BOXES", taskassign::optimize::MAX_BOXES as u64)?;
     m.add(
         "DEFAULT_MAX_STATES",
         taskassign::lb::DEFAULT_MAX_STATES as u64,
@@ -547,5 +709,6 @@ fn _taskassign(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jsq_exact, m)?)?;
     m.add_function(wrap_pyfunction!(redundancy_exact, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(command, m)?)?;
     Ok(())
 }

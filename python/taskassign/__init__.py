@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import os
 from decimal import Decimal
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _taskassign
 from ._errors import Error, InputError, NumericalError
-from ._numbers import Certified, Enclosed, Record, Simulated
+from ._numbers import Certified, Enclosed, Record, Simulated, frame, to_pandas
 
 __all__ = [
     "eval",
@@ -32,6 +32,13 @@ __all__ = [
     "threshold",
     "quantity",
     "check",
+    "design",
+    "simulate",
+    "tables",
+    "sweep",
+    "merge",
+    "read_sweep",
+    "to_pandas",
     "jsq",
     "redundancy",
     "Certified",
@@ -39,6 +46,8 @@ __all__ = [
     "Simulated",
     "Record",
     "CheckReport",
+    "CommandReport",
+    "TablesReport",
     "Error",
     "InputError",
     "NumericalError",
@@ -86,6 +95,41 @@ def _list(xs: Union[str, Iterable[Any], None], what: str) -> str:
     if isinstance(xs, str):
         return xs
     return ",".join(_dec(x, what) for x in xs)
+
+
+def _argv(words: Sequence[str], opts: Dict[str, Any], repeat: Sequence[str] = ()) -> List[str]:
+    """A command line: ``words`` then ``--name value`` for each option given (``None``
+    and ``False`` leave it out, ``True`` is a bare flag, a list is comma-separated, or one
+    ``--name`` per element for the options in ``repeat``; ``_`` is written ``-`` and
+    ``lambda_`` is ``--lambda``)."""
+    argv = list(words)
+    for name, v in opts.items():
+        if v is None or v is False:
+            continue
+        flag = "--" + name.rstrip("_").replace("_", "-")
+        if v is True:
+            argv.append(flag)
+        elif name in repeat:
+            for x in [v] if isinstance(v, str) else v:
+                argv += [flag, str(x)]
+        elif isinstance(v, (list, tuple)):
+            argv += [flag, _list(v, name)]
+        elif isinstance(v, int) and not isinstance(v, bool):
+            argv += [flag, str(v)]
+        else:
+            argv += [flag, _dec(v, name)]
+    return argv
+
+
+def _command(argv: List[str], threads: Optional[int] = None) -> Tuple[str, int]:
+    """Runs ``taskassign ARGV`` in this process (the command line's parser and handler,
+    the GIL released, Ctrl-C honoured): its stdout and exit status."""
+    return _taskassign.command(argv, None if threads is None else int(threads))
+
+
+def _json_command(argv: List[str], threads: Optional[int] = None) -> Record:
+    out, _ = _command(argv + ["--format", "json"], threads)
+    return Record.inferred(out)
 
 
 def eval(  # noqa: A001 - the command's name
@@ -244,6 +288,37 @@ class CheckReport(Record):
     def passed(self) -> bool:
         return self.exit_status == 0
 
+    def to_pandas(self) -> Any:
+        """One row per check: the claim's ``id``, ``paper`` and ``claim_verdict``, the
+        check's ``name``, ``quantity``, ``relation``, ``verdict``, ``expect``,
+        ``as_expected``, ``margin``, ``rel_margin`` (decimal text, every digit, with
+        ``margin_float`` beside) and ``worst_point`` (pandas optional).
+
+        >>> df = check("proofs-check/hbv10").to_pandas()            # doctest: +SKIP
+        >>> sorted(set(df["verdict"]))                                # doctest: +SKIP
+        ['PASS']
+        """
+        rows = []
+        for c in self.to_dict()["claims"]:
+            for k in c.get("checks", []):
+                rows.append(
+                    {
+                        "id": c.get("id"),
+                        "paper": c.get("paper"),
+                        "claim_verdict": c.get("verdict"),
+                        "name": k.get("name"),
+                        "quantity": k.get("quantity"),
+                        "relation": k.get("relation"),
+                        "verdict": k.get("verdict"),
+                        "expect": k.get("expect"),
+                        "as_expected": k.get("as_expected"),
+                        "margin": k.get("margin"),
+                        "rel_margin": k.get("rel_margin"),
+                        "worst_point": k.get("worst_point"),
+                    }
+                )
+        return frame(rows)
+
 
 def check(
     path_or_claim_text: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]] = "proofs-check",
@@ -270,6 +345,237 @@ def check(
         paths = [os.fspath(p) for p in path_or_claim_text]
     js, status = _taskassign.check(paths, None, bool(strict))
     return CheckReport(js, status)
+
+
+def design(
+    dist: str,
+    load: Num,
+    *,
+    target_waiting: Optional[Num] = None,
+    target_slowdown: Optional[Num] = None,
+    policy: str = "both",
+    max_hosts: int = 32,
+    digits: int = 20,
+) -> Record:
+    """The fewest hosts, and their optimal cutoffs, that meet a mean waiting (or slowdown)
+    target for SITA and for TAGS (``taskassign design``; [BD21]).
+
+    Give one of ``target_waiting`` and ``target_slowdown``; ``policy``: sita, tags or both.
+    Returns the record of ``taskassign design --format json``: ``designs``, one record per
+    policy (its ``hosts``, ``cutoffs``, ``value``, ...).
+
+    >>> r = design("exp:rate=1", 3, target_waiting=0.1, policy="sita", digits=12)
+    >>> r.designs[0].hosts
+    19
+    """
+    return _json_command(
+        _argv(
+            ["design"],
+            {
+                "dist": dist,
+                "load": load,
+                "target_waiting": target_waiting,
+                "target_slowdown": target_slowdown,
+                "policy": policy,
+                "max_hosts": int(max_hosts),
+                "digits": int(digits),
+            },
+        )
+    )
+
+
+def simulate(
+    policy: str,
+    dist: str,
+    hosts: Union[int, str],
+    *,
+    load: Optional[Num] = None,
+    load_per_host: Optional[Num] = None,
+    lambda_: Optional[Num] = None,
+    cutoffs: Union[str, Sequence[Num], None] = "",
+    jobs: Union[int, str, None] = None,
+    warmup: Union[int, str, None] = None,
+    replications: int = 10,
+    seed: int = 1,
+    threads: Optional[int] = None,
+    no_limit: bool = False,
+    point: int = 0,
+    interarrival: Optional[str] = None,
+) -> Record:
+    """Simulate h FCFS hosts under sita, tags, random, rr, lwl or jsq (``taskassign
+    simulate``): mean waiting, response and slowdown with 95 % half-widths, compared with
+    the formula.
+
+    Load as in :func:`eval`. ``jobs``: measured jobs per replication (default: the command
+    line's rule, 10^6 lengthened for heavy tails); ``warmup``: jobs discarded (default a
+    tenth); ``threads``: worker threads (default all cores; the numbers do not depend on
+    it). The record's simulated fields (``waiting``, ``host_waiting``, ...) are
+    :class:`Simulated` values with ``.half_width``. Ctrl-C stops the run.
+
+    >>> r = simulate("sita", "exp:rate=1", 2, load=1, cutoffs=[1], jobs=20000, replications=4)
+    >>> r.waiting.half_width.text, r.analytic_waiting.text
+    ('1.15e-1', '1.34940e0')
+    """
+    return _json_command(
+        _argv(
+            ["simulate"],
+            {
+                "policy": policy,
+                "dist": dist,
+                "hosts": str(hosts),
+                "load": load,
+                "load_per_host": load_per_host,
+                "lambda_": lambda_,
+                "cutoffs": _list(cutoffs, "cutoffs"),
+                "jobs": None if jobs is None else str(jobs),
+                "warmup": None if warmup is None else str(warmup),
+                "replications": int(replications),
+                "seed": int(seed),
+                "no_limit": bool(no_limit),
+                "point": int(point),
+                "interarrival": interarrival,
+            },
+        ),
+        threads,
+    )
+
+
+class CommandReport(Record):
+    """The JSON summary of a command that writes files (``sweep``, ``merge``) and its exit
+    status (``merge --grid``: 1 while points are missing)."""
+
+    __slots__ = ("exit_status",)
+
+    @classmethod
+    def of(cls, out: str, status: int) -> "CommandReport":
+        r = cls.inferred(out)
+        r.exit_status = status
+        return r
+
+
+def sweep(
+    grid: Union[str, "os.PathLike[str]"],
+    *,
+    out: Union[str, "os.PathLike[str]"],
+    shard: str = "0/1",
+    resume: bool = False,
+    threads: Optional[int] = None,
+) -> CommandReport:
+    """Run one shard of a parameter sweep (``taskassign sweep GRID --out DIR``): one JSON
+    line per point of the grid file, in ``DIR/shard-IIIIII-of-NNNNNN.jsonl``; ``resume``
+    skips the points done; ``threads`` points are computed at once (default: the cores;
+    the results do not depend on it). Returns the summary (points, computed, failed, file, ...).
+    (The command's ``--plan`` prints Slurm lines: use the command line for it.)
+
+    >>> import tempfile, pathlib                                   # doctest: +SKIP
+    >>> d = pathlib.Path(tempfile.mkdtemp())                        # doctest: +SKIP
+    >>> sweep("examples/sweeps/tags-sita.toml", out=d / "out", shard="0/1000").points  # doctest: +SKIP
+    20
+    """
+    return CommandReport.of(
+        *_command(
+            _argv(
+                ["sweep", os.fspath(grid)],
+                {
+                    "out": os.fspath(out),
+                    "shard": shard,
+                    "resume": bool(resume),
+                    "threads": None if threads is None else int(threads),
+                },
+            )
+            + ["--format", "json"],
+        )
+    )
+
+
+def merge(
+    dirs: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
+    *,
+    out: Union[str, "os.PathLike[str]"],
+    csv: Union[str, "os.PathLike[str]", None] = None,
+    grid: Union[str, "os.PathLike[str]", None] = None,
+    shards: Optional[int] = None,
+) -> CommandReport:
+    """Merge the shard files of sweeps into one sorted JSONL (``out``) and one CSV (``csv``,
+    default ``out`` with the extension .csv) (``taskassign merge``). With ``grid``, the
+    missing points are counted and ``exit_status`` is 1 while any is missing.
+    ``read_sweep(out)`` loads the result without losing a digit.
+
+    >>> rep = merge("sweep-out", out="sweep-out/merged.jsonl")      # doctest: +SKIP
+    >>> rep.csv, rep.missing_shards                                  # doctest: +SKIP
+    ('sweep-out/merged.csv', '')
+    """
+    paths = [dirs] if isinstance(dirs, (str, os.PathLike)) else list(dirs)
+    opts = {
+        "out": os.fspath(out),
+        "csv": None if csv is None else os.fspath(csv),
+        "grid": None if grid is None else os.fspath(grid),
+        "shards": None if shards is None else int(shards),
+    }
+    return CommandReport.of(
+        *_command(_argv(["merge", *[os.fspath(p) for p in paths]], opts) + ["--format", "json"])
+    )
+
+
+def read_sweep(path: Union[str, "os.PathLike[str]"]) -> Any:
+    """A merged sweep as a pandas DataFrame without losing a digit: the merge CSV (give it,
+    or the merged JSONL beside it) read with every cell as text, so ``result.value`` keeps
+    every certified digit (a plain ``pandas.read_csv`` rounds it to a double and turns
+    10^1000 into ``inf``), and beside each column of numbers that all fit a double a
+    ``NAME_float`` column for plotting (a column beyond the double range has the merge's
+    ``log10_NAME`` column instead).
+
+    >>> df = read_sweep("sweep-out/merged.csv")                      # doctest: +SKIP
+    >>> df["result.value"][0], df["result.value_float"][0]           # doctest: +SKIP
+    ('2.8952386406698119360996e3', 2895.238640669812)
+    """
+    import csv as _csv
+
+    p = os.fspath(path)
+    if p.endswith(".jsonl"):
+        p = p[: -len(".jsonl")] + ".csv"
+    with open(p, newline="", encoding="utf-8") as f:
+        rows = list(_csv.DictReader(f))
+    return frame(rows)
+
+
+def tables(
+    out: Union[str, "os.PathLike[str]"] = "data",
+    *,
+    claims: Union[str, "os.PathLike[str]", None] = None,
+    check: bool = False,
+    figures: Union[str, "os.PathLike[str]"] = "data/figures",
+) -> "CommandReport":
+    """Regenerate the claim tables (CSV, LaTeX, Markdown) and figures into ``out``
+    (``taskassign tables``); ``check`` regenerates into a temporary folder and reports a
+    difference with ``out`` (``exit_status`` 1). Returns the command's report:
+    ``text`` (what it prints) and ``exit_status``.
+
+    >>> tables("/tmp/tables", claims="proofs-check/hbv10").exit_status   # doctest: +SKIP
+    0
+    """
+    opts = {
+        "out": os.fspath(out),
+        "claims": None if claims is None else os.fspath(claims),
+        "check": bool(check),
+        "figures": os.fspath(figures),
+    }
+    text, status = _command(_argv(["tables"], opts))
+    return TablesReport(text, status)
+
+
+class TablesReport:
+    """What ``taskassign tables`` printed (``text``) and its exit status (0, or 1 when
+    ``check`` found a difference)."""
+
+    __slots__ = ("text", "exit_status")
+
+    def __init__(self, text: str, exit_status: int) -> None:
+        self.text = text
+        self.exit_status = exit_status
+
+    def __repr__(self) -> str:
+        return f"TablesReport(exit_status={self.exit_status}, text={self.text!r})"
 
 
 from . import jsq, redundancy  # noqa: E402  (they use the helpers above)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
@@ -170,6 +171,131 @@ def _enclose(v: Any, lo: Any, hi: Any) -> Any:
     return _wrap(v)
 
 
+# A number as the command line prints it in a record: `d.ddde±X` (certified digits only),
+# or a bare 0.
+_NUMBER = re.compile(r"^[+-]?\d(\.\d+)?e[+-]?\d+$|^0$")
+
+
+def _is_number_text(v: Any) -> bool:
+    return isinstance(v, str) and _NUMBER.match(v) is not None
+
+
+def _infer(raw: Dict[str, Any]) -> Dict[str, Any]:
+    """The fields of a record whose number fields are not named: a string in the command
+    line's number form (``d.ddde±X``), or a list of them, is a number; a field ``K`` with a
+    ``K_half_width`` beside it is a :class:`Simulated` value (lists element by element);
+    nested objects become records of their own."""
+    fields: Dict[str, Any] = {}
+    for k, v in raw.items():
+        hw = raw.get(f"{k}_half_width")
+        if hw is not None and not k.endswith("_half_width"):
+            fields[k] = _simulated(v, hw, raw.get("warnings", ()))
+        else:
+            fields[k] = _infer_value(v)
+    return fields
+
+
+def _infer_value(v: Any) -> Any:
+    if _is_number_text(v):
+        return Certified(v)
+    if isinstance(v, list):
+        return [_infer_value(x) for x in v]
+    if isinstance(v, dict):
+        return Record.inferred(json.dumps(v))
+    return v
+
+
+def _simulated(v: Any, hw: Any, warnings: Sequence[str]) -> Any:
+    if isinstance(v, list) and isinstance(hw, list):
+        return [_simulated(a, b, warnings) for a, b in zip(v, hw)]
+    if _is_number_text(v) and _is_number_text(hw):
+        return Simulated(v, Certified(hw), warnings)
+    return _infer_value(v)
+
+
+def _float_or_none(text: str) -> Optional[float]:
+    """A number text as a float when it fits a double (neither inf nor a nonzero that
+    underflows to 0); None otherwise."""
+    try:
+        f = float(text)
+    except ValueError:
+        return None
+    if math.isinf(f) and "inf" not in text.lower():
+        return None
+    if f == 0.0 and any(c in "123456789" for c in text.lower().split("e")[0]):
+        return None
+    return f
+
+
+def _flatten(prefix: str, v: Any, out: Dict[str, Any]) -> None:
+    """A record's JSON value flattened as the merge CSV flattens it: ``name``,
+    ``name[0]``, ``name.inner``."""
+    if isinstance(v, dict):
+        for k, x in v.items():
+            _flatten(f"{prefix}.{k}" if prefix else k, x, out)
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            _flatten(f"{prefix}[{i}]", x, out)
+    else:
+        out[prefix] = v
+
+
+def frame(rows: Sequence[Dict[str, Any]]) -> Any:
+    """A pandas DataFrame of flat rows whose number cells are decimal strings: every column
+    as given (numbers as their decimal text, every digit kept) and, beside each column of
+    numbers that all fit a double, ``NAME_float`` (float64, for plotting; a column with a
+    number beyond the double range gets none: use its text or mpmath).
+
+    pandas is optional: without it, ImportError says how to install it."""
+    try:
+        import pandas as pd
+    except ImportError as e:  # pragma: no cover - exercised by the tests with pandas hidden
+        raise ImportError(
+            "to_pandas() and read_sweep() need pandas: pip install pandas"
+        ) from e
+    df = pd.DataFrame(list(rows))
+    out = {}
+    for col in df.columns:
+        values = df[col].tolist()
+        out[col] = df[col]
+        texts = [v for v in values if v is not None and v == v and v != ""]
+        if not texts or not all(
+            _is_number_text(v) or (isinstance(v, str) and _DECIMAL.match(v)) for v in texts
+        ):
+            continue
+        floats = [_float_or_none(v) if isinstance(v, str) and v != "" else None for v in values]
+        if any(f is None for f, v in zip(floats, values) if isinstance(v, str) and v != ""):
+            continue
+        out[f"{col}_float"] = pd.Series(
+            [math.nan if f is None else f for f in floats], index=df.index, dtype="float64"
+        )
+    return pd.DataFrame(out, index=df.index)
+
+
+# A decimal as a grid variable or input echo may be written: 0.5, 1e10, -3, 2.
+_DECIMAL = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+def to_pandas(records: Sequence["Record"]) -> Any:
+    """Records (of one command, e.g. simulations over a grid of loads) as a DataFrame: one
+    row per record, its fields flattened as the merge CSV flattens them (``cutoffs[0]``),
+    numbers as decimal strings with a ``_float`` column beside each (see :func:`frame`).
+
+    >>> import taskassign
+    >>> recs = [taskassign.eval("sita", "exp:rate=1", 2, load=r, cutoffs=[1], digits=12)
+    ...         for r in ("0.5", "1")]
+    >>> df = taskassign.to_pandas(recs)                     # doctest: +SKIP
+    >>> list(df["value"])                                    # doctest: +SKIP
+    ['...', '...']
+    """
+    rows = []
+    for r in records:
+        flat: Dict[str, Any] = {}
+        _flatten("", r.to_dict(), flat)
+        rows.append(flat)
+    return frame(rows)
+
+
 class Record:
     """One result: the command line's JSON record, its certified fields as numbers.
 
@@ -193,6 +319,20 @@ class Record:
                 fields[k] = _wrap(v)
         self._json = json_text
         self._fields = fields
+
+    @classmethod
+    def inferred(cls, json_text: str) -> "Record":
+        """A record of a command whose number fields are recognised by their form (the
+        commands run through the command line's own handler: simulate, design, jsq
+        fluid/simulate, redundancy simulate/stability, sweep, merge)."""
+        r = cls.__new__(cls)
+        r._json = json_text
+        r._fields = _infer(json.loads(json_text))
+        return r
+
+    def to_pandas(self) -> Any:
+        """The record as a one-row DataFrame (see :func:`to_pandas`; pandas optional)."""
+        return to_pandas([self])
 
     def to_dict(self) -> Dict[str, Any]:
         """The record as the command prints it with ``--format json`` (a fresh dict)."""

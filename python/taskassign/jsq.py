@@ -7,13 +7,13 @@ formula in N (``"log(N)"``), rounded up and capped at N.
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Optional, Sequence, Union
 
 from . import _taskassign
-from . import _dec  # type: ignore[attr-defined]
+from . import _argv, _dec, _json_command, _list  # type: ignore[attr-defined]
 from ._numbers import Record
 
-__all__ = ["fixed_point", "exact"]
+__all__ = ["fixed_point", "fluid", "exact", "simulate"]
 
 Num = Union[str, int, float]
 
@@ -69,3 +69,88 @@ def exact(
         int(max_states),
     )
     return Record(js, keys)
+
+
+def fluid(
+    model: str,
+    lambda_: Num,
+    *,
+    times: Union[str, Sequence[Num]],
+    buffer: Union[int, str] = "inf",
+    d: Union[int, str] = "inf",
+    init: Union[str, Sequence[Num]] = "",
+    digits: Optional[int] = None,
+) -> Record:
+    """Fluid (mean-field) trajectory from a start occupancy ``init`` at the output
+    ``times`` (``taskassign jsq fluid``), integrated in f64 twice at two tolerances: each
+    value shows only the digits both agree on (at most ``digits``, 1 to 15).
+    ``occupancy[k]`` lists q_1, q_2, ... at ``times[k]``.
+
+    >>> r = fluid("queues", 0.9, d=2, times=[0, 1, 5])
+    >>> r.occupancy[1][0].text
+    '5.09052640e-1'
+    """
+    return _json_command(
+        _argv(
+            ["jsq", "fluid"],
+            {
+                "model": model,
+                "lambda_": lambda_,
+                "buffer": str(buffer),
+                "d": str(d),
+                "init": _list(init, "init"),
+                "times": _list(times, "times"),
+                "digits": None if digits is None else int(digits),
+            },
+        )
+    )
+
+
+def simulate(
+    model: str,
+    lambda_: Optional[Num] = None,
+    *,
+    servers: Union[int, str],
+    d: Union[int, str],
+    halfin_whitt: Optional[Num] = None,
+    sampling: str = "without",
+    buffer: Union[int, str] = "inf",
+    time: Optional[Num] = None,
+    warmup: Optional[Num] = None,
+    start: str = "fixed-point",
+    replications: int = 10,
+    seed: int = 1,
+    threads: Optional[int] = None,
+    no_limit: bool = False,
+) -> Record:
+    """Simulate JSQ(d) on N = ``servers`` queues or pools (``taskassign jsq simulate``):
+    occupancy, mean tasks, blocking and the distance to the fixed point, each a
+    :class:`Simulated` value with ``.half_width``. Give ``lambda_`` (per server) or
+    ``halfin_whitt`` beta. ``time``: measured time per replication (default: the command
+    line's rule); ``start``: empty, fixed-point or ``"q1,q2,..."``. Ctrl-C stops the run.
+
+    >>> r = simulate("queues", 0.9, servers=10, d=2, time=1000)
+    >>> r.mean_tasks.text, r.mean_tasks.half_width.text
+    ('2.72730e0', '1.67e-1')
+    """
+    return _json_command(
+        _argv(
+            ["jsq", "simulate"],
+            {
+                "model": model,
+                "servers": str(servers),
+                "lambda_": lambda_,
+                "halfin_whitt": halfin_whitt,
+                "d": str(d),
+                "sampling": sampling,
+                "buffer": str(buffer),
+                "time": time,
+                "warmup": warmup,
+                "start": start,
+                "replications": int(replications),
+                "seed": int(seed),
+                "no_limit": bool(no_limit),
+            },
+        ),
+        threads,
+    )

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Iterable, Optional, Sequence, Union
 
 from . import _taskassign
-from . import _dec  # type: ignore[attr-defined]
+from . import _argv, _dec, _json_command  # type: ignore[attr-defined]
 from ._numbers import Record
 
-__all__ = ["exact"]
+__all__ = ["exact", "simulate", "stability"]
 
 
 def _texts(xs: Union[str, Iterable[object], None], what: str) -> Optional[list]:
@@ -52,3 +52,96 @@ def exact(
         int(digits),
     )
     return Record(js, keys)
+
+
+def _system(servers, rates, classes, system, lambdas) -> dict:
+    """The system options of a redundancy command (``--class`` repeated)."""
+    return {
+        "servers": None if servers is None else str(servers),
+        "rates": _texts(rates, "rates") or None,
+        "class": list(classes) or None,
+        "system": system,
+        "lambdas": _texts(lambdas, "lambdas"),
+    }
+
+
+def simulate(
+    policy: str,
+    *,
+    servers: Union[int, str, None] = None,
+    rates: Union[str, Sequence[object], None] = None,
+    classes: Sequence[str] = (),
+    system: Optional[str] = None,
+    lambdas: Union[str, Sequence[object], None] = None,
+    preemptive: bool = False,
+    dist: str = "exp:rate=1",
+    copies: str = "iid",
+    jobs: Union[int, str, None] = None,
+    warmup: Union[int, str, None] = None,
+    replications: int = 10,
+    seed: int = 1,
+    threads: Optional[int] = None,
+    no_limit: bool = False,
+) -> Record:
+    """Simulate redundancy with any service law of a copy (``taskassign redundancy
+    simulate``): mean numbers and response times per class and overall, each a
+    :class:`Simulated` value with ``.half_width``. The system as in :func:`exact`;
+    ``copies``: iid or identical. Ctrl-C stops the run.
+
+    >>> r = simulate("fcfs", system="w-model", lambdas=[0.3, 0.3, 0.6], jobs=20000,
+    ...              replications=4)
+    >>> r.classes[0].mean_number.half_width.text
+    '1.74e-2'
+    """
+    opts = {
+        "policy": policy,
+        **_system(servers, rates, classes, system, lambdas),
+        "preemptive": bool(preemptive),
+        "dist": dist,
+        "copies": copies,
+        "jobs": None if jobs is None else str(jobs),
+        "warmup": None if warmup is None else str(warmup),
+        "replications": int(replications),
+        "seed": int(seed),
+        "no_limit": bool(no_limit),
+    }
+    return _json_command(_argv(["redundancy", "simulate"], opts, repeat=["class"]), threads)
+
+
+def stability(
+    policy: str,
+    *,
+    servers: Union[int, str, None] = None,
+    rates: Union[str, Sequence[object], None] = None,
+    classes: Sequence[str] = (),
+    system: Optional[str] = None,
+    lambdas: Union[str, Sequence[object], None] = None,
+    preemptive: bool = False,
+    dist: str = "exp:rate=1",
+    copies: str = "iid",
+    simulate: bool = False,
+    horizon: int = 400000,
+    replications: int = 8,
+    seed: int = 1,
+    threads: Optional[int] = None,
+) -> Record:
+    """The stability region of a redundancy system (``taskassign redundancy stability``):
+    ``scale_limit``, the largest factor of the arrival rates that keeps it stable (exact
+    where a theorem gives it; otherwise estimated by a drift test of ``horizon`` arrivals
+    per replication, or always with ``simulate``).
+
+    >>> stability("fcfs", system="w-model", lambdas=[0.3, 0.3, 0.6]).scale_limit.text
+    '1.6666666666666666667e0'
+    """
+    opts = {
+        "policy": policy,
+        **_system(servers, rates, classes, system, lambdas),
+        "preemptive": bool(preemptive),
+        "dist": dist,
+        "copies": copies,
+        "simulate": bool(simulate),
+        "horizon": int(horizon),
+        "replications": int(replications),
+        "seed": int(seed),
+    }
+    return _json_command(_argv(["redundancy", "stability"], opts, repeat=["class"]), threads)

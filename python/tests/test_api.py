@@ -1,8 +1,6 @@
 """quantity, check, errors and threads."""
 
-import concurrent.futures
 import json
-import time
 
 import mpmath
 import pytest
@@ -145,27 +143,3 @@ def test_error_classes():
     assert issubclass(taskassign.NumericalError, ArithmeticError)
     assert issubclass(taskassign.InputError, taskassign.Error)
     assert issubclass(taskassign.NumericalError, taskassign.Error)
-
-
-def _work():
-    # One certified optimisation of about a second (single-threaded in the core; the
-    # command line's --repeat measured 1.2 s on the loaded 2-core machine).
-    return taskassign.optimize(
-        "tags", "bp:k=1,p=1e10,alpha=1.5", 8, load=0.8, digits=60
-    ).to_dict()
-
-
-def test_two_optimisations_run_in_parallel_with_the_same_numbers():
-    _work()  # warm caches (the registry, first allocations)
-    t = time.perf_counter()
-    alone = _work()
-    one = time.perf_counter() - t
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        t = time.perf_counter()
-        futures = [pool.submit(_work) for _ in range(2)]
-        both = [f.result() for f in futures]
-        two = time.perf_counter() - t
-    assert both == [alone, alone]
-    # With the GIL held the two would take 2x one; released, they overlap on two cores.
-    # Bound 1.6x: room for a loaded machine, far from serial.
-    assert two < 1.6 * one, (one, two)

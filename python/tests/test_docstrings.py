@@ -25,5 +25,9 @@ def test_docstring_examples(module):
 def test_every_public_function_has_an_example():
     for f in [taskassign.eval, taskassign.optimize, taskassign.threshold, taskassign.quantity,
               taskassign.check, taskassign.jsq.fixed_point, taskassign.jsq.exact,
-              taskassign.redundancy.exact]:
+              taskassign.redundancy.exact, taskassign.design, taskassign.simulate,
+              taskassign.tables, taskassign.sweep, taskassign.merge, taskassign.read_sweep,
+              taskassign.to_pandas, taskassign.CheckReport.to_pandas, taskassign.jsq.fluid,
+              taskassign.jsq.simulate, taskassign.redundancy.simulate,
+              taskassign.redundancy.stability]:
         assert ">>> " in (f.__doc__ or ""), f.__name__
