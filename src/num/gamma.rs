@@ -760,26 +760,37 @@ fn ratio_ln(w: u32, u: &Float, v: &Float) -> Interval {
     }
 }
 
+/// The Kummer series of [`kummer_enclosure`] bounds its tail every this many terms (a
+/// bound after any term is valid; checking less often only sums a few terms more).
+const KUMMER_TAIL_EVERY: usize = 4;
+
 /// γ(s, y) = y^s e^(−y) Σ_{n≥0} y^n/(s(s+1)⋯(s+n)) for s > 0, y ≥ 0 (DLMF 8.11.4): the terms
 /// are positive, and once the ratio r = y/(s+n+1) is below 1 the tail after a term t is at
-/// most t·r/(1 − r).
+/// most t·r/(1 − r) (the later ratios y/(s+k) are smaller still).
+///
+/// One interval division a term: the ratio r_{n+1} = y/(s+n+1) that gives term n + 1 from
+/// term n is also the one the tail bound after term n needs, so it is computed once and
+/// carried; the tail is bounded every [`KUMMER_TAIL_EVERY`] terms.
 fn kummer_enclosure(w: u32, s: &Float, y: &Float) -> Result<Interval, NumError> {
     if y.is_zero() {
         return Ok(Interval::zero_at(w));
     }
     let si = Interval::point(Float::with_val(w, s));
     let yi = Interval::point(Float::with_val(w, y));
+    let one = Interval::int(w, 1);
     let mut term = si.recip();
     let mut sum = term.clone();
     let eps = Float::with_val(w, 1u32) >> w;
-    let mut den = si.clone();
-    for _ in 0..GAMMA_MAX_TERMS {
-        den = den.add(&Interval::int(w, 1));
-        term = term.mul(&yi).div(&den);
+    // den = s + n + 1 and r = y/den, the ratio of term n + 1 to term n.
+    let mut den = si.add(&one);
+    let mut r = yi.div(&den);
+    for n in 0..GAMMA_MAX_TERMS {
+        term = term.mul(&r);
         sum = sum.add(&term);
-        let r = yi.div(&den.add(&Interval::int(w, 1)));
-        if *r.hi() < 1 {
-            let tail = term.mul(&r).div(&Interval::int(w, 1).sub(&r));
+        den = den.add(&one);
+        r = yi.div(&den);
+        if n % KUMMER_TAIL_EVERY == 0 && *r.hi() < 1 {
+            let tail = term.mul(&r).div(&one.sub(&r));
             if *tail.hi() <= Float::with_val(w, sum.lo() * &eps) {
                 let sum = Interval::new(sum.lo().clone(), sum.add(&tail).hi().clone());
                 return Ok(power_exp(w, s, y).mul(&sum));
