@@ -49,6 +49,25 @@ impl<'a> EnclosureInputs<'a> {
         }
     }
 
+    /// The inputs of one host over the cutoff intervals (a, b] (b the top of the support
+    /// when `b_is_top`).
+    fn between(
+        enc: &'a dyn Enclosure,
+        metric: Metric,
+        a: &'a Interval,
+        b: &'a Interval,
+        b_is_top: bool,
+    ) -> Self {
+        EnclosureInputs {
+            enc,
+            metric,
+            a,
+            b,
+            b_is_top,
+            top: inf(enc.prec()),
+        }
+    }
+
     fn moment(&self, j: i32, a: &Interval, b: &Interval) -> Result<Interval, PolicyError> {
         self.enc
             .partial_moment(j, a, b)
@@ -151,6 +170,21 @@ pub fn enclosed_terms(
             Ok(host(kind, lambda, &v, Parts::Term)?.term())
         })
         .collect()
+}
+
+/// One host of the chain `kind` over the cutoff intervals (a, b] (`b_is_top`: b is the top
+/// of the support, where nothing is killed), its parts enclosed over every a, b of the
+/// intervals like [`enclosed_terms`]'s (an unstable host's queueing is +∞). The
+/// optimiser's TAGS box bound (`optimize::proven`) calls it at the corners of a box.
+pub(crate) fn enclosed_host(
+    kind: crate::policy::host_term::ChainKind,
+    enc: &dyn Enclosure,
+    lambda: &Interval,
+    (a, b, b_is_top): (&Interval, &Interval, bool),
+    metric: Metric,
+) -> Result<super::host_term::Host<Interval>, PolicyError> {
+    let v = EnclosureInputs::between(enc, metric, a, b, b_is_top);
+    host(kind, lambda, &v, Parts::Term)
 }
 
 /// Evaluates `policy` on the enclosures `enc` at arrival rate `lambda` with the h − 1

@@ -425,6 +425,7 @@ mod tests {
                 lambda,
                 shift: Interval::zero_at(bits),
                 bits,
+                waste: Default::default(),
             };
             let centre: Vec<Float> = both
                 .hi
