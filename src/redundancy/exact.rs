@@ -217,7 +217,7 @@ pub fn exact(
         total_response_f64: r.total_response.value,
         solved_by: Method::Chain,
         method: format!(
-            "Markov chain of class counts and server groups ({} states), two-level solve over the total-job levels (GMRES, Gauss-Seidel and an exact level-chain correction; relative residual {:.1e} with double-double refinement)",
+            "Markov chain of class counts and server groups ({} states), two-level solve over the total-job levels (GMRES, an ILU(0) smoother around an exact level-chain correction; relative residual {:.1e} with double-double refinement)",
             r.fine.states, r.fine.residual
         ),
         truncation: match &r.simplex {
