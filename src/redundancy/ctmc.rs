@@ -44,7 +44,9 @@
 //! the others (the W-model at λ = (0.5, 0.5, 0.6) under LRF-FCFS: about 0.73 nats per job
 //! for the singleton classes, 0.23 for the redundant one), and the box's corners, where
 //! every class is long at once, carry almost nothing. K grows until the mass on A's
-//! boundary is below 10^−(digits + 2), then the values are compared with those at
+//! boundary is below 10^−(digits + 2) (the next K is predicted from the decay of the
+//! solved chain's mass across the layers of Σ_c w_c n_c below its boundary, so that one
+//! step usually suffices), then the values are compared with those at
 //! K + [`COMPARE_NATS`] (about two decades less mass outside, some 1.5 times the states
 //! for three classes instead of 3.4 for a box grown by half), growing until they agree
 //! ([`solve`]): the printed digits are those on which the two truncations agree (and at
@@ -1137,6 +1139,56 @@ const RATE_MAX: f64 = 4.0;
 const MAX_BUDGET_STEPS: usize = 12;
 /// The pilot boxes hold about this many class-count vectors at most.
 const PILOT_VECTORS: f64 = 1.5e4;
+/// Layers (bins of the simplex's potential Σ_c w_c n_c) over which the decay of a solved
+/// chain's mass below its boundary is fitted, and the top layers left out (the blocking
+/// at the boundary distorts them).
+const LAYER_FIT: usize = 8;
+const LAYER_SKIP: usize = 1;
+/// Budget added beyond the one the fitted layer decay predicts, in nats.
+const LAYER_MARGIN_NATS: f64 = 1.0;
+
+/// The decay, per nat of potential φ = Σ_c w_c n_c, of the stationary mass of a solved
+/// simplex truncation of `budget`: the least-squares slope of ln(mass) over [`LAYER_FIT`]
+/// bins of φ of width max(1, max w) below the boundary (the top [`LAYER_SKIP`] full bins
+/// left out). `None` when a bin is empty or the simplex is too small.
+fn layer_decay(pi: &StationaryMap, w: &[f64], budget: f64, nc: usize) -> Option<f64> {
+    let h = w.iter().copied().fold(1.0f64, f64::max);
+    // Bins j·h ≤ φ < (j + 1)·h; the top bin that lies wholly inside the simplex.
+    let full = (budget / h).floor() as usize;
+    let top = full.checked_sub(1 + LAYER_SKIP)?;
+    let first = (top + 1).checked_sub(LAYER_FIT)?;
+    if first == 0 {
+        return None;
+    }
+    let mut mass = vec![0.0f64; full + 1];
+    for (s, &p) in pi {
+        let phi: f64 = s.counts[..nc]
+            .iter()
+            .zip(w)
+            .map(|(&x, &w)| f64::from(x) * w)
+            .sum();
+        let j = (phi / h).floor() as usize;
+        if j <= full {
+            mass[j] += p;
+        }
+    }
+    let pts: Vec<(f64, f64)> = (first..=top)
+        .map(|j| (j as f64 * h, mass[j]))
+        .filter(|&(_, m)| m > 0.0)
+        .map(|(x, m)| (x, m.ln()))
+        .collect();
+    if pts.len() < LAYER_FIT {
+        return None;
+    }
+    let n = pts.len() as f64;
+    let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    let slope = sxy / sxx;
+    (slope < 0.0 && slope.is_finite()).then_some(-slope)
+}
+
 /// C(n + k, k): the class-count vectors of k classes with at most n jobs in all.
 fn vectors(n: usize, k: usize) -> f64 {
     (1..=k).map(|i| (n + i) as f64 / i as f64).product()
@@ -1350,14 +1402,25 @@ pub fn solve_with(
                 "the mass on the truncation's boundary stayed at {band:.1e} (wanted below {target:.0e}) after {MAX_BUDGET_STEPS} steps"
             )));
         }
-        let per_nat = match last {
+        // The boundary mass's decay per nat of budget: between the last two budgets solved
+        // or, after the first, the decay of the solved chain's mass across the layers of
+        // the simplex below its boundary (a conservative estimate: the decay steepens as
+        // the budget grows), so that the next budget is the one the digits need rather
+        // than a step towards it.
+        let (per_nat, margin) = match last {
             Some((b0, m0)) if m0 > band && budget > b0 => {
-                ((m0 / band).ln() / (budget - b0)).clamp(0.2, 1.0)
+                (((m0 / band).ln() / (budget - b0)).clamp(0.2, 1.0), 0.5)
             }
-            _ => 1.0,
+            _ => match layer_decay(&warm, &weights, budget, nc) {
+                Some(r) => (r.clamp(0.2, 1.0), LAYER_MARGIN_NATS),
+                None => (1.0, 0.5),
+            },
         };
+        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+            eprintln!("redundancy chain: boundary mass decays {per_nat:.3} per nat of budget");
+        }
         last = Some((budget, band));
-        budget += (band / target).ln() / per_nat + 0.5;
+        budget += (band / target).ln() / per_nat + margin;
     };
     let mut best: Option<ChainResult> = None;
     loop {
