@@ -21,7 +21,8 @@ use taskassign::redundancy::redundancy_d;
 use taskassign::redundancy::Policy;
 use taskassign::redundancy::RedundancyError;
 use taskassign::redundancy::{
-    class_chain_values, labelled_chain_values, solve_chain as solve, solve_options,
+    class_chain_values, labelled_chain_values, solve_chain as solve, solve_chain_with,
+    solve_options,
 };
 use taskassign::redundancy::{fcfs_means, for_each_state, ordered_weight, truncated_sums};
 use taskassign::redundancy::{ClassSystem, ServerSet};
@@ -518,5 +519,73 @@ fn twelve_and_thirteen_digit_runs_agree_on_their_shared_digits() {
                 y.text
             );
         }
+    }
+}
+
+#[test]
+fn symmetry_reduced_chain_gives_the_full_chains_means_to_the_digits_printed() {
+    // Two independent solves of the W-model at λ = (0.3, 0.3, 0.6) (μ = 1, 1): the full
+    // chain, and the chain lumped onto the orbits of the swap of servers 1, 2 with classes
+    // {1}, {2}. Each certifies its digits by two truncations; the exchanged classes' means
+    // must print alike, and their sum must match the full chain's E[N_1] + E[N_2] to within
+    // a unit of the last digit both print (relative 10^(1 − digits)). The full chain's two
+    // singleton classes agree with each other likewise (the system is symmetric).
+    let w = w_model();
+    for p in chain_policies() {
+        let full = solve_chain_with(&w, p, 8, None, false).unwrap();
+        let red = solve_chain_with(&w, p, 8, None, true).unwrap();
+        let what = format!("{} {}", p.name(), p.preemption());
+        assert_eq!(full.exchanged, None, "{what}");
+        assert_eq!(red.exchanged, Some(vec![vec![0, 1]]), "{what}");
+        assert_eq!(red.number[0].text, red.number[1].text, "{what}");
+        assert_eq!(red.response[0].text, red.response[1].text, "{what}");
+        let digits = full.digits.min(red.digits);
+        assert!(
+            digits >= 8,
+            "{what}: {} / {} digits",
+            full.digits,
+            red.digits
+        );
+        let tol = 10f64.powi(1 - digits as i32);
+        let sum_full = full.number[0].value + full.number[1].value;
+        let sum_red = red.number[0].value + red.number[1].value;
+        assert!(
+            (sum_full - sum_red).abs() <= tol * sum_full,
+            "{what}: {sum_full} vs {sum_red}"
+        );
+        for (a, b) in [
+            (&full.number[0], &full.number[1]),
+            (&full.number[2], &red.number[2]),
+            (&full.total_number, &red.total_number),
+        ] {
+            assert!(
+                (a.value - b.value).abs() <= tol * b.value,
+                "{what}: {} vs {}",
+                a.text,
+                b.text
+            );
+        }
+        assert!(
+            red.fine.states < full.fine.states,
+            "{what}: {} vs {} states",
+            red.fine.states,
+            full.fine.states
+        );
+    }
+}
+
+#[test]
+fn symmetry_reduced_chain_meets_the_closed_form_of_preemptive_lrf() {
+    // Closed form: under preemptive LRF in the W-model, server s always serves class {s}
+    // when present and class {s} has no other server, so each singleton class is an
+    // M/M/1(λ, 1): E[T] = 1/(1 − λ) = 2 at λ = 0.5 (the chain certifies 10 digits here:
+    // relative 1e-9).
+    let w = sys(&["1", "1"], &[("1", "0.5"), ("2", "0.5"), ("1+2", "0.4")]);
+    let r = solve(&w, Policy::parse("lrf-fcfs", true).unwrap(), 10, None).unwrap();
+    assert_eq!(r.exchanged, Some(vec![vec![0, 1]]));
+    assert!(r.digits >= 10, "{} digits", r.digits);
+    for c in 0..2 {
+        let t = r.response[c].value;
+        assert!((t - 2.0).abs() < 1e-9 * 2.0, "class {c}: {t}");
     }
 }

@@ -27,6 +27,13 @@
 //! class or start its oldest waiting job; ROS: each job of the top rank with probability
 //! 1/(jobs of that rank), a waiting job of class c with probability waiting_c/(jobs).
 //!
+//! **Symmetry.** When a permutation of the servers keeps their rates and maps every class's
+//! set onto the set of a class of the same arrival rate (the W-model's servers with its two
+//! singleton classes at equal rates), the chain is invariant under it and is solved on the
+//! orbits of the group such permutations form, one representative per orbit and the rates
+//! into an orbit summed ([`Symmetry`]); the exchanged classes get the orbit's mean. The
+//! W-model's chain halves.
+//!
 //! **Truncation.** Arrivals that would leave a finite set A are blocked. A is a weighted
 //! simplex {Σ_c w_c n_c ≤ K} of the class counts: w_c is the decay rate (nats per job) of
 //! class c's stationary mass, measured on two small pilot boxes (every class and the total
@@ -37,7 +44,9 @@
 //! the others (the W-model at λ = (0.5, 0.5, 0.6) under LRF-FCFS: about 0.73 nats per job
 //! for the singleton classes, 0.23 for the redundant one), and the box's corners, where
 //! every class is long at once, carry almost nothing. K grows until the mass on A's
-//! boundary is below 10^−(digits + 2), then the values are compared with those at
+//! boundary is below 10^−(digits + 2) (the next K is predicted from the decay of the
+//! solved chain's mass across the layers of Σ_c w_c n_c below its boundary, so that one
+//! step usually suffices), then the values are compared with those at
 //! K + [`COMPARE_NATS`] (about two decades less mass outside, some 1.5 times the states
 //! for three classes instead of 3.4 for a box grown by half), growing until they agree
 //! ([`solve`]): the printed digits are those on which the two truncations agree (and at
@@ -97,8 +106,9 @@ const FREE: u8 = 0xFF;
 
 /// A packed state of [`ClassChain`]: class counts, each server's group (0 idle, else
 /// 1 + the group's slot) and each slot's class, in canonical form (slots numbered by the
-/// first server serving them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// first server serving them). Ordered (lexicographically) so that an orbit of states
+/// under a [`Symmetry`] has a least element, its representative.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PackedState {
     counts: [u16; CHAIN_MAX_CLASSES],
     server: [u8; CHAIN_MAX_SERVERS],
@@ -394,6 +404,176 @@ impl Ctmc for ClassChain {
     }
 }
 
+/// Most elements (the identity included) of a symmetry group the compact chain is reduced
+/// by: a state's representative is the least of its images, one packing per element and
+/// transition. Larger groups (many equal servers and classes) are not used.
+pub const MAX_SYMMETRIES: usize = 48;
+
+/// The symmetries of a system that the compact chain can be reduced by: permutations σ of
+/// the servers that keep every server's rate and map every class's set S_c onto the set of
+/// a class π(c) of the same arrival rate (π is then a permutation of the classes; two
+/// classes never share a set). Such a pair maps the chain onto itself: an arrival of c at
+/// rate λ_c becomes one of π(c) at the same rate, a group on servers M completes at
+/// μ(M) = μ(σM), and the policies see a class only through its set (its rank is a function
+/// of |S_c|, ROS picks uniformly, and the free servers' picks do not depend on the order
+/// in which they pick: under FCFS with a class priority all servers of a class serve its
+/// oldest job, under ROS each server picks uniformly among the jobs of its top rank,
+/// independently of the others). The truncations used are invariant too (equal caps and
+/// weights on exchanged classes). The chain is then lumpable onto the orbits of the group
+/// (Kemeny & Snell, *Finite Markov Chains*, 1960, Thm 6.3.2): the lumped chain's rate from
+/// an orbit to another is the rate from any of its states into the other orbit, and its
+/// stationary mass on an orbit is the full chain's, spread evenly over the orbit's states
+/// (the full chain's stationary law is invariant). A class mean is therefore the mean over
+/// the class's orbit of the lumped chain's means (orbit-averaged per state).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Symmetry {
+    k: usize,
+    nc: usize,
+    /// The elements other than the identity: (σ, π) with server s ↦ σ[s], class c ↦ π[c].
+    elements: Vec<(Vec<usize>, Vec<usize>)>,
+    /// For each class, its orbit under the group (sorted).
+    orbit: Vec<Vec<usize>>,
+}
+
+/// The next permutation in lexicographic order (false after the last).
+fn next_permutation(p: &mut [usize]) -> bool {
+    let n = p.len();
+    if n < 2 {
+        return false;
+    }
+    let Some(i) = (0..n - 1).rev().find(|&i| p[i] < p[i + 1]) else {
+        return false;
+    };
+    let j = (i + 1..n).rev().find(|&j| p[j] > p[i]).unwrap_or(i + 1);
+    p.swap(i, j);
+    p[i + 1..].reverse();
+    true
+}
+
+impl Symmetry {
+    /// The group of `sys` under `policy` (type docs), or `None` when it is trivial, when the
+    /// system is beyond the chain's limits, or when it has more than [`MAX_SYMMETRIES`]
+    /// elements. Rates are compared as the f64 the chain uses, so that the computed chain
+    /// is exactly invariant.
+    pub fn of(sys: &ClassSystem, policy: Policy) -> Option<Symmetry> {
+        let k = sys.servers();
+        let nc = sys.classes().len();
+        if k > CHAIN_MAX_SERVERS || nc > CHAIN_MAX_CLASSES {
+            return None;
+        }
+        let mu = sys.mu_f64();
+        let lambda = sys.lambda_f64();
+        let rank = policy.ranks(sys);
+        let sets: Vec<u32> = sys.classes().iter().map(|c| c.set.mask()).collect();
+        let image = |sigma: &[usize]| -> Option<Vec<usize>> {
+            if (0..k).any(|s| mu[sigma[s]] != mu[s]) {
+                return None;
+            }
+            (0..nc)
+                .map(|c| {
+                    let m = (0..k)
+                        .filter(|&s| (sets[c] >> s) & 1 == 1)
+                        .fold(0u32, |m, s| m | 1 << sigma[s]);
+                    let d = sets.iter().position(|&x| x == m)?;
+                    (lambda[d] == lambda[c] && rank[d] == rank[c]).then_some(d)
+                })
+                .collect()
+        };
+        let mut sigma: Vec<usize> = (0..k).collect();
+        let mut elements = Vec::new();
+        while next_permutation(&mut sigma) {
+            if let Some(pi) = image(&sigma) {
+                elements.push((sigma.clone(), pi));
+                if elements.len() + 1 > MAX_SYMMETRIES {
+                    return None;
+                }
+            }
+        }
+        if elements.is_empty() {
+            return None;
+        }
+        let orbit = (0..nc)
+            .map(|c| {
+                let mut o: Vec<usize> = elements.iter().map(|(_, pi)| pi[c]).collect();
+                o.push(c);
+                o.sort_unstable();
+                o.dedup();
+                o
+            })
+            .collect();
+        Some(Symmetry {
+            k,
+            nc,
+            elements,
+            orbit,
+        })
+    }
+
+    /// The class orbits of more than one class (sorted, each sorted): the classes exchanged.
+    pub fn exchanged(&self) -> Vec<Vec<usize>> {
+        let mut v: Vec<Vec<usize>> = self.orbit.iter().filter(|o| o.len() > 1).cloned().collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// The representative of the orbit of `s`: the least of its images.
+    pub fn canonical(&self, s: &PackedState) -> PackedState {
+        let mut best = *s;
+        for (sigma, pi) in &self.elements {
+            let mut w = Work::empty();
+            for (&x, &d) in s.counts[..self.nc].iter().zip(pi) {
+                w.counts[d] = x;
+            }
+            for (&g, &t) in s.server[..self.k].iter().zip(sigma) {
+                w.server[t] = g;
+            }
+            for (g, &c) in w.gclass.iter_mut().zip(&s.gclass) {
+                *g = if c == FREE {
+                    FREE
+                } else {
+                    pi[usize::from(c)] as u8
+                };
+            }
+            let p = w.pack();
+            if p < best {
+                best = p;
+            }
+        }
+        best
+    }
+
+    /// Per-class values of the lumped chain made the full chain's: each class gets the mean
+    /// over its orbit (summed in the orbit's order, so that exchanged classes get the same
+    /// f64).
+    fn average(&self, v: &mut [f64]) {
+        let raw = v.to_vec();
+        for (c, o) in self.orbit.iter().enumerate() {
+            v[c] = o.iter().map(|&d| raw[d]).sum::<f64>() / o.len() as f64;
+        }
+    }
+}
+
+/// "classes {1} and {2} exchanged" (or the servers, when no class moves).
+pub fn exchanged_text(sys: &ClassSystem, exchanged: &[Vec<usize>]) -> String {
+    if exchanged.is_empty() {
+        return "equal servers exchanged".into();
+    }
+    exchanged
+        .iter()
+        .map(|o| {
+            let names: Vec<String> = o.iter().map(|&c| sys.describe(&[c])).collect();
+            match names.split_last() {
+                Some((last, rest)) if !rest.is_empty() => {
+                    format!("classes {} and {last} exchanged", rest.join(", "))
+                }
+                _ => format!("class {} exchanged", names.join("")),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// A job of the labelled chain: its class and the servers serving it.
 pub type LabelledJob = (u8, u32);
 
@@ -606,14 +786,17 @@ pub fn class_chain_values(
 /// on the total (the level) as well cuts the box's corners, where every class is long at
 /// once: under ROS the classes' tails are alike and the box holds about nc! times the
 /// simplex. The weighted simplex follows the mass more closely still (module docs).
-struct LevelClassChain {
+struct LevelClassChain<'a> {
     inner: ClassChain,
     caps: Vec<usize>,
     total: usize,
     simplex: Option<(Vec<f64>, f64)>,
+    /// When given, the chain is lumped onto its orbits: every state is its orbit's
+    /// representative.
+    symmetry: Option<&'a Symmetry>,
 }
 
-impl LevelClassChain {
+impl LevelClassChain<'_> {
     /// Whether `s` is within the weighted simplex (true without one). The one function
     /// both the exploration and the blocking probabilities use, so that they agree.
     fn in_simplex(&self, s: &PackedState) -> bool {
@@ -631,11 +814,12 @@ impl LevelClassChain {
     }
 }
 
-impl LevelChain for LevelClassChain {
+impl LevelChain for LevelClassChain<'_> {
     type State = PackedState;
 
     fn start(&self) -> PackedState {
-        self.inner.start()
+        let z = self.inner.start();
+        self.symmetry.map_or(z, |g| g.canonical(&z))
     }
 
     fn level(&self, s: &PackedState) -> u32 {
@@ -655,7 +839,14 @@ impl LevelChain for LevelClassChain {
     }
 
     fn transitions(&self, s: &PackedState, out: &mut Vec<(PackedState, f64)>) {
+        let from = out.len();
         self.inner.transitions(s, out);
+        if let Some(g) = self.symmetry {
+            // Rates into one orbit are summed by the explorer (targets merged).
+            for (t, _) in &mut out[from..] {
+                *t = g.canonical(t);
+            }
+        }
     }
 
     fn growth(&self, s: &PackedState) -> f64 {
@@ -698,6 +889,9 @@ fn subject(sys: &ClassSystem, policy: Policy) -> String {
 /// (two-level GMRES, double-double refinement), with an optional weighted simplex (weights, budget) as well and
 /// an optional warm start; `faces` has one more entry, the mass of the states where some
 /// arrival is blocked by the simplex. Also returns the stationary probabilities by state.
+/// With a symmetry (whose group leaves `limits` and the simplex invariant) the chain is
+/// lumped onto its orbits, the states are their representatives and the map holds the
+/// orbits' masses.
 fn truncated_values(
     sys: &ClassSystem,
     policy: Policy,
@@ -705,6 +899,7 @@ fn truncated_values(
     simplex: Option<(Vec<f64>, f64)>,
     digits: u32,
     warm: Option<&StationaryMap>,
+    symmetry: Option<&Symmetry>,
 ) -> Result<(ChainValues, Vec<f64>, StationaryMap), RedundancyError> {
     let nc0 = sys.classes().len();
     if limits.len() != nc0 + 1 {
@@ -727,9 +922,10 @@ fn truncated_values(
         caps: caps.to_vec(),
         total,
         simplex,
+        symmetry,
     };
     let t0 = std::time::Instant::now();
-    let c = levels::explore_with(&chain, MAX_CHAIN_STATES, ExitRule::Block).map_err(|e| {
+    let mut c = levels::explore_with(&chain, MAX_CHAIN_STATES, ExitRule::Block).map_err(|e| {
         match e {
             LevelError::TooManyStates { limit } => RedundancyError::Numerical(format!(
                 "{}: the exact chain needs more than {limit} states (the limit, about 1 GB) for the truncation the digits asked need: ask fewer --digits or use redundancy simulate",
@@ -738,6 +934,10 @@ fn truncated_values(
             other => RedundancyError::Numerical(format!("{}: {other}", subject(sys, policy))),
         }
     })?;
+    // The ILU(0) smoother around the level correction (as JSQ's chains use it): on the
+    // W-model at λ = (0.5, 0.5, 0.6) under LRF-FCFS, Gauss–Seidel took 245–300 GMRES
+    // iterations per solve of 0.4–0.75 M states.
+    c.smoother = levels::Smoother::Ilu;
     let t1 = std::time::Instant::now();
     // A residual far below the digits compared (the means are relative to it).
     let target = 10f64.powi(-(digits as i32) - SOLVE_MARGIN_DIGITS);
@@ -783,6 +983,13 @@ fn truncated_values(
         if band {
             faces[nc + 1] += p;
         }
+    }
+    if let Some(g) = symmetry {
+        // The lumped chain's per-class sums over representatives, averaged over each class's
+        // orbit: the full chain's (type docs of [`Symmetry`]).
+        g.average(&mut number);
+        g.average(&mut faces[..nc]);
+        g.average(&mut blocked);
     }
     if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
         eprintln!(
@@ -889,6 +1096,9 @@ pub struct ChainResult {
     pub digits: u32,
     /// The weighted simplex of the values printed, when one truncates them.
     pub simplex: Option<SimplexTruncation>,
+    /// When the chain was reduced by a [`Symmetry`]: the class orbits it exchanges (empty
+    /// when only equal servers are exchanged).
+    pub exchanged: Option<Vec<Vec<usize>>>,
 }
 
 /// A weighted-simplex truncation {Σ_c w_c n_c ≤ K} and the budget it was compared with.
@@ -929,6 +1139,55 @@ const RATE_MAX: f64 = 4.0;
 const MAX_BUDGET_STEPS: usize = 12;
 /// The pilot boxes hold about this many class-count vectors at most.
 const PILOT_VECTORS: f64 = 1.5e4;
+/// Layers (bins of the simplex's potential Σ_c w_c n_c) over which the decay of a solved
+/// chain's mass below its boundary is fitted, and the top layers left out (the blocking
+/// at the boundary distorts them).
+const LAYER_FIT: usize = 8;
+const LAYER_SKIP: usize = 1;
+/// Budget added beyond the one the fitted layer decay predicts, in nats.
+const LAYER_MARGIN_NATS: f64 = 1.0;
+
+/// The decay, per nat of potential φ = Σ_c w_c n_c, of the stationary mass of a solved
+/// simplex truncation of `budget`: the least-squares slope of ln(mass) over [`LAYER_FIT`]
+/// bins of φ of width max(1, max w) below the boundary (the top [`LAYER_SKIP`] full bins
+/// left out). `None` when a bin is empty or the simplex is too small.
+fn layer_decay(pi: &StationaryMap, w: &[f64], budget: f64, nc: usize) -> Option<f64> {
+    let h = w.iter().copied().fold(1.0f64, f64::max);
+    // Bins j·h ≤ φ < (j + 1)·h; the top bin that lies wholly inside the simplex.
+    let full = (budget / h).floor() as usize;
+    let top = full.checked_sub(1 + LAYER_SKIP)?;
+    let first = (top + 1).checked_sub(LAYER_FIT)?;
+    if first == 0 {
+        return None;
+    }
+    let mut mass = vec![0.0f64; full + 1];
+    for (s, &p) in pi {
+        let phi: f64 = s.counts[..nc]
+            .iter()
+            .zip(w)
+            .map(|(&x, &w)| f64::from(x) * w)
+            .sum();
+        let j = (phi / h).floor() as usize;
+        if j <= full {
+            mass[j] += p;
+        }
+    }
+    let pts: Vec<(f64, f64)> = (first..=top)
+        .map(|j| (j as f64 * h, mass[j]))
+        .filter(|&(_, m)| m > 0.0)
+        .map(|(x, m)| (x, m.ln()))
+        .collect();
+    if pts.len() < LAYER_FIT {
+        return None;
+    }
+    let n = pts.len() as f64;
+    let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    let slope = sxy / sxx;
+    (slope < 0.0 && slope.is_finite()).then_some(-slope)
+}
 
 /// C(n + k, k): the class-count vectors of k classes with at most n jobs in all.
 fn vectors(n: usize, k: usize) -> f64 {
@@ -982,6 +1241,25 @@ pub fn solve(
     digits: u32,
     start: Option<usize>,
 ) -> Result<ChainResult, RedundancyError> {
+    solve_with(sys, policy, digits, start, true)
+}
+
+/// [`solve`], reducing the chain by the system's [`Symmetry`] or not (`use_symmetry`): the
+/// full chain is the reference the reduced one is tested against.
+pub fn solve_with(
+    sys: &ClassSystem,
+    policy: Policy,
+    digits: u32,
+    start: Option<usize>,
+    use_symmetry: bool,
+) -> Result<ChainResult, RedundancyError> {
+    let symmetry = if use_symmetry {
+        Symmetry::of(sys, policy)
+    } else {
+        None
+    };
+    let sym = symmetry.as_ref();
+    let exchanged = symmetry.as_ref().map(Symmetry::exchanged);
     let want = digits.clamp(1, CHAIN_MAX_DIGITS);
     let nc = sys.classes().len();
     let target = 10f64.powi(-(want as i32) - BLOCKING_MARGIN_DIGITS);
@@ -1006,8 +1284,8 @@ pub fn solve(
         None,
         &format!("boxes of {k0} and {k1} jobs per class"),
     );
-    let (v0, f0, _) = truncated_values(sys, policy, &vec![k0; nc + 1], None, want, None)?;
-    let (v1, f1, pi1) = truncated_values(sys, policy, &vec![k1; nc + 1], None, want, None)?;
+    let (v0, f0, _) = truncated_values(sys, policy, &vec![k0; nc + 1], None, want, None, sym)?;
+    let (v1, f1, pi1) = truncated_values(sys, policy, &vec![k1; nc + 1], None, want, None, sym)?;
     let pair = |coarse: ChainValues,
                 fine: ChainValues,
                 caps: Vec<usize>,
@@ -1048,6 +1326,7 @@ pub fn solve(
             fine,
             digits: fewest,
             simplex,
+            exchanged: exchanged.clone(),
         }
     };
     // Light load: the pilot boxes may already settle the digits.
@@ -1065,7 +1344,7 @@ pub fn solve(
         r_tot.clamp(RATE_MIN, RATE_MAX)
     };
     // A class's count is at most the total, so its mass decays at least as fast.
-    let weights: Vec<f64> = (0..nc)
+    let mut weights: Vec<f64> = (0..nc)
         .map(|c| {
             let r = decay(f0[c], f1[c], span);
             if r.is_nan() {
@@ -1075,6 +1354,11 @@ pub fn solve(
             }
         })
         .collect();
+    if let Some(g) = sym {
+        // Exchanged classes' faces are equal already; equal weights exactly, so that every
+        // simplex is invariant under the group.
+        g.average(&mut weights);
+    }
     let f1max = f1.iter().copied().fold(0.0, f64::max);
     let mut budget = r_tot * k1 as f64 + (f1max / target).ln().max(0.0) + 1.0;
     let (mut states, mut from) = (v1.states, r_tot * k1 as f64);
@@ -1105,6 +1389,7 @@ pub fn solve(
             Some((weights.clone(), budget)),
             want,
             Some(&warm),
+            sym,
         )?;
         let band = f.iter().copied().fold(0.0, f64::max);
         (states, from, warm) = (v.states, budget, pi);
@@ -1117,14 +1402,25 @@ pub fn solve(
                 "the mass on the truncation's boundary stayed at {band:.1e} (wanted below {target:.0e}) after {MAX_BUDGET_STEPS} steps"
             )));
         }
-        let per_nat = match last {
+        // The boundary mass's decay per nat of budget: between the last two budgets solved
+        // or, after the first, the decay of the solved chain's mass across the layers of
+        // the simplex below its boundary (a conservative estimate: the decay steepens as
+        // the budget grows), so that the next budget is the one the digits need rather
+        // than a step towards it.
+        let (per_nat, margin) = match last {
             Some((b0, m0)) if m0 > band && budget > b0 => {
-                ((m0 / band).ln() / (budget - b0)).clamp(0.2, 1.0)
+                (((m0 / band).ln() / (budget - b0)).clamp(0.2, 1.0), 0.5)
             }
-            _ => 1.0,
+            _ => match layer_decay(&warm, &weights, budget, nc) {
+                Some(r) => (r.clamp(0.2, 1.0), LAYER_MARGIN_NATS),
+                None => (1.0, 0.5),
+            },
         };
+        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+            eprintln!("redundancy chain: boundary mass decays {per_nat:.3} per nat of budget");
+        }
         last = Some((budget, band));
-        budget += (band / target).ln() / per_nat + 0.5;
+        budget += (band / target).ln() / per_nat + margin;
     };
     let mut best: Option<ChainResult> = None;
     loop {
@@ -1155,6 +1451,7 @@ pub fn solve(
             Some((weights.clone(), next)),
             want,
             Some(&warm),
+            sym,
         )?;
         let result = pair(
             coarse,
@@ -1200,6 +1497,108 @@ mod tests {
         b.gclass[0] = 0;
         assert_eq!(a.pack(), b.pack());
         assert_eq!(Work::unpack(&b.pack()), b);
+    }
+
+    #[test]
+    fn symmetries_are_found_where_servers_and_classes_map_onto_each_other() {
+        // The W-model's servers swap with its singleton classes at equal rates; at unequal
+        // rates, and in the N-model ({1} has no partner), there is nothing to exchange.
+        let ros = Policy::parse("ros", false).unwrap();
+        let w = sys(2, &[("1", "0.5"), ("2", "0.5"), ("1+2", "0.6")]);
+        let g = Symmetry::of(&w, ros).unwrap();
+        assert_eq!(g.exchanged(), vec![vec![0, 1]]);
+        assert_eq!(g.elements, vec![(vec![1, 0], vec![1, 0, 2])]);
+        let u = sys(2, &[("1", "0.5"), ("2", "0.4"), ("1+2", "0.6")]);
+        assert!(Symmetry::of(&u, ros).is_none());
+        let n = sys(2, &[("1", "0.1"), ("1+2", "1.7")]);
+        assert!(Symmetry::of(&n, ros).is_none());
+        // Three equal servers, one class on all: the server permutations (S3, 6 elements)
+        // move no class.
+        let f = sys(3, &[("1+2+3", "2")]);
+        let g = Symmetry::of(&f, ros).unwrap();
+        assert_eq!(g.elements.len(), 5);
+        assert!(g.exchanged().is_empty());
+        // The canonical state is one per orbit: a state and its mirror image agree.
+        let mut a = Work::empty();
+        a.counts[0] = 3;
+        a.counts[2] = 1;
+        a.server[0] = 1;
+        a.gclass[0] = 0;
+        a.server[1] = 2;
+        a.gclass[1] = 2;
+        let mut b = Work::empty();
+        b.counts[1] = 3;
+        b.counts[2] = 1;
+        b.server[1] = 1;
+        b.gclass[0] = 1;
+        b.server[0] = 2;
+        b.gclass[1] = 2;
+        let w = Symmetry::of(&w, ros).unwrap();
+        assert_ne!(a.pack(), b.pack());
+        assert_eq!(w.canonical(&a.pack()), w.canonical(&b.pack()));
+    }
+
+    #[test]
+    fn lumped_chain_has_the_full_chains_means_at_one_truncation() {
+        // Lumpability (Kemeny & Snell, Thm 6.3.2): on one invariant truncation the chain
+        // reduced to orbits and the full chain have the same class means; both solved to a
+        // relative residual far below 1e-12, so they agree to 1e-11 (relative; the masses
+        // on the faces to 1e-11 relative plus 1e-15). The reduced chain has about half the
+        // states (fewer than 70% of them: the swap's fixed states are a minority).
+        let w = sys(2, &[("1", "0.45"), ("2", "0.45"), ("1+2", "0.7")]);
+        let nested = sys(
+            3,
+            &[
+                ("1", "0.4"),
+                ("2", "0.4"),
+                ("1+2", "0.6"),
+                ("3", "0.5"),
+                ("1+2+3", "0.8"),
+            ],
+        );
+        for (s, cap, simplex) in [
+            (&w, 14usize, None),
+            (&w, 40, Some((vec![0.7, 0.7, 0.3], 14.0))),
+            (&nested, 6, None),
+        ] {
+            let g = Symmetry::of(s, Policy::parse("ros", false).unwrap()).unwrap();
+            let nc = s.classes().len();
+            for name in ["ros", "lrf-fcfs", "mrf-fcfs", "lrf-ros", "mrf-ros"] {
+                for pre in [false, true] {
+                    if pre && name == "ros" {
+                        continue;
+                    }
+                    let p = Policy::parse(name, pre).unwrap();
+                    let limits = vec![cap; nc + 1];
+                    let (full, ff, _) =
+                        truncated_values(s, p, &limits, simplex.clone(), 12, None, None).unwrap();
+                    let (red, fr, _) =
+                        truncated_values(s, p, &limits, simplex.clone(), 12, None, Some(&g))
+                            .unwrap();
+                    assert!(
+                        10 * red.states < 7 * full.states,
+                        "{name}: {} vs {} states",
+                        red.states,
+                        full.states
+                    );
+                    for c in 0..nc {
+                        let (a, b) = (red.number[c], full.number[c]);
+                        assert!(
+                            (a - b).abs() <= 1e-11 * b,
+                            "{name} {pre} class {c}: {a} {b}"
+                        );
+                        let (a, b) = (red.response[c], full.response[c]);
+                        assert!(
+                            (a - b).abs() <= 1e-11 * b,
+                            "{name} {pre} class {c}: {a} {b}"
+                        );
+                    }
+                    for (a, b) in fr.iter().zip(&ff) {
+                        assert!((a - b).abs() <= 1e-11 * b + 1e-15, "faces {fr:?} {ff:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

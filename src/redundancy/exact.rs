@@ -217,8 +217,18 @@ pub fn exact(
         total_response_f64: r.total_response.value,
         solved_by: Method::Chain,
         method: format!(
-            "Markov chain of class counts and server groups ({} states), two-level solve over the total-job levels (GMRES, Gauss-Seidel and an exact level-chain correction; relative residual {:.1e} with double-double refinement)",
-            r.fine.states, r.fine.residual
+            "Markov chain of class counts and server groups{} ({} states{}), two-level solve over the total-job levels (GMRES, an ILU(0) smoother around an exact level-chain correction; relative residual {:.1e} with double-double refinement)",
+            match &r.exchanged {
+                Some(e) => format!(", {}", ctmc::exchanged_text(sys, e)),
+                None => String::new(),
+            },
+            r.fine.states,
+            if r.exchanged.is_some() {
+                ": one per orbit of the exchange, rates into an orbit summed"
+            } else {
+                ""
+            },
+            r.fine.residual
         ),
         truncation: match &r.simplex {
             Some(t) => format!(

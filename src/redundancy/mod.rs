@@ -33,7 +33,9 @@
 //! * `ctmc`: the other policies (ROS, LRF-/MRF-FCFS, LRF-/MRF-ROS, preemptive or not)
 //!   with exponential i.i.d. copies: the stationary distribution of a truncated Markov
 //!   chain whose state holds the class counts, the class each server serves and which
-//!   servers share a job; the truncation is doubled until the printed digits stop moving.
+//!   servers share a job, lumped onto the orbits of the system's symmetries (exchangeable
+//!   classes and servers); a weighted simplex of the class counts is grown until two
+//!   truncations agree on the printed digits.
 //! * `stability`: the exact FCFS region Σ_{c∈A} λ_c < μ(∪_{c∈A} S_c) for every class
 //!   set A, and (with the simulator) a simulated estimate for the other policies and identical
 //!   copies.
@@ -49,6 +51,10 @@ pub(crate) mod sim;
 pub(crate) mod stability;
 
 pub use classes::{Class, ClassSystem, Nestedness, ServerSet, MAX_SERVERS, PRESET_NAMES};
+/// The chain solve with the symmetry reduction switched off or on: the reduced chain's
+/// reference in the tests.
+#[doc(hidden)]
+pub use ctmc::solve_with as solve_chain_with;
 pub use ctmc::{
     class_chain_values, labelled_chain_values, solve as solve_chain, solve_options, CertifiedValue,
     ChainResult, ChainValues, SimplexTruncation,
