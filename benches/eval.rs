@@ -14,6 +14,10 @@
 //!   total load 2 with cutoffs at the law's quartiles (written as decimals), for the
 //!   bounded Pareto of p = 10^1000 and for a Weibull (the incomplete gamma's enclosures).
 //!   The target: the proven answer within 3× of the certified one.
+//! * `answer/threshold/{law}/h2/d30`: the whole certified `threshold` answer (the command's
+//!   and `taskassign.threshold`'s library call) for Exp(1) and BP(1, 1e10, 1) on two hosts
+//!   at 30 digits: the Rust side of the Python call's overhead
+//!   (`python/examples/overhead.py` times the same calls from Python beside it).
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use rug::ops::Pow;
@@ -21,7 +25,7 @@ use rug::Float;
 use taskassign::dist::{DistFactory, DistSpec, JobSize};
 use taskassign::optimize::eval_rigorous;
 use taskassign::optimize::tags_threshold;
-use taskassign::optimize::{eval_certified, EvalRequest};
+use taskassign::optimize::{eval_certified, threshold_certified, EvalRequest};
 use taskassign::policy::{evaluate, LoadSpec, Metric, PolicyKind};
 
 /// The job-size distribution of every benchmark.
@@ -160,8 +164,18 @@ fn bench_answer(c: &mut Criterion) {
             }
         }
     }
+    for (name, spec) in THRESHOLD_LAWS {
+        let dist = DistSpec::parse(spec).expect("valid spec");
+        let id = BenchmarkId::from_parameter(format!("threshold/{name}/h2/d30"));
+        group.bench_function(id, |b| {
+            b.iter(|| threshold_certified(black_box(&dist), Some(2), 30).expect("threshold"))
+        });
+    }
     group.finish();
 }
+
+/// The laws of the threshold answer benchmarks (two hosts, 30 digits).
+const THRESHOLD_LAWS: [(&str, &str); 2] = [("exp", "exp:rate=1"), ("bp", "bp:k=1,p=1e10,alpha=1")];
 
 criterion_group!(benches, bench_eval, bench_threshold, bench_answer);
 criterion_main!(benches);
