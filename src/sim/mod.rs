@@ -299,7 +299,9 @@ impl<T: Tally> Replicated<T> {
 /// lock, so that the reports of parallel workers arrive in the order of their counts (a
 /// progress bar never steps back); the count.
 fn count_done(done: &Mutex<usize>, task: &str, n: usize) -> usize {
-    let mut d = done.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut d = done
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     *d += 1;
     crate::progress::report(task, *d as u64, Some(n as u64), "");
     *d
