@@ -84,10 +84,31 @@ def _dec(x: Any, what: str) -> str:
         import mpmath
 
         if isinstance(x, mpmath.mpf):
-            return mpmath.nstr(x, mpmath.mp.dps)
+            return _mpf_text(x)
     except ImportError:  # pragma: no cover - mpmath is a dependency
         pass
     raise InputError(f"{what}: expected a number or a decimal string, got {x!r}")
+
+
+def _mpf_text(x: Any) -> str:
+    """An ``mpmath.mpf`` as the shortest decimal that reads back to the same binary number at
+    the number's own precision (the bits of its mantissa, at least a double's 53), as
+    ``repr`` does for a float: the precision comes from the argument, never from mpmath's
+    global ``mp.dps``."""
+    from mpmath import libmp
+
+    sign, man, exp, bc = x._mpf_
+    if not man:
+        return "0" if x == 0 else str(x)  # inf and nan: the parser says what is wrong
+    bits = max(bc, 53)
+    lo, hi = 1, int(bits * 0.30103) + 2  # hi digits always read back (log10 2 < 0.30103)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if libmp.from_str(libmp.to_str(x._mpf_, mid), bits, libmp.round_nearest) == x._mpf_:
+            hi = mid
+        else:
+            lo = mid + 1
+    return libmp.to_str(x._mpf_, lo)
 
 
 def _opt_dec(x: Any, what: str) -> Optional[str]:
