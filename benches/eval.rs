@@ -14,6 +14,14 @@
 //!   total load 2 with cutoffs at the law's quartiles (written as decimals), for the
 //!   bounded Pareto of p = 10^1000 and for a Weibull (the incomplete gamma's enclosures).
 //!   The target: the proven answer within 3× of the certified one.
+//! * `answer/threshold/{law}/h2/d30`: the whole certified `threshold` answer (the command's
+//!   and `taskassign.threshold`'s library call) for Exp(1) and BP(1, 1e10, 1) on two hosts
+//!   at 30 digits: the Rust side of the Python call's overhead
+//!   (`python/examples/overhead.py` times the same calls from Python beside it).
+//! * `call/{eval,threshold}/…`: what one `taskassign eval|threshold --format json` and one
+//!   `taskassign.eval|threshold(...)` call do in Rust, the spec parsed inside the timed loop
+//!   (a fresh DistSpec builds its laws again; the `answer/` benchmarks reuse one) and the
+//!   JSON record written: the work a Python call wraps, for its overhead.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use rug::ops::Pow;
@@ -21,7 +29,7 @@ use rug::Float;
 use taskassign::dist::{DistFactory, DistSpec, JobSize};
 use taskassign::optimize::eval_rigorous;
 use taskassign::optimize::tags_threshold;
-use taskassign::optimize::{eval_certified, EvalRequest};
+use taskassign::optimize::{eval_certified, threshold_certified, EvalRequest};
 use taskassign::policy::{evaluate, LoadSpec, Metric, PolicyKind};
 
 /// The job-size distribution of every benchmark.
@@ -160,8 +168,76 @@ fn bench_answer(c: &mut Criterion) {
             }
         }
     }
+    for (name, spec) in THRESHOLD_LAWS {
+        let dist = DistSpec::parse(spec).expect("valid spec");
+        let id = BenchmarkId::from_parameter(format!("threshold/{name}/h2/d30"));
+        group.bench_function(id, |b| {
+            b.iter(|| threshold_certified(black_box(&dist), Some(2), 30).expect("threshold"))
+        });
+    }
     group.finish();
 }
 
-criterion_group!(benches, bench_eval, bench_threshold, bench_answer);
+/// The laws of the threshold answer benchmarks (two hosts, 30 digits).
+const THRESHOLD_LAWS: [(&str, &str); 2] = [("exp", "exp:rate=1"), ("bp", "bp:k=1,p=1e10,alpha=1")];
+
+/// One call as the command line and the Python extension make it: the spec parsed, the
+/// certified answer, its JSON record.
+fn bench_call(c: &mut Criterion) {
+    let mut group = c.benchmark_group("call");
+    let evals = [
+        (
+            "sita",
+            PolicyKind::Sita,
+            "bp",
+            "bp:k=1,p=1e1000,alpha=1",
+            "1e250,1e500,1e750",
+        ),
+        (
+            "tags",
+            PolicyKind::Tags,
+            "weibull",
+            "weibull:shape=0.5,scale=1",
+            "0.08,0.5,1.9",
+        ),
+    ];
+    for (p, policy, name, spec, cuts) in evals {
+        let id = BenchmarkId::from_parameter(format!("eval/{name}/{p}/d30"));
+        group.bench_function(id, |b| {
+            b.iter(|| {
+                let dist = DistSpec::parse(black_box(spec)).expect("valid spec");
+                let req = EvalRequest {
+                    policy,
+                    dist: &dist,
+                    hosts: ANSWER_HOSTS,
+                    load: LoadSpec::Total(ANSWER_LOAD.into()),
+                    cutoffs: cuts.split(',').map(String::from).collect(),
+                    metric: Metric::Waiting,
+                    digits: 30,
+                };
+                let rep = eval_certified(&req).expect("certified answer");
+                taskassign::report::eval_record(&req, &rep).to_json()
+            })
+        });
+    }
+    for (name, spec) in THRESHOLD_LAWS {
+        let id = BenchmarkId::from_parameter(format!("threshold/{name}/h2/d30"));
+        group.bench_function(id, |b| {
+            b.iter(|| {
+                let dist = DistSpec::parse(black_box(spec)).expect("valid spec");
+                let rep = threshold_certified(&dist, Some(2), 30).expect("threshold");
+                taskassign::report::threshold_record(&dist, Some(2), 30, &rep).to_json()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_eval,
+    bench_threshold,
+    bench_answer,
+    bench_call
+);
 criterion_main!(benches);

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 use taskassign::dist::DistSpec;
-use taskassign::optimize::certified::{eval_certified, EvalRequest};
+use taskassign::optimize::{eval_certified, EvalRequest};
 use taskassign::policy::{LoadSpec, Metric, PolicyKind};
 
 fn main() {
@@ -25,7 +25,7 @@ fn main() {
             digits: 12,
         };
         let rep = eval_certified(&req).expect("eval");
-        let json = taskassign::report::eval::eval_record(&req, &rep).to_json();
+        let json = taskassign::report::eval_record(&req, &rep).to_json();
         std::hint::black_box(json);
         if i >= 200 {
             times.push(t.elapsed().as_secs_f64());

@@ -91,23 +91,68 @@ fn rec(r: &Record) -> Rec {
 /// [`PySink`] at the library's next progress point, caught by [`compute`].
 struct Interrupted;
 
+/// One progress report of the library: (task, done, total, note), as
+/// `taskassign::progress::report` gives it.
+type Update = (String, u64, Option<u64>, String);
+
+/// At most this many reports wait for the calling thread between two polls; beyond it a
+/// report replaces the last waiting one of its task (or the last one), so that a quick
+/// computation hands every report to Python and a chatty one the latest of each task.
+const PENDING_CAP: usize = 256;
+
+/// What a computation shares with the thread that waits for it: the interrupt flag, and
+/// (when the Python call asked for progress) the reports not yet handed to Python.
+struct Job {
+    stop: AtomicBool,
+    progress: Option<std::sync::Mutex<Vec<Update>>>,
+}
+
+impl Job {
+    /// Records a report for the waiting thread (nothing when no progress was asked for).
+    fn record(&self, task: &str, done: u64, total: Option<u64>, note: &str) {
+        let Some(p) = &self.progress else { return };
+        let Ok(mut v) = p.lock() else { return };
+        let u = (task.to_string(), done, total, note.to_string());
+        if v.len() < PENDING_CAP {
+            v.push(u);
+        } else if let Some(e) = v.iter_mut().rev().find(|e| e.0 == task) {
+            *e = u;
+        } else if let Some(e) = v.last_mut() {
+            *e = u;
+        }
+    }
+
+    /// The reports recorded since the last call, oldest first.
+    fn take(&self) -> Vec<Update> {
+        self.progress
+            .as_ref()
+            .and_then(|p| p.lock().ok().map(|mut v| std::mem::take(&mut *v)))
+            .unwrap_or_default()
+    }
+}
+
 thread_local! {
-    /// The interrupt flag of the computation this thread works for (its runner thread and
-    /// the workers of its thread pool); `None` on every other thread.
-    static JOB: std::cell::RefCell<Option<Arc<AtomicBool>>> = const { std::cell::RefCell::new(None) };
+    /// The job this thread works for (its runner thread and the workers of its thread
+    /// pool); `None` on every other thread.
+    static JOB: std::cell::RefCell<Option<Arc<Job>>> = const { std::cell::RefCell::new(None) };
 }
 
 /// The progress sink of the Python package: at each of the library's progress points
 /// (`taskassign::progress::report`, where the command line draws its bar), a thread
-/// working for an interrupted computation unwinds with [`Interrupted`]. Nothing is shown.
+/// working for an interrupted computation unwinds with [`Interrupted`]; otherwise the
+/// report is recorded for the thread waiting in [`compute_in`], which hands it to the
+/// Python call's progress handler. Nothing is shown from here.
 struct PySink;
 
 impl taskassign::progress::Sink for PySink {
-    fn report(&self, _task: &str, _done: u64, _total: Option<u64>, _note: &str) {
-        let stop = JOB.with(|j| {
-            j.borrow()
-                .as_ref()
-                .is_some_and(|f| f.load(Ordering::Relaxed))
+    fn report(&self, task: &str, done: u64, total: Option<u64>, note: &str) {
+        let stop = JOB.with(|j| match j.borrow().as_ref() {
+            Some(job) if job.stop.load(Ordering::Relaxed) => true,
+            Some(job) => {
+                job.record(task, done, total, note);
+                false
+            }
+            None => false,
         });
         if stop {
             std::panic::panic_any(Interrupted);
@@ -128,6 +173,26 @@ fn install_interrupts() {
             }
         }));
     });
+}
+
+/// The progress handler of the calling thread (`taskassign._progress._active()`: what
+/// the Python wrapper set from its `progress=` argument), or `None`.
+fn progress_handler(py: Python<'_>) -> Option<Py<PyAny>> {
+    let h = py
+        .import("taskassign._progress")
+        .and_then(|m| m.getattr("_active"))
+        .and_then(|f| f.call0())
+        .ok()?;
+    (!h.is_none()).then(|| h.unbind())
+}
+
+/// Hands the recorded reports to the handler, on the calling thread, oldest first.
+fn deliver(py: Python<'_>, job: &Job, handler: Option<&Py<PyAny>>) -> PyResult<()> {
+    let Some(h) = handler else { return Ok(()) };
+    for (task, done, total, note) in job.take() {
+        h.call1(py, (task, done, total, note))?;
+    }
+    Ok(())
 }
 
 /// How often the waiting thread checks Python's signals (Ctrl-C) while the work runs.
@@ -161,6 +226,12 @@ fn panicked(payload: &(dyn std::any::Any + Send)) -> Failure {
 /// soon as it has stopped, or after [`GRACE`] if no progress point came (the work then
 /// stops at its next one, in the background, and its result is dropped). A panic in the
 /// library (a bug) raises NumericalError saying so.
+///
+/// Progress: when the calling thread has a progress handler (`taskassign._progress`, set by
+/// the wrapper's `progress=` argument), the library's reports are recorded by [`PySink`]
+/// and handed to it, oldest first, at each poll and once more when the work is done, so
+/// that it runs on the calling thread with the GIL held; an exception it raises stops the
+/// work like Ctrl-C and is raised from the call.
 fn compute_in<T: Send + 'static>(
     py: Python<'_>,
     parallel: bool,
@@ -168,7 +239,11 @@ fn compute_in<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, Failure> + Send + 'static,
 ) -> PyResult<T> {
     install_interrupts();
-    let flag = Arc::new(AtomicBool::new(false));
+    let handler = progress_handler(py);
+    let flag = Arc::new(Job {
+        stop: AtomicBool::new(false),
+        progress: handler.as_ref().map(|_| std::sync::Mutex::new(Vec::new())),
+    });
     let outcome: Result<Result<T, Failure>, PyErr> = py.detach(|| {
         let pool = if parallel || threads.is_some() {
             let f2 = flag.clone();
@@ -205,7 +280,12 @@ fn compute_in<T: Send + 'static>(
                 Ok(r) => {
                     return match (interrupt, r) {
                         (Some((e, _)), _) => Err(e),
-                        (None, Ok(r)) => Ok(r),
+                        (None, Ok(r)) => {
+                            // The reports of the last poll interval (all of them, for a
+                            // computation quicker than one interval).
+                            Python::attach(|py| deliver(py, &flag, handler.as_ref()))?;
+                            Ok(r)
+                        }
                         (None, Err(payload)) => Ok(Err(panicked(payload.as_ref()))),
                     };
                 }
@@ -218,8 +298,12 @@ fn compute_in<T: Send + 'static>(
                     }
                     Some(_) => {}
                     None => {
-                        if let Err(e) = Python::attach(|py| py.check_signals()) {
-                            flag.store(true, Ordering::Relaxed);
+                        let polled = Python::attach(|py| {
+                            py.check_signals()?;
+                            deliver(py, &flag, handler.as_ref())
+                        });
+                        if let Err(e) = polled {
+                            flag.stop.store(true, Ordering::Relaxed);
                             interrupt = Some((e, Instant::now()));
                         }
                     }

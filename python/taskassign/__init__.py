@@ -14,6 +14,12 @@ returns the command's ``--format json`` record with its certified numbers as
 Bad input raises :class:`InputError` (the command's exit status 2), a numerical failure
 :class:`NumericalError` (exit 3), both with the command's one-line message. The GIL is
 released while the core computes: a thread pool runs several computations in parallel.
+
+Every computing function also takes ``progress=``: ``None`` (default) a tqdm bar when tqdm
+is installed and the work lasts more than a second, ``False`` nothing, ``True`` a bar (or a
+line on stderr every few seconds without tqdm), or a callable ``progress(task, done,
+total, note)`` called on the calling thread (see ``taskassign._progress``). The numbers do
+not depend on it.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import os
 from decimal import Decimal
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from . import _taskassign
+from . import _progress, _taskassign
 from ._errors import Error, InputError, NumericalError
 from ._numbers import Certified, Enclosed, Record, Simulated, frame, to_pandas
 
@@ -78,10 +84,31 @@ def _dec(x: Any, what: str) -> str:
         import mpmath
 
         if isinstance(x, mpmath.mpf):
-            return mpmath.nstr(x, mpmath.mp.dps)
+            return _mpf_text(x)
     except ImportError:  # pragma: no cover - mpmath is a dependency
         pass
     raise InputError(f"{what}: expected a number or a decimal string, got {x!r}")
+
+
+def _mpf_text(x: Any) -> str:
+    """An ``mpmath.mpf`` as the shortest decimal that reads back to the same binary number at
+    the number's own precision (the bits of its mantissa, at least a double's 53), as
+    ``repr`` does for a float: the precision comes from the argument, never from mpmath's
+    global ``mp.dps``."""
+    from mpmath import libmp
+
+    sign, man, exp, bc = x._mpf_
+    if not man:
+        return "0" if x == 0 else str(x)  # inf and nan: the parser says what is wrong
+    bits = max(bc, 53)
+    lo, hi = 1, int(bits * 0.30103) + 2  # hi digits always read back (log10 2 < 0.30103)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if libmp.from_str(libmp.to_str(x._mpf_, mid), bits, libmp.round_nearest) == x._mpf_:
+            hi = mid
+        else:
+            lo = mid + 1
+    return libmp.to_str(x._mpf_, lo)
 
 
 def _opt_dec(x: Any, what: str) -> Optional[str]:
@@ -144,6 +171,7 @@ def eval(  # noqa: A001 - the command's name
     metric: str = "waiting",
     digits: int = DEFAULT_DIGITS,
     rigorous: bool = False,
+    progress: _progress.Progress = None,
 ) -> Record:
     """Evaluate SITA, TAGS or Random with given cutoffs (``taskassign eval``).
 
@@ -159,19 +187,20 @@ def eval(  # noqa: A001 - the command's name
     >>> r.value.digits, r.stable
     (30, True)
     """
-    js, keys = _taskassign.eval(
-        policy,
-        dist,
-        str(hosts),
-        _opt_dec(load, "load"),
-        _opt_dec(load_per_host, "load_per_host"),
-        _opt_dec(lambda_, "lambda_"),
-        _list(cutoffs, "cutoffs"),
-        metric,
-        int(digits),
-        bool(rigorous),
-    )
-    return Record(js, keys)
+    with _progress.using(progress):
+        js, keys = _taskassign.eval(
+            policy,
+            dist,
+            str(hosts),
+            _opt_dec(load, "load"),
+            _opt_dec(load_per_host, "load_per_host"),
+            _opt_dec(lambda_, "lambda_"),
+            _list(cutoffs, "cutoffs"),
+            metric,
+            int(digits),
+            bool(rigorous),
+        )
+        return Record(js, keys)
 
 
 def optimize(
@@ -186,6 +215,7 @@ def optimize(
     digits: int = DEFAULT_DIGITS,
     rigorous: bool = False,
     max_boxes: int = _taskassign.DEFAULT_MAX_BOXES,
+    progress: _progress.Progress = None,
 ) -> Record:
     """Optimal cutoffs (``taskassign optimize``): sita, tags (minimise the metric), sita-e
     (equal loads), tags-minmax (smallest largest mean queue length).
@@ -201,19 +231,20 @@ def optimize(
     >>> r.cutoffs[0].text
     '1.00000000000e5'
     """
-    js, keys = _taskassign.optimize(
-        policy,
-        dist,
-        str(hosts),
-        _opt_dec(load, "load"),
-        _opt_dec(load_per_host, "load_per_host"),
-        _opt_dec(lambda_, "lambda_"),
-        metric,
-        int(digits),
-        bool(rigorous),
-        int(max_boxes),
-    )
-    return Record(js, keys)
+    with _progress.using(progress):
+        js, keys = _taskassign.optimize(
+            policy,
+            dist,
+            str(hosts),
+            _opt_dec(load, "load"),
+            _opt_dec(load_per_host, "load_per_host"),
+            _opt_dec(lambda_, "lambda_"),
+            metric,
+            int(digits),
+            bool(rigorous),
+            int(max_boxes),
+        )
+        return Record(js, keys)
 
 
 def threshold(
@@ -222,6 +253,7 @@ def threshold(
     *,
     digits: int = DEFAULT_DIGITS,
     rigorous: bool = False,
+    progress: _progress.Progress = None,
 ) -> Record:
     """The TAGS stability threshold rho*(F, h) (``taskassign threshold``): the largest
     total load for which stable cutoffs exist, and the greedy cutoffs at it. ``hosts`` may
@@ -233,8 +265,9 @@ def threshold(
     >>> threshold("exp:rate=1", hosts=2).threshold_load.text
     '1.46594127238499288550295368217e0'
     """
-    js, keys = _taskassign.threshold(dist, str(hosts), int(digits), bool(rigorous))
-    return Record(js, keys)
+    with _progress.using(progress):
+        js, keys = _taskassign.threshold(dist, str(hosts), int(digits), bool(rigorous))
+        return Record(js, keys)
 
 
 def quantity(
@@ -244,6 +277,7 @@ def quantity(
     hosts: Union[int, str, None] = None,
     load: Optional[Num] = None,
     digits: Optional[int] = None,
+    progress: _progress.Progress = None,
     **setup: Any,
 ) -> Certified:
     """A quantity of the claim language at one point, through the claims engine (as a
@@ -261,15 +295,16 @@ def quantity(
     >>> q.digits
     12
     """
-    import json
+    with _progress.using(progress):
+        import json
 
-    values = {"dist": dist, "hosts": hosts, "load": load, **setup}
-    table = {k: _dec(v, k) for k, v in values.items() if v is not None}
-    js = _taskassign.quantity(expr, table, None if digits is None else int(digits))
-    r = json.loads(js)
-    if "half_width" in r:
-        return Simulated(r["value"], Certified(r["half_width"]), r.get("warnings", ()))
-    return Certified(r["value"])
+        values = {"dist": dist, "hosts": hosts, "load": load, **setup}
+        table = {k: _dec(v, k) for k, v in values.items() if v is not None}
+        js = _taskassign.quantity(expr, table, None if digits is None else int(digits))
+        r = json.loads(js)
+        if "half_width" in r:
+            return Simulated(r["value"], Certified(r["half_width"]), r.get("warnings", ()))
+        return Certified(r["value"])
 
 
 class CheckReport(Record):
@@ -324,6 +359,7 @@ def check(
     path_or_claim_text: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]] = "proofs-check",
     *,
     strict: bool = False,
+    progress: _progress.Progress = None,
 ) -> CheckReport:
     """Run claim files and judge them (``taskassign check``): a folder (searched for
     ``*.toml``), a file, a list of them, or one claim file written as a string.
@@ -334,17 +370,18 @@ def check(
     >>> rep.summary["fail"], rep.passed               # doctest: +SKIP
     (0, True)
     """
-    if isinstance(path_or_claim_text, str) and not os.path.exists(path_or_claim_text) and (
-        "\n" in path_or_claim_text or "=" in path_or_claim_text
-    ):
-        js, status = _taskassign.check([], path_or_claim_text, bool(strict))
+    with _progress.using(progress):
+        if isinstance(path_or_claim_text, str) and not os.path.exists(path_or_claim_text) and (
+            "\n" in path_or_claim_text or "=" in path_or_claim_text
+        ):
+            js, status = _taskassign.check([], path_or_claim_text, bool(strict))
+            return CheckReport(js, status)
+        if isinstance(path_or_claim_text, (str, os.PathLike)):
+            paths = [os.fspath(path_or_claim_text)]
+        else:
+            paths = [os.fspath(p) for p in path_or_claim_text]
+        js, status = _taskassign.check(paths, None, bool(strict))
         return CheckReport(js, status)
-    if isinstance(path_or_claim_text, (str, os.PathLike)):
-        paths = [os.fspath(path_or_claim_text)]
-    else:
-        paths = [os.fspath(p) for p in path_or_claim_text]
-    js, status = _taskassign.check(paths, None, bool(strict))
-    return CheckReport(js, status)
 
 
 def design(
@@ -356,6 +393,7 @@ def design(
     policy: str = "both",
     max_hosts: int = 32,
     digits: int = 20,
+    progress: _progress.Progress = None,
 ) -> Record:
     """The fewest hosts, and their optimal cutoffs, that meet a mean waiting (or slowdown)
     target for SITA and for TAGS (``taskassign design``; [BD21]).
@@ -368,20 +406,21 @@ def design(
     >>> r.designs[0].hosts
     19
     """
-    return _json_command(
-        _argv(
-            ["design"],
-            {
-                "dist": dist,
-                "load": load,
-                "target_waiting": target_waiting,
-                "target_slowdown": target_slowdown,
-                "policy": policy,
-                "max_hosts": int(max_hosts),
-                "digits": int(digits),
-            },
+    with _progress.using(progress):
+        return _json_command(
+            _argv(
+                ["design"],
+                {
+                    "dist": dist,
+                    "load": load,
+                    "target_waiting": target_waiting,
+                    "target_slowdown": target_slowdown,
+                    "policy": policy,
+                    "max_hosts": int(max_hosts),
+                    "digits": int(digits),
+                },
+            )
         )
-    )
 
 
 def simulate(
@@ -401,6 +440,7 @@ def simulate(
     no_limit: bool = False,
     point: int = 0,
     interarrival: Optional[str] = None,
+    progress: _progress.Progress = None,
 ) -> Record:
     """Simulate h FCFS hosts under sita, tags, random, rr, lwl or jsq (``taskassign
     simulate``): mean waiting, response and slowdown with 95 % half-widths, compared with
@@ -416,28 +456,29 @@ def simulate(
     >>> r.waiting.half_width.text, r.analytic_waiting.text
     ('1.15e-1', '1.34940e0')
     """
-    return _json_command(
-        _argv(
-            ["simulate"],
-            {
-                "policy": policy,
-                "dist": dist,
-                "hosts": str(hosts),
-                "load": load,
-                "load_per_host": load_per_host,
-                "lambda_": lambda_,
-                "cutoffs": _list(cutoffs, "cutoffs"),
-                "jobs": None if jobs is None else str(jobs),
-                "warmup": None if warmup is None else str(warmup),
-                "replications": int(replications),
-                "seed": int(seed),
-                "no_limit": bool(no_limit),
-                "point": int(point),
-                "interarrival": interarrival,
-            },
-        ),
-        threads,
-    )
+    with _progress.using(progress):
+        return _json_command(
+            _argv(
+                ["simulate"],
+                {
+                    "policy": policy,
+                    "dist": dist,
+                    "hosts": str(hosts),
+                    "load": load,
+                    "load_per_host": load_per_host,
+                    "lambda_": lambda_,
+                    "cutoffs": _list(cutoffs, "cutoffs"),
+                    "jobs": None if jobs is None else str(jobs),
+                    "warmup": None if warmup is None else str(warmup),
+                    "replications": int(replications),
+                    "seed": int(seed),
+                    "no_limit": bool(no_limit),
+                    "point": int(point),
+                    "interarrival": interarrival,
+                },
+            ),
+            threads,
+        )
 
 
 class CommandReport(Record):
@@ -460,6 +501,7 @@ def sweep(
     shard: str = "0/1",
     resume: bool = False,
     threads: Optional[int] = None,
+    progress: _progress.Progress = None,
 ) -> CommandReport:
     """Run one shard of a parameter sweep (``taskassign sweep GRID --out DIR``): one JSON
     line per point of the grid file, in ``DIR/shard-IIIIII-of-NNNNNN.jsonl``; ``resume``
@@ -472,20 +514,21 @@ def sweep(
     >>> sweep("examples/sweeps/tags-sita.toml", out=d / "out", shard="0/1000").points  # doctest: +SKIP
     20
     """
-    return CommandReport.of(
-        *_command(
-            _argv(
-                ["sweep", os.fspath(grid)],
-                {
-                    "out": os.fspath(out),
-                    "shard": shard,
-                    "resume": bool(resume),
-                    "threads": None if threads is None else int(threads),
-                },
+    with _progress.using(progress):
+        return CommandReport.of(
+            *_command(
+                _argv(
+                    ["sweep", os.fspath(grid)],
+                    {
+                        "out": os.fspath(out),
+                        "shard": shard,
+                        "resume": bool(resume),
+                        "threads": None if threads is None else int(threads),
+                    },
+                )
+                + ["--format", "json"],
             )
-            + ["--format", "json"],
         )
-    )
 
 
 def merge(
@@ -495,6 +538,7 @@ def merge(
     csv: Union[str, "os.PathLike[str]", None] = None,
     grid: Union[str, "os.PathLike[str]", None] = None,
     shards: Optional[int] = None,
+    progress: _progress.Progress = None,
 ) -> CommandReport:
     """Merge the shard files of sweeps into one sorted JSONL (``out``) and one CSV (``csv``,
     default ``out`` with the extension .csv) (``taskassign merge``). With ``grid``, the
@@ -505,16 +549,17 @@ def merge(
     >>> rep.csv, rep.missing_shards                                  # doctest: +SKIP
     ('sweep-out/merged.csv', '')
     """
-    paths = [dirs] if isinstance(dirs, (str, os.PathLike)) else list(dirs)
-    opts = {
-        "out": os.fspath(out),
-        "csv": None if csv is None else os.fspath(csv),
-        "grid": None if grid is None else os.fspath(grid),
-        "shards": None if shards is None else int(shards),
-    }
-    return CommandReport.of(
-        *_command(_argv(["merge", *[os.fspath(p) for p in paths]], opts) + ["--format", "json"])
-    )
+    with _progress.using(progress):
+        paths = [dirs] if isinstance(dirs, (str, os.PathLike)) else list(dirs)
+        opts = {
+            "out": os.fspath(out),
+            "csv": None if csv is None else os.fspath(csv),
+            "grid": None if grid is None else os.fspath(grid),
+            "shards": None if shards is None else int(shards),
+        }
+        return CommandReport.of(
+            *_command(_argv(["merge", *[os.fspath(p) for p in paths]], opts) + ["--format", "json"])
+        )
 
 
 def read_sweep(path: Union[str, "os.PathLike[str]"]) -> Any:
@@ -545,6 +590,7 @@ def tables(
     claims: Union[str, "os.PathLike[str]", None] = None,
     check: bool = False,
     figures: Union[str, "os.PathLike[str]"] = "data/figures",
+    progress: _progress.Progress = None,
 ) -> "CommandReport":
     """Regenerate the claim tables (CSV, LaTeX, Markdown) and figures into ``out``
     (``taskassign tables``); ``check`` regenerates into a temporary folder and reports a
@@ -554,14 +600,15 @@ def tables(
     >>> tables("/tmp/tables", claims="proofs-check/hbv10").exit_status   # doctest: +SKIP
     0
     """
-    opts = {
-        "out": os.fspath(out),
-        "claims": None if claims is None else os.fspath(claims),
-        "check": bool(check),
-        "figures": os.fspath(figures),
-    }
-    text, status = _command(_argv(["tables"], opts))
-    return TablesReport(text, status)
+    with _progress.using(progress):
+        opts = {
+            "out": os.fspath(out),
+            "claims": None if claims is None else os.fspath(claims),
+            "check": bool(check),
+            "figures": os.fspath(figures),
+        }
+        text, status = _command(_argv(["tables"], opts))
+        return TablesReport(text, status)
 
 
 class TablesReport:

@@ -330,9 +330,35 @@ class Record:
         r._fields = _infer(json.loads(json_text))
         return r
 
-    def to_pandas(self) -> Any:
-        """The record as a one-row DataFrame (see :func:`to_pandas`; pandas optional)."""
-        return to_pandas([self])
+    def to_pandas(self, field: Optional[str] = None) -> Any:
+        """The record as a one-row DataFrame (see :func:`to_pandas`; pandas optional), or,
+        given the name of one of its list fields (a JSQ ``occupancy`` vector, ``cutoffs``,
+        ``host_waiting``, ...), that list as rows: ``index`` (0-based: ``occupancy`` row 0
+        is q_1) and the entry, as decimal text with a ``_float`` column beside; a list of
+        lists (``jsq.fluid``'s occupancy at each time) gives one row per inner entry with
+        ``index`` (the outer position: ``times[index]``) and ``position``.
+
+        >>> import taskassign
+        >>> df = taskassign.jsq.fixed_point("queues", 0.9, d=2, digits=12).to_pandas("occupancy")  # doctest: +SKIP
+        >>> list(df["occupancy"][:2]), list(df["occupancy_float"][:2])   # doctest: +SKIP
+        (['9.00000000000e-1', '7.29000000000e-1'], [0.9, 0.729])
+        """
+        if field is None:
+            return to_pandas([self])
+        entries = self.to_dict().get(field)
+        if not isinstance(entries, list):
+            raise KeyError(f"{field!r} is not a list field of this record")
+        rows: List[Dict[str, Any]] = []
+        for k, e in enumerate(entries):
+            if isinstance(e, list):
+                rows += [{"index": k, "position": j, field: x} for j, x in enumerate(e)]
+            elif isinstance(e, dict):
+                flat: Dict[str, Any] = {"index": k}
+                _flatten("", e, flat)
+                rows.append(flat)
+            else:
+                rows.append({"index": k, field: e})
+        return frame(rows)
 
     def to_dict(self) -> Dict[str, Any]:
         """The record as the command prints it with ``--format json`` (a fresh dict)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Union
 
-from . import _taskassign
+from . import _progress, _taskassign
 from . import _argv, _dec, _json_command, _list  # type: ignore[attr-defined]
 from ._numbers import Record
 
@@ -25,6 +25,7 @@ def fixed_point(
     buffer: Union[int, str] = "inf",
     d: Union[int, str] = "inf",
     digits: int = _taskassign.DEFAULT_DIGITS,
+    progress: _progress.Progress = None,
 ) -> Record:
     """Certified fixed point of the N -> infinity limit (``taskassign jsq fixed-point``):
     fixed d (power-of-d mean field) or d = inf / a growing formula (JSQ's fluid limit);
@@ -34,10 +35,11 @@ def fixed_point(
     >>> r.digits
     12
     """
-    js, keys = _taskassign.jsq_fixed_point(
-        model, _dec(lambda_, "lambda_"), str(buffer), str(d), int(digits)
-    )
-    return Record(js, keys)
+    with _progress.using(progress):
+        js, keys = _taskassign.jsq_fixed_point(
+            model, _dec(lambda_, "lambda_"), str(buffer), str(d), int(digits)
+        )
+        return Record(js, keys)
 
 
 def exact(
@@ -50,6 +52,7 @@ def exact(
     sampling: str = "without",
     digits: int = _taskassign.DEFAULT_DIGITS,
     max_states: int = _taskassign.DEFAULT_MAX_STATES,
+    progress: _progress.Progress = None,
 ) -> Record:
     """Exact stationary values of the finite-N Markov chain (``taskassign jsq exact``):
     ``servers`` N (small), ``sampling`` of the d servers (without or with replacement).
@@ -58,17 +61,18 @@ def exact(
     >>> r.servers
     3
     """
-    js, keys = _taskassign.jsq_exact(
-        model,
-        _dec(lambda_, "lambda_"),
-        int(servers),
-        str(d),
-        str(buffer),
-        sampling,
-        int(digits),
-        int(max_states),
-    )
-    return Record(js, keys)
+    with _progress.using(progress):
+        js, keys = _taskassign.jsq_exact(
+            model,
+            _dec(lambda_, "lambda_"),
+            int(servers),
+            str(d),
+            str(buffer),
+            sampling,
+            int(digits),
+            int(max_states),
+        )
+        return Record(js, keys)
 
 
 def fluid(
@@ -80,6 +84,7 @@ def fluid(
     d: Union[int, str] = "inf",
     init: Union[str, Sequence[Num]] = "",
     digits: Optional[int] = None,
+    progress: _progress.Progress = None,
 ) -> Record:
     """Fluid (mean-field) trajectory from a start occupancy ``init`` at the output
     ``times`` (``taskassign jsq fluid``), integrated in f64 twice at two tolerances: each
@@ -90,20 +95,21 @@ def fluid(
     >>> r.occupancy[1][0].text
     '5.09052640e-1'
     """
-    return _json_command(
-        _argv(
-            ["jsq", "fluid"],
-            {
-                "model": model,
-                "lambda_": lambda_,
-                "buffer": str(buffer),
-                "d": str(d),
-                "init": _list(init, "init"),
-                "times": _list(times, "times"),
-                "digits": None if digits is None else int(digits),
-            },
+    with _progress.using(progress):
+        return _json_command(
+            _argv(
+                ["jsq", "fluid"],
+                {
+                    "model": model,
+                    "lambda_": lambda_,
+                    "buffer": str(buffer),
+                    "d": str(d),
+                    "init": _list(init, "init"),
+                    "times": _list(times, "times"),
+                    "digits": None if digits is None else int(digits),
+                },
+            )
         )
-    )
 
 
 def simulate(
@@ -122,6 +128,7 @@ def simulate(
     seed: int = 1,
     threads: Optional[int] = None,
     no_limit: bool = False,
+    progress: _progress.Progress = None,
 ) -> Record:
     """Simulate JSQ(d) on N = ``servers`` queues or pools (``taskassign jsq simulate``):
     occupancy, mean tasks, blocking and the distance to the fixed point, each a
@@ -133,24 +140,25 @@ def simulate(
     >>> r.mean_tasks.text, r.mean_tasks.half_width.text
     ('2.72730e0', '1.67e-1')
     """
-    return _json_command(
-        _argv(
-            ["jsq", "simulate"],
-            {
-                "model": model,
-                "servers": str(servers),
-                "lambda_": lambda_,
-                "halfin_whitt": halfin_whitt,
-                "d": str(d),
-                "sampling": sampling,
-                "buffer": str(buffer),
-                "time": time,
-                "warmup": warmup,
-                "start": start,
-                "replications": int(replications),
-                "seed": int(seed),
-                "no_limit": bool(no_limit),
-            },
-        ),
-        threads,
-    )
+    with _progress.using(progress):
+        return _json_command(
+            _argv(
+                ["jsq", "simulate"],
+                {
+                    "model": model,
+                    "servers": str(servers),
+                    "lambda_": lambda_,
+                    "halfin_whitt": halfin_whitt,
+                    "d": str(d),
+                    "sampling": sampling,
+                    "buffer": str(buffer),
+                    "time": time,
+                    "warmup": warmup,
+                    "start": start,
+                    "replications": int(replications),
+                    "seed": int(seed),
+                    "no_limit": bool(no_limit),
+                },
+            ),
+            threads,
+        )

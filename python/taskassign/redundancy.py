@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Sequence, Union
 
-from . import _taskassign
+from . import _progress, _taskassign
 from . import _argv, _dec, _json_command  # type: ignore[attr-defined]
 from ._numbers import Record
 
@@ -29,6 +29,7 @@ def exact(
     lambdas: Union[str, Sequence[object], None] = None,
     preemptive: bool = False,
     digits: int = _taskassign.DEFAULT_DIGITS,
+    progress: _progress.Progress = None,
 ) -> Record:
     """Exact mean numbers and response times with exponential i.i.d. copies
     (``taskassign redundancy exact``): FCFS by its product form (certified digits), the
@@ -41,17 +42,18 @@ def exact(
     >>> r.policy
     'fcfs'
     """
-    js, keys = _taskassign.redundancy_exact(
-        policy,
-        None if servers is None else str(servers),
-        _texts(rates, "rates") or [],
-        list(classes),
-        system,
-        _texts(lambdas, "lambdas"),
-        bool(preemptive),
-        int(digits),
-    )
-    return Record(js, keys)
+    with _progress.using(progress):
+        js, keys = _taskassign.redundancy_exact(
+            policy,
+            None if servers is None else str(servers),
+            _texts(rates, "rates") or [],
+            list(classes),
+            system,
+            _texts(lambdas, "lambdas"),
+            bool(preemptive),
+            int(digits),
+        )
+        return Record(js, keys)
 
 
 def _system(servers, rates, classes, system, lambdas) -> dict:
@@ -82,6 +84,7 @@ def simulate(
     seed: int = 1,
     threads: Optional[int] = None,
     no_limit: bool = False,
+    progress: _progress.Progress = None,
 ) -> Record:
     """Simulate redundancy with any service law of a copy (``taskassign redundancy
     simulate``): mean numbers and response times per class and overall, each a
@@ -93,19 +96,20 @@ def simulate(
     >>> r.classes[0].mean_number.half_width.text
     '1.74e-2'
     """
-    opts = {
-        "policy": policy,
-        **_system(servers, rates, classes, system, lambdas),
-        "preemptive": bool(preemptive),
-        "dist": dist,
-        "copies": copies,
-        "jobs": None if jobs is None else str(jobs),
-        "warmup": None if warmup is None else str(warmup),
-        "replications": int(replications),
-        "seed": int(seed),
-        "no_limit": bool(no_limit),
-    }
-    return _json_command(_argv(["redundancy", "simulate"], opts, repeat=["class"]), threads)
+    with _progress.using(progress):
+        opts = {
+            "policy": policy,
+            **_system(servers, rates, classes, system, lambdas),
+            "preemptive": bool(preemptive),
+            "dist": dist,
+            "copies": copies,
+            "jobs": None if jobs is None else str(jobs),
+            "warmup": None if warmup is None else str(warmup),
+            "replications": int(replications),
+            "seed": int(seed),
+            "no_limit": bool(no_limit),
+        }
+        return _json_command(_argv(["redundancy", "simulate"], opts, repeat=["class"]), threads)
 
 
 def stability(
@@ -124,6 +128,7 @@ def stability(
     replications: int = 8,
     seed: int = 1,
     threads: Optional[int] = None,
+    progress: _progress.Progress = None,
 ) -> Record:
     """The stability region of a redundancy system (``taskassign redundancy stability``):
     ``scale_limit``, the largest factor of the arrival rates that keeps it stable (exact
@@ -133,15 +138,16 @@ def stability(
     >>> stability("fcfs", system="w-model", lambdas=[0.3, 0.3, 0.6]).scale_limit.text
     '1.6666666666666666667e0'
     """
-    opts = {
-        "policy": policy,
-        **_system(servers, rates, classes, system, lambdas),
-        "preemptive": bool(preemptive),
-        "dist": dist,
-        "copies": copies,
-        "simulate": bool(simulate),
-        "horizon": int(horizon),
-        "replications": int(replications),
-        "seed": int(seed),
-    }
-    return _json_command(_argv(["redundancy", "stability"], opts, repeat=["class"]), threads)
+    with _progress.using(progress):
+        opts = {
+            "policy": policy,
+            **_system(servers, rates, classes, system, lambdas),
+            "preemptive": bool(preemptive),
+            "dist": dist,
+            "copies": copies,
+            "simulate": bool(simulate),
+            "horizon": int(horizon),
+            "replications": int(replications),
+            "seed": int(seed),
+        }
+        return _json_command(_argv(["redundancy", "stability"], opts, repeat=["class"]), threads)

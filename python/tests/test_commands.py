@@ -265,3 +265,26 @@ def test_to_pandas_without_pandas_says_how(monkeypatch):
     rec = taskassign.threshold("exp:rate=1", 2, digits=10)
     with pytest.raises(ImportError, match="pip install pandas"):
         rec.to_pandas()
+
+
+def test_a_jsq_occupancy_vector_to_pandas():
+    pytest.importorskip("pandas")
+    import mpmath
+
+    r = jsq.fixed_point("queues", 0.9, d=2, digits=12)
+    df = r.to_pandas("occupancy")
+    # One row per level, the record's text kept digit for digit ...
+    assert list(df["occupancy"]) == r.to_dict()["occupancy"]
+    assert list(df["index"]) == list(range(len(df)))
+    # ... and the float column is the power-of-d closed form q_i = lambda^(2^i - 1)
+    # (README, `jsq`), row i-1 holding q_i, to the 12 certified digits (rel. 1e-11).
+    for i, x in zip(df["index"], df["occupancy_float"]):
+        q = mpmath.mpf("0.9") ** (2 ** (i + 1) - 1)
+        assert abs(x - float(q)) <= 1e-11 * float(q), (i, x)
+    # A list of lists (the fluid occupancy at each time): one row per entry, index = time.
+    f = jsq.fluid("queues", 0.9, d=2, times=[0, 1, 5])
+    fd = f.to_pandas("occupancy")
+    assert len(fd) == sum(len(v) for v in f.to_dict()["occupancy"])
+    assert set(fd["index"]) == {k for k, v in enumerate(f.to_dict()["occupancy"]) if v}
+    with pytest.raises(KeyError):
+        r.to_pandas("mean_tasks")

@@ -87,3 +87,21 @@ def test_enclosure_to_arb():
         assert b.contains(flint.arb.const_e())
     finally:
         flint.ctx.prec = old
+
+
+def test_an_mpf_argument_keeps_its_own_precision_not_mp_dps():
+    # Precision is an argument, never a global: 1/3 made at 30 digits is passed with its
+    # own digits whatever mpmath's mp.dps is at the call (the old conversion used mp.dps and
+    # passed 0.33333 under workdps(5)).
+    with mpmath.workdps(30):
+        third = mpmath.mpf(1) / 3
+    with mpmath.workdps(5):
+        low = taskassign.eval("sita", "exp:rate=1", 2, load=third, cutoffs=[1], digits=25)
+    with mpmath.workdps(60):
+        high = taskassign.eval("sita", "exp:rate=1", 2, load=third, cutoffs=[1], digits=25)
+    assert low.to_dict() == high.to_dict()
+    # The load the core saw is 1/3 to its 25 certified digits (independent: Fraction 1/3).
+    assert low.load.text == "3.333333333333333333333333e-1"
+    # and a short mpf passes as its shortest round-trip decimal, like repr of a float.
+    assert taskassign._mpf_text(mpmath.mpf(0.1)) == "0.1"
+    assert taskassign._mpf_text(mpmath.mpf(2) ** -1000) == repr(2.0 ** -1000)

@@ -146,3 +146,27 @@ def test_after_an_interrupt_the_next_call_works():
         timer.cancel()
     r = taskassign.optimize("sita", "bp:k=1,p=1e10,alpha=1", 2, load=0.5, digits=12)
     assert r.cutoffs[0].text == "1.00000000000e5"
+
+
+# The wall-clock keys differ from run to run (as in test_commands.py); nothing else may.
+CLOCK = {"events_per_second", "seconds", "jobs_per_second", "seconds_per_run"}
+
+
+@pytest.mark.parametrize(
+    "name,call",
+    [
+        ("simulate", lambda t: taskassign.simulate(
+            "sita", "exp:rate=1", 2, load=1, cutoffs=[1], jobs=20000, replications=5, threads=t)),
+        ("jsq.simulate", lambda t: jsq.simulate(
+            "queues", 0.9, servers=20, d=2, time=200, replications=5, threads=t)),
+        ("redundancy.simulate", lambda t: taskassign.redundancy.simulate(
+            "ros", system="w-model", lambdas=[0.3, 0.3, 0.6], jobs=10000, replications=5,
+            threads=t)),
+    ],
+    ids=lambda x: x if isinstance(x, str) else "",
+)
+def test_results_do_not_depend_on_the_number_of_threads(name, call):
+    # Each replication draws from its own (seed, point, replication) streams, so one, two
+    # and three worker threads give the same record, digit for digit (README, "Simulation").
+    runs = [{k: v for k, v in call(t).to_dict().items() if k not in CLOCK} for t in (1, 2, 3)]
+    assert runs[0] == runs[1] == runs[2], name

@@ -58,7 +58,7 @@ use crate::policy::PolicyError;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use stats::heavy_tail_check;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use thiserror::Error;
 
 /// Fewest replications accepted (a half-width needs two).
@@ -295,6 +295,18 @@ impl<T: Tally> Replicated<T> {
     }
 }
 
+/// Counts one finished replication of `n` and reports it (`crate::progress`) under one
+/// lock, so that the reports of parallel workers arrive in the order of their counts (a
+/// progress bar never steps back); the count.
+fn count_done(done: &Mutex<usize>, task: &str, n: usize) -> usize {
+    let mut d = done
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    *d += 1;
+    crate::progress::report(task, *d as u64, Some(n as u64), "");
+    *d
+}
+
 impl Replicator {
     /// `replications` replications at sweep point `point` of base seed `seed`, in rayon's
     /// current pool; errors unless [`MIN_REPLICATIONS`] ≤ R ≤ [`MAX_REPLICATIONS`].
@@ -348,16 +360,15 @@ impl Replicator {
     ) -> Result<Replicated<S::Tally>, SimError> {
         let n = self.replications;
         let collect = || -> Vec<S::Tally> {
-            let done = AtomicUsize::new(0);
+            let done = Mutex::new(0usize);
             (0..n)
                 .into_par_iter()
                 .map(|r| {
                     let t = sim.replicate(&self.streams(r as u64));
-                    let k = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    let k = count_done(&done, "replications", n);
                     if let Some(p) = progress {
                         p(k, n);
                     }
-                    crate::progress::report("replications", k as u64, Some(n as u64), "");
                     t
                 })
                 .collect()
@@ -386,19 +397,12 @@ impl Replicator {
                 .filter(|&r| tallies[r].series().is_some_and(|s| cut[r] > s.warmup))
                 .collect();
             if !redo.is_empty() {
-                let total = redo.len() as u64;
                 let again = || -> Vec<S::Tally> {
-                    let done = AtomicUsize::new(0);
+                    let done = Mutex::new(0usize);
                     redo.par_iter()
                         .filter_map(|&r| {
                             let t = sim.replicate_from(&self.streams(r as u64), cut[r]);
-                            let k = done.fetch_add(1, Ordering::Relaxed) + 1;
-                            crate::progress::report(
-                                "warm-up extensions (MSER-5)",
-                                k as u64,
-                                Some(total),
-                                "",
-                            );
+                            count_done(&done, "warm-up extensions (MSER-5)", redo.len());
                             t
                         })
                         .collect()
