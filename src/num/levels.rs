@@ -835,11 +835,15 @@ impl<'a, S> Solver<'a, S> {
 
 /// An incomplete LU factorisation without fill of a matrix on the unknowns 1..n given by its
 /// diagonal and its off-diagonal entries by row (sorted columns, none in column 0): L unit
-/// lower and U upper, stored together row by row.
+/// lower and U upper, stored together row by row. The factors are computed in f64 and
+/// kept in f32 (the triangular solves accumulate in f64): a preconditioner only needs to be
+/// nonsingular and close to −B, ILU(0) itself is far coarser than f32's 6e−8, and the
+/// residuals the enclosure uses are computed with −B itself; the smaller factors cut the
+/// memory traffic of the solves, which dominate the run time.
 struct Ilu {
     off: Vec<usize>,
     col: Vec<u32>,
-    val: Vec<f64>,
+    val: Vec<f32>,
     /// Position of the diagonal in each row.
     diag: Vec<usize>,
 }
@@ -903,10 +907,18 @@ impl Ilu {
                 pos[col[p] as usize] = usize::MAX;
             }
         }
+        let mut val32: Vec<f32> = val.iter().map(|&v| v as f32).collect();
+        drop(val);
+        for (i, &d) in diag.iter().enumerate().skip(1) {
+            // A pivot that f32 cannot hold (below its range) falls back to the diagonal.
+            if !(val32[d] > 0.0 && val32[d].is_normal()) {
+                val32[d] = (total[i] as f32).max(f32::MIN_POSITIVE);
+            }
+        }
         Ilu {
             off: o,
             col,
-            val,
+            val: val32,
             diag,
         }
     }
@@ -918,16 +930,16 @@ impl Ilu {
         for i in 1..n {
             let mut s = v[i];
             for p in self.off[i]..self.diag[i] {
-                s -= self.val[p] * v[self.col[p] as usize];
+                s -= f64::from(self.val[p]) * v[self.col[p] as usize];
             }
             v[i] = s;
         }
         for i in (1..n).rev() {
             let mut s = v[i];
             for p in self.diag[i] + 1..self.off[i + 1] {
-                s -= self.val[p] * v[self.col[p] as usize];
+                s -= f64::from(self.val[p]) * v[self.col[p] as usize];
             }
-            v[i] = s / self.val[self.diag[i]];
+            v[i] = s / f64::from(self.val[self.diag[i]]);
         }
     }
 }
@@ -961,7 +973,6 @@ fn gmres(
             break;
         }
         let mut v: Vec<Vec<f64>> = vec![r.iter().map(|a| a / beta).collect()];
-        let mut z: Vec<Vec<f64>> = Vec::new();
         let mut h = vec![vec![0.0; m]; m + 1];
         let mut cs = vec![0.0; m];
         let mut sn = vec![0.0; m];
@@ -982,7 +993,6 @@ fn gmres(
             }
             let hn = norm(&w);
             h[k + 1][k] = hn;
-            z.push(zk);
             for i in 0..k {
                 let t = cs[i] * h[i][k] + sn[i] * h[i + 1][k];
                 h[i + 1][k] = -sn[i] * h[i][k] + cs[i] * h[i + 1][k];
@@ -1005,7 +1015,10 @@ fn gmres(
             }
             v.push(w.iter().map(|a| a / hn).collect());
         }
-        // Back substitution for the k coefficients, then x += Σ y_i z_i.
+        // Back substitution for the k coefficients, then x += M⁻¹(Σ y_i v_i): the
+        // preconditioner is linear (a fixed level correction and fixed factors), so the
+        // preconditioned vectors z_i = M⁻¹v_i need not be kept (half the memory of a
+        // restart cycle, for one more preconditioner application per cycle).
         let mut yv = vec![0.0; k];
         for i in (0..k).rev() {
             let mut t = g[i];
@@ -1014,9 +1027,16 @@ fn gmres(
             }
             yv[i] = if h[i][i] != 0.0 { t / h[i][i] } else { 0.0 };
         }
-        for (yi, zi) in yv.iter().zip(&z) {
-            for (xj, zj) in x.iter_mut().zip(zi) {
-                *xj += yi * zj;
+        if k > 0 {
+            let mut u = vec![0.0; n];
+            for (yi, vi) in yv.iter().zip(&v) {
+                for (uj, vj) in u.iter_mut().zip(vi) {
+                    *uj += yi * vj;
+                }
+            }
+            let zu = precond(&u);
+            for (xj, zj) in x.iter_mut().zip(&zu) {
+                *xj += zj;
             }
         }
         apply(&x, &mut tmp);
@@ -1246,6 +1266,8 @@ pub struct Bounds {
     pub solve_error: [f64; 2],
     /// Whether a Lyapunov certificate backs the bound.
     pub certified: bool,
+    /// Linear solves (−B)x = b made for the bound.
+    pub solves: usize,
 }
 
 /// The least ε̂α + Fβ over α, β ≥ 0 with α·a_w + β·b_w ≥ c_w at every boundary state w
@@ -1315,8 +1337,64 @@ fn reentry_lp(eps: f64, f: f64, a: &[f64], b: &[f64], c: &[f64]) -> (f64, f64) {
     (alpha(best.1), best.1)
 }
 
-/// Computes the enclosure's ingredients after the stationary solve (module docs).
+/// Relative spread of the ratios a/b below which [`proportional`] calls a proportional to b.
+const PROPORTIONAL_SPREAD: f64 = 1e-9;
+
+/// The least c (rounded up) with a ≤ c·b at every unknown, when a is proportional to b up
+/// to rounding: the same support and every ratio a(x)/b(x) within [`PROPORTIONAL_SPREAD`]
+/// of the others (a, b ≥ 0). Then (−B)⁻¹a ≤ c·(−B)⁻¹b, since (−B)⁻¹ ≥ 0 (Varga 2000, Thm
+/// 3.18), so c times an upper bound of (−B)⁻¹b is one of (−B)⁻¹a, without a solve of its
+/// own. `None` when a is not proportional to b.
+fn proportional(a: &[f64], b: &[f64]) -> Option<f64> {
+    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+    for (&x, &y) in a.iter().zip(b).skip(1) {
+        if !(x >= 0.0 && y >= 0.0) {
+            return None;
+        }
+        if y > 0.0 {
+            let r = x / y;
+            lo = lo.min(r);
+            hi = hi.max(r);
+        } else if x != 0.0 {
+            return None;
+        }
+    }
+    if lo == f64::INFINITY {
+        // Both vanish on every unknown.
+        return Some(0.0);
+    }
+    // hi·(1 + 4ε) is at least every exact ratio (each r is x/y rounded to nearest).
+    (hi.is_finite() && hi <= lo * (1.0 + PROPORTIONAL_SPREAD))
+        .then_some(hi * (1.0 + 4.0 * f64::EPSILON))
+}
+
+/// Which right-hand sides of the bound get a solve of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoundSolves {
+    /// A right-hand side proportional to one already solved ([`proportional`]: e.g. V_g
+    /// and W_g multiples of one function, as the quadratic certificates are) reuses its
+    /// upper bound, and b + e_{V_g} is bounded by the upper bounds of b and e_{V_g}
+    /// ((−B)⁻¹ is linear and nonnegative): 4 solves instead of 7 when V_1, V_G, W_1 and W_G
+    /// are multiples of one function.
+    Shared,
+    /// Every right-hand side solved on its own (7 solves; the reference the shared path is
+    /// tested against).
+    Separate,
+}
+
+/// Computes the enclosure's ingredients after the stationary solve (module docs), sharing
+/// the bound's solves where the right-hand sides allow ([`BoundSolves::Shared`]).
 pub fn bounds<S, C: LevelChain<State = S>>(chain: &C, c: &Explored<S>, st: &Stationary) -> Bounds {
+    bounds_with(chain, c, st, BoundSolves::Shared)
+}
+
+/// [`bounds`] with the bound's solves shared or not.
+pub fn bounds_with<S, C: LevelChain<State = S>>(
+    chain: &C,
+    c: &Explored<S>,
+    st: &Stationary,
+    solves: BoundSolves,
+) -> Bounds {
     let n = c.len();
     let solver = Solver::new(c);
     let w: Vec<f64> = st.pi.clone();
@@ -1341,7 +1419,9 @@ pub fn bounds<S, C: LevelChain<State = S>>(chain: &C, c: &Explored<S>, st: &Stat
     } else {
         vec![f64::INFINITY; n]
     };
+    let count = std::cell::Cell::new(1usize);
     let upper = |b: &[f64]| -> Vec<f64> {
+        count.set(count.get() + 1);
         let s = solve_upper(&solver, b, &w, &coarse);
         s.x.iter()
             .zip(&u1v)
@@ -1372,8 +1452,10 @@ pub fn bounds<S, C: LevelChain<State = S>>(chain: &C, c: &Explored<S>, st: &Stat
         reentry: [(0.0, 0.0); 2],
         solve_error,
         certified: c.certified,
+        solves: 0,
     };
     if c.exits.is_empty() {
+        out.solves = count.get();
         return out;
     }
     // Exit rates per face under π̂, and their solve error (≤ Σ|r|·p̂).
@@ -1400,6 +1482,7 @@ pub fn bounds<S, C: LevelChain<State = S>>(chain: &C, c: &Explored<S>, st: &Stat
     if !c.certified {
         out.outside = [[f64::INFINITY; FACES]; 2];
         out.reentry = [(f64::INFINITY, f64::INFINITY); 2];
+        out.solves = count.get();
         return out;
     }
     let eps_total: f64 = out.exit_rate.iter().sum();
@@ -1414,16 +1497,42 @@ pub fn bounds<S, C: LevelChain<State = S>>(chain: &C, c: &Explored<S>, st: &Stat
             f_g[k][face] += pi * row.v[k];
         }
     }
+    let share = solves == BoundSolves::Shared;
+    let scaled = |u: &[f64], c: f64| -> Vec<f64> { u.iter().map(|v| c * v).collect() };
+    // Upper bounds of (−B)⁻¹W_k-exits, k = 0, 1, as they are computed.
+    let mut vvws: Vec<Vec<f64>> = Vec::with_capacity(2);
     for k in 0..2 {
         // (−B)⁻¹ of the exits' expected W_k, for the re-entry LP, and F(W_k)'s solve error.
-        let vvw = upper(&ewraw[k]);
-        f_raw[k][0] += err(&vvw);
+        let reuse = if share && k == 1 {
+            proportional(&ewraw[1], &ewraw[0]).map(|cf| scaled(&vvws[0], cf))
+        } else {
+            None
+        };
+        let vvw = reuse.unwrap_or_else(|| upper(&ewraw[k]));
+        vvws.push(vvw);
+        let vvw = &vvws[k];
+        f_raw[k][0] += err(vvw);
         let f_raw_total: f64 = f_raw[k].iter().sum();
         let base = if k == 0 { &ones } else { &g };
-        let rhs: Vec<f64> = (0..n)
-            .map(|x| if x == 0 { 0.0 } else { base[x] + ev[k][x] })
-            .collect();
-        let a_g = upper(&rhs);
+        // (−B)⁻¹(base + e_{V_k}) ≤ U(base) + c·U(W_j-exits) when e_{V_k} ≤ c·(W_j-exits).
+        let reuse = if share {
+            (0..=k).find_map(|j| {
+                proportional(&ev[k], &ewraw[j]).map(|cf| {
+                    let ub = if k == 0 { &u1v } else { &ugv };
+                    (0..n)
+                        .map(|x| if x == 0 { 0.0 } else { ub[x] + cf * vvws[j][x] })
+                        .collect::<Vec<f64>>()
+                })
+            })
+        } else {
+            None
+        };
+        let a_g = reuse.unwrap_or_else(|| {
+            let rhs: Vec<f64> = (0..n)
+                .map(|x| if x == 0 { 0.0 } else { base[x] + ev[k][x] })
+                .collect();
+            upper(&rhs)
+        });
         f_g[k][0] += err(&a_g);
         let mut aw = Vec::with_capacity(c.boundary.len());
         let mut bw = Vec::with_capacity(c.boundary.len());
@@ -1471,6 +1580,7 @@ pub fn bounds<S, C: LevelChain<State = S>>(chain: &C, c: &Explored<S>, st: &Stat
                 };
         }
     }
+    out.solves = count.get();
     out
 }
 
