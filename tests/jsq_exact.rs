@@ -410,3 +410,30 @@ fn truncation_study_n5() {
         assert!(r.digits >= 10);
     }
 }
+
+#[test]
+fn twelve_digits_asked_are_printed_next_to_a_rounding_boundary() {
+    // N = 3, d = 2, λ = 0.9: mean tasks per server 3.8466783365848 by the SciPy peer
+    // (benches/peer/exact_scipy.py, box (135, 36), 95 608 states; the box (108, 29) gives
+    // 3.8466783365871, so the peer's own truncation error is a few 1e-12), about 2e-13
+    // below the 12th digit's rounding boundary 3.846678336585: a truncation whose bound
+    // just meets its target (1.9e-12) leaves an enclosure across that boundary and 11
+    // digits, so the chain must try the tighter truncation and print the 12 asked.
+    let s = system(ModelKind::Queues, "0.9", None, 3, 2, Sampling::Without);
+    let r = exact(
+        &s,
+        &ExactOptions {
+            digits: 12,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(r.digits >= 12, "{} digits: {:?}", r.digits, r.mean_tasks);
+    let peer = 3.8466783365848;
+    let half = 0.5 * (r.mean_tasks.hi - r.mean_tasks.lo);
+    assert!(
+        (r.mean_tasks.value - peer).abs() <= half + 3e-12,
+        "{:?} against the peer's {peer}",
+        r.mean_tasks
+    );
+}

@@ -3,8 +3,8 @@
 `taskassign redundancy exact`, and their speed: each chain is written here from the model's
 definition (README, ARCHITECTURE.md "Load balancing"; src/redundancy/policy.rs's reading of
 [ARV22]), enumerated by breadth-first search, and solved by SciPy's sparse direct solver
-(SuperLU with COLAMD ordering) on the balance equations with one equation replaced by the
-normalisation. Nothing here is translated from the Rust code: the join probabilities of
+(SuperLU with COLAMD ordering) on the balance equations with the empty state's probability
+fixed and its equation dropped, then normalised. Nothing here is translated from the Rust code: the join probabilities of
 JSQ(d) are counted over every sample of d servers, and the redundancy chain keeps its jobs
 as in-service groups and waiting counts.
 
@@ -33,15 +33,19 @@ import scipy.sparse.linalg as spla
 
 
 def solve_stationary(rows, cols, vals, n):
-    """pi Q = 0, sum pi = 1 by SuperLU: Q^T with its last row replaced by ones."""
+    """pi Q = 0, sum pi = 1 by SuperLU. State 0 (the empty state, where the search starts)
+    gets pi_0 = 1: its balance equation is dropped (it is implied by the others) and the
+    remaining n - 1 equations in n - 1 unknowns are solved, then pi is normalised. The
+    textbook alternative, one equation replaced by the normalisation row of ones, puts a
+    dense row into the matrix and SuperLU's factors fill in from it: on N = 3, d = 2,
+    lambda = 0.7 at the box (45, 30) (22816 states) that took 21.6 s against 2.8 s this way
+    for the same value to 1.2e-13 (2026-12-03), so the peer is measured the fast way."""
     q = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
     out = np.asarray(q.sum(axis=1)).ravel()
-    q = q - sp.diags(out)
-    a = q.T.tolil()
-    a[n - 1, :] = np.ones(n)
-    b = np.zeros(n)
-    b[n - 1] = 1.0
-    pi = spla.spsolve(a.tocsc(), b, permc_spec="COLAMD")
+    a = (q - sp.diags(out)).T.tocsc()
+    b = -np.asarray(a[1:, 0].todense()).ravel()
+    x = spla.spsolve(a[1:, 1:].tocsc(), b, permc_spec="COLAMD")
+    pi = np.concatenate([[1.0], np.atleast_1d(x)])
     pi = np.maximum(pi, 0.0)
     return pi / pi.sum()
 
