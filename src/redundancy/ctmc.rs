@@ -709,7 +709,7 @@ impl LevelChain for LevelClassChain<'_> {
 
 /// The stationary probabilities of a solved truncation, by state (a warm start for a
 /// larger one).
-pub type StationaryMap = std::collections::HashMap<PackedState, f64>;
+pub type StationaryMap = rustc_hash::FxHashMap<PackedState, f64>;
 
 /// "lrf-fcfs on classes {1}, {2}, {1+2}": what a failure names.
 fn subject(sys: &ClassSystem, policy: Policy) -> String {
