@@ -183,3 +183,57 @@ bound = "0"
     assert_eq!(code, Some(2), "{out}");
     assert!(out.contains("setup.system"), "{out}");
 }
+
+/// A claim's difference of two chain values keeps the claim's digits (issue 26: the claims
+/// using exact chains gain digits): `redundancy-nbu-ros`'s exponential boundary on the
+/// N-model at λ = (0.5, 1.0), E[T_LRF-ROS] − E[T_LRF-FCFS], at `digits = 8`. Reference
+/// 7.523837343029823e-3 = (3.5181166084106854 − 3.5068308523961407)/1.5, the two E[N]
+/// of `benches/peer/exact_scipy.py redundancy --class 1:0.5 --class 1+2:1.0 --servers 2
+/// --policy lrf-ros|lrf-fcfs --cap 160` (an independent chain solved by SuperLU; its caps
+/// 160 and the smaller one agree to 4e-13 on E[N]). Tolerance 1e-10 (the chain's two
+/// truncations must agree far below it: `--strict` turns an uncertainty above it into exit
+/// 1; with the chain asked for 6 digits whatever the claim, as before this test, the
+/// uncertainty was 2.7e-7 and the check INCONCLUSIVE). The bound moved by 1e-9 must FAIL.
+#[test]
+fn a_claims_chain_difference_keeps_its_digits() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = format!(
+        r#"{HEAD}
+[setup]
+model = "redundancy"
+classes = "1:0.5 1+2:1.0"
+digits = 8
+
+[[check]]
+quantity = "red_exact(lrf-ros) - red_exact(lrf-fcfs)"
+relation = "=="
+bound = "7.523837343029823e-3"
+tolerance = "1e-10"
+"#
+    );
+    let strict = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).expect("write claim");
+        let out = taskassign()
+            .arg("check")
+            .arg("--strict")
+            .arg(&p)
+            .output()
+            .expect("runs");
+        (
+            out.status.code(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        )
+    };
+    let (code, out) = strict("boundary.toml", &text);
+    assert_eq!(code, Some(EXIT_OK), "{out}");
+    let moved = text.replacen("7.523837343029823e-3", "7.523838343029823e-3", 1);
+    assert_ne!(moved, text);
+    let (code, out) = strict("boundary-moved.toml", &moved);
+    assert_eq!(code, Some(EXIT_FAIL), "{out}");
+    assert!(out.contains("FAIL"), "{out}");
+}

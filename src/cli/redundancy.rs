@@ -86,7 +86,7 @@ struct ExactArgs {
     #[command(flatten)]
     system: SystemArgs,
     /// Significant decimal digits wanted (each printed digit is certified; a Markov chain
-    /// prints at most 10).
+    /// prints at most 13).
     #[arg(long, default_value_t = i64::from(DEFAULT_DIGITS), allow_hyphen_values = true)]
     digits: i64,
     /// Output format.

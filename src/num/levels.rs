@@ -54,7 +54,7 @@
 //! enclosure). Directed rounding of those residuals is what an interval version would add.
 
 use crate::progress;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::hash::Hash;
 use thiserror::Error;
 
@@ -256,7 +256,9 @@ pub fn explore_with<C: LevelChain>(
     if c.level(&z) != 0 {
         return Err(LevelError::NotLevelChain("z is not at level 0".into()));
     }
-    let mut index: HashMap<C::State, u32> = HashMap::new();
+    // FxHash: states are looked up once per transition, and SipHash's DoS resistance buys
+    // nothing on keys we generate (the numbering is the exploration order, not the map's).
+    let mut index: FxHashMap<C::State, u32> = FxHashMap::default();
     index.insert(z.clone(), 0);
     let mut states = vec![z];
     let mut level = vec![0u32];

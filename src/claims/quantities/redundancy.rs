@@ -23,6 +23,7 @@ use crate::claims::systems::redundancy::{RedundancyPoint, RedundancySpec};
 use crate::claims::value::{Pair, Value};
 use crate::dist::DistSpec;
 use crate::num::interval::Interval;
+use crate::redundancy::ctmc::CHAIN_MAX_DIGITS;
 use crate::redundancy::exact::{exact_methods_apply, solve, Solution};
 use crate::redundancy::policy::{Policy, POLICY_NAMES};
 use crate::redundancy::run::{simulate, RedundancySimRequest, SimReport, DEFAULT_RUN};
@@ -35,13 +36,26 @@ use crate::sim::stats::paired_difference;
 use crate::sim::warmup::Knobs;
 use crate::sim::{Length, RunOptions};
 
-/// Significant digits at which a claim asks a chain (every policy but FCFS) for its
-/// values: the caps grow until their mass is below 10^−(this + 2) and are then compared
-/// with caps grown again; the two truncations' values are the value's two precisions, so
-/// their difference is the uncertainty a verdict allows for. On the level solver 6 digits
-/// cost the catalogue's redundancy claims about what 4 did on the old solver; more cost
-/// chains of millions of states for no change of any verdict.
+/// The fewest significant digits a claim asks a chain (every policy but FCFS) for, and the
+/// digits it falls back to when the chain cannot reach more ([`claim_chain_digits`]).
 pub const CLAIM_CHAIN_DIGITS: u32 = 6;
+/// Digits a claim asks a chain for beyond the claim's own `digits`: a claim's quantity is
+/// often a difference of nearby means (`red_exact(lrf-ros) - red_exact(lrf-fcfs)` is
+/// 3e-3 of either term), and the difference keeps only the digits of its terms that do
+/// not cancel.
+pub const CLAIM_CANCELLATION_DIGITS: u32 = 4;
+
+/// The digits a claim of `digits` significant digits asks a chain for: `digits` +
+/// [`CLAIM_CANCELLATION_DIGITS`], at least [`CLAIM_CHAIN_DIGITS`] and at most
+/// [`CHAIN_MAX_DIGITS`]. The chain's two truncations are compared to these digits (the
+/// larger one's boundary carries below 10^−(these + 2)), and the two truncations' values
+/// are the value's two "precisions", so their difference is the uncertainty a verdict
+/// allows for. With 6 digits whatever the claim asked, the weighted-simplex truncation
+/// delivers just those 6 (the caps it replaced delivered 9–10 by accident), and
+/// `redundancy-nbu-ros`'s difference of two means 2.3 apart by 7.5e-3 kept 4 digits.
+pub fn claim_chain_digits(digits: u32) -> u32 {
+    (digits + CLAIM_CANCELLATION_DIGITS).clamp(CLAIM_CHAIN_DIGITS, CHAIN_MAX_DIGITS)
+}
 const POLICY_WORD: Positional = Positional::Word {
     what: "policy",
     choices: POLICY_NAMES,
@@ -164,7 +178,7 @@ impl Quantity for RedExact {
     declared!(RED_EXACT, unproven: "is not enclosed here");
 
     /// FCFS (no class priority): the product form at the claim's two precisions. Every
-    /// other policy: [`ctmc::solve`] at [`CLAIM_CHAIN_DIGITS`], whose two truncations are
+    /// other policy: [`ctmc::solve`] at [`claim_chain_digits`] of the claim's digits, whose two truncations are
     /// the value's two "precisions". The setup's `dist` and `copies` are not read: the exact
     /// methods are for exponential i.i.d. copies of mean 1.
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
@@ -183,7 +197,13 @@ impl Quantity for RedExact {
         );
         let key = CacheKey::new(
             "red_exact",
-            format!("{}|{}|{}", p.system, policy.name(), policy.preemptive),
+            format!(
+                "{}|{}|{}|{}",
+                p.system,
+                policy.name(),
+                policy.preemptive,
+                scope.digits
+            ),
         );
         let law = DistSpec::parse(&p.dist)?;
         if !exact_methods_apply(&law, p.copies).map_err(red_err(what.clone()))? {
@@ -199,9 +219,16 @@ impl Quantity for RedExact {
             .cache
             .get_or(key, || -> Result<ExactPairs, QuantityError> {
                 need_stable(&p, &what)?;
-                let c = match solve(&p.sys, policy, digits, CLAIM_CHAIN_DIGITS)
-                    .map_err(red_err(what.clone()))?
-                {
+                // The digits the claim needs, else the fewest a claim takes: a chain too
+                // large for the first may still settle the second.
+                let chain = claim_chain_digits(digits);
+                let solved = match solve(&p.sys, policy, digits, chain) {
+                    Err(RedundancyError::Numerical(_)) if chain > CLAIM_CHAIN_DIGITS => {
+                        solve(&p.sys, policy, digits, CLAIM_CHAIN_DIGITS)
+                    }
+                    other => other,
+                };
+                let c = match solved.map_err(red_err(what.clone()))? {
                     Solution::ProductForm(both) => {
                         let v = |a: &[rug::Float], b: &[rug::Float]| -> Vec<Pair> {
                             a.iter()
