@@ -447,3 +447,73 @@ fn jsq_and_redundancy_enclosures_contain_the_certified_values() {
         }
     }
 }
+
+/// The staged proof of an optimum: `check --rigorous` decides `opt(tags).value > T` by the
+/// proven optimum's enclosure [value_lo, value_hi] (branch and bound over 250, then 2000,
+/// then 20 000 boxes while undecided). TAGS on BP(1, 10^10, 0.5), h = 3, total load 0.5
+/// (the law of proofs-check/bd21/decentralized-qos-design): its minimum m* is at most v,
+/// the certified optimum's value from `optimize` (the objective at its cutoffs, to 20
+/// digits; m* is the least value over all cutoffs). The bounds T around it:
+/// - T = v (1 + 10^−9) lies above m*: the relation is false, so FAIL, and never PROVEN
+///   (the enclosure's upper end, the value at the printed cutoffs, lies below T).
+/// - T = v (1 − 10^−5) lies below m* by far more than the gap the box bound reaches in
+///   2000 boxes (about 10^−6 of the value, measured): PROVEN.
+/// - T = v (1 − 10^−15) lies below m* (v is certified to 20 digits): the relation holds,
+///   so PASS or PROVEN, never FAIL (measured: PROVEN, the last stage closes h = 3's gap
+///   to 10^−22 of the value with the mean-value form).
+#[test]
+fn optimum_decided_by_its_enclosure_never_proves_a_bound_above_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dist = "bp:k=1,p=1e10,alpha=0.5";
+    let r = run([
+        "optimize", "--policy", "tags", "--dist", dist, "--hosts", "3", "--load", "0.5",
+        "--digits", "20", "--format", "json",
+    ]);
+    assert_eq!(r.code, EXIT_OK, "{}", r.stderr);
+    let o: Value = serde_json::from_str(&r.stdout).expect("json");
+    let v = Float::with_val(256, Float::parse(o["value"].as_str().unwrap()).unwrap());
+    let at = |rel: f64| -> String {
+        let t = Float::with_val(256, &v * Float::with_val(256, 1.0 + rel));
+        format!("{t:.30e}")
+    };
+    let t_exact_low = {
+        let e = Float::with_val(256, Float::parse("1e-15").unwrap());
+        let t = Float::with_val(256, &v * (Float::with_val(256, 1) - e));
+        format!("{t:.30e}")
+    };
+    let claim = |name: &str, bound: &str| {
+        format!(
+            "{HEAD}\n[setup]\ndist = \"{dist}\"\nhosts = 3\nload = \"0.5\"\ndigits = 20\n\n\
+             [[check]]\nname = \"{name}\"\nquantity = \"opt(tags).value\"\nrelation = \">\"\n\
+             bound = \"{bound}\"\n"
+        )
+    };
+    let (code, out) = check_json(
+        dir.path(),
+        "above.toml",
+        &claim("above", &at(1e-9)),
+        &["--rigorous"],
+    );
+    let c = &checks(&out)[0];
+    assert_eq!(code, EXIT_FAIL, "{c}");
+    assert_eq!(c["verdict"], "FAIL", "{c}");
+    assert_eq!(c["proven"], false, "{c}");
+    let (code, out) = check_json(
+        dir.path(),
+        "below.toml",
+        &claim("below", &at(-1e-5)),
+        &["--rigorous"],
+    );
+    let c = &checks(&out)[0];
+    assert_eq!(code, EXIT_OK, "{c}");
+    assert_eq!(c["verdict"], "PROVEN", "{c}");
+    let (code, out) = check_json(
+        dir.path(),
+        "close.toml",
+        &claim("close", &t_exact_low),
+        &["--rigorous"],
+    );
+    let c = &checks(&out)[0];
+    assert_eq!(code, EXIT_OK, "{c}");
+    assert!(c["verdict"] == "PASS" || c["verdict"] == "PROVEN", "{c}");
+}

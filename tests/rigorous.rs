@@ -615,7 +615,9 @@ fn proven_optimum_lies_below_the_certified_one_and_every_grid_value() {
             stride: 1,
         },
         // TAGS at h = 3 and 4 (the catalogue's bd21/decentralized-qos-design law): the
-        // box bound by monotone pieces (optimize::proven) with the mean-value form.
+        // box bound by monotone pieces (optimize::proven) with the mean-value form; with
+        // two or more cutoffs, by a dynamic programme over 4 pieces of each cutoff's
+        // interval, whose bound must still lie below every Arb grid value.
         Case {
             policy: "tags",
             dist: "bp:k=1,p=1e10,alpha=0.5",

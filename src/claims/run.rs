@@ -19,6 +19,7 @@ use super::cache::Cache;
 use super::compile::{Check, Claim};
 use super::error::QuantityError;
 use super::grid;
+use super::scope::COARSE_STAGES;
 use super::verdict::Verdict;
 use crate::num::certify_bits;
 use judge::Item;
@@ -29,28 +30,37 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Runs one check of a claim.
 pub fn run_check(claim: &Claim, check: &Check, cache: &Cache) -> CheckResult {
     let (outer, points) = points::expand(check);
-    // Under `--rigorous` the proofs run in two stages: first the costly ones (a proven
-    // optimum) to a few digits, which decide most relations; a check they leave
-    // undecided (its enclosures too wide, not missing) is evaluated again with the
-    // proofs of the points it reads to the claim's digits (the other points keep the
-    // first stage's, from the cache).
+    // Under `--rigorous` the proofs run in stages: first the costly ones (a proven
+    // optimum) to a few digits on a small budget ([`COARSE_STAGES`] coarse stages, each
+    // with a larger one), which decide most relations; a check they leave undecided (its
+    // enclosures too wide, not missing) is evaluated again with the proofs of the points
+    // it reads at the next stage, the last to the claim's digits (the other points keep
+    // their stage's, from the cache).
     let staged = claim.rigorous && check.limit.is_none();
-    let mut coarse_at = vec![staged; points.len()];
-    let vals = points::eval_points(claim, check, &points, cache, &coarse_at);
-    let coarse = vals.iter().any(|v| v.as_ref().is_ok_and(|pv| pv.coarse));
+    let mut stage_at = vec![staged.then_some(0); points.len()];
+    let vals = points::eval_points(claim, check, &points, cache, &stage_at);
+    let mut coarse = vals.iter().any(|v| v.as_ref().is_ok_and(|pv| pv.coarse));
     let (mut rows, mut limits, mut judged) = assess(check, &outer, &points, vals, claim.digits);
-    let refine: Vec<&Vec<(String, String)>> = judged
-        .iter()
-        .filter(|j| !matches!(j.proof, Some(Ok(()))))
-        .flat_map(|j| &j.read)
-        .collect();
-    if coarse && !refine.is_empty() {
-        for (c, p) in coarse_at.iter_mut().zip(&points) {
-            if refine.contains(&p) {
-                *c = false;
+    while coarse {
+        let refine: Vec<&Vec<(String, String)>> = judged
+            .iter()
+            .filter(|j| !matches!(j.proof, Some(Ok(()))))
+            .flat_map(|j| &j.read)
+            .collect();
+        let mut moved = false;
+        for (s, p) in stage_at.iter_mut().zip(&points) {
+            if let Some(k) = *s {
+                if refine.contains(&p) {
+                    *s = (k + 1 < COARSE_STAGES).then_some(k + 1);
+                    moved = true;
+                }
             }
         }
-        let vals = points::eval_points(claim, check, &points, cache, &coarse_at);
+        if !moved {
+            break;
+        }
+        let vals = points::eval_points(claim, check, &points, cache, &stage_at);
+        coarse = vals.iter().any(|v| v.as_ref().is_ok_and(|pv| pv.coarse));
         (rows, limits, judged) = assess(check, &outer, &points, vals, claim.digits);
     }
     judged.extend(expected::expected_values(claim, check, cache));

@@ -191,13 +191,20 @@ pub struct Scope<'a> {
     /// `check --rigorous`: every number also carries its enclosure or why there is none
     /// ([`Proof`]).
     pub rigorous: bool,
-    /// Under `check --rigorous`, the first of its two stages: a costly proof (a proven
-    /// optimum) may stop at [`COARSE_PROOF_DIGITS`] digits, which decide most relations,
-    /// and raises this flag when it did, so that a check it leaves undecided is evaluated
-    /// again with the proofs to the claim's digits (`None`: every proof to the claim's
-    /// digits).
+    /// Under `check --rigorous`, one of its coarse stages ([`Scope::stage`]): a costly
+    /// proof (a proven optimum) may stop at [`COARSE_PROOF_DIGITS`] digits or the stage's
+    /// budget, which decide most relations, and raises this flag when it did, so that a
+    /// check it leaves undecided is evaluated again at the next stage, the last with the
+    /// proofs to the claim's digits (`None`: every proof to the claim's digits).
     pub coarse: Option<&'a AtomicBool>,
+    /// Which coarse stage (0 first; [`COARSE_STAGES`] of them) when [`Scope::coarse`] is
+    /// set: a costly proof's budget grows with it.
+    pub stage: usize,
 }
+
+/// The coarse stages of `check --rigorous` before the one with the claim's digits
+/// ([`Scope::stage`]).
+pub const COARSE_STAGES: usize = 2;
 
 /// The digits a proof of the first stage of `check --rigorous` closes its gap to
 /// ([`Scope::coarse`]): a relation between numbers that differ in these digits is decided
@@ -224,6 +231,7 @@ impl<'a> Scope<'a> {
             resolving: false,
             rigorous: false,
             coarse: None,
+            stage: 0,
         }
     }
 
@@ -238,6 +246,13 @@ impl<'a> Scope<'a> {
     pub fn with_coarse(mut self, flag: Option<&'a AtomicBool>) -> Self {
         self.coarse = flag;
         self
+    }
+
+    /// The scope at coarse stage `stage` (`None`: the proofs to the claim's digits).
+    pub fn with_stage(self, stage: Option<usize>, flag: &'a AtomicBool) -> Self {
+        let mut s = self.with_coarse(stage.map(|_| flag));
+        s.stage = stage.unwrap_or(0);
+        s
     }
 
     /// The digits a costly proof must close its gap to: [`COARSE_PROOF_DIGITS`] in the
@@ -289,6 +304,7 @@ impl<'a> Scope<'a> {
             resolving: self.resolving,
             rigorous: self.rigorous,
             coarse: self.coarse,
+            stage: self.stage,
         }
     }
 

@@ -29,12 +29,16 @@
 //!
 //! TAGS's terms are not monotone in their cutoff b (the wasted b G(b)), and the interval
 //! evaluation of a whole term over a box pairs b's lower end with F̄ at b's upper end. The
-//! TAGS box bound therefore splits each host's term into monotone pieces
-//! ([`Problem::monotone_lb`]): the queueing G(a) W(a, b) falls in a and grows in b, so it
+//! TAGS box bound therefore splits each host's term into monotone parts
+//! ([`Problem::pieces_lb`]): the queueing G(a) W(a, b) falls in a and grows in b, so it
 //! is least at the corner (a_hi, b_lo), evaluated there as a point; the wasted b G(b)
 //! depends on b alone and is bounded over b's interval by bisection, with the derivative's
-//! sign where the density is enclosed ([`Problem::waste_lb`]). That bound is still only
-//! first-order tight in the box's width (the pieces' least points differ). Where the
+//! sign where the density is enclosed ([`Problem::waste_lb`]). Neighbouring hosts would
+//! take their shared cutoff at opposite ends of its interval, so with two or more cutoffs
+//! each interval is cut into [`TAGS_PIECES`] pieces and a dynamic programme over the
+//! pieces finds the least sum along the chain (each pair of pieces bounded as above):
+//! the ends are then a piece apart. That bound is still only first-order tight, in the
+//! piece's width. Where the
 //! law's density is enclosed ([`Enclosure::density`]: the power laws, uniform,
 //! exponential and hyperexponential) TAGS and TAGS-minmax also get a mean-value form, in
 //! the cutoffs themselves ([`Problem::mean_value_s_lb`]), second-order tight like SITA's;
@@ -157,6 +161,13 @@ const WASTE_PIECES: usize = 48;
 /// value of b G(b) it has met (relative).
 const WASTE_REL_BITS: i32 = 60;
 
+/// The pieces each cutoff interval of a TAGS box of two or more cutoffs is cut into by
+/// [`Problem::pieces_lb`] (one cutoff: whole, where the mean-value form closes the gap).
+/// Measured on BP(k = 1, p = 10^10, α = 0.5), 4 hosts, load 0.5, TAGS waiting, 2000 boxes:
+/// 1, 2, 4, 8 pieces give value_lo 6.196e4, 6.825e4, 7.066e4, 7.132e4 (value_hi
+/// 7.153e4) in 1.0, 1.4, 3.0, 8.5 s; one piece needs 20 000 boxes (13.7 s) for 7.119e4.
+const TAGS_PIECES: usize = 4;
+
 /// Which end of a cutoff interval a piece of a host term is evaluated at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum End {
@@ -174,7 +185,7 @@ impl End {
 }
 
 /// The corner (a, b) of a box at which a TAGS host's queueing share is least: a at its
-/// upper end, b at its lower end ([`Problem::monotone_lb`] says why).
+/// upper end, b at its lower end ([`Problem::pieces_lb`] says why).
 const QUEUEING_LEAST: (End, End) = (End::Hi, End::Lo);
 
 /// A box and its bounds.
@@ -313,7 +324,8 @@ impl Problem<'_> {
         let natural = if self.obj.kind == ChainKind::Sita {
             self.value(&cut)?.lo().clone()
         } else {
-            self.monotone_lb(&cut, QUEUEING_LEAST)?
+            let pieces = if cut.len() >= 2 { TAGS_PIECES } else { 1 };
+            self.pieces_lb(&cut, QUEUEING_LEAST, pieces)?
         };
         let points: Vec<Interval> = centre.iter().cloned().map(Interval::point).collect();
         let centre_terms = enclosed_terms(
@@ -409,13 +421,36 @@ impl Problem<'_> {
 }
 
 impl Problem<'_> {
-    /// The TAGS box bound by monotone pieces (TAGS and its queue length): a lower bound of
-    /// the objective at every ordered cutoff vector of the box `cut`, tight to first order
-    /// in the box's width where the interval evaluation of the whole term is not (it
-    /// pairs b's lower end in b F̄(b) with F̄ at b's upper end, inside n₁ and n₂ too).
+    /// [`Problem::pieces_lb`] with each cutoff interval whole (one piece).
+    #[cfg(test)]
+    fn monotone_lb(&self, cut: &[Interval], corner: (End, End)) -> Result<Float, PolicyError> {
+        self.pieces_lb(cut, corner, 1)
+    }
+
+    /// The TAGS box bound by monotone pieces over a chain of sub-intervals (TAGS and its
+    /// queue length): a lower bound of the objective at every ordered cutoff vector of the
+    /// box `cut`. Each cutoff interval is cut into up to `pieces` sub-intervals
+    /// ([`Problem::cut_pieces`]), each host's term is bounded below on every pair of
+    /// pieces (its a's piece, its b's piece) as in the single-piece bound, and the least
+    /// sum (largest term for TAGS-minmax) over every choice of one piece per cutoff is
+    /// found by a dynamic programme along the chain — n·m² host bounds, where the
+    /// single-piece bound evaluates the queueing of neighbouring hosts at opposite ends of
+    /// their shared cutoff's interval (host i's b at its lower end, host i+1's a at its
+    /// upper end) and so is first-order loose; here the two ends are a piece apart.
     ///
-    /// Host i's term is Q(a, b) + b G(b) on (a, b] = (s_{i−1}, s_i]: its queueing
-    /// Q(a, b) = G(a) W(a, b) (queue length: λ P(X > a) W(a, b)) and the wasted b G(b).
+    /// **Why it is a bound.** The pieces of a cutoff cover its interval, so every cutoff
+    /// vector s of the box has each s_i in some piece p_i; the objective at s is the sum
+    /// (largest) of host terms T_i(s_{i−1}, s_i), each at least its pair's bound
+    /// L_i(p_{i−1}, p_i) below; as + and max are non-decreasing in each argument, the
+    /// objective at s is at least the combination of L_i along (p_1, …, p_n), which is at
+    /// least the least such combination over all piece sequences — what the programme
+    /// computes exactly (min over p_i of combine(best up to p_i, L_{i+1}(p_i, p_{i+1}))),
+    /// each combination rounded down. A pair whose a-piece lies wholly above its b-piece
+    /// (a_lo > b_hi) holds no ordered vector (s_{i−1} ≤ s_i) and is left out (+∞).
+    ///
+    /// **A host's bound on a pair (a, b)**, host i's term Q(a, b) + b G(b) on
+    /// (a, b] = (s_{i−1}, s_i]: its queueing Q(a, b) = G(a) W(a, b) (queue length:
+    /// λ P(X > a) W(a, b)) and the wasted b G(b).
     ///
     /// - **Q is monotone in each end** (a ≤ b, every law, atoms included):
     ///   n_k(a, b) = M_k(a, b) + b^k F̄(b) = E[min(X, b)^k; X > a] (k = 1, 2), so
@@ -423,25 +458,35 @@ impl Problem<'_> {
     ///   ∂n_k/∂a = −a^k f(a) ≤ 0; W = λ n₂ / (2 (1 − λ n₁)) grows with n₁ (below 1/λ)
     ///   and with n₂, so ∂W/∂b ≥ 0 and ∂W/∂a ≤ 0; the weight G(a) = E[X^{j_w}; X > a]
     ///   (or λ P(X > a)) is ≥ 0 with ∂G/∂a = −a^{j_w} f(a) ≤ 0 and does not depend on b.
-    ///   Hence ∂Q/∂a ≤ 0 and ∂Q/∂b ≥ 0: over the box Q is least at the corner
+    ///   Hence ∂Q/∂a ≤ 0 and ∂Q/∂b ≥ 0: over the pair Q is least at the corner
     ///   (a_hi, b_lo) ([`QUEUEING_LEAST`]), enclosed there as a point. A host unstable
-    ///   there (λ n₁ ≥ 1) is unstable on the whole box (n₁ is least there too): +∞.
+    ///   there (λ n₁ ≥ 1 proven) is unstable on the whole pair (n₁ is least there too): +∞.
     /// - **b G(b)** is not monotone (b grows, G(b) falls; d/db = G(b) − b^{1+j_w} f(b)):
-    ///   it depends on b alone and is bounded over b's interval by [`Problem::waste_lb`].
+    ///   it depends on b alone and is bounded over b's piece by [`Problem::waste_lb`].
     ///
-    /// A host whose two intervals overlap (a_hi > b_lo) keeps the interval evaluation of
-    /// its queueing. The bound is the sum of the hosts' bounds and the shift (their
-    /// largest for TAGS-minmax). `corner` is [`QUEUEING_LEAST`]; another corner (a test's
-    /// mutation) is not a bound.
-    fn monotone_lb(&self, cut: &[Interval], corner: (End, End)) -> Result<Float, PolicyError> {
+    /// A pair whose two pieces overlap (a_hi > b_lo ≥ a_lo) keeps the interval evaluation
+    /// of its queueing. The shift is added to the sum. `corner` is [`QUEUEING_LEAST`];
+    /// another corner (a test's mutation) is not a bound.
+    fn pieces_lb(
+        &self,
+        cut: &[Interval],
+        corner: (End, End),
+        pieces: usize,
+    ) -> Result<Float, PolicyError> {
         let bits = self.bits;
         let n = cut.len();
         let lower = Interval::point(crate::dist::enclose::below_support(bits));
         let top = Interval::infinite_at(bits);
-        let mut terms = Vec::with_capacity(n + 1);
-        for i in 0..=n {
-            let a = if i == 0 { &lower } else { &cut[i - 1] };
-            let b = if i == n { &top } else { &cut[i] };
+        let inf = || Float::with_val(bits, rug::float::Special::Infinity);
+        let combine = |x: &Float, y: &Float| -> Float {
+            if self.obj.max {
+                x.clone().max(y)
+            } else {
+                Float::with_val_round(bits, x + y, Round::Down).0
+            }
+        };
+        // A host's bound on the pair (a, b).
+        let host_lb = |i: usize, a: &Interval, b: &Interval| -> Result<Float, PolicyError> {
             let (qa, qb) = if a.hi() <= b.lo() {
                 (corner.0.of(a), corner.1.of(b))
             } else {
@@ -454,18 +499,81 @@ impl Problem<'_> {
                 (&qa, &qb, i == n),
                 self.obj.metric,
             )?;
-            let q = if host.stable() {
-                host.queueing.lo().clone()
-            } else {
-                Float::with_val(bits, rug::float::Special::Infinity)
-            };
-            let mut t = Interval::point(q);
-            if i < n && self.obj.kind.counts_waste() {
-                t = t.add(&Interval::point(self.waste_lb(b)?));
+            if !host.stable() {
+                return Ok(inf());
             }
-            terms.push(t);
+            let mut q = host.queueing.lo().clone();
+            if i < n && self.obj.kind.counts_waste() {
+                q = combine_sum(bits, &q, &self.waste_lb(b)?);
+            }
+            // A host's term is ≥ 0 (G ≥ 0, W ≥ 0 when stable, b ≥ 0): 0 is a bound too,
+            // and with it a partial combination never falls along the chain (the
+            // programme skips a piece whose combination so far is already not below the
+            // least found).
+            Ok(q.max(&Float::new(bits)))
+        };
+        let split: Vec<Vec<Interval>> = cut.iter().map(|c| self.cut_pieces(c, pieces)).collect();
+        // best[k]: the least combination of hosts 0..=i with s_i in piece k of cut[i].
+        let mut best: Vec<Float> = Vec::new();
+        for i in 0..=n {
+            let b_pieces: Vec<Interval> = if i == n {
+                vec![top.clone()]
+            } else {
+                split[i].clone()
+            };
+            let mut next = Vec::with_capacity(b_pieces.len());
+            for b in &b_pieces {
+                if i == 0 {
+                    next.push(host_lb(0, &lower, b)?);
+                    continue;
+                }
+                let mut least = inf();
+                for (a, up_to) in split[i - 1].iter().zip(&best) {
+                    if i < n && a.lo() > b.hi() {
+                        continue;
+                    }
+                    if *up_to >= least {
+                        continue;
+                    }
+                    let v = combine(up_to, &host_lb(i, a, b)?);
+                    if v < least {
+                        least = v;
+                    }
+                }
+                next.push(least);
+            }
+            best = next;
         }
-        Ok(self.fold(terms).lo().clone())
+        let v = best
+            .into_iter()
+            .min_by(|x, y| x.total_cmp(y))
+            .unwrap_or_else(inf);
+        Ok(if self.obj.max {
+            v
+        } else {
+            combine_sum(bits, &v, self.shift.lo())
+        })
+    }
+
+    /// The cutoff interval `c` cut into up to `m` pieces that cover it (a point stays
+    /// whole): the widest piece (relative) is split at its [`Problem::split_point`] until
+    /// there are `m`.
+    fn cut_pieces(&self, c: &Interval, m: usize) -> Vec<Interval> {
+        let mut out = vec![c.clone()];
+        if c.is_point() {
+            return out;
+        }
+        while out.len() < m {
+            let Some(i) = widest(&out) else { break };
+            let (lo, hi) = (out[i].lo().clone(), out[i].hi().clone());
+            let x = self.split_point(&lo, &hi);
+            if !(x > lo && x < hi) {
+                break;
+            }
+            out[i] = Interval::new(lo, x.clone());
+            out.insert(i + 1, Interval::new(x, hi));
+        }
+        out
     }
 
     /// A lower bound of b G(b) over every b of the interval `b` (G(b) = E[X^{j_w}; X > b],
@@ -687,7 +795,7 @@ fn key(x: &Float) -> (FloatKey, bool) {
     (x.to_integer_exp(), x.is_sign_negative())
 }
 
-/// A law's enclosures with their partial moments remembered: neighbouring boxes share
+/// A law's enclosures with their partial moments and tails remembered: neighbouring boxes share
 /// corners (a box's split point is a corner of both halves), and the mean-value form
 /// reads the moments the natural bound computed. The values are the law's own.
 #[derive(Debug)]
@@ -695,6 +803,8 @@ struct Remembered<'a> {
     enc: &'a dyn Enclosure,
     #[allow(clippy::type_complexity)]
     seen: std::sync::Mutex<HashMap<(i32, (FloatKey, bool), (FloatKey, bool)), Interval>>,
+    /// The tails F̄(x) met so far.
+    tails: std::sync::Mutex<HashMap<(FloatKey, bool), Interval>>,
 }
 
 impl Enclosure for Remembered<'_> {
@@ -711,7 +821,22 @@ impl Enclosure for Remembered<'_> {
         self.enc.upper()
     }
     fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
-        self.enc.tail_at(x)
+        // F̄(b) at a cutoff point: the TAGS bound by pieces asks it of every pair a piece
+        // ends in (a power law's tail costs a logarithm and an exponential).
+        let k = key(x);
+        if let Ok(mut tails) = self.tails.lock() {
+            if tails.len() > REMEMBERED {
+                tails.clear();
+            }
+            if let Some(v) = tails.get(&k) {
+                return Ok(v.clone());
+            }
+        }
+        let v = self.enc.tail_at(x)?;
+        if let Ok(mut tails) = self.tails.lock() {
+            tails.insert(k, v.clone());
+        }
+        Ok(v)
     }
     fn moment_at(&self, j: i32, a: &Float, b: &Float) -> Result<Interval, DistError> {
         let k = (j, key(a), key(b));
@@ -735,6 +860,11 @@ impl Enclosure for Remembered<'_> {
     fn density(&self, x: &Interval) -> Option<Interval> {
         self.enc.density(x)
     }
+}
+
+/// x + y rounded down (a lower bound of the sum of two lower bounds).
+fn combine_sum(bits: u32, x: &Float, y: &Float) -> Float {
+    Float::with_val_round(bits, x + y, Round::Down).0
 }
 
 /// Whether each cutoff interval lies at or below the next.
@@ -854,6 +984,7 @@ fn proven_from(
     let remembered = Remembered {
         enc,
         seen: std::sync::Mutex::new(HashMap::new()),
+        tails: std::sync::Mutex::new(HashMap::new()),
     };
     let enc: &dyn Enclosure = &remembered;
     let shift = match obj.metric {

@@ -17,7 +17,7 @@ use crate::claims::expr::{Arg, Expr};
 use crate::claims::proof::Proof;
 use crate::claims::registry::Quantity;
 use crate::claims::scope::Call;
-use crate::claims::scope::Scope;
+use crate::claims::scope::{Scope, COARSE_STAGES};
 use crate::claims::signature::{FieldSpec, NamedArg, Positional, Signature, VALUE_ONLY};
 use crate::claims::systems::dispatch::{load_flag, DispatchSpec, DispatchSystem};
 use crate::claims::value::{Pair, Value};
@@ -220,11 +220,13 @@ const LOCATED: &str =
 /// enclosure: a wider enclosure is still valid, it only decides fewer relations).
 pub const OPT_PROVEN_BOXES: usize = 20_000;
 
-/// Boxes the proven optimum may evaluate in the first stage of `check --rigorous`
-/// ([`Scope::coarse`]): most relations are decided by the enclosure these give (with
-/// the gap closed to a few digits); a check left undecided is judged again with
-/// [`OPT_PROVEN_BOXES`] and the claim's digits.
-pub const OPT_COARSE_BOXES: usize = 2_000;
+/// Boxes the proven optimum may evaluate in each coarse stage of `check --rigorous`
+/// ([`Scope::stage`]): most relations are decided by the enclosure the first gives (with
+/// the gap closed to a few digits); a check left undecided is judged again at the next
+/// stage, and at last with [`OPT_PROVEN_BOXES`] and the claim's digits. On
+/// proofs-check/bd21/decentralized-qos-design (TAGS, BP α = 0.5) the relation h = 4
+/// vs h = 5 needs the second stage; the others are decided by the first.
+pub const OPT_COARSE_BOXES: [usize; COARSE_STAGES] = [250, 2_000];
 
 /// The proven optimum's enclosure [value_lo, value_hi] of the global minimum (branch and
 /// bound from the certified optimum's cutoffs), cached per claim.
@@ -245,7 +247,7 @@ fn opt_proof(scope: &Scope, policy: OptPolicy, r: &OptPair) -> Proof {
     // that reached its gap says so to the scope (the check is judged again when undecided).
     let gap_digits = scope.proof_digits();
     let max_boxes = if scope.coarse.is_some() {
-        OPT_COARSE_BOXES
+        OPT_COARSE_BOXES[scope.stage.min(COARSE_STAGES - 1)]
     } else {
         OPT_PROVEN_BOXES
     };

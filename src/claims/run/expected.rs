@@ -9,6 +9,7 @@ use crate::claims::cache::Cache;
 use crate::claims::compile::{Check, Claim, ExpectedDef};
 use crate::claims::grid::Point;
 use crate::claims::proof::{decide, Decided, Proof};
+use crate::claims::scope::COARSE_STAGES;
 use crate::claims::verdict::{Relation, Verdict};
 use crate::num::certify::to_sci;
 use crate::num::interval::Interval;
@@ -45,9 +46,10 @@ fn expected(
     lab: &str,
 ) -> Result<Judged, String> {
     let bits = certify_bits(claim.digits).1;
-    // In two stages under --rigorous, as the check's points (the first stage's proofs are
-    // the ones the points computed): again with full proofs when the first is undecided.
-    let pv = eval_point(claim, check, point, cache, claim.rigorous).map_err(|e| e.to_string())?;
+    // In stages under --rigorous, as the check's points (the first stage's proofs are the
+    // ones the points computed): again at the next stage while undecided.
+    let mut stage = claim.rigorous.then_some(0);
+    let mut pv = eval_point(claim, check, point, cache, stage).map_err(|e| e.to_string())?;
     let undecided = |pv: &PointVal| match &pv.q.proof {
         Proof::Enclosed(q) => {
             let b = q.prec();
@@ -61,11 +63,13 @@ fn expected(
         }
         _ => false,
     };
-    let pv = if pv.coarse && undecided(&pv) {
-        eval_point(claim, check, point, cache, false).map_err(|e| e.to_string())?
-    } else {
-        pv
-    };
+    while let Some(k) = stage {
+        if !(pv.coarse && undecided(&pv)) {
+            break;
+        }
+        stage = (k + 1 < COARSE_STAGES).then_some(k + 1);
+        pv = eval_point(claim, check, point, cache, stage).map_err(|e| e.to_string())?;
+    }
     let want = parse_decimal(&ev.value, bits).map_err(|e| e.to_string())?;
     let tol = parse_decimal(&ev.tolerance, bits).map_err(|e| e.to_string())?;
     let m = Float::with_val(bits, &tol - Float::with_val(bits, &pv.q.hi - &want).abs());

@@ -63,14 +63,14 @@ pub(crate) fn eval_point(
     check: &Check,
     point: &[(String, String)],
     cache: &Cache,
-    coarse: bool,
+    stage: Option<usize>,
 ) -> Result<PointVal, QuantityError> {
     let vars: BTreeMap<String, String> = point.iter().cloned().collect();
     let flag = AtomicBool::new(false);
     let ctx = Scope::new(vars, claim.system.as_ref(), registry(), cache, claim.digits)
         // A limit is never proven: its terms are not enclosed (that would only cost time).
         .with_rigour(claim.rigorous && check.limit.is_none())
-        .with_coarse(coarse.then_some(&flag));
+        .with_stage(stage, &flag);
     let bits = ctx.bits;
     let q = ctx.eval(&check.quantity)?;
     if q.hi.is_nan() || q.lo.is_nan() {
@@ -131,18 +131,18 @@ fn tolerance_proof(abs_tol: &Proof, rel: &str, bound: Option<&Pair>, bits: u32) 
 }
 
 /// Every point evaluated, in parallel (the cache shares results between them), in the
-/// order of `points`; `coarse[i]`: point i in the first stage of `check --rigorous`
-/// ([`Scope::coarse`]).
+/// order of `points`; `stage[i]`: point i's coarse stage of `check --rigorous`
+/// ([`Scope::stage`]; `None`: the proofs to the claim's digits).
 pub(crate) fn eval_points(
     claim: &Claim,
     check: &Check,
     points: &[Point],
     cache: &Cache,
-    coarse: &[bool],
+    stage: &[Option<usize>],
 ) -> Vec<Result<PointVal, QuantityError>> {
     points
         .par_iter()
-        .zip(coarse)
+        .zip(stage)
         .map(|(p, c)| eval_point(claim, check, p, cache, *c))
         .collect()
 }
