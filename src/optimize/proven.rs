@@ -1457,4 +1457,224 @@ mod tests {
             "a wrong corner of the queueing went unnoticed by the brute force"
         );
     }
+
+    /// TAGS's box bound over pieces ([`Problem::pieces_lb`], the bound the branch and
+    /// bound uses) against brute force, on laws where the pieces matter: BP(k = 1,
+    /// p = 10^10, α = 0.5) and a hyperexponential, h = 3 and 4, TAGS and TAGS-minmax,
+    /// load 0.25 per host (every grid point below is then stable, so each check compares
+    /// finite values). Boxes: thin (relative width ≈ 1 %) ones around the certified TAGS
+    /// optimum (`taskassign optimize --policy tags --load-per-host 0.25 --digits 6`: BP
+    /// h = 3 (2.18715e6, 5.40441e8), h = 4 (8.60170e5, 1.59176e8, 1.63147e9); hyperexp
+    /// h = 3 (0.629210, 12.0334), h = 4 (0.590465, 8.15239, 18.3064)), medium ones
+    /// around it, wide ones spanning decades, thin ones far from it, and boxes whose
+    /// cutoff intervals overlap (the ordering rule: only ordered vectors count). The
+    /// expected inequality: the bound lies at or below the **lower end** of the objective
+    /// enclosed at every ordered point of a 6^(h−1) geometric grid of the box, ends
+    /// included (each point's enclosure is the oracle: `policy::rigorous`, checked against
+    /// Arb in `tests/rigorous.rs`; its lower end is below the true value, so this is
+    /// stricter than bound ≤ true value), with `TAGS_PIECES` and 8 pieces. TAGS-minmax
+    /// may meet it with equality: its bound at a thin box is one host's queueing at the
+    /// corner (a_hi, b_lo), which is a grid point. The mutation: the same programme with
+    /// each host's queueing at a wrong corner of its piece pair — (Lo, Hi) takes every
+    /// shared cutoff at the opposite ends for its two neighbouring hosts (host i's b at
+    /// its piece's upper end, host i+1's a at its lower end) — is not a bound, and each
+    /// wrong corner must exceed the upper end of the objective enclosed at some grid
+    /// point (so it provably exceeds the objective there).
+    #[test]
+    fn tags_pieces_bound_lies_below_a_grid_and_wrong_corners_are_caught() {
+        let bits = 128;
+        let iv = |lo: &str, hi: &str| {
+            Interval::new(
+                crate::num::parse_decimal(lo, bits).unwrap(),
+                crate::num::parse_decimal(hi, bits).unwrap(),
+            )
+        };
+        let wrong = [(End::Lo, End::Hi), (End::Lo, End::Lo), (End::Hi, End::Hi)];
+        let mut caught = [0usize; 3];
+        let mut checked = 0usize;
+        let mut unstable = 0usize;
+        // The least relative margin (lower end − bound) / lower end over the finite points.
+        let mut margin: [Option<(f64, String)>; 2] = [None, None];
+        let mut ties = 0usize;
+        // Per law: (hosts, boxes), a box being one interval per interior cutoff.
+        type Cases = Vec<(usize, Vec<Vec<Interval>>)>;
+        let laws: [(&str, Cases); 2] = [
+            (
+                "bp:k=1,p=1e10,alpha=0.5",
+                vec![
+                    (
+                        3,
+                        vec![
+                            vec![iv("2.17e6", "2.20e6"), iv("5.38e8", "5.42e8")],
+                            vec![iv("5e5", "1e7"), iv("1e8", "2e9")],
+                            vec![iv("1", "1e6"), iv("1e6", "1e10")],
+                            vec![iv("100", "101"), iv("8e9", "8.08e9")],
+                            vec![iv("1e5", "1e9"), iv("1e5", "1e9")],
+                        ],
+                    ),
+                    (
+                        4,
+                        vec![
+                            vec![
+                                iv("8.56e5", "8.64e5"),
+                                iv("1.58e8", "1.60e8"),
+                                iv("1.62e9", "1.64e9"),
+                            ],
+                            vec![iv("2e5", "3e6"), iv("3e7", "6e8"), iv("6e8", "4e9")],
+                            vec![iv("1", "1e4"), iv("1e4", "1e7"), iv("1e7", "1e10")],
+                            vec![
+                                iv("1e3", "1.01e3"),
+                                iv("1e5", "1.01e5"),
+                                iv("5e9", "5.05e9"),
+                            ],
+                            vec![iv("1e5", "1e9"), iv("1e5", "1e9"), iv("1e8", "1e10")],
+                        ],
+                    ),
+                ],
+            ),
+            (
+                "hyperexp:p=0.1,rate1=0.1,rate2=10",
+                vec![
+                    (
+                        3,
+                        vec![
+                            vec![iv("0.627", "0.631"), iv("12.0", "12.07")],
+                            vec![iv("0.2", "2"), iv("5", "30")],
+                            vec![iv("0.01", "5"), iv("5", "100")],
+                            vec![iv("3", "3.03"), iv("50", "50.5")],
+                            vec![iv("0.1", "20"), iv("0.1", "20")],
+                        ],
+                    ),
+                    (
+                        4,
+                        vec![
+                            vec![
+                                iv("0.588", "0.593"),
+                                iv("8.13", "8.18"),
+                                iv("18.25", "18.35"),
+                            ],
+                            vec![iv("0.2", "2"), iv("3", "15"), iv("15", "40")],
+                            vec![iv("0.01", "3"), iv("3", "30"), iv("30", "300")],
+                            vec![iv("2", "2.02"), iv("3", "3.03"), iv("40", "40.4")],
+                            vec![iv("0.1", "20"), iv("0.1", "20"), iv("10", "40")],
+                        ],
+                    ),
+                ],
+            ),
+        ];
+        for (spec, cases) in laws {
+            let s = DistSpec::parse(spec).unwrap();
+            let enc = s.enclose(bits).unwrap();
+            let law = s.build(bits).unwrap();
+            for policy in [OptPolicy::Tags, OptPolicy::TagsMinmax] {
+                let obj = Objective::of(policy, Metric::Waiting).unwrap();
+                for (hosts, boxes) in &cases {
+                    let (lambda, _) = LoadSpec::PerHost("0.25".into())
+                        .resolve_enclosed(enc.as_ref(), *hosts)
+                        .unwrap();
+                    let pb = Problem {
+                        obj,
+                        enc: enc.as_ref(),
+                        law: law.as_ref(),
+                        lambda,
+                        shift: Interval::zero_at(bits),
+                        bits,
+                        waste: Default::default(),
+                    };
+                    for cut in boxes {
+                        assert_eq!(cut.len() + 1, *hosts);
+                        let what = format!("{spec} {policy:?} h={hosts} {cut:?}");
+                        let proven: Vec<Float> = [TAGS_PIECES, 8]
+                            .iter()
+                            .map(|&m| pb.pieces_lb(cut, QUEUEING_LEAST, m).unwrap())
+                            .collect();
+                        let mutants: Vec<Float> = wrong
+                            .iter()
+                            .map(|c| pb.pieces_lb(cut, *c, TAGS_PIECES).unwrap())
+                            .collect();
+                        // The grid: 6 points per cutoff, ends included, geometric.
+                        let axis = |c: &Interval| -> Vec<Interval> {
+                            let r = Float::with_val(bits, c.hi() / c.lo());
+                            (0..6u32)
+                                .map(|t| {
+                                    let f = Float::with_val(bits, r.clone().pow(t)).root(5);
+                                    let x = Float::with_val(bits, c.lo() * f);
+                                    // The ends exactly (the root may round past them).
+                                    let x = x.max(c.lo()).min(c.hi());
+                                    Interval::point(if t == 5 { c.hi().clone() } else { x })
+                                })
+                                .collect()
+                        };
+                        let mut points: Vec<Vec<Interval>> = vec![Vec::new()];
+                        for ax in cut.iter().map(axis) {
+                            points = points
+                                .into_iter()
+                                .flat_map(|p| {
+                                    ax.iter().map(move |x| {
+                                        let mut q = p.clone();
+                                        q.push(x.clone());
+                                        q
+                                    })
+                                })
+                                .collect();
+                        }
+                        let mut least_hi: Option<Float> = None;
+                        for pt in points {
+                            if pt.windows(2).any(|w| w[0].lo() > w[1].lo()) {
+                                continue;
+                            }
+                            let v = pb.value(&pt).unwrap();
+                            checked += 1;
+                            for (m, lb) in [TAGS_PIECES, 8].iter().zip(&proven) {
+                                assert!(
+                                    *lb <= *v.lo(),
+                                    "{what}: {m}-piece bound {} above the lower end {} at {pt:?}",
+                                    message_number(lb),
+                                    message_number(v.lo())
+                                );
+                            }
+                            if !v.lo().is_finite() {
+                                unstable += 1;
+                                continue;
+                            }
+                            let gap = Float::with_val(bits, v.lo() - &proven[0]) / v.lo();
+                            let g = gap.to_f64();
+                            if g == 0.0 {
+                                ties += 1;
+                            }
+                            let k = usize::from(policy == OptPolicy::TagsMinmax);
+                            if margin[k].as_ref().is_none_or(|(m, _)| g < *m) {
+                                margin[k] = Some((g, format!("{what} at {pt:?}")));
+                            }
+                            least_hi = Some(match least_hi {
+                                Some(l) => l.min(v.hi()),
+                                None => v.hi().clone(),
+                            });
+                        }
+                        if let Some(least) = least_hi {
+                            for (k, m) in mutants.iter().enumerate() {
+                                if *m > least {
+                                    caught[k] += 1;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for (name, m) in ["TAGS", "TAGS-minmax"].iter().zip(&margin) {
+            let (m, at) = m.as_ref().unwrap();
+            eprintln!("pieces_lb {name}: least relative margin {m:.3e} at {at}");
+        }
+        eprintln!(
+            "pieces_lb: {checked} grid points ({unstable} unstable, {ties} with margin 0); \
+             wrong corners (Lo,Hi), (Lo,Lo), (Hi,Hi) caught on {caught:?} boxes"
+        );
+        // 2 laws × 2 policies × 5 boxes × (6² + 6³) points, less the unordered ones.
+        assert!(checked > 2000, "only {checked} grid points");
+        assert!(
+            caught.iter().all(|&c| c > 0),
+            "a wrong corner of the queueing went unnoticed by the brute force: {caught:?}"
+        );
+    }
 }
