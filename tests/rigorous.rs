@@ -801,3 +801,34 @@ fn a_narrow_basin_a_grid_misses_is_proven() {
     }
     assert!(stable > 10, "only {stable} stable points in the window");
 }
+
+#[test]
+fn a_proven_optimum_that_leaves_hosts_idle() {
+    // TAGS, Exp(1) at λ = 0.3 on 2 hosts: the certified optimum sends every job to host 1
+    // (cutoff +∞, one host idle); the proven search once rejected that start ("'inf' is not
+    // a finite decimal number", exit 2). The value there is M/M/1's waiting
+    // λ / (μ (μ − λ)) = 0.3 / 0.7 = 3/7 (closed form), which the enclosure must contain;
+    // the lower bound proves no finite cutoff does better to the digits asked.
+    let p = run_json(&[
+        "optimize",
+        "--policy",
+        "tags",
+        "--dist",
+        "exp:rate=1",
+        "--hosts",
+        "2",
+        "--load",
+        "0.3",
+        "--digits",
+        "20",
+        "--rigorous",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(p["proven_cutoffs"], json!(["inf"]), "{p:?}");
+    let lo = read(p["value_lo"].as_str().unwrap());
+    let hi = read(p["value_hi"].as_str().unwrap());
+    let three_sevenths = Float::with_val(200, 3) / 7;
+    assert!(lo <= three_sevenths && three_sevenths <= hi, "[{lo}, {hi}]");
+    assert_eq!(p["gap_closed"], json!(true), "{p:?}");
+}

@@ -1004,9 +1004,14 @@ fn proven_from(
     };
     let print =
         |xs: &[Float]| -> Vec<String> { xs.iter().map(|x| show_digits(x, digits)).collect() };
-    // The best point: its printed decimals, enclosed as written.
+    // The best point: its printed decimals, enclosed as written. Trailing cutoffs at +∞
+    // (the certified optimum leaves its last hosts idle: fewer hosts do better) are the
+    // chain with those hosts removed: the last active host takes every size above its
+    // lower cutoff, the idle ones add nothing, and a chain of fewer cutoffs is exactly
+    // that ([`Problem::value`] closes the chain at +∞).
     let enclose_printed = |texts: &[String]| -> Result<Interval, PolicyError> {
-        let cut = texts
+        let active = texts.len() - texts.iter().rev().take_while(|t| *t == "inf").count();
+        let cut = texts[..active]
             .iter()
             .map(|t| Interval::from_decimal(t, bits).map_err(PolicyError::from))
             .collect::<Result<Vec<_>, _>>()?;
@@ -1132,7 +1137,11 @@ fn seed_basin(
     best: &Interval,
 ) -> Result<Option<Seeded>, PolicyError> {
     let bits = pb.bits;
-    if pb.obj.kind != ChainKind::Sita || pb.obj.max || start.len() != whole.len() {
+    if pb.obj.kind != ChainKind::Sita
+        || pb.obj.max
+        || start.len() != whole.len()
+        || !start.iter().all(|x| x.is_finite())
+    {
         return Ok(None);
     }
     let centre: Vec<Float> = start.iter().map(|x| Float::with_val(bits, x)).collect();
