@@ -92,10 +92,11 @@ def peer_value(kind, kw, size):
     return r["total_number"], r["states"]
 
 
-def grow(kind, size):
+def enlargements(kind, size):
+    """The truncations one step larger: each JSQ axis by 1.25 on its own, the cap by 1.25."""
     if kind == "jsq":
-        return (int(size[0] * 1.25) + 1, int(size[1] * 1.25) + 1)
-    return int(size * 1.25) + 1
+        return [(size[0] * 5 // 4 + 1, size[1]), (size[0], size[1] * 5 // 4 + 1)]
+    return [size * 5 // 4 + 1]
 
 
 def timed(kind, kw, size):
@@ -119,12 +120,8 @@ def run_peer(kind, kw, target, unit, digits, budget):
         # three-class chains): stop before the budget is passed
         if spent + 2 * took * (2 if kind == "jsq" else 1) > budget:
             return dict(size=size, states=states, seconds=took, value=value, spent=spent, done=False)
-        if kind == "jsq":
-            trials = [(size[0] * 5 // 4 + 1, size[1]), (size[0], size[1] * 5 // 4 + 1)]
-        else:
-            trials = [size * 5 // 4 + 1]
         outs = []
-        for t in trials:
+        for t in enlargements(kind, size):
             v, n, sec = timed(kind, kw, t)
             spent += sec
             outs.append((abs(v - value), t, v, n, sec))

@@ -4,9 +4,9 @@
 definition (README, ARCHITECTURE.md "Load balancing"; src/redundancy/policy.rs's reading of
 [ARV22]), enumerated by breadth-first search, and solved by SciPy's sparse direct solver
 (SuperLU with COLAMD ordering) on the balance equations with the empty state's probability
-fixed and its equation dropped, then normalised. Nothing here is translated from the Rust code: the join probabilities of
-JSQ(d) are counted over every sample of d servers, and the redundancy chain keeps its jobs
-as in-service groups and waiting counts.
+fixed and its equation dropped, then normalised. Nothing here is translated from the Rust
+code: the join probabilities of JSQ(d) are counted over every sample of d servers, and the
+redundancy chain keeps its jobs as in-service groups and waiting counts.
 
     .venv/bin/python benches/peer/exact_scipy.py jsq --servers 3 --d 2 --lambda 0.7 --trunc 30,16
     .venv/bin/python benches/peer/exact_scipy.py redundancy --class 1:0.5 --class 1+2:0.6 \

@@ -1388,8 +1388,9 @@ fn exact_simplex(
         let r = &s.result;
         if r.digits < want && r.truncation_bound <= target && tighten == 1.0 && !last {
             // The bound met its target, yet the enclosure's ends round apart at the last
-            // digit asked: a rounding boundary lies inside it (about a fifth of the
-            // enclosure is the bound, so this happens at a tenth of the cases). One more
+            // digit asked: a rounding boundary lies inside it (value ± (bound + solve
+            // error) spans up to a tenth of a unit of that digit, so this happens in
+            // about a tenth of the cases). One more
             // truncation aimed [`STRADDLE_TIGHTEN`] lower usually moves both ends to one
             // side of it; a value closer to the boundary than that keeps the digit it has.
             tighten = STRADDLE_TIGHTEN;

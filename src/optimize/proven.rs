@@ -1010,7 +1010,11 @@ fn proven_from(
     // lower cutoff, the idle ones add nothing, and a chain of fewer cutoffs is exactly
     // that ([`Problem::value`] closes the chain at +∞).
     let enclose_printed = |texts: &[String]| -> Result<Interval, PolicyError> {
-        let active = texts.len() - texts.iter().rev().take_while(|t| *t == "inf").count();
+        let idle = show_digits(
+            &Float::with_val(bits, rug::float::Special::Infinity),
+            digits,
+        );
+        let active = texts.len() - texts.iter().rev().take_while(|t| **t == idle).count();
         let cut = texts[..active]
             .iter()
             .map(|t| Interval::from_decimal(t, bits).map_err(PolicyError::from))
