@@ -832,3 +832,78 @@ fn a_proven_optimum_that_leaves_hosts_idle() {
     assert!(lo <= three_sevenths && three_sevenths <= hi, "[{lo}, {hi}]");
     assert_eq!(p["gap_closed"], json!(true), "{p:?}");
 }
+
+#[test]
+fn a_proven_optimum_of_an_unbounded_law_at_three_hosts_closes() {
+    // SITA, Exp(1), λ = 0.3, 3 hosts: the branch and bound once split the first cutoff's
+    // box [0, x] towards 0 for ever (an interval reaching 0 ranked as infinitely wide) while
+    // the second stayed [0, +∞), and ended after 200 001 boxes with value_lo = 0, "0 digits
+    // proven". Independent check: the objective from the exponential's closed-form partial
+    // moments (∫_a^b x^j e^−x dx, j = 0, 1, 2) in f64 on a grid of ordered cutoff pairs; the
+    // grid's least value is at least the true minimum (up to f64 rounding, 1e-12 relative
+    // allowed), so both proven ends must lie at or below it, and the upper end within 1e-3
+    // of it (the grid's spacing: the objective rises quadratically away from its minimum).
+    let p = run_json(&[
+        "optimize",
+        "--policy",
+        "sita",
+        "--dist",
+        "exp:rate=1",
+        "--hosts",
+        "3",
+        "--load",
+        "0.3",
+        "--digits",
+        "20",
+        "--rigorous",
+        "--format",
+        "json",
+    ]);
+    let lo = read(p["value_lo"].as_str().unwrap()).to_f64();
+    let hi = read(p["value_hi"].as_str().unwrap()).to_f64();
+    let tail_moment = |j: i32, x: f64| -> f64 {
+        if x.is_infinite() {
+            return 0.0;
+        }
+        let e = (-x).exp();
+        match j {
+            0 => e,
+            1 => (x + 1.0) * e,
+            _ => (x * x + 2.0 * x + 2.0) * e,
+        }
+    };
+    let lambda = 0.3;
+    let objective = |s1: f64, s2: f64| -> f64 {
+        let cuts = [0.0, s1, s2, f64::INFINITY];
+        cuts.windows(2)
+            .map(|w| {
+                let m = |j| tail_moment(j, w[0]) - tail_moment(j, w[1]);
+                let rho = lambda * m(1);
+                assert!(rho < 1.0);
+                m(0) * lambda * m(2) / (2.0 * (1.0 - rho))
+            })
+            .sum()
+    };
+    let n = 800;
+    let s = |k: usize| -(1.0 - k as f64 / n as f64).ln();
+    let mut grid_min = f64::INFINITY;
+    for i in 1..n {
+        for k in i..n {
+            grid_min = grid_min.min(objective(s(i), s(k)));
+        }
+    }
+    assert!(
+        lo <= grid_min * (1.0 + 1e-12),
+        "value_lo {lo} above the grid's {grid_min}"
+    );
+    assert!(
+        hi <= grid_min * (1.0 + 1e-12),
+        "value_hi {hi} above the grid's {grid_min}"
+    );
+    assert!(
+        hi >= grid_min * (1.0 - 1e-3),
+        "value_hi {hi} far below the grid's {grid_min}"
+    );
+    assert_eq!(p["gap_closed"], json!(true), "{p:?}");
+    assert_eq!(p["proven_digits"], json!(20), "{p:?}");
+}

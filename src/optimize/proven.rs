@@ -241,6 +241,22 @@ impl Problem<'_> {
         }
     }
 
+    /// The law's mass in the interval `c` (F(hi) − F(lo), or F̄(lo) where hi = +∞, as a
+    /// double; only ranks the intervals to split).
+    fn mass(&self, c: &Interval) -> f64 {
+        // Above the median the tails keep the digits a difference of F near 1 loses.
+        let m = if c.hi().is_infinite() {
+            self.law.tail(c.lo()).to_f64()
+        } else {
+            Float::with_val(self.bits, self.law.cdf(c.hi()) - self.law.cdf(c.lo())).to_f64()
+        };
+        if m.is_nan() {
+            f64::INFINITY
+        } else {
+            m
+        }
+    }
+
     /// A point inside [lo, hi] (lo < hi): the midpoint of a narrow box, the geometric
     /// mean of a wide positive one, the law's median of the box where the box reaches 0 or
     /// +∞ (or, failing that, a point between lo and 2 lo + 1).
@@ -278,7 +294,19 @@ impl Problem<'_> {
     /// minimum over the box lies on the face where that cutoff is at its lower (positive
     /// slope) or upper end, and the box is replaced by that face (the monotonicity test of
     /// interval branch and bound).
-    fn bound(&self, mut cut: Vec<Interval>) -> Result<(BoxBound, Option<Interval>), PolicyError> {
+    fn bound(&self, cut: Vec<Interval>) -> Result<(BoxBound, Option<Interval>), PolicyError> {
+        let Some(mut cut) = clip_ordered(&cut) else {
+            // No ordered cutoff vector in the box: nothing to bound, never kept.
+            let lb = Float::with_val(self.bits, rug::float::Special::Infinity);
+            let centre = cut.iter().map(|c| c.lo().clone()).collect();
+            let bb = BoxBound {
+                cut,
+                lb,
+                centre,
+                fixed: false,
+            };
+            return Ok((bb, None));
+        };
         for _ in 0..=cut.len() {
             let (bb, cand, grad) = self.bound_once(cut)?;
             let mut face = bb.cut.clone();
@@ -564,7 +592,9 @@ impl Problem<'_> {
             return out;
         }
         while out.len() < m {
-            let Some(i) = widest(&out) else { break };
+            let Some(i) = widest(&out, |c| self.mass(c), self.bits) else {
+                break;
+            };
             let (lo, hi) = (out[i].lo().clone(), out[i].hi().clone());
             let x = self.split_point(&lo, &hi);
             if !(x > lo && x < hi) {
@@ -872,16 +902,59 @@ fn ordered(cut: &[Interval]) -> bool {
     cut.windows(2).all(|w| w[0].hi() <= w[1].lo())
 }
 
-/// The widest cutoff interval, relative to its lower end (an interval reaching 0 or +∞
-/// first), or `None` when every one is a point.
-fn widest(cut: &[Interval]) -> Option<usize> {
+/// The box `cut` shrunk to the ordered cutoff vectors it holds (s_{i−1} ≤ s_i): each
+/// lower end raised to the largest lower end before it, each upper end lowered to the
+/// least upper end after it; `None` when the box holds no ordered vector. The minimum is
+/// over ordered vectors only, and every ordered vector of `cut` lies in the shrunk box
+/// (s_i ≥ s_{i−1} ≥ … ≥ lo_j for j < i, and s_i ≤ s_k ≤ hi_k for k > i), so a bound
+/// over the shrunk box is a bound over `cut`.
+fn clip_ordered(cut: &[Interval]) -> Option<Vec<Interval>> {
+    // The ends are moved as floats and checked before an interval is made of them
+    // ([`Interval::new`] would swap ends in the wrong order).
+    let mut lo: Vec<Float> = cut.iter().map(|c| c.lo().clone()).collect();
+    let mut hi: Vec<Float> = cut.iter().map(|c| c.hi().clone()).collect();
+    for i in 1..lo.len() {
+        if lo[i] < lo[i - 1] {
+            lo[i] = lo[i - 1].clone();
+        }
+    }
+    for i in (1..hi.len()).rev() {
+        if hi[i - 1] > hi[i] {
+            hi[i - 1] = hi[i].clone();
+        }
+    }
+    if lo.iter().zip(&hi).any(|(l, h)| l > h) {
+        return None;
+    }
+    Some(
+        lo.into_iter()
+            .zip(hi)
+            .map(|(l, h)| Interval::new(l, h))
+            .collect(),
+    )
+}
+
+/// The widest cutoff interval, relative to its lower end, or `None` when every one is a
+/// point. An interval reaching 0 or +∞ has no relative width: it comes first while the
+/// law's mass in it (`mass`, the difference of the distribution function at its ends)
+/// is above 2^−`bits`, and last once it is below (a cutoff that moves in so little mass
+/// changes the objective below the working precision: an interval [0, 10^−300] of an
+/// exponential law is not worth splitting again while the next cutoff spans [0, +∞)).
+/// Which interval is split decides only how soon the gap closes, never the bound.
+fn widest(cut: &[Interval], mass: impl Fn(&Interval) -> f64, bits: u32) -> Option<usize> {
+    let negligible = (-f64::from(bits.min(1000))).exp2();
     let mut best: Option<(usize, f64)> = None;
     for (i, c) in cut.iter().enumerate() {
         if c.is_point() {
             continue;
         }
         let r = if *c.lo() <= 0 || c.hi().is_infinite() {
-            f64::INFINITY
+            let m = mass(c);
+            if m > negligible {
+                f64::INFINITY
+            } else {
+                0.0
+            }
         } else {
             Float::with_val(64, c.hi() - c.lo()).to_f64() / c.lo().to_f64().max(f64::MIN_POSITIVE)
         };
@@ -1083,7 +1156,7 @@ fn proven_from(
         if boxes >= max_boxes || top.fixed {
             break top.lb;
         }
-        let Some(i) = widest(&top.cut) else {
+        let Some(i) = widest(&top.cut, |c| pb.mass(c), bits) else {
             // A box of points cannot be split: its bound is final.
             break top.lb;
         };
@@ -1215,6 +1288,50 @@ fn show_digits(x: &Float, digits: u32) -> String {
 mod tests {
     use super::*;
     use crate::dist::{DistFactory, DistSpec};
+
+    #[test]
+    fn clipping_keeps_every_ordered_vector_and_drops_empty_boxes() {
+        // Source: the definition (s_1 ≤ s_2 ≤ s_3). Every ordered vector of a grid over the
+        // box must lie in the clipped box, and the clipped box must be no larger; a box
+        // whose first interval lies wholly above the last holds none (None).
+        let iv = |lo: f64, hi: f64| Interval::new(Float::with_val(53, lo), Float::with_val(53, hi));
+        let boxes = [
+            vec![iv(0.0, 5.0), iv(1.0, 3.0), iv(0.0, 4.0)],
+            vec![iv(2.0, 9.0), iv(0.0, 9.0), iv(0.0, 2.5)],
+            vec![iv(0.0, 1.0), iv(0.5, 8.0), iv(3.0, 3.5)],
+        ];
+        for b in &boxes {
+            let c = clip_ordered(b).expect("holds ordered vectors");
+            let grid = |x: &Interval| -> Vec<f64> {
+                let (lo, hi) = (x.lo().to_f64(), x.hi().to_f64());
+                (0..=20)
+                    .map(|k| lo + (hi - lo) * f64::from(k) / 20.0)
+                    .collect()
+            };
+            let mut seen = 0;
+            for x in grid(&b[0]) {
+                for y in grid(&b[1]) {
+                    for z in grid(&b[2]) {
+                        if x <= y && y <= z {
+                            seen += 1;
+                            for (v, ci) in [x, y, z].iter().zip(&c) {
+                                assert!(ci.contains(&Float::with_val(53, *v)), "{v} not in {ci:?}");
+                            }
+                        }
+                    }
+                }
+            }
+            assert!(seen > 0);
+            for (ci, bi) in c.iter().zip(b) {
+                assert!(ci.lo() >= bi.lo() && ci.hi() <= bi.hi());
+            }
+        }
+        assert!(clip_ordered(&[iv(4.0, 5.0), iv(0.0, 9.0), iv(1.0, 3.0)]).is_none());
+        // Clipping tightens where it can: [0, 5] before [1, 3] ends at 3.
+        let c = clip_ordered(&boxes[0]).unwrap();
+        assert_eq!(c[0].hi().to_f64(), 3.0);
+        assert_eq!(c[2].lo().to_f64(), 1.0);
+    }
 
     /// The mean-value form and the natural bound of random boxes lie below the objective
     /// enclosed at points drawn inside the box (the points' enclosures are the oracle:
