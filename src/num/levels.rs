@@ -652,14 +652,12 @@ impl<'a, S> Solver<'a, S> {
     fn agg_left(&self, p: &[f64]) -> Vec<[f64; 3]> {
         let c = self.c;
         let mut out = vec![[0.0; 3]; self.n()];
-        for j in 1..self.n() {
+        for (j, a) in out.iter_mut().enumerate().skip(1) {
             let lj = c.level[j];
-            let mut a = [0.0; 3];
             for k in c.in_off[j]..c.in_off[j + 1] {
                 let i = c.in_from[k] as usize;
                 a[side(c.level[i], lj)] += c.in_rate[k] * p[i];
             }
-            out[j] = a;
         }
         out
     }
@@ -669,13 +667,11 @@ impl<'a, S> Solver<'a, S> {
     fn agg_right(&self) -> Vec<[f64; 3]> {
         let c = self.c;
         let mut out = vec![[0.0; 3]; self.n()];
-        for x in 1..self.n() {
+        for (x, a) in out.iter_mut().enumerate().skip(1) {
             let lx = c.level[x];
-            let mut a = [0.0; 3];
             for k in c.out_off[x]..c.out_off[x + 1] {
                 a[side(c.level[c.out_to[k] as usize], lx)] += c.out_rate[k];
             }
-            out[x] = a;
         }
         out
     }
