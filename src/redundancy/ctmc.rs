@@ -1396,6 +1396,61 @@ mod tests {
     }
 
     #[test]
+    fn a_warm_solve_to_the_digits_target_has_the_fully_refined_solves_means() {
+        // The stationary solve aims each GMRES cycle only at the reduction it needs
+        // (num::levels, stationary_from); the stop is judged by the double-double residual.
+        // Independent reference: the same truncation refined to levels::TARGET_RESIDUAL
+        // (1e-22) from a cold start. A warm start from a smaller truncation (zero on the new
+        // states), solved to the 12-digit target 1e-18, must reach that residual and give
+        // the class means to 1e-11 relative (a relative residual ρ moves a mean by about
+        // ρ times the chain's condition, far below that at these sizes).
+        let w = sys(2, &[("1", "0.5"), ("2", "0.5"), ("1+2", "0.6")]);
+        for name in ["mrf-fcfs", "ros"] {
+            let p = Policy::parse(name, false).unwrap();
+            let level = |budget: f64| {
+                let wts = vec![0.6, 0.6, 0.6];
+                let inner = ClassChain::new(&w, p, 200).unwrap();
+                LevelClassChain {
+                    inner,
+                    caps: simplex_limits(&wts, budget)[..3].to_vec(),
+                    total: 199,
+                    simplex: Some((wts, budget)),
+                    symmetry: None,
+                }
+            };
+            let solve = |budget: f64, guess: Option<&StationaryMap>, target: f64| {
+                let chain = level(budget);
+                let mut c =
+                    levels::explore_with(&chain, MAX_CHAIN_STATES, ExitRule::Block).unwrap();
+                c.smoother = levels::Smoother::Ilu;
+                let g: Option<Vec<f64>> = guess.map(|m| {
+                    c.states
+                        .iter()
+                        .map(|s| m.get(s).copied().unwrap_or(0.0))
+                        .collect()
+                });
+                let st = levels::stationary_from(&c, g.as_deref(), target).unwrap();
+                let mut means = vec![0.0; 3];
+                for (s, &q) in c.states.iter().zip(&st.pi) {
+                    for (m, &x) in means.iter_mut().zip(&s.counts[..3]) {
+                        *m += q * f64::from(x);
+                    }
+                }
+                let map: StationaryMap = c.states.iter().copied().zip(st.pi).collect();
+                (means, st.residual, map)
+            };
+            let (_, _, small) = solve(10.0, None, 1e-18);
+            let (warm, res, _) = solve(16.0, Some(&small), 1e-18);
+            let (cold, res_cold, _) = solve(16.0, None, levels::TARGET_RESIDUAL);
+            assert!(res <= 1e-18, "{name}: residual {res:e}");
+            assert!(res_cold <= 1e-20, "{name}: reference residual {res_cold:e}");
+            for (a, b) in warm.iter().zip(&cold) {
+                assert!((a - b).abs() <= 1e-11 * b, "{name}: {warm:?} {cold:?}");
+            }
+        }
+    }
+
+    #[test]
     fn one_class_on_one_server_is_mm1_under_every_chain_policy() {
         // M/M/1/N at ρ = 0.5: E[N] = ρ/(1−ρ) − (N+1)ρ^{N+1}/(1−ρ^{N+1}).
         let s = sys(1, &[("1", "0.5")]);
