@@ -62,8 +62,8 @@ use thiserror::Error;
 pub const MAX_CYCLES: usize = 30;
 /// Gauss–Seidel sweeps per preconditioning cycle.
 const SWEEPS_PER_CYCLE: usize = 1;
-/// Krylov vectors kept by GMRES before a restart.
-const GMRES_RESTART: usize = 24;
+/// Krylov vectors kept by GMRES before a restart (the default of [`Explored::restart`]).
+pub const GMRES_RESTART: usize = 24;
 /// Inner GMRES iterations per refinement step of the stationary solve.
 const INNER_ITERATIONS: usize = 300;
 /// Relative residual each inner solve aims at (the refinement repeats it), at the most: a
@@ -205,6 +205,11 @@ pub struct Explored<S> {
     /// The smoother of the two-level solves ([`Smoother::GaussSeidel`] unless the caller
     /// asks for another after [`explore`]).
     pub smoother: Smoother,
+    /// Krylov vectors GMRES keeps before a restart ([`GMRES_RESTART`] unless the caller
+    /// sets another after [`explore`]): restart × states × 8 bytes of memory; a longer
+    /// basis costs more orthogonalisation per iteration and fewer iterations where
+    /// restarted GMRES stagnates.
+    pub restart: usize,
 }
 
 /// The smoother of the two-level solves: what is applied around the level correction.
@@ -435,6 +440,7 @@ pub fn explore_with<C: LevelChain>(
         certified,
         top,
         smoother: Smoother::default(),
+        restart: GMRES_RESTART,
     })
 }
 
@@ -963,6 +969,7 @@ fn gmres(
     precond: &dyn Fn(&[f64]) -> Vec<f64>,
     tol: f64,
     max_iter: usize,
+    restart: usize,
 ) -> Vec<f64> {
     let dot = |a: &[f64], c: &[f64]| -> f64 { a.iter().zip(c).map(|(x, y)| x * y).sum() };
     let norm = |a: &[f64]| dot(a, a).sqrt();
@@ -971,7 +978,7 @@ fn gmres(
     if bnorm == 0.0 {
         return x;
     }
-    let m = GMRES_RESTART;
+    let m = restart.max(1);
     let mut r = b.to_vec();
     let mut done = 0;
     let mut tmp = vec![0.0; n];
@@ -1196,6 +1203,7 @@ pub fn stationary_from<S>(
             &|v| solver.cycle_left(v, &coarse),
             tol,
             INNER_ITERATIONS,
+            c.restart,
         );
         for x in 1..n {
             let (s, e) = crate::num::dd::two_sum(yh[x], d[x]);
@@ -1251,6 +1259,7 @@ fn solve_upper<S>(solver: &Solver<'_, S>, b: &[f64], w: &[f64], coarse: &Coarse)
             &|v| solver.cycle_right(v, w, coarse),
             0.1 * BOUND_RESIDUAL,
             INNER_ITERATIONS,
+            solver.c.restart,
         );
         for x in 1..n {
             xh[x] = (xh[x] + d[x]).max(0.0);
