@@ -771,6 +771,7 @@ fn truncated_values(
     // W-model at λ = (0.5, 0.5, 0.6) under LRF-FCFS, Gauss–Seidel took 245–300 GMRES
     // iterations per solve of 0.4–0.75 M states.
     c.smoother = levels::Smoother::Ilu;
+    c.restart = restart_length(c.len());
     let t1 = std::time::Instant::now();
     // A residual far below the digits compared (the means are relative to it).
     let target = 10f64.powi(-(digits as i32) - SOLVE_MARGIN_DIGITS);
@@ -960,6 +961,20 @@ pub const BLOCKING_MARGIN_DIGITS: i32 = 2;
 /// The comparison truncation's budget exceeds the printed one's by this many nats: about
 /// two decades less stationary mass outside.
 pub const COMPARE_NATS: f64 = 2.0 * std::f64::consts::LN_10;
+/// GMRES's restart length on a chain of `n` states: as many Krylov vectors as
+/// [`KRYLOV_BYTES`] hold, between [`levels::GMRES_RESTART`] and [`RESTART_MAX`]. Where the
+/// two slowest directions are two classes (MRF's starved classes, the N-model at
+/// λ = (0.1, 1.7) under MRF-FCFS) the level correction misses one of them and GMRES(24)
+/// stagnates (300 iterations a cycle, the residual stuck near 1e-3: 18.4 s user); 48
+/// vectors take it to 12.9 s, and cost about 5 % on the W-model's LRF/MRF-FCFS chains
+/// (measured, 2026-12-03), whose solves converge either way.
+fn restart_length(n: usize) -> usize {
+    (KRYLOV_BYTES / (8 * n.max(1))).clamp(levels::GMRES_RESTART, RESTART_MAX)
+}
+/// The most Krylov vectors a redundancy chain's GMRES keeps ([`restart_length`]).
+const RESTART_MAX: usize = 48;
+/// The memory the Krylov basis may take beyond [`levels::GMRES_RESTART`] vectors.
+const KRYLOV_BYTES: usize = 192 << 20;
 /// The stationary solve's relative residual is aimed this many digits below the digits
 /// compared.
 const SOLVE_MARGIN_DIGITS: i32 = 6;
