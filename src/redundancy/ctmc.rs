@@ -771,6 +771,7 @@ fn truncated_values(
     // W-model at λ = (0.5, 0.5, 0.6) under LRF-FCFS, Gauss–Seidel took 245–300 GMRES
     // iterations per solve of 0.4–0.75 M states.
     c.smoother = levels::Smoother::Ilu;
+    c.restart = restart_length(c.len());
     let t1 = std::time::Instant::now();
     // A residual far below the digits compared (the means are relative to it).
     let target = 10f64.powi(-(digits as i32) - SOLVE_MARGIN_DIGITS);
@@ -960,6 +961,20 @@ pub const BLOCKING_MARGIN_DIGITS: i32 = 2;
 /// The comparison truncation's budget exceeds the printed one's by this many nats: about
 /// two decades less stationary mass outside.
 pub const COMPARE_NATS: f64 = 2.0 * std::f64::consts::LN_10;
+/// GMRES's restart length on a chain of `n` states: as many Krylov vectors as
+/// [`KRYLOV_BYTES`] hold, between [`levels::GMRES_RESTART`] and [`RESTART_MAX`]. Where the
+/// two slowest directions are two classes (MRF's starved classes, the N-model at
+/// λ = (0.1, 1.7) under MRF-FCFS) the level correction misses one of them and GMRES(24)
+/// stagnates (300 iterations a cycle, the residual stuck near 1e-3: 18.4 s user); 48
+/// vectors take it to 12.9 s, and cost about 5 % on the W-model's LRF/MRF-FCFS chains
+/// (measured, 2026-12-03), whose solves converge either way.
+fn restart_length(n: usize) -> usize {
+    (KRYLOV_BYTES / (8 * n.max(1))).clamp(levels::GMRES_RESTART, RESTART_MAX)
+}
+/// The most Krylov vectors a redundancy chain's GMRES keeps ([`restart_length`]).
+const RESTART_MAX: usize = 48;
+/// The memory the Krylov basis may take beyond [`levels::GMRES_RESTART`] vectors.
+const KRYLOV_BYTES: usize = 192 << 20;
 /// The stationary solve's relative residual is aimed this many digits below the digits
 /// compared.
 const SOLVE_MARGIN_DIGITS: i32 = 6;
@@ -1391,6 +1406,61 @@ mod tests {
                         assert!((a - b).abs() <= 1e-11 * b + 1e-15, "faces {fr:?} {ff:?}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_warm_solve_to_the_digits_target_has_the_fully_refined_solves_means() {
+        // The stationary solve aims each GMRES cycle only at the reduction it needs
+        // (num::levels, stationary_from); the stop is judged by the double-double residual.
+        // Independent reference: the same truncation refined to levels::TARGET_RESIDUAL
+        // (1e-22) from a cold start. A warm start from a smaller truncation (zero on the new
+        // states), solved to the 12-digit target 1e-18, must reach that residual and give
+        // the class means to 1e-11 relative (a relative residual ρ moves a mean by about
+        // ρ times the chain's condition, far below that at these sizes).
+        let w = sys(2, &[("1", "0.5"), ("2", "0.5"), ("1+2", "0.6")]);
+        for name in ["mrf-fcfs", "ros"] {
+            let p = Policy::parse(name, false).unwrap();
+            let level = |budget: f64| {
+                let wts = vec![0.6, 0.6, 0.6];
+                let inner = ClassChain::new(&w, p, 200).unwrap();
+                LevelClassChain {
+                    inner,
+                    caps: simplex_limits(&wts, budget)[..3].to_vec(),
+                    total: 199,
+                    simplex: Some((wts, budget)),
+                    symmetry: None,
+                }
+            };
+            let solve = |budget: f64, guess: Option<&StationaryMap>, target: f64| {
+                let chain = level(budget);
+                let mut c =
+                    levels::explore_with(&chain, MAX_CHAIN_STATES, ExitRule::Block).unwrap();
+                c.smoother = levels::Smoother::Ilu;
+                let g: Option<Vec<f64>> = guess.map(|m| {
+                    c.states
+                        .iter()
+                        .map(|s| m.get(s).copied().unwrap_or(0.0))
+                        .collect()
+                });
+                let st = levels::stationary_from(&c, g.as_deref(), target).unwrap();
+                let mut means = vec![0.0; 3];
+                for (s, &q) in c.states.iter().zip(&st.pi) {
+                    for (m, &x) in means.iter_mut().zip(&s.counts[..3]) {
+                        *m += q * f64::from(x);
+                    }
+                }
+                let map: StationaryMap = c.states.iter().copied().zip(st.pi).collect();
+                (means, st.residual, map)
+            };
+            let (_, _, small) = solve(10.0, None, 1e-18);
+            let (warm, res, _) = solve(16.0, Some(&small), 1e-18);
+            let (cold, res_cold, _) = solve(16.0, None, levels::TARGET_RESIDUAL);
+            assert!(res <= 1e-18, "{name}: residual {res:e}");
+            assert!(res_cold <= 1e-20, "{name}: reference residual {res_cold:e}");
+            for (a, b) in warm.iter().zip(&cold) {
+                assert!((a - b).abs() <= 1e-11 * b, "{name}: {warm:?} {cold:?}");
             }
         }
     }
