@@ -43,7 +43,14 @@
 //! outside: under a class priority the favoured classes decay several times faster than
 //! the others (the W-model at λ = (0.5, 0.5, 0.6) under LRF-FCFS: about 0.73 nats per job
 //! for the singleton classes, 0.23 for the redundant one), and the box's corners, where
-//! every class is long at once, carry almost nothing. K grows until the mass on A's
+//! every class is long at once, carry almost nothing. Under ROS (no class priority) the
+//! classes grow together instead and the mass lies along the diagonal, which the axes'
+//! rates overstate (the W-model at λ = (0.5, 0.5, 0.6): 0.61 and 1.46 nats per job along the
+//! axes, 0.223 along the total): once a simplex is solved, A becomes the box of the class
+//! counts capped by a total, {r_c n_c ≤ K, r_tot Σ_c n_c ≤ K}, with the rates of the
+//! solved chain's marginal masses, so that the mass beyond each face is about e^{−K}
+//! (0.66 M + 0.98 M states for 12 digits there instead of 1.35 M + 1.51 M, measured
+//! 2026-12-03). K grows until the mass on A's
 //! boundary is below 10^−(digits + 2) (the next K is predicted from the decay of the
 //! solved chain's mass across the layers of Σ_c w_c n_c below its boundary, so that one
 //! step usually suffices), then the values are compared with those at
