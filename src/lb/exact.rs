@@ -1581,7 +1581,11 @@ mod tests {
         let g: Vec<f64> = c.states.iter().map(|x| f64::from(ch.total(x))).collect();
         let mut got = Vec::new();
         for way in [levels::BoundSolves::Shared, levels::BoundSolves::Separate] {
-            let b = levels::bounds_with(&ch, &c, &st, way);
+            let opts = levels::BoundOptions {
+                solves: way,
+                ..levels::BoundOptions::default()
+            };
+            let b = levels::bounds_opts(&ch, &c, &st, opts);
             got.push((b.solves, b.enclose(&st, &g, Bounded::ByGrowth(1.0))));
         }
         let ((n0, e0), (n1, e1)) = (got[0], got[1]);

@@ -1327,9 +1327,9 @@ const DELTAS: [f64; 9] = [0.0, 1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 3e-2, 0.1, 0.3];
 /// of the residual proportional to b to y itself (a relative widening by 1/(1 − δ))
 /// instead of to the far larger (−B)⁻¹1 where b is small. So a bound solve needs only a
 /// loose residual ([`BOUND_TOLERANCE`]): its error widens the bound by about its relative
-/// residual, it never makes it less than y. With b = 1 (`ones` = `None`),
-/// m = 0 at δ = max r⁺ and the bound is x̂/(1 − max r⁺).
-fn corrected(x: &[f64], r: &[f64], b: &[f64], ones: Option<&[f64]>) -> Vec<f64> {
+/// residual, it never makes it less than y (`split` = false: δ = 0 only). With b = 1
+/// (`ones` = `None`), m = 0 at δ = max r⁺ and the bound is x̂/(1 − max r⁺).
+fn corrected(x: &[f64], r: &[f64], b: &[f64], ones: Option<&[f64]>, split: bool) -> Vec<f64> {
     let n = x.len();
     // A NaN residual is treated as +∞ (no bound).
     let rp = |i: usize| {
@@ -1347,12 +1347,13 @@ fn corrected(x: &[f64], r: &[f64], b: &[f64], ones: Option<&[f64]>) -> Vec<f64> 
             vec![f64::INFINITY; n]
         };
     };
-    // The δ that leaves m the residual where b vanishes, and the fixed candidates.
-    let mut deltas: Vec<f64> = DELTAS.to_vec();
+    // The fixed candidates and the δ that leaves m the residual where b vanishes; without
+    // `split`, δ = 0 alone: the plain x̂ + max(r⁺)·ones (the tests' reference).
+    let mut deltas: Vec<f64> = if split { DELTAS.to_vec() } else { vec![0.0] };
     let full = (1..n)
         .filter(|&i| b[i] > 0.0)
         .fold(0.0f64, |m, i| m.max(rp(i) / b[i]));
-    if full < 1.0 {
+    if split && full < 1.0 {
         deltas.push(full);
     }
     let mut best = vec![f64::INFINITY; n];
@@ -1407,12 +1408,7 @@ fn solve_upper<S>(
             xh[x] = (xh[x] + d[x]).max(0.0);
         }
         r = solver.residual_right_dd(&xh, &xl, b);
-        upper = if split {
-            corrected(&xh, &r, b, ones)
-        } else {
-            // The path before the split correction: x̂ + max(r⁺)·(−B)⁻¹1 (the δ = 0 term).
-            corrected_plain(&xh, &r, ones)
-        };
+        upper = corrected(&xh, &r, b, ones, split);
         let bd = &solver.c.boundary;
         let top = bd.iter().map(|&i| upper[i as usize]).fold(0.0f64, f64::max);
         let floor = SLACK_FLOOR * top;
@@ -1433,25 +1429,6 @@ fn solve_upper<S>(
         }
     }
     upper
-}
-
-/// The plain correction x̂ + max(r⁺)·ones (x̂/(1 − max r⁺) for b = 1): [`corrected`] with
-/// δ = 0 only, kept as the reference the split one is tested against.
-fn corrected_plain(x: &[f64], r: &[f64], ones: Option<&[f64]>) -> Vec<f64> {
-    let n = x.len();
-    let rmax = (1..n).fold(0.0f64, |m, i| {
-        if r[i].is_nan() {
-            f64::INFINITY
-        } else {
-            m.max(r[i])
-        }
-    });
-    match ones {
-        None if rmax < 1.0 => x.iter().map(|v| v / (1.0 - rmax)).collect(),
-        None => vec![f64::INFINITY; n],
-        Some(_) if rmax == 0.0 => x.to_vec(),
-        Some(u) => x.iter().zip(u).map(|(a, b)| a + rmax * b).collect(),
-    }
 }
 
 /// The enclosure's ingredients for one chain (module docs).
@@ -1612,24 +1589,6 @@ impl Default for BoundOptions {
 /// the bound's solves where the right-hand sides allow ([`BoundSolves::Shared`]).
 pub fn bounds<S, C: LevelChain<State = S>>(chain: &C, c: &Explored<S>, st: &Stationary) -> Bounds {
     bounds_opts(chain, c, st, BoundOptions::default())
-}
-
-/// [`bounds`] with the bound's solves shared or not.
-pub fn bounds_with<S, C: LevelChain<State = S>>(
-    chain: &C,
-    c: &Explored<S>,
-    st: &Stationary,
-    solves: BoundSolves,
-) -> Bounds {
-    bounds_opts(
-        chain,
-        c,
-        st,
-        BoundOptions {
-            solves,
-            ..BoundOptions::default()
-        },
-    )
 }
 
 /// [`bounds`] with every choice of its solves given.

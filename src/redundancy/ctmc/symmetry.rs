@@ -151,6 +151,14 @@ impl Symmetry {
         best
     }
 
+    /// Each class's entry of `v` replaced by the least over its orbit.
+    pub(super) fn minimum(&self, v: &mut [f64]) {
+        let raw = v.to_vec();
+        for (c, o) in self.orbit.iter().enumerate() {
+            v[c] = o.iter().map(|&d| raw[d]).fold(f64::INFINITY, f64::min);
+        }
+    }
+
     /// Per-class values of the lumped chain made the full chain's: each class gets the mean
     /// over its orbit (summed in the orbit's order, so that exchanged classes get the same
     /// f64).
