@@ -47,12 +47,12 @@
 //! **The convex basin** (SITA, [`basin`]). Before the branch and bound, a box N around the
 //! start (relative half-width 10^−2, else 10^−4, else 10^−7) is bounded at once where the
 //! objective is proven convex over it (its Hessian in the quantiles enclosed by
-//! second-order forward differentiation, positive definite by Gershgorin), which bounds
+//! second-order forward differentiation, positive definite by Gershgorin or, past diagonal
+//! dominance, by the interval pivots of its LDLᵀ factorisation), which bounds
 //! the minimum over N to far more digits than asked; the boxes then cover only the
 //! complement of N, where the objective is well above the minimum.
 
 mod basin;
-mod chain;
 
 use super::certified::{optimize_certified_both, OptimizeReport, OptimizeRequest};
 use super::rigorous::RIGOROUS_GUARD_BITS;
@@ -68,10 +68,6 @@ use rug::ops::Pow;
 use rug::Float;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
-
-/// The most pieces of the chain programme's partition (module `chain`) before the box
-/// search takes over.
-const CHAIN_PIECES: usize = 400;
 
 /// Boxes the branch and bound may evaluate before it reports the gap it reached.
 pub const MAX_BOXES: usize = 200_000;
@@ -1133,36 +1129,6 @@ fn proven_from(
     let first = match seed_basin(&pb, &whole, start, &best)? {
         Some((basin, slabs)) => {
             boxes += 1;
-            // The complement of the basin by the chain programme (module `chain`): where
-            // it passes the target, no box is needed outside the basin.
-            // Work in progress (issue 21, h = 6..8): first-order, it converges too slowly
-            // (BP h = 6: 200/400/800 pieces give 0.2251/0.2308/0.2330 against 0.23388, in
-            // 1.3/10/74 s), so it runs only when TASKASSIGN_CHAIN_PIECES asks for it.
-            if hosts >= 3 && std::env::var_os("TASKASSIGN_CHAIN_PIECES").is_some() {
-                let goal = Float::with_val_round(bits, best.hi() - &target(best.hi()), Round::Up).0;
-                let limit = std::env::var("TASKASSIGN_CHAIN_PIECES")
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(CHAIN_PIECES);
-                let cb = chain::chain_lb(&pb, &whole[0], &basin.cut, &goal, limit)?;
-                if std::env::var_os("TASKASSIGN_TRACE_CHAIN").is_some() {
-                    eprintln!("chain: {} pieces, bound {}", cb.pieces, cb.lb.to_f64());
-                }
-                if cb.lb >= goal {
-                    let value_lo = basin.lb.clone().min(&cb.lb).min(best.hi());
-                    return finish(
-                        value_lo,
-                        true,
-                        boxes + cb.pieces,
-                        best,
-                        best_text,
-                        lambda,
-                        rho,
-                        bits,
-                        digits,
-                    );
-                }
-            }
             heap.push(basin);
             slabs
         }
@@ -1299,9 +1265,6 @@ fn seed_basin(
             continue;
         }
         let Some(lb) = basin::convex_basin_lb(pb, &n_box, &centre, &at_centre)? else {
-            if std::env::var_os("TASKASSIGN_TRACE_CHAIN").is_some() {
-                eprintln!("basin: no convexity at half-width {r}");
-            }
             continue;
         };
         let lb = lb.min(best.hi());
