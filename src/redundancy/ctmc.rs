@@ -46,11 +46,15 @@
 //! every class is long at once, carry almost nothing. Under ROS (no class priority) the
 //! classes grow together instead and the mass lies along the diagonal, which the axes'
 //! rates overstate (the W-model at λ = (0.5, 0.5, 0.6): 0.61 and 1.46 nats per job along the
-//! axes, 0.223 along the total): once a simplex is solved, A becomes the box of the class
-//! counts capped by a total, {r_c n_c ≤ K, r_tot Σ_c n_c ≤ K}, with the rates of the
-//! solved chain's marginal masses, so that the mass beyond each face is about e^{−K}
-//! (0.66 M + 0.98 M states for 12 digits there instead of 1.35 M + 1.51 M, measured
-//! 2026-12-03). K grows until the mass on A's
+//! axes, 0.223 along the total). So once the first simplex is solved, the shape is chosen
+//! from it: the box of the class counts capped by a total, {r_c n_c ≤ K, r_tot Σ_c n_c ≤ K},
+//! with the rates of the solved chain's marginal masses (the mass beyond each face about
+//! e^{−K}), replaces the simplex when it holds fewer class-count vectors at the budget the
+//! target needs than the simplex at the budget the simplex's layer decay predicts. On the
+//! W-model at λ = (0.5, 0.5, 0.6) this picks the box under ROS (0.66 M + 0.98 M states for
+//! 12 digits instead of 1.35 M + 1.51 M) and keeps the simplex under LRF and MRF, where the
+//! box would hold 1.3–1.5 times the simplex's vectors (measured 2026-12-03). K grows until
+//! the mass on A's
 //! boundary is below 10^−(digits + 2) (the next K is predicted from the decay of the
 //! solved chain's mass across the layers of Σ_c w_c n_c below its boundary, so that one
 //! step usually suffices), then the values are compared with those at
@@ -83,7 +87,7 @@
 //! version is Gardner et al.'s ordered chain.
 
 use super::classes::ClassSystem;
-use super::policy::{Order, Policy, Priority};
+use super::policy::{Order, Policy};
 use super::RedundancyError;
 use crate::num::certify::certify_pair;
 use crate::num::levels::{self, ExitRule, LevelChain, LevelError};
@@ -1082,8 +1086,66 @@ fn estimate(states: usize, w: &[f64], from: f64, to: f64) -> f64 {
     states as f64 * f
 }
 
+/// The class-count vectors in the box {n_c ≤ ⌊K/r_c⌋, Σ_c n_c ≤ ⌊K/r_tot⌋} (`rates`: the
+/// classes', then the total's), counted exactly (a convolution over the classes).
+fn box_vectors(rates: &[f64], k: f64) -> f64 {
+    let nc = rates.len() - 1;
+    let cap = |r: f64| (k / r).floor().clamp(0.0, 1e6) as usize;
+    let t = cap(rates[nc]);
+    let mut a = vec![0.0f64; t + 1];
+    a[0] = 1.0;
+    for &r in &rates[..nc] {
+        let m = cap(r);
+        // new[j] = Σ_{n ≤ min(m, j)} a[j − n], by a running sum.
+        let mut b = vec![0.0f64; t + 1];
+        let mut run = 0.0;
+        for j in 0..=t {
+            run += a[j];
+            if j > m {
+                run -= a[j - m - 1];
+            }
+            b[j] = run;
+        }
+        a = b;
+    }
+    a.iter().sum()
+}
+
+/// The class-count vectors in the simplex {Σ_c w_c n_c ≤ K}, counted on the weights
+/// rounded to K/[`SIMPLEX_GRID`] (a recurrence over the classes).
+fn simplex_vectors(w: &[f64], k: f64) -> f64 {
+    let l = SIMPLEX_GRID;
+    let h = k / l as f64;
+    let mut a = vec![0.0f64; l + 1];
+    a[0] = 1.0;
+    for &wc in w {
+        let q = ((wc / h).round() as usize).max(1);
+        // new[j] = Σ_{n ≥ 0} a[j − n q] = a[j] + new[j − q].
+        for j in q..=l {
+            a[j] += a[j - q];
+        }
+    }
+    a.iter().sum()
+}
+
+/// The distinct class-count vectors of a solved chain's states.
+fn count_vectors(pi: &StationaryMap, nc: usize) -> usize {
+    let v: rustc_hash::FxHashSet<[u16; CHAIN_MAX_CLASSES]> = pi
+        .keys()
+        .map(|s| {
+            let mut x = [0u16; CHAIN_MAX_CLASSES];
+            x[..nc].copy_from_slice(&s.counts[..nc]);
+            x
+        })
+        .collect();
+    v.len().max(1)
+}
+
+/// The grid of potentials [`simplex_vectors`] counts on.
+const SIMPLEX_GRID: usize = 4096;
+
 /// The shape of the truncation the budget K grows: the weighted simplex
-/// {Σ_c w_c n_c ≤ K}, or (under ROS) the box of the class counts capped by a total,
+/// {Σ_c w_c n_c ≤ K}, or (where it holds fewer vectors) the box of the counts capped by a total,
 /// {r_c n_c ≤ K for every c, r_tot Σ_c n_c ≤ K}, whose rates are the decays of the
 /// marginal masses P(n_c = x) and P(Σ n = x) of a solved chain ([`marginal_rates`]).
 #[derive(Debug, Clone)]
@@ -1206,23 +1268,30 @@ pub fn solve_with(
     solve_shaped(sys, policy, digits, start, use_symmetry, true)
 }
 
-/// [`solve_with`]; under ROS (no class priority, random order) the truncation becomes the
-/// box of the class counts capped by a total once a solved simplex shows the marginal
-/// decays ([`Shape`]) when `ros_box` (the simplex throughout otherwise). Under ROS the
-/// classes grow together: in the W-model at λ = (0.5, 0.5, 0.6) the total decays at
+/// [`solve_with`], choosing the truncation's shape from the solved chain when
+/// `choose_shape` (the weighted simplex throughout otherwise): once the first simplex is
+/// solved, the box of the class counts capped by a total ([`Shape`]), with the rates of that
+/// chain's marginal masses, replaces the simplex when it holds fewer class-count vectors at
+/// the budget the target needs (ln(1/target) + 1 nats) than the simplex at the budget its
+/// layer decay predicts; and when the pilot already predicts a simplex beyond
+/// [`MAX_CHAIN_STATES`], the box of the pilot's marginal rates is tried instead. Under ROS
+/// the classes grow together: in the W-model at λ = (0.5, 0.5, 0.6) the total decays at
 /// ln(1/0.8) = 0.223 nats per job while each class alone (the pilot's axes) decays at 0.61
 /// and 1.46, so a simplex of the axes' rates needs a budget of about 121 nats (1.35 M
 /// states) where the box of the marginals' rates (0.455, 0.455, 0.67; total 0.223) needs
-/// about 33 (measured, 2026-12-03).
+/// about 33. Under a class priority the simplex needs fewer: W-model LRF-FCFS, for 1e-12 of
+/// mass outside on a solved chain of 497 k states, 194 k states in the simplex against at
+/// least 292 k in the box (measured, 2026-12-03).
 fn solve_shaped(
     sys: &ClassSystem,
     policy: Policy,
     digits: u32,
     start: Option<usize>,
     use_symmetry: bool,
-    ros_box: bool,
+    choose_shape: bool,
 ) -> Result<ChainResult, RedundancyError> {
-    let ros_box = ros_box && policy.priority == Priority::None && policy.order == Order::Ros;
+    // The shape is chosen once, after the first simplex is solved.
+    let mut choose = choose_shape;
     let symmetry = if use_symmetry {
         Symmetry::of(sys, policy)
     } else {
@@ -1340,10 +1409,33 @@ fn solve_shaped(
     // measured once two budgets are solved.
     let mut last: Option<(f64, f64)> = None;
     let (mut coarse, mut band) = loop {
-        let est = shape.estimate(states, from, budget);
+        let mut est = shape.estimate(states, from, budget);
+        let mut box_text = String::new();
+        if est > MAX_CHAIN_STATES as f64 && choose {
+            // The simplex the pilot's axes predict is too large: the box of the pilot's
+            // marginal rates may not be (its states: its class-count vectors times the
+            // pilot's states per vector).
+            choose = false;
+            if let Some(rates) = marginal_rates(&warm, nc, sym) {
+                let k_box = (1.0 / target).ln() + 1.0;
+                let per_vector = warm.len() as f64 / count_vectors(&warm, nc) as f64;
+                let in_box = box_vectors(&rates, k_box) * per_vector;
+                if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+                    eprintln!(
+                        "redundancy chain: pilot's marginal decay rates {rates:?} (classes, total): box of budget {k_box:.1} about {in_box:.2e} states, simplex of budget {budget:.1} about {est:.2e}"
+                    );
+                }
+                box_text = format!(
+                    "; the box of the class counts capped by a total, budget {k_box:.1} nats, about {in_box:.1e}"
+                );
+                if in_box < est {
+                    (shape, budget, est) = (Shape::Box(rates), k_box, in_box);
+                }
+            }
+        }
         if est > MAX_CHAIN_STATES as f64 {
             return Err(fail(format!(
-                "the truncation the digits need ({}, budget {budget:.1} nats) would hold about {est:.1e} states, more than the limit {MAX_CHAIN_STATES}",
+                "the truncation the digits need ({}, budget {budget:.1} nats) would hold about {est:.1e} states{box_text}, more than the limit {MAX_CHAIN_STATES}",
                 match shape {
                     Shape::Simplex(_) => "weighted simplex",
                     Shape::Box(_) => "class counts capped by a total",
@@ -1368,20 +1460,6 @@ fn solve_shaped(
         )?;
         let band = f.iter().copied().fold(0.0, f64::max);
         (states, from, warm) = (v.states, budget, pi);
-        if ros_box && matches!(shape, Shape::Simplex(_)) {
-            if let Some(rates) = marginal_rates(&warm, nc, sym) {
-                if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
-                    eprintln!("redundancy chain: marginal decay rates {rates:?} (classes, total)");
-                }
-                // The mass beyond each cap of the box is about e^{−K}: start at the
-                // budget the target needs and grow from there (the box is a new shape:
-                // the simplex's solve is a warm start only).
-                shape = Shape::Box(rates);
-                budget = (1.0 / target).ln() + 1.0;
-                last = None;
-                continue;
-            }
-        }
         if band <= target {
             break (v, band);
         }
@@ -1413,6 +1491,27 @@ fn solve_shaped(
         }
         last = Some((budget, band));
         budget += (band / target).ln() / per_nat + margin;
+        if choose {
+            choose = false;
+            if let (Shape::Simplex(w), Some(rates)) = (&shape, marginal_rates(&warm, nc, sym)) {
+                // The box's marginals fall by e^{−K} at its caps: it starts at the budget
+                // the target needs (a new shape: the simplex's solve is a warm start
+                // only). Adopted when it holds fewer class-count vectors than the simplex
+                // of the budget just predicted.
+                let k_box = (1.0 / target).ln() + 1.0;
+                let (in_simplex, in_box) = (simplex_vectors(w, budget), box_vectors(&rates, k_box));
+                if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+                    eprintln!(
+                        "redundancy chain: marginal decay rates {rates:?} (classes, total); class-count vectors: simplex {in_simplex:.0} (budget {budget:.1}), box {in_box:.0} (budget {k_box:.1})"
+                    );
+                }
+                if in_box < in_simplex {
+                    shape = Shape::Box(rates);
+                    budget = k_box;
+                    last = None;
+                }
+            }
+        }
     };
     let mut best: Option<ChainResult> = None;
     loop {
@@ -1613,34 +1712,64 @@ mod tests {
     }
 
     #[test]
-    fn the_ros_box_gives_the_simplex_means() {
+    fn the_chosen_shape_gives_the_simplex_means() {
         // Independent reference: the same chain truncated by the weighted simplex of the
         // pilot's rates throughout (the shape every policy used before the box); both are
         // compared truncations certified to 12 digits, so the class means must agree to
-        // 1e-11 relative. The box must be the shape used (no simplex, its total cap beyond
-        // the pilot's 18 jobs), and with the W-model's symmetry on and off.
+        // 1e-11 relative, whichever shape the rule chose. Under ROS the box must be the
+        // shape chosen (no simplex, its total cap beyond the pilot's 18 jobs: the marginals
+        // decay slower than the axes), with the W-model's symmetry on and off; under the
+        // class priorities the rule may keep the simplex.
         let w = sys(2, &[("1", "0.4"), ("2", "0.4"), ("1+2", "0.5")]);
-        let p = Policy::parse("ros", false).unwrap();
-        for symmetric in [true, false] {
-            let boxed = solve_shaped(&w, p, 12, None, symmetric, true).unwrap();
+        for (name, symmetric) in [
+            ("ros", true),
+            ("ros", false),
+            ("lrf-fcfs", true),
+            ("mrf-fcfs", true),
+            ("mrf-ros", true),
+        ] {
+            let p = Policy::parse(name, false).unwrap();
+            let chosen = solve_shaped(&w, p, 12, None, symmetric, true).unwrap();
             let simplex = solve_shaped(&w, p, 12, None, symmetric, false).unwrap();
-            assert!(boxed.simplex.is_none(), "{:?}", boxed.simplex);
             assert!(simplex.simplex.is_some());
-            assert!(boxed.caps[3] > 18, "{:?}", boxed.caps);
-            assert!(boxed.digits >= 12 && simplex.digits >= 12);
-            for (a, b) in boxed.number.iter().zip(&simplex.number) {
+            if name == "ros" {
+                assert!(chosen.simplex.is_none(), "{:?}", chosen.simplex);
+                assert!(chosen.caps[3] > 18, "{:?}", chosen.caps);
+            }
+            assert!(chosen.digits >= 12 && simplex.digits >= 12);
+            for (a, b) in chosen.number.iter().zip(&simplex.number) {
                 assert!(
                     (a.value - b.value).abs() <= 1e-11 * b.value,
-                    "{symmetric}: {} {}",
+                    "{name} {symmetric}: {} {}",
                     a.value,
                     b.value
                 );
             }
             eprintln!(
-                "symmetric {symmetric}: box {} states, simplex {} states",
-                boxed.fine.states, simplex.fine.states
+                "{name} symmetric {symmetric}: chosen {} ({} states), simplex {} states",
+                if chosen.simplex.is_some() {
+                    "simplex"
+                } else {
+                    "box"
+                },
+                chosen.fine.states,
+                simplex.fine.states
             );
         }
+    }
+
+    #[test]
+    fn the_shape_counts_are_exact_on_small_cases() {
+        // Closed forms: the box {n_c ≤ 2 for 3 classes} with the total at most 3 holds the
+        // vectors of 3 classes with at most 3 jobs in all (C(6, 3) = 20) less the 3 with a
+        // class at 3: 17; without the total cap (total 6) 27 = 3^3. The simplex
+        // {n_1 + 2 n_2 ≤ 4}: n_2 = 0, 1, 2 leave 5, 3, 1 choices of n_1: 9.
+        assert_eq!(
+            box_vectors(&[1.0 / 2.5, 1.0 / 2.5, 1.0 / 2.5, 1.0 / 3.5], 1.0),
+            17.0
+        );
+        assert_eq!(box_vectors(&[0.5, 0.5, 0.5, 1.0 / 6.5], 1.0), 27.0);
+        assert_eq!(simplex_vectors(&[1.0, 2.0], 4.0), 9.0);
     }
 
     #[test]
