@@ -447,6 +447,15 @@ impl LevelChain for OccupancyChain {
         out
     }
 
+    fn size_hint(&self) -> Option<usize> {
+        match self.trunc {
+            // The simplex's sorted vectors, counted exactly (every one is explored: the
+            // ones not reached from z are seeds).
+            Some(Region::Simplex(p)) => Some(p.states(self.n) as usize),
+            _ => None,
+        }
+    }
+
     fn on_boundary(&self, x: &Occ) -> bool {
         match (self.trunc, self.kind) {
             (None, _) => false,
