@@ -1716,11 +1716,13 @@ mod tests {
         // Independent reference: the same chain truncated by the weighted simplex of the
         // pilot's rates throughout (the shape every policy used before the box); both are
         // compared truncations certified to 12 digits, so the class means must agree to
-        // 1e-11 relative, whichever shape the rule chose. Under ROS the box must be the
-        // shape chosen (no simplex, its total cap beyond the pilot's 18 jobs: the marginals
-        // decay slower than the axes), with the W-model's symmetry on and off; under the
-        // class priorities the rule may keep the simplex.
+        // 1e-11 relative wherever the rule chose the box. Under ROS the rule must choose
+        // the box (no simplex, its total cap beyond the pilot's 18 jobs: the marginals decay
+        // slower than the axes), with the W-model's symmetry on and off. Where the rule
+        // keeps the simplex, the chosen solve is the simplex solve itself and is not solved
+        // twice.
         let w = sys(2, &[("1", "0.4"), ("2", "0.4"), ("1+2", "0.5")]);
+        let mut boxes = 0;
         for (name, symmetric) in [
             ("ros", true),
             ("ros", false),
@@ -1730,13 +1732,18 @@ mod tests {
         ] {
             let p = Policy::parse(name, false).unwrap();
             let chosen = solve_shaped(&w, p, 12, None, symmetric, true).unwrap();
-            let simplex = solve_shaped(&w, p, 12, None, symmetric, false).unwrap();
-            assert!(simplex.simplex.is_some());
+            assert!(chosen.digits >= 12, "{name}: {} digits", chosen.digits);
             if name == "ros" {
                 assert!(chosen.simplex.is_none(), "{:?}", chosen.simplex);
                 assert!(chosen.caps[3] > 18, "{:?}", chosen.caps);
             }
-            assert!(chosen.digits >= 12 && simplex.digits >= 12);
+            if chosen.simplex.is_some() {
+                continue;
+            }
+            boxes += 1;
+            let simplex = solve_shaped(&w, p, 12, None, symmetric, false).unwrap();
+            assert!(simplex.simplex.is_some());
+            assert!(simplex.digits >= 12);
             for (a, b) in chosen.number.iter().zip(&simplex.number) {
                 assert!(
                     (a.value - b.value).abs() <= 1e-11 * b.value,
@@ -1745,17 +1752,8 @@ mod tests {
                     b.value
                 );
             }
-            eprintln!(
-                "{name} symmetric {symmetric}: chosen {} ({} states), simplex {} states",
-                if chosen.simplex.is_some() {
-                    "simplex"
-                } else {
-                    "box"
-                },
-                chosen.fine.states,
-                simplex.fine.states
-            );
         }
+        assert!(boxes >= 2);
     }
 
     #[test]
