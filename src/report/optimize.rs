@@ -113,7 +113,7 @@ pub fn optimize_proven_record(
             p.proven_digits,
             match req.policy {
                 OptPolicy::Sita => "more hosts make more boxes",
-                _ => "TAGS's bounds are first-order: its gap closes slowly",
+                _ => "more hosts make more boxes; TAGS's bounds are second-order only where the law's density is enclosed",
             }
         ));
     }
