@@ -41,8 +41,12 @@
 //! piece's width. Where the
 //! law's density is enclosed ([`Enclosure::density`]: the power laws, uniform,
 //! exponential and hyperexponential) TAGS and TAGS-minmax also get a mean-value form, in
-//! the cutoffs themselves ([`Problem::mean_value_s_lb`]), second-order tight like SITA's;
-//! other laws close their gap more slowly (the answer prints the gap reached).
+//! the cutoffs themselves ([`Problem::mean_value_s_lb`]); for TAGS's sum the slopes of the
+//! two hosts at each cutoff are added before they meet its width, which makes it
+//! second-order tight like SITA's (TAGS-minmax, a largest term, bounds each host by
+//! itself), and a last cutoff whose interval reaches +∞ (an idle last host) is held at its
+//! lower end by monotonicity; other laws close their gap more slowly (the answer prints
+//! the gap reached).
 //!
 //! **The convex basin** (SITA, [`basin`]). Before the branch and bound, a box N around the
 //! start (relative half-width 10^−2, else 10^−4, else 10^−7) is bounded at once where the
