@@ -921,21 +921,10 @@ fn a_proven_optimum_of_an_unbounded_law_at_three_hosts_closes() {
 /// run, up to half a unit of its last digit) and _hi at or above _lo.
 #[test]
 fn a_kink_optimum_closes_with_the_proven_cutoffs_printed_past_the_digits() {
-    let args = [
-        "optimize",
-        "--policy",
-        "tags-minmax",
-        "--dist",
-        "exp:rate=1",
-        "--hosts",
-        "3",
-        "--load",
-        "0.5",
-        "--digits",
-        "20",
-        "--format",
-        "json",
-    ];
+    let args: Vec<&str> =
+        "optimize --policy tags-minmax --dist exp:rate=1 --hosts 3 --load 0.5 --digits 20 --format json"
+            .split(' ')
+            .collect();
     let certified = run_json(&args);
     let mut rargs = args.to_vec();
     rargs.extend(["--rigorous", "--max-boxes", "2000"]);

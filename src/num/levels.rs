@@ -1897,9 +1897,13 @@ impl Bounds {
 mod tests {
     use super::*;
 
-    /// Two queues fed at rates 0.3 and 0.4, each served at rate 1, truncated to a + b ≤ 12
-    /// (a level chain in the total; no certificate needed here).
-    struct Two;
+    /// Two queues fed at rates 0.3 and 0.4, each served at rate 1, truncated to
+    /// a + b ≤ `top` (a level chain in the total; no certificate needed here), with a size
+    /// hint for [`explore`] that may be absent, exact, too small or too large.
+    struct Two {
+        top: u32,
+        hint: Option<usize>,
+    }
 
     impl LevelChain for Two {
         type State = (u32, u32);
@@ -1910,7 +1914,7 @@ mod tests {
             s.0 + s.1
         }
         fn inside(&self, s: &(u32, u32)) -> bool {
-            s.0 + s.1 <= 12
+            s.0 + s.1 <= self.top
         }
         fn transitions(&self, s: &(u32, u32), out: &mut Vec<((u32, u32), f64)>) {
             out.push(((s.0 + 1, s.1), 0.3));
@@ -1929,7 +1933,10 @@ mod tests {
             None
         }
         fn on_boundary(&self, s: &(u32, u32)) -> bool {
-            s.0 + s.1 == 12
+            s.0 + s.1 == self.top
+        }
+        fn size_hint(&self) -> Option<usize> {
+            self.hint
         }
     }
 
@@ -1939,7 +1946,14 @@ mod tests {
         // the aggregated rates (Coarse::agg); the reference is −B's own sparse products
         // (apply_right, apply_left) on the same vectors: η constant on each level (right)
         // and ξ∘p (left), with ξ varying by level so that a swapped neighbour is caught.
-        let c = explore(&Two, 10_000).unwrap();
+        let c = explore(
+            &Two {
+                top: 12,
+                hint: None,
+            },
+            10_000,
+        )
+        .unwrap();
         let s = Solver::new(&c);
         let n = c.len();
         assert_eq!(n, 91);
@@ -1986,6 +2000,37 @@ mod tests {
                 "left {x}: {got} vs {}",
                 want[x]
             );
+        }
+    }
+
+    #[test]
+    fn a_size_hint_changes_nothing_but_the_memory() {
+        // The triangle a + b ≤ 40 holds 41·42/2 = 861 states (counted by hand). Explored
+        // and solved without a hint and with an exact, a too small and a too large one: the
+        // same states in the same order, the same transitions, and stationary vectors within
+        // 1e-11 of each other (the same arithmetic on the same arrays).
+        let plain = explore(
+            &Two {
+                top: 40,
+                hint: None,
+            },
+            100_000,
+        )
+        .unwrap();
+        assert_eq!(plain.len(), 861);
+        let want = stationary(&plain).unwrap();
+        // An independent check that the solve is the one of two M/M/1 queues: the product
+        // form (1 − ρ_1)(1 − ρ_2) = 0.7·0.6 = 0.42 at (0, 0), which the truncation at 40
+        // (mass beyond about 0.4^40) does not move by 1e-11.
+        assert!((want.pi[0] - 0.42).abs() < 1e-11, "{}", want.pi[0]);
+        for hint in [Some(861), Some(10), Some(1_000_000)] {
+            let c = explore(&Two { top: 40, hint }, 100_000).unwrap();
+            assert_eq!(c.states, plain.states, "{hint:?}");
+            assert_eq!(c.transitions(), plain.transitions(), "{hint:?}");
+            let st = stationary(&c).unwrap();
+            for (a, b) in st.pi.iter().zip(&want.pi) {
+                assert!((a - b).abs() <= 1e-11, "{hint:?}: {a} vs {b}");
+            }
         }
     }
 }

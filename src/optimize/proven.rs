@@ -1285,24 +1285,6 @@ fn proven_from(
             }
         }
     };
-    finish(
-        value_lo, closed, boxes, best, best_text, lambda, rho, bits, digits,
-    )
-}
-
-/// The answer from the proven lower bound reached and the best point.
-#[allow(clippy::too_many_arguments)]
-fn finish(
-    value_lo: Float,
-    closed: bool,
-    boxes: usize,
-    best: Interval,
-    best_text: Vec<String>,
-    lambda: Interval,
-    rho: Interval,
-    bits: u32,
-    digits: u32,
-) -> Result<ProvenOptimum, PolicyError> {
     let value_lo = value_lo.min(best.hi());
     let value_hi = best.hi().clone();
     let gap = Float::with_val_round(bits, &value_hi - &value_lo, Round::Up).0;
