@@ -15,24 +15,56 @@
 //!
 //! **The enclosure (proven for exact arithmetic).** Let V_1, V_G ≥ 0 satisfy the drift
 //! conditions QV_1 ≤ −1 and QV_G ≤ −G on the complement of A (G the chain's growth
-//! functional, e.g. the level), with ϕ_g = min V_g over the states at which the chain can
-//! enter A. By Dynkin's formula (the comparison theorem, Meyn & Tweedie, *Markov Chains and
-//! Stochastic Stability*, 2009, Thm 14.2.2, in continuous time) an excursion from y ∉ A
-//! accumulates at most V_g(y) − ϕ_g of g before it re-enters A. Inside A, with B the
-//! generator restricted to A ∖ {z} (exits and z absorbing; −B a nonsingular M-matrix),
-//! â_g = (−B)⁻¹g (the cost accumulated before z or an exit), v̂_g = (−B)⁻¹e_g (e_g(x) =
-//! Σ_{y ∉ A} q(x, y)(V_g(y) − ϕ_g)) and p̂ = (−B)⁻¹e (e the exit rate: p̂ is the
-//! probability of an exit before z). The cost u_g(w) = E_w[∫_0^{τ_z} g] from any state
-//! w ∈ A is then at most M_g = max_A(â_g + v̂_g)/(1 − max_A p̂) (a fixed point: an exit
-//! costs at most V_g − ϕ_g and leads back to a state of A), and renewal–reward over the
-//! computed chain's cycles gives, for 0 ≤ f ≤ g,
+//! functional, e.g. the level), and W_1, W_G ≥ 0 satisfy QW_g ≤ 0 there (the shapes the
+//! re-entry costs are compared with; [`LevelChain::lyapunov`]). Let σ be the first
+//! re-entry into A of an excursion from y ∉ A. By Dynkin's formula (the comparison theorem,
+//! Meyn & Tweedie, *Markov Chains and Stochastic Stability*, 2009, Thm 14.2.2, in
+//! continuous time) the excursion accumulates at most V_g(y) − E_y V_g(X_σ) of g, and
+//! E_y W_g(X_σ) ≤ W_g(y) (W_g ≥ 0 is superharmonic outside A; optional stopping with
+//! Fatou). Inside A, with B the generator restricted to A ∖ {z} (exits and z absorbing;
+//! −B a nonsingular M-matrix), â_g = (−B)⁻¹g (the cost accumulated before z or an exit),
+//! v̂_g = (−B)⁻¹e_{V_g} and ŵ_g = (−B)⁻¹e_{W_g} (e_V(x) = Σ_{y ∉ A} q(x, y)V(y)), and
+//! p̂ = (−B)⁻¹e (e the exit rate: p̂ is the probability of an exit before z).
 //!
-//! π̂(f) / (1 + F(V_1) + ε̂ M_1) ≤ π(f) ≤ π̂(f) + F(V_g) + ε̂ M_g,
+//! *The re-entry term.* Let u_g(w) = E_w[∫_0^{τ_z} g] be the cost of returning to z from
+//! w. If α, β ≥ 0 satisfy, at every state w where the chain can enter A,
+//!
+//! α(1 − p̂(w)) + β(W_g(w) − ŵ_g(w)) ≥ â_g(w) + v̂_g(w) − V_g(w),   (R)
+//!
+//! then u_g(w) ≤ V_g(w) + α + βW_g(w) at those states, and the remainder of a cycle after
+//! an exit to y costs at most V_g(y) + α + βW_g(y). Proof, by induction on the number m
+//! of re-entries allowed (u_g^m: the cost up to z or the (m+1)-th exit, which increases
+//! to u_g as m → ∞ by monotone convergence): u_g^0 ≤ â_g ≤ V_g + α + βW_g by (R), since
+//! v̂_g, p̂ and ŵ_g are ≥ 0; if u_g^m ≤ V_g + α + βW_g at the entry states, an exit to y
+//! followed by up to m re-entries costs at most V_g(y) − E V_g(X_σ) + E u_g^m(X_σ) ≤
+//! V_g(y) + α + βW_g(y) (the two facts above), so u_g^{m+1} ≤ â_g + v̂_g + αp̂ + βŵ_g
+//! ≤ V_g + α + βW_g by (R). With β = 0 the least α is the largest
+//! (â_g + v̂_g − V_g)/(1 − p̂) over the entry states (the fixed point of the earlier form
+//! of this bound). The solves give upper bounds of p̂, ŵ_g and â_g + v̂_g, not their exact
+//! values; with those in (R) it only gets harder to meet, so the (α, β) found from them
+//! are feasible for the exact ones. The least ε̂α + βF(W_g) over (R) is found by [`reentry_lp`]; any feasible
+//! (α, β) is a valid bound, so the LP's own accuracy only affects the width.
+//! Renewal–reward over the computed chain's cycles then gives, for 0 ≤ f ≤ g,
+//!
+//! π̂(f) / (1 + F(V_1) + ε̂α_1 + β_1F(W_1)) ≤ π(f) ≤ π̂(f) + F(V_g) + ε̂α_g + β_gF(W_g),
 //!
 //! with ε̂ = Σ_x π̂(x) e(x) the exit rate and F(V) = Σ_x π̂(x) e_V(x), both under π̂. Every
 //! ingredient is computed on A; the bound shrinks with the stationary flux out of A, which
 //! decays geometrically as A grows. Without a Lyapunov certificate ([`LevelChain::lyapunov`]
 //! returns `None`) only π̂ is computed and no enclosure is claimed.
+//!
+//! *How tight it is.* The upper bound is the error of the redirected chain itself within a
+//! small factor: π(f) − π̂(f) = (b_f − π̂(f)b_1)/(a_1 + b_1) exactly, so the error is ε̂
+//! times the mean cost, beyond its share, of a cycle's remainder after an exit (the return
+//! from the face of A to z), not the mass outside A. Against a truncation 16–20 nats larger
+//! (the test `the_truncation_bound_is_within_twice_the_error_it_bounds` of `lb::exact`,
+//! 2026-12-03), the JSQ(d) bound of the mean total is 1.2–1.8 times the least any valid
+//! bound of that π̂ could be (N = 3–5, λ = 0.9–0.95; 1.8 at N = 5, d = 2, λ = 0.9, level 33
+//! nats). At N = 5, d = 2, λ = 0.9 the redirected chain at the level where the mass outside
+//! A is 1e−12 (38.2 nats) is really 4.7e−9 off per server. What remains in the bound (the
+//! −π̂(f)b_1 it drops, the Lyapunov overestimate of the return cost) is worth at most ln
+//! 1.8 ≈ 0.6 nats of level; a truncation with a smaller error needs another redirection of
+//! the exits, not a tighter re-entry term.
 //!
 //! **The solve.** One sub-generator −B serves everything: the stationary vector of the
 //! redirected chain is y(−B) = ν (ν the rates out of z, y(z) = 1, π̂ = y / Σy), and the
@@ -1458,13 +1490,13 @@ fn solve_upper<S>(
 #[derive(Debug, Clone)]
 pub struct Bounds {
     /// For g = 1 and g = G: the part of the bound on b_g/a_1 that does not scale with
-    /// π̂(f): F(V_g − ϕ_g) + ε̂α_g + β_g F(V_1), per face of the exits.
+    /// π̂(f): F(V_g) + ε̂α_g + β_g F(W_g), per face of the exits.
     pub outside: [[f64; FACES]; 2],
     /// ε̂: the exit rate under π̂, per face.
     pub exit_rate: [f64; FACES],
     /// max_A p̂: the largest probability of an exit before z (0 without exits).
     pub max_exit_probability: f64,
-    /// (α_g, β_g) of the re-entry costs u_g ≤ α_g + β_g V_1 on the boundary.
+    /// (α_g, β_g) of the re-entry costs u_g ≤ V_g + α_g + β_g W_g on the boundary.
     pub reentry: [(f64, f64); 2],
     /// Σ|r|·U_1 and Σ|r|·U_G over y's residual, relative to Σy.
     pub solve_error: [f64; 2],
@@ -1715,7 +1747,7 @@ pub fn bounds_opts<S, C: LevelChain<State = S>>(
         return out;
     }
     let eps_total: f64 = out.exit_rate.iter().sum();
-    // F(V_g − ϕ_g) and F(W_g), per face.
+    // F(V_g) and F(W_g), per face.
     let mut f_raw = [[0.0; FACES]; 2];
     let mut f_g = [[0.0; FACES]; 2];
     for row in &c.exits {
