@@ -783,6 +783,9 @@ fn truncated_values(
     // iterations per solve of 0.4–0.75 M states.
     c.smoother = levels::Smoother::Ilu;
     c.restart = restart_length(c.len());
+    let (count, groups) = coarse_groups(&c.states, sys.classes().len());
+    c.set_groups(count, groups)
+        .map_err(|e| RedundancyError::Internal(format!("{}: {e}", subject(sys, policy))))?;
     let t1 = std::time::Instant::now();
     // A residual far below the digits compared (the means are relative to it).
     let target = 10f64.powi(-(digits as i32) - SOLVE_MARGIN_DIGITS);
@@ -875,6 +878,42 @@ fn truncated_values(
         faces,
         map,
     ))
+}
+
+/// The groups of the level solver's coarse correction ([`levels::Explored::set_groups`]): the
+/// share n_c/(level + 1) of each of the first nc − 1 classes (at most five; the last class's
+/// share is the rest), in b equal bins, b the largest with b^(nc − 1) ≤
+/// [`levels::MAX_GROUPS`] (32 bins for two classes, 5 × 5 for three, 3 for four, 2 for five
+/// or more); one class: the level alone. Under a class priority that
+/// starves several classes (MRF: the W-model's two singleton classes, the N-model's both)
+/// the mix of the classes within a level relaxes as slowly as the level itself, and a
+/// correction constant on each level cannot follow it: the N-model at λ = (0.1, 1.7) under
+/// MRF-FCFS needed 300 GMRES iterations a cycle without converging. Binned by share, its
+/// last solves took 59-66 iterations (2026-12-03, benches/peer/exact_cases_after.md).
+fn coarse_groups(states: &[PackedState], nc: usize) -> (usize, Vec<u8>) {
+    let dims = nc.saturating_sub(1).min(5);
+    if dims == 0 {
+        return (1, Vec::new());
+    }
+    let mut b = 1usize;
+    while (b + 1).pow(dims as u32) <= levels::MAX_GROUPS {
+        b += 1;
+    }
+    if b < 2 {
+        return (1, Vec::new());
+    }
+    let groups = states
+        .iter()
+        .map(|s| {
+            let l: usize = s.counts[..nc].iter().map(|&x| usize::from(x)).sum();
+            let g = s.counts[..dims].iter().fold(0usize, |g, &x| {
+                g * b + (usize::from(x) * b / (l + 1)).min(b - 1)
+            });
+            // g < b^dims ≤ MAX_GROUPS ≤ 256.
+            g as u8
+        })
+        .collect();
+    (b.pow(dims as u32), groups)
 }
 
 /// The labelled chain's values at truncation `cap` (small caps only: the states grow
@@ -1709,6 +1748,60 @@ mod tests {
                 assert!((a - b).abs() <= 1e-11 * b, "{name}: {warm:?} {cold:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_share_groups_give_the_level_corrections_means() {
+        // The groups of the coarse correction only precondition: the same truncated chain
+        // solved with one aggregate per level (the reference: a different preconditioner
+        // of the same linear system) and with the share groups (25 per level for three
+        // classes, 32 for two, the rule's closed form), each from a cold start to
+        // levels::TARGET_RESIDUAL, must give the class means to 1e-11 relative. The chains
+        // are those MRF starves two classes of: the W-model at (0.5, 0.5, 0.6) and the
+        // N-model at (0.1, 1.7) under MRF-FCFS, and the W-model under MRF-ROS.
+        let w = sys(2, &[("1", "0.5"), ("2", "0.5"), ("1+2", "0.6")]);
+        let n = sys(2, &[("1", "0.1"), ("1+2", "1.7")]);
+        for (s, name, wts, budget, groups) in [
+            (&w, "mrf-fcfs", vec![0.4, 0.4, 1.6], 14.0, 25usize),
+            (&w, "mrf-ros", vec![0.4, 0.4, 1.6], 14.0, 25),
+            (&n, "mrf-fcfs", vec![0.35, 0.35], 18.0, 32),
+        ] {
+            let p = Policy::parse(name, false).unwrap();
+            let nc = s.classes().len();
+            let inner = ClassChain::new(s, p, 400).unwrap();
+            let chain = LevelClassChain {
+                inner,
+                caps: simplex_limits(&wts, budget)[..nc].to_vec(),
+                total: 399,
+                simplex: Some((wts, budget)),
+                symmetry: None,
+            };
+            let mut c = levels::explore_with(&chain, MAX_CHAIN_STATES, ExitRule::Block).unwrap();
+            c.smoother = levels::Smoother::Ilu;
+            let mut means = Vec::new();
+            for grouped in [false, true] {
+                if grouped {
+                    let (k, g) = coarse_groups(&c.states, nc);
+                    assert_eq!(k, groups);
+                    c.set_groups(k, g).unwrap();
+                }
+                let st = levels::stationary_from(&c, None, levels::TARGET_RESIDUAL).unwrap();
+                assert!(st.residual <= 1e-20, "{name} {grouped}: {:e}", st.residual);
+                let mut m = vec![0.0; nc];
+                for (x, &q) in c.states.iter().zip(&st.pi) {
+                    for (mc, &v) in m.iter_mut().zip(&x.counts[..nc]) {
+                        *mc += q * f64::from(v);
+                    }
+                }
+                means.push(m);
+            }
+            assert!(c.len() > 2000, "{name}: {} states", c.len());
+            for (a, b) in means[1].iter().zip(&means[0]) {
+                assert!((a - b).abs() <= 1e-11 * b, "{name}: {means:?}");
+            }
+        }
+        assert_eq!(coarse_groups(&[], 1).0, 1);
+        assert_eq!(coarse_groups(&[], 4).0, 27);
     }
 
     #[test]
