@@ -735,7 +735,8 @@ fn subject(sys: &ClassSystem, policy: Policy) -> String {
 /// arrival is blocked by the simplex. Also returns the stationary probabilities by state.
 /// With a symmetry (whose group leaves `limits` and the simplex invariant) the chain is
 /// lumped onto its orbits, the states are their representatives and the map holds the
-/// orbits' masses.
+/// orbits' masses. With `how.groups` the level solver's coarse correction is split by the
+/// classes' shares ([`coarse_groups`]).
 fn truncated_values(
     sys: &ClassSystem,
     policy: Policy,
@@ -743,8 +744,9 @@ fn truncated_values(
     simplex: Option<(Vec<f64>, f64)>,
     digits: u32,
     warm: Option<&StationaryMap>,
-    symmetry: Option<&Symmetry>,
+    how: Reduction<'_>,
 ) -> Result<(ChainValues, Vec<f64>, StationaryMap), RedundancyError> {
+    let symmetry = how.symmetry;
     let nc0 = sys.classes().len();
     if limits.len() != nc0 + 1 {
         return Err(RedundancyError::Internal(format!(
@@ -783,9 +785,11 @@ fn truncated_values(
     // iterations per solve of 0.4–0.75 M states.
     c.smoother = levels::Smoother::Ilu;
     c.restart = restart_length(c.len());
-    let (count, groups) = coarse_groups(&c.states, sys.classes().len());
-    c.set_groups(count, groups)
-        .map_err(|e| RedundancyError::Internal(format!("{}: {e}", subject(sys, policy))))?;
+    if how.groups {
+        let (count, groups) = coarse_groups(&c.states, sys.classes().len());
+        c.set_groups(count, groups)
+            .map_err(|e| RedundancyError::Internal(format!("{}: {e}", subject(sys, policy))))?;
+    }
     let t1 = std::time::Instant::now();
     // A residual far below the digits compared (the means are relative to it).
     let target = 10f64.powi(-(digits as i32) - SOLVE_MARGIN_DIGITS);
@@ -878,6 +882,28 @@ fn truncated_values(
         faces,
         map,
     ))
+}
+
+/// How a truncation's chain is reduced and solved ([`truncated_values`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Reduction<'a> {
+    /// Lumped onto the orbits of this symmetry.
+    symmetry: Option<&'a Symmetry>,
+    /// The coarse correction split by the classes' shares ([`coarse_groups`]).
+    groups: bool,
+}
+
+/// A class is slow when its decay rate (nats per job) is within this factor of the slowest.
+const SLOW_FACTOR: f64 = 1.5;
+
+/// Whether the coarse correction is split by the classes' shares: when at least two classes
+/// are slow (decay rates `w`, [`SLOW_FACTOR`]). One slow class (LRF's redundant class) is
+/// the level direction itself, which the level correction follows: on the W-model at
+/// (0.5, 0.5, 0.6) under LRF-FCFS the groups left the GMRES iterations as they were (244
+/// against 245) and cost a sparse product more per cycle (9.35 against 7.65 s user).
+fn split_by_shares(w: &[f64]) -> bool {
+    let least = w.iter().copied().fold(f64::INFINITY, f64::min);
+    w.iter().filter(|&&r| r <= SLOW_FACTOR * least).count() >= 2
 }
 
 /// The groups of the level solver's coarse correction ([`levels::Explored::set_groups`]): the
@@ -1362,8 +1388,14 @@ fn solve_shaped(
         None,
         &format!("boxes of {k0} and {k1} jobs per class"),
     );
-    let (v0, f0, _) = truncated_values(sys, policy, &vec![k0; nc + 1], None, want, None, sym)?;
-    let (v1, f1, pi1) = truncated_values(sys, policy, &vec![k1; nc + 1], None, want, None, sym)?;
+    // The pilot boxes are small (at most PILOT_VECTORS class-count vectors): the level
+    // correction alone.
+    let pilot = Reduction {
+        symmetry: sym,
+        groups: false,
+    };
+    let (v0, f0, _) = truncated_values(sys, policy, &vec![k0; nc + 1], None, want, None, pilot)?;
+    let (v1, f1, pi1) = truncated_values(sys, policy, &vec![k1; nc + 1], None, want, None, pilot)?;
     let pair = |coarse: ChainValues,
                 fine: ChainValues,
                 caps: Vec<usize>,
@@ -1437,6 +1469,11 @@ fn solve_shaped(
         // simplex is invariant under the group.
         g.average(&mut weights);
     }
+    // The pilot's decay rates say which classes are slow; the groups are chosen once.
+    let how = Reduction {
+        symmetry: sym,
+        groups: split_by_shares(&weights),
+    };
     let f1max = f1.iter().copied().fold(0.0, f64::max);
     let mut budget = r_tot * k1 as f64 + (f1max / target).ln().max(0.0) + 1.0;
     let mut shape = Shape::Simplex(weights);
@@ -1495,7 +1532,7 @@ fn solve_shaped(
             shape.simplex(budget),
             want,
             Some(&warm),
-            sym,
+            how,
         )?;
         let band = f.iter().copied().fold(0.0, f64::max);
         (states, from, warm) = (v.states, budget, pi);
@@ -1581,7 +1618,7 @@ fn solve_shaped(
             shape.simplex(next),
             want,
             Some(&warm),
-            sym,
+            how,
         )?;
         let result = pair(
             coarse,
@@ -1664,11 +1701,29 @@ mod tests {
                     }
                     let p = Policy::parse(name, pre).unwrap();
                     let limits = vec![cap; nc + 1];
-                    let (full, ff, _) =
-                        truncated_values(s, p, &limits, simplex.clone(), 12, None, None).unwrap();
-                    let (red, fr, _) =
-                        truncated_values(s, p, &limits, simplex.clone(), 12, None, Some(&g))
-                            .unwrap();
+                    let (full, ff, _) = truncated_values(
+                        s,
+                        p,
+                        &limits,
+                        simplex.clone(),
+                        12,
+                        None,
+                        Reduction::default(),
+                    )
+                    .unwrap();
+                    let (red, fr, _) = truncated_values(
+                        s,
+                        p,
+                        &limits,
+                        simplex.clone(),
+                        12,
+                        None,
+                        Reduction {
+                            symmetry: Some(&g),
+                            groups: true,
+                        },
+                    )
+                    .unwrap();
                     assert!(
                         10 * red.states < 7 * full.states,
                         "{name}: {} vs {} states",
@@ -1802,6 +1857,13 @@ mod tests {
         }
         assert_eq!(coarse_groups(&[], 1).0, 1);
         assert_eq!(coarse_groups(&[], 4).0, 27);
+        // The rule that turns them on, on the pilot weights measured on the W-model at
+        // (0.5, 0.5, 0.6) (benches/peer/exact_cases_after.md, "Why MRF and ROS cost more"):
+        // LRF-FCFS one slow class, MRF-FCFS and ROS two; one class never.
+        assert!(!split_by_shares(&[0.754, 0.754, 0.289]));
+        assert!(split_by_shares(&[0.381, 0.381, 1.642]));
+        assert!(split_by_shares(&[0.606, 0.606, 1.460]));
+        assert!(!split_by_shares(&[0.5]));
     }
 
     #[test]
