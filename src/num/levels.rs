@@ -751,9 +751,9 @@ impl<'a, S> Solver<'a, S> {
         let kk = k * k;
         let mut wsum = vec![0.0; m * k];
         let mut count = vec![0usize; m * k];
-        for x in 1..n {
+        for (x, &wx) in w.iter().enumerate().take(n).skip(1) {
             let a = self.aggregate(x);
-            wsum[a] += w[x].max(0.0);
+            wsum[a] += wx.max(0.0);
             count[a] += 1;
         }
         let p: Vec<f64> = (0..n)
@@ -772,8 +772,7 @@ impl<'a, S> Solver<'a, S> {
         let mut low = vec![0.0; m * kk];
         let mut diag = vec![0.0; m * kk];
         let mut up = vec![0.0; m * kk];
-        for x in 1..n {
-            let px = p[x];
+        for (x, &px) in p.iter().enumerate().skip(1) {
             if px == 0.0 {
                 continue;
             }
