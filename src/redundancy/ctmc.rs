@@ -735,7 +735,8 @@ fn subject(sys: &ClassSystem, policy: Policy) -> String {
 /// arrival is blocked by the simplex. Also returns the stationary probabilities by state.
 /// With a symmetry (whose group leaves `limits` and the simplex invariant) the chain is
 /// lumped onto its orbits, the states are their representatives and the map holds the
-/// orbits' masses.
+/// orbits' masses. With `how.groups` the level solver's coarse correction is split by the
+/// classes' shares ([`coarse_groups`]).
 fn truncated_values(
     sys: &ClassSystem,
     policy: Policy,
@@ -743,8 +744,9 @@ fn truncated_values(
     simplex: Option<(Vec<f64>, f64)>,
     digits: u32,
     warm: Option<&StationaryMap>,
-    symmetry: Option<&Symmetry>,
+    how: Reduction<'_>,
 ) -> Result<(ChainValues, Vec<f64>, StationaryMap), RedundancyError> {
+    let symmetry = how.symmetry;
     let nc0 = sys.classes().len();
     if limits.len() != nc0 + 1 {
         return Err(RedundancyError::Internal(format!(
@@ -783,6 +785,11 @@ fn truncated_values(
     // iterations per solve of 0.4–0.75 M states.
     c.smoother = levels::Smoother::Ilu;
     c.restart = restart_length(c.len());
+    if how.groups {
+        let (count, groups) = coarse_groups(&c.states, sys.classes().len());
+        c.set_groups(count, groups)
+            .map_err(|e| RedundancyError::Internal(format!("{}: {e}", subject(sys, policy))))?;
+    }
     let t1 = std::time::Instant::now();
     // A residual far below the digits compared (the means are relative to it).
     let target = 10f64.powi(-(digits as i32) - SOLVE_MARGIN_DIGITS);
@@ -875,6 +882,64 @@ fn truncated_values(
         faces,
         map,
     ))
+}
+
+/// How a truncation's chain is reduced and solved ([`truncated_values`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Reduction<'a> {
+    /// Lumped onto the orbits of this symmetry.
+    symmetry: Option<&'a Symmetry>,
+    /// The coarse correction split by the classes' shares ([`coarse_groups`]).
+    groups: bool,
+}
+
+/// A class is slow when its decay rate (nats per job) is within this factor of the slowest.
+const SLOW_FACTOR: f64 = 1.5;
+
+/// Whether the coarse correction is split by the classes' shares: when at least two classes
+/// are slow (decay rates `w`, [`SLOW_FACTOR`]). One slow class (LRF's redundant class) is
+/// the level direction itself, which the level correction follows: on the W-model at
+/// (0.5, 0.5, 0.6) under LRF-FCFS the groups left the GMRES iterations as they were (244
+/// against 245) and cost a sparse product more per cycle (9.35 against 7.65 s user).
+fn split_by_shares(w: &[f64]) -> bool {
+    let least = w.iter().copied().fold(f64::INFINITY, f64::min);
+    w.iter().filter(|&&r| r <= SLOW_FACTOR * least).count() >= 2
+}
+
+/// The groups of the level solver's coarse correction ([`levels::Explored::set_groups`]): the
+/// share n_c/(level + 1) of each of the first nc − 1 classes (at most five; the last class's
+/// share is the rest), in b equal bins, b the largest with b^(nc − 1) ≤
+/// [`levels::MAX_GROUPS`] (32 bins for two classes, 5 × 5 for three, 3 for four, 2 for five
+/// or more); one class: the level alone. Under a class priority that
+/// starves several classes (MRF: the W-model's two singleton classes, the N-model's both)
+/// the mix of the classes within a level relaxes as slowly as the level itself, and a
+/// correction constant on each level cannot follow it: the N-model at λ = (0.1, 1.7) under
+/// MRF-FCFS needed 300 GMRES iterations a cycle without converging. Binned by share, its
+/// last solves took 59-66 iterations (2026-12-03, benches/peer/exact_cases_after.md).
+fn coarse_groups(states: &[PackedState], nc: usize) -> (usize, Vec<u8>) {
+    let dims = nc.saturating_sub(1).min(5);
+    if dims == 0 {
+        return (1, Vec::new());
+    }
+    let mut b = 1usize;
+    while (b + 1).pow(dims as u32) <= levels::MAX_GROUPS {
+        b += 1;
+    }
+    if b < 2 {
+        return (1, Vec::new());
+    }
+    let groups = states
+        .iter()
+        .map(|s| {
+            let l: usize = s.counts[..nc].iter().map(|&x| usize::from(x)).sum();
+            let g = s.counts[..dims].iter().fold(0usize, |g, &x| {
+                g * b + (usize::from(x) * b / (l + 1)).min(b - 1)
+            });
+            // g < b^dims ≤ MAX_GROUPS ≤ 256.
+            g as u8
+        })
+        .collect();
+    (b.pow(dims as u32), groups)
 }
 
 /// The labelled chain's values at truncation `cap` (small caps only: the states grow
@@ -1323,8 +1388,14 @@ fn solve_shaped(
         None,
         &format!("boxes of {k0} and {k1} jobs per class"),
     );
-    let (v0, f0, _) = truncated_values(sys, policy, &vec![k0; nc + 1], None, want, None, sym)?;
-    let (v1, f1, pi1) = truncated_values(sys, policy, &vec![k1; nc + 1], None, want, None, sym)?;
+    // The pilot boxes are small (at most PILOT_VECTORS class-count vectors): the level
+    // correction alone.
+    let pilot = Reduction {
+        symmetry: sym,
+        groups: false,
+    };
+    let (v0, f0, _) = truncated_values(sys, policy, &vec![k0; nc + 1], None, want, None, pilot)?;
+    let (v1, f1, pi1) = truncated_values(sys, policy, &vec![k1; nc + 1], None, want, None, pilot)?;
     let pair = |coarse: ChainValues,
                 fine: ChainValues,
                 caps: Vec<usize>,
@@ -1398,6 +1469,11 @@ fn solve_shaped(
         // simplex is invariant under the group.
         g.average(&mut weights);
     }
+    // The pilot's decay rates say which classes are slow; the groups are chosen once.
+    let how = Reduction {
+        symmetry: sym,
+        groups: split_by_shares(&weights),
+    };
     let f1max = f1.iter().copied().fold(0.0, f64::max);
     let mut budget = r_tot * k1 as f64 + (f1max / target).ln().max(0.0) + 1.0;
     let mut shape = Shape::Simplex(weights);
@@ -1456,7 +1532,7 @@ fn solve_shaped(
             shape.simplex(budget),
             want,
             Some(&warm),
-            sym,
+            how,
         )?;
         let band = f.iter().copied().fold(0.0, f64::max);
         (states, from, warm) = (v.states, budget, pi);
@@ -1542,7 +1618,7 @@ fn solve_shaped(
             shape.simplex(next),
             want,
             Some(&warm),
-            sym,
+            how,
         )?;
         let result = pair(
             coarse,
@@ -1625,11 +1701,29 @@ mod tests {
                     }
                     let p = Policy::parse(name, pre).unwrap();
                     let limits = vec![cap; nc + 1];
-                    let (full, ff, _) =
-                        truncated_values(s, p, &limits, simplex.clone(), 12, None, None).unwrap();
-                    let (red, fr, _) =
-                        truncated_values(s, p, &limits, simplex.clone(), 12, None, Some(&g))
-                            .unwrap();
+                    let (full, ff, _) = truncated_values(
+                        s,
+                        p,
+                        &limits,
+                        simplex.clone(),
+                        12,
+                        None,
+                        Reduction::default(),
+                    )
+                    .unwrap();
+                    let (red, fr, _) = truncated_values(
+                        s,
+                        p,
+                        &limits,
+                        simplex.clone(),
+                        12,
+                        None,
+                        Reduction {
+                            symmetry: Some(&g),
+                            groups: true,
+                        },
+                    )
+                    .unwrap();
                     assert!(
                         10 * red.states < 7 * full.states,
                         "{name}: {} vs {} states",
@@ -1709,6 +1803,67 @@ mod tests {
                 assert!((a - b).abs() <= 1e-11 * b, "{name}: {warm:?} {cold:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_share_groups_give_the_level_corrections_means() {
+        // The groups of the coarse correction only precondition: the same truncated chain
+        // solved with one aggregate per level (the reference: a different preconditioner
+        // of the same linear system) and with the share groups (25 per level for three
+        // classes, 32 for two, the rule's closed form), each from a cold start to
+        // levels::TARGET_RESIDUAL, must give the class means to 1e-11 relative. The chains
+        // are those MRF starves two classes of: the W-model at (0.5, 0.5, 0.6) and the
+        // N-model at (0.1, 1.7) under MRF-FCFS, and the W-model under MRF-ROS.
+        let w = sys(2, &[("1", "0.5"), ("2", "0.5"), ("1+2", "0.6")]);
+        let n = sys(2, &[("1", "0.1"), ("1+2", "1.7")]);
+        for (s, name, wts, budget, groups) in [
+            (&w, "mrf-fcfs", vec![0.4, 0.4, 1.6], 14.0, 25usize),
+            (&w, "mrf-ros", vec![0.4, 0.4, 1.6], 14.0, 25),
+            (&n, "mrf-fcfs", vec![0.35, 0.35], 18.0, 32),
+        ] {
+            let p = Policy::parse(name, false).unwrap();
+            let nc = s.classes().len();
+            let inner = ClassChain::new(s, p, 400).unwrap();
+            let chain = LevelClassChain {
+                inner,
+                caps: simplex_limits(&wts, budget)[..nc].to_vec(),
+                total: 399,
+                simplex: Some((wts, budget)),
+                symmetry: None,
+            };
+            let mut c = levels::explore_with(&chain, MAX_CHAIN_STATES, ExitRule::Block).unwrap();
+            c.smoother = levels::Smoother::Ilu;
+            let mut means = Vec::new();
+            for grouped in [false, true] {
+                if grouped {
+                    let (k, g) = coarse_groups(&c.states, nc);
+                    assert_eq!(k, groups);
+                    c.set_groups(k, g).unwrap();
+                }
+                let st = levels::stationary_from(&c, None, levels::TARGET_RESIDUAL).unwrap();
+                assert!(st.residual <= 1e-20, "{name} {grouped}: {:e}", st.residual);
+                let mut m = vec![0.0; nc];
+                for (x, &q) in c.states.iter().zip(&st.pi) {
+                    for (mc, &v) in m.iter_mut().zip(&x.counts[..nc]) {
+                        *mc += q * f64::from(v);
+                    }
+                }
+                means.push(m);
+            }
+            assert!(c.len() > 2000, "{name}: {} states", c.len());
+            for (a, b) in means[1].iter().zip(&means[0]) {
+                assert!((a - b).abs() <= 1e-11 * b, "{name}: {means:?}");
+            }
+        }
+        assert_eq!(coarse_groups(&[], 1).0, 1);
+        assert_eq!(coarse_groups(&[], 4).0, 27);
+        // The rule that turns them on, on the pilot weights measured on the W-model at
+        // (0.5, 0.5, 0.6) (benches/peer/exact_cases_after.md, "Why MRF and ROS cost more"):
+        // LRF-FCFS one slow class, MRF-FCFS and ROS two; one class never.
+        assert!(!split_by_shares(&[0.754, 0.754, 0.289]));
+        assert!(split_by_shares(&[0.381, 0.381, 1.642]));
+        assert!(split_by_shares(&[0.606, 0.606, 1.460]));
+        assert!(!split_by_shares(&[0.5]));
     }
 
     #[test]
