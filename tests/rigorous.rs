@@ -1019,3 +1019,53 @@ fn tags_minmax_proven_optima_close_at_eight_hosts() {
     tags_minmax_closes("exp:rate=1", 8, 30000);
     tags_minmax_closes("weibull:shape=0.5,scale=1", 8, 30000);
 }
+
+/// TAGS where the optimum lets hosts idle (Exp(1), load 0.5: `optimize` prints one finite
+/// cutoff 1.30117 and the rest +inf). The objective is then nearly flat along ridges (a
+/// near-empty leading host, s_1 ≈ s_2 ≈ 0, costs about 0.7 s_1; a cutoff far out costs
+/// e^-s s^2), on which boxes' cutoff intervals overlap. Before the mean-value form and the
+/// monotonicity test applied to overlapping intervals (2026-12-03), h = 4 reached 2 digits
+/// in 50 000 boxes; now h = 4 closes to 20 digits in 12 241 boxes and h = 5 in 22 509
+/// (measured with `optimize --rigorous --digits 20`). The bound must agree with the
+/// certified optimiser's value (its own run) within 10^-19 relative, from below.
+fn tags_closes(dist: &str, hosts: usize, load: &str, max_boxes: usize) {
+    let h = hosts.to_string();
+    let args = [
+        "optimize", "--policy", "tags", "--dist", dist, "--hosts", &h, "--load", load, "--digits",
+        "20", "--format", "json",
+    ];
+    let certified = run_json(&args);
+    let mb = max_boxes.to_string();
+    let mut rargs = args.to_vec();
+    rargs.extend(["--rigorous", "--max-boxes", &mb]);
+    let p = run_json(&rargs);
+    let what = format!("tags {dist} h={hosts} load {load}");
+    assert_eq!(p["gap_closed"], json!(true), "{what}: {p:?}");
+    assert_eq!(p["proven_digits"], json!(20), "{what}: {p:?}");
+    let lo = read(p["value_lo"].as_str().unwrap());
+    let hi = read(p["value_hi"].as_str().unwrap());
+    assert!(lo <= hi, "{what}");
+    let v = read(certified["value"].as_str().unwrap());
+    let ulp = Float::with_val(READ_BITS, v.abs_ref()) * Float::with_val(READ_BITS, 10).pow(-19);
+    let half_ulp = Float::with_val(READ_BITS, &ulp / 2u32);
+    assert!(
+        lo <= Float::with_val(READ_BITS, &v + &half_ulp),
+        "{what}: {lo} above the certified {v}"
+    );
+    assert!(
+        lo >= Float::with_val(READ_BITS, &v - &ulp),
+        "{what}: {lo} far below the certified {v}"
+    );
+}
+
+#[test]
+fn tags_proven_optimum_closes_where_hosts_idle() {
+    tags_closes("exp:rate=1", 4, "0.5", 20000);
+}
+
+/// Five hosts (about 25 s in release): `cargo test --release --test rigorous -- --ignored`.
+#[test]
+#[ignore]
+fn tags_proven_optimum_closes_where_hosts_idle_at_five_hosts() {
+    tags_closes("exp:rate=1", 5, "0.5", 40000);
+}
