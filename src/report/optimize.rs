@@ -105,6 +105,15 @@ pub fn optimize_proven_record(
         if req.policy == OptPolicy::TagsMinmax { "largest mean queue length" } else { req.metric.name() },
         p.boxes
     )];
+    if let Some(ps) = &p.pairs {
+        notes.push(format!(
+            "pair programme (SITA: the complement of the proven convex basin, bounded over one partition of the cutoff axis by pairs of pieces): {} pieces after {} rounds, {} pair enclosures (counted in boxes){}",
+            ps.pieces,
+            ps.rounds,
+            ps.enclosures,
+            if ps.closed { ", closed the gap" } else { "; the branch and bound ran after it" }
+        ));
+    }
     if !p.closed {
         notes.push(format!(
             "the gap did not close to 10^-{} of the value within {} boxes: {} digits of the minimum are proven ({})",
