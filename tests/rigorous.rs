@@ -960,34 +960,36 @@ fn a_kink_optimum_closes_with_the_proven_cutoffs_printed_past_the_digits() {
 /// minimum) and within 10^-19 of it relative (the certified value is the minimum to its
 /// digits, so a bound far below it would be loose, one above it wrong).
 fn tags_minmax_closes(dist: &str, hosts: usize, max_boxes: usize) {
+    proven_closes("tags-minmax", dist, hosts, "0.5", max_boxes);
+}
+
+/// The branch and bound closes to 20 digits within `max_boxes`, and its lower end (the key
+/// `max_queue_length_lo` for TAGS-minmax, `value_lo` otherwise) lies at or below the
+/// certified optimiser's value (its own run; up to half a unit of its 20th digit) and within
+/// 10^-19 of it relative.
+fn proven_closes(policy: &str, dist: &str, hosts: usize, load: &str, max_boxes: usize) {
     let h = hosts.to_string();
     let args = [
-        "optimize",
-        "--policy",
-        "tags-minmax",
-        "--dist",
-        dist,
-        "--hosts",
-        &h,
-        "--load",
-        "0.5",
-        "--digits",
-        "20",
-        "--format",
-        "json",
+        "optimize", "--policy", policy, "--dist", dist, "--hosts", &h, "--load", load, "--digits",
+        "20", "--format", "json",
     ];
     let certified = run_json(&args);
     let mb = max_boxes.to_string();
     let mut rargs = args.to_vec();
     rargs.extend(["--rigorous", "--max-boxes", &mb]);
     let p = run_json(&rargs);
-    let what = format!("tags-minmax {dist} h={hosts}");
+    let what = format!("{policy} {dist} h={hosts} load {load}");
+    let key = if policy == "tags-minmax" {
+        "max_queue_length"
+    } else {
+        "value"
+    };
     assert_eq!(p["gap_closed"], json!(true), "{what}: {p:?}");
     assert_eq!(p["proven_digits"], json!(20), "{what}: {p:?}");
-    let lo = read(p["max_queue_length_lo"].as_str().unwrap());
-    let hi = read(p["max_queue_length_hi"].as_str().unwrap());
+    let lo = read(p[format!("{key}_lo").as_str()].as_str().unwrap());
+    let hi = read(p[format!("{key}_hi").as_str()].as_str().unwrap());
     assert!(lo <= hi, "{what}");
-    let v = read(certified["max_queue_length"].as_str().unwrap());
+    let v = read(certified[key].as_str().unwrap());
     let ulp = Float::with_val(READ_BITS, v.abs_ref()) * Float::with_val(READ_BITS, 10).pow(-19);
     let half_ulp = Float::with_val(READ_BITS, &ulp / 2u32);
     assert!(
@@ -1028,44 +1030,14 @@ fn tags_minmax_proven_optima_close_at_eight_hosts() {
 /// in 50 000 boxes; now h = 4 closes to 20 digits in 12 241 boxes and h = 5 in 22 509
 /// (measured with `optimize --rigorous --digits 20`). The bound must agree with the
 /// certified optimiser's value (its own run) within 10^-19 relative, from below.
-fn tags_closes(dist: &str, hosts: usize, load: &str, max_boxes: usize) {
-    let h = hosts.to_string();
-    let args = [
-        "optimize", "--policy", "tags", "--dist", dist, "--hosts", &h, "--load", load, "--digits",
-        "20", "--format", "json",
-    ];
-    let certified = run_json(&args);
-    let mb = max_boxes.to_string();
-    let mut rargs = args.to_vec();
-    rargs.extend(["--rigorous", "--max-boxes", &mb]);
-    let p = run_json(&rargs);
-    let what = format!("tags {dist} h={hosts} load {load}");
-    assert_eq!(p["gap_closed"], json!(true), "{what}: {p:?}");
-    assert_eq!(p["proven_digits"], json!(20), "{what}: {p:?}");
-    let lo = read(p["value_lo"].as_str().unwrap());
-    let hi = read(p["value_hi"].as_str().unwrap());
-    assert!(lo <= hi, "{what}");
-    let v = read(certified["value"].as_str().unwrap());
-    let ulp = Float::with_val(READ_BITS, v.abs_ref()) * Float::with_val(READ_BITS, 10).pow(-19);
-    let half_ulp = Float::with_val(READ_BITS, &ulp / 2u32);
-    assert!(
-        lo <= Float::with_val(READ_BITS, &v + &half_ulp),
-        "{what}: {lo} above the certified {v}"
-    );
-    assert!(
-        lo >= Float::with_val(READ_BITS, &v - &ulp),
-        "{what}: {lo} far below the certified {v}"
-    );
-}
-
 #[test]
 fn tags_proven_optimum_closes_where_hosts_idle() {
-    tags_closes("exp:rate=1", 4, "0.5", 20000);
+    proven_closes("tags", "exp:rate=1", 4, "0.5", 20000);
 }
 
 /// Five hosts (about 25 s in release): `cargo test --release --test rigorous -- --ignored`.
 #[test]
 #[ignore]
 fn tags_proven_optimum_closes_where_hosts_idle_at_five_hosts() {
-    tags_closes("exp:rate=1", 5, "0.5", 40000);
+    proven_closes("tags", "exp:rate=1", 5, "0.5", 40000);
 }
