@@ -6,7 +6,9 @@
 #
 #   bash benches/peer/jsq_side_by_side.sh OLD_BINARY NEW_BINARY
 #
-# Each run is capped at TIMEOUT seconds (default 90).
+# Each run is capped at TIMEOUT seconds (default 90); CASES selects cases by a word of their
+# names (CASES="d=5"). The issue's cases: N = 5, d in {1, 2, N}, lambda 0.9 and 0.95, with and
+# without replacement.
 set -u
 OLD=$1
 NEW=$2
@@ -14,12 +16,27 @@ TIMEOUT=${TIMEOUT:-90}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cases=(
-  "N=5 d=2 l=0.9|--servers 5 --d 2 --lambda 0.9"
+  "N=5 d=1 l=0.95|--servers 5 --d 1 --lambda 0.95"
+  "N=5 d=5 l=0.9|--servers 5 --d 5 --lambda 0.9"
+  "N=5 d=5 l=0.9 with|--servers 5 --d 5 --lambda 0.9 --sampling with"
   "N=5 d=5 l=0.95|--servers 5 --d 5 --lambda 0.95"
+  "N=5 d=5 l=0.95 with|--servers 5 --d 5 --lambda 0.95 --sampling with"
+  "N=5 d=2 l=0.9|--servers 5 --d 2 --lambda 0.9"
   "N=5 d=2 l=0.9 with|--servers 5 --d 2 --lambda 0.9 --sampling with"
   "N=5 d=2 l=0.95|--servers 5 --d 2 --lambda 0.95"
-  "N=5 d=5 l=0.95 with|--servers 5 --d 5 --lambda 0.95 --sampling with"
+  "N=5 d=2 l=0.95 with|--servers 5 --d 2 --lambda 0.95 --sampling with"
 )
+# CASES="a b" runs only the cases whose names contain one of the words (e.g. "d=5").
+if [ -n "${CASES:-}" ]; then
+  keep=()
+  for c in "${cases[@]}"; do
+    for w in $CASES; do
+      case "${c%%|*}" in *"$w"*) keep+=("$c"); break ;; esac
+    done
+  done
+  cases=("${keep[@]}")
+fi
+echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| case | binary | states | digits | user s | wall s | peak MB | mean_tasks | bound |"
 echo "|---|---|---:|---:|---:|---:|---:|---|---|"
 for c in "${cases[@]}"; do
@@ -47,3 +64,4 @@ print(f"| {name} | {which} | {r['states']} | {r['digits']} | {user} | {wall} | {
 PY
   done
 done
+echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
