@@ -23,6 +23,12 @@ rational intervals (a product of factors 1/n_c in [0, 1/T] and (n_c - G)/n_c in
 [1 - G/T, 1]), every cell of every configuration the chain reaches with every count
 category consistent with it (a superset of the reachable cells).
 
+The re-implemented chain was checked against ClassChain (2026-12-03: class_chain_values
+at a fixed cap against a SciPy spsolve of this chain blocked alike): the W-model at
+(0.5, 0.5, 0.6) under LRF-FCFS (cap 12) and MRF-ROS (cap 12) and the N-model at (0.1, 1.7)
+under MRF-ROS (cap 20) have the same number of states (1247, 1533, 611) and the same mean
+numbers per class to 4e-12.
+
 Run: /work/main/.venv/bin/python scripts/redundancy_lyapunov.py [-v] [--selftest]
 (-v prints each certificate, or the heaviest rows of a Farkas combination; --selftest
 checks that the exact check rejects mutants of a certificate it accepts.)
