@@ -75,10 +75,46 @@
 //! Σ_c w_c n_c² fails likewise on the face where the redundant class is long and starved
 //! by a priority. Stability of these policies is proved through fluid limits (Dai, *On
 //! positive Harris recurrence of multiclass queueing networks*, Ann. Appl. Probab. 1995),
-//! which give no computable constant; a piecewise-quadratic certificate is what a proven
-//! bound would take (Foster–Lyapunov: Meyn & Tweedie, *Markov Chains and Stochastic
-//! Stability*, 2009, ch. 14). Until then the agreement of two truncations is an estimate
-//! of the truncation error, and the output says so.
+//! which give no computable constant.
+//!
+//! *A full quadratic fails too; a configuration-dependent linear term works* (Foster–
+//! Lyapunov: Meyn & Tweedie, *Markov Chains and Stochastic Stability*, 2009, ch. 14).
+//! Under a non-preemptive priority a server can serve a lower-ranked class while a higher
+//! one waits, which no function of the counts sees: in the W-model at λ = (0.5, 0.5, 0.6)
+//! under LRF, V = nᵀPn (P ≥ 0 entrywise) has in the cell where class {2} alone is present
+//! and served (server 1 idle) the n_2 coefficient (λ − D)ᵀP e_2·2 = 2(0.5P_12 − 0.5P_22 +
+//! 0.6P_23), and in the cell where server 1 serves {1} and server 2 a {1+2} job while {2}
+//! waits 2(−0.5P_12 + 0.5P_22 − 0.4P_23) (D the service rates the configuration gives
+//! each class); both must be negative and their sum is 0.4P_23 ≥ 0. The candidate
+//! V(n, σ) = nᵀPn + Σ_c g_c(σ) n_c (P, g ≥ 0; σ the busy-server configuration) charges a
+//! class for the configuration it waits behind: in the second cell g_2(σ) n_2 falls to 0 at
+//! rate 1, when the {1+2} job completes and server 2 turns to class {2}. Under a class
+//! priority the configuration a transition leads to depends on which classes are present
+//! (FCFS within a rank) or, under ROS within a rank, on 1/n_c ∈ [0, 1/T] for the counts
+//! n_c ≥ T, so QV is affine in the large counts on each cell (σ, min(n, T)), and (P, g)
+//! with every large count's coefficient ≤ −1 on every cell is an LP.
+//! `scripts/redundancy_lyapunov.py` re-implements the chain, solves that LP (SciPy's
+//! HiGHS), rounds the certificate to rationals and checks it in exact arithmetic on every
+//! cell of every configuration the chain reaches (ROS's pick probabilities enclosed in
+//! rational intervals), or prints a Farkas combination of cells when the LP is infeasible.
+//! Certified (2026-12-03; the level is the large classes' total beyond which QV ≤ −1 on
+//! every cell): the W-model at (0.5, 0.5, 0.6) and (0.6, 0.6, 0.6) under LRF-FCFS,
+//! MRF-FCFS, LRF-ROS and MRF-ROS (levels 8.4–9.4 and 17.5–25.0 jobs), the N-model at
+//! (0.1, 1.7) under all four (11.4–12.8), the 3-server nested system of
+//! `benches/peer/redundancy_side_by_side.sh` under LRF-FCFS (21.7; also at 1.05 times
+//! those rates, 40.0) and under MRF-FCFS up to 0.95 times them (40.1). Not found: that
+//! system under MRF-FCFS at its rates (0.95 of MRF's simulated stability limit, scale
+//! 1.047–1.055 by `redundancy stability`) and under LRF-ROS and MRF-ROS (T = 3, whose
+//! intervals are wide; both are certified at 0.5 times the rates, LRF-ROS at 0.8). The LP
+//! is infeasible, as it must be, at FCFS-within-rank rates past the stability region
+//! (W-model (0.5, 0.5, 1.1), N-model (0.5, 1.55)), and with g = 0 on the W-model (the
+//! script's `--selftest`, which also checks that every single-entry mutant of an accepted
+//! certificate is rejected). What remains for a proven bound: the certificate found in the
+//! crate for the system at hand, checked with rounding accounted, the exits redirected
+//! ([`crate::num::levels::ExitRule`]) instead of blocked, and V_1 = κ_1V, V_G = κ_GV,
+//! W = V from the cells' vertices outside A as `lb::exact`'s `simplex_lyapunov` does. Until
+//! then the agreement of two truncations is an estimate of the truncation error, and the
+//! output says so.
 //!
 //! **The labelled chain** ([`LabelledChain`]): the jobs with their identities (in arrival
 //! order, each with its class and the servers serving it), the policy applied literally.
