@@ -48,13 +48,18 @@
 //! lower end by monotonicity; other laws close their gap more slowly (the answer prints
 //! the gap reached).
 //!
-//! **The convex basin** (SITA, [`basin`]). Before the branch and bound, a box N around the
-//! start (relative half-width 10^−2, else 10^−4, else 10^−7) is bounded at once where the
-//! objective is proven convex over it (its Hessian in the quantiles enclosed by
-//! second-order forward differentiation, positive definite by Gershgorin or, past diagonal
-//! dominance, by the interval pivots of its LDLᵀ factorisation), which bounds
-//! the minimum over N to far more digits than asked; the boxes then cover only the
-//! complement of N, where the objective is well above the minimum.
+//! **The convex basin** (SITA and TAGS, [`basin`]). Before the branch and bound, a box N
+//! around the start (relative half-width 10^−2, else 10^−4, else 10^−7; TAGS a finer
+//! ladder, [`TAGS_BASIN_HALF_WIDTHS`]) is bounded at once where the objective is proven
+//! convex over it (its Hessian in the quantiles enclosed by second-order forward
+//! differentiation, positive definite by Gershgorin or, past diagonal dominance, by the
+//! interval pivots of its LDLᵀ factorisation), which bounds the minimum over N to far more
+//! digits than asked; the boxes then cover only the complement of N, where the objective
+//! is well above the minimum. TAGS needs the density's slope enclosed
+//! ([`Enclosure::density_slope`]: exponential, hyperexponential, the power laws, uniform)
+//! and every host active at the start (a cutoff at +∞, an idle host, has no quantile
+//! neighbourhood): otherwise, and for TAGS-minmax (a largest term), the branch and bound
+//! runs alone.
 //!
 //! **The pair programme** (SITA from 3 hosts, [`pairs`]). Before the branch and bound, the
 //! complement of a convex basin N (relative half-width 0.1 down to 10^−3) is bounded over
@@ -584,6 +589,9 @@ impl Enclosure for Remembered<'_> {
     fn density(&self, x: &Interval) -> Option<Interval> {
         self.enc.density(x)
     }
+    fn density_slope(&self, x: &Interval) -> Option<Interval> {
+        self.enc.density_slope(x)
+    }
 }
 
 /// x + y rounded down (a lower bound of the sum of two lower bounds).
@@ -959,10 +967,20 @@ type Seeded = (BoxBound, Vec<Vec<Interval>>);
 /// Relative half-widths of the convex basin tried around the start, widest first.
 const BASIN_HALF_WIDTHS: [f64; 3] = [1e-2, 1e-4, 1e-7];
 
+/// TAGS's half-widths: a finer ladder, since its Hessian enclosure widens about ten times
+/// faster than the box (the loads near 1 amplify the wrapping of the jets). TAGS Exp(1),
+/// 4 hosts, load 1.5, 20 digits (2026-12-03): at the optimum the Hessian in the quantiles
+/// has diagonal ≈ (160, 370, 335), off-diagonal ≈ (−132, −187), smallest eigenvalue ≈ 63
+/// (numpy); its enclosure over N at 10^−2 is ±10 times wider and not proven definite, at
+/// 3·10^−3 it is (6313 boxes, 3.4 s), at 10^−4 11 745 boxes (7.4 s), at 10^−7 no closing
+/// within 20 000 boxes. Each rung not proven costs one jet evaluation of the hosts.
+const TAGS_BASIN_HALF_WIDTHS: [f64; 6] = [1e-2, 5e-3, 3e-3, 1e-3, 1e-4, 1e-7];
+
 /// The convex basin around `start` ([`basin`]): the box N (cutoffs within a relative
 /// half-width of the start's, inside `whole`) with its proven bound, and the slabs of
 /// `whole` outside N (together with N they cover `whole`); `None` where convexity is not
-/// proven for any half-width tried (or the policy is not SITA).
+/// proven for any half-width tried (or the policy is neither SITA nor TAGS, or a start
+/// cutoff is +∞: an idle host).
 fn seed_basin(
     pb: &Problem,
     whole: &[Interval],
@@ -970,7 +988,7 @@ fn seed_basin(
     best: &Interval,
 ) -> Result<Option<Seeded>, PolicyError> {
     let bits = pb.bits;
-    if pb.obj.kind != ChainKind::Sita
+    if !matches!(pb.obj.kind, ChainKind::Sita | ChainKind::Tags)
         || pb.obj.max
         || start.len() != whole.len()
         || !start.iter().all(|x| x.is_finite())
@@ -988,7 +1006,11 @@ fn seed_basin(
         Ok(v) => v,
         Err(_) => return Ok(None),
     };
-    for r in BASIN_HALF_WIDTHS {
+    let widths: &[f64] = match pb.obj.kind {
+        ChainKind::Tags => &TAGS_BASIN_HALF_WIDTHS,
+        ChainKind::Sita | ChainKind::TagsQueueLength => &BASIN_HALF_WIDTHS,
+    };
+    for &r in widths {
         let n_box: Vec<Interval> = centre
             .iter()
             .zip(whole)

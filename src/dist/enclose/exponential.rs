@@ -173,6 +173,18 @@ impl Enclosure for ExponentialEnclosure {
         };
         Some(Interval::new(lo, hi))
     }
+    /// f'(x) = −μ f(x) inside (0, ∞), 0 below 0; `None` over an interval that meets 0,
+    /// where f jumps from 0 to μ.
+    fn density_slope(&self, x: &Interval) -> Option<Interval> {
+        let bits = self.prec();
+        if *x.hi() < 0 {
+            return Some(Interval::zero_at(bits));
+        }
+        if *x.lo() <= 0 {
+            return None;
+        }
+        Some(self.rate.mul(&self.density(x)?).neg())
+    }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {
         let bits = self.prec();
         Ok(self.rate.recip().mul(&Interval::int(bits, -1).exp()))
@@ -241,6 +253,12 @@ impl Enclosure for HyperExpEnclosure {
         let f1 = self.one.density(x)?;
         let f2 = self.two.density(x)?;
         Some(self.p.mul(&f1).add(&self.q.mul(&f2)))
+    }
+    /// p f₁' + (1 − p) f₂'.
+    fn density_slope(&self, x: &Interval) -> Option<Interval> {
+        let d1 = self.one.density_slope(x)?;
+        let d2 = self.two.density_slope(x)?;
+        Some(self.p.mul(&d1).add(&self.q.mul(&d2)))
     }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {
         let bits = self.prec();

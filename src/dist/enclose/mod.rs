@@ -70,6 +70,16 @@ pub trait Enclosure: Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// The derivative f' of the density over every x in the interval, for a law whose
+    /// density is differentiable on it; `None` where the family gives none (the interval
+    /// meets an end of the support where the density jumps, or the family has no
+    /// [`Enclosure::density`]). Past the ends of the support it is 0. What the second
+    /// derivatives of TAGS's objective in the quantiles need (the cutoff s = Q(u) has
+    /// d²s/du² = −f'(s)/f(s)³; `optimize::proven`'s convex basin).
+    fn density_slope(&self, _x: &Interval) -> Option<Interval> {
+        None
+    }
+
     /// F̄ over every x in the interval (decreasing in x).
     fn tail(&self, x: &Interval) -> Result<Interval, DistError> {
         if x.is_point() {

@@ -227,6 +227,21 @@ impl Enclosure for PowerLawEnclosure {
         };
         (hi.is_finite() && *left > 0).then(|| Interval::new(lo, hi))
     }
+    /// f'(x) = −(α + 1) f(x)/x strictly inside (k, p), 0 outside [k, p]; `None` over an
+    /// interval that meets k or p (the density jumps there).
+    fn density_slope(&self, x: &Interval) -> Option<Interval> {
+        let bits = self.prec();
+        let top = self.top();
+        if x.hi() < self.k.lo() || x.lo() > top.hi() {
+            return Some(Interval::zero_at(bits));
+        }
+        if x.lo() <= self.k.hi() || x.hi() >= top.lo() || !x.hi().is_finite() {
+            return None;
+        }
+        let f = self.density(x)?;
+        let slope = self.alpha.add(&Interval::int(bits, 1)).mul(&f).div(x).neg();
+        (slope.lo().is_finite() && slope.hi().is_finite()).then_some(slope)
+    }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {
         let bits = self.prec();
         let one = Float::with_val(bits, 1);

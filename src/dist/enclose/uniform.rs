@@ -78,6 +78,13 @@ impl Enclosure for UniformEnclosure {
             Some(Interval::new(Float::with_val(bits, 0), f.hi().clone()))
         }
     }
+    /// 0 strictly inside (a, b) and outside [a, b]; `None` over an interval that meets a
+    /// or b (the density jumps there).
+    fn density_slope(&self, x: &Interval) -> Option<Interval> {
+        let inside = x.lo() > self.a.hi() && x.hi() < self.b.lo();
+        let outside = x.hi() < self.a.lo() || x.lo() > self.b.hi();
+        (inside || outside).then(|| Interval::zero_at(self.prec()))
+    }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {
         let half = self.b.mul_2exp(-1);
         let at_half = self.b.square().div(&self.width.mul_u(4));

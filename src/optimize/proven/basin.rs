@@ -1,4 +1,4 @@
-//! The convex basin of a good point (SITA): a proven lower bound of the objective over a
+//! The convex basin of a good point (SITA and TAGS): a proven lower bound of the objective over a
 //! whole neighbourhood N of the certified optimum from one second-order enclosure, so that
 //! the branch and bound needs boxes only for the complement of N (where the objective is
 //! well above the minimum and boxes are discarded early).
@@ -19,6 +19,18 @@
 //! J(s) ≥ J(c) + g(c)·Δu + μ |Δu|²/2 ≥ J(c) − |g(c)|²/(2μ),
 //! with g(c) the gradient enclosed at c. At the certified optimum g(c) is nearly 0, so the
 //! bound is J(c) to far more digits than asked.
+//!
+//! **TAGS.** Host k on (a, b] reads n_j = E[min(X, b)^j; X > a] = M_j(a, b) + b^j F̄(b),
+//! G(a) = E[X^{j_w}; X > a] and the waste b G(b). In the quantiles the a-side stays
+//! clean (G(x) = ∫_{u_x}^1 Q^{j_w}: ∂G/∂u_x = −x^{j_w}, ∂²G/∂u_x² = −j_w x^{j_w−1}/f(x), like a
+//! moment's low end), F̄(b) = 1 − u_b is linear, and b = Q(u_b) itself has
+//! db/du_b = 1/f(b) and d²b/du_b² = −f'(b)/f(b)³: the one place the density's slope
+//! enters ([`crate::dist::Enclosure::density_slope`]; in the cutoffs s instead, both ends
+//! would need it, through M_j's and G's low end). These jets go through the same [`host`]
+//! as the SITA ones (its `killed_at_b` and weights above a and b); the kill's density terms
+//! cancel in the jet arithmetic only up to the width of the box, which is why TAGS's
+//! Hessian enclosure widens faster than SITA's and gets a finer ladder of half-widths.
+//! A cutoff at +∞ (an idle host) has no neighbourhood in u, and is not seeded.
 
 use super::Problem;
 use crate::dist::enclose::below_support;
@@ -138,14 +150,17 @@ impl real::Real for Jet {
     }
 }
 
-/// One SITA host (a, b] over a box: its moments as jets in (u_a, u_b). `inv_f_a` and
-/// `inv_f_b` enclose 1/f at the free ends (`None`: that end is fixed, s_0 or the top).
+/// One host (a, b] over a box: its inputs as jets in (u_a, u_b). `inv_f_a` and `inv_f_b`
+/// enclose 1/f at the free ends (`None`: that end is fixed, s_0 or the top); `kill` holds
+/// TAGS's b and F̄(b) as jets where b is below the top (b = Q(u_b): db/du_b = 1/f(b),
+/// d²b/du_b² = −f'(b)/f(b)³; F̄(b) = 1 − u_b).
 struct JetInputs<'a> {
     pb: &'a Problem<'a>,
     a: &'a Interval,
     b: &'a Interval,
     inv_f_a: Option<Interval>,
     inv_f_b: Option<Interval>,
+    kill: Option<(Jet, Jet)>,
 }
 
 /// x^j and j x^{j−1} on intervals (j ∈ {−1, 0, 1, 2}).
@@ -160,13 +175,16 @@ fn pow_and_slope(x: &Interval, j: i32) -> (Interval, Interval) {
 }
 
 impl JetInputs<'_> {
-    fn moment(&self, j: i32) -> Result<Jet, PolicyError> {
+    fn enclose(&self, j: i32, a: &Interval, b: &Interval) -> Result<Interval, PolicyError> {
         let pb = self.pb;
-        let v = pb
-            .enc
-            .partial_moment(j, self.a, self.b)
-            .map_err(|e| PolicyError::Dist(e).for_metric(pb.obj.metric))?;
-        let mut jet = Jet::constant(v);
+        pb.enc
+            .partial_moment(j, a, b)
+            .map_err(|e| PolicyError::Dist(e).for_metric(pb.obj.metric))
+    }
+
+    /// M_j(a, b) = ∫_{u_a}^{u_b} Q(v)^j dv.
+    fn moment(&self, j: i32) -> Result<Jet, PolicyError> {
+        let mut jet = Jet::constant(self.enclose(j, self.a, self.b)?);
         if let Some(inv) = &self.inv_f_a {
             let (p, s) = pow_and_slope(self.a, j);
             jet.g[0] = p.neg();
@@ -176,6 +194,24 @@ impl JetInputs<'_> {
             let (p, s) = pow_and_slope(self.b, j);
             jet.g[1] = p;
             jet.h[2] = s.mul(inv);
+        }
+        Ok(jet)
+    }
+
+    /// E[X^j; X > x] = ∫_{u_x}^1 Q(v)^j dv with x = a (`at_b` false) or b: the a-side
+    /// derivatives of a moment, in u_x.
+    fn above(&self, j: i32, at_b: bool) -> Result<Jet, PolicyError> {
+        let top = Interval::infinite_at(self.pb.bits);
+        let (x, inv, k) = if at_b {
+            (self.b, &self.inv_f_b, 1)
+        } else {
+            (self.a, &self.inv_f_a, 0)
+        };
+        let mut jet = Jet::constant(self.enclose(j, x, &top)?);
+        if let Some(inv) = inv {
+            let (p, s) = pow_and_slope(x, j);
+            jet.g[k] = p.neg();
+            jet.h[2 * k] = s.mul(inv).neg();
         }
         Ok(jet)
     }
@@ -193,64 +229,138 @@ impl HostInputs for JetInputs<'_> {
     fn interval_weight(&self) -> Result<Jet, PolicyError> {
         self.moment(weight_order(self.pb.obj.metric))
     }
-    // SITA reads none of the TAGS inputs.
     fn killed_at_b(&self) -> Result<Option<KillPoint<'_, Jet>>, PolicyError> {
-        Ok(None)
+        Ok(self.kill.as_ref().map(|(b, tail)| KillPoint {
+            b,
+            tail: tail.clone(),
+        }))
     }
     fn weight_above_a(&self) -> Result<Jet, PolicyError> {
-        Err(not_sita())
+        self.above(weight_order(self.pb.obj.metric), false)
     }
     fn mass_above_a(&self) -> Result<Jet, PolicyError> {
-        Err(not_sita())
+        self.above(0, false)
     }
     fn weight_above_b(&self) -> Result<Jet, PolicyError> {
-        Err(not_sita())
+        self.above(weight_order(self.pb.obj.metric), true)
     }
 }
 
-fn not_sita() -> PolicyError {
-    PolicyError::BadCutoffs("the convex basin is written for SITA's host terms".into())
+/// The host terms of SITA or TAGS as jets over the box `cut` (each term's value, gradient
+/// and Hessian in its two cutoffs' quantiles), or `None` where the density is not bounded
+/// away from 0 over a cutoff interval, TAGS's density slope is not enclosed there, or a
+/// host's load may reach 1.
+fn term_jets(pb: &Problem, cut: &[Interval]) -> Result<Option<Vec<Jet>>, PolicyError> {
+    term_jets_with(pb, cut, &|_| {})
 }
 
-/// The host terms of SITA as jets over the box `cut` (each term's value, gradient and
-/// Hessian in its two cutoffs' quantiles), or `None` where the density is not bounded
-/// away from 0 over a cutoff interval or a host's load may reach 1.
-fn term_jets(pb: &Problem, cut: &[Interval]) -> Result<Option<Vec<Jet>>, PolicyError> {
+/// [`term_jets`] with each host's inputs passed through `tweak` before the term is
+/// computed (the identity, but for the tests' mutants).
+fn term_jets_with(
+    pb: &Problem,
+    cut: &[Interval],
+    tweak: &dyn Fn(&mut JetInputs),
+) -> Result<Option<Vec<Jet>>, PolicyError> {
     let bits = pb.bits;
     let n = cut.len();
+    let kind = pb.obj.kind;
+    let tags = kind.kills_at_b();
     let mut inv_f = Vec::with_capacity(n);
+    let mut b_jets = Vec::with_capacity(n);
     for c in cut {
-        match pb.enc.density(c) {
-            Some(f) if f.is_positive() && f.hi().is_finite() => inv_f.push(f.recip()),
+        let inv = match pb.enc.density(c) {
+            Some(f) if f.is_positive() && f.hi().is_finite() => f.recip(),
             _ => return Ok(None),
+        };
+        if tags {
+            // b = Q(u_b) and F̄(b) = 1 − u_b in b's own quantile.
+            let Some(slope) = pb.enc.density_slope(c) else {
+                return Ok(None);
+            };
+            if !slope.lo().is_finite() || !slope.hi().is_finite() {
+                return Ok(None);
+            }
+            let z = Interval::zero_at(bits);
+            let b = Jet {
+                v: c.clone(),
+                g: [z.clone(), inv.clone()],
+                h: [
+                    z.clone(),
+                    z.clone(),
+                    slope.mul(&inv.square().mul(&inv)).neg(),
+                ],
+            };
+            let tail = pb
+                .enc
+                .tail(c)
+                .map_err(|e| PolicyError::Dist(e).for_metric(pb.obj.metric))?;
+            let tail = Jet {
+                v: tail,
+                g: [z.clone(), Interval::int(bits, -1)],
+                h: [z.clone(), z.clone(), z],
+            };
+            b_jets.push(Some((b, tail)));
+        } else {
+            b_jets.push(None);
         }
+        inv_f.push(inv);
     }
     let lower = Interval::point(below_support(bits));
     let top = Interval::infinite_at(bits);
     let lam = Jet::constant(pb.lambda.clone());
     let mut out = Vec::with_capacity(n + 1);
     for i in 0..=n {
-        let v = JetInputs {
+        let mut v = JetInputs {
             pb,
             a: if i == 0 { &lower } else { &cut[i - 1] },
             b: if i == n { &top } else { &cut[i] },
             inv_f_a: (i > 0).then(|| inv_f[i - 1].clone()),
             inv_f_b: (i < n).then(|| inv_f[i].clone()),
+            kill: if i < n { b_jets[i].clone() } else { None },
         };
-        let load = pb.lambda.mul(
-            &pb.enc
-                .partial_moment(1, v.a, v.b)
-                .map_err(|e| PolicyError::Dist(e).for_metric(pb.obj.metric))?,
-        );
-        if *load.hi() >= 1 {
+        tweak(&mut v);
+        if !tags {
+            let load = pb.lambda.mul(&v.enclose(1, v.a, v.b)?);
+            if *load.hi() >= 1 {
+                return Ok(None);
+            }
+        }
+        let term = host(kind, &lam, &v, Parts::Term)?;
+        // The load's enclosure (TAGS: λ (M_1(a, b) + b F̄(b))) below 1 over the box.
+        if *term.load.v.hi() >= 1 {
             return Ok(None);
         }
-        out.push(host(ChainKind::Sita, &lam, &v, Parts::Term)?.term());
+        out.push(term.term());
     }
     Ok(Some(out))
 }
 
-/// The proven lower bound of the SITA objective over the box `n_box` (ordered cutoff
+/// The Hessian of the objective (tridiagonal: host i couples u_{i−1} and u_i) from the
+/// host terms' jets, as its diagonal and off-diagonal, and the gradient, in the interior
+/// cutoffs' quantiles.
+fn assemble(jets: &[Jet], bits: u32) -> (Vec<Interval>, Vec<Interval>, Vec<Interval>) {
+    let n = jets.len().saturating_sub(1);
+    let zero = Interval::zero_at(bits);
+    let mut diag = vec![zero.clone(); n];
+    let mut off = vec![zero.clone(); n.saturating_sub(1)];
+    let mut grad = vec![zero; n];
+    for (i, t) in jets.iter().enumerate() {
+        if i > 0 {
+            diag[i - 1] = diag[i - 1].add(&t.h[0]);
+            grad[i - 1] = grad[i - 1].add(&t.g[0]);
+        }
+        if i < n {
+            diag[i] = diag[i].add(&t.h[2]);
+            grad[i] = grad[i].add(&t.g[1]);
+        }
+        if i > 0 && i < n {
+            off[i - 1] = off[i - 1].add(&t.h[1]);
+        }
+    }
+    (diag, off, grad)
+}
+
+/// The proven lower bound of the SITA or TAGS objective over the box `n_box` (ordered cutoff
 /// intervals) around `centre` (a point of it), by convexity (module docs); `None` where
 /// convexity is not proven there.
 pub(super) fn convex_basin_lb(
@@ -261,32 +371,16 @@ pub(super) fn convex_basin_lb(
 ) -> Result<Option<Float>, PolicyError> {
     let bits = pb.bits;
     let n = n_box.len();
-    if pb.obj.kind != ChainKind::Sita || pb.obj.max || n == 0 {
+    if !matches!(pb.obj.kind, ChainKind::Sita | ChainKind::Tags) || pb.obj.max || n == 0 {
         return Ok(None);
     }
     let points: Vec<Interval> = centre.iter().cloned().map(Interval::point).collect();
     let (Some(over), Some(at)) = (term_jets(pb, n_box)?, term_jets(pb, &points)?) else {
         return Ok(None);
     };
-    // The Hessian over the box (tridiagonal: host i couples u_{i−1} and u_i) and the
-    // gradient at the centre, in the interior cutoffs' quantiles.
-    let zero = Interval::zero_at(bits);
-    let mut diag = vec![zero.clone(); n];
-    let mut off = vec![zero.clone(); n.saturating_sub(1)];
-    let mut grad = vec![zero; n];
-    for i in 0..=n {
-        if i > 0 {
-            diag[i - 1] = diag[i - 1].add(&over[i].h[0]);
-            grad[i - 1] = grad[i - 1].add(&at[i].g[0]);
-        }
-        if i < n {
-            diag[i] = diag[i].add(&over[i].h[2]);
-            grad[i] = grad[i].add(&at[i].g[1]);
-        }
-        if i > 0 && i < n {
-            off[i - 1] = off[i - 1].add(&over[i].h[1]);
-        }
-    }
+    // The Hessian over the box and the gradient at the centre.
+    let (diag, off, _) = assemble(&over, bits);
+    let (_, _, grad) = assemble(&at, bits);
     let mut mu = gershgorin_mu(&diag, &off).map(Interval::point);
     if n == 2 {
         // Two cutoffs: the smallest eigenvalue of [[a, c], [c, d]] is
@@ -554,6 +648,290 @@ mod tests {
             "convexity proven only for {proven:?}"
         );
         eprintln!("convexity proven for {proven:?}");
+    }
+
+    /// A TAGS waiting problem at total load ρ over `spec` at `bits`.
+    fn tags_problem<'a>(
+        enc: &'a dyn crate::dist::Enclosure,
+        law: &'a dyn crate::dist::JobSize,
+        hosts: usize,
+        load: &str,
+    ) -> Problem<'a> {
+        use crate::optimize::OptPolicy;
+        use crate::policy::{LoadSpec, Metric};
+        let bits = enc.prec();
+        let (lambda, _) = LoadSpec::Total(load.into())
+            .resolve_enclosed(enc, hosts)
+            .unwrap();
+        Problem {
+            obj: super::super::Objective::of(OptPolicy::Tags, Metric::Waiting).unwrap(),
+            enc,
+            law,
+            lambda,
+            shift: Interval::zero_at(bits),
+            bits,
+            waste: Default::default(),
+        }
+    }
+
+    /// A function of a float at a precision.
+    type AtBits = fn(&Float, u32) -> Float;
+
+    /// The laws of the TAGS tests with their tail and its inverse in closed form at 600
+    /// bits (the independent source of the quantile coordinates): Exp(1), F̄(s) = e^−s,
+    /// s = −ln t; BP(k = 1, p = 10^10, α = 1.5), F̄(x) = (x^−α − p^−α)/(1 − p^−α),
+    /// x = (t (1 − p^−α) + p^−α)^(−1/α).
+    fn tail_and_inverse(spec: &str) -> (AtBits, AtBits) {
+        fn exp_tail(s: &Float, hp: u32) -> Float {
+            Float::with_val(hp, -s).exp()
+        }
+        fn exp_inv(t: &Float, hp: u32) -> Float {
+            -Float::with_val(hp, t.ln_ref())
+        }
+        fn pa(hp: u32) -> Float {
+            Float::with_val(hp, 10u32).pow(Float::with_val(hp, -15)) // p^−1.5 = 10^−15
+        }
+        fn bp_tail(x: &Float, hp: u32) -> Float {
+            let xa = Float::with_val(hp, x.pow(Float::with_val(hp, -1.5f64)));
+            Float::with_val(hp, &xa - pa(hp)) / Float::with_val(hp, 1u32 - pa(hp))
+        }
+        fn bp_inv(t: &Float, hp: u32) -> Float {
+            let y = Float::with_val(hp, t * Float::with_val(hp, 1u32 - pa(hp))) + pa(hp);
+            let e = Float::with_val(hp, -1i32) / Float::with_val(hp, 1.5f64);
+            y.pow(e)
+        }
+        if spec.starts_with("exp") {
+            (exp_tail, exp_inv)
+        } else {
+            (bp_tail, bp_inv)
+        }
+    }
+
+    /// The jet Hessian of TAGS's objective over a box of quantiles [u_i − h_i, u_i + h_i]
+    /// encloses the central second differences of the rigorous value (pb.value at point
+    /// cutoffs: the independent evaluation) at the box's centre, in the quantiles u = F(s)
+    /// (cutoffs from the closed-form inverse tail of [`tail_and_inverse`] at 600 bits):
+    /// (J(u + h_i e_i) − 2J(u) + J(u − h_i e_i))/h_i² = ∂²J/∂u_i²(ξ) and
+    /// (J(++) − J(+−) − J(−+) + J(−−))/(4 h_i h_j) = ∂²J/∂u_i∂u_j(ξ) for some ξ in the box
+    /// (mean value theorem), so each must meet the enclosure; the cutoffs' rounding to
+    /// 200 bits moves u by about 2^−200, which a slack of 10^−30 of the entry covers.
+    /// Not vacuous: each entry's enclosure is narrower than 10^−3 of its magnitude.
+    /// Exp(1) at 3 and 4 hosts and BP(1, 10^10, 1.5) at 3 hosts, load 1.5, at the optimum
+    /// (`optimize` cutoffs to 10 digits) and at points 5 % off it. A mutant with the sign
+    /// of d²b/du_b² = −f'(b)/f(b)³ flipped is caught at some entry.
+    #[test]
+    fn tags_jet_hessian_encloses_second_differences_and_catches_a_mutant() {
+        use crate::dist::{DistFactory, DistSpec};
+        let bits = 200;
+        let hp = 600;
+        let cases: [(&str, &[f64]); 3] = [
+            ("exp:rate=1", &[0.8216871717, 1.511492689]),
+            ("exp:rate=1", &[0.6621140414, 1.124863039, 1.797337357]),
+            ("bp:k=1,p=1e10,alpha=1.5", &[3.086086197, 459.9531278]),
+        ];
+        let mut caught = 0;
+        let mut entries = 0;
+        for (spec, opt) in cases {
+            let d = DistSpec::parse(spec).unwrap();
+            let enc = d.enclose(bits).unwrap();
+            let law = d.build(bits).unwrap();
+            let pb = tags_problem(enc.as_ref(), law.as_ref(), opt.len() + 1, "1.5");
+            let (tail, inv) = tail_and_inverse(spec);
+            for shift in [1.0, 0.95, 1.05] {
+                let n = opt.len();
+                let t: Vec<Float> = opt
+                    .iter()
+                    .map(|&x| tail(&Float::with_val(hp, x * shift), hp))
+                    .collect();
+                // h_i = 10^−5 min(u_i, 1 − u_i) in u (t = 1 − u moves by ∓h).
+                let hs: Vec<Float> = t
+                    .iter()
+                    .map(|ti| {
+                        let u = Float::with_val(hp, 1u32 - ti);
+                        Float::with_val(hp, u.min(ti) * 1e-5f64)
+                    })
+                    .collect();
+                let at = |steps: &[i32]| -> Interval {
+                    let cut: Vec<Interval> = (0..n)
+                        .map(|i| {
+                            let step = Float::with_val(hp, &hs[i] * steps[i]);
+                            let ti = Float::with_val(hp, &t[i] - &step);
+                            Interval::point(Float::with_val(bits, inv(&ti, hp)))
+                        })
+                        .collect();
+                    pb.value(&cut).unwrap()
+                };
+                let cut: Vec<Interval> = (0..n)
+                    .map(|i| {
+                        let lo = inv(&Float::with_val(hp, &t[i] + &hs[i]), hp);
+                        let hi = inv(&Float::with_val(hp, &t[i] - &hs[i]), hp);
+                        Interval::new(
+                            Float::with_val_round(
+                                bits,
+                                lo * (1.0 - 1e-40),
+                                rug::float::Round::Down,
+                            )
+                            .0,
+                            Float::with_val_round(bits, hi * (1.0 + 1e-40), rug::float::Round::Up)
+                                .0,
+                        )
+                    })
+                    .collect();
+                let jets = term_jets(&pb, &cut).unwrap().expect("jets over the box");
+                let (diag, off, _) = assemble(&jets, bits);
+                let flip = |v: &mut JetInputs| {
+                    if let Some((b, _)) = &mut v.kill {
+                        b.h[2] = b.h[2].neg();
+                    }
+                };
+                let mutant = term_jets_with(&pb, &cut, &flip).unwrap().unwrap();
+                let (mdiag, moff, _) = assemble(&mutant, bits);
+                let zero = vec![0; n];
+                let j0 = at(&zero);
+                let meets = |e: &Interval, dv: &Interval| {
+                    let slack = Float::with_val(bits, mag(e) * 1e-30f64);
+                    Float::with_val(bits, e.lo() - &slack) <= *dv.hi()
+                        && *dv.lo() <= Float::with_val(bits, e.hi() + &slack)
+                };
+                let mut check = |e: &Interval, m: &Interval, dv: &Interval, what: String| {
+                    assert!(meets(e, dv), "{spec} {what}: {e:?} misses {dv:?}");
+                    let w = Float::with_val(bits, e.hi() - e.lo());
+                    assert!(
+                        w < Float::with_val(bits, mag(e) * 1e-3f64),
+                        "{spec} {what}: enclosure {e:?} too wide"
+                    );
+                    entries += 1;
+                    if !meets(m, dv) {
+                        caught += 1;
+                    }
+                };
+                for i in 0..n {
+                    let mut p = zero.clone();
+                    p[i] = 1;
+                    let jp = at(&p);
+                    p[i] = -1;
+                    let jm = at(&p);
+                    let hi = Interval::point(Float::with_val(bits, &hs[i]));
+                    let dv = jp.sub(&j0.mul_2exp(1)).add(&jm).div(&hi.square());
+                    check(&diag[i], &mdiag[i], &dv, format!("x{shift} H[{i}][{i}]"));
+                }
+                for i in 0..n.saturating_sub(1) {
+                    let mut acc = Interval::zero_at(bits);
+                    for (si, sj, sign) in [(1, 1, 1), (1, -1, -1), (-1, 1, -1), (-1, -1, 1)] {
+                        let mut p = zero.clone();
+                        p[i] = si;
+                        p[i + 1] = sj;
+                        let v = at(&p);
+                        acc = if sign > 0 { acc.add(&v) } else { acc.sub(&v) };
+                    }
+                    let hij = Interval::point(Float::with_val(bits, &hs[i] * &hs[i + 1]));
+                    let dv = acc.div(&hij.mul_2exp(2));
+                    check(
+                        &off[i],
+                        &moff[i],
+                        &dv,
+                        format!("x{shift} H[{i}][{}]", i + 1),
+                    );
+                }
+            }
+        }
+        assert!(entries >= 20, "{entries} entries");
+        assert!(caught > 0, "the flipped d²b/du² was not caught");
+        eprintln!("{entries} entries, mutant caught at {caught}");
+    }
+
+    /// TAGS Exp(1) at 3 and 4 hosts, load 1.5 (every host active): around the certified
+    /// optimum (its cutoffs at the higher precision, 30 digits) convexity is proven over
+    /// N at the first rung of the TAGS ladder that proves it (as `seed_basin` does), and
+    /// the basin's bound lies at or below the lower end of the objective enclosed at every
+    /// point of a grid of N (9 per cutoff at 3 hosts, 5 at 4) and below the certified
+    /// optimiser's value (up to its own tolerance, 10^−30 relative: 30 digits asked),
+    /// within 10^−30 of the value at the centre.
+    #[test]
+    fn the_tags_basin_bound_is_below_the_box_and_the_certified_value() {
+        use crate::dist::{DistFactory, DistSpec};
+        use crate::optimize::certified::{optimize_certified_both, OptimizeRequest};
+        use crate::optimize::OptPolicy;
+        use crate::policy::{LoadSpec, Metric};
+        let bits = 200;
+        for hosts in [3usize, 4] {
+            let d = DistSpec::parse("exp:rate=1").unwrap();
+            let req = OptimizeRequest {
+                policy: OptPolicy::Tags,
+                dist: &d,
+                hosts,
+                load: LoadSpec::Total("1.5".into()),
+                metric: Metric::Waiting,
+                digits: 30,
+            };
+            let (_, both) = optimize_certified_both(&req).unwrap();
+            let enc = d.enclose(bits).unwrap();
+            let law = d.build(bits).unwrap();
+            let pb = tags_problem(enc.as_ref(), law.as_ref(), hosts, "1.5");
+            let centre: Vec<Float> = both
+                .hi
+                .cutoffs
+                .iter()
+                .map(|x| Float::with_val(bits, x))
+                .collect();
+            assert!(centre.iter().all(|c| c.is_finite()), "a host idles");
+            let points: Vec<Interval> = centre.iter().cloned().map(Interval::point).collect();
+            let at_centre = pb.value(&points).unwrap();
+            let mut found = None;
+            for r in super::super::TAGS_BASIN_HALF_WIDTHS {
+                let n_box: Vec<Interval> = centre
+                    .iter()
+                    .map(|c| {
+                        Interval::new(
+                            Float::with_val(bits, c * (1.0 - r)),
+                            Float::with_val(bits, c * (1.0 + r)),
+                        )
+                    })
+                    .collect();
+                if let Some(lb) = convex_basin_lb(&pb, &n_box, &centre, &at_centre).unwrap() {
+                    found = Some((r, n_box, lb));
+                    break;
+                }
+            }
+            let (r, n_box, lb) = found.expect("no convexity proven");
+            eprintln!("h={hosts}: convex over N at half-width {r}");
+            let certified = Float::with_val(bits, &both.hi.eval.value);
+            // The certified value is good to the 30 digits asked (its own tolerance).
+            let tol = Float::with_val(bits, certified.abs_ref()) * 1e-30f64;
+            let above = Float::with_val(bits, &lb - &certified) / &certified;
+            eprintln!(
+                "h={hosts}: (bound − certified)/certified = {}",
+                above.to_f64()
+            );
+            assert!(
+                lb <= Float::with_val(bits, &certified + &tol),
+                "h={hosts}: bound above the certified value"
+            );
+            let tight = Float::with_val(bits, at_centre.lo() - &lb) / at_centre.lo();
+            assert!(tight < 1e-30, "h={hosts}: bound {tight} below the centre");
+            let k = if hosts == 3 { 8u32 } else { 4 };
+            let at = |c: &Interval, t: u32| {
+                let w = Float::with_val(bits, c.hi() - c.lo());
+                Interval::point(Float::with_val(bits, c.lo() + w * t / k))
+            };
+            let mut grid: Vec<Vec<Interval>> = vec![Vec::new()];
+            for c in &n_box {
+                grid = grid
+                    .into_iter()
+                    .flat_map(|p| {
+                        (0..=k).map(move |t| {
+                            let mut q = p.clone();
+                            q.push(at(c, t));
+                            q
+                        })
+                    })
+                    .collect();
+            }
+            for pt in grid {
+                let v = pb.value(&pt).unwrap();
+                assert!(lb <= *v.lo(), "h={hosts}: bound above the value at {pt:?}");
+            }
+        }
     }
 
     /// A symmetric tridiagonal matrix (diagonal, off-diagonal) in f64 and its smallest
