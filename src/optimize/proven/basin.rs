@@ -32,9 +32,9 @@ use rug::Float;
 /// the Hessian as (aa, ab, bb).
 #[derive(Debug, Clone)]
 pub(super) struct Jet {
-    v: Interval,
-    g: [Interval; 2],
-    h: [Interval; 3],
+    pub(super) v: Interval,
+    pub(super) g: [Interval; 2],
+    pub(super) h: [Interval; 3],
 }
 
 impl Jet {
@@ -218,36 +218,59 @@ fn not_sita() -> PolicyError {
 fn term_jets(pb: &Problem, cut: &[Interval]) -> Result<Option<Vec<Jet>>, PolicyError> {
     let bits = pb.bits;
     let n = cut.len();
-    let mut inv_f = Vec::with_capacity(n);
-    for c in cut {
-        match pb.enc.density(c) {
-            Some(f) if f.is_positive() && f.hi().is_finite() => inv_f.push(f.recip()),
-            _ => return Ok(None),
-        }
-    }
     let lower = Interval::point(below_support(bits));
     let top = Interval::infinite_at(bits);
-    let lam = Jet::constant(pb.lambda.clone());
     let mut out = Vec::with_capacity(n + 1);
     for i in 0..=n {
-        let v = JetInputs {
-            pb,
-            a: if i == 0 { &lower } else { &cut[i - 1] },
-            b: if i == n { &top } else { &cut[i] },
-            inv_f_a: (i > 0).then(|| inv_f[i - 1].clone()),
-            inv_f_b: (i < n).then(|| inv_f[i].clone()),
-        };
-        let load = pb.lambda.mul(
-            &pb.enc
-                .partial_moment(1, v.a, v.b)
-                .map_err(|e| PolicyError::Dist(e).for_metric(pb.obj.metric))?,
-        );
-        if *load.hi() >= 1 {
+        let a = if i == 0 { None } else { Some(&cut[i - 1]) };
+        let b = if i == n { None } else { Some(&cut[i]) };
+        let Some(jet) = host_jet(pb, a, b, (&lower, &top))? else {
             return Ok(None);
-        }
-        out.push(host(ChainKind::Sita, &lam, &v, Parts::Term)?.term());
+        };
+        out.push(jet);
     }
     Ok(Some(out))
+}
+
+/// One SITA host's term as a jet in (u_a, u_b) over a ∈ `a`, b ∈ `b` (`None`: the
+/// support's bottom `ends.0` for a, its top `ends.1` for b, held fixed), or `None` where
+/// the density is not bounded away from 0 (or not finite) over a free end's interval or
+/// the host's load may reach 1 over the box.
+pub(super) fn host_jet(
+    pb: &Problem,
+    a: Option<&Interval>,
+    b: Option<&Interval>,
+    (lower, top): (&Interval, &Interval),
+) -> Result<Option<Jet>, PolicyError> {
+    let inv = |x: Option<&Interval>| -> Option<Option<Interval>> {
+        match x {
+            None => Some(None),
+            Some(c) => match pb.enc.density(c) {
+                Some(f) if f.is_positive() && f.hi().is_finite() => Some(Some(f.recip())),
+                _ => None,
+            },
+        }
+    };
+    let (Some(inv_f_a), Some(inv_f_b)) = (inv(a), inv(b)) else {
+        return Ok(None);
+    };
+    let v = JetInputs {
+        pb,
+        a: a.unwrap_or(lower),
+        b: b.unwrap_or(top),
+        inv_f_a,
+        inv_f_b,
+    };
+    let load = pb.lambda.mul(
+        &pb.enc
+            .partial_moment(1, v.a, v.b)
+            .map_err(|e| PolicyError::Dist(e).for_metric(pb.obj.metric))?,
+    );
+    if *load.hi() >= 1 {
+        return Ok(None);
+    }
+    let lam = Jet::constant(pb.lambda.clone());
+    Ok(Some(host(ChainKind::Sita, &lam, &v, Parts::Term)?.term()))
 }
 
 /// The proven lower bound of the SITA objective over the box `n_box` (ordered cutoff
