@@ -1127,7 +1127,9 @@ mod tests {
     /// 1e-9 of it.
     #[test]
     fn the_coupling_is_the_least_of_the_quadratic_on_the_piece() {
-        let cases: [([f64; 2], f64, [f64; 2], f64, f64, f64); 8] = [
+        // (g1, q1, g2, q2, below, above).
+        type Case = ([f64; 2], f64, [f64; 2], f64, f64, f64);
+        let cases: [Case; 8] = [
             ([-1.0, -0.5], 2.0, [0.1, 0.2], 1.0, 0.3, 0.4),
             ([-3.0, 1.0], 0.5, [0.0, 0.5], 0.25, 0.2, 0.1),
             ([-0.01, 0.02], 5.0, [-0.02, 0.01], 5.0, 0.5, 0.5),
