@@ -44,9 +44,9 @@ use rug::Float;
 /// the Hessian as (aa, ab, bb).
 #[derive(Debug, Clone)]
 pub(super) struct Jet {
-    v: Interval,
-    g: [Interval; 2],
-    h: [Interval; 3],
+    pub(super) v: Interval,
+    pub(super) g: [Interval; 2],
+    pub(super) h: [Interval; 3],
 }
 
 impl Jet {
@@ -333,6 +333,48 @@ fn term_jets_with(
         out.push(term.term());
     }
     Ok(Some(out))
+}
+
+/// One SITA host's term as a jet in (u_a, u_b) over a ∈ `a`, b ∈ `b` (`None`: the
+/// support's bottom `ends.0` for a, its top `ends.1` for b, held fixed): the pair
+/// programme's second-order form ([`super::pairs`]). `None` where the policy is not SITA,
+/// the density is not bounded away from 0 (or not finite) over a free end's interval, or
+/// the host's load may reach 1 over the box.
+pub(super) fn host_jet(
+    pb: &Problem,
+    a: Option<&Interval>,
+    b: Option<&Interval>,
+    (lower, top): (&Interval, &Interval),
+) -> Result<Option<Jet>, PolicyError> {
+    if pb.obj.kind != ChainKind::Sita {
+        return Ok(None);
+    }
+    let inv = |x: Option<&Interval>| -> Option<Option<Interval>> {
+        match x {
+            None => Some(None),
+            Some(c) => match pb.enc.density(c) {
+                Some(f) if f.is_positive() && f.hi().is_finite() => Some(Some(f.recip())),
+                _ => None,
+            },
+        }
+    };
+    let (Some(inv_f_a), Some(inv_f_b)) = (inv(a), inv(b)) else {
+        return Ok(None);
+    };
+    let v = JetInputs {
+        pb,
+        a: a.unwrap_or(lower),
+        b: b.unwrap_or(top),
+        inv_f_a,
+        inv_f_b,
+        kill: None,
+    };
+    let load = pb.lambda.mul(&v.enclose(1, v.a, v.b)?);
+    if *load.hi() >= 1 {
+        return Ok(None);
+    }
+    let lam = Jet::constant(pb.lambda.clone());
+    Ok(Some(host(ChainKind::Sita, &lam, &v, Parts::Term)?.term()))
 }
 
 /// The Hessian of the objective (tridiagonal: host i couples u_{i−1} and u_i) from the
