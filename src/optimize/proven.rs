@@ -964,8 +964,12 @@ fn proven_from(
 /// The convex basin's box and the slabs of the complement.
 type Seeded = (BoxBound, Vec<Vec<Interval>>);
 
-/// Relative half-widths of the convex basin tried around the start, widest first.
-const BASIN_HALF_WIDTHS: [f64; 3] = [1e-2, 1e-4, 1e-7];
+/// Relative half-widths of the convex basin tried around the start, widest first. With the
+/// subdivided proof (`basin::subdivided_mu`) wider rungs are proven: SITA Exp(1), load 0.5
+/// per host, 20 digits (2026-12-03): h = 5 closes in 13 021 boxes from 5·10^−2 on
+/// (14 693 with 10^−2 first, 26 065 with one box per rung); a rung not proven costs up to
+/// 2^10 enclosures.
+const BASIN_HALF_WIDTHS: [f64; 5] = [5e-2, 2e-2, 1e-2, 1e-4, 1e-7];
 
 /// TAGS's half-widths: a finer ladder, since its Hessian enclosure widens about ten times
 /// faster than the box (the loads near 1 amplify the wrapping of the jets). TAGS Exp(1),
@@ -974,7 +978,9 @@ const BASIN_HALF_WIDTHS: [f64; 3] = [1e-2, 1e-4, 1e-7];
 /// (numpy); its enclosure over N at 10^−2 is ±10 times wider and not proven definite, at
 /// 3·10^−3 it is (6313 boxes, 3.4 s), at 10^−4 11 745 boxes (7.4 s), at 10^−7 no closing
 /// within 20 000 boxes. Each rung not proven costs one jet evaluation of the hosts.
-const TAGS_BASIN_HALF_WIDTHS: [f64; 6] = [1e-2, 5e-3, 3e-3, 1e-3, 1e-4, 1e-7];
+/// With the subdivided proof: 2·10^−2 proven (3 283 boxes, 1.95 s user; 4 381 with 10^−2
+/// first); a rung not proven then costs up to 2^10 jet evaluations.
+const TAGS_BASIN_HALF_WIDTHS: [f64; 7] = [2e-2, 1e-2, 5e-3, 3e-3, 1e-3, 1e-4, 1e-7];
 
 /// The convex basin around `start` ([`basin`]): the box N (cutoffs within a relative
 /// half-width of the start's, inside `whole`) with its proven bound, and the slabs of
