@@ -1083,7 +1083,7 @@ mod tests {
         }
     }
 
-    /// The subdivided proof (issue 21): SITA Exp(1) at h = 4, 5, 6 (load 0.5 per host) and
+    /// The subdivided proof: SITA Exp(1) at h = 4, 5, 6 (load 0.5 per host) and
     /// TAGS Exp(1) at h = 4 (load 1.5), around the certified optimum (30 digits asked), at
     /// the widest relative half-width of (0.1, 5·10^−2, 2·10^−2, 10^−2, 5·10^−3) where the
     /// single-box enclosure is NOT proven definite (asserted: the subdivision is exercised)

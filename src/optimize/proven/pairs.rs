@@ -517,16 +517,28 @@ impl Tables<'_, '_> {
         if !ga.iter().chain(&gb).all(|x| x.is_finite()) {
             return Ok(None);
         }
-        let (ga, gb) = if self.negate_slopes {
-            ([-ga[1], -ga[0]], [-gb[1], -gb[0]])
-        } else {
-            (ga, gb)
-        };
-        Ok(Some(PairBound {
+        Ok(Some(self.mutated(PairBound {
             v: down(at_c.lo()),
             a: Side { g: ga, q: 0.0 },
             b: Side { g: gb, q: 0.0 },
-        }))
+        })))
+    }
+
+    /// `form` as the programme carries it: its slope ranges negated under the tests'
+    /// mutation (`negate_slopes`), else unchanged.
+    fn mutated(&self, form: PairBound) -> PairBound {
+        if !self.negate_slopes {
+            return form;
+        }
+        let neg = |s: Side| Side {
+            g: [-s.g[1], -s.g[0]],
+            ..s
+        };
+        PairBound {
+            a: neg(form.a),
+            b: neg(form.b),
+            ..form
+        }
     }
 
     /// The second-order form over the pair box (module docs): T(c) + g·Δu + ½ΔuᵀHΔu,
@@ -577,18 +589,8 @@ impl Tables<'_, '_> {
                 Side::FLAT
             },
         };
-        let (ga, gb) = (form.a.g, form.b.g);
-        let (ga, gb) = if self.negate_slopes {
-            ([-ga[1], -ga[0]], [-gb[1], -gb[0]])
-        } else {
-            (ga, gb)
-        };
+        let form = self.mutated(form);
         let finite = |s: &Side| s.g.iter().all(|x| x.is_finite()) && !s.q.is_nan();
-        let form = PairBound {
-            a: Side { g: ga, ..form.a },
-            b: Side { g: gb, ..form.b },
-            ..form
-        };
         Ok((form.v.is_finite() && finite(&form.a) && finite(&form.b)).then_some(form))
     }
 }
