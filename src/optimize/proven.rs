@@ -1937,4 +1937,49 @@ mod tests {
             "a wrong corner of the queueing went unnoticed by the brute force: {caught:?}"
         );
     }
+
+    /// The old width rank (the mutant of [`relative_width`]): the raw width over the lower
+    /// end in doubles, NaN as +∞.
+    fn old_rank(c: &Interval) -> f64 {
+        let r =
+            Float::with_val(64, c.hi() - c.lo()).to_f64() / c.lo().to_f64().max(f64::MIN_POSITIVE);
+        if r.is_nan() {
+            f64::INFINITY
+        } else {
+            r
+        }
+    }
+
+    /// Widths past a double (p = 10^1000): [1, 10^1000] spans 1000 decades, [10^333,
+    /// 10^334] one, so their ranks are 1000 ln 10 and ln 10 (ln(hi/lo), by hand), and
+    /// `widest` picks the first; the old rank in doubles (mutant) makes both +∞ and cannot
+    /// tell them apart. Narrow boxes keep their order too: relative widths 10^−25 and
+    /// 2·10^−25 rank as themselves to 10^−6 (ln(1 + r) = r − r²/2 + …), where a ratio hi/lo
+    /// rounded to 64 bits would rank both 0.
+    #[test]
+    fn widths_past_a_double_are_ranked() {
+        let bits = 200;
+        let iv = |a: &str, b: &str| {
+            Interval::new(
+                Interval::from_decimal(a, bits).unwrap().lo().clone(),
+                Interval::from_decimal(b, bits).unwrap().hi().clone(),
+            )
+        };
+        let cut = vec![iv("1e333", "1e334"), iv("1", "1e1000")];
+        let ln10 = std::f64::consts::LN_10;
+        assert!((relative_width(&cut[0]) / ln10 - 1.0).abs() < 1e-12);
+        assert!((relative_width(&cut[1]) / (1000.0 * ln10) - 1.0).abs() < 1e-12);
+        assert_eq!(widest(&cut, |_| 0.0, bits), Some(1));
+        // The mutant: both ranked +∞, the first kept.
+        assert_eq!(old_rank(&cut[0]), old_rank(&cut[1]));
+        let narrow = vec![
+            iv("1e500", "1.0000000000000000000000001e500"),
+            iv("1e700", "1.0000000000000000000000002e700"),
+        ];
+        assert!((relative_width(&narrow[0]) / 1e-25 - 1.0).abs() < 1e-6);
+        assert!((relative_width(&narrow[1]) / 2e-25 - 1.0).abs() < 1e-6);
+        assert_eq!(widest(&narrow, |_| 0.0, bits), Some(1));
+        let ratio_rank = |c: &Interval| Float::with_val(64, c.hi() / c.lo()).ln().to_f64();
+        assert_eq!(ratio_rank(&narrow[0]), ratio_rank(&narrow[1]));
+    }
 }
