@@ -53,9 +53,18 @@
 //! ladder, [`TAGS_BASIN_HALF_WIDTHS`]) is bounded at once where the objective is proven
 //! convex over it (its Hessian in the quantiles enclosed by second-order forward
 //! differentiation, positive definite by Gershgorin or, past diagonal dominance, by the
-//! interval pivots of its LDLᵀ factorisation), which bounds the minimum over N to far more
+//! interval pivots of its LDLᵀ factorisation; the bound taken in Jacobi-scaled
+//! quantiles, [`basin::scaled_drop`]), which bounds the minimum over N to far more
 //! digits than asked; the boxes then cover only the complement of N, where the objective
-//! is well above the minimum. TAGS needs the density's slope enclosed
+//! is well above the minimum. N's bound is final (N never split) only where it closes the
+//! gap; otherwise N is an ordinary box (its bound the larger of the basin's and the box
+//! bounds) that the branch and bound may split.
+//!
+//! **Floor and stop.** Every bound is raised to the objective's floor (the host terms are
+//! ≥ 0: 0 for the waiting, the slowdown and the largest queue length, E[X] for the
+//! response), and a half of a split box to its parent's bound. The search says why it
+//! stopped ([`ProvenStop`]): the gap closed, the box limit, every box discarded, a box that
+//! cannot be split at the working precision, or the basin's final bound. TAGS needs the density's slope enclosed
 //! ([`Enclosure::density_slope`]: exponential, hyperexponential, the power laws, uniform)
 //! and every host active at the start (a cutoff at +∞, an idle host, has no quantile
 //! neighbourhood): otherwise, and for TAGS-minmax (a largest term), the branch and bound

@@ -20,6 +20,15 @@
 //! with g(c) the gradient enclosed at c. At the certified optimum g(c) is nearly 0, so the
 //! bound is J(c) to far more digits than asked.
 //!
+//! **Scaled coordinates.** The quantiles' curvatures differ by as much as the cutoffs'
+//! scales (bounded Pareto α = 1 on [1, 10^1000]: hundreds of decades), and in the
+//! quantiles themselves |g|²/(2μ) pairs the largest gradient component with the smallest
+//! curvature: −10^927 against a value of 10^329. The bound is therefore taken in the
+//! Jacobi-scaled coordinates y_k = u_k / d_k, d_k = 1/√H_kk at the centre
+//! ([`jacobi_scale`]; any positive d is a valid change of coordinates, this one makes the
+//! scaled diagonal about 1): μ̃ bounds the smallest eigenvalue of D H D over N, and the
+//! drop is Σ_k min((d_k g_k)²/(2μ̃), |g_k| max|Δu_k|) ([`scaled_drop`]).
+//!
 //! **Sub-boxes.** The enclosure over all of N widens fast with N (the dependency effect),
 //! so where it is not proven definite N is bisected ([`subdivided_mu`]: at the widest
 //! cutoff in u, only the sub-boxes that fail, up to [`SUBBOX_BUDGET`] enclosures). The
