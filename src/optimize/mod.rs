@@ -42,7 +42,9 @@ pub use pipeline::{
     search_start, search_starts, search_starts_with, PolishStart, Search,
 };
 pub use polish::Hessian;
-pub use proven::{optimize_proven, optimize_proven_with, PairStats, ProvenOptimum, MAX_BOXES};
+pub use proven::{
+    optimize_proven, optimize_proven_with, PairStats, ProvenOptimum, ProvenStop, MAX_BOXES,
+};
 pub use rigorous::{
     eval_rigorous, threshold_rigorous, RigorousEval, RigorousThreshold, RIGOROUS_GUARD_BITS,
 };

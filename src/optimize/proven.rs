@@ -53,9 +53,18 @@
 //! ladder, [`TAGS_BASIN_HALF_WIDTHS`]) is bounded at once where the objective is proven
 //! convex over it (its Hessian in the quantiles enclosed by second-order forward
 //! differentiation, positive definite by Gershgorin or, past diagonal dominance, by the
-//! interval pivots of its LDLᵀ factorisation), which bounds the minimum over N to far more
+//! interval pivots of its LDLᵀ factorisation; the bound taken in Jacobi-scaled
+//! quantiles, [`basin::scaled_drop`]), which bounds the minimum over N to far more
 //! digits than asked; the boxes then cover only the complement of N, where the objective
-//! is well above the minimum. TAGS needs the density's slope enclosed
+//! is well above the minimum. N's bound is final (N never split) only where it closes the
+//! gap; otherwise N is an ordinary box (its bound the larger of the basin's and the box
+//! bounds) that the branch and bound may split.
+//!
+//! **Floor and stop.** Every bound is raised to the objective's floor (the host terms are
+//! ≥ 0: 0 for the waiting, the slowdown and the largest queue length, E[X] for the
+//! response), and a half of a split box to its parent's bound. The search says why it
+//! stopped ([`ProvenStop`]): the gap closed, the box limit, every box discarded, a box that
+//! cannot be split at the working precision, or the basin's final bound. TAGS needs the density's slope enclosed
 //! ([`Enclosure::density_slope`]: exponential, hyperexponential, the power laws, uniform)
 //! and every host active at the start (a cutoff at +∞, an idle host, has no quantile
 //! neighbourhood): otherwise, and for TAGS-minmax (a largest term), the branch and bound
@@ -122,6 +131,36 @@ const REMEMBERED: usize = 100_000;
 /// more than this many times its lower end.
 const WIDE_RATIO: u32 = 4;
 
+/// Why the proven search stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProvenStop {
+    /// The gap reached its target.
+    Closed,
+    /// The box limit (`max_boxes`) was reached first.
+    Budget,
+    /// Every box was discarded (its bound above the best value found).
+    Exhausted,
+    /// The box of lowest bound cannot be split any more (its cutoff intervals are points
+    /// or adjacent floats at the working precision).
+    Unsplittable,
+    /// The convex basin's bound, final (it closed the gap when it was proven), is the
+    /// lowest left.
+    Basin,
+}
+
+impl ProvenStop {
+    /// The reason in words (the report's open-gap note and its JSON `proven_stop`).
+    pub fn describe(self) -> &'static str {
+        match self {
+            ProvenStop::Closed => "gap closed",
+            ProvenStop::Budget => "box limit reached",
+            ProvenStop::Exhausted => "every box discarded",
+            ProvenStop::Unsplittable => "a box cannot be split at the working precision",
+            ProvenStop::Basin => "the convex basin's final bound is the lowest",
+        }
+    }
+}
+
 /// The proven optimum.
 #[derive(Debug, Clone)]
 pub struct ProvenOptimum {
@@ -141,6 +180,8 @@ pub struct ProvenOptimum {
     pub gap: Float,
     /// Whether the gap reached 10^−digits of the value (else the box limit stopped it).
     pub closed: bool,
+    /// Why the search stopped.
+    pub stop: ProvenStop,
     /// Digits common to value_lo and value_hi (the global minimum's proven digits).
     pub proven_digits: u32,
     /// Boxes evaluated.
@@ -250,7 +291,8 @@ struct BoxBound {
     lb: Float,
     /// Its split point (inside every cutoff interval).
     centre: Vec<Float>,
-    /// A box whose bound is final (the convex basin): never split.
+    /// A box whose bound is final (the convex basin, where its bound closed the gap when
+    /// it was proven): never split.
     fixed: bool,
 }
 
@@ -273,6 +315,28 @@ impl Ord for BoxBound {
 }
 
 impl Problem<'_> {
+    /// The objective's known floor, a lower bound of it at every cutoff vector: every host
+    /// term (a mean waiting, slowdown or queue length) is ≥ 0, so the sum is at least the
+    /// shift (E[X] for the response time, else 0) and the largest term at least 0. A box
+    /// bound below it is legal but useless, and is raised to it.
+    fn floor(&self) -> Float {
+        if self.obj.max {
+            Float::new(self.bits)
+        } else {
+            self.shift.lo().clone()
+        }
+    }
+
+    /// `lb` raised to [`Problem::floor`] (NaN: the floor).
+    fn floored(&self, lb: Float) -> Float {
+        let f = self.floor();
+        if lb.is_nan() || lb < f {
+            f
+        } else {
+            lb
+        }
+    }
+
     /// The objective over the box `cut` (an enclosure of its value at every vector of it).
     fn value(&self, cut: &[Interval]) -> Result<Interval, PolicyError> {
         let terms = enclosed_terms(self.obj.kind, self.enc, &self.lambda, cut, self.obj.metric)?;
@@ -448,6 +512,7 @@ impl Problem<'_> {
             }
             grad = g;
         }
+        let lb = self.floored(lb);
         let ordered_centre = centre.windows(2).all(|w| w[0] < w[1]);
         let candidate = ordered_centre.then_some(at_centre);
         Ok((
@@ -665,7 +730,7 @@ fn widest(cut: &[Interval], mass: impl Fn(&Interval) -> f64, bits: u32) -> Optio
                 0.0
             }
         } else {
-            Float::with_val(64, c.hi() - c.lo()).to_f64() / c.lo().to_f64().max(f64::MIN_POSITIVE)
+            relative_width(c)
         };
         let r = if r.is_nan() { f64::INFINITY } else { r };
         if best.as_ref().is_none_or(|(_, b)| r > *b) {
@@ -673,6 +738,24 @@ fn widest(cut: &[Interval], mass: impl Fn(&Interval) -> f64, bits: u32) -> Optio
         }
     }
     best.map(|(i, _)| i)
+}
+
+/// The relative width of a positive finite interval on a log scale, ln(1 + (hi − lo)/lo)
+/// = ln(hi/lo), computed in MPFR and only then made a double: the raw width of a cutoff
+/// interval reaching 10^1000 overflows a double (every such interval then ranked alike,
+/// as +∞, and the first was split for ever). For a narrow interval it is the relative
+/// width r itself (ln(1 + r) ≈ r), as the ranking against 4√m assumes; for a wide one it
+/// grows with the decades spanned.
+fn relative_width(c: &Interval) -> f64 {
+    // (hi − lo)/lo first, then ln_1p: a ratio hi/lo rounded to 64 bits would be 1 for a
+    // box narrower than 2^−64 relative, and rank every such box alike.
+    let width = Float::with_val(64, c.hi() - c.lo());
+    let r = Float::with_val(64, width / c.lo()).ln_1p().to_f64();
+    if r.is_nan() {
+        f64::INFINITY
+    } else {
+        r
+    }
 }
 
 /// `optimize --rigorous`: the certified optimum (its report), then a proven lower bound
@@ -857,8 +940,8 @@ fn proven_from(
         closed: pair_closed,
     });
     let pair_lo = paired.map(|o| o.value_lo);
-    let (value_lo, closed, boxes) = if let (true, Some(lo)) = (pair_closed, pair_lo.clone()) {
-        (lo, true, pair_evals)
+    let (value_lo, closed, boxes, stop) = if let (true, Some(lo)) = (pair_closed, pair_lo.clone()) {
+        (lo, true, pair_evals, ProvenStop::Closed)
     } else {
         let mut heap = BinaryHeap::new();
         let mut boxes = 0;
@@ -879,12 +962,29 @@ fn proven_from(
             }
             Ok(())
         };
-        // The convex basin around the start (SITA): one box N bounded at once, and the
-        // branch and bound over the slabs of the complement of N only.
+        // The convex basin around the start (SITA, TAGS): one box N bounded at once, and the
+        // branch and bound over the slabs of the complement of N only. Its bound is final
+        // (N never split) only where it closes the gap; otherwise N is an ordinary box,
+        // bounded by the larger of its basin bound and the box bounds, that the branch and
+        // bound may split (p = 10^1000: a final basin bound far below the value ended the
+        // search after 2h − 1 boxes, 2026-12-04).
         let first = match seed_basin(&pb, &whole, start, &best)? {
             Some((basin, slabs)) => {
                 boxes += 1;
-                heap.push(basin);
+                let gap = Float::with_val_round(bits, best.hi() - &basin.lb, Round::Up).0;
+                if gap <= target(best.hi()) {
+                    heap.push(basin);
+                } else {
+                    let (mut bb, cand) = pb.bound(basin.cut.clone())?;
+                    boxes += 1;
+                    consider(cand, &bb.centre, &mut best, &mut best_text)?;
+                    if basin.lb > bb.lb {
+                        bb.lb = basin.lb;
+                    }
+                    if bb.lb <= *best.hi() {
+                        heap.push(bb);
+                    }
+                }
                 slabs
             }
             None => vec![whole.clone()],
@@ -898,35 +998,51 @@ fn proven_from(
             }
         }
         let mut closed = false;
-        let value_lo = loop {
+        let (value_lo, stop) = loop {
             let Some(top) = heap.pop() else {
                 // Every box was discarded: the minimum is at least the best upper value's
                 // lower end (the last box's bound exceeded it).
-                break best.lo().clone();
+                break (best.lo().clone(), ProvenStop::Exhausted);
             };
             let gap = Float::with_val(bits, best.hi() - &top.lb);
             if gap <= target(best.hi()) {
                 closed = true;
-                break top.lb;
+                break (top.lb, ProvenStop::Closed);
             }
-            if boxes >= max_boxes || top.fixed {
-                break top.lb;
+            if top.fixed {
+                break (top.lb, ProvenStop::Basin);
+            }
+            if boxes >= max_boxes {
+                break (top.lb, ProvenStop::Budget);
             }
             let Some(i) = widest(&top.cut, |c| pb.mass(c), bits) else {
                 // A box of points cannot be split: its bound is final.
-                break top.lb;
+                break (top.lb, ProvenStop::Unsplittable);
             };
-            let m = top.centre[i].clone();
             let c = &top.cut[i];
+            // The box's centre, else (moved to an end of its interval to keep the centre
+            // ordered) the interval's own split point; a split that leaves an interval
+            // whole would evaluate the same box for ever.
+            let mut m = top.centre[i].clone();
+            if m <= *c.lo() || m >= *c.hi() {
+                m = pb.split_point(c.lo(), c.hi());
+            }
+            if m <= *c.lo() || m >= *c.hi() {
+                break (top.lb, ProvenStop::Unsplittable);
+            }
             for half in [
                 Interval::new(c.lo().clone(), m.clone()),
                 Interval::new(m.clone(), c.hi().clone()),
             ] {
                 let mut cut = top.cut.clone();
                 cut[i] = half;
-                let (bb, cand) = pb.bound(cut)?;
+                let (mut bb, cand) = pb.bound(cut)?;
                 boxes += 1;
                 consider(cand, &bb.centre, &mut best, &mut best_text)?;
+                // A half lies in its parent: the parent's bound holds on it too.
+                if top.lb > bb.lb {
+                    bb.lb = top.lb.clone();
+                }
                 if bb.lb <= *best.hi() {
                     heap.push(bb);
                 }
@@ -936,12 +1052,13 @@ fn proven_from(
             Some(p) if p > value_lo => p,
             _ => value_lo,
         };
-        (value_lo, closed, boxes + pair_evals)
+        (value_lo, closed, boxes + pair_evals, stop)
     };
-    let value_lo = value_lo.min(best.hi());
+    let value_lo = pb.floored(value_lo.min(best.hi()));
     let value_hi = best.hi().clone();
     let gap = Float::with_val_round(bits, &value_hi - &value_lo, Round::Up).0;
     let closed = closed || gap <= target(&value_hi);
+    let stop = if closed { ProvenStop::Closed } else { stop };
     let proven_digits = Interval::new(value_lo.clone(), value_hi.clone())
         .proven(digits)
         .digits;
@@ -954,6 +1071,7 @@ fn proven_from(
         value_hi,
         gap,
         closed,
+        stop,
         proven_digits,
         boxes,
         bits,
@@ -1032,7 +1150,7 @@ fn seed_basin(
         let Some(lb) = basin::convex_basin_lb(pb, &n_box, &centre, &at_centre)? else {
             continue;
         };
-        let lb = lb.min(best.hi());
+        let lb = pb.floored(lb.min(best.hi()));
         let mut slabs = Vec::new();
         for i in 0..n_box.len() {
             for (from, to) in [
@@ -1827,5 +1945,50 @@ mod tests {
             caught.iter().all(|&c| c > 0),
             "a wrong corner of the queueing went unnoticed by the brute force: {caught:?}"
         );
+    }
+
+    /// The old width rank (the mutant of [`relative_width`]): the raw width over the lower
+    /// end in doubles, NaN as +∞.
+    fn old_rank(c: &Interval) -> f64 {
+        let r =
+            Float::with_val(64, c.hi() - c.lo()).to_f64() / c.lo().to_f64().max(f64::MIN_POSITIVE);
+        if r.is_nan() {
+            f64::INFINITY
+        } else {
+            r
+        }
+    }
+
+    /// Widths past a double (p = 10^1000): [1, 10^1000] spans 1000 decades, [10^333,
+    /// 10^334] one, so their ranks are 1000 ln 10 and ln 10 (ln(hi/lo), by hand), and
+    /// `widest` picks the first; the old rank in doubles (mutant) makes both +∞ and cannot
+    /// tell them apart. Narrow boxes keep their order too: relative widths 10^−25 and
+    /// 2·10^−25 rank as themselves to 10^−6 (ln(1 + r) = r − r²/2 + …), where a ratio hi/lo
+    /// rounded to 64 bits would rank both 0.
+    #[test]
+    fn widths_past_a_double_are_ranked() {
+        let bits = 200;
+        let iv = |a: &str, b: &str| {
+            Interval::new(
+                Interval::from_decimal(a, bits).unwrap().lo().clone(),
+                Interval::from_decimal(b, bits).unwrap().hi().clone(),
+            )
+        };
+        let cut = vec![iv("1e333", "1e334"), iv("1", "1e1000")];
+        let ln10 = std::f64::consts::LN_10;
+        assert!((relative_width(&cut[0]) / ln10 - 1.0).abs() < 1e-12);
+        assert!((relative_width(&cut[1]) / (1000.0 * ln10) - 1.0).abs() < 1e-12);
+        assert_eq!(widest(&cut, |_| 0.0, bits), Some(1));
+        // The mutant: both ranked +∞, the first kept.
+        assert_eq!(old_rank(&cut[0]), old_rank(&cut[1]));
+        let narrow = vec![
+            iv("1e500", "1.0000000000000000000000001e500"),
+            iv("1e700", "1.0000000000000000000000002e700"),
+        ];
+        assert!((relative_width(&narrow[0]) / 1e-25 - 1.0).abs() < 1e-6);
+        assert!((relative_width(&narrow[1]) / 2e-25 - 1.0).abs() < 1e-6);
+        assert_eq!(widest(&narrow, |_| 0.0, bits), Some(1));
+        let ratio_rank = |c: &Interval| Float::with_val(64, c.hi() / c.lo()).ln().to_f64();
+        assert_eq!(ratio_rank(&narrow[0]), ratio_rank(&narrow[1]));
     }
 }

@@ -98,6 +98,7 @@ pub fn optimize_proven_record(
             Interval::point(p.gap.clone()).hi_text(n.min(6)),
         )
         .flag("gap_closed", p.closed)
+        .text("proven_stop", p.stop.describe())
         .int("proven_digits", u64::from(p.proven_digits))
         .int("boxes", p.boxes as u64);
     let mut notes = vec![format!(
@@ -116,9 +117,10 @@ pub fn optimize_proven_record(
     }
     if !p.closed {
         notes.push(format!(
-            "the gap did not close to 10^-{} of the value within {} boxes: {} digits of the minimum are proven ({})",
+            "the gap did not close to 10^-{} of the value within {} boxes ({}): {} digits of the minimum are proven ({})",
             req.digits + crate::optimize::proven::GAP_EXTRA_DIGITS,
             p.boxes,
+            p.stop.describe(),
             p.proven_digits,
             match req.policy {
                 OptPolicy::Sita => "more hosts make more boxes",
