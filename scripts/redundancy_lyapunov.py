@@ -38,7 +38,8 @@ numbers per class to 4e-12.
 
 Run: /work/main/.venv/bin/python scripts/redundancy_lyapunov.py [-v] [--selftest]
 (-v prints each certificate, or the heaviest rows of a Farkas combination; --selftest
-checks that the exact check rejects mutants of a certificate it accepts.)
+checks that the exact check rejects mutants of a certificate it accepts, and that the
+N-model's MRF-ROS verdicts at T = 8 and 16 are those of the completed class's interval.)
 """
 import itertools
 import sys
@@ -364,6 +365,12 @@ def selftest():
     assert failed > 0, "no single mutant rejected"
     print(f"selftest: the certificate passes, g = 0 fails, {failed} of "
           f"{sum(1 for x in cert.values() if x > 0)} single-entry mutants fail")
+    # The completed class's ROS interval (n_c - 1 >= T - 1, not = T - 1): with it the
+    # N-model at (1/10, 17/10) under MRF-ROS has no certificate at T = 8 and has one at
+    # T = 16; taking the count as exactly T - 1 (the bug fixed 2026-12-04) certifies T = 8.
+    assert run("n-model", ["1/10", "17/10"], "mrf", "ros", 8)["status"] == "infeasible"
+    assert run("n-model", ["1/10", "17/10"], "mrf", "ros", 16)["status"] == "certified"
+    print("selftest: N-model MRF-ROS infeasible at T = 8, certified at T = 16")
 
 
 if __name__ == "__main__":
