@@ -130,6 +130,7 @@ use crate::num::levels::{self, ExitRule, LevelChain, LevelError};
 use crate::num::markov::{self, Ctmc, SolveOptions, Solver};
 use rug::Float;
 
+pub mod lyapunov;
 mod symmetry;
 pub use symmetry::{exchanged_text, Symmetry};
 

@@ -51,6 +51,7 @@ pub(crate) mod sim;
 pub(crate) mod stability;
 
 pub use classes::{Class, ClassSystem, Nestedness, ServerSet, MAX_SERVERS, PRESET_NAMES};
+pub use ctmc::lyapunov::{lyapunov_search, LyapunovCertificate, LyapunovVerdict};
 /// The chain solve with the symmetry reduction switched off or on: the reduced chain's
 /// reference in the tests.
 #[doc(hidden)]
