@@ -56,6 +56,7 @@ pub use ctmc::lyapunov::{lyapunov_search, LyapunovCertificate, LyapunovVerdict};
 /// reference in the tests.
 #[doc(hidden)]
 pub use ctmc::solve_with as solve_chain_with;
+pub use ctmc::{certificate_level, certified_chain_means, CertifiedMeans};
 pub use ctmc::{
     class_chain_values, labelled_chain_values, solve as solve_chain, solve_options, CertifiedValue,
     ChainResult, ChainValues, SimplexTruncation,
