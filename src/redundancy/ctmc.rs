@@ -2140,4 +2140,81 @@ mod tests {
             }
         }
     }
+    #[test]
+    fn the_level_solvers_drift_conditions_hold_by_the_transitions() {
+        // num::levels needs QV_1 ≤ −1, QV_G ≤ −G and QW ≤ 0 at every state outside A (its
+        // module docs); certified_chain_means makes A hold every state with fewer than N₁
+        // jobs, so they must hold at every state with N₁ ≤ |n| ≤ N₁ + 5, computed here from
+        // ClassChain::transitions and LevelClassChain::lyapunov alone (f64; tolerance 1e-9
+        // relative to the terms' size). Catches N₁ or the factor 2/m off by a factor 2.
+        let w = sys(2, &[("1", "0.5"), ("2", "0.5"), ("1+2", "0.6")]);
+        let n = sys(2, &[("1", "0.1"), ("1+2", "1.7")]);
+        for (s, name) in [(&w, "lrf-fcfs"), (&w, "mrf-fcfs"), (&n, "mrf-fcfs")] {
+            let p = Policy::parse(name, false).unwrap();
+            let cert = match lyapunov::lyapunov_search(s, p) {
+                lyapunov::LyapunovVerdict::Found(c) => c,
+                v => panic!("{name}: {v:?}"),
+            };
+            let n1 = certificate_level(&cert);
+            let top = n1 as usize + 5;
+            let nc = s.classes().len();
+            let chain = LevelClassChain {
+                inner: ClassChain::new(s, p, CHAIN_MAX_TRUNCATION).unwrap(),
+                caps: vec![top; nc],
+                total: top,
+                simplex: None,
+                symmetry: None,
+                certificate: Some((&cert, 2.0 / cert.margin().to_f64(), n1 as f64)),
+            };
+            let boxed = ClassChain::new(s, p, top).unwrap();
+            let z = boxed.start();
+            let mut seen = rustc_hash::FxHashSet::default();
+            seen.insert(z);
+            let mut todo = vec![z];
+            let (mut out, mut checked) = (Vec::new(), 0);
+            while let Some(st) = todo.pop() {
+                out.clear();
+                boxed.transitions(&st, &mut out);
+                for (t, _) in &out {
+                    if seen.insert(*t) {
+                        todo.push(*t);
+                    }
+                }
+                let level = f64::from(chain.level(&st));
+                if level < n1 as f64 {
+                    continue;
+                }
+                out.clear();
+                chain.transitions(&st, &mut out);
+                let v0 = chain.lyapunov(&st).unwrap();
+                let mut q = [0.0f64; 4];
+                let mut size = [0.0f64; 4];
+                for (t, r) in &out {
+                    let v1 = chain.lyapunov(t).unwrap();
+                    for i in 0..4 {
+                        q[i] += r * (v1[i] - v0[i]);
+                        size[i] += r * (v1[i].abs() + v0[i].abs());
+                    }
+                }
+                let tol = |i: usize| 1e-9 * size[i];
+                assert!(
+                    q[0] <= -1.0 + tol(0),
+                    "{name} QV_1 {} at level {level}",
+                    q[0]
+                );
+                assert!(
+                    q[1] <= -level + tol(1),
+                    "{name} QV_G {} at level {level}",
+                    q[1]
+                );
+                assert!(
+                    q[2] <= tol(2) && q[3] <= tol(3),
+                    "{name} QW {} at level {level}",
+                    q[2]
+                );
+                checked += 1;
+            }
+            assert!(checked > 20, "{name}: {checked} states");
+        }
+    }
 }
