@@ -56,6 +56,9 @@ struct Move {
     target: usize,
 }
 
+/// The LP's (P, g) in f64.
+type LpSolution = (Vec<f64>, Vec<f64>);
+
 /// A cell (σ, cat) with its transitions.
 #[derive(Debug, Clone)]
 struct Cell {
@@ -142,8 +145,8 @@ impl Cells {
         let mut out = Vec::new();
         while let Some(s) = todo.pop() {
             let c = config_of(&s);
-            if !index.contains_key(&c) {
-                index.insert(c, configs.len());
+            if let std::collections::hash_map::Entry::Vacant(e) = index.entry(c) {
+                e.insert(configs.len());
                 configs.push(c);
             }
             out.clear();
@@ -234,7 +237,7 @@ impl Cells {
     }
 
     /// The LP's (P, g) in f64, or `None` when it is infeasible.
-    fn lp(&self) -> Result<Option<(Vec<f64>, Vec<f64>)>, String> {
+    fn lp(&self) -> Result<Option<LpSolution>, String> {
         use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem};
         let nc = self.nc;
         let mut pb = Problem::new(OptimizationDirection::Minimize);
@@ -524,7 +527,7 @@ mod tests {
                     let v1 = c.value(t).expect("a configuration the certificate knows");
                     qv += (v1 - &v0) * exact(*r);
                 }
-                let bound = Rational::from(c.constant() - Rational::from(c.margin() * big));
+                let bound = c.constant() - Rational::from(c.margin() * big);
                 assert!(
                     qv <= bound,
                     "{name}: QV {} > {}",
