@@ -20,8 +20,15 @@ truncation that leaves every state of small total inside.  The LP finds (P, g) f
 rows (ROS: 1/n_c at the ends 0 and 1/T); the certificate is then rounded to rationals and
 checked in exact arithmetic (fractions.Fraction), ROS's pick probabilities enclosed in
 rational intervals (a product of factors 1/n_c in [0, 1/T] and (n_c - G)/n_c in
-[1 - G/T, 1]), every cell of every configuration the chain reaches with every count
+[1 - G/T, 1]; for the class whose job has just completed, whose count is then only known
+to be >= T - 1, in [0, 1/(T - 1)] and [1 - G/(T - 1), 1]), every cell of every configuration the chain reaches with every count
 category consistent with it (a superset of the reachable cells).
+
+Found with the completed class's interval fixed (2026-12-04; the script's output): the
+W-model at (1/2, 1/2, 3/5) under all four priority policies (ROS at T = 8, levels 10.5 and
+11.1 jobs instead of 9.0 and 9.4), the N-model at (1/10, 17/10) under LRF-FCFS and MRF-FCFS
+(T = 2), LRF-ROS only from T = 12 (level 56.3) and MRF-ROS only from T = 16 (58.6): at
+T = 8 both are infeasible now, their earlier certificates at T = 8 rested on the bug.
 
 The re-implemented chain was checked against ClassChain (2026-12-03: class_chain_values
 at a fixed cap against a SciPy spsolve of this chain blocked alike): the W-model at
@@ -31,7 +38,8 @@ numbers per class to 4e-12.
 
 Run: /work/main/.venv/bin/python scripts/redundancy_lyapunov.py [-v] [--selftest]
 (-v prints each certificate, or the heaviest rows of a Farkas combination; --selftest
-checks that the exact check rejects mutants of a certificate it accepts.)
+checks that the exact check rejects mutants of a certificate it accepts, and that the
+N-model's MRF-ROS verdicts at T = 8 and 16 are those of the completed class's interval.)
 """
 import itertools
 import sys
@@ -77,8 +85,10 @@ class Chain:
             srv.append(mp[g])
         return (tuple(srv), tuple(gc))
 
-    def pick(self, s, counts, server, gclass, p, out):
-        """Server s (free) picks; p and the outcomes' weights are intervals (lo, hi)."""
+    def pick(self, s, counts, server, gclass, p, out, lower=None):
+        """Server s (free) picks; p and the outcomes' weights are intervals (lo, hi).
+        `lower[c]`, when given, says that class c's count is only known to be >= lower[c]
+        (a big class); otherwise counts[c] is exact."""
         present = [c for c in self.compat[s] if counts[c] > 0]
         if not present:
             out.append((server, gclass, p))
@@ -97,10 +107,11 @@ class Chain:
             return
         n = counts[c]
         G = len(ex)
-        big = n >= self.T
-        if big:  # 1/n in [0, 1/T]; a waiting job exists for n > G
-            join = (Fr(0), Fr(1, self.T))
-            wait = (max(Fr(0), 1 - Fr(G, self.T)), Fr(1))
+        L = (lower or {}).get(c)
+        big = L is not None
+        if big:  # n >= L: 1/n in [0, 1/L]; (n - G)/n in [1 - G/L, 1]
+            join = (Fr(0), Fr(1, L))
+            wait = (max(Fr(0), 1 - Fr(G, L)), Fr(1))
         else:
             join = (Fr(1, n), Fr(1, n))
             wait = (Fr(n - G, n), Fr(n - G, n))
@@ -135,6 +146,11 @@ class Chain:
             rate = Fr(len(servers))
             n = list(counts)
             n[c] -= 1
+            # A class at the cell's category T has any count >= T; after this completion
+            # class c's is only known to be >= T - 1 (taking it as exactly T - 1, as this
+            # script did until 2026-12-04, is right only at n_c = T).
+            lower = {d: (self.T - 1 if d == c else self.T)
+                     for d in range(self.nc) if counts[d] >= self.T}
             server, gc = list(srv), dict(gclass)
             del gc[g]
             for s in servers:
@@ -143,7 +159,7 @@ class Chain:
             for s in servers:
                 nxt = []
                 for a, b, p in cur:
-                    self.pick(s, n, a, b, p, nxt)
+                    self.pick(s, n, a, b, p, nxt, lower)
                 cur = nxt
             for a, b, p in cur:
                 res.append((c, -1, (rate * p[0], rate * p[1]), self.pack(a, b)))
@@ -349,6 +365,12 @@ def selftest():
     assert failed > 0, "no single mutant rejected"
     print(f"selftest: the certificate passes, g = 0 fails, {failed} of "
           f"{sum(1 for x in cert.values() if x > 0)} single-entry mutants fail")
+    # The completed class's ROS interval (n_c - 1 >= T - 1, not = T - 1): with it the
+    # N-model at (1/10, 17/10) under MRF-ROS has no certificate at T = 8 and has one at
+    # T = 16; taking the count as exactly T - 1 (the bug fixed 2026-12-04) certifies T = 8.
+    assert run("n-model", ["1/10", "17/10"], "mrf", "ros", 8)["status"] == "infeasible"
+    assert run("n-model", ["1/10", "17/10"], "mrf", "ros", 16)["status"] == "certified"
+    print("selftest: N-model MRF-ROS infeasible at T = 8, certified at T = 16")
 
 
 if __name__ == "__main__":
@@ -359,10 +381,17 @@ if __name__ == "__main__":
     for sysname, lam in CASES:
         for policy in ["lrf", "mrf"]:
             for order in ["fcfs", "ros"]:
-                T = 2 if order == "fcfs" else 8
+                # ROS: the pick probabilities' intervals narrow as T grows; T is raised
+                # until a certificate is found (the N-model at (0.1, 1.7) needs T = 12
+                # under LRF-ROS and 16 under MRF-ROS since the completed class's interval
+                # was fixed on 2026-12-04; before, T = 8 passed for both).
+                Ts = [2] if order == "fcfs" else [8, 12, 16]
                 if sysname == "nested-3" and order == "ros":
-                    T = 3
-                r = run(sysname, lam, policy, order, T)
+                    Ts = [3]
+                for T in Ts:
+                    r = run(sysname, lam, policy, order, T)
+                    if r["status"] == "certified":
+                        break
                 line = f"{sysname} ({', '.join(lam)}) {policy}-{order} T={T}: {r['status']}; " \
                        f"{r['configs']} configurations, {r['cells']} cells, {r['rows']} LP rows"
                 if "worst" in r:

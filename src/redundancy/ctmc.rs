@@ -130,6 +130,7 @@ use crate::num::levels::{self, ExitRule, LevelChain, LevelError};
 use crate::num::markov::{self, Ctmc, SolveOptions, Solver};
 use rug::Float;
 
+pub mod lyapunov;
 mod symmetry;
 pub use symmetry::{exchanged_text, Symmetry};
 
@@ -674,6 +675,9 @@ struct LevelClassChain<'a> {
     /// When given, the chain is lumped onto its orbits: every state is its orbit's
     /// representative.
     symmetry: Option<&'a Symmetry>,
+    /// A Foster–Lyapunov certificate and (2/m, N₁) ([`certified_chain_means`]); `None`: no
+    /// enclosure is claimed.
+    certificate: Option<(&'a lyapunov::LyapunovCertificate, f64, f64)>,
 }
 
 impl LevelClassChain<'_> {
@@ -733,10 +737,13 @@ impl LevelChain for LevelClassChain<'_> {
         f64::from(self.level(s))
     }
 
-    fn lyapunov(&self, _s: &PackedState) -> Option<[f64; 4]> {
-        // No certificate is known for these chains (module docs: a linear function of the
-        // class counts cannot have a negative drift on every face).
-        None
+    fn lyapunov(&self, s: &PackedState) -> Option<[f64; 4]> {
+        // V_G = (2/m)V, V_1 = V_G/N₁, W_1 = W_G = V ([`certified_chain_means`]); without a
+        // certificate none is claimed (module docs: no linear or quadratic function of the
+        // counts alone has a negative drift on every face).
+        let (cert, kg, n1) = self.certificate?;
+        let v = cert.value(s)?.to_f64();
+        Some([kg * v / n1, kg * v, v, v])
     }
 
     fn on_boundary(&self, s: &PackedState) -> bool {
@@ -805,6 +812,7 @@ fn truncated_values(
         total,
         simplex,
         symmetry,
+        certificate: None,
     };
     let t0 = std::time::Instant::now();
     let mut c = levels::explore_with(&chain, MAX_CHAIN_STATES, ExitRule::Block).map_err(|e| {
@@ -918,6 +926,112 @@ fn truncated_values(
         faces,
         map,
     ))
+}
+
+/// Class means with a proven enclosure ([`certified_chain_means`]).
+#[derive(Debug, Clone)]
+pub struct CertifiedMeans {
+    /// Per class, the computed mean number and its enclosure of the infinite chain's.
+    pub number: Vec<levels::Enclosed>,
+    /// States of the truncation.
+    pub states: usize,
+    /// The simplex's budget K used (at least the one asked).
+    pub budget: f64,
+    /// N₁: every state outside the truncation has at least this many jobs.
+    pub n1: f64,
+}
+
+/// The least level N₁ from which the certificate's drift gives QV_G ≤ −G and QV_1 ≤ −1
+/// with V_G = (2/m)V and V_1 = V_G/N₁. At a state with a count ≥ T (C classes),
+/// QV ≤ B − m Σ_{n_j ≥ T} n_j ≤ B + mC(T − 1) − m|n| (lyapunov.rs module docs), so
+/// Q((2/m)V) ≤ 2(C(T − 1) + B/m) − 2|n| ≤ −|n| once |n| ≥ 2(C(T − 1) + B/m); then
+/// Q(V_G/N₁) ≤ −|n|/N₁ ≤ −1, and QV ≤ 0 (W = V) already from half that level. Every
+/// state with |n| > C(T − 1) has a count ≥ T, hence the maximum with C(T − 1) + 1.
+/// Rounded up to an integer (levels are integers), computed exactly.
+pub fn certificate_level(cert: &lyapunov::LyapunovCertificate) -> u64 {
+    use rug::Rational;
+    let small = cert.classes() as u64 * u64::from(lyapunov::FCFS_THRESHOLD - 1);
+    let b = Rational::from(cert.constant() / cert.margin());
+    let n1 = (Rational::from(small) + b) * 2u32;
+    let n1 = n1.ceil().to_f64().max(0.0) as u64;
+    n1.max(small + 1)
+}
+
+/// The class means of `sys` under `policy` on the weighted simplex Σ_c w_c n_c ≤ K with a
+/// proven enclosure (num::levels module docs: exits redirected to the empty state,
+/// V_1 = V_G/N₁, V_G = (2/m)V, W_1 = W_G = V from the certificate, [`certificate_level`]).
+/// The drift conditions hold outside the truncation A when every state outside A has at
+/// least N₁ jobs: K is raised to at least max_c w_c·(N₁ − 1) (a state with at most N₁ − 1
+/// jobs then lies in the simplex; the per-class caps and the total are the simplex's).
+/// No symmetry lumping (the certificate is not averaged over the system's symmetry).
+pub fn certified_chain_means(
+    sys: &ClassSystem,
+    policy: Policy,
+    cert: &lyapunov::LyapunovCertificate,
+    weights: &[f64],
+    budget: f64,
+    max_states: usize,
+) -> Result<CertifiedMeans, RedundancyError> {
+    let nc = sys.classes().len();
+    if weights.len() != nc || weights.iter().any(|&w| !(w > 0.0 && w.is_finite())) {
+        return Err(RedundancyError::Internal(format!(
+            "{}: simplex weights must be {nc} positive numbers",
+            subject(sys, policy)
+        )));
+    }
+    let n1 = certificate_level(cert);
+    let wmax = weights.iter().copied().fold(0.0, f64::max);
+    // A relative slack over the f64 sums of in_simplex.
+    let least = wmax * (n1.saturating_sub(1)) as f64 * (1.0 + 1e-12);
+    let budget = budget.max(least);
+    let limits = simplex_limits(weights, budget);
+    let caps = limits[..nc].to_vec();
+    let total = limits[nc];
+    if total + 1 > CHAIN_MAX_TRUNCATION {
+        return Err(RedundancyError::Numerical(format!(
+            "{}: the certified truncation would hold more than {CHAIN_MAX_TRUNCATION} jobs: use redundancy simulate",
+            subject(sys, policy)
+        )));
+    }
+    let m = cert.margin().to_f64();
+    let chain = LevelClassChain {
+        inner: ClassChain::new(sys, policy, total + 1)?,
+        caps,
+        total,
+        simplex: Some((weights.to_vec(), budget)),
+        symmetry: None,
+        certificate: Some((cert, 2.0 / m, n1 as f64)),
+    };
+    let mut c = levels::explore_with(&chain, max_states, ExitRule::Redirect)
+        .map_err(|e| RedundancyError::Numerical(format!("{}: {e}", subject(sys, policy))))?;
+    c.smoother = levels::Smoother::Ilu;
+    c.restart = restart_length(c.len());
+    let st = levels::stationary_from(&c, None, levels::TARGET_RESIDUAL).map_err(|e| {
+        RedundancyError::Numerical(format!(
+            "{}: {e} ({} states)",
+            subject(sys, policy),
+            c.len()
+        ))
+    })?;
+    let b = levels::bounds(&chain, &c, &st);
+    if !b.certified {
+        return Err(RedundancyError::Internal(format!(
+            "{}: the level solver did not accept the certificate",
+            subject(sys, policy)
+        )));
+    }
+    let number = (0..nc)
+        .map(|k| {
+            let f: Vec<f64> = c.states.iter().map(|s| f64::from(s.counts[k])).collect();
+            b.enclose(&st, &f, levels::Bounded::ByGrowth(1.0))
+        })
+        .collect();
+    Ok(CertifiedMeans {
+        number,
+        states: c.len(),
+        budget,
+        n1: n1 as f64,
+    })
 }
 
 /// How a truncation's chain is reduced and solved ([`truncated_values`]).
@@ -1807,6 +1921,7 @@ mod tests {
                     total: 199,
                     simplex: Some((wts, budget)),
                     symmetry: None,
+                    certificate: None,
                 }
             };
             let solve = |budget: f64, guess: Option<&StationaryMap>, target: f64| {
@@ -1866,6 +1981,7 @@ mod tests {
                 total: 399,
                 simplex: Some((wts, budget)),
                 symmetry: None,
+                certificate: None,
             };
             let mut c = levels::explore_with(&chain, MAX_CHAIN_STATES, ExitRule::Block).unwrap();
             c.smoother = levels::Smoother::Ilu;
@@ -1977,6 +2093,128 @@ mod tests {
                 "{p}: {}",
                 v.total_number
             );
+        }
+    }
+    #[test]
+    fn the_certified_bound_holds_against_a_much_larger_truncation() {
+        // Issue 26's test of a truncation bound: the infinite chain's class mean lies within
+        // the small truncation's enclosure, so a much larger truncation's value (itself
+        // within its own, far smaller, bound of the infinite chain's) must lie within the
+        // small one's bound plus the large one's, plus the solves' relative 1e-12 (both
+        // refined to levels::TARGET_RESIDUAL). Cases of the brief: the W-model at
+        // (0.5, 0.5, 0.6) under LRF-FCFS and the N-model at (0.1, 1.7) under MRF-FCFS,
+        // uniform weights, the small budget the least the certificate allows (N₁ − 1)
+        // and the large one 2.2 times it. The small bound must be nonzero and finite (a
+        // bound that is always 0 or infinite would pass vacuously).
+        let w = sys(2, &[("1", "0.5"), ("2", "0.5"), ("1+2", "0.6")]);
+        let n = sys(2, &[("1", "0.1"), ("1+2", "1.7")]);
+        for (s, name) in [(&w, "lrf-fcfs"), (&n, "mrf-fcfs")] {
+            let p = Policy::parse(name, false).unwrap();
+            let cert = match lyapunov::lyapunov_search(s, p) {
+                lyapunov::LyapunovVerdict::Found(c) => c,
+                v => panic!("{name}: {v:?}"),
+            };
+            let nc = s.classes().len();
+            let wts = vec![1.0; nc];
+            let small = certified_chain_means(s, p, &cert, &wts, 0.0, MAX_CHAIN_STATES).unwrap();
+            let big =
+                certified_chain_means(s, p, &cert, &wts, 2.2 * small.budget, MAX_CHAIN_STATES)
+                    .unwrap();
+            for k in 0..nc {
+                let (a, b) = (small.number[k], big.number[k]);
+                eprintln!(
+                    "{name} class {k}: N1 {} K {} states {} value {} bound {:e}; K {} states {} value {} bound {:e}",
+                    small.n1, small.budget, small.states, a.value, a.truncation, big.budget,
+                    big.states, b.value, b.truncation
+                );
+                assert!(a.truncation > 0.0 && a.truncation.is_finite(), "{name} {k}");
+                let diff = (a.value - b.value).abs();
+                assert!(
+                    diff <= a.truncation + b.truncation + 1e-12 * b.value,
+                    "{name} class {k}: |{} - {}| > {:e}",
+                    a.value,
+                    b.value,
+                    a.truncation
+                );
+                assert!(a.lo <= b.value + 1e-12 * b.value && b.value <= a.hi + 1e-12 * b.value);
+            }
+        }
+    }
+    #[test]
+    fn the_level_solvers_drift_conditions_hold_by_the_transitions() {
+        // num::levels needs QV_1 ≤ −1, QV_G ≤ −G and QW ≤ 0 at every state outside A (its
+        // module docs); certified_chain_means makes A hold every state with fewer than N₁
+        // jobs, so they must hold at every state with N₁ ≤ |n| ≤ N₁ + 5, computed here from
+        // ClassChain::transitions and LevelClassChain::lyapunov alone (f64; tolerance 1e-9
+        // relative to the terms' size). Catches N₁ or the factor 2/m off by a factor 2.
+        let w = sys(2, &[("1", "0.5"), ("2", "0.5"), ("1+2", "0.6")]);
+        let n = sys(2, &[("1", "0.1"), ("1+2", "1.7")]);
+        for (s, name) in [(&w, "lrf-fcfs"), (&w, "mrf-fcfs"), (&n, "mrf-fcfs")] {
+            let p = Policy::parse(name, false).unwrap();
+            let cert = match lyapunov::lyapunov_search(s, p) {
+                lyapunov::LyapunovVerdict::Found(c) => c,
+                v => panic!("{name}: {v:?}"),
+            };
+            let n1 = certificate_level(&cert);
+            let top = n1 as usize + 5;
+            let nc = s.classes().len();
+            let chain = LevelClassChain {
+                inner: ClassChain::new(s, p, CHAIN_MAX_TRUNCATION).unwrap(),
+                caps: vec![top; nc],
+                total: top,
+                simplex: None,
+                symmetry: None,
+                certificate: Some((&cert, 2.0 / cert.margin().to_f64(), n1 as f64)),
+            };
+            let boxed = ClassChain::new(s, p, top).unwrap();
+            let z = boxed.start();
+            let mut seen = rustc_hash::FxHashSet::default();
+            seen.insert(z);
+            let mut todo = vec![z];
+            let (mut out, mut checked) = (Vec::new(), 0);
+            while let Some(st) = todo.pop() {
+                out.clear();
+                boxed.transitions(&st, &mut out);
+                for (t, _) in &out {
+                    if seen.insert(*t) {
+                        todo.push(*t);
+                    }
+                }
+                let level = f64::from(chain.level(&st));
+                if level < n1 as f64 {
+                    continue;
+                }
+                out.clear();
+                chain.transitions(&st, &mut out);
+                let v0 = chain.lyapunov(&st).unwrap();
+                let mut q = [0.0f64; 4];
+                let mut size = [0.0f64; 4];
+                for (t, r) in &out {
+                    let v1 = chain.lyapunov(t).unwrap();
+                    for i in 0..4 {
+                        q[i] += r * (v1[i] - v0[i]);
+                        size[i] += r * (v1[i].abs() + v0[i].abs());
+                    }
+                }
+                let tol = |i: usize| 1e-9 * size[i];
+                assert!(
+                    q[0] <= -1.0 + tol(0),
+                    "{name} QV_1 {} at level {level}",
+                    q[0]
+                );
+                assert!(
+                    q[1] <= -level + tol(1),
+                    "{name} QV_G {} at level {level}",
+                    q[1]
+                );
+                assert!(
+                    q[2] <= tol(2) && q[3] <= tol(3),
+                    "{name} QW {} at level {level}",
+                    q[2]
+                );
+                checked += 1;
+            }
+            assert!(checked > 20, "{name}: {checked} states");
         }
     }
 }

@@ -51,10 +51,12 @@ pub(crate) mod sim;
 pub(crate) mod stability;
 
 pub use classes::{Class, ClassSystem, Nestedness, ServerSet, MAX_SERVERS, PRESET_NAMES};
+pub use ctmc::lyapunov::{lyapunov_search, LyapunovCertificate, LyapunovVerdict};
 /// The chain solve with the symmetry reduction switched off or on: the reduced chain's
 /// reference in the tests.
 #[doc(hidden)]
 pub use ctmc::solve_with as solve_chain_with;
+pub use ctmc::{certificate_level, certified_chain_means, CertifiedMeans};
 pub use ctmc::{
     class_chain_values, labelled_chain_values, solve as solve_chain, solve_options, CertifiedValue,
     ChainResult, ChainValues, SimplexTruncation,
