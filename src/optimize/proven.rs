@@ -1991,4 +1991,29 @@ mod tests {
         let ratio_rank = |c: &Interval| Float::with_val(64, c.hi() / c.lo()).ln().to_f64();
         assert_eq!(ratio_rank(&narrow[0]), ratio_rank(&narrow[1]));
     }
+
+    /// The floor of a box bound: for the response time the sum of host terms (each ≥ 0)
+    /// plus E[X] = 1 (Exp(1): its mean by hand) is at least 1, so a bound of −10^10 or NaN
+    /// is raised to E[X]'s lower end and a bound of 5 kept; for TAGS-minmax (a largest
+    /// queue length, ≥ 0) −1 is raised to 0. A search without the floor (mutant: `floored`
+    /// the identity) fails the first and last.
+    #[test]
+    fn box_bounds_are_raised_to_the_objectives_floor() {
+        use crate::dist::{DistFactory, DistSpec};
+        let bits = 128;
+        let d = DistSpec::parse("exp:rate=1").unwrap();
+        let enc = d.enclose(bits).unwrap();
+        let law = d.build(bits).unwrap();
+        let mut pb = tags_exp_problem(enc.as_ref(), law.as_ref(), "0.5", 3, bits);
+        pb.obj = Objective::of(OptPolicy::Sita, Metric::Response).unwrap();
+        pb.shift = enc.mean().unwrap();
+        assert!(pb.shift.contains(&Float::with_val(bits, 1u32)));
+        let f = |pb: &Problem, x: f64| pb.floored(Float::with_val(bits, x));
+        assert_eq!(f(&pb, -1e10), *pb.shift.lo());
+        assert_eq!(f(&pb, f64::NAN), *pb.shift.lo());
+        assert_eq!(f(&pb, 5.0), 5.0);
+        pb.obj = Objective::of(OptPolicy::TagsMinmax, Metric::Waiting).unwrap();
+        assert_eq!(f(&pb, -1.0), 0.0);
+        assert_eq!(f(&pb, 2.0), 2.0);
+    }
 }
