@@ -271,7 +271,7 @@ mod tests {
         );
         let w = sys(2, &[("1", "0.5"), ("2", "0.5"), ("1+2", "0.6")]);
         let merged = |v: &mut Vec<(PackedState, f64)>| {
-            v.sort_by(|a, b| a.0.cmp(&b.0));
+            v.sort_by_key(|a| a.0);
             let mut out: Vec<(PackedState, f64)> = Vec::new();
             for &(t, r) in v.iter() {
                 match out.last_mut() {
