@@ -97,15 +97,19 @@
 //! HiGHS), rounds the certificate to rationals and checks it in exact arithmetic on every
 //! cell of every configuration the chain reaches (ROS's pick probabilities enclosed in
 //! rational intervals), or prints a Farkas combination of cells when the LP is infeasible.
-//! Certified (2026-12-03; the level is the large classes' total beyond which QV ≤ −1 on
+//! Certified (2026-12-03, ROS rechecked 2026-12-04 after the script's completed-class
+//! interval was fixed; the level is the large classes' total beyond which QV ≤ −1 on
 //! every cell): the W-model at (0.5, 0.5, 0.6) and (0.6, 0.6, 0.6) under LRF-FCFS,
-//! MRF-FCFS, LRF-ROS and MRF-ROS (levels 8.4–9.4 and 17.5–25.0 jobs), the N-model at
-//! (0.1, 1.7) under all four (11.4–12.8), the 3-server nested system of
+//! MRF-FCFS, LRF-ROS and MRF-ROS (levels 8.4–11.1 and 17.5–34.5 jobs), the N-model at
+//! (0.1, 1.7) under LRF-FCFS and MRF-FCFS (11.4, 12.3) and, only with the ROS threshold
+//! raised, LRF-ROS (T = 12, 56.3) and MRF-ROS (T = 16, 58.6; infeasible at T = 8 and 12;
+//! before the fix both passed at T = 8), the 3-server nested system of
 //! `benches/peer/redundancy_side_by_side.sh` under LRF-FCFS (21.7; also at 1.05 times
 //! those rates, 40.0) and under MRF-FCFS up to 0.95 times them (40.1). Not found: that
 //! system under MRF-FCFS at its rates (0.95 of MRF's simulated stability limit, scale
 //! 1.047–1.055 by `redundancy stability`) and under LRF-ROS and MRF-ROS (T = 3, whose
-//! intervals are wide; both are certified at 0.5 times the rates, LRF-ROS at 0.8). The LP
+//! intervals are wide; both were certified at 0.5 times the rates, LRF-ROS at 0.8, before the
+//! fix, not rechecked since). The LP
 //! is infeasible, as it must be, at FCFS-within-rank rates past the stability region
 //! (W-model (0.5, 0.5, 1.1), N-model (0.5, 1.55)), and with g = 0 on the W-model (the
 //! script's `--selftest`, which also checks that every single-entry mutant of an accepted
