@@ -35,7 +35,9 @@
 //! ROS within a rank (pick probabilities in 1/n_c) is not handled here yet: its cells need
 //! the probabilities enclosed over n_c ≥ T (`scripts/redundancy_lyapunov.py` shows how).
 
-use super::{ClassChain, PackedState, CHAIN_MAX_CLASSES, CHAIN_MAX_TRUNCATION};
+use super::{
+    ClassChain, PackedState, Symmetry, CHAIN_MAX_CLASSES, CHAIN_MAX_SERVERS, CHAIN_MAX_TRUNCATION,
+};
 use crate::num::markov::Ctmc;
 use crate::redundancy::classes::ClassSystem;
 use crate::redundancy::policy::{Order, Policy};
@@ -90,6 +92,9 @@ pub struct LyapunovCertificate {
     configs: usize,
     cells: usize,
     rows: usize,
+    /// Whether V is invariant under the system's symmetry (averaged over the group and
+    /// checked again), so that it serves the chain lumped onto orbits too.
+    invariant: bool,
 }
 
 /// What the search found.
@@ -292,6 +297,56 @@ impl Cells {
         }
     }
 
+    /// (P, g) averaged over the group of `sym`: V'(s) = (1/|G|) Σ_T V(T s). With T = (σ, π)
+    /// (class c's count moves to π(c)), V(T s) = Σ_{c,d} n_c n_d P_{π(c)π(d)} +
+    /// Σ_c g_{π(c)}(T σ) n_c, so P'_{cd} is the mean of P_{π(c)π(d)} and g'_c(σ) that of
+    /// g_{π(c)}(T σ). `None` when an image of a configuration is not among the cells'
+    /// (then the group does not act on them and no average is claimed).
+    fn averaged(
+        &self,
+        sym: &Symmetry,
+        p: &[Rational],
+        g: &[Rational],
+    ) -> Option<(Vec<Rational>, Vec<Rational>)> {
+        let nc = self.nc;
+        let identity: (Vec<usize>, Vec<usize>) = (
+            (0..CHAIN_MAX_SERVERS).collect(),
+            (0..CHAIN_MAX_CLASSES).collect(),
+        );
+        let group: Vec<(&[usize], &[usize], bool)> =
+            std::iter::once((identity.0.as_slice(), identity.1.as_slice(), true))
+                .chain(
+                    sym.elements()
+                        .iter()
+                        .map(|(s, q)| (s.as_slice(), q.as_slice(), false)),
+                )
+                .collect();
+        let order = Rational::from(group.len());
+        let mut pa = vec![Rational::new(); nc * nc];
+        let mut ga = vec![Rational::new(); g.len()];
+        for &(sigma, pi, is_identity) in &group {
+            for c in 0..nc {
+                for d in 0..nc {
+                    pa[c * nc + d] += &p[pi[c] * nc + pi[d]];
+                }
+            }
+            for (ci, cfg) in self.configs.iter().enumerate() {
+                let ti = if is_identity {
+                    ci
+                } else {
+                    *self.index.get(&sym.image(cfg, sigma, pi))?
+                };
+                for c in 0..nc {
+                    ga[ci * nc + c] += &g[ti * nc + pi[c]];
+                }
+            }
+        }
+        for x in pa.iter_mut().chain(ga.iter_mut()) {
+            *x /= &order;
+        }
+        Some((pa, ga))
+    }
+
     /// Exact check of (P, g): (the largest big-count coefficient, the largest constant)
     /// over every cell. P is C × C row-major (must be symmetric), g is configs × C.
     fn check(&self, p: &[Rational], g: &[Rational]) -> (Rational, Rational) {
@@ -355,6 +410,21 @@ pub fn lyapunov_search(sys: &ClassSystem, policy: Policy) -> LyapunovVerdict {
     if a >= 0 {
         return LyapunovVerdict::RoundingLost { worst: a.to_f64() };
     }
+    let (p, g, a, b, invariant) =
+        match Symmetry::of(sys, policy).and_then(|sym| cells.averaged(&sym, &p, &g)) {
+            Some((pa, ga)) => {
+                // The average of certificates of an invariant chain is one (each image V∘T has
+                // the same drift bound: T permutes the large counts), but it is checked again
+                // exactly rather than trusted; if it failed, the unaveraged one is kept.
+                let (aa, ba) = cells.check(&pa, &ga);
+                if aa < 0 {
+                    (pa, ga, aa, ba, true)
+                } else {
+                    (p, g, a, b, false)
+                }
+            }
+            None => (p, g, a, b, false),
+        };
     LyapunovVerdict::Found(Box::new(LyapunovCertificate {
         nc: cells.nc,
         p,
@@ -365,6 +435,7 @@ pub fn lyapunov_search(sys: &ClassSystem, policy: Policy) -> LyapunovVerdict {
         configs: cells.configs.len(),
         cells: cells.cells.len(),
         rows,
+        invariant,
     }))
 }
 
@@ -393,6 +464,13 @@ impl LyapunovCertificate {
     /// B: QV ≤ B − m Σ_{big j} n_j at every state with a count ≥ T.
     pub fn constant(&self) -> &Rational {
         &self.constant
+    }
+
+    /// Whether V is invariant under the system's symmetry ([`Symmetry`]): then it is a
+    /// certificate for the chain lumped onto orbits as well (its drift at a representative
+    /// is the full chain's there).
+    pub fn invariant(&self) -> bool {
+        self.invariant
     }
 
     /// The number of classes C.

@@ -137,6 +137,11 @@ impl Symmetry {
         best
     }
 
+    /// The orbit of class `c` under the group (sorted; `c` itself included).
+    pub(super) fn orbit(&self, c: usize) -> &[usize] {
+        &self.orbit[c]
+    }
+
     /// The group's elements (σ, π) other than the identity.
     pub(super) fn elements(&self) -> &[(Vec<usize>, Vec<usize>)] {
         &self.elements
