@@ -948,7 +948,8 @@ pub struct CertifiedMeans {
 }
 
 /// The least level N₁ from which the certificate's drift gives QV_G ≤ −G and QV_1 ≤ −1
-/// with V_G = (2/m)V and V_1 = V_G/N₁. At a state with a count ≥ T (C classes),
+/// with V_G = (2/m)V and V_1 = V_G/N₁. At a state with a count ≥ T (C classes, T the
+/// certificate's threshold: 2 under FCFS within a rank, 8 to 16 under ROS),
 /// QV ≤ B − m Σ_{n_j ≥ T} n_j ≤ B + mC(T − 1) − m|n| (lyapunov.rs module docs), so
 /// Q((2/m)V) ≤ 2(C(T − 1) + B/m) − 2|n| ≤ −|n| once |n| ≥ 2(C(T − 1) + B/m); then
 /// Q(V_G/N₁) ≤ −|n|/N₁ ≤ −1, and QV ≤ 0 (W = V) already from half that level. Every
@@ -956,7 +957,7 @@ pub struct CertifiedMeans {
 /// Rounded up to an integer (levels are integers), computed exactly.
 pub fn certificate_level(cert: &lyapunov::LyapunovCertificate) -> u64 {
     use rug::Rational;
-    let small = cert.classes() as u64 * u64::from(lyapunov::FCFS_THRESHOLD - 1);
+    let small = cert.classes() as u64 * u64::from(cert.threshold() - 1);
     let b = Rational::from(cert.constant() / cert.margin());
     let n1 = (Rational::from(small) + b) * 2u32;
     let n1 = n1.ceil().to_f64().max(0.0) as u64;
@@ -2126,13 +2127,14 @@ mod tests {
         // within its own, far smaller, bound of the infinite chain's) must lie within the
         // small one's bound plus the large one's, plus the solves' relative 1e-12 (both
         // refined to levels::TARGET_RESIDUAL). Cases of the brief: the W-model at
-        // (0.5, 0.5, 0.6) under LRF-FCFS and the N-model at (0.1, 1.7) under MRF-FCFS,
-        // uniform weights, the small budget the least the certificate allows (N₁ − 1)
-        // and the large one 2.2 times it. The small bound must be nonzero and finite (a
-        // bound that is always 0 or infinite would pass vacuously).
+        // (0.5, 0.5, 0.6) under LRF-FCFS and the N-model at (0.1, 1.7) under MRF-FCFS and
+        // MRF-ROS (ROS within a rank: a certificate at T = 16, N₁ = 176), uniform weights,
+        // the small budget the least the certificate allows (N₁ − 1) and the large one 2.2
+        // times it. The small bound must be nonzero and finite (a bound that is always 0 or
+        // infinite would pass vacuously).
         let w = sys(2, &[("1", "0.5"), ("2", "0.5"), ("1+2", "0.6")]);
         let n = sys(2, &[("1", "0.1"), ("1+2", "1.7")]);
-        for (s, name) in [(&w, "lrf-fcfs"), (&n, "mrf-fcfs")] {
+        for (s, name) in [(&w, "lrf-fcfs"), (&n, "mrf-fcfs"), (&n, "mrf-ros")] {
             let p = Policy::parse(name, false).unwrap();
             let cert = match lyapunov::lyapunov_search(s, p) {
                 lyapunov::LyapunovVerdict::Found(c) => c,

@@ -1,5 +1,5 @@
-//! A Foster–Lyapunov certificate for the compact chain under a class priority with FCFS
-//! within a rank (issue 26, item 2; the module docs of `ctmc.rs`, "A full quadratic fails
+//! A Foster–Lyapunov certificate for the compact chain under a class priority with FCFS or
+//! ROS within a rank (issue 26, item 2; the module docs of `ctmc.rs`, "A full quadratic fails
 //! too; a configuration-dependent linear term works").
 //!
 //! **The candidate.** V(n, σ) = nᵀPn + Σ_c g_c(σ) n_c with P ≥ 0 (symmetric) and g ≥ 0,
@@ -17,9 +17,11 @@
 //! cell, then QV(n, σ) ≤ B − m Σ_{big j} n_j ≤ B + mC(T − 1) − m|n| at every state with a
 //! big class (C classes), i.e. QV ≤ −1 once |n| ≥ C(T − 1) + (B + 1)/m.
 //!
-//! **Which cells.** Every configuration the chain reaches: those of the states with at most
-//! 3C + 3 jobs (every state with all counts below T is among them), closed under the
-//! cells' own transitions (a state with a big class lies in a cell, and its transitions'
+//! **Which cells.** Every configuration the chain reaches: those of the states whose
+//! counts are all below T (and of the states with at most 3C + 3 jobs) and of their
+//! transitions' targets, closed under the cells' own transitions. A path into the states
+//! with a big class enters them from a state whose counts are all below T, and from there
+//! moves from cell to cell (a state with a big class lies in a cell, and its transitions'
 //! targets are that cell's), so every state of the infinite chain with a big class lies in
 //! a cell that is checked. Cells whose counts no state of that configuration can have (fewer
 //! jobs of a class than its groups in service, or an idle server a present class could
@@ -32,11 +34,24 @@
 //! (each f64 rate read as the rational it is: the certificate is for the chain that is
 //! solved). The verdict is found only if that exact check gives m > 0.
 //!
-//! ROS within a rank (pick probabilities in 1/n_c) is not handled here yet: its cells need
-//! the probabilities enclosed over n_c ≥ T (`scripts/redundancy_lyapunov.py` shows how).
+//! **ROS within a rank.** A free server picks uniformly among the J jobs of the present
+//! classes of its top rank, so a completion's rates depend on the big counts through 1/J
+//! and (n_c − G_c)/J. On a cell they are enclosed over every count ≥ T (after a
+//! completion the completed class's count is only known to be ≥ T − 1) in exact rationals,
+//! and widened by 2^−48 relative to hold the f64 rates of the chain that is solved
+//! (`ros_picks`, `cell_transitions`). QV is then bounded on the cell by the same affine
+//! form with each term at its rate's worse end: the LP gets each row at both ends of the
+//! rates, and the exact check takes every term at its worse end. The intervals narrow as
+//! T grows; T is raised through [`ROS_THRESHOLDS`] until a certificate is found (the same
+//! verdicts and sizes as `scripts/redundancy_lyapunov.py`: the W-model at (0.5, 0.5, 0.6)
+//! at T = 8 under LRF-ROS and MRF-ROS, the N-model at (0.1, 1.7) at T = 12 under LRF-ROS
+//! and T = 16 under MRF-ROS). Plain ROS (every class at one rank) gives two big classes at
+//! one server whose pick probabilities are only known to lie in [0, 1]: no certificate of
+//! this shape is found for it (infeasible).
 
 use super::{
-    ClassChain, PackedState, Symmetry, CHAIN_MAX_CLASSES, CHAIN_MAX_SERVERS, CHAIN_MAX_TRUNCATION,
+    ClassChain, PackedState, Symmetry, Work, CHAIN_MAX_CLASSES, CHAIN_MAX_SERVERS,
+    CHAIN_MAX_TRUNCATION,
 };
 use crate::num::markov::Ctmc;
 use crate::redundancy::classes::ClassSystem;
@@ -46,16 +61,36 @@ use rustc_hash::FxHashMap;
 
 /// The category threshold T of FCFS within a rank: a class with n_c ≥ T is "big".
 pub const FCFS_THRESHOLD: u16 = 2;
+/// The thresholds tried in turn under ROS within a rank: the pick probabilities' intervals
+/// over n_c ≥ T narrow as T grows (scripts/redundancy_lyapunov.py: the N-model at
+/// (0.1, 1.7) needs T = 12 under LRF-ROS and 16 under MRF-ROS).
+pub const ROS_THRESHOLDS: [u16; 3] = [8, 12, 16];
 /// The LP's rows ask a_j ≤ −LP_MARGIN (the exact check then asks a_j < 0).
 const LP_MARGIN: f64 = 1.25;
 
-/// One transition of a cell: class, ±1, rate (exact), target configuration (index).
+/// One transition of a cell: class, ±1, its rate enclosed over the cell's counts (exact;
+/// lo = hi under FCFS, where the rate does not depend on the big counts), target
+/// configuration (index).
 #[derive(Debug, Clone)]
 struct Move {
     class: usize,
     d: i32,
-    rate: Rational,
+    lo: Rational,
+    hi: Rational,
     target: usize,
+}
+
+impl Move {
+    /// The largest value of rate·x over the rate's interval.
+    fn worst(&self, x: &Rational) -> Rational {
+        let a = Rational::from(&self.lo * x);
+        let b = Rational::from(&self.hi * x);
+        if a > b {
+            a
+        } else {
+            b
+        }
+    }
 }
 
 /// The LP's (P, g) in f64.
@@ -73,6 +108,8 @@ struct Cell {
 #[derive(Debug, Clone)]
 struct Cells {
     nc: usize,
+    /// The category threshold T.
+    t: u16,
     configs: Vec<PackedState>,
     index: FxHashMap<PackedState, usize>,
     cells: Vec<Cell>,
@@ -89,6 +126,8 @@ pub struct LyapunovCertificate {
     g: Vec<Rational>,
     margin: Rational,
     constant: Rational,
+    /// The category threshold T the cells were built with.
+    threshold: u16,
     configs: usize,
     cells: usize,
     rows: usize,
@@ -130,17 +169,199 @@ fn exact(x: f64) -> Rational {
     Rational::from_f64(x).unwrap_or_default()
 }
 
-impl Cells {
-    fn build(sys: &ClassSystem, policy: Policy) -> Result<Cells, String> {
-        if policy.order != Order::Fcfs {
-            return Err(format!(
-                "{}: a certificate for ROS within a rank needs its pick probabilities enclosed over the large counts (not implemented)",
-                policy.name()
+/// A transition of a cell: target, class, ±1, and its rate enclosed over the cell.
+type CellMove = (PackedState, usize, i32, Rational, Rational);
+
+/// The transitions of the cell whose representative is `st` (each big class's count at T):
+/// their targets, classes, signs and rates enclosed over every state of the cell. Under
+/// FCFS within a rank the rates do not depend on the counts (`ClassChain::transitions`
+/// at the representative, read exactly). Under ROS a pick's probabilities do, through the
+/// counts of the classes at the picking server's top rank (`ClassChain::pick`): they are
+/// enclosed by [`ros_picks`].
+fn cell_transitions(ch: &ClassChain, st: &PackedState, t: u16) -> Result<Vec<CellMove>, String> {
+    let nc = ch.nc;
+    let mut out = Vec::new();
+    ch.transitions(st, &mut out);
+    let moved = |u: &PackedState| {
+        (0..nc)
+            .find_map(|c| match u.counts[c].cmp(&st.counts[c]) {
+                std::cmp::Ordering::Greater => Some((c, 1)),
+                std::cmp::Ordering::Less => Some((c, -1)),
+                std::cmp::Ordering::Equal => None,
+            })
+            .ok_or_else(|| "a transition that moves no count".to_string())
+    };
+    if ch.policy.order == Order::Fcfs {
+        return out
+            .iter()
+            .map(|(u, r)| {
+                let (c, d) = moved(u)?;
+                Ok((*u, c, d, exact(*r), exact(*r)))
+            })
+            .collect();
+    }
+    // Arrivals: the rate λ_c does not depend on the counts.
+    let mut res = Vec::with_capacity(out.len());
+    for (u, r) in &out {
+        let (c, d) = moved(u)?;
+        if d == 1 {
+            res.push((*u, c, d, exact(*r), exact(*r)));
+        }
+    }
+    // Completions, one per group (as ClassChain::transitions), the free servers' picks
+    // enclosed. A big class's count is any n ≥ T; after the completion of one of its
+    // jobs, any n ≥ T − 1.
+    let w = Work::unpack(st);
+    for i in 0..CHAIN_MAX_SERVERS {
+        let c = w.gclass[i];
+        if c == super::FREE {
+            continue;
+        }
+        let g = (i + 1) as u8;
+        let servers: Vec<usize> = (0..ch.k).filter(|&s| w.server[s] == g).collect();
+        let rate = servers
+            .iter()
+            .fold(Rational::new(), |a, &s| a + exact(ch.mu[s]));
+        let mut n = w;
+        n.counts[usize::from(c)] -= 1;
+        n.gclass[i] = super::FREE;
+        for &s in &servers {
+            n.server[s] = 0;
+        }
+        let lower: Vec<Option<u16>> = (0..nc)
+            .map(|d| (w.counts[d] >= t).then_some(if d == usize::from(c) { t - 1 } else { t }))
+            .collect();
+        let mut cur = vec![(n, Rational::from(1), Rational::from(1))];
+        for &s in &servers {
+            let mut next = Vec::with_capacity(cur.len() * 2);
+            for (x, lo, hi) in &cur {
+                ros_picks(ch, s, x, &lower, (lo, hi), &mut next);
+            }
+            cur = next;
+        }
+        // The chain that is solved computes rate·p in f64 (ClassChain::pick): a sum of at
+        // most k μ's (k − 1 roundings), at most a product and a division per free server
+        // (2k) and the product with the rate (1), each within 2^−53 relative: 3k ≤ 24
+        // roundings for k ≤ 8 servers, and (1 + 2^−53)^24 < 1 + 2^−48. Widening both
+        // ends by 2^−48 relative therefore encloses the solved chain's rate.
+        let eps = Rational::from((1, 1u64 << 48));
+        let down = Rational::from(1) - &eps;
+        let up = Rational::from(1) + &eps;
+        for (x, lo, hi) in cur {
+            res.push((
+                x.pack(),
+                usize::from(c),
+                -1,
+                Rational::from(&rate * &lo) * &down,
+                Rational::from(&rate * &hi) * &up,
             ));
         }
+    }
+    Ok(res)
+}
+
+/// Server `s` (free in `w`) picks under ROS within a rank, its outcomes' probabilities
+/// enclosed (`ClassChain::pick`: among the J jobs of the present classes of its top rank,
+/// uniformly; a job in service elsewhere joins its group with 1/J, a waiting job of class
+/// c starts a new group with (n_c − G_c)/J). `lower[c]` is `Some(L)` when class c's count
+/// is only known to be ≥ L (its count in `w` is then a stand-in ≥ 1 for presence), else
+/// its count in `w` is exact. With J_lo the least J: 1/J ∈ [0, 1/J_lo] when a count is
+/// unknown; a small class's (n_c − G_c)/J ∈ [0, (n_c − G_c)/J_lo]; the one unknown class's
+/// (n − G)/(n + S) grows with n (S + G ≥ 0) from (L − G)/(L + S) towards 1; with two
+/// unknown classes at the rank, [0, 1]. Exact when every count is known.
+fn ros_picks(
+    ch: &ClassChain,
+    s: usize,
+    w: &Work,
+    lower: &[Option<u16>],
+    p: (&Rational, &Rational),
+    out: &mut Vec<(Work, Rational, Rational)>,
+) {
+    let present: Vec<usize> = ch.compat[s]
+        .iter()
+        .copied()
+        .filter(|&c| w.counts[c] > 0)
+        .collect();
+    let Some(&first) = present.first() else {
+        out.push((*w, p.0.clone(), p.1.clone()));
+        return;
+    };
+    let top = ch.rank[first];
+    let level: Vec<usize> = present.into_iter().filter(|&c| ch.rank[c] == top).collect();
+    let count = |c: usize| u32::from(lower[c].unwrap_or(w.counts[c]));
+    let j_lo: u32 = level.iter().map(|&c| count(c)).sum();
+    let unknown: Vec<usize> = level
+        .iter()
+        .copied()
+        .filter(|&c| lower[c].is_some())
+        .collect();
+    let zero = Rational::new();
+    let inv = Rational::from((1, j_lo));
+    // 1/J.
+    let join = if unknown.is_empty() {
+        (inv.clone(), inv.clone())
+    } else {
+        (zero.clone(), inv.clone())
+    };
+    let mut push = |x: Work, lo: Rational, hi: Rational| {
+        out.push((x, Rational::from(p.0 * &lo), Rational::from(p.1 * &hi)));
+    };
+    for &c in &level {
+        let cu = c as u8;
+        for i in 0..CHAIN_MAX_SERVERS {
+            if w.gclass[i] == cu {
+                let mut n = *w;
+                n.server[s] = (i + 1) as u8;
+                push(n, join.0.clone(), join.1.clone());
+            }
+        }
+        let groups = w.groups_of(cu) as u32;
+        let wait = match lower[c] {
+            None => {
+                let waiting = count(c) - groups;
+                if waiting == 0 {
+                    continue;
+                }
+                let x = Rational::from((waiting, j_lo));
+                if unknown.is_empty() {
+                    (x.clone(), x)
+                } else {
+                    (zero.clone(), x)
+                }
+            }
+            Some(l) if unknown.len() == 1 => {
+                let l = u32::from(l);
+                let others = j_lo - l;
+                let lo = if l > groups {
+                    Rational::from((l - groups, l + others))
+                } else {
+                    zero.clone()
+                };
+                (lo, Rational::from(1))
+            }
+            Some(_) => (zero.clone(), Rational::from(1)),
+        };
+        let mut n = *w;
+        if let Some(g) = n.free_slot() {
+            n.gclass[(g - 1) as usize] = cu;
+            n.server[s] = g;
+        }
+        push(n, wait.0, wait.1);
+    }
+}
+
+impl Cells {
+    /// The cells of `sys` under `policy` with category threshold `t`.
+    fn build(sys: &ClassSystem, policy: Policy, t: u16) -> Result<Cells, String> {
         let nc = sys.classes().len();
-        let small = ClassChain::new(sys, policy, 3 * nc + 3).map_err(|e| e.to_string())?;
         let big = ClassChain::new(sys, policy, CHAIN_MAX_TRUNCATION).map_err(|e| e.to_string())?;
+        // Every configuration of a state whose counts are all below T, and of the targets of
+        // its transitions: a path into the states with a big class enters them from such a
+        // state, and from there on moves from cell to cell (the closure below). At T = 2
+        // these states hold at most C jobs; the exploration by total (3C + 3 jobs) that
+        // the script uses holds them too.
+        let small_cap = (3 * nc + 3).max(nc * usize::from(t - 1) + 1);
+        let small = ClassChain::new(sys, policy, small_cap).map_err(|e| e.to_string())?;
         let mut configs = Vec::new();
         let mut index = FxHashMap::default();
         let mut seen = rustc_hash::FxHashSet::default();
@@ -148,21 +369,34 @@ impl Cells {
         seen.insert(z);
         let mut todo = vec![z];
         let mut out = Vec::new();
-        while let Some(s) = todo.pop() {
-            let c = config_of(&s);
+        let mut add = |c: PackedState, configs: &mut Vec<PackedState>| {
             if let std::collections::hash_map::Entry::Vacant(e) = index.entry(c) {
                 e.insert(configs.len());
                 configs.push(c);
             }
+        };
+        while let Some(s) = todo.pop() {
+            add(config_of(&s), &mut configs);
             out.clear();
             small.transitions(&s, &mut out);
-            for (t, _) in &out {
-                if seen.insert(*t) {
-                    todo.push(*t);
+            let expand = s.counts[..nc].iter().all(|&x| x < t)
+                || s.counts[..nc]
+                    .iter()
+                    .map(|&x| usize::from(x))
+                    .sum::<usize>()
+                    < 3 * nc + 3;
+            for (u, _) in &out {
+                add(config_of(u), &mut configs);
+                if expand && seen.insert(*u) {
+                    todo.push(*u);
                 }
             }
         }
-        let t = FCFS_THRESHOLD;
+        let mut index = configs
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (*c, i))
+            .collect::<FxHashMap<_, _>>();
         let mut cells = Vec::new();
         let mut next = 0;
         while next < configs.len() {
@@ -181,18 +415,9 @@ impl Cells {
                 if consistent {
                     let mut st = sg;
                     st.counts[..nc].copy_from_slice(&cat);
-                    out.clear();
-                    big.transitions(&st, &mut out);
-                    let mut moves = Vec::with_capacity(out.len());
-                    for (u, r) in &out {
-                        let (class, d) = (0..nc)
-                            .find_map(|c| match u.counts[c].cmp(&st.counts[c]) {
-                                std::cmp::Ordering::Greater => Some((c, 1)),
-                                std::cmp::Ordering::Less => Some((c, -1)),
-                                std::cmp::Ordering::Equal => None,
-                            })
-                            .ok_or("a transition that moves no count")?;
-                        let uc = config_of(u);
+                    let mut moves = Vec::new();
+                    for (u, class, d, lo, hi) in cell_transitions(&big, &st, t)? {
+                        let uc = config_of(&u);
                         let target = match index.get(&uc) {
                             Some(&i) => i,
                             None => {
@@ -204,7 +429,8 @@ impl Cells {
                         moves.push(Move {
                             class,
                             d,
-                            rate: exact(*r),
+                            lo,
+                            hi,
                             target,
                         });
                     }
@@ -228,6 +454,7 @@ impl Cells {
         }
         Ok(Cells {
             nc,
+            t,
             configs,
             index,
             cells,
@@ -237,7 +464,7 @@ impl Cells {
     fn rows(&self) -> usize {
         self.cells
             .iter()
-            .map(|c| c.cat.iter().filter(|&&x| x == FCFS_THRESHOLD).count())
+            .map(|c| c.cat.iter().filter(|&&x| x == self.t).count())
             .sum()
     }
 
@@ -259,14 +486,21 @@ impl Cells {
             .map(|_| pb.add_var(1e-3, (0.0, f64::INFINITY)))
             .collect();
         for cell in &self.cells {
-            for j in 0..nc {
-                if cell.cat[j] != FCFS_THRESHOLD {
+            // Where a rate is an interval, the row at each of its ends (the exact check
+            // then takes each term at its worse end).
+            let ends: &[bool] = if cell.moves.iter().all(|m| m.lo == m.hi) {
+                &[false]
+            } else {
+                &[false, true]
+            };
+            for (j, &hi) in (0..nc).flat_map(|j| ends.iter().map(move |e| (j, e))) {
+                if cell.cat[j] != self.t {
                     continue;
                 }
                 let mut coef: FxHashMap<usize, f64> = FxHashMap::default();
                 let np = nc * nc;
                 for m in &cell.moves {
-                    let r = m.rate.to_f64();
+                    let r = if hi { m.hi.to_f64() } else { m.lo.to_f64() };
                     // Variables keyed: P by the entry's first index, g offset by np.
                     let (a, b) = (j.min(m.class), j.max(m.class));
                     *coef.entry(a * nc + b).or_default() += 2.0 * f64::from(m.d) * r;
@@ -361,20 +595,21 @@ impl Cells {
                 let gt = &g[m.target * nc..(m.target + 1) * nc];
                 let c = m.class;
                 let d = Rational::from(m.d);
-                // Constant: P_cc + d g_c(σ') at the move, plus the small counts' terms.
+                // Constant: P_cc + d g_c(σ') at the move, plus the small counts' terms;
+                // each term at its rate's worse end.
                 let mut k = Rational::from(&p[c * nc + c]) + Rational::from(&d * &gt[c]);
                 for i in 0..nc {
                     let coef = Rational::from(2 * m.d) * &p[i * nc + c] + &gt[i] - &gs[i];
-                    if cell.cat[i] == FCFS_THRESHOLD {
-                        a[i] += Rational::from(&m.rate * &coef);
+                    if cell.cat[i] == self.t {
+                        a[i] += m.worst(&coef);
                     } else {
                         k += coef * cell.cat[i];
                     }
                 }
-                b += k * &m.rate;
+                b += m.worst(&k);
             }
             for (j, aj) in a.into_iter().enumerate() {
-                if cell.cat[j] == FCFS_THRESHOLD && worst_a.as_ref().is_none_or(|w| aj > *w) {
+                if cell.cat[j] == self.t && worst_a.as_ref().is_none_or(|w| aj > *w) {
                     worst_a = Some(aj);
                 }
             }
@@ -387,8 +622,27 @@ impl Cells {
 }
 
 /// Searches a certificate for `sys` under `policy` (a class priority, FCFS within a rank).
+/// Under FCFS within a rank the threshold is [`FCFS_THRESHOLD`]; under ROS within a rank
+/// each of [`ROS_THRESHOLDS`] in turn until a certificate is found (the last verdict is
+/// returned otherwise).
 pub fn lyapunov_search(sys: &ClassSystem, policy: Policy) -> LyapunovVerdict {
-    let cells = match Cells::build(sys, policy) {
+    let ts: &[u16] = match policy.order {
+        Order::Fcfs => &[FCFS_THRESHOLD],
+        Order::Ros => &ROS_THRESHOLDS,
+    };
+    let mut verdict = LyapunovVerdict::Unsupported("no threshold tried".into());
+    for &t in ts {
+        verdict = search_at(sys, policy, t);
+        if matches!(verdict, LyapunovVerdict::Found(_)) {
+            break;
+        }
+    }
+    verdict
+}
+
+/// [`lyapunov_search`] at one category threshold T.
+fn search_at(sys: &ClassSystem, policy: Policy, t: u16) -> LyapunovVerdict {
+    let cells = match Cells::build(sys, policy, t) {
         Ok(c) => c,
         Err(e) => return LyapunovVerdict::Unsupported(e),
     };
@@ -432,6 +686,7 @@ pub fn lyapunov_search(sys: &ClassSystem, policy: Policy) -> LyapunovVerdict {
         g,
         margin: -a,
         constant: b,
+        threshold: t,
         configs: cells.configs.len(),
         cells: cells.cells.len(),
         rows,
@@ -476,6 +731,11 @@ impl LyapunovCertificate {
     /// The number of classes C.
     pub fn classes(&self) -> usize {
         self.nc
+    }
+
+    /// The category threshold T: the drift bound holds at every state with a count ≥ T.
+    pub fn threshold(&self) -> u16 {
+        self.threshold
     }
 
     /// (configurations, cells, LP rows) of the search.
@@ -536,8 +796,129 @@ mod tests {
             Policy::parse("lrf-fcfs", false).unwrap(),
         ));
         assert_eq!(c.sizes(), (4, 8, 10));
+    }
+
+    #[test]
+    fn ros_verdicts_and_sizes_are_the_scripts() {
+        // scripts/redundancy_lyapunov.py's output (2026-12-04, the completed class's interval
+        // fixed; its docstring and --selftest): the W-model at (1/2, 1/2, 3/5) is certified
+        // under LRF-ROS and MRF-ROS at T = 8 with 8 configurations, 937 cells and 2116 LP
+        // rows (the script writes each (cell, big class) row at both ends of its rates:
+        // 1058 pairs); the N-model at (1/10, 17/10) is infeasible at T = 8 under both, found
+        // from T = 12 under LRF-ROS (5, 71, 148 = 2·74) and from T = 16 under MRF-ROS
+        // (5, 95, 196 = 2·98), infeasible at T = 12 under MRF-ROS.
+        let n = sys(2, &[("1", "0.1"), ("1+2", "1.7")]);
+        let lrf = Policy::parse("lrf-ros", false).unwrap();
+        let mrf = Policy::parse("mrf-ros", false).unwrap();
+        for p in [lrf, mrf] {
+            let c = found(search_at(&w("0.6"), p, 8));
+            assert_eq!(c.sizes(), (8, 937, 1058), "{}", p.name());
+            assert_eq!(c.threshold(), 8);
+            let c = found(lyapunov_search(&w("0.6"), p));
+            assert_eq!(c.threshold(), 8, "{}: the first threshold tried", p.name());
+            let v = search_at(&n, p, 8);
+            assert!(
+                matches!(
+                    v,
+                    LyapunovVerdict::Infeasible {
+                        configs: 5,
+                        cells: 47,
+                        rows: 50
+                    }
+                ),
+                "{}: {v:?}",
+                p.name()
+            );
+        }
+        let c = found(lyapunov_search(&n, lrf));
+        assert_eq!((c.threshold(), c.sizes()), (12, (5, 71, 74)));
+        assert!(matches!(
+            search_at(&n, mrf, 12),
+            LyapunovVerdict::Infeasible { .. }
+        ));
+        let c = found(lyapunov_search(&n, mrf));
+        assert_eq!((c.threshold(), c.sizes()), (16, (5, 95, 98)));
+        // Plain ROS: every class at one rank, so at a server two big classes' pick
+        // probabilities are only known to lie in [0, 1]; no certificate of this shape is
+        // found (the script leaves it out).
         let v = lyapunov_search(&w("0.6"), Policy::parse("ros", false).unwrap());
-        assert!(matches!(v, LyapunovVerdict::Unsupported(_)), "{v:?}");
+        assert!(matches!(v, LyapunovVerdict::Infeasible { .. }), "{v:?}");
+    }
+
+    #[test]
+    fn the_enclosed_rates_contain_the_solved_chains() {
+        // Source: ClassChain::transitions, the f64 chain that is solved, at states of each
+        // cell with its big counts at T, T + 1, T + 3, 40 and 1000 (the others the cell's).
+        // Per target, class and sign, the f64 rate must lie in the sum of the cell's
+        // enclosures, and every target must be one of the cell's. The completed class's
+        // count after a completion is only known to be ≥ T − 1: with T there (the script's
+        // bug of 2026-12-04) the rate at n = T falls outside and this fails; so does the
+        // enclosure without its 2^−48 widening for the f64 roundings.
+        let n = sys(2, &[("1", "0.1"), ("1+2", "1.7")]);
+        for (s, name, t) in [
+            (w("0.6"), "lrf-ros", 8),
+            (w("0.6"), "mrf-ros", 8),
+            (w("0.6"), "ros", 8),
+            (
+                sys(2, &[("1", "0.3"), ("2", "0.7"), ("1+2", "0.6")]),
+                "mrf-ros",
+                12,
+            ),
+            (n, "mrf-ros", 16),
+        ] {
+            let p = Policy::parse(name, false).unwrap();
+            let cells = Cells::build(&s, p, t).unwrap();
+            let chain = ClassChain::new(&s, p, CHAIN_MAX_TRUNCATION).unwrap();
+            let nc = cells.nc;
+            let mut checked = 0;
+            for cell in &cells.cells {
+                let mut encl: FxHashMap<(usize, usize, i32), (Rational, Rational)> =
+                    FxHashMap::default();
+                for m in &cell.moves {
+                    let e = encl.entry((m.target, m.class, m.d)).or_default();
+                    e.0 += &m.lo;
+                    e.1 += &m.hi;
+                }
+                for big in [t, t + 1, t + 3, 40, 1000] {
+                    let mut st = cells.configs[cell.config];
+                    for c in 0..nc {
+                        st.counts[c] = if cell.cat[c] == t { big } else { cell.cat[c] };
+                    }
+                    let mut out = Vec::new();
+                    chain.transitions(&st, &mut out);
+                    let mut rates: FxHashMap<(usize, usize, i32), Rational> = FxHashMap::default();
+                    for (u, r) in &out {
+                        let (c, d) = (0..nc)
+                            .find_map(|c| match u.counts[c].cmp(&st.counts[c]) {
+                                std::cmp::Ordering::Greater => Some((c, 1)),
+                                std::cmp::Ordering::Less => Some((c, -1)),
+                                std::cmp::Ordering::Equal => None,
+                            })
+                            .unwrap();
+                        let target = *cells
+                            .index
+                            .get(&config_of(u))
+                            .unwrap_or_else(|| panic!("{name}: a target no cell knows"));
+                        *rates.entry((target, c, d)).or_default() += exact(*r);
+                    }
+                    for (key, r) in &rates {
+                        let (lo, hi) = encl
+                            .get(key)
+                            .unwrap_or_else(|| panic!("{name}: a move the cell lacks"));
+                        assert!(
+                            lo <= r && r <= hi,
+                            "{name} T = {t}, cell {:?}, n = {big}: rate {} outside [{}, {}]",
+                            cell.cat,
+                            r.to_f64(),
+                            lo.to_f64(),
+                            hi.to_f64()
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+            assert!(checked > 100, "{name}: {checked} rates");
+        }
     }
 
     #[test]
@@ -548,7 +929,7 @@ mod tests {
         // linear part alone is not negative on every face; same docs).
         let s = w("0.6");
         let p = Policy::parse("lrf-fcfs", false).unwrap();
-        let cells = Cells::build(&s, p).unwrap();
+        let cells = Cells::build(&s, p, FCFS_THRESHOLD).unwrap();
         let c = found(lyapunov_search(&s, p));
         let (a, _) = cells.check(&c.p, &c.g);
         assert!(a < 0);
@@ -565,16 +946,24 @@ mod tests {
         // must be ≤ B − m Σ_{n_j ≥ T} n_j (the module docs' bound), in exact arithmetic.
         // Independent of the rows' algebra: a sign slip in a row's coefficient or constant
         // gives a certificate this catches.
+        // ROS within a rank too, in a box reaching T + 4 (its pick probabilities at the
+        // actual counts, not the cells' enclosures).
         for (s, name) in [
             (w("0.6"), "lrf-fcfs"),
             (w("0.6"), "mrf-fcfs"),
             (sys(2, &[("1", "0.1"), ("1+2", "1.7")]), "mrf-fcfs"),
+            (w("0.6"), "lrf-ros"),
+            (w("0.6"), "mrf-ros"),
+            (sys(2, &[("1", "0.1"), ("1+2", "1.7")]), "lrf-ros"),
+            (sys(2, &[("1", "0.1"), ("1+2", "1.7")]), "mrf-ros"),
         ] {
             let p = Policy::parse(name, false).unwrap();
             let c = found(lyapunov_search(&s, p));
             let nc = c.classes();
+            let t = c.threshold();
+            let edge = 7.max(t + 4);
             let chain = ClassChain::new(&s, p, CHAIN_MAX_TRUNCATION).unwrap();
-            let boxed = ClassChain::new(&s, p, 7 * nc).unwrap();
+            let boxed = ClassChain::new(&s, p, usize::from(edge) * nc).unwrap();
             let z = boxed.start();
             let mut seen = rustc_hash::FxHashSet::default();
             seen.insert(z);
@@ -584,14 +973,14 @@ mod tests {
             while let Some(st) = todo.pop() {
                 out.clear();
                 boxed.transitions(&st, &mut out);
-                for (t, _) in &out {
-                    if t.counts[..nc].iter().all(|&x| x <= 7) && seen.insert(*t) {
-                        todo.push(*t);
+                for (u, _) in &out {
+                    if u.counts[..nc].iter().all(|&x| x <= edge) && seen.insert(*u) {
+                        todo.push(*u);
                     }
                 }
                 let big: u32 = st.counts[..nc]
                     .iter()
-                    .filter(|&&x| x >= FCFS_THRESHOLD)
+                    .filter(|&&x| x >= t)
                     .map(|&x| u32::from(x))
                     .sum();
                 if big == 0 {
