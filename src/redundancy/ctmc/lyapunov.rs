@@ -67,6 +67,11 @@ pub const FCFS_THRESHOLD: u16 = 2;
 pub const ROS_THRESHOLDS: [u16; 3] = [8, 12, 16];
 /// The LP's rows ask a_j ≤ −LP_MARGIN (the exact check then asks a_j < 0).
 const LP_MARGIN: f64 = 1.25;
+/// The most cells a search builds. The cells grow as (T + 1)^C per configuration: the
+/// 3-server nested system (5 classes, 40 configurations) under LRF-ROS has 11 479 cells at
+/// T = 3 (1 s) but 589 139 at T = 8 (79 s, and an LP of 745 949 rows; measured 2026-12-04),
+/// so past this the search gives up rather than hold `redundancy exact` for minutes.
+pub const MAX_CELLS: usize = 20_000;
 
 /// One transition of a cell: class, ±1, its rate enclosed over the cell's counts (exact;
 /// lo = hi under FCFS, where the rate does not depend on the big counts), target
@@ -439,6 +444,12 @@ impl Cells {
                         cat: cat.clone(),
                         moves,
                     });
+                    if cells.len() > MAX_CELLS {
+                        return Err(format!(
+                            "{}: a certificate at threshold {t} needs more than {MAX_CELLS} cells ({nc} classes): not searched",
+                            policy.name()
+                        ));
+                    }
                 }
                 // Next category vector (odometer).
                 let mut i = 0;
@@ -633,7 +644,11 @@ pub fn lyapunov_search(sys: &ClassSystem, policy: Policy) -> LyapunovVerdict {
     let mut verdict = LyapunovVerdict::Unsupported("no threshold tried".into());
     for &t in ts {
         verdict = search_at(sys, policy, t);
-        if matches!(verdict, LyapunovVerdict::Found(_)) {
+        // Found, or too many cells (a larger T has more).
+        if matches!(
+            verdict,
+            LyapunovVerdict::Found(_) | LyapunovVerdict::Unsupported(_)
+        ) {
             break;
         }
     }
@@ -843,6 +858,31 @@ mod tests {
         // found (the script leaves it out).
         let v = lyapunov_search(&w("0.6"), Policy::parse("ros", false).unwrap());
         assert!(matches!(v, LyapunovVerdict::Infeasible { .. }), "{v:?}");
+        // The 3-server nested system of benches/peer/redundancy_side_by_side.sh (ctmc.rs
+        // module docs, the script's verdicts): certified under LRF-FCFS, not under MRF-FCFS
+        // at these rates; under LRF-ROS the cells at T = 8 exceed MAX_CELLS (589 139,
+        // measured), so the search stops there at once instead of building them.
+        let n3 = sys(
+            3,
+            &[
+                ("1", "0.4"),
+                ("2", "0.4"),
+                ("1+2", "0.6"),
+                ("3", "0.5"),
+                ("1+2+3", "0.8"),
+            ],
+        );
+        found(lyapunov_search(
+            &n3,
+            Policy::parse("lrf-fcfs", false).unwrap(),
+        ));
+        let v = lyapunov_search(&n3, Policy::parse("mrf-fcfs", false).unwrap());
+        assert!(matches!(v, LyapunovVerdict::Infeasible { .. }), "{v:?}");
+        let v = lyapunov_search(&n3, lrf);
+        assert!(
+            matches!(&v, LyapunovVerdict::Unsupported(e) if e.contains("20000 cells")),
+            "{v:?}"
+        );
     }
 
     #[test]
