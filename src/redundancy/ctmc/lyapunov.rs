@@ -359,6 +359,16 @@ impl Cells {
     /// The cells of `sys` under `policy` with category threshold `t`.
     fn build(sys: &ClassSystem, policy: Policy, t: u16) -> Result<Cells, String> {
         let nc = sys.classes().len();
+        // Each configuration has (T + 1)^C − T^C category vectors with a big class; with
+        // many times MAX_CELLS of them the search is refused before exploring (nested-4,
+        // 7 classes, at T = 8: 2.1 million count vectors below T, and far more cells).
+        let per_config = f64::from(t + 1).powi(nc as i32) - f64::from(t).powi(nc as i32);
+        if per_config > 4.0 * MAX_CELLS as f64 {
+            return Err(format!(
+                "{}: a certificate at threshold {t} needs more than {MAX_CELLS} cells ({nc} classes): not searched",
+                policy.name()
+            ));
+        }
         let big = ClassChain::new(sys, policy, CHAIN_MAX_TRUNCATION).map_err(|e| e.to_string())?;
         // Every configuration of a state whose counts are all below T, and of the targets of
         // its transitions: a path into the states with a big class enters them from such a
@@ -881,6 +891,14 @@ mod tests {
         let v = lyapunov_search(&n3, lrf);
         assert!(
             matches!(&v, LyapunovVerdict::Unsupported(e) if e.contains("20000 cells")),
+            "{v:?}"
+        );
+        // nested-4 (7 classes) under LRF-ROS: refused before any exploration.
+        let n4 =
+            ClassSystem::preset("nested-4", &["0.1".into(), "0.2".into(), "0.3".into()]).unwrap();
+        let v = lyapunov_search(&n4, lrf);
+        assert!(
+            matches!(&v, LyapunovVerdict::Unsupported(e) if e.contains("7 classes")),
             "{v:?}"
         );
     }
