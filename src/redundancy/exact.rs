@@ -15,8 +15,9 @@ use super::product_form::{fcfs_means, MeanValues};
 use super::stability::fcfs_region;
 use super::RedundancyError;
 use crate::dist::DistFactory;
-use crate::num::certify::{AtBoth, Certified, Certify};
+use crate::num::certify::{to_sci_round, AtBoth, Certified, Certify};
 use crate::num::{message_number, Interval};
+use rug::float::Round;
 use rug::Float;
 
 /// Precision at which a service law is built to ask whether it is the exponential law of
@@ -318,6 +319,12 @@ pub fn exact(
     })
 }
 
+/// A truncation bound as printed: two significant digits, rounded up (so that it is still
+/// a bound).
+pub fn bound_text(b: f64) -> String {
+    to_sci_round(&Float::with_val(64, b), 2, Round::Up)
+}
+
 /// The report of a chain solved with a proven enclosure ([`ctmc::solve_certified`]).
 fn certified_report(
     sys: &ClassSystem,
@@ -351,7 +358,7 @@ fn certified_report(
             },
         ),
         truncation: format!(
-            "proven: Foster-Lyapunov certificate (V = n'Pn + g(sigma).n checked in exact rational arithmetic on every cell: QV <= {:.3} - {:.3} x (the counts of at least {} jobs), so the drift conditions hold from {} jobs in all); class counts n with sum_c w_c n_c <= {:.2}, w = [{}] nats per job (each class's measured decay rate), every state with fewer than {} jobs inside; exits restart from the empty state; every value lies in [_lo, _hi] (largest half-width {:.1e}), and its digits are those every point of that enclosure rounds to",
+            "proven: Foster-Lyapunov certificate (V = n'Pn + g(sigma).n checked in exact rational arithmetic on every cell: QV <= {:.3} - {:.3} x (the counts of at least {} jobs), so the drift conditions hold from {} jobs in all); class counts n with sum_c w_c n_c <= {:.2}, w = [{}] nats per job (each class's measured decay rate), every state with fewer than {} jobs inside; exits restart from the empty state; every value lies in [_lo, _hi] (largest half-width {}), and its digits are those every point of that enclosure rounds to",
             r.constant,
             r.margin,
             ctmc::lyapunov::FCFS_THRESHOLD,
@@ -363,7 +370,7 @@ fn certified_report(
                 .collect::<Vec<_>>()
                 .join(", "),
             r.n1,
-            r.truncation_bound
+            bound_text(r.truncation_bound)
         ),
         digits: r.digits,
         nested,

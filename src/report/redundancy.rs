@@ -12,11 +12,11 @@ use super::simulate::{sci, HALF_WIDTH_DIGITS, MEAN_DIGITS};
 use super::{Record, BOUND_EXTRA_DIGITS};
 use crate::dist::aging::Aging;
 use crate::dist::{DistError, DistFactory, DistSpec};
-use crate::num::certify::{to_sci_round, Certified};
+use crate::num::certify::Certified;
 use crate::num::Interval;
 use crate::redundancy::classes::{ClassSystem, Nestedness};
 use crate::redundancy::ctmc::CHAIN_MAX_DIGITS;
-use crate::redundancy::exact::ExactReport;
+use crate::redundancy::exact::{bound_text, ExactReport};
 use crate::redundancy::policy::{Copies, Policy};
 use crate::redundancy::run::{RedundancySimRequest, SimReport};
 use crate::redundancy::stability::{
@@ -25,8 +25,6 @@ use crate::redundancy::stability::{
 use crate::sim::observe::names;
 use crate::sim::stats::Estimate;
 use crate::sim::warmup::Knobs;
-use rug::float::Round;
-use rug::Float;
 use serde_json::{Map, Value};
 
 /// The ageing class of a service law ([`crate::dist::aging::classify`]) and how it was
@@ -131,7 +129,7 @@ pub fn exact_record(sys: &ClassSystem, r: &ExactReport, wanted: u32) -> Record {
         Some(b) => rec.num(
             "truncation_bound",
             &Certified {
-                text: to_sci_round(&Float::with_val(64, b), 2, Round::Up),
+                text: bound_text(b),
                 digits: 2,
             },
         ),
