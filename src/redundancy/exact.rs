@@ -1,7 +1,11 @@
 //! The exact values of a policy with exponential i.i.d. copies, by the method that applies:
 //! FCFS by its product form ([`super::product_form`], certified at two precisions), every
-//! other policy by its truncated Markov chain ([`super::ctmc`], certified by comparing two
-//! truncations). What `taskassign redundancy exact` and the claims' `red_exact` print.
+//! other policy by its truncated Markov chain ([`super::ctmc`]): with a proven enclosure
+//! where a Foster–Lyapunov certificate is found ([`ctmc::solve_certified`]: the digits are
+//! those every point of the enclosure rounds to, and `truncation_bound` is the largest
+//! half-width), else certified by comparing two truncations (an estimate, and the
+//! `truncation` text says so and why). What `taskassign redundancy exact` and the claims'
+//! `red_exact` print.
 //!
 //! A system outside the FCFS region (some class set A with Σ_{c∈A} λ_c ≥ μ(∪_{c∈A} S_c))
 //! is unstable under every policy (the class-A jobs leave at rate at most μ(∪ S_c)): that
