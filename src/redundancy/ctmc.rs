@@ -1057,6 +1057,7 @@ fn certified_truncation(
         symmetry: sym.as_ref(),
         certificate: Some((cert, 2.0 / m, n1 as f64)),
     };
+    let t0 = std::time::Instant::now();
     let mut c =
         levels::explore_with(&chain, max_states, ExitRule::Redirect).map_err(|e| match e {
             LevelError::TooManyStates { limit } => RedundancyError::Numerical(format!(
@@ -1079,6 +1080,7 @@ fn certified_truncation(
             .map(|s| w.get(s).copied().unwrap_or(0.0))
             .collect()
     });
+    let t1 = std::time::Instant::now();
     let st =
         levels::stationary_from(&c, guess.as_deref(), levels::TARGET_RESIDUAL).map_err(|e| {
             RedundancyError::Numerical(format!(
@@ -1087,7 +1089,19 @@ fn certified_truncation(
                 c.len()
             ))
         })?;
+    let t2 = std::time::Instant::now();
     let b = levels::bounds(&chain, &c, &st);
+    if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+        eprintln!(
+            "redundancy certified chain: {} states, explore {:.2}s, stationary {:.2}s ({} cycles), bound {:.2}s ({} solves)",
+            c.len(),
+            (t1 - t0).as_secs_f64(),
+            (t2 - t1).as_secs_f64(),
+            st.cycles,
+            t2.elapsed().as_secs_f64(),
+            b.solves
+        );
+    }
     if !b.certified {
         return Err(RedundancyError::Internal(format!(
             "{}: the level solver did not accept the certificate",
