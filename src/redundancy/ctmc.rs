@@ -1007,8 +1007,23 @@ pub fn certified_chain_means(
     budget: f64,
     max_states: usize,
 ) -> Result<CertifiedMeans, RedundancyError> {
-    certified_truncation(sys, policy, cert, weights, budget, max_states, None, false)
-        .map(|(m, _)| m)
+    let how = CertifiedSolve {
+        max_states,
+        warm: None,
+        groups: false,
+    };
+    certified_truncation(sys, policy, cert, weights, budget, how).map(|(m, _)| m)
+}
+
+/// How a certified truncation is solved ([`certified_truncation`]).
+#[derive(Debug, Clone, Copy)]
+struct CertifiedSolve<'a> {
+    /// The most states explored.
+    max_states: usize,
+    /// A warm start (by state).
+    warm: Option<&'a StationaryMap>,
+    /// The coarse correction split by the classes' shares ([`coarse_groups`]).
+    groups: bool,
 }
 
 /// [`certified_chain_means`] from a warm start (the stationary probabilities of another
@@ -1020,10 +1035,13 @@ fn certified_truncation(
     cert: &lyapunov::LyapunovCertificate,
     weights: &[f64],
     budget: f64,
-    max_states: usize,
-    warm: Option<&StationaryMap>,
-    groups: bool,
+    how: CertifiedSolve<'_>,
 ) -> Result<(CertifiedMeans, StationaryMap), RedundancyError> {
+    let CertifiedSolve {
+        max_states,
+        warm,
+        groups,
+    } = how;
     let nc = sys.classes().len();
     if weights.len() != nc || weights.iter().any(|&w| !(w > 0.0 && w.is_finite())) {
         return Err(RedundancyError::Internal(format!(
@@ -1852,9 +1870,11 @@ pub fn solve_certified(
             cert,
             &p.weights,
             budget,
-            MAX_CHAIN_STATES,
-            Some(&warm),
-            groups,
+            CertifiedSolve {
+                max_states: MAX_CHAIN_STATES,
+                warm: Some(&warm),
+                groups,
+            },
         ) {
             Ok(x) => x,
             Err(RedundancyError::Numerical(_)) if best.is_some() => break,
@@ -2654,7 +2674,7 @@ mod tests {
                 lo - slack <= x && x <= hi + slack
             };
             let mut worst = 0.0f64;
-            for k in 0..lambda.len() {
+            for (k, &lam) in lambda.iter().enumerate() {
                 let b = big.number[k];
                 assert!(b.truncation < 0.1 * r.truncation_bound, "{name} {k}");
                 assert!(
@@ -2664,11 +2684,7 @@ mod tests {
                     r.number[k].enclosure
                 );
                 assert!(
-                    inside(
-                        &r.response[k],
-                        b.value / lambda[k],
-                        b.truncation / lambda[k]
-                    ),
+                    inside(&r.response[k], b.value / lam, b.truncation / lam),
                     "{name} class {k} response"
                 );
                 let err = (r.number[k].mid() - b.value).abs();
