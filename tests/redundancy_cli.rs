@@ -76,7 +76,81 @@ fn exact_chain_for_a_class_policy() {
     assert_eq!(m["preemption"], "preemptive-resume");
     let t1 = num(&m["classes"][0]["mean_response"]);
     assert!((t1 - 1.25).abs() < 1e-5, "{t1}");
-    assert!(m["truncation"].as_str().unwrap().contains("agree"));
+    // The search finds a Foster–Lyapunov certificate for this chain: the digits are proven
+    // (issue 26), and the enclosure [lo, hi] printed beside E[T1] must contain the closed
+    // form 1.25 itself (no tolerance: the enclosure is the tolerance).
+    let truncation = m["truncation"].as_str().unwrap();
+    assert!(
+        truncation.starts_with("proven: Foster-Lyapunov certificate"),
+        "{truncation}"
+    );
+    let (lo, hi) = (
+        num(&m["classes"][0]["mean_response_lo"]),
+        num(&m["classes"][0]["mean_response_hi"]),
+    );
+    assert!(lo <= 1.25 && 1.25 <= hi, "[{lo}, {hi}]");
+    let bound = num(&m["truncation_bound"]);
+    assert!(bound > 0.0 && bound < 1e-6, "{bound}");
+}
+
+#[test]
+fn exact_says_whether_its_truncation_bound_is_proven() {
+    // Every chain policy on the W-model at λ = (0.3, 0.3, 0.6), 6 digits: a `truncation`
+    // that says "proven" has a finite positive `truncation_bound`, at least half the width
+    // of every printed enclosure (it is the largest half-width), and each printed number
+    // lies within its `_lo`/`_hi`; one that says "estimate, no certificate" has none
+    // (null) and no `_lo`/`_hi`. LRF-FCFS has a certificate (lyapunov.rs), ROS none yet.
+    let mut seen = (0, 0);
+    for p in ["lrf-fcfs", "mrf-fcfs", "ros", "lrf-ros"] {
+        let mut args = vec!["redundancy", "exact", "--policy", p, "--digits", "6"];
+        args.extend(W);
+        let m = run_json(&args);
+        let t = m["truncation"].as_str().unwrap();
+        if t.starts_with("proven: ") {
+            seen.0 += 1;
+            let b = num(&m["truncation_bound"]);
+            assert!(b > 0.0 && b.is_finite(), "{p}: {b}");
+            let mut pairs = vec![(
+                m["mean_number"].clone(),
+                m["mean_number_lo"].clone(),
+                m["mean_number_hi"].clone(),
+            )];
+            for c in m["classes"].as_array().unwrap() {
+                for k in ["mean_number", "mean_response"] {
+                    pairs.push((
+                        c[k].clone(),
+                        c[format!("{k}_lo")].clone(),
+                        c[format!("{k}_hi")].clone(),
+                    ));
+                }
+            }
+            for (v, lo, hi) in pairs {
+                // Every point of [lo, hi] rounds to the printed decimal: both ends lie
+                // within half a unit of its last digit (1e-9 of slack for the f64 reading).
+                let text = v.as_str().unwrap().to_string();
+                let (mant, exp) = text.split_once('e').unwrap();
+                let places = mant.split_once('.').map_or(0, |(_, f)| f.len()) as i32;
+                let half = 0.5 * 10f64.powi(exp.parse::<i32>().unwrap() - places);
+                let (v, lo, hi) = (num(&v), num(&lo), num(&hi));
+                assert!(
+                    lo >= v - half * (1.0 + 1e-9) && hi <= v + half * (1.0 + 1e-9),
+                    "{p}: {text} [{lo}, {hi}]"
+                );
+                // The ends are printed to 6 + 3 digits, rounded outward: a unit of the
+                // 9th digit of slack.
+                assert!(
+                    lo <= hi && (hi - lo) / 2.0 <= b * (1.0 + 1e-2) + 1e-8 * hi.abs(),
+                    "{p}: [{lo}, {hi}] vs {b}"
+                );
+            }
+        } else {
+            seen.1 += 1;
+            assert!(t.starts_with("estimate, no certificate: "), "{p}: {t}");
+            assert!(m["truncation_bound"].is_null(), "{p}");
+            assert!(m.get("mean_number_lo").is_none(), "{p}");
+        }
+    }
+    assert!(seen.0 >= 1, "no proven case: {seen:?}");
 }
 
 #[test]

@@ -589,3 +589,38 @@ fn symmetry_reduced_chain_meets_the_closed_form_of_preemptive_lrf() {
         assert!((t - 2.0).abs() < 1e-9 * 2.0, "class {c}: {t}");
     }
 }
+
+#[test]
+fn exact_uses_the_certificate_where_one_is_found_and_the_product_form_for_fcfs() {
+    // `redundancy exact`'s methods (issue 26): the N-model at λ = (0.1, 1.7) under LRF-FCFS
+    // has a Foster–Lyapunov certificate (lyapunov.rs; ctmc.rs module docs), so its values
+    // come from the certified chain with a bound at least every printed half-width, and
+    // they agree with the two-truncation estimate (solve_chain, independent truncations)
+    // to within that estimate's last digit (relative 1e-9 at 10 digits) where both print;
+    // FCFS keeps its product form, which has no truncation bound.
+    let nm = sys(&["1", "1"], &[("1", "0.1"), ("1+2", "1.7")]);
+    let lrf = Policy::parse("lrf-fcfs", false).unwrap();
+    let r = taskassign::redundancy::exact(&nm, lrf, 10).unwrap();
+    assert_eq!(
+        r.solved_by,
+        taskassign::redundancy::ExactMethod::CertifiedChain
+    );
+    assert!(r.digits >= 10, "{}", r.digits);
+    assert!(r.truncation.starts_with("proven: "), "{}", r.truncation);
+    let bound = r.truncation_bound.expect("a proven bound");
+    let e = r.enclosures.as_ref().expect("enclosures");
+    for iv in e.number.iter().chain(&e.response) {
+        let half = (Float::with_val(BITS, iv.hi() - iv.lo()) / 2u32).to_f64();
+        assert!(half <= bound, "{half} > {bound}");
+    }
+    let est = solve(&nm, lrf, 10, None).unwrap();
+    for (a, b) in r.number_f64.iter().zip(&est.number) {
+        assert!((a - b.value).abs() <= 1e-9 * b.value, "{a} vs {}", b.value);
+    }
+    let f = taskassign::redundancy::exact(&nm, Policy::parse("fcfs", false).unwrap(), 10).unwrap();
+    assert_eq!(
+        f.solved_by,
+        taskassign::redundancy::ExactMethod::ProductForm
+    );
+    assert!(f.truncation_bound.is_none() && f.enclosures.is_none());
+}

@@ -1,21 +1,27 @@
 //! The exact values of a policy with exponential i.i.d. copies, by the method that applies:
 //! FCFS by its product form ([`super::product_form`], certified at two precisions), every
-//! other policy by its truncated Markov chain ([`super::ctmc`], certified by comparing two
-//! truncations). What `taskassign redundancy exact` and the claims' `red_exact` print.
+//! other policy by its truncated Markov chain ([`super::ctmc`]): with a proven enclosure
+//! where a Foster–Lyapunov certificate is found ([`ctmc::solve_certified`]: the digits are
+//! those every point of the enclosure rounds to, and `truncation_bound` is the largest
+//! half-width), else certified by comparing two truncations (an estimate, and the
+//! `truncation` text says so and why). What `taskassign redundancy exact` and the claims'
+//! `red_exact` print.
 //!
 //! A system outside the FCFS region (some class set A with Σ_{c∈A} λ_c ≥ μ(∪_{c∈A} S_c))
 //! is unstable under every policy (the class-A jobs leave at rate at most μ(∪ S_c)): that
 //! is an error naming A, whatever the policy.
 
 use super::classes::{ClassSystem, Nestedness};
-use super::ctmc::{self, ChainResult};
+use super::ctmc::lyapunov::{lyapunov_search, LyapunovVerdict};
+use super::ctmc::{self, CertifiedResult, ChainResult, ProvenValue};
 use super::policy::{Copies, Policy};
 use super::product_form::{fcfs_means, MeanValues};
 use super::stability::fcfs_region;
 use super::RedundancyError;
 use crate::dist::DistFactory;
-use crate::num::certify::{AtBoth, Certified, Certify};
-use crate::num::message_number;
+use crate::num::certify::{to_sci_round, AtBoth, Certified, Certify};
+use crate::num::{message_number, Interval};
+use rug::float::Round;
 use rug::Float;
 
 /// Precision at which a service law is built to ask whether it is the exponential law of
@@ -52,8 +58,12 @@ pub fn exact_methods_apply(
 pub enum Method {
     /// FCFS: the product form, in MPFR at two precisions.
     ProductForm,
-    /// Every other policy: the truncated Markov chain, in f64 at two truncations.
+    /// Every other policy without a Foster–Lyapunov certificate: the truncated Markov
+    /// chain, in f64 at two truncations.
     Chain,
+    /// Every other policy with a certificate ([`ctmc::lyapunov::lyapunov_search`]): the
+    /// truncated chain with a proven enclosure of the infinite chain's values.
+    CertifiedChain,
 }
 
 impl Method {
@@ -62,6 +72,9 @@ impl Method {
         match self {
             Method::ProductForm => "two precisions agree on them",
             Method::Chain => "two truncations agree on them; a chain is solved in f64",
+            Method::CertifiedChain => {
+                "every point of the enclosure rounds to them; a chain is solved in f64"
+            }
         }
     }
 }
@@ -71,15 +84,19 @@ impl Method {
 pub enum Solution {
     /// FCFS: the product form at the two precisions of the digits asked for.
     ProductForm(AtBoth<MeanValues>),
-    /// The truncated chain (its two truncations).
-    Chain(ChainResult),
+    /// The truncated chain (its two truncations), and why no proven bound was used.
+    Chain(ChainResult, String),
+    /// The truncated chain with a proven enclosure (a Foster–Lyapunov certificate).
+    Certified(CertifiedResult),
 }
 
 /// The exact values of `policy` on `sys` with exponential i.i.d. copies, by the method
 /// that applies: FCFS ([`Policy::has_product_form`]) by its product form at the two
-/// precisions of `digits`, every other policy by its truncated chain certified to
-/// `chain_digits` ([`ctmc::solve`]). The system must be stable (the caller checks it:
-/// [`exact`] does, with the classes that overload it in the error).
+/// precisions of `digits`; every other policy by its truncated chain to `chain_digits`,
+/// with a proven enclosure ([`ctmc::solve_certified`]) when the search finds a
+/// Foster–Lyapunov certificate ([`lyapunov_search`]), else certified by two truncations
+/// ([`ctmc::solve`]), with the reason none was used. The system must be stable (the
+/// caller checks it: [`exact`] does, with the classes that overload it in the error).
 pub fn solve(
     sys: &ClassSystem,
     policy: Policy,
@@ -90,12 +107,36 @@ pub fn solve(
         let both = Certify::digits(digits).run(|bits| fcfs_means(sys, bits))?;
         Ok(Solution::ProductForm(both))
     } else {
-        Ok(Solution::Chain(ctmc::solve(
-            sys,
-            policy,
-            chain_digits,
-            None,
-        )?))
+        let why = match lyapunov_search(sys, policy) {
+            LyapunovVerdict::Found(cert) => {
+                match ctmc::solve_certified(sys, policy, chain_digits, &cert) {
+                    Ok(r) => return Ok(Solution::Certified(r)),
+                    Err(RedundancyError::Numerical(e)) => format!(
+                        "a certificate was found, but the certified truncation did not fit ({e})"
+                    ),
+                    Err(e) => return Err(e),
+                }
+            }
+            v => no_certificate(&v),
+        };
+        Ok(Solution::Chain(
+            ctmc::solve(sys, policy, chain_digits, None)?,
+            why,
+        ))
+    }
+}
+
+/// Why the search gave no certificate, in words.
+fn no_certificate(v: &LyapunovVerdict) -> String {
+    match v {
+        LyapunovVerdict::Found(_) => "a certificate was found".into(),
+        LyapunovVerdict::Infeasible { cells, .. } => format!(
+            "the LP for V = n'Pn + g(sigma).n has no solution on its {cells} cells"
+        ),
+        LyapunovVerdict::RoundingLost { worst } => format!(
+            "the LP's solution, rounded, failed the exact check (largest drift coefficient {worst:.1e})"
+        ),
+        LyapunovVerdict::Unsupported(why) => format!("the search does not apply: {why}"),
     }
 }
 
@@ -122,12 +163,37 @@ pub struct ExactReport {
     pub digits: u32,
     /// Whether the system is nested.
     pub nested: Nestedness,
+    /// The largest half-width of the printed values' enclosures (rounded up), when a
+    /// proven bound backs them ([`Method::CertifiedChain`]); `None` otherwise.
+    pub truncation_bound: Option<f64>,
+    /// The enclosures of the printed values, when a proven bound backs them.
+    pub enclosures: Option<Enclosures>,
     /// The values as f64 (for claims and comparisons).
     pub response_f64: Vec<f64>,
     /// E[T] as f64.
     pub total_response_f64: f64,
     /// E[N_c] as f64.
     pub number_f64: Vec<f64>,
+}
+
+/// The enclosures of a report's values (each contains the infinite chain's value).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Enclosures {
+    /// E[N_c], per class.
+    pub number: Vec<Interval>,
+    /// E[T_c], per class.
+    pub response: Vec<Interval>,
+    /// E[N].
+    pub total_number: Interval,
+    /// E[T].
+    pub total_response: Interval,
+}
+
+fn proven(v: &ProvenValue) -> Certified {
+    Certified {
+        text: v.text.clone(),
+        digits: v.digits,
+    }
 }
 
 /// A chain's caps in words: the classes' caps, then the total's.
@@ -202,10 +268,14 @@ pub fn exact(
                 truncation: "none: each phase's stays are a geometric series, summed exactly".into(),
                 digits: fewest,
                 nested,
+                truncation_bound: None,
+                enclosures: None,
             });
         }
-        Solution::Chain(r) => r,
+        Solution::Certified(r) => return Ok(certified_report(sys, policy, r, nested)),
+        Solution::Chain(r, why) => (r, why),
     };
+    let (r, why) = r;
     Ok(ExactReport {
         policy,
         number: r.number.iter().map(value_of).collect(),
@@ -232,7 +302,7 @@ pub fn exact(
         ),
         truncation: match &r.simplex {
             Some(t) => format!(
-                "class counts n with sum_c w_c n_c <= {:.2}, w = [{}] nats per job (each class's measured decay rate; at most {} jobs in all); arrivals blocked beyond; largest mass on the boundary {:.1e}; digits are those on which this and the budget {:.2} agree (an estimate of the truncation error, not a proven bound: no Lyapunov certificate is known for this chain)",
+                "estimate, no certificate: {why}; class counts n with sum_c w_c n_c <= {:.2}, w = [{}] nats per job (each class's measured decay rate; at most {} jobs in all); arrivals blocked beyond; largest mass on the boundary {:.1e}; digits are those on which this and the budget {:.2} agree (an estimate of the truncation error, not a proven bound)",
                 t.budget,
                 t.weights.iter().map(|w| format!("{w:.3}")).collect::<Vec<_>>().join(", "),
                 r.caps.last().copied().unwrap_or(0),
@@ -240,7 +310,7 @@ pub fn exact(
                 t.compared_budget
             ),
             None => format!(
-                "at most {} (arrivals blocked beyond; largest mass on a cap {:.1e}); digits are those on which these caps and {} agree (an estimate of the truncation error, not a proven bound)",
+                "estimate, no certificate: {why}; at most {} (arrivals blocked beyond; largest mass on a cap {:.1e}); digits are those on which these caps and {} agree (an estimate of the truncation error, not a proven bound)",
                 caps_text(&r.caps),
                 r.fine.p_full,
                 caps_text(&r.compared_caps)
@@ -248,5 +318,72 @@ pub fn exact(
         },
         digits: r.digits,
         nested,
+        truncation_bound: None,
+        enclosures: None,
     })
+}
+
+/// A truncation bound as printed: two significant digits, rounded up (so that it is still
+/// a bound).
+pub fn bound_text(b: f64) -> String {
+    to_sci_round(&Float::with_val(64, b), 2, Round::Up)
+}
+
+/// The report of a chain solved with a proven enclosure ([`ctmc::solve_certified`]).
+fn certified_report(
+    sys: &ClassSystem,
+    policy: Policy,
+    r: CertifiedResult,
+    nested: Nestedness,
+) -> ExactReport {
+    let encl = |v: &[ProvenValue]| v.iter().map(|x| x.enclosure.clone()).collect::<Vec<_>>();
+    let mid = |v: &[ProvenValue]| v.iter().map(ProvenValue::mid).collect::<Vec<_>>();
+    ExactReport {
+        policy,
+        number: r.number.iter().map(proven).collect(),
+        response: r.response.iter().map(proven).collect(),
+        total_number: proven(&r.total_number),
+        total_response: proven(&r.total_response),
+        response_f64: mid(&r.response),
+        number_f64: mid(&r.number),
+        total_response_f64: r.total_response.mid(),
+        solved_by: Method::CertifiedChain,
+        method: format!(
+            "Markov chain of class counts and server groups{} ({} states{}), two-level solve over the total-job levels (GMRES, an ILU(0) smoother around an exact level-chain correction, double-double refinement); truncation bounded by the regenerative enclosure (Infanger & Glynn 2022) with a Foster-Lyapunov certificate V = n'Pn + g(sigma).n (Meyn & Tweedie 2009, ch. 14)",
+            match &r.exchanged {
+                Some(e) => format!(", {}", ctmc::exchanged_text(sys, e)),
+                None => String::new(),
+            },
+            r.states,
+            if r.exchanged.is_some() {
+                ": one per orbit of the exchange, rates into an orbit summed"
+            } else {
+                ""
+            },
+        ),
+        truncation: format!(
+            "proven: Foster-Lyapunov certificate (V = n'Pn + g(sigma).n checked in exact rational arithmetic on every cell: QV <= {:.3} - {:.3} x (the counts of at least {} jobs), so the drift conditions hold from {} jobs in all); class counts n with sum_c w_c n_c <= {:.2}, w = [{}] nats per job (each class's measured decay rate), every state with fewer than {} jobs inside; exits restart from the empty state; every value lies in [_lo, _hi] (largest half-width {}), and its digits are those every point of that enclosure rounds to",
+            r.constant,
+            r.margin,
+            ctmc::lyapunov::FCFS_THRESHOLD,
+            r.n1,
+            r.budget,
+            r.weights
+                .iter()
+                .map(|w| format!("{w:.3}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            r.n1,
+            bound_text(r.truncation_bound)
+        ),
+        digits: r.digits,
+        nested,
+        truncation_bound: Some(r.truncation_bound),
+        enclosures: Some(Enclosures {
+            number: encl(&r.number),
+            response: encl(&r.response),
+            total_number: r.total_number.enclosure.clone(),
+            total_response: r.total_response.enclosure.clone(),
+        }),
+    }
 }

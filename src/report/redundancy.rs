@@ -9,11 +9,14 @@
 //! half-widths under `<key>_half_width` ([`super::simulate`]).
 
 use super::simulate::{sci, HALF_WIDTH_DIGITS, MEAN_DIGITS};
-use super::Record;
+use super::{Record, BOUND_EXTRA_DIGITS};
 use crate::dist::aging::Aging;
 use crate::dist::{DistError, DistFactory, DistSpec};
+use crate::num::certify::Certified;
+use crate::num::Interval;
 use crate::redundancy::classes::{ClassSystem, Nestedness};
-use crate::redundancy::exact::ExactReport;
+use crate::redundancy::ctmc::CHAIN_MAX_DIGITS;
+use crate::redundancy::exact::{bound_text, ExactReport};
 use crate::redundancy::policy::{Copies, Policy};
 use crate::redundancy::run::{RedundancySimRequest, SimReport};
 use crate::redundancy::stability::{
@@ -84,6 +87,9 @@ pub fn exact_record(sys: &ClassSystem, r: &ExactReport, wanted: u32) -> Record {
         "exp (mean 1 per unit of server rate)",
     );
     rec.text("service_class", "exponential (NBU and NWU)");
+    // The enclosures' ends show a few digits beyond those asked (their width).
+    let n = wanted.min(CHAIN_MAX_DIGITS) + BOUND_EXTRA_DIGITS;
+    let ends = |v: &Interval, n: u32| (Value::String(v.lo_text(n)), Value::String(v.hi_text(n)));
     let classes: Vec<Value> = (0..sys.classes().len())
         .map(|c| {
             let mut m = class_object(sys, c);
@@ -91,21 +97,45 @@ pub fn exact_record(sys: &ClassSystem, r: &ExactReport, wanted: u32) -> Record {
                 "mean_number".into(),
                 Value::String(r.number[c].text.clone()),
             );
+            if let Some(e) = &r.enclosures {
+                let (lo, hi) = ends(&e.number[c], n);
+                m.insert("mean_number_lo".into(), lo);
+                m.insert("mean_number_hi".into(), hi);
+            }
             m.insert(
                 "mean_response".into(),
                 Value::String(r.response[c].text.clone()),
             );
+            if let Some(e) = &r.enclosures {
+                let (lo, hi) = ends(&e.response[c], n);
+                m.insert("mean_response_lo".into(), lo);
+                m.insert("mean_response_hi".into(), hi);
+            }
             Value::Object(m)
         })
         .collect();
     rec.raw("classes", Value::Array(classes))
         .num("mean_number", &r.total_number)
-        .num("mean_response", &r.total_response)
-        .flag("stable", true);
+        .num("mean_response", &r.total_response);
+    if let Some(e) = &r.enclosures {
+        rec.bounds("mean_number", &e.total_number, n)
+            .bounds("mean_response", &e.total_response, n);
+    }
+    rec.flag("stable", true);
     nested_fields(&mut rec, sys);
     rec.text("method", r.method.clone())
-        .text("truncation", r.truncation.clone())
-        .int("digits", u64::from(r.digits))
+        .text("truncation", r.truncation.clone());
+    match r.truncation_bound {
+        Some(b) => rec.num(
+            "truncation_bound",
+            &Certified {
+                text: bound_text(b),
+                digits: 2,
+            },
+        ),
+        None => rec.null("truncation_bound"),
+    };
+    rec.int("digits", u64::from(r.digits))
         .text("reading", READING);
     if r.digits < wanted {
         rec.text(

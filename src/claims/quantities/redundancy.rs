@@ -23,6 +23,7 @@ use crate::claims::systems::redundancy::{RedundancyPoint, RedundancySpec};
 use crate::claims::value::{Pair, Value};
 use crate::dist::DistSpec;
 use crate::num::interval::Interval;
+use crate::redundancy::ctmc::ProvenValue;
 use crate::redundancy::ctmc::CHAIN_MAX_DIGITS;
 use crate::redundancy::exact::{exact_methods_apply, solve, Solution};
 use crate::redundancy::policy::{Policy, POLICY_NAMES};
@@ -246,7 +247,23 @@ impl Quantity for RedExact {
                             v(&both.lo.number, &both.hi.number),
                         ));
                     }
-                    Solution::Chain(c) => c,
+                    Solution::Certified(c) => {
+                        // The enclosure's ends: the digits on which they agree are the ones
+                        // every point of the enclosure rounds to.
+                        let ends = |v: &ProvenValue| {
+                            Pair::new(
+                                rug::Float::with_val(bits.0, v.enclosure.lo()),
+                                rug::Float::with_val(bits.1, v.enclosure.hi()),
+                            )
+                        };
+                        return Ok((
+                            ends(&c.total_response),
+                            ends(&c.total_number),
+                            c.response.iter().map(ends).collect(),
+                            c.number.iter().map(ends).collect(),
+                        ));
+                    }
+                    Solution::Chain(c, _) => c,
                 };
                 let two = |a: f64, b: f64| {
                     Pair::new(
