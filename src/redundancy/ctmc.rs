@@ -1796,10 +1796,18 @@ fn proven_values(
         number.push(ProvenValue::of(n, want));
     }
     let own = iv(m.total.lo, m.total.hi)?;
-    let total = Interval::new(
+    let (lo, hi) = (
         own.lo().clone().max(sum.lo()),
         own.hi().clone().min(sum.hi()),
     );
+    if lo > hi {
+        // Both contain E[N]: disjoint enclosures are a fault, not a value.
+        return Err(RedundancyError::Internal(format!(
+            "{}: the total's enclosure {own:?} misses the classes' sum {sum:?}",
+            subject(sys, policy)
+        )));
+    }
+    let total = Interval::new(lo, hi);
     let lam = lambda
         .iter()
         .fold(Interval::zero_at(PROVEN_BITS), |a, &l| a.add(&rate(l)));
