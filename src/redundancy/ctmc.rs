@@ -78,7 +78,7 @@
 //! The budget grows until every printed quantity's enclosure proves the digits asked: a
 //! digit is printed only if every point of the enclosure rounds to it
 //! ([`crate::num::Interval::proven`]). Measured (2026-12-04, 12 digits): the N-model at
-//! (0.1, 1.7) under MRF-FCFS ends at 143 k states, bound 9.9e-13, where the estimate had
+//! (0.1, 1.7) under MRF-FCFS ends at 143 k states, bound 1.1e-12, where the estimate had
 //! printed 4.11929901536 for class {1}, whose enclosure [4.119299015365, 4.119299015366]
 //! proves 4.11929901537; the W-model at (0.5, 0.5, 0.6) ends at 461 k (LRF-FCFS) and 606 k
 //! (MRF-FCFS) orbit states, and there too the estimate's 12th digit of the singleton
