@@ -78,7 +78,7 @@
 //! The budget grows until every printed quantity's enclosure proves the digits asked: a
 //! digit is printed only if every point of the enclosure rounds to it
 //! ([`crate::num::Interval::proven`]). Measured (2026-12-04, 12 digits): the N-model at
-//! (0.1, 1.7) under MRF-FCFS ends at 143 k states, bound 9.9e-13, where the estimate had
+//! (0.1, 1.7) under MRF-FCFS ends at 143 k states, bound 1.1e-12, where the estimate had
 //! printed 4.11929901536 for class {1}, whose enclosure [4.119299015365, 4.119299015366]
 //! proves 4.11929901537; the W-model at (0.5, 0.5, 0.6) ends at 461 k (LRF-FCFS) and 606 k
 //! (MRF-FCFS) orbit states, and there too the estimate's 12th digit of the singleton
@@ -1685,6 +1685,14 @@ const PROVEN_SHARE: f64 = 0.1;
 /// aimed at the aim itself; measured 2026-12-04), and a narrower enclosure straddles a
 /// rounding boundary less often.
 const PROVEN_OVERSHOOT: f64 = 10.0;
+/// Relative slack by which the f64 ends of a certified enclosure are moved outward
+/// ([`proven_values`]): [`crate::num::levels`] computes π̂(f) by a compensated sum rounded
+/// once to f64 and the ends by a few more f64 operations (each within 2^-53 relative),
+/// so 1e-15 (4.5 to 9 units in the last place) covers them. Without it the total's own
+/// enclosure (a point where the truncation bound underflows: the N-model at (0.1, 1.7)
+/// under LRF-FCFS, 12 digits) missed the sum of the classes' by 3e-17 relative. It leaves
+/// 13 digits (half-widths below 5e-14 relative) reachable.
+const F64_SLACK: f64 = 1e-15;
 /// Most certified truncations tried before the digits the last one proves are returned.
 const MAX_CERTIFIED_STEPS: usize = 6;
 
@@ -1780,10 +1788,13 @@ fn proven_values(
                 subject(sys, policy)
             )));
         }
-        Ok(Interval::new(
-            Float::with_val(PROVEN_BITS, lo),
-            Float::with_val(PROVEN_BITS, hi),
-        ))
+        // The ends are f64 results (the compensated sum π̂(f) rounded once, then a few f64
+        // operations): moved outward by F64_SLACK of their size.
+        let slack = |x: f64, out: f64| {
+            Float::with_val(PROVEN_BITS, x)
+                + Float::with_val(PROVEN_BITS, x.abs()) * F64_SLACK * out
+        };
+        Ok(Interval::new(slack(lo, -1.0), slack(hi, 1.0)))
     };
     let lambda = sys.lambda_f64();
     let rate = |l: f64| Interval::point(Float::with_val(PROVEN_BITS, l));
@@ -1797,10 +1808,18 @@ fn proven_values(
         number.push(ProvenValue::of(n, want));
     }
     let own = iv(m.total.lo, m.total.hi)?;
-    let total = Interval::new(
+    let (lo, hi) = (
         own.lo().clone().max(sum.lo()),
         own.hi().clone().min(sum.hi()),
     );
+    if lo > hi {
+        // Both contain E[N]: disjoint enclosures are a fault, not a value.
+        return Err(RedundancyError::Internal(format!(
+            "{}: the total's enclosure {own:?} misses the classes' sum {sum:?}",
+            subject(sys, policy)
+        )));
+    }
+    let total = Interval::new(lo, hi);
     let lam = lambda
         .iter()
         .fold(Interval::zero_at(PROVEN_BITS), |a, &l| a.add(&rate(l)));
@@ -2706,6 +2725,52 @@ mod tests {
                 worst >= 0.1,
                 "{name}: the bound is {worst:e} of the error only"
             );
+        }
+    }
+
+    #[test]
+    fn six_and_twelve_digit_certified_runs_agree_on_their_shared_digits() {
+        // Issue 26: runs at different digits (different truncations, each with its own
+        // proven enclosure) must be consistent: every 6-digit enclosure meets the 12-digit
+        // one (both contain the infinite chain's value), and the 12-digit decimal rounded
+        // to 6 digits is the 6-digit decimal unless a 6-digit rounding boundary lies
+        // within the 12-digit enclosure (it does not here: checked by rounding both of its
+        // ends). The N-model at (0.1, 1.7) under LRF-FCFS and the one at (0.4, 0.9) under
+        // MRF-FCFS (tests/redundancy_exact.rs's N-model).
+        let a = sys(2, &[("1", "0.1"), ("1+2", "1.7")]);
+        let b = sys(2, &[("1", "0.4"), ("1+2", "0.9")]);
+        for (s, name) in [(&a, "lrf-fcfs"), (&b, "mrf-fcfs")] {
+            let p = Policy::parse(name, false).unwrap();
+            let cert = match lyapunov::lyapunov_search(s, p) {
+                lyapunov::LyapunovVerdict::Found(c) => c,
+                v => panic!("{name}: {v:?}"),
+            };
+            let six = solve_certified(s, p, 6, &cert).unwrap();
+            let twelve = solve_certified(s, p, 12, &cert).unwrap();
+            assert!(six.digits >= 6 && twelve.digits >= 12, "{name}");
+            let pairs = six
+                .number
+                .iter()
+                .zip(&twelve.number)
+                .chain(six.response.iter().zip(&twelve.response))
+                .chain([
+                    (&six.total_number, &twelve.total_number),
+                    (&six.total_response, &twelve.total_response),
+                ]);
+            for (x, y) in pairs {
+                let (e6, e12) = (&x.enclosure, &y.enclosure);
+                assert!(
+                    e6.lo() <= e12.hi() && e12.lo() <= e6.hi(),
+                    "{name}: {e6:?} {e12:?}"
+                );
+                let (lo, hi) = (
+                    crate::num::to_sci(e12.lo(), 6),
+                    crate::num::to_sci(e12.hi(), 6),
+                );
+                if lo == hi {
+                    assert_eq!(lo, x.text, "{name}: {} vs {}", y.text, x.text);
+                }
+            }
         }
     }
 
