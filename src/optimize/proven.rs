@@ -124,6 +124,12 @@ const BOXES_PER_PAIR_BUDGET: usize = 4;
 /// is kept where it is larger (gap 3.4e-2 against 1.4e-1).
 const PAIRS_FROM_HOSTS: usize = 6;
 
+/// The widest cutoff interval, in ln(hi/lo), over which the branch and bound tries the
+/// second-order form ([`Problem::bound_below`]). BP(k = 1, p = 10^1000, α = 1), SITA waiting,
+/// 3 hosts, load 0.5, 2026-12-04: the form beat the natural and mean-value bounds only on
+/// boxes narrower than about 0.3 (the Hessian in u grows like s³, e^0.9 over 0.3).
+const SECOND_ORDER_SPAN: f64 = 0.5;
+
 /// The most partial moments remembered at once (then forgotten, to bound the memory).
 const REMEMBERED: usize = 100_000;
 
@@ -415,6 +421,45 @@ impl Problem<'_> {
     /// slope) or upper end, and the box is replaced by that face (the monotonicity test of
     /// interval branch and bound).
     fn bound(&self, cut: Vec<Interval>) -> Result<(BoxBound, Option<Interval>), PolicyError> {
+        self.bound_below(cut, None)
+    }
+
+    /// [`Problem::bound`], the second-order form ([`basin::second_order_lb`], SITA) tried
+    /// last, on the face the monotonicity test leaves, and only where the other bounds
+    /// leave the box at or below `keep` (a box above it is discarded anyway) and every
+    /// cutoff interval spans less than [`SECOND_ORDER_SPAN`] in ln s (over a wider one the
+    /// Hessian in the quantiles varies too much for the form to win: it grows like s³).
+    fn bound_below(
+        &self,
+        cut: Vec<Interval>,
+        keep: Option<&Float>,
+    ) -> Result<(BoxBound, Option<Interval>), PolicyError> {
+        let (mut bb, cand) = self.bound_faces(cut)?;
+        let worth = keep.is_none_or(|k| bb.lb <= *k)
+            && self.obj.kind == ChainKind::Sita
+            && !self.obj.max
+            && ordered(&bb.cut)
+            && !bb.cut.iter().all(Interval::is_point)
+            && bb.centre.windows(2).all(|w| w[0] < w[1])
+            && bb
+                .cut
+                .iter()
+                .all(|c| c.is_point() || relative_width(c) < SECOND_ORDER_SPAN);
+        if worth {
+            let points: Vec<Interval> = bb.centre.iter().cloned().map(Interval::point).collect();
+            let at_centre = self.value(&points)?;
+            if let Some(so) = basin::second_order_lb(self, &bb.cut, &bb.centre, &at_centre)? {
+                let so = self.floored(so);
+                if so > bb.lb {
+                    bb.lb = so;
+                }
+            }
+        }
+        Ok((bb, cand))
+    }
+
+    /// [`Problem::bound`] without the second-order form.
+    fn bound_faces(&self, cut: Vec<Interval>) -> Result<(BoxBound, Option<Interval>), PolicyError> {
         let Some(mut cut) = clip_ordered(&cut) else {
             // No ordered cutoff vector in the box: nothing to bound, never kept.
             let lb = Float::with_val(self.bits, rug::float::Special::Infinity);
@@ -990,7 +1035,7 @@ fn proven_from(
             None => vec![whole.clone()],
         };
         for cut in first {
-            let (bb, cand) = pb.bound(cut)?;
+            let (bb, cand) = pb.bound_below(cut, Some(best.hi()))?;
             boxes += 1;
             consider(cand, &bb.centre, &mut best, &mut best_text)?;
             if bb.lb <= *best.hi() {
@@ -1036,7 +1081,7 @@ fn proven_from(
             ] {
                 let mut cut = top.cut.clone();
                 cut[i] = half;
-                let (mut bb, cand) = pb.bound(cut)?;
+                let (mut bb, cand) = pb.bound_below(cut, Some(best.hi()))?;
                 boxes += 1;
                 consider(cand, &bb.centre, &mut best, &mut best_text)?;
                 // A half lies in its parent: the parent's bound holds on it too.
