@@ -130,6 +130,11 @@ const PAIRS_FROM_HOSTS: usize = 6;
 /// boxes narrower than about 0.3 (the Hessian in u grows like s³, e^0.9 over 0.3).
 const SECOND_ORDER_SPAN: f64 = 0.5;
 
+/// The pieces each cutoff interval of a wide SITA box is cut into by the chained natural
+/// bound ([`Problem::pieces_lb`], as TAGS's [`TAGS_PIECES`]): a box wider than
+/// [`SECOND_ORDER_SPAN`] in some cutoff, where the second-order form is not tried.
+const SITA_PIECES: usize = 4;
+
 /// The most partial moments remembered at once (then forgotten, to bound the memory).
 const REMEMBERED: usize = 100_000;
 
@@ -300,6 +305,11 @@ struct BoxBound {
     /// A box whose bound is final (the convex basin, where its bound closed the gap when
     /// it was proven): never split.
     fixed: bool,
+    /// ln(max |G_k| · ΔU_k) per cutoff, G the objective's gradient in u enclosed over the
+    /// box and ΔU_k the law's mass in its interval: how much cutoff k can move the
+    /// objective over the box (SITA, where the mean-value form applies; empty elsewhere),
+    /// which [`split_axis`] splits first.
+    smear: Vec<f64>,
 }
 
 impl PartialEq for BoxBound {
@@ -469,6 +479,7 @@ impl Problem<'_> {
                 lb,
                 centre,
                 fixed: false,
+                smear: Vec::new(),
             };
             return Ok((bb, None));
         };
@@ -524,7 +535,24 @@ impl Problem<'_> {
             }
         }
         let natural = if self.obj.kind == ChainKind::Sita {
-            self.value(&cut)?.lo().clone()
+            let whole = self.value(&cut)?.lo().clone();
+            if cut.len() >= 2
+                && cut
+                    .iter()
+                    .any(|c| !c.is_point() && relative_width(c) > SECOND_ORDER_SPAN)
+            {
+                // Wide boxes: the chain over pieces (neighbouring hosts take their shared
+                // cutoff a piece apart, not the interval's width apart); at least the
+                // natural bound, which is its one-piece case.
+                let chained = self.pieces_lb(&cut, QUEUEING_LEAST, SITA_PIECES)?;
+                if chained > whole {
+                    chained
+                } else {
+                    whole
+                }
+            } else {
+                whole
+            }
         } else {
             let pieces = if cut.len() >= 2 { TAGS_PIECES } else { 1 };
             self.pieces_lb(&cut, QUEUEING_LEAST, pieces)?
@@ -558,6 +586,11 @@ impl Problem<'_> {
             grad = g;
         }
         let lb = self.floored(lb);
+        let smear = if self.obj.kind == ChainKind::Sita && grad.len() == cut.len() {
+            self.smear(&cut, &grad)?
+        } else {
+            Vec::new()
+        };
         let ordered_centre = centre.windows(2).all(|w| w[0] < w[1]);
         let candidate = ordered_centre.then_some(at_centre);
         Ok((
@@ -566,10 +599,32 @@ impl Problem<'_> {
                 lb,
                 centre,
                 fixed: false,
+                smear,
             },
             candidate,
             grad,
         ))
+    }
+
+    /// [`BoxBound::smear`]: ln(max |G_k| · ΔU_k) for each cutoff (−∞ for a point; +∞ where
+    /// it is not finite, so that such a cutoff is split first). Only ranks the cutoffs.
+    fn smear(&self, cut: &[Interval], grad: &[Interval]) -> Result<Vec<f64>, PolicyError> {
+        let mut out = Vec::with_capacity(cut.len());
+        for (c, g) in cut.iter().zip(grad) {
+            if c.is_point() {
+                out.push(f64::NEG_INFINITY);
+                continue;
+            }
+            let du = self
+                .enc
+                .partial_moment(0, &c.lo_point(), &c.hi_point())
+                .map_err(|e| PolicyError::Dist(e).for_metric(self.obj.metric))?;
+            let gm =
+                Float::with_val(64, g.lo().abs_ref()).max(&Float::with_val(64, g.hi().abs_ref()));
+            let v = Float::with_val(64, gm * du.hi()).ln().to_f64();
+            out.push(if v.is_nan() { f64::INFINITY } else { v });
+        }
+        Ok(out)
     }
 
     /// The mean-value form's lower bound (SITA; module docs), `None` where it is not finite.
@@ -783,6 +838,40 @@ fn widest(cut: &[Interval], mass: impl Fn(&Interval) -> f64, bits: u32) -> Optio
         }
     }
     best.map(|(i, _)| i)
+}
+
+/// The cutoff of `bb` to split: the one of largest smear ([`BoxBound::smear`]) among the
+/// finite positive intervals wider than 2^−64 relative, where every cutoff has one (SITA's
+/// mean-value form applied); else the widest ([`widest`]). The smear is how far a cutoff
+/// can move the objective over the box, so the halves' bounds gain most where it is
+/// largest (the ranking of interval branch and bound's "smear" rule); the widest in ln s
+/// splits cutoffs whose interval hardly moves the objective as often as the others. Only
+/// how soon the gap closes depends on it, never the bound.
+fn split_axis(bb: &BoxBound, mass: impl Fn(&Interval) -> f64, bits: u32) -> Option<usize> {
+    let cut = &bb.cut;
+    if bb.smear.len() == cut.len() && !bb.smear.iter().any(|x| x.is_nan()) {
+        let mut best: Option<(usize, f64)> = None;
+        for (i, (c, &m)) in cut.iter().zip(&bb.smear).enumerate() {
+            if c.is_point() || *c.lo() <= 0 || c.hi().is_infinite() {
+                continue;
+            }
+            if relative_width(c) < f64::from(-64i32).exp2() {
+                continue;
+            }
+            if best.as_ref().is_none_or(|(_, b)| m > *b) {
+                best = Some((i, m));
+            }
+        }
+        let all_finite = cut
+            .iter()
+            .all(|c| c.is_point() || (*c.lo() > 0 && c.hi().is_finite()));
+        if let (true, Some((i, m))) = (all_finite, best) {
+            if m > f64::NEG_INFINITY {
+                return Some(i);
+            }
+        }
+    }
+    widest(cut, mass, bits)
 }
 
 /// The relative width of a positive finite interval on a log scale, ln(1 + (hi − lo)/lo)
@@ -1060,7 +1149,7 @@ fn proven_from(
             if boxes >= max_boxes {
                 break (top.lb, ProvenStop::Budget);
             }
-            let Some(i) = widest(&top.cut, |c| pb.mass(c), bits) else {
+            let Some(i) = split_axis(&top, |c| pb.mass(c), bits) else {
                 // A box of points cannot be split: its bound is final.
                 break (top.lb, ProvenStop::Unsplittable);
             };
@@ -1217,6 +1306,7 @@ fn seed_basin(
             lb,
             centre,
             fixed: true,
+            smear: Vec::new(),
         };
         return Ok(Some((basin, slabs)));
     }
@@ -2060,5 +2150,90 @@ mod tests {
         pb.obj = Objective::of(OptPolicy::TagsMinmax, Metric::Waiting).unwrap();
         assert_eq!(f(&pb, -1.0), 0.0);
         assert_eq!(f(&pb, 2.0), 2.0);
+    }
+
+    /// SITA's chained natural bound on wide boxes (`pieces_lb` with [`SITA_PIECES`], the
+    /// bound [`Problem::bound_once`] takes where a cutoff spans more than
+    /// [`SECOND_ORDER_SPAN`] in ln s) lies below the objective at every point of a
+    /// 5-point geometric grid per cutoff (each value enclosed: the inclusion property),
+    /// and is at least the one-piece (natural) bound: bounded Pareto α = 1, p = 10^1000,
+    /// 4 hosts, load 0.5 per host, waiting and slowdown, boxes around p^{k/4} (the optimum
+    /// at α = 1, CLAIMS.md sita-unbalance-direction) spanning 1 to 8 in ln s. Mutant: the
+    /// wrong corner (a at its lower end, b at its upper: each host's widest interval, an
+    /// upper bound of the term) must exceed some grid value.
+    #[test]
+    fn sita_chained_bound_lies_below_a_grid_and_the_wrong_corner_is_caught() {
+        let bits = 160;
+        let d = DistSpec::parse("bp:k=1,p=1e1000,alpha=1").unwrap();
+        let enc = d.enclose(bits).unwrap();
+        let law = d.build(bits).unwrap();
+        let hosts = 4usize;
+        let (lambda, _) = LoadSpec::PerHost("0.5".into())
+            .resolve_enclosed(enc.as_ref(), hosts)
+            .unwrap();
+        let ln_p = Float::with_val(bits, 10u32).ln() * 1000u32;
+        let at = |k: usize, x: f64| {
+            let t = Float::with_val(bits, &ln_p * (k as u32 + 1)) / hosts as u32;
+            Float::with_val(bits, t + x).exp()
+        };
+        let mut caught = false;
+        let mut tighter = false;
+        for metric in [Metric::Waiting, Metric::Slowdown] {
+            let pb = Problem {
+                obj: Objective::of(OptPolicy::Sita, metric).unwrap(),
+                enc: enc.as_ref(),
+                law: law.as_ref(),
+                lambda: lambda.clone(),
+                shift: Interval::zero_at(bits),
+                bits,
+                waste: Default::default(),
+            };
+            for (lo, hi) in [
+                ([-0.5, -0.5, -0.5], [0.5, 0.5, 0.5]),
+                ([-2.0, -1.0, 0.0], [1.0, 2.0, 3.0]),
+                ([0.0, -4.0, -1.0], [3.0, 4.0, 1.0]),
+                ([-1.0, 0.0, -8.0], [0.0, 1.0, 0.0]),
+            ] {
+                let cut: Vec<Interval> = (0..hosts - 1)
+                    .map(|k| Interval::new(at(k, lo[k]), at(k, hi[k])))
+                    .collect();
+                let lb = pb.pieces_lb(&cut, QUEUEING_LEAST, SITA_PIECES).unwrap();
+                let one = pb.pieces_lb(&cut, QUEUEING_LEAST, 1).unwrap();
+                let natural = pb.value(&cut).unwrap();
+                assert!(
+                    lb >= one,
+                    "{metric:?} {lo:?}: chained {lb} below one piece {one}"
+                );
+                if lb > *natural.lo() {
+                    tighter = true;
+                }
+                let mutant = pb.pieces_lb(&cut, (End::Lo, End::Hi), SITA_PIECES).unwrap();
+                let steps = 4u32;
+                for i in 0..(steps + 1).pow(3) {
+                    let idx = [
+                        i % (steps + 1),
+                        (i / (steps + 1)) % (steps + 1),
+                        i / ((steps + 1) * (steps + 1)),
+                    ];
+                    let grid: Vec<Interval> = (0..hosts - 1)
+                        .map(|k| {
+                            let x = lo[k] + (hi[k] - lo[k]) * f64::from(idx[k]) / f64::from(steps);
+                            Interval::point(at(k, x))
+                        })
+                        .collect();
+                    let v = pb.value(&grid).unwrap();
+                    assert!(
+                        lb <= *v.lo(),
+                        "{metric:?} {lo:?}..{hi:?}: chained bound {lb} above {} at {idx:?}",
+                        v.lo()
+                    );
+                    if mutant > *v.hi() {
+                        caught = true;
+                    }
+                }
+            }
+        }
+        assert!(tighter, "the chained bound never beats the natural one");
+        assert!(caught, "the wrong-corner mutant is not caught");
     }
 }
