@@ -434,18 +434,35 @@ impl Problem<'_> {
         self.bound_below(cut, None)
     }
 
-    /// [`Problem::bound`], the second-order form ([`basin::second_order_lb`], SITA) tried
-    /// last, on the face the monotonicity test leaves, and only where the other bounds
-    /// leave the box at or below `keep` (a box above it is discarded anyway) and every
-    /// cutoff interval spans less than [`SECOND_ORDER_SPAN`] in ln s (over a wider one the
-    /// Hessian in the quantiles varies too much for the form to win: it grows like s³).
+    /// [`Problem::bound`], SITA's costlier bounds tried last, on the face the monotonicity
+    /// test leaves, and only where the other bounds leave the box at or below `keep` (a box
+    /// above it is discarded anyway): where some cutoff spans more than
+    /// [`SECOND_ORDER_SPAN`] in ln s the natural bound chained over [`SITA_PIECES`] pieces
+    /// per cutoff ([`Problem::pieces_lb`]); where every cutoff spans less, the second-order
+    /// form ([`basin::second_order_lb`]; over a wider interval the Hessian in the
+    /// quantiles varies too much for it to win: it grows like s³).
     fn bound_below(
         &self,
         cut: Vec<Interval>,
         keep: Option<&Float>,
     ) -> Result<(BoxBound, Option<Interval>), PolicyError> {
         let (mut bb, cand) = self.bound_faces(cut)?;
-        let worth = keep.is_none_or(|k| bb.lb <= *k)
+        let sita = self.obj.kind == ChainKind::Sita && !self.obj.max;
+        let kept = |bb: &BoxBound| keep.is_none_or(|k| bb.lb <= *k);
+        let wide = bb
+            .cut
+            .iter()
+            .any(|c| !c.is_point() && relative_width(c) > SECOND_ORDER_SPAN);
+        if sita && wide && bb.cut.len() >= 2 && kept(&bb) {
+            // Wide boxes: the natural bound chained over pieces (neighbouring hosts take
+            // their shared cutoff a piece apart, not the interval's width apart); at least
+            // the natural bound, its one-piece case.
+            let chained = self.floored(self.pieces_lb(&bb.cut, QUEUEING_LEAST, SITA_PIECES)?);
+            if chained > bb.lb {
+                bb.lb = chained;
+            }
+        }
+        let worth = kept(&bb)
             && self.obj.kind == ChainKind::Sita
             && !self.obj.max
             && ordered(&bb.cut)
@@ -535,24 +552,7 @@ impl Problem<'_> {
             }
         }
         let natural = if self.obj.kind == ChainKind::Sita {
-            let whole = self.value(&cut)?.lo().clone();
-            if cut.len() >= 2
-                && cut
-                    .iter()
-                    .any(|c| !c.is_point() && relative_width(c) > SECOND_ORDER_SPAN)
-            {
-                // Wide boxes: the chain over pieces (neighbouring hosts take their shared
-                // cutoff a piece apart, not the interval's width apart); at least the
-                // natural bound, which is its one-piece case.
-                let chained = self.pieces_lb(&cut, QUEUEING_LEAST, SITA_PIECES)?;
-                if chained > whole {
-                    chained
-                } else {
-                    whole
-                }
-            } else {
-                whole
-            }
+            self.value(&cut)?.lo().clone()
         } else {
             let pieces = if cut.len() >= 2 { TAGS_PIECES } else { 1 };
             self.pieces_lb(&cut, QUEUEING_LEAST, pieces)?
