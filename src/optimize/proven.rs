@@ -18,7 +18,22 @@
 //! cutoff intervals are disjoint and ordered where the form is used, so no interval
 //! (a, b] changes sign). The bound of a box is the larger of the two.
 //!
-//! **Branch and bound.** The box of largest relative width is split at a point inside it
+//! **SITA's costlier bounds** ([`Problem::bound_below`], only for a box the bounds above
+//! keep). Where every cutoff interval spans less than [`SECOND_ORDER_SPAN`] in ln s, the
+//! *second-order form* ([`basin::second_order_lb`]): Taylor in u with the Hessian enclosed
+//! over the box, its spread about a point matrix P charged as a weighted-Gershgorin
+//! penalty, the convex quadratic bounded by its tangent plane at an approximate box
+//! minimiser; it is exact to third order in the box's width, so boxes near the basin can
+//! be about as wide as their distance from it. Where some cutoff spans more, the natural
+//! bound *chained over* [`SITA_PIECES`] pieces per cutoff ([`Problem::pieces_lb`], TAGS's
+//! programme): neighbouring hosts take their shared cutoff a piece apart rather than the
+//! interval's width apart. BP(k = 1, p = 10^1000, α = 1), load 0.5, waiting, 20 digits
+//! (2026-12-04): h = 5 11 925 → 3 545 boxes, h = 6 72 459 → 13 461, h = 7 565 905 →
+//! 65 739 (with the smear rule below); h = 8 still needs more than 200 000.
+//!
+//! **Branch and bound.** SITA splits the cutoff of largest smear ([`split_axis`]: the
+//! gradient in u enclosed over the box times the law's mass in the interval); otherwise
+//! the box of largest relative width is split at a point inside it
 //! (its midpoint, the geometric mean of a wide positive box, or the law's median of the
 //! box); a box whose lower bound exceeds the best proven upper value is discarded, and
 //! the lowest lower bound among the boxes left is the proven lower bound of the global
@@ -123,6 +138,17 @@ const BOXES_PER_PAIR_BUDGET: usize = 4;
 /// where the branch and bound proves no digit within 20 000 boxes, the programme's bound
 /// is kept where it is larger (gap 3.4e-2 against 1.4e-1).
 const PAIRS_FROM_HOSTS: usize = 6;
+
+/// The widest cutoff interval, in ln(hi/lo), over which the branch and bound tries the
+/// second-order form ([`Problem::bound_below`]). BP(k = 1, p = 10^1000, α = 1), SITA waiting,
+/// 3 hosts, load 0.5, 2026-12-04: the form beat the natural and mean-value bounds only on
+/// boxes narrower than about 0.3 (the Hessian in u grows like s³, e^0.9 over 0.3).
+const SECOND_ORDER_SPAN: f64 = 0.5;
+
+/// The pieces each cutoff interval of a wide SITA box is cut into by the chained natural
+/// bound ([`Problem::pieces_lb`], as TAGS's [`TAGS_PIECES`]): a box wider than
+/// [`SECOND_ORDER_SPAN`] in some cutoff, where the second-order form is not tried.
+const SITA_PIECES: usize = 4;
 
 /// The most partial moments remembered at once (then forgotten, to bound the memory).
 const REMEMBERED: usize = 100_000;
@@ -294,6 +320,11 @@ struct BoxBound {
     /// A box whose bound is final (the convex basin, where its bound closed the gap when
     /// it was proven): never split.
     fixed: bool,
+    /// ln(max |G_k| · ΔU_k) per cutoff, G the objective's gradient in u enclosed over the
+    /// box and ΔU_k the law's mass in its interval: how much cutoff k can move the
+    /// objective over the box (SITA, where the mean-value form applies; empty elsewhere),
+    /// which [`split_axis`] splits first.
+    smear: Vec<f64>,
 }
 
 impl PartialEq for BoxBound {
@@ -415,6 +446,62 @@ impl Problem<'_> {
     /// slope) or upper end, and the box is replaced by that face (the monotonicity test of
     /// interval branch and bound).
     fn bound(&self, cut: Vec<Interval>) -> Result<(BoxBound, Option<Interval>), PolicyError> {
+        self.bound_below(cut, None)
+    }
+
+    /// [`Problem::bound`], SITA's costlier bounds tried last, on the face the monotonicity
+    /// test leaves, and only where the other bounds leave the box at or below `keep` (a box
+    /// above it is discarded anyway): where some cutoff spans more than
+    /// [`SECOND_ORDER_SPAN`] in ln s the natural bound chained over [`SITA_PIECES`] pieces
+    /// per cutoff ([`Problem::pieces_lb`]); where every cutoff spans less, the second-order
+    /// form ([`basin::second_order_lb`]; over a wider interval the Hessian in the
+    /// quantiles varies too much for it to win: it grows like s³).
+    fn bound_below(
+        &self,
+        cut: Vec<Interval>,
+        keep: Option<&Float>,
+    ) -> Result<(BoxBound, Option<Interval>), PolicyError> {
+        let (mut bb, cand) = self.bound_faces(cut)?;
+        let sita = self.obj.kind == ChainKind::Sita && !self.obj.max;
+        let kept = |bb: &BoxBound| keep.is_none_or(|k| bb.lb <= *k);
+        let wide = bb
+            .cut
+            .iter()
+            .any(|c| !c.is_point() && relative_width(c) > SECOND_ORDER_SPAN);
+        if sita && wide && bb.cut.len() >= 2 && kept(&bb) {
+            // Wide boxes: the natural bound chained over pieces (neighbouring hosts take
+            // their shared cutoff a piece apart, not the interval's width apart); at least
+            // the natural bound, its one-piece case.
+            let chained = self.floored(self.pieces_lb(&bb.cut, QUEUEING_LEAST, SITA_PIECES)?);
+            if chained > bb.lb {
+                bb.lb = chained;
+            }
+        }
+        let worth = kept(&bb)
+            && self.obj.kind == ChainKind::Sita
+            && !self.obj.max
+            && ordered(&bb.cut)
+            && !bb.cut.iter().all(Interval::is_point)
+            && bb.centre.windows(2).all(|w| w[0] < w[1])
+            && bb
+                .cut
+                .iter()
+                .all(|c| c.is_point() || relative_width(c) < SECOND_ORDER_SPAN);
+        if worth {
+            let points: Vec<Interval> = bb.centre.iter().cloned().map(Interval::point).collect();
+            let at_centre = self.value(&points)?;
+            if let Some(so) = basin::second_order_lb(self, &bb.cut, &bb.centre, &at_centre)? {
+                let so = self.floored(so);
+                if so > bb.lb {
+                    bb.lb = so;
+                }
+            }
+        }
+        Ok((bb, cand))
+    }
+
+    /// [`Problem::bound`] without the second-order form.
+    fn bound_faces(&self, cut: Vec<Interval>) -> Result<(BoxBound, Option<Interval>), PolicyError> {
         let Some(mut cut) = clip_ordered(&cut) else {
             // No ordered cutoff vector in the box: nothing to bound, never kept.
             let lb = Float::with_val(self.bits, rug::float::Special::Infinity);
@@ -424,6 +511,7 @@ impl Problem<'_> {
                 lb,
                 centre,
                 fixed: false,
+                smear: Vec::new(),
             };
             return Ok((bb, None));
         };
@@ -513,6 +601,11 @@ impl Problem<'_> {
             grad = g;
         }
         let lb = self.floored(lb);
+        let smear = if self.obj.kind == ChainKind::Sita && grad.len() == cut.len() {
+            self.smear(&cut, &grad)?
+        } else {
+            Vec::new()
+        };
         let ordered_centre = centre.windows(2).all(|w| w[0] < w[1]);
         let candidate = ordered_centre.then_some(at_centre);
         Ok((
@@ -521,10 +614,32 @@ impl Problem<'_> {
                 lb,
                 centre,
                 fixed: false,
+                smear,
             },
             candidate,
             grad,
         ))
+    }
+
+    /// [`BoxBound::smear`]: ln(max |G_k| · ΔU_k) for each cutoff (−∞ for a point; +∞ where
+    /// it is not finite, so that such a cutoff is split first). Only ranks the cutoffs.
+    fn smear(&self, cut: &[Interval], grad: &[Interval]) -> Result<Vec<f64>, PolicyError> {
+        let mut out = Vec::with_capacity(cut.len());
+        for (c, g) in cut.iter().zip(grad) {
+            if c.is_point() {
+                out.push(f64::NEG_INFINITY);
+                continue;
+            }
+            let du = self
+                .enc
+                .partial_moment(0, &c.lo_point(), &c.hi_point())
+                .map_err(|e| PolicyError::Dist(e).for_metric(self.obj.metric))?;
+            let gm =
+                Float::with_val(64, g.lo().abs_ref()).max(&Float::with_val(64, g.hi().abs_ref()));
+            let v = Float::with_val(64, gm * du.hi()).ln().to_f64();
+            out.push(if v.is_nan() { f64::INFINITY } else { v });
+        }
+        Ok(out)
     }
 
     /// The mean-value form's lower bound (SITA; module docs), `None` where it is not finite.
@@ -738,6 +853,40 @@ fn widest(cut: &[Interval], mass: impl Fn(&Interval) -> f64, bits: u32) -> Optio
         }
     }
     best.map(|(i, _)| i)
+}
+
+/// The cutoff of `bb` to split: the one of largest smear ([`BoxBound::smear`]) among the
+/// finite positive intervals wider than 2^−64 relative, where every cutoff has one (SITA's
+/// mean-value form applied); else the widest ([`widest`]). The smear is how far a cutoff
+/// can move the objective over the box, so the halves' bounds gain most where it is
+/// largest (the ranking of interval branch and bound's "smear" rule); the widest in ln s
+/// splits cutoffs whose interval hardly moves the objective as often as the others. Only
+/// how soon the gap closes depends on it, never the bound.
+fn split_axis(bb: &BoxBound, mass: impl Fn(&Interval) -> f64, bits: u32) -> Option<usize> {
+    let cut = &bb.cut;
+    if bb.smear.len() == cut.len() && !bb.smear.iter().any(|x| x.is_nan()) {
+        let mut best: Option<(usize, f64)> = None;
+        for (i, (c, &m)) in cut.iter().zip(&bb.smear).enumerate() {
+            if c.is_point() || *c.lo() <= 0 || c.hi().is_infinite() {
+                continue;
+            }
+            if relative_width(c) < f64::from(-64i32).exp2() {
+                continue;
+            }
+            if best.as_ref().is_none_or(|(_, b)| m > *b) {
+                best = Some((i, m));
+            }
+        }
+        let all_finite = cut
+            .iter()
+            .all(|c| c.is_point() || (*c.lo() > 0 && c.hi().is_finite()));
+        if let (true, Some((i, m))) = (all_finite, best) {
+            if m > f64::NEG_INFINITY {
+                return Some(i);
+            }
+        }
+    }
+    widest(cut, mass, bits)
 }
 
 /// The relative width of a positive finite interval on a log scale, ln(1 + (hi − lo)/lo)
@@ -990,7 +1139,7 @@ fn proven_from(
             None => vec![whole.clone()],
         };
         for cut in first {
-            let (bb, cand) = pb.bound(cut)?;
+            let (bb, cand) = pb.bound_below(cut, Some(best.hi()))?;
             boxes += 1;
             consider(cand, &bb.centre, &mut best, &mut best_text)?;
             if bb.lb <= *best.hi() {
@@ -1015,7 +1164,7 @@ fn proven_from(
             if boxes >= max_boxes {
                 break (top.lb, ProvenStop::Budget);
             }
-            let Some(i) = widest(&top.cut, |c| pb.mass(c), bits) else {
+            let Some(i) = split_axis(&top, |c| pb.mass(c), bits) else {
                 // A box of points cannot be split: its bound is final.
                 break (top.lb, ProvenStop::Unsplittable);
             };
@@ -1036,7 +1185,7 @@ fn proven_from(
             ] {
                 let mut cut = top.cut.clone();
                 cut[i] = half;
-                let (mut bb, cand) = pb.bound(cut)?;
+                let (mut bb, cand) = pb.bound_below(cut, Some(best.hi()))?;
                 boxes += 1;
                 consider(cand, &bb.centre, &mut best, &mut best_text)?;
                 // A half lies in its parent: the parent's bound holds on it too.
@@ -1172,6 +1321,7 @@ fn seed_basin(
             lb,
             centre,
             fixed: true,
+            smear: Vec::new(),
         };
         return Ok(Some((basin, slabs)));
     }
@@ -2015,5 +2165,90 @@ mod tests {
         pb.obj = Objective::of(OptPolicy::TagsMinmax, Metric::Waiting).unwrap();
         assert_eq!(f(&pb, -1.0), 0.0);
         assert_eq!(f(&pb, 2.0), 2.0);
+    }
+
+    /// SITA's chained natural bound on wide boxes (`pieces_lb` with [`SITA_PIECES`], the
+    /// bound [`Problem::bound_once`] takes where a cutoff spans more than
+    /// [`SECOND_ORDER_SPAN`] in ln s) lies below the objective at every point of a
+    /// 5-point geometric grid per cutoff (each value enclosed: the inclusion property),
+    /// and is at least the one-piece (natural) bound: bounded Pareto α = 1, p = 10^1000,
+    /// 4 hosts, load 0.5 per host, waiting and slowdown, boxes around p^{k/4} (the optimum
+    /// at α = 1, CLAIMS.md sita-unbalance-direction) spanning 1 to 8 in ln s. Mutant: the
+    /// wrong corner (a at its lower end, b at its upper: each host's widest interval, an
+    /// upper bound of the term) must exceed some grid value.
+    #[test]
+    fn sita_chained_bound_lies_below_a_grid_and_the_wrong_corner_is_caught() {
+        let bits = 160;
+        let d = DistSpec::parse("bp:k=1,p=1e1000,alpha=1").unwrap();
+        let enc = d.enclose(bits).unwrap();
+        let law = d.build(bits).unwrap();
+        let hosts = 4usize;
+        let (lambda, _) = LoadSpec::PerHost("0.5".into())
+            .resolve_enclosed(enc.as_ref(), hosts)
+            .unwrap();
+        let ln_p = Float::with_val(bits, 10u32).ln() * 1000u32;
+        let at = |k: usize, x: f64| {
+            let t = Float::with_val(bits, &ln_p * (k as u32 + 1)) / hosts as u32;
+            Float::with_val(bits, t + x).exp()
+        };
+        let mut caught = false;
+        let mut tighter = false;
+        for metric in [Metric::Waiting, Metric::Slowdown] {
+            let pb = Problem {
+                obj: Objective::of(OptPolicy::Sita, metric).unwrap(),
+                enc: enc.as_ref(),
+                law: law.as_ref(),
+                lambda: lambda.clone(),
+                shift: Interval::zero_at(bits),
+                bits,
+                waste: Default::default(),
+            };
+            for (lo, hi) in [
+                ([-0.5, -0.5, -0.5], [0.5, 0.5, 0.5]),
+                ([-2.0, -1.0, 0.0], [1.0, 2.0, 3.0]),
+                ([0.0, -4.0, -1.0], [3.0, 4.0, 1.0]),
+                ([-1.0, 0.0, -8.0], [0.0, 1.0, 0.0]),
+            ] {
+                let cut: Vec<Interval> = (0..hosts - 1)
+                    .map(|k| Interval::new(at(k, lo[k]), at(k, hi[k])))
+                    .collect();
+                let lb = pb.pieces_lb(&cut, QUEUEING_LEAST, SITA_PIECES).unwrap();
+                let one = pb.pieces_lb(&cut, QUEUEING_LEAST, 1).unwrap();
+                let natural = pb.value(&cut).unwrap();
+                assert!(
+                    lb >= one,
+                    "{metric:?} {lo:?}: chained {lb} below one piece {one}"
+                );
+                if lb > *natural.lo() {
+                    tighter = true;
+                }
+                let mutant = pb.pieces_lb(&cut, (End::Lo, End::Hi), SITA_PIECES).unwrap();
+                let steps = 4u32;
+                for i in 0..(steps + 1).pow(3) {
+                    let idx = [
+                        i % (steps + 1),
+                        (i / (steps + 1)) % (steps + 1),
+                        i / ((steps + 1) * (steps + 1)),
+                    ];
+                    let grid: Vec<Interval> = (0..hosts - 1)
+                        .map(|k| {
+                            let x = lo[k] + (hi[k] - lo[k]) * f64::from(idx[k]) / f64::from(steps);
+                            Interval::point(at(k, x))
+                        })
+                        .collect();
+                    let v = pb.value(&grid).unwrap();
+                    assert!(
+                        lb <= *v.lo(),
+                        "{metric:?} {lo:?}..{hi:?}: chained bound {lb} above {} at {idx:?}",
+                        v.lo()
+                    );
+                    if mutant > *v.hi() {
+                        caught = true;
+                    }
+                }
+            }
+        }
+        assert!(tighter, "the chained bound never beats the natural one");
+        assert!(caught, "the wrong-corner mutant is not caught");
     }
 }
