@@ -352,22 +352,26 @@ impl ClassChain {
         s.counts[..self.nc].iter().map(|&c| u32::from(c)).collect()
     }
 
-    /// Server `s` (free in `w`) picks; appends the outcomes with their probabilities.
-    fn pick(&self, s: usize, w: &Work, p: f64, out: &mut Vec<(Work, f64)>) {
-        let present: Vec<usize> = self.compat[s]
-            .iter()
-            .copied()
-            .filter(|&c| w.counts[c] > 0)
-            .collect();
-        let Some(&first) = present.first() else {
-            out.push((*w, p));
-            return;
+    /// The classes server `s` picks among in `w`: those present of its top rank (empty when
+    /// none it can serve is present).
+    fn top_level(&self, s: usize, w: &Work) -> Vec<usize> {
+        let mut present = self.compat[s].iter().copied().filter(|&c| w.counts[c] > 0);
+        let Some(first) = present.next() else {
+            return Vec::new();
         };
         let top = self.rank[first];
-        let level: Vec<usize> = present
-            .into_iter()
-            .filter(|&c| self.rank[c] == top)
-            .collect();
+        std::iter::once(first)
+            .chain(present.filter(|&c| self.rank[c] == top))
+            .collect()
+    }
+
+    /// Server `s` (free in `w`) picks; appends the outcomes with their probabilities.
+    fn pick(&self, s: usize, w: &Work, p: f64, out: &mut Vec<(Work, f64)>) {
+        let level = self.top_level(s, w);
+        if level.is_empty() {
+            out.push((*w, p));
+            return;
+        }
         match self.policy.order {
             Order::Fcfs => {
                 // One class per rank (checked at construction): its oldest job.
@@ -409,6 +413,26 @@ impl ClassChain {
                 }
             }
         }
+    }
+
+    /// The completions of `w`, one per group: the group's class, its servers (freed, to
+    /// pick next) and the state after the completion, before they pick.
+    fn completions(&self, w: &Work) -> Vec<(usize, Vec<usize>, Work)> {
+        (0..CHAIN_MAX_SERVERS)
+            .filter(|&i| w.gclass[i] != FREE)
+            .map(|i| {
+                let c = w.gclass[i];
+                let g = (i + 1) as u8;
+                let servers: Vec<usize> = (0..self.k).filter(|&s| w.server[s] == g).collect();
+                let mut n = *w;
+                n.counts[usize::from(c)] -= 1;
+                n.gclass[i] = FREE;
+                for &s in &servers {
+                    n.server[s] = 0;
+                }
+                (usize::from(c), servers, n)
+            })
+            .collect()
     }
 
     /// The free servers `free` pick in order, from `w`.
@@ -459,21 +483,8 @@ impl Ctmc for ClassChain {
                 out.push((n.pack(), self.lambda[c]));
             }
         }
-        // Completions, one per group.
-        for i in 0..CHAIN_MAX_SERVERS {
-            let c = w.gclass[i];
-            if c == FREE {
-                continue;
-            }
-            let g = (i + 1) as u8;
-            let servers: Vec<usize> = (0..self.k).filter(|&s| w.server[s] == g).collect();
+        for (_, servers, n) in self.completions(&w) {
             let rate: f64 = servers.iter().map(|&s| self.mu[s]).sum();
-            let mut n = w;
-            n.counts[usize::from(c)] -= 1;
-            n.gclass[i] = FREE;
-            for &s in &servers {
-                n.server[s] = 0;
-            }
             for (x, p) in self.picks(&servers, n) {
                 out.push((x.pack(), rate * p));
             }
@@ -2637,7 +2648,7 @@ mod tests {
     }
     #[test]
     fn the_certified_bound_holds_against_a_much_larger_truncation() {
-        // Issue 26's test of a truncation bound: the infinite chain's class mean lies within
+        // A test of the truncation bound itself: the infinite chain's class mean lies within
         // the small truncation's enclosure, so a much larger truncation's value (itself
         // within its own, far smaller, bound of the infinite chain's) must lie within the
         // small one's bound plus the large one's, plus the solves' relative 1e-12 (both
@@ -2702,8 +2713,8 @@ mod tests {
     }
     #[test]
     fn the_certified_solve_prints_only_proven_digits_within_a_much_larger_truncation() {
-        // Issue 26 through `redundancy exact`'s certified path (solve_certified), 6 digits:
-        // (1) every printed decimal is what both ends of its enclosure round to (to_sci at
+        // The truncation bound through `redundancy exact`'s certified path
+        // (solve_certified), 6 digits: (1) every printed decimal is what both ends of its enclosure round to (to_sci at
         // its digits), so every point between them does; (2) a much larger certified
         // truncation (the small budget plus 20 nats: its bound some e^-5 or more times
         // smaller) has class means, total and responses (E[N_c]/λ_c) within the small
@@ -2785,7 +2796,7 @@ mod tests {
 
     #[test]
     fn six_and_twelve_digit_certified_runs_agree_on_their_shared_digits() {
-        // Issue 26: runs at different digits (different truncations, each with its own
+        // Runs at different digits (different truncations, each with its own
         // proven enclosure) must be consistent: every 6-digit enclosure meets the 12-digit
         // one (both contain the infinite chain's value), and the 12-digit decimal rounded
         // to 6 digits is the 6-digit decimal unless a 6-digit rounding boundary lies

@@ -1,6 +1,6 @@
 //! A Foster–Lyapunov certificate for the compact chain under a class priority with FCFS or
-//! ROS within a rank (issue 26, item 2; the module docs of `ctmc.rs`, "A full quadratic fails
-//! too; a configuration-dependent linear term works").
+//! ROS within a rank: the proven truncation bound of the exact chains (the module docs of
+//! `ctmc.rs`, "A full quadratic fails too; a configuration-dependent linear term works").
 //!
 //! **The candidate.** V(n, σ) = nᵀPn + Σ_c g_c(σ) n_c with P ≥ 0 (symmetric) and g ≥ 0,
 //! σ the busy-server configuration (each server's group and the groups' classes). A
@@ -217,24 +217,12 @@ fn cell_transitions(ch: &ClassChain, st: &PackedState, t: u16) -> Result<Vec<Cel
     // enclosed. A big class's count is any n ≥ T; after the completion of one of its
     // jobs, any n ≥ T − 1.
     let w = Work::unpack(st);
-    for i in 0..CHAIN_MAX_SERVERS {
-        let c = w.gclass[i];
-        if c == super::FREE {
-            continue;
-        }
-        let g = (i + 1) as u8;
-        let servers: Vec<usize> = (0..ch.k).filter(|&s| w.server[s] == g).collect();
+    for (c, servers, n) in ch.completions(&w) {
         let rate = servers
             .iter()
             .fold(Rational::new(), |a, &s| a + exact(ch.mu[s]));
-        let mut n = w;
-        n.counts[usize::from(c)] -= 1;
-        n.gclass[i] = super::FREE;
-        for &s in &servers {
-            n.server[s] = 0;
-        }
         let lower: Vec<Option<u16>> = (0..nc)
-            .map(|d| (w.counts[d] >= t).then_some(if d == usize::from(c) { t - 1 } else { t }))
+            .map(|d| (w.counts[d] >= t).then_some(if d == c { t - 1 } else { t }))
             .collect();
         let mut cur = vec![(n, Rational::from(1), Rational::from(1))];
         for &s in &servers {
@@ -255,7 +243,7 @@ fn cell_transitions(ch: &ClassChain, st: &PackedState, t: u16) -> Result<Vec<Cel
         for (x, lo, hi) in cur {
             res.push((
                 x.pack(),
-                usize::from(c),
+                c,
                 -1,
                 Rational::from(&rate * &lo) * &down,
                 Rational::from(&rate * &hi) * &up,
@@ -282,17 +270,11 @@ fn ros_picks(
     p: (&Rational, &Rational),
     out: &mut Vec<(Work, Rational, Rational)>,
 ) {
-    let present: Vec<usize> = ch.compat[s]
-        .iter()
-        .copied()
-        .filter(|&c| w.counts[c] > 0)
-        .collect();
-    let Some(&first) = present.first() else {
+    let level = ch.top_level(s, w);
+    if level.is_empty() {
         out.push((*w, p.0.clone(), p.1.clone()));
         return;
-    };
-    let top = ch.rank[first];
-    let level: Vec<usize> = present.into_iter().filter(|&c| ch.rank[c] == top).collect();
+    }
     let count = |c: usize| u32::from(lower[c].unwrap_or(w.counts[c]));
     let j_lo: u32 = level.iter().map(|&c| count(c)).sum();
     let unknown: Vec<usize> = level
