@@ -1088,7 +1088,6 @@ mod tests {
     #[test]
     fn the_basin_bound_is_below_the_box_and_tight_at_the_optimum() {
         use crate::dist::{DistFactory, DistSpec};
-        use crate::optimize::certified::{optimize_certified_both, OptimizeRequest};
         use crate::optimize::OptPolicy;
         use crate::policy::{LoadSpec, Metric};
         let bits = 200;
@@ -1102,33 +1101,17 @@ mod tests {
         ] {
             let d = DistSpec::parse(spec).unwrap();
             let load = LoadSpec::PerHost("0.5".into());
-            let req = OptimizeRequest {
-                policy: OptPolicy::Sita,
-                dist: &d,
-                hosts,
-                load: load.clone(),
-                metric,
-                digits: 40,
-            };
-            let (_, both) = optimize_certified_both(&req).unwrap();
+            let (centre, _) = certified_centre(&d, OptPolicy::Sita, hosts, &load, metric, 40, bits);
             let enc = d.enclose(bits).unwrap();
             let law = d.build(bits).unwrap();
-            let (lambda, _) = load.resolve_enclosed(enc.as_ref(), hosts).unwrap();
-            let pb = Problem {
-                obj: super::super::Objective::of(OptPolicy::Sita, metric).unwrap(),
-                enc: enc.as_ref(),
-                law: law.as_ref(),
-                lambda,
-                shift: Interval::zero_at(bits),
-                bits,
-                waste: Default::default(),
-            };
-            let centre: Vec<Float> = both
-                .hi
-                .cutoffs
-                .iter()
-                .map(|x| Float::with_val(bits, x))
-                .collect();
+            let pb = test_problem(
+                enc.as_ref(),
+                law.as_ref(),
+                OptPolicy::Sita,
+                metric,
+                &load,
+                hosts,
+            );
             let n_box: Vec<Interval> = centre
                 .iter()
                 .map(|c| {
@@ -1180,6 +1163,29 @@ mod tests {
     }
 
     /// A TAGS waiting problem at total load ρ over `spec` at `bits`.
+    /// The problem of `policy` and `metric` for `hosts` hosts at `load`, at the enclosure's
+    /// precision.
+    fn test_problem<'a>(
+        enc: &'a dyn crate::dist::Enclosure,
+        law: &'a dyn crate::dist::JobSize,
+        policy: crate::optimize::OptPolicy,
+        metric: crate::policy::Metric,
+        load: &crate::policy::LoadSpec,
+        hosts: usize,
+    ) -> Problem<'a> {
+        let bits = enc.prec();
+        let (lambda, _) = load.resolve_enclosed(enc, hosts).unwrap();
+        Problem {
+            obj: super::super::Objective::of(policy, metric).unwrap(),
+            enc,
+            law,
+            lambda,
+            shift: Interval::zero_at(bits),
+            bits,
+            waste: Default::default(),
+        }
+    }
+
     fn tags_problem<'a>(
         enc: &'a dyn crate::dist::Enclosure,
         law: &'a dyn crate::dist::JobSize,
@@ -1188,19 +1194,44 @@ mod tests {
     ) -> Problem<'a> {
         use crate::optimize::OptPolicy;
         use crate::policy::{LoadSpec, Metric};
-        let bits = enc.prec();
-        let (lambda, _) = LoadSpec::Total(load.into())
-            .resolve_enclosed(enc, hosts)
-            .unwrap();
-        Problem {
-            obj: super::super::Objective::of(OptPolicy::Tags, Metric::Waiting).unwrap(),
+        test_problem(
             enc,
             law,
-            lambda,
-            shift: Interval::zero_at(bits),
-            bits,
-            waste: Default::default(),
-        }
+            OptPolicy::Tags,
+            Metric::Waiting,
+            &LoadSpec::Total(load.into()),
+            hosts,
+        )
+    }
+
+    /// The certified optimiser's cutoffs (`digits` digits) and its value, as floats of
+    /// `bits` bits.
+    fn certified_centre(
+        d: &crate::dist::DistSpec,
+        policy: crate::optimize::OptPolicy,
+        hosts: usize,
+        load: &crate::policy::LoadSpec,
+        metric: crate::policy::Metric,
+        digits: u32,
+        bits: u32,
+    ) -> (Vec<Float>, Float) {
+        use crate::optimize::certified::{optimize_certified_both, OptimizeRequest};
+        let req = OptimizeRequest {
+            policy,
+            dist: d,
+            hosts,
+            load: load.clone(),
+            metric,
+            digits,
+        };
+        let (_, both) = optimize_certified_both(&req).unwrap();
+        let centre = both
+            .hi
+            .cutoffs
+            .iter()
+            .map(|x| Float::with_val(bits, x))
+            .collect();
+        (centre, Float::with_val(bits, &both.hi.eval.value))
     }
 
     /// A function of a float at a precision.
@@ -1379,30 +1410,17 @@ mod tests {
     #[test]
     fn the_tags_basin_bound_is_below_the_box_and_the_certified_value() {
         use crate::dist::{DistFactory, DistSpec};
-        use crate::optimize::certified::{optimize_certified_both, OptimizeRequest};
         use crate::optimize::OptPolicy;
         use crate::policy::{LoadSpec, Metric};
         let bits = 200;
         for hosts in [3usize, 4] {
             let d = DistSpec::parse("exp:rate=1").unwrap();
-            let req = OptimizeRequest {
-                policy: OptPolicy::Tags,
-                dist: &d,
-                hosts,
-                load: LoadSpec::Total("1.5".into()),
-                metric: Metric::Waiting,
-                digits: 30,
-            };
-            let (_, both) = optimize_certified_both(&req).unwrap();
+            let load = LoadSpec::Total("1.5".into());
+            let (centre, certified) =
+                certified_centre(&d, OptPolicy::Tags, hosts, &load, Metric::Waiting, 30, bits);
             let enc = d.enclose(bits).unwrap();
             let law = d.build(bits).unwrap();
             let pb = tags_problem(enc.as_ref(), law.as_ref(), hosts, "1.5");
-            let centre: Vec<Float> = both
-                .hi
-                .cutoffs
-                .iter()
-                .map(|x| Float::with_val(bits, x))
-                .collect();
             assert!(centre.iter().all(|c| c.is_finite()), "a host idles");
             let points: Vec<Interval> = centre.iter().cloned().map(Interval::point).collect();
             let at_centre = pb.value(&points).unwrap();
@@ -1424,7 +1442,6 @@ mod tests {
             }
             let (r, n_box, lb) = found.expect("no convexity proven");
             eprintln!("h={hosts}: convex over N at half-width {r}");
-            let certified = Float::with_val(bits, &both.hi.eval.value);
             // The certified value is good to the 30 digits asked (its own tolerance).
             let tol = Float::with_val(bits, certified.abs_ref()) * 1e-30f64;
             let above = Float::with_val(bits, &lb - &certified) / &certified;
@@ -1487,7 +1504,6 @@ mod tests {
     #[test]
     fn the_subdivided_basin_proves_where_one_box_fails() {
         use crate::dist::{DistFactory, DistSpec};
-        use crate::optimize::certified::{optimize_certified_both, OptimizeRequest};
         use crate::optimize::OptPolicy;
         use crate::policy::{LoadSpec, Metric};
         let bits = 200;
@@ -1500,33 +1516,18 @@ mod tests {
             (OptPolicy::Tags, 4, LoadSpec::Total("1.5".into())),
         ] {
             let d = DistSpec::parse("exp:rate=1").unwrap();
-            let req = OptimizeRequest {
-                policy,
-                dist: &d,
-                hosts,
-                load: load.clone(),
-                metric: Metric::Waiting,
-                digits: 30,
-            };
-            let (_, both) = optimize_certified_both(&req).unwrap();
+            let (centre, certified) =
+                certified_centre(&d, policy, hosts, &load, Metric::Waiting, 30, bits);
             let enc = d.enclose(bits).unwrap();
             let law = d.build(bits).unwrap();
-            let (lambda, _) = load.resolve_enclosed(enc.as_ref(), hosts).unwrap();
-            let pb = Problem {
-                obj: super::super::Objective::of(policy, Metric::Waiting).unwrap(),
-                enc: enc.as_ref(),
-                law: law.as_ref(),
-                lambda,
-                shift: Interval::zero_at(bits),
-                bits,
-                waste: Default::default(),
-            };
-            let centre: Vec<Float> = both
-                .hi
-                .cutoffs
-                .iter()
-                .map(|x| Float::with_val(bits, x))
-                .collect();
+            let pb = test_problem(
+                enc.as_ref(),
+                law.as_ref(),
+                policy,
+                Metric::Waiting,
+                &load,
+                hosts,
+            );
             assert!(centre.iter().all(|c| c.is_finite()), "a host idles");
             let points: Vec<Interval> = centre.iter().cloned().map(Interval::point).collect();
             let at_centre = pb.value(&points).unwrap();
@@ -1574,7 +1575,6 @@ mod tests {
                 mu.to_f64(),
                 mx.to_f64()
             );
-            let certified = Float::with_val(bits, &both.hi.eval.value);
             let tol = Float::with_val(bits, certified.abs_ref()) * 1e-30f64;
             assert!(
                 lb <= Float::with_val(bits, &certified + &tol),
@@ -1826,7 +1826,6 @@ mod tests {
     #[test]
     fn the_scaled_basin_bound_is_tight_at_p_ten_to_1000_and_the_unscaled_one_is_not() {
         use crate::dist::{DistFactory, DistSpec};
-        use crate::optimize::certified::{optimize_certified_both, OptimizeRequest};
         use crate::optimize::OptPolicy;
         use crate::policy::{LoadSpec, Metric};
         let bits = 200;
@@ -1835,33 +1834,17 @@ mod tests {
         for metric in [Metric::Waiting, Metric::Slowdown] {
             let d = DistSpec::parse(spec).unwrap();
             let load = LoadSpec::PerHost("0.5".into());
-            let req = OptimizeRequest {
-                policy: OptPolicy::Sita,
-                dist: &d,
-                hosts,
-                load: load.clone(),
-                metric,
-                digits: 40,
-            };
-            let (_, both) = optimize_certified_both(&req).unwrap();
+            let (centre, _) = certified_centre(&d, OptPolicy::Sita, hosts, &load, metric, 40, bits);
             let enc = d.enclose(bits).unwrap();
             let law = d.build(bits).unwrap();
-            let (lambda, _) = load.resolve_enclosed(enc.as_ref(), hosts).unwrap();
-            let pb = Problem {
-                obj: super::super::Objective::of(OptPolicy::Sita, metric).unwrap(),
-                enc: enc.as_ref(),
-                law: law.as_ref(),
-                lambda,
-                shift: Interval::zero_at(bits),
-                bits,
-                waste: Default::default(),
-            };
-            let centre: Vec<Float> = both
-                .hi
-                .cutoffs
-                .iter()
-                .map(|x| Float::with_val(bits, x))
-                .collect();
+            let pb = test_problem(
+                enc.as_ref(),
+                law.as_ref(),
+                OptPolicy::Sita,
+                metric,
+                &load,
+                hosts,
+            );
             let n_box: Vec<Interval> = centre
                 .iter()
                 .map(|c| {
