@@ -1,0 +1,565 @@
+//! The compact chain with a proven truncation bound: where [`super::lyapunov`] finds a
+//! Foster–Lyapunov certificate, the truncation (a weighted simplex together with every
+//! state below the certificate's level N₁) is solved with its exits redirected and the
+//! level solver's regenerative enclosure bounds what it leaves out ([`certified_chain_means`]);
+//! [`solve_certified`] grows it until every printed quantity's enclosure proves the digits
+//! asked. The pilot boxes, the simplex's weights and its growth are those of the estimate
+//! path in `ctmc.rs`.
+
+use super::*;
+
+/// Class means with a proven enclosure ([`certified_chain_means`]).
+#[derive(Debug, Clone)]
+pub struct CertifiedMeans {
+    /// Per class, the computed mean number and its enclosure of the infinite chain's.
+    pub number: Vec<levels::Enclosed>,
+    /// The total number of jobs (the level) and its enclosure.
+    pub total: levels::Enclosed,
+    /// States of the truncation.
+    pub states: usize,
+    /// The simplex's budget K used (the one asked; the states with fewer than N₁ jobs are
+    /// inside as well).
+    pub budget: f64,
+    /// N₁: every state outside the truncation has at least this many jobs.
+    pub n1: f64,
+    /// Whether the chain was lumped onto the orbits of the system's symmetry.
+    pub lumped: bool,
+}
+
+/// The least level N₁ from which the certificate's drift gives QV_G ≤ −G and QV_1 ≤ −1
+/// with V_G = (2/m)V and V_1 = V_G/N₁. At a state with a count ≥ T (C classes, T the
+/// certificate's threshold: 2 under FCFS within a rank, 8 to 16 under ROS),
+/// QV ≤ B − m Σ_{n_j ≥ T} n_j ≤ B + mC(T − 1) − m|n| (lyapunov.rs module docs), so
+/// Q((2/m)V) ≤ 2(C(T − 1) + B/m) − 2|n| ≤ −|n| once |n| ≥ 2(C(T − 1) + B/m); then
+/// Q(V_G/N₁) ≤ −|n|/N₁ ≤ −1, and QV ≤ 0 (W = V) already from half that level. Every
+/// state with |n| > C(T − 1) has a count ≥ T, hence the maximum with C(T − 1) + 1.
+/// Rounded up to an integer (levels are integers), computed exactly.
+pub fn certificate_level(cert: &lyapunov::LyapunovCertificate) -> u64 {
+    use rug::Rational;
+    let small = cert.classes() as u64 * u64::from(cert.threshold() - 1);
+    let b = Rational::from(cert.constant() / cert.margin());
+    let n1 = (Rational::from(small) + b) * 2u32;
+    let n1 = n1.ceil().to_f64().max(0.0) as u64;
+    n1.max(small + 1)
+}
+
+/// The class means of `sys` under `policy` on the weighted simplex Σ_c w_c n_c ≤ K with a
+/// proven enclosure (num::levels module docs: exits redirected to the empty state,
+/// V_1 = V_G/N₁, V_G = (2/m)V, W_1 = W_G = V from the certificate, [`certificate_level`]).
+/// The drift conditions hold outside the truncation A when every state outside A has at
+/// least N₁ jobs: A is the union of the simplex and the states with at most N₁ − 1 jobs
+/// (the per-class caps and the total the larger of the simplex's and N₁ − 1).
+/// When the certificate is invariant under the system's symmetry
+/// ([`lyapunov::LyapunovCertificate::invariant`]) and the weights are equal on every class
+/// orbit, the chain is lumped onto orbits (about half the states on the W-model): V is
+/// then a function of the orbit, its drift at a representative is the full chain's, and
+/// the truncation is a union of orbits; a class mean is the mean over its orbit of the
+/// lumped chain's counts (a function of the state bounded by the level as well).
+pub fn certified_chain_means(
+    sys: &ClassSystem,
+    policy: Policy,
+    cert: &lyapunov::LyapunovCertificate,
+    weights: &[f64],
+    budget: f64,
+    max_states: usize,
+) -> Result<CertifiedMeans, RedundancyError> {
+    let how = CertifiedSolve {
+        max_states,
+        warm: None,
+        groups: false,
+    };
+    certified_truncation(sys, policy, cert, weights, budget, how).map(|(m, _)| m)
+}
+
+/// How a certified truncation is solved ([`certified_truncation`]).
+#[derive(Debug, Clone, Copy)]
+struct CertifiedSolve<'a> {
+    /// The most states explored.
+    max_states: usize,
+    /// A warm start (by state).
+    warm: Option<&'a StationaryMap>,
+    /// The coarse correction split by the classes' shares ([`coarse_groups`]).
+    groups: bool,
+}
+
+/// [`certified_chain_means`] from a warm start (the stationary probabilities of another
+/// truncation, by state; a guess only: the enclosure does not depend on it), also returning
+/// this truncation's stationary probabilities.
+fn certified_truncation(
+    sys: &ClassSystem,
+    policy: Policy,
+    cert: &lyapunov::LyapunovCertificate,
+    weights: &[f64],
+    budget: f64,
+    how: CertifiedSolve<'_>,
+) -> Result<(CertifiedMeans, StationaryMap), RedundancyError> {
+    let CertifiedSolve {
+        max_states,
+        warm,
+        groups,
+    } = how;
+    let nc = sys.classes().len();
+    if weights.len() != nc || weights.iter().any(|&w| !(w > 0.0 && w.is_finite())) {
+        return Err(RedundancyError::Internal(format!(
+            "{}: simplex weights must be {nc} positive numbers",
+            subject(sys, policy)
+        )));
+    }
+    let n1 = certificate_level(cert);
+    // Every state with at most N₁ − 1 jobs is inside, whatever the simplex: the union of
+    // the simplex and that level set. Raising the simplex's budget to max_c w_c (N₁ − 1)
+    // instead would stretch it along the slow classes to (max w / w_c)(N₁ − 1) jobs of
+    // each (the N-model under LRF-ROS: 6.1 million states instead of 77 000).
+    let floor = u32::try_from(n1.saturating_sub(1)).unwrap_or(u32::MAX);
+    let limits = simplex_limits(weights, budget);
+    let fl = floor as usize;
+    let caps: Vec<usize> = limits[..nc].iter().map(|&k| k.max(fl)).collect();
+    let total = limits[nc].max(fl);
+    if total + 1 > CHAIN_MAX_TRUNCATION {
+        return Err(RedundancyError::Numerical(format!(
+            "{}: the certified truncation would hold more than {CHAIN_MAX_TRUNCATION} jobs: use redundancy simulate",
+            subject(sys, policy)
+        )));
+    }
+    let m = cert.margin().to_f64();
+    let sym = Symmetry::of(sys, policy).filter(|g| {
+        cert.invariant() && (0..nc).all(|c| g.orbit(c).iter().all(|&d| weights[d] == weights[c]))
+    });
+    let chain = LevelClassChain {
+        inner: ClassChain::new(sys, policy, total + 1)?,
+        caps,
+        total,
+        simplex: Some((weights.to_vec(), budget)),
+        floor,
+        symmetry: sym.as_ref(),
+        certificate: Some((cert, 2.0 / m, n1 as f64)),
+    };
+    let t0 = std::time::Instant::now();
+    let mut c =
+        levels::explore_with(&chain, max_states, ExitRule::Redirect).map_err(|e| match e {
+            LevelError::TooManyStates { limit } => RedundancyError::Numerical(format!(
+                "{}: the certified truncation needs more than {limit} states",
+                subject(sys, policy)
+            )),
+            other => RedundancyError::Numerical(format!("{}: {other}", subject(sys, policy))),
+        })?;
+    // The certificate's drift conditions hold at the states with at least N₁ jobs only:
+    // every state an arrival leads out of the truncation to must have that many (true by
+    // the union above; checked here rather than assumed, since the enclosure would not
+    // notice otherwise).
+    let n1_level = u32::try_from(n1).unwrap_or(u32::MAX);
+    for s in &c.states {
+        for k in 0..nc {
+            let mut t = *s;
+            t.counts[k] = t.counts[k].saturating_add(1);
+            if !chain.inside(&t) && chain.level(&t) < n1_level {
+                return Err(RedundancyError::Internal(format!(
+                    "{}: an exit of the certified truncation has {} jobs, fewer than N1 = {n1}",
+                    subject(sys, policy),
+                    chain.level(&t)
+                )));
+            }
+        }
+    }
+    c.smoother = levels::Smoother::Ilu;
+    c.restart = restart_length(c.len());
+    if groups {
+        // The coarse correction split by the classes' shares ([`coarse_groups`]).
+        let (count, groups) = coarse_groups(&c.states, nc);
+        c.set_groups(count, groups)
+            .map_err(|e| RedundancyError::Internal(format!("{}: {e}", subject(sys, policy))))?;
+    }
+    let guess: Option<Vec<f64>> = warm.map(|w| {
+        c.states
+            .iter()
+            .map(|s| w.get(s).copied().unwrap_or(0.0))
+            .collect()
+    });
+    let t1 = std::time::Instant::now();
+    let st =
+        levels::stationary_from(&c, guess.as_deref(), levels::TARGET_RESIDUAL).map_err(|e| {
+            RedundancyError::Numerical(format!(
+                "{}: {e} ({} states)",
+                subject(sys, policy),
+                c.len()
+            ))
+        })?;
+    let t2 = std::time::Instant::now();
+    let b = levels::bounds(&chain, &c, &st);
+    if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+        eprintln!(
+            "redundancy certified chain: {} states, explore {:.2}s, stationary {:.2}s ({} cycles), bound {:.2}s ({} solves)",
+            c.len(),
+            (t1 - t0).as_secs_f64(),
+            (t2 - t1).as_secs_f64(),
+            st.cycles,
+            t2.elapsed().as_secs_f64(),
+            b.solves
+        );
+    }
+    if !b.certified {
+        return Err(RedundancyError::Internal(format!(
+            "{}: the level solver did not accept the certificate",
+            subject(sys, policy)
+        )));
+    }
+    let number = (0..nc)
+        .map(|k| {
+            let orbit: &[usize] = sym
+                .as_ref()
+                .map_or(std::slice::from_ref(&k), |g| g.orbit(k));
+            let f: Vec<f64> = c
+                .states
+                .iter()
+                .map(|s| {
+                    orbit.iter().map(|&d| f64::from(s.counts[d])).sum::<f64>() / orbit.len() as f64
+                })
+                .collect();
+            b.enclose(&st, &f, levels::Bounded::ByGrowth(1.0))
+        })
+        .collect();
+    // The total count is the level G itself: its own enclosure is nc times narrower than
+    // the sum of the classes' (each class count is bounded by G as well).
+    let level: Vec<f64> = c.states.iter().map(|s| f64::from(chain.level(s))).collect();
+    let total = b.enclose(&st, &level, levels::Bounded::ByGrowth(1.0));
+    let map: StationaryMap = c
+        .states
+        .iter()
+        .copied()
+        .zip(st.pi.iter().copied())
+        .collect();
+    Ok((
+        CertifiedMeans {
+            number,
+            total,
+            states: c.len(),
+            budget,
+            n1: n1 as f64,
+            lumped: sym.is_some(),
+        },
+        map,
+    ))
+}
+
+/// Precision of the enclosures' interval arithmetic (their ends are f64 to start with).
+const PROVEN_BITS: u32 = 128;
+/// The share of half a unit in the last digit asked that the certified truncation aims its
+/// half-widths at (a smaller share makes a straddled rounding boundary less likely).
+const PROVEN_SHARE: f64 = 0.1;
+/// The next certified truncation aims this many times below the aim: a truncation a few
+/// nats larger costs less than one more solve (on the W-model at λ = (0.5, 0.5, 0.6) under
+/// MRF-FCFS, 12 digits: 4.7 nats of budget, 20 % more states, against a fourth solve when
+/// aimed at the aim itself; measured 2026-12-04), and a narrower enclosure straddles a
+/// rounding boundary less often.
+const PROVEN_OVERSHOOT: f64 = 10.0;
+/// Relative slack by which the f64 ends of a certified enclosure are moved outward
+/// ([`proven_values`]): [`crate::num::levels`] computes π̂(f) by a compensated sum rounded
+/// once to f64 and the ends by a few more f64 operations (each within 2^-53 relative),
+/// so 1e-15 (4.5 to 9 units in the last place) covers them. Without it the total's own
+/// enclosure (a point where the truncation bound underflows: the N-model at (0.1, 1.7)
+/// under LRF-FCFS, 12 digits) missed the sum of the classes' by 3e-17 relative. It leaves
+/// 13 digits (half-widths below 5e-14 relative) reachable.
+const F64_SLACK: f64 = 1e-15;
+/// Most certified truncations tried before the digits the last one proves are returned.
+const MAX_CERTIFIED_STEPS: usize = 6;
+
+/// A chain value with a proven enclosure of the infinite chain's value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProvenValue {
+    /// The enclosure (ends rounded outward).
+    pub enclosure: Interval,
+    /// The decimal every point of the enclosure rounds to (to nearest), with at most the
+    /// digits asked ([`Interval::proven`]).
+    pub text: String,
+    /// Its significant digits.
+    pub digits: u32,
+}
+
+impl ProvenValue {
+    fn of(enclosure: Interval, want: u32) -> Self {
+        let c = enclosure.proven(want);
+        ProvenValue {
+            enclosure,
+            text: c.text,
+            digits: c.digits,
+        }
+    }
+
+    /// The half-width of the enclosure, rounded up (+∞ for an infinite end).
+    pub fn half_width(&self) -> f64 {
+        let lo = self.enclosure.lo();
+        let hi = self.enclosure.hi();
+        if !lo.is_finite() || !hi.is_finite() {
+            return f64::INFINITY;
+        }
+        let w = Float::with_val(PROVEN_BITS, hi - lo) / 2u32;
+        w.to_f64_round(rug::float::Round::Up)
+    }
+
+    /// The midpoint of the enclosure, in f64.
+    pub fn mid(&self) -> f64 {
+        self.enclosure.mid().to_f64()
+    }
+}
+
+/// The values of a policy by the compact chain with a proven truncation bound
+/// ([`solve_certified`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CertifiedResult {
+    /// E[N_c], per class.
+    pub number: Vec<ProvenValue>,
+    /// E[T_c] = E[N_c]/λ_c, per class (Little's law on the infinite chain: nothing is
+    /// blocked).
+    pub response: Vec<ProvenValue>,
+    /// E[N] = Σ_c E[N_c]: the tighter of its own enclosure (the level) and the sum of the
+    /// classes'.
+    pub total_number: ProvenValue,
+    /// E[T] = E[N]/λ.
+    pub total_response: ProvenValue,
+    /// The largest half-width over the printed quantities' enclosures, rounded up.
+    pub truncation_bound: f64,
+    /// The fewest digits of any value.
+    pub digits: u32,
+    /// The simplex Σ_c w_c n_c ≤ K of the values printed: w (the pilot's decay rates).
+    pub weights: Vec<f64>,
+    /// K.
+    pub budget: f64,
+    /// States of the truncation solved.
+    pub states: usize,
+    /// N₁ ([`certificate_level`]).
+    pub n1: f64,
+    /// The certificate's margin m and constant B (QV ≤ B − m·(the large counts)).
+    pub margin: f64,
+    /// B.
+    pub constant: f64,
+    /// When the chain was lumped onto the orbits of a [`Symmetry`]: the class orbits it
+    /// exchanges.
+    pub exchanged: Option<Vec<Vec<usize>>>,
+    /// Certified truncations solved.
+    pub steps: usize,
+}
+
+/// The printed quantities of a certified truncation, enclosed: the class means from
+/// `m`, the responses by Little's law (λ_c the f64 rates the chain is built from, exact
+/// as intervals), the total the intersection of its own enclosure and the classes' sum.
+fn proven_values(
+    sys: &ClassSystem,
+    m: &CertifiedMeans,
+    want: u32,
+    policy: Policy,
+) -> Result<(Vec<ProvenValue>, Vec<ProvenValue>, ProvenValue, ProvenValue), RedundancyError> {
+    let iv = |lo: f64, hi: f64| -> Result<Interval, RedundancyError> {
+        if lo.is_nan() || hi.is_nan() || lo > hi {
+            return Err(RedundancyError::Numerical(format!(
+                "{}: the certified truncation gave an enclosure [{lo:e}, {hi:e}]",
+                subject(sys, policy)
+            )));
+        }
+        // The ends are f64 results (the compensated sum π̂(f) rounded once, then a few f64
+        // operations): moved outward by F64_SLACK of their size.
+        let slack = |x: f64, out: f64| {
+            Float::with_val(PROVEN_BITS, x)
+                + Float::with_val(PROVEN_BITS, x.abs()) * F64_SLACK * out
+        };
+        Ok(Interval::new(slack(lo, -1.0), slack(hi, 1.0)))
+    };
+    let lambda = sys.lambda_f64();
+    let rate = |l: f64| Interval::point(Float::with_val(PROVEN_BITS, l));
+    let mut number = Vec::new();
+    let mut response = Vec::new();
+    let mut sum = Interval::zero_at(PROVEN_BITS);
+    for (e, &l) in m.number.iter().zip(&lambda) {
+        let n = iv(e.lo, e.hi)?;
+        sum = sum.add(&n);
+        response.push(ProvenValue::of(n.div(&rate(l)), want));
+        number.push(ProvenValue::of(n, want));
+    }
+    let own = iv(m.total.lo, m.total.hi)?;
+    let (lo, hi) = (
+        own.lo().clone().max(sum.lo()),
+        own.hi().clone().min(sum.hi()),
+    );
+    if lo > hi {
+        // Both contain E[N]: disjoint enclosures are a fault, not a value.
+        return Err(RedundancyError::Internal(format!(
+            "{}: the total's enclosure {own:?} misses the classes' sum {sum:?}",
+            subject(sys, policy)
+        )));
+    }
+    let total = Interval::new(lo, hi);
+    let lam = lambda
+        .iter()
+        .fold(Interval::zero_at(PROVEN_BITS), |a, &l| a.add(&rate(l)));
+    let total_response = ProvenValue::of(total.div(&lam), want);
+    Ok((
+        number,
+        response,
+        ProvenValue::of(total, want),
+        total_response,
+    ))
+}
+
+/// Solves `policy` on `sys` by the compact chain with a proven truncation bound from the
+/// Foster–Lyapunov certificate `cert` ([`certified_chain_means`]): the pilot boxes give the
+/// weights of the simplex ([`pilot`]); its budget starts where the pilot's masses predict a
+/// boundary mass of 10^−(digits + [`BLOCKING_MARGIN_DIGITS`]), at least the certificate's
+/// level allows, and grows until every printed quantity's enclosure proves `digits`
+/// digits (at most [`CHAIN_MAX_DIGITS`]): each step aims the largest half-width relative
+/// to its value at [`PROVEN_SHARE`] of half a unit in the last digit, from the bound's
+/// decay per nat of budget between the last two truncations (1 at first); when the
+/// half-widths meet that aim and an enclosure still straddles a rounding boundary, one
+/// more step aims ten times lower. Stops after [`MAX_CERTIFIED_STEPS`] truncations or when
+/// the next would exceed [`MAX_CHAIN_STATES`]: the last one's proven digits are returned
+/// (never a digit the enclosure does not prove). An error only when not even the first
+/// truncation fits.
+pub fn solve_certified(
+    sys: &ClassSystem,
+    policy: Policy,
+    digits: u32,
+    cert: &lyapunov::LyapunovCertificate,
+) -> Result<CertifiedResult, RedundancyError> {
+    let want = digits.clamp(1, CHAIN_MAX_DIGITS);
+    let target = 10f64.powi(-(want as i32) - BLOCKING_MARGIN_DIGITS);
+    let symmetry = Symmetry::of(sys, policy).filter(|_| cert.invariant());
+    let sym = symmetry.as_ref();
+    let p = pilot(sys, policy, want, None, sym)?;
+    let groups = split_by_shares(&p.weights);
+    let n1 = certificate_level(cert);
+    let f1max = p.f1.iter().copied().fold(0.0, f64::max);
+    let mut budget = p.r_tot * p.k1 as f64 + (f1max / target).ln().max(0.0) + 1.0;
+    let (mut states, mut from) = (p.v1.states, p.r_tot * p.k1 as f64);
+    // The states with fewer than N₁ jobs the truncation holds besides its simplex
+    // ([`certified_truncation`]), at the pilot's states per class-count vector (its box
+    // holds the vectors with at most k1 jobs in all).
+    let per_vector = p.v1.states as f64 / vectors(p.k1, p.weights.len());
+    let ball = vectors(n1.saturating_sub(1) as usize, p.weights.len()) * per_vector;
+    let mut warm = p.pi1;
+    let mut best: Option<CertifiedResult> = None;
+    let mut last: Option<(f64, f64)> = None;
+    let mut tightened = false;
+    for step in 1..=MAX_CERTIFIED_STEPS {
+        // The first estimate scales the pilot's box (no level set in it); later ones the
+        // last truncation, which holds the level set already (an overestimate: that part
+        // does not grow).
+        let est = estimate(states, &p.weights, from, budget) + if step == 1 { ball } else { 0.0 };
+        if est > MAX_CHAIN_STATES as f64 {
+            if best.is_some() {
+                break;
+            }
+            return Err(RedundancyError::Numerical(format!(
+                "{}: the certified truncation (budget {budget:.1} nats, N1 = {n1}) would hold about {est:.1e} states, more than the limit {MAX_CHAIN_STATES}",
+                subject(sys, policy)
+            )));
+        }
+        crate::progress::report(
+            "exact chain: certified truncation",
+            step as u64,
+            Some(MAX_CERTIFIED_STEPS as u64),
+            &format!("budget {budget:.1} nats (N1 = {n1}), about {est:.0} states (estimated)"),
+        );
+        let (m, pi) = match certified_truncation(
+            sys,
+            policy,
+            cert,
+            &p.weights,
+            budget,
+            CertifiedSolve {
+                max_states: MAX_CHAIN_STATES,
+                warm: Some(&warm),
+                groups,
+            },
+        ) {
+            Ok(x) => x,
+            Err(RedundancyError::Numerical(_)) if best.is_some() => break,
+            Err(e) => return Err(e),
+        };
+        let (number, response, total_number, total_response) =
+            proven_values(sys, &m, want, policy)?;
+        let all: Vec<&ProvenValue> = number
+            .iter()
+            .chain(&response)
+            .chain([&total_number, &total_response])
+            .collect();
+        let fewest = all.iter().map(|v| v.digits).min().unwrap_or(0);
+        let bound = all.iter().map(|v| v.half_width()).fold(0.0, f64::max);
+        // The largest half-width relative to the aim of its own value.
+        let ratio = all
+            .iter()
+            .map(|v| {
+                let aim = PROVEN_SHARE * 0.5 * v.mid().abs() * 10f64.powi(1 - want as i32);
+                v.half_width() / aim
+            })
+            .fold(0.0, f64::max);
+        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+            eprintln!(
+                "redundancy certified chain: budget {budget:.2} states {} N1 {n1} lumped {} bound {bound:.2e} digits {fewest} aim ratio {ratio:.2e}",
+                m.states, m.lumped
+            );
+        }
+        let r = CertifiedResult {
+            number,
+            response,
+            total_number,
+            total_response,
+            truncation_bound: bound,
+            digits: fewest,
+            weights: p.weights.clone(),
+            budget: m.budget,
+            states: m.states,
+            n1: m.n1,
+            margin: cert.margin().to_f64(),
+            constant: cert.constant().to_f64(),
+            exchanged: if m.lumped {
+                symmetry.as_ref().map(Symmetry::exchanged)
+            } else {
+                None
+            },
+            steps: step,
+        };
+        (states, from, warm) = (m.states, m.budget, pi);
+        let done = fewest >= want;
+        best = Some(r);
+        if done {
+            break;
+        }
+        let mut need = ratio;
+        if need <= 1.0 {
+            // The half-widths meet the aim and a boundary is straddled: once more, ten
+            // times lower.
+            if tightened {
+                break;
+            }
+            tightened = true;
+            need = 10.0;
+        }
+        if !need.is_finite() {
+            break;
+        }
+        // The bound's decay per nat of budget: between the last two truncations or, after
+        // the first, the decay of the solved chain's mass across the simplex's layers below
+        // its boundary (the bound is the exit flux times a return cost: it follows the
+        // mass near the boundary).
+        let (per_nat, margin) = match last {
+            Some((b0, r0)) if r0 > bound && m.budget > b0 => {
+                (((r0 / bound).ln() / (m.budget - b0)).clamp(0.2, 1.0), 0.5)
+            }
+            _ => match layer_decay(&warm, &p.weights, m.budget, p.weights.len()) {
+                Some(r) => (r.clamp(0.2, 1.0), LAYER_MARGIN_NATS),
+                None => (1.0, 0.5),
+            },
+        };
+        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+            eprintln!(
+                "redundancy certified chain: the bound decays {per_nat:.3} per nat of budget"
+            );
+        }
+        last = Some((m.budget, bound));
+        budget = m.budget + (need * PROVEN_OVERSHOOT).ln() / per_nat + margin;
+    }
+    best.ok_or_else(|| {
+        RedundancyError::Internal(format!(
+            "{}: no certified truncation was solved",
+            subject(sys, policy)
+        ))
+    })
+}
