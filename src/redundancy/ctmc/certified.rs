@@ -260,6 +260,31 @@ const PROVEN_OVERSHOOT: f64 = 10.0;
 /// under LRF-FCFS, 12 digits) missed the sum of the classes' by 3e-17 relative. It leaves
 /// 13 digits (half-widths below 5e-14 relative) reachable.
 const F64_SLACK: f64 = 1e-15;
+/// The bounds of [`straddle_factor`]: at least a factor of two (the enclosure's own
+/// half-width shrinks about as the bound, which the decay estimate may overstate), at most
+/// 10^3 (a value within 10^−3 of a unit of a rounding boundary would need a truncation
+/// many nats larger; the state limit stops it otherwise).
+const STRADDLE_FACTORS: (f64, f64) = (2.0, 1e3);
+/// Most truncations aimed at a straddled rounding boundary ([`straddle_factor`]).
+const MAX_TIGHTENINGS: usize = 2;
+
+/// The factor by which `v`'s half-width must shrink for every point of its enclosure to
+/// round to the same `want` significant digits: its half-width over half the distance
+/// from its midpoint to the nearest rounding boundary (a half unit in the last digit),
+/// within [`STRADDLE_FACTORS`]. The factor only aims the next truncation (the digits are
+/// decided by the enclosure), so f64 suffices: the midpoint over the unit carries about
+/// 10^(want − 16) units of error (want ≤ [`CHAIN_MAX_DIGITS`]).
+fn straddle_factor(v: &ProvenValue, want: u32) -> f64 {
+    let (mid, hw) = (v.mid().abs(), v.half_width());
+    if !(mid > 0.0 && mid.is_finite() && hw.is_finite()) {
+        return STRADDLE_FACTORS.1;
+    }
+    let unit = 10f64.powi(mid.log10().floor() as i32 + 1 - want as i32);
+    let frac = (mid / unit).fract();
+    let distance = (frac - 0.5).abs() * unit;
+    (hw / (0.5 * distance)).clamp(STRADDLE_FACTORS.0, STRADDLE_FACTORS.1)
+}
+
 /// Most certified truncations tried before the digits the last one proves are returned.
 const MAX_CERTIFIED_STEPS: usize = 6;
 
@@ -407,8 +432,9 @@ fn proven_values(
 /// digits (at most [`CHAIN_MAX_DIGITS`]): each step aims the largest half-width relative
 /// to its value at [`PROVEN_SHARE`] of half a unit in the last digit, from the bound's
 /// decay per nat of budget between the last two truncations (1 at first); when the
-/// half-widths meet that aim and an enclosure still straddles a rounding boundary, one
-/// more step aims ten times lower. Stops after [`MAX_CERTIFIED_STEPS`] truncations or when
+/// half-widths meet that aim and an enclosure still straddles a rounding boundary, the next
+/// step aims it at half its distance to that boundary ([`straddle_factor`]; at most
+/// [`MAX_TIGHTENINGS`] times). Stops after [`MAX_CERTIFIED_STEPS`] truncations or when
 /// the next would exceed [`MAX_CHAIN_STATES`]: the last one's proven digits are returned
 /// (never a digit the enclosure does not prove). An error only when not even the first
 /// truncation fits.
@@ -436,7 +462,7 @@ pub fn solve_certified(
     let mut warm = p.pi1;
     let mut best: Option<CertifiedResult> = None;
     let mut last: Option<(f64, f64)> = None;
-    let mut tightened = false;
+    let mut tightenings = 0;
     for step in 1..=MAX_CERTIFIED_STEPS {
         // The first estimate scales the pilot's box (no level set in it); later ones the
         // last truncation, which holds the level set already (an overestimate: that part
@@ -490,9 +516,15 @@ pub fn solve_certified(
                 v.half_width() / aim
             })
             .fold(0.0, f64::max);
+        // What a value straddling a rounding boundary needs ([`straddle_factor`]).
+        let straddle = all
+            .iter()
+            .filter(|v| v.digits < want)
+            .map(|v| straddle_factor(v, want))
+            .fold(STRADDLE_FACTORS.0, f64::max);
         if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
             eprintln!(
-                "redundancy certified chain: budget {budget:.2} states {} N1 {n1} lumped {} bound {bound:.2e} digits {fewest} aim ratio {ratio:.2e}",
+                "redundancy certified chain: budget {budget:.2} states {} N1 {n1} lumped {} bound {bound:.2e} digits {fewest} aim ratio {ratio:.2e} straddle {straddle:.2e}",
                 m.states, m.lumped
             );
         }
@@ -522,15 +554,19 @@ pub fn solve_certified(
         if done {
             break;
         }
-        let mut need = ratio;
+        // The factor by which the largest half-width must shrink (relative to its aim), and
+        // how many times below that the next truncation aims.
+        let (mut need, mut overshoot) = (ratio, PROVEN_OVERSHOOT);
         if need <= 1.0 {
-            // The half-widths meet the aim and a boundary is straddled: once more, ten
-            // times lower.
-            if tightened {
+            // The half-widths meet the aim and an enclosure still straddles a rounding
+            // boundary: aim each such half-width at half its value's distance to that
+            // boundary (a few nats of budget where a fixed factor of ten cost ten).
+            if tightenings == MAX_TIGHTENINGS {
                 break;
             }
-            tightened = true;
-            need = 10.0;
+            tightenings += 1;
+            need = straddle;
+            overshoot = 1.0;
         }
         if !need.is_finite() {
             break;
@@ -554,7 +590,7 @@ pub fn solve_certified(
             );
         }
         last = Some((m.budget, bound));
-        budget = m.budget + (need * PROVEN_OVERSHOOT).ln() / per_nat + margin;
+        budget = m.budget + (need * overshoot).ln() / per_nat + margin;
     }
     best.ok_or_else(|| {
         RedundancyError::Internal(format!(
@@ -562,4 +598,42 @@ pub fn solve_certified(
             subject(sys, policy)
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(lo: &str, hi: &str, want: u32) -> ProvenValue {
+        let f = |s: &str| Float::with_val(PROVEN_BITS, Float::parse(s).expect("a decimal"));
+        ProvenValue::of(Interval::new(f(lo), f(hi)), want)
+    }
+
+    /// Expected factors by hand: at 12 significant digits the value 1.2345678901249 lies
+    /// 0.01 units of the last digit (1e−13) below the boundary 1.23456789012|5; its
+    /// enclosure of half-width 2e−13 must shrink to 0.5e−13, a factor of 4 (tolerance
+    /// 1e−2 relative: in f64 the midpoint over the unit, 1.2e11, carries about 1e−5 units
+    /// of error against a distance of 0.01 units). A value 0.2 units from the nearest
+    /// boundary with a tiny half-width gets the floor 2; one on a boundary the ceiling
+    /// 10^3.
+    #[test]
+    fn a_straddled_boundary_asks_for_half_its_distance() {
+        let v = value("1.2345678901247", "1.2345678901251", 12);
+        assert!(
+            v.digits < 12,
+            "the enclosure straddles 1.23456789012|5: {v:?}"
+        );
+        let k = straddle_factor(&v, 12);
+        assert!((k - 4.0).abs() < 4e-2, "factor {k}, expected 4");
+        // 0.9876543210987 is 0.2 units (of 1e−12) below the boundary 0.987654321098|75.
+        let far = value("0.98765432109869", "0.98765432109871", 12);
+        assert_eq!(straddle_factor(&far, 12), STRADDLE_FACTORS.0);
+        // On the boundary 3.14159265358|5 (within the f64 error, 1e−4 units) with a
+        // half-width of 0.1 units: a factor of 2000 or more, capped.
+        let on = value("3.141592653584", "3.141592653586", 12);
+        assert_eq!(straddle_factor(&on, 12), STRADDLE_FACTORS.1);
+        // The same value at 11 digits: the boundary 1.2345678901|25 is 0.049 units of
+        // 1e−10 away (4.9e−12), so half-width 2e−13 needs only the floor.
+        assert_eq!(straddle_factor(&v, 11), STRADDLE_FACTORS.0);
+    }
 }
