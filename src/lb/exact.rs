@@ -69,16 +69,39 @@
 //!
 //! The truncation is grown until the bound on the truncation error and the solve's error
 //! bound leave the digits asked certain: the simplex's level by the log of its own bound's
-//! ratio to the target (the bound decays about e^{−1} per nat of level; the rate is
-//! measured once two levels are solved), a pools' box from the stationary mass on its
-//! face. A finite
+//! ratio to the target (the bound decays about e^{−1} per nat of level, times a power
+//! K^p of the level, p = 2 until two levels are solved and fitted between them after), a
+//! pools' box from the stationary mass on its face. A finite
 //! buffer needs no truncation (every state is kept; the bound is then only the solve's).
 //! A truncation whose bound is more than `CANNOT_PRINT_RATIO` (20) times its target cannot
 //! print the digits asked (its enclosure is wider than a unit of the last digit), so its
 //! stationary solve is not refined past the first residual even when the solve's error
 //! bound is above its share: the next truncation starts from its π̂ either way (measured
 //! 2026-12-04 at N = 5, d = 5, λ = 0.95: the 334 077-state truncation at 51 nats, bound 27
-//! times its target, spent 4.8 s of its 5.1 s in that refinement).
+//! times its target, saves the 12 GMRES iterations of that refinement, of the 128 its
+//! solves take).
+//!
+//! **Where the time goes** (2026-12-04, main at 4aea640, `TASKASSIGN_TRACE_EXACT=1`, user
+//! seconds on 2 shared cores at load 2–8): N = 5, d = 2, λ = 0.9, 7.7 s: the pilot (10 556
+//! states), level 29.9 nats (78 671 states, 0.7 s) and level 47.2 (604 469 states: explore
+//! 0.5 s, stationary 3.2 s for 43 GMRES iterations, the bound's 4 solves 4.4 s for 64
+//! iterations in 10 refinement cycles), 398 MB peak; N = 5, d = 5, λ = 0.95, 8.2 s: levels
+//! 29.9, 51.1 (334 077 states) and 56.1 (563 480 states; 64 iterations, 52 of them the
+//! bound's), 325 MB. About 0.07 s a GMRES iteration at 600 000 states, in the ILU(0)
+//! triangular solves (28 % of the profile), the sparse products (21 %) and Gram–Schmidt
+//! (13 %). The larger cases spend their time in whole extra truncations: N = 5, d = 2,
+//! λ = 0.95 (81 s user, 1.72 GB) solved 2 359 266 states at 49.4 nats, whose bound met its
+//! target but whose enclosure straddled a rounding boundary of the 12th digit, then
+//! 2 634 259 states at 52.3; N = 4, d = 4, λ = 0.95 solved levels 48.8, 52.0 and 54.7
+//! (the exponent p = 2 assumed then undershot twice, then a straddle). The exponents fitted
+//! between the first two levels are 4.4 (N = 5, d = 2, λ = 0.9), 4.7 (the same with
+//! replacement), 2.9 (λ = 0.95), 7.1–10 (N = 5, d = 5, λ = 0.95, with and without
+//! replacement) and 7.7 (N = 4, d = 4, λ = 0.95); p = N + 1 assumed instead (tried
+//! 2026-12-04) saved a truncation at N = 5, d = 5 with replacement (19.1 → 11.7 s user) and
+//! N = 4, d = 4 (6.1 → 5.1 s) but overshot N = 5, d = 2, λ = 0.9 (732 653 states instead
+//! of 604 469, 9.4 → 11.2 s, 398 → 479 MB) and moved N = 5, d = 5 without replacement's
+//! intermediate level up without removing it (9.9 → 13.2 s), so p = 2 is kept: one
+//! exponent does not fit the family, the polynomial factor depends on d and λ.
 //!
 //! **Outputs.** Mean tasks per server, the occupancy q_i = E\[A_i\]/N, the blocking
 //! probability E\[P(all d sampled full)\] (by PASTA the fraction of arrivals discarded),
@@ -921,8 +944,8 @@ fn solve_chain(
         let err = b.solve_error[0].max(b.solve_error[1] / nf);
         // An intermediate truncation whose bound alone keeps the digits asked out of reach
         // is not refined: the refinement cannot make it the last one, and the next
-        // truncation starts from this π̂ either way (N = 5, d = 5, λ = 0.95: 4.8 s of the
-        // stationary solve at level 51 nats, whose bound was 27 times its target).
+        // truncation starts from this π̂ either way (N = 5, d = 5, λ = 0.95: 12 of the 128
+        // GMRES iterations at level 51 nats, whose bound was 27 times its target).
         let bound = b
             .enclose_value(mean, Bounded::ByGrowth(1.0 / nf))
             .truncation;
