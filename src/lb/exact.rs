@@ -69,10 +69,39 @@
 //!
 //! The truncation is grown until the bound on the truncation error and the solve's error
 //! bound leave the digits asked certain: the simplex's level by the log of its own bound's
-//! ratio to the target (the bound decays about e^{−1} per nat of level; the rate is
-//! measured once two levels are solved), a pools' box from the stationary mass on its
-//! face. A finite
+//! ratio to the target (the bound decays about e^{−1} per nat of level, times a power
+//! K^p of the level, p = 2 until two levels are solved and fitted between them after), a
+//! pools' box from the stationary mass on its face. A finite
 //! buffer needs no truncation (every state is kept; the bound is then only the solve's).
+//! A truncation whose bound is more than `CANNOT_PRINT_RATIO` (20) times its target cannot
+//! print the digits asked (its enclosure is wider than a unit of the last digit), so its
+//! stationary solve is not refined past the first residual even when the solve's error
+//! bound is above its share: the next truncation starts from its π̂ either way (measured
+//! 2026-12-04 at N = 5, d = 5, λ = 0.95: the 334 077-state truncation at 51 nats, bound 27
+//! times its target, saves the 12 GMRES iterations of that refinement, of the 128 its
+//! solves take).
+//!
+//! **Where the time goes** (2026-12-04, main at 4aea640, `TASKASSIGN_TRACE_EXACT=1`, user
+//! seconds on 2 shared cores at load 2–8): N = 5, d = 2, λ = 0.9, 7.7 s: the pilot (10 556
+//! states), level 29.9 nats (78 671 states, 0.7 s) and level 47.2 (604 469 states: explore
+//! 0.5 s, stationary 3.2 s for 43 GMRES iterations, the bound's 4 solves 4.4 s for 64
+//! iterations in 10 refinement cycles), 398 MB peak; N = 5, d = 5, λ = 0.95, 8.2 s: levels
+//! 29.9, 51.1 (334 077 states) and 56.1 (563 480 states; 64 iterations, 52 of them the
+//! bound's), 325 MB. About 0.07 s a GMRES iteration at 600 000 states, in the ILU(0)
+//! triangular solves (28 % of the profile), the sparse products (21 %) and Gram–Schmidt
+//! (13 %). The larger cases spend their time in whole extra truncations: N = 5, d = 2,
+//! λ = 0.95 (81 s user, 1.72 GB) solved 2 359 266 states at 49.4 nats, whose bound met its
+//! target but whose enclosure straddled a rounding boundary of the 12th digit, then
+//! 2 634 259 states at 52.3; N = 4, d = 4, λ = 0.95 solved levels 48.8, 52.0 and 54.7
+//! (the exponent p = 2 assumed then undershot twice, then a straddle). The exponents fitted
+//! between the first two levels are 4.4 (N = 5, d = 2, λ = 0.9), 4.7 (the same with
+//! replacement), 2.9 (λ = 0.95), 7.1–10 (N = 5, d = 5, λ = 0.95, with and without
+//! replacement) and 7.7 (N = 4, d = 4, λ = 0.95); p = N + 1 assumed instead (tried
+//! 2026-12-04) saved a truncation at N = 5, d = 5 with replacement (19.1 → 11.7 s user) and
+//! N = 4, d = 4 (6.1 → 5.1 s) but overshot N = 5, d = 2, λ = 0.9 (732 653 states instead
+//! of 604 469, 9.4 → 11.2 s, 398 → 479 MB) and moved N = 5, d = 5 without replacement's
+//! intermediate level up without removing it (9.9 → 13.2 s), so p = 2 is kept: one
+//! exponent does not fit the family, the polynomial factor depends on d and λ.
 //!
 //! **Outputs.** Mean tasks per server, the occupancy q_i = E\[A_i\]/N, the blocking
 //! probability E\[P(all d sampled full)\] (by PASTA the fraction of arrivals discarded),
@@ -767,9 +796,10 @@ fn solve_traced(
     max_states: usize,
     warm: Option<HashMap<Occ, f64>>,
     label: std::fmt::Arguments<'_>,
+    stage: Stage,
 ) -> Result<(Solved, f64), LbError> {
     let faces = matches!(region, Region::Box(_));
-    let s = solve_chain(system, Some(region), want, max_states, warm)?;
+    let s = solve_chain(system, Some(region), want, max_states, warm, stage)?;
     let r = &s.result;
     let target = truncation_target(r.mean_tasks.value, want);
     if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
@@ -786,12 +816,38 @@ fn solve_traced(
     Ok((s, target))
 }
 
+/// Whether a truncation may be the last one of a growth: an [`Stage::Intermediate`] one
+/// (another, larger truncation follows unless its own digits or bound end the growth) skips
+/// the refinement of its stationary solve when its truncation bound alone already keeps it
+/// from printing the digits asked ([`cannot_print`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Another truncation follows if this one falls short.
+    Intermediate,
+    /// The result is returned whatever it certifies.
+    Final,
+}
+
+/// Ratio of a truncation bound of `mean_tasks` to its target ([`truncation_target`], 0.05–0.5
+/// units of the last digit asked, by the leading digit) at which the enclosure is wider
+/// than a unit of that digit whatever the solve's error: its two ends then round apart at
+/// the last digit, so the truncation cannot print the digits asked and is not the last
+/// one of the growth.
+const CANNOT_PRINT_RATIO: f64 = 20.0;
+
+/// Whether a truncation bound `bound` of a `mean_tasks` near `mean` keeps `want` digits
+/// from being certified ([`CANNOT_PRINT_RATIO`]).
+fn cannot_print(bound: f64, mean: f64, want: u32) -> bool {
+    bound > CANNOT_PRINT_RATIO * truncation_target(mean, want)
+}
+
 fn solve_chain(
     system: &JsqSystem,
     trunc: Option<Region>,
     digits: u32,
     max_states: usize,
     warm: Option<HashMap<Occ, f64>>,
+    stage: Stage,
 ) -> Result<Solved, LbError> {
     let n = system.servers() as usize;
     let model = system.model();
@@ -886,7 +942,20 @@ fn solve_chain(
         }
         let allowed = SOLVE_SHARE * truncation_target(mean.min(q1), digits);
         let err = b.solve_error[0].max(b.solve_error[1] / nf);
-        if !(err <= allowed) {
+        // An intermediate truncation whose bound alone keeps the digits asked out of reach
+        // is not refined: the refinement cannot make it the last one, and the next
+        // truncation starts from this π̂ either way (N = 5, d = 5, λ = 0.95: 12 of the 128
+        // GMRES iterations at level 51 nats, whose bound was 27 times its target).
+        let bound = b
+            .enclose_value(mean, Bounded::ByGrowth(1.0 / nf))
+            .truncation;
+        let hopeless = stage == Stage::Intermediate && cannot_print(bound, mean, digits);
+        if hopeless && !(err <= allowed) && std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+            eprintln!(
+                "  solve error {err:.2e} above {allowed:.2e}, not refined: bound {bound:.2e} cannot print {digits} digits"
+            );
+        }
+        if !(err <= allowed) && !hopeless {
             if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
                 eprintln!(
                     "  solve error {err:.2e} above {allowed:.2e} at residual {:.2e}: refining",
@@ -1206,11 +1275,19 @@ pub fn exact(system: &JsqSystem, opts: &ExactOptions) -> Result<ExactResult, LbE
             )));
         }
         check_size(system, None, opts.max_states)?;
-        return Ok(solve_chain(system, None, want, opts.max_states, None)?.result);
+        return Ok(solve_chain(system, None, want, opts.max_states, None, Stage::Final)?.result);
     }
     if let Some(t) = opts.truncation {
         check_size(system, Some(t), opts.max_states)?;
-        return Ok(solve_chain(system, Some(Region::Box(t)), want, opts.max_states, None)?.result);
+        return Ok(solve_chain(
+            system,
+            Some(Region::Box(t)),
+            want,
+            opts.max_states,
+            None,
+            Stage::Final,
+        )?
+        .result);
     }
     let kind = system.model().kind();
     if kind == ModelKind::Queues {
@@ -1230,6 +1307,11 @@ pub fn exact(system: &JsqSystem, opts: &ExactOptions) -> Result<ExactResult, LbE
     let mut warm: Option<HashMap<Occ, f64>> = None;
     let mut growths = 0;
     loop {
+        let stage = if growths >= MAX_GROWTHS {
+            Stage::Final
+        } else {
+            Stage::Intermediate
+        };
         let (s, target) = solve_traced(
             system,
             Region::Box(t),
@@ -1237,6 +1319,7 @@ pub fn exact(system: &JsqSystem, opts: &ExactOptions) -> Result<ExactResult, LbE
             opts.max_states,
             warm.take(),
             format_args!("{t:?}"),
+            stage,
         )?;
         let r = &s.result;
         crate::progress::report(
@@ -1357,7 +1440,14 @@ fn exact_simplex(
         )));
     }
     let clock = std::time::Instant::now();
-    let first = solve_chain(system, Some(Region::Simplex(pilot)), want, max, None)?;
+    let first = solve_chain(
+        system,
+        Some(Region::Simplex(pilot)),
+        want,
+        max,
+        None,
+        Stage::Intermediate,
+    )?;
     // Seconds per state of a solve, from the pilot (for the estimate shown before each
     // larger solve; the solve's cost grows a little faster than its states).
     let per_state = clock.elapsed().as_secs_f64() / first.result.states.max(1) as f64;
@@ -1417,6 +1507,11 @@ fn exact_simplex(
                 1.5 * per_state * states
             ),
         );
+        let stage = if last || growths >= MAX_GROWTHS {
+            Stage::Final
+        } else {
+            Stage::Intermediate
+        };
         let (s, target) = solve_traced(
             system,
             Region::Simplex(region),
@@ -1424,6 +1519,7 @@ fn exact_simplex(
             max,
             warm.take(),
             format_args!("level {k:.2}"),
+            stage,
         )?;
         let r = &s.result;
         if r.digits < want && r.truncation_bound <= target && tighten == 1.0 && !last {
@@ -1532,6 +1628,42 @@ mod tests {
         }
         rec(0, n, p, u64::from(p.level) + extra, &mut x, &mut out);
         out
+    }
+
+    #[test]
+    fn a_bound_that_cannot_print_leaves_no_enclosure_with_the_digits_asked() {
+        // Expected: no digits. Source: rounding to the nearest (certify_pair rounds both ends
+        // at the last digit asked): two ends a unit of that digit or more apart round apart,
+        // and the truncation bound alone widens the enclosure by itself above the value.
+        // Tolerance: exact (digit counts). The means cover both ends of the leading digit,
+        // where the target is 0.05 (1.0…) and 0.5 (9.9…) units of the last digit.
+        for &mean in &[
+            1.0,
+            1.000_01,
+            3.122_968_895_66,
+            4.585_611_170_32,
+            9.999,
+            0.012_5,
+        ] {
+            for want in [6u32, 10, 12, 14] {
+                let bound = 1.000_001 * CANNOT_PRINT_RATIO * truncation_target(mean, want);
+                assert!(cannot_print(bound, mean, want));
+                // The enclosure is at least `bound` wide; the most favourable place for it
+                // is centred on a point of the last digit's grid (the mean rounded there).
+                let grid: f64 = format!("{:.*e}", want as usize - 1, mean).parse().unwrap();
+                for shift in [-0.5, -0.25, 0.0, 0.25, 0.5] {
+                    let lo = grid + (shift - 0.5) * bound;
+                    let hi = lo + bound;
+                    let c = certify_pair(&Float::with_val(64, lo), &Float::with_val(64, hi), want);
+                    assert!(
+                        c.digits < want,
+                        "mean {mean} want {want}: [{lo}, {hi}] prints {} ({} digits)",
+                        c.text,
+                        c.digits
+                    );
+                }
+            }
+        }
     }
 
     #[test]
@@ -1830,7 +1962,7 @@ mod tests {
             w.extend_from_slice(gaps);
             let solve = |level: f64| {
                 let r = Region::Simplex(simplex_of(&w, level));
-                solve_chain(&system, Some(r), 14, 4_000_000, None)
+                solve_chain(&system, Some(r), 14, 4_000_000, None, Stage::Final)
                     .unwrap()
                     .result
             };
