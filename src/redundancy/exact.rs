@@ -110,7 +110,27 @@ pub fn solve(
         let why = match lyapunov_search(sys, policy) {
             LyapunovVerdict::Found(cert) => {
                 match ctmc::solve_certified(sys, policy, chain_digits, &cert) {
-                    Ok(r) => return Ok(Solution::Certified(r)),
+                    Ok(r) if r.digits >= chain_digits.min(ctmc::CHAIN_MAX_DIGITS) => {
+                        return Ok(Solution::Certified(r))
+                    }
+                    Ok(r) => {
+                        // The proof stopped short of the digits asked (a limit: the
+                        // ball of states below the certificate's level can hold most of
+                        // the state budget). The estimate is printed instead when it
+                        // certifies more digits by two truncations, saying how far the
+                        // proof got; else the proven digits stand.
+                        match ctmc::solve(sys, policy, chain_digits, None) {
+                            Ok(est) if est.digits > r.digits => {
+                                let why = format!(
+                                    "a certificate was found, but the certified truncation proves only {} digits ({})",
+                                    r.digits,
+                                    r.stopped.as_deref().unwrap_or("its growth stopped")
+                                );
+                                return Ok(Solution::Chain(est, why));
+                            }
+                            _ => return Ok(Solution::Certified(r)),
+                        }
+                    }
                     Err(RedundancyError::Numerical(e)) => format!(
                         "a certificate was found, but the certified truncation did not fit ({e})"
                     ),
@@ -168,6 +188,9 @@ pub struct ExactReport {
     pub truncation_bound: Option<f64>,
     /// The enclosures of the printed values, when a proven bound backs them.
     pub enclosures: Option<Enclosures>,
+    /// Why the certified growth stopped before every value had the digits asked (the
+    /// limit it met and what to do); `None` otherwise.
+    pub stopped: Option<String>,
     /// The values as f64 (for claims and comparisons).
     pub response_f64: Vec<f64>,
     /// E[T] as f64.
@@ -264,6 +287,7 @@ pub fn exact(
                 total_number,
                 total_response,
                 solved_by: Method::ProductForm,
+                stopped: None,
                 method: "product form (Gardner et al. 2016; Bonald & Comte 2017), its normalising sum summed in closed form over the phases of the busy union, in MPFR at two precisions".into(),
                 truncation: "none: each phase's stays are a geometric series, summed exactly".into(),
                 digits: fewest,
@@ -286,6 +310,7 @@ pub fn exact(
         number_f64: r.number.iter().map(|v| v.value).collect(),
         total_response_f64: r.total_response.value,
         solved_by: Method::Chain,
+        stopped: None,
         method: format!(
             "Markov chain of class counts and server groups{} ({} states{}), two-level solve over the total-job levels (GMRES, an ILU(0) smoother around an exact level-chain correction; relative residual {:.1e} with double-double refinement)",
             match &r.exchanged {
@@ -348,6 +373,7 @@ fn certified_report(
         number_f64: mid(&r.number),
         total_response_f64: r.total_response.mid(),
         solved_by: Method::CertifiedChain,
+        stopped: r.stopped.clone(),
         method: format!(
             "Markov chain of class counts and server groups{} ({} states{}), two-level solve over the total-job levels (GMRES, an ILU(0) smoother around an exact level-chain correction, double-double refinement); truncation bounded by the regenerative enclosure (Infanger & Glynn 2022) with a Foster-Lyapunov certificate V = n'Pn + g(sigma).n (Meyn & Tweedie 2009, ch. 14)",
             match &r.exchanged {

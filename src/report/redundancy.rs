@@ -141,9 +141,12 @@ pub fn exact_record(sys: &ClassSystem, r: &ExactReport, wanted: u32) -> Record {
         rec.text(
             "note",
             format!(
-                "only {} of the {wanted} requested significant digits are certified ({})",
+                "only {} of the {wanted} requested significant digits are certified ({}){}",
                 r.digits,
-                r.solved_by.certified_by()
+                r.solved_by.certified_by(),
+                r.stopped
+                    .as_ref()
+                    .map_or(String::new(), |why| format!(": {why}"))
             ),
         );
     }
