@@ -99,6 +99,18 @@
 //! neighbourhood): otherwise, and for TAGS-minmax (a largest term), the branch and bound
 //! runs alone.
 //!
+//! **Trace.** With `TASKASSIGN_TRACE_PROVEN` set, the search prints on standard error
+//! which rungs of the basin's ladder were proven convex and, at its end, the boxes it kept
+//! by the decade of their relative distance from the start and those left by distance and
+//! width: where the boxes that are not discarded lie. TAGS Exp(1), load 1.5, 20 digits
+//! (2026-12-04): at h = 5 the basin is proven at 5·10^−3 and, before the second-order form,
+//! of 132 095 boxes evaluated 15 000 were kept 10^−3 to 10^−2 (relative) from the start,
+//! 36 600 at 10^−2 to 10^−1 and 14 100 at 10^−1 to 1 (the mean-value form in s needs boxes
+//! several times narrower than their distance from the basin; with the form 466, 1 653 and
+//! 6 051 of 16 989); at h = 8 (load 2) the basin
+//! is proven only at 10^−4 and, with the form, the boxes left after 200 000 lie 0.1 to 1
+//! away with widths 0.1 to 1, where every bound is first-order.
+//!
 //! **The pair programme** (SITA from 3 hosts, [`pairs`]). Before the branch and bound, the
 //! complement of a convex basin N (relative half-width 0.1 down to 10^−3) is bounded over
 //! one partition of the cutoff axis shared by every cutoff: each host's term on each pair of
