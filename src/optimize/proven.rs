@@ -40,8 +40,10 @@
 //! be several times narrower than their distance from it: TAGS Exp(1), every host
 //! active, 20 digits (2026-12-04, user seconds on 2 loaded cores): h = 5 at load 1.5
 //! 132 095 → 16 989 boxes (65 → 12 s; 22 447 without the smear rule below), BP(1, 10^10,
-//! 1.5) h = 5 174 767 → 14 483, h = 6 at load 1.8 one digit in 200 000 boxes → closed in
-//! 59 233 (50 s).
+//! 1.5) h = 5 174 767 → 14 483, h = 6 one digit in 200 000 boxes → closed in 199 261;
+//! Exp(1) h = 6 at load 1.8 one digit in 200 000 boxes → closed in 59 233 (50 s); a
+//! hyperexponential (mean 1, SCV 10) h = 5 58 553 → 10 373, h = 6 at load 2 two digits in
+//! 200 000 boxes → closed in 86 513. Exp(1) h = 8 at load 2 stays open (1 digit).
 //!
 //! **Branch and bound.** SITA splits the cutoff of largest smear ([`split_axis`]: the
 //! gradient in u enclosed over the box times the law's mass in the interval), TAGS the
