@@ -31,8 +31,24 @@
 //! (2026-12-04): h = 5 11 925 → 3 545 boxes, h = 6 72 459 → 13 461, h = 7 565 905 →
 //! 65 739 (with the smear rule below); h = 8 still needs more than 200 000.
 //!
+//! **TAGS's second-order form.** Where every cutoff interval is finite, positive and
+//! narrower than [`SECOND_ORDER_SPAN`] and the density's slope is enclosed (the laws of the
+//! convex basin below), TAGS gets the same second-order form: its Hessian in the quantiles
+//! is enclosed over the box by the basin's jets ([`basin`]: b = Q(u_b) with
+//! d²b/du_b² = −f'(b)/f(b)³, the one place the slope enters). Without it TAGS's boxes near
+//! the basin were bounded by the mean-value form in s, second-order only, and they had to
+//! be several times narrower than their distance from it: TAGS Exp(1), every host
+//! active, 20 digits (2026-12-04, user seconds on 2 loaded cores): h = 5 at load 1.5
+//! 132 095 → 16 989 boxes (65 → 12 s; 22 447 without the smear rule below), BP(1, 10^10,
+//! 1.5) h = 5 174 767 → 14 483, h = 6 one digit in 200 000 boxes → closed in 199 261;
+//! Exp(1) h = 6 at load 1.8 one digit in 200 000 boxes → closed in 59 233 (50 s); a
+//! hyperexponential (mean 1, SCV 10) h = 5 58 553 → 10 373, h = 6 at load 2 two digits in
+//! 200 000 boxes → closed in 86 513. Exp(1) h = 8 at load 2 stays open (1 digit).
+//!
 //! **Branch and bound.** SITA splits the cutoff of largest smear ([`split_axis`]: the
-//! gradient in u enclosed over the box times the law's mass in the interval); otherwise
+//! gradient in u enclosed over the box times the law's mass in the interval), TAGS the
+//! one of largest |∂J/∂s| enclosed over the box (its mean-value form's) times the
+//! interval's width ([`smear_in_s`]); otherwise
 //! the box of largest relative width is split at a point inside it
 //! (its midpoint, the geometric mean of a wide positive box, or the law's median of the
 //! box); a box whose lower bound exceeds the best proven upper value is discarded, and
@@ -84,6 +100,18 @@
 //! and every host active at the start (a cutoff at +∞, an idle host, has no quantile
 //! neighbourhood): otherwise, and for TAGS-minmax (a largest term), the branch and bound
 //! runs alone.
+//!
+//! **Trace.** With `TASKASSIGN_TRACE_PROVEN` set, the search prints on standard error
+//! which rungs of the basin's ladder were proven convex and, at its end, the boxes it kept
+//! by the decade of their relative distance from the start and those left by distance and
+//! width: where the boxes that are not discarded lie. TAGS Exp(1), load 1.5, 20 digits
+//! (2026-12-04): at h = 5 the basin is proven at 5·10^−3 and, before the second-order form,
+//! of 132 095 boxes evaluated 15 000 were kept 10^−3 to 10^−2 (relative) from the start,
+//! 36 600 at 10^−2 to 10^−1 and 14 100 at 10^−1 to 1 (the mean-value form in s needs boxes
+//! several times narrower than their distance from the basin; with the form 466, 1 653 and
+//! 6 051 of 16 989); at h = 8 (load 2) the basin
+//! is proven only at 10^−4 and, with the form, the boxes left after 200 000 lie 0.1 to 1
+//! away with widths 0.1 to 1, where every bound is first-order.
 //!
 //! **The pair programme** (SITA from 3 hosts, [`pairs`]). Before the branch and bound, the
 //! complement of a convex basin N (relative half-width 0.1 down to 10^−3) is bounded over
@@ -322,8 +350,8 @@ struct BoxBound {
     fixed: bool,
     /// ln(max |G_k| · ΔU_k) per cutoff, G the objective's gradient in u enclosed over the
     /// box and ΔU_k the law's mass in its interval: how much cutoff k can move the
-    /// objective over the box (SITA, where the mean-value form applies; empty elsewhere),
-    /// which [`split_axis`] splits first.
+    /// objective over the box (SITA, where the mean-value form applies; for TAGS the same
+    /// in s, [`smear_in_s`]; empty elsewhere), which [`split_axis`] splits first.
     smear: Vec<f64>,
 }
 
@@ -449,7 +477,7 @@ impl Problem<'_> {
         self.bound_below(cut, None)
     }
 
-    /// [`Problem::bound`], SITA's costlier bounds tried last, on the face the monotonicity
+    /// [`Problem::bound`], SITA's costlier bounds (and TAGS's second-order form) tried last, on the face the monotonicity
     /// test leaves, and only where the other bounds leave the box at or below `keep` (a box
     /// above it is discarded anyway): where some cutoff spans more than
     /// [`SECOND_ORDER_SPAN`] in ln s the natural bound chained over [`SITA_PIECES`] pieces
@@ -478,7 +506,7 @@ impl Problem<'_> {
             }
         }
         let worth = kept(&bb)
-            && self.obj.kind == ChainKind::Sita
+            && matches!(self.obj.kind, ChainKind::Sita | ChainKind::Tags)
             && !self.obj.max
             && ordered(&bb.cut)
             && !bb.cut.iter().all(Interval::is_point)
@@ -603,6 +631,8 @@ impl Problem<'_> {
         let lb = self.floored(lb);
         let smear = if self.obj.kind == ChainKind::Sita && grad.len() == cut.len() {
             self.smear(&cut, &grad)?
+        } else if self.obj.kind == ChainKind::Tags && !self.obj.max && grad.len() == cut.len() {
+            smear_in_s(&cut, &grad)
         } else {
             Vec::new()
         };
@@ -857,7 +887,7 @@ fn widest(cut: &[Interval], mass: impl Fn(&Interval) -> f64, bits: u32) -> Optio
 
 /// The cutoff of `bb` to split: the one of largest smear ([`BoxBound::smear`]) among the
 /// finite positive intervals wider than 2^−64 relative, where every cutoff has one (SITA's
-/// mean-value form applied); else the widest ([`widest`]). The smear is how far a cutoff
+/// or TAGS's mean-value form applied); else the widest ([`widest`]). The smear is how far a cutoff
 /// can move the objective over the box, so the halves' bounds gain most where it is
 /// largest (the ranking of interval branch and bound's "smear" rule); the widest in ln s
 /// splits cutoffs whose interval hardly moves the objective as often as the others. Only
@@ -887,6 +917,33 @@ fn split_axis(bb: &BoxBound, mass: impl Fn(&Interval) -> f64, bits: u32) -> Opti
         }
     }
     widest(cut, mass, bits)
+}
+
+/// TAGS's [`BoxBound::smear`]: ln(max |G_k| · (hi_k − lo_k)), G the mean-value form's
+/// gradient in the cutoffs s enclosed over the box (−∞ for a point; +∞ where it is not
+/// finite or the form gave no slope there, so that such a cutoff is split first). Only
+/// ranks the cutoffs.
+fn smear_in_s(cut: &[Interval], grad: &[Interval]) -> Vec<f64> {
+    cut.iter()
+        .zip(grad)
+        .map(|(c, g)| {
+            if c.is_point() {
+                return f64::NEG_INFINITY;
+            }
+            if g.is_point() && g.lo().is_zero() {
+                return f64::INFINITY;
+            }
+            let gm =
+                Float::with_val(64, g.lo().abs_ref()).max(&Float::with_val(64, g.hi().abs_ref()));
+            let w = Float::with_val(64, c.hi() - c.lo());
+            let v = Float::with_val(64, gm * w).ln().to_f64();
+            if v.is_nan() {
+                f64::INFINITY
+            } else {
+                v
+            }
+        })
+        .collect()
 }
 
 /// The relative width of a positive finite interval on a log scale, ln(1 + (hi − lo)/lo)
@@ -1094,6 +1151,7 @@ fn proven_from(
     } else {
         let mut heap = BinaryHeap::new();
         let mut boxes = 0;
+        let mut kept = Where::default();
         let consider = |cand: Option<Interval>,
                         centre: &[Float],
                         best: &mut Interval,
@@ -1193,10 +1251,14 @@ fn proven_from(
                     bb.lb = top.lb.clone();
                 }
                 if bb.lb <= *best.hi() {
+                    kept.note(&bb.cut, start);
                     heap.push(bb);
                 }
             }
         };
+        if trace() {
+            kept.show(&heap, start, boxes);
+        }
         let value_lo = match pair_lo {
             Some(p) if p > value_lo => p,
             _ => value_lo,
@@ -1226,6 +1288,97 @@ fn proven_from(
         bits,
         pairs: pair_stats,
     })
+}
+
+/// Whether `TASKASSIGN_TRACE_PROVEN` asks for the basin's rungs and where the kept boxes
+/// lie on standard error.
+fn trace() -> bool {
+    std::env::var_os("TASKASSIGN_TRACE_PROVEN").is_some()
+}
+
+/// How far the box `cut` lies from the point `start`: the largest over the cutoffs of the
+/// distance from start_k to the interval, relative to start_k (0 inside); +∞ where the
+/// start is not finite. Only the trace reads it.
+fn distance_from(cut: &[Interval], start: &[Float]) -> f64 {
+    let mut d = 0.0f64;
+    for (c, x) in cut.iter().zip(start) {
+        let x64 = x.to_f64();
+        let (lo, hi) = (c.lo().to_f64(), c.hi().to_f64());
+        let off = if x64 < lo {
+            lo - x64
+        } else if x64 > hi {
+            x64 - hi
+        } else {
+            0.0
+        };
+        let r = off / x64.abs();
+        d = d.max(if r.is_nan() { f64::INFINITY } else { r });
+    }
+    d
+}
+
+/// The trace's tally of the boxes kept by the branch and bound, by the decade of their
+/// distance from the start ([`distance_from`]) and of their widest relative width.
+#[derive(Default)]
+struct Where {
+    /// (decade of the distance, or i32::MIN inside, i32::MAX unbounded) -> count.
+    by_distance: std::collections::BTreeMap<i32, usize>,
+}
+
+impl Where {
+    fn decade(d: f64) -> i32 {
+        if d == 0.0 {
+            i32::MIN
+        } else if !d.is_finite() {
+            i32::MAX
+        } else {
+            // A decade index of a double: far inside i32.
+            #[allow(clippy::cast_possible_truncation)]
+            let k = d.log10().floor() as i32;
+            k
+        }
+    }
+
+    fn note(&mut self, cut: &[Interval], start: &[Float]) {
+        if trace() {
+            *self
+                .by_distance
+                .entry(Self::decade(distance_from(cut, start)))
+                .or_default() += 1;
+        }
+    }
+
+    fn show(&self, heap: &BinaryHeap<BoxBound>, start: &[Float], boxes: usize) {
+        let label = |k: i32| match k {
+            i32::MIN => "containing the start".to_string(),
+            i32::MAX => "unbounded".to_string(),
+            k => format!("at 1e{k}"),
+        };
+        eprintln!("proven: {boxes} boxes; kept boxes by relative distance from the start:");
+        for (k, n) in &self.by_distance {
+            eprintln!("proven:   {} {n}", label(*k));
+        }
+        let mut left: std::collections::BTreeMap<(i32, i32), usize> = Default::default();
+        for bb in heap.iter() {
+            let w = bb
+                .cut
+                .iter()
+                .filter(|c| !c.is_point())
+                .map(relative_width)
+                .fold(0.0f64, f64::max);
+            let wk = if w > 0.0 { Self::decade(w) } else { i32::MIN };
+            *left
+                .entry((Self::decade(distance_from(&bb.cut, start)), wk))
+                .or_default() += 1;
+        }
+        eprintln!(
+            "proven: {} boxes left, by (distance, widest relative width):",
+            heap.len()
+        );
+        for ((k, w), n) in &left {
+            eprintln!("proven:   {} width {} {n}", label(*k), label(*w));
+        }
+    }
 }
 
 /// The convex basin's box and the slabs of the complement.
@@ -1297,8 +1450,18 @@ fn seed_basin(
             continue;
         }
         let Some(lb) = basin::convex_basin_lb(pb, &n_box, &centre, &at_centre)? else {
+            if trace() {
+                eprintln!("proven: basin not proven convex at relative half-width {r:e}");
+            }
             continue;
         };
+        if trace() {
+            eprintln!(
+                "proven: basin proven convex at relative half-width {r:e}, bound {} (value {})",
+                message_number(&lb),
+                message_number(best.hi())
+            );
+        }
         let lb = pb.floored(lb.min(best.hi()));
         let mut slabs = Vec::new();
         for i in 0..n_box.len() {
