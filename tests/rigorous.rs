@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::run_json;
+use common::{expect_bad, run_json};
 use rug::ops::Pow;
 use rug::Float;
 use serde_json::{json, Value};
@@ -1461,4 +1461,27 @@ fn sita_at_p_ten_to_1000_closes_at_five_hosts_in_the_default_budget() {
 fn sita_at_p_ten_to_1000_closes_at_seven_hosts_in_the_default_budget() {
     sita_huge_p_closes_in_the_default_budget(7, "waiting");
     sita_huge_p_closes_in_the_default_budget(7, "slowdown");
+}
+
+/// `--max-boxes 0` is bad input (exit 2, one line naming the flag), not a search that
+/// evaluates a box anyway: the limit counts boxes and a search needs at least one.
+#[test]
+fn a_box_limit_of_zero_is_bad_input() {
+    expect_bad(
+        &[
+            "optimize",
+            "--rigorous",
+            "--policy",
+            "sita",
+            "--dist",
+            "exp:rate=1",
+            "--hosts",
+            "2",
+            "--load",
+            "0.5",
+            "--max-boxes",
+            "0",
+        ],
+        &["--max-boxes", "at least 1"],
+    );
 }
