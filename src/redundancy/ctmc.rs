@@ -1162,6 +1162,10 @@ const LAYER_FIT: usize = 8;
 const LAYER_SKIP: usize = 1;
 /// Budget added beyond the one the fitted layer decay predicts, in nats.
 const LAYER_MARGIN_NATS: f64 = 1.0;
+/// The range a measured decay per nat of budget (two-point or by layers) is held to when
+/// it aims the next truncation: at most 1 (the weights are the decay rates), at least 0.2
+/// (a slower measured decay would aim a truncation five or more times the nats needed).
+const DECAY_RANGE: (f64, f64) = (0.2, 1.0);
 
 /// The decay, per nat of potential φ = Σ_c w_c n_c, of the stationary mass of a solved
 /// simplex truncation of `budget`: the least-squares slope of ln(mass) over [`LAYER_FIT`]
@@ -1699,12 +1703,13 @@ fn solve_shaped(
         // the budget grows), so that the next budget is the one the digits need rather
         // than a step towards it.
         let (per_nat, margin) = match last {
-            Some((b0, m0)) if m0 > band && budget > b0 => {
-                (((m0 / band).ln() / (budget - b0)).clamp(0.2, 1.0), 0.5)
-            }
+            Some((b0, m0)) if m0 > band && budget > b0 => (
+                ((m0 / band).ln() / (budget - b0)).clamp(DECAY_RANGE.0, DECAY_RANGE.1),
+                0.5,
+            ),
             _ => match &shape {
                 Shape::Simplex(w) => match layer_decay(&warm, w, budget, nc) {
-                    Some(r) => (r.clamp(0.2, 1.0), LAYER_MARGIN_NATS),
+                    Some(r) => (r.clamp(DECAY_RANGE.0, DECAY_RANGE.1), LAYER_MARGIN_NATS),
                     None => (1.0, 0.5),
                 },
                 Shape::Box(_) => (1.0, 0.5),

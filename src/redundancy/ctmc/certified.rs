@@ -461,7 +461,7 @@ pub fn solve_certified(
     // ([`certified_truncation`]), at the pilot's states per class-count vector (its box
     // holds the vectors with at most k1 jobs in all).
     let per_vector = p.v1.states as f64 / vectors(p.k1, p.weights.len());
-    let ball = vectors(n1.saturating_sub(1) as usize, p.weights.len()) * per_vector;
+    let ball_states = vectors(n1.saturating_sub(1) as usize, p.weights.len()) * per_vector;
     let mut warm = p.pi1;
     let mut best: Option<CertifiedResult> = None;
     let mut last: Option<(f64, f64)> = None;
@@ -476,7 +476,8 @@ pub fn solve_certified(
         // under LRF-FCFS, 6 digits, N₁ = 16: 2.4e6 states estimated from 72 028 at 19.8
         // nats, for a simplex of 41.4 nats that the estimate path solves in far fewer).
         // The lesser of the two: exploring stops at the limit anyway.
-        let from_pilot = estimate(p.v1.states, &p.weights, p.r_tot * p.k1 as f64, budget) + ball;
+        let from_pilot =
+            estimate(p.v1.states, &p.weights, p.r_tot * p.k1 as f64, budget) + ball_states;
         let est = if step == 1 {
             from_pilot
         } else {
@@ -615,17 +616,18 @@ pub fn solve_certified(
         // 8.8 to 16.2: two-point 0.12, layers 0.55, true 0.39. Aimed by the two-point
         // decay, the W-model's next truncation had 543 k states and a bound 23 000 times
         // below its aim; by the layers, the N-model needed a fourth truncation.
-        let ball = max_weight * n1.saturating_sub(1) as f64;
+        // The least budget whose simplex holds the whole ball.
+        let covers_ball = max_weight * n1.saturating_sub(1) as f64;
         let two_point = match last {
             Some((b0, r0)) if r0 > bound && m.budget > b0 => Some((
-                ((r0 / bound).ln() / (m.budget - b0)).clamp(0.2, 1.0),
-                b0 >= ball,
+                ((r0 / bound).ln() / (m.budget - b0)).clamp(DECAY_RANGE.0, DECAY_RANGE.1),
+                b0 >= covers_ball,
             )),
             _ => None,
         };
-        let layers =
-            || layer_decay(&warm, &p.weights, m.budget, p.weights.len()).map(|r| r.clamp(0.2, 1.0));
-        let (per_nat, margin) = match (two_point, layers()) {
+        let layers = layer_decay(&warm, &p.weights, m.budget, p.weights.len())
+            .map(|r| r.clamp(DECAY_RANGE.0, DECAY_RANGE.1));
+        let (per_nat, margin) = match (two_point, layers) {
             (Some((t, true)), _) | (Some((t, false)), None) => (t, 0.5),
             (Some((t, false)), Some(l)) => ((t * l).sqrt(), 0.5),
             (None, Some(l)) => (l, LAYER_MARGIN_NATS),
