@@ -664,10 +664,7 @@ impl Problem<'_> {
                 .enc
                 .partial_moment(0, &c.lo_point(), &c.hi_point())
                 .map_err(|e| PolicyError::Dist(e).for_metric(self.obj.metric))?;
-            let gm =
-                Float::with_val(64, g.lo().abs_ref()).max(&Float::with_val(64, g.hi().abs_ref()));
-            let v = Float::with_val(64, gm * du.hi()).ln().to_f64();
-            out.push(if v.is_nan() { f64::INFINITY } else { v });
+            out.push(ln_smear(g, du.hi()));
         }
         Ok(out)
     }
@@ -933,17 +930,22 @@ fn smear_in_s(cut: &[Interval], grad: &[Interval]) -> Vec<f64> {
             if g.is_point() && g.lo().is_zero() {
                 return f64::INFINITY;
             }
-            let gm =
-                Float::with_val(64, g.lo().abs_ref()).max(&Float::with_val(64, g.hi().abs_ref()));
-            let w = Float::with_val(64, c.hi() - c.lo());
-            let v = Float::with_val(64, gm * w).ln().to_f64();
-            if v.is_nan() {
-                f64::INFINITY
-            } else {
-                v
-            }
+            ln_smear(g, &Float::with_val(64, c.hi() - c.lo()))
         })
         .collect()
+}
+
+/// ln(max |g| · width) in 64 bits, the rank of a cutoff for splitting (SITA's width in
+/// the quantile u, TAGS's in s); +∞ where it is not a number (0 · ∞), so that such a
+/// cutoff is split first.
+fn ln_smear(g: &Interval, width: &Float) -> f64 {
+    let gm = Float::with_val(64, g.lo().abs_ref()).max(&Float::with_val(64, g.hi().abs_ref()));
+    let v = Float::with_val(64, gm * width).ln().to_f64();
+    if v.is_nan() {
+        f64::INFINITY
+    } else {
+        v
+    }
 }
 
 /// The relative width of a positive finite interval on a log scale, ln(1 + (hi − lo)/lo)
