@@ -435,7 +435,7 @@ fn optimize(
     metric: String,
     digits: i64,
     rigorous: bool,
-    max_boxes: u64,
+    max_boxes: i64,
 ) -> PyResult<Rec> {
     compute(py, move || {
         let policy: OptPolicy = named(&policy)?;
@@ -458,7 +458,7 @@ fn optimize(
                     "--rigorous proves the minimum of sita, tags and tags-minmax; sita-e's cutoffs are fixed by equal loads, not minimised",
                 ));
             }
-            let max = usize::try_from(max_boxes.max(1)).unwrap_or(usize::MAX);
+            let max = taskassign::optimize::box_limit(i128::from(max_boxes)).map_err(bad)?;
             let (rep, proven) = optimize_proven_with(&req, max).map_err(fail)?;
             return Ok(rec(&taskassign::report::optimize_proven_record(
                 &req, &rep, &proven,

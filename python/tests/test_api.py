@@ -114,6 +114,14 @@ def test_malformed_claim_is_input_error():
              "--load", "0.5"],
         ),
         (
+            # A box limit of zero is bad input on both surfaces (before, Python raised it
+            # silently to one box).
+            lambda: taskassign.optimize("sita", "exp:rate=1", 2, load=0.5, rigorous=True,
+                                        max_boxes=0),
+            ["optimize", "--policy", "sita", "--dist", "exp:rate=1", "--hosts", "2",
+             "--load", "0.5", "--rigorous", "--max-boxes", "0"],
+        ),
+        (
             lambda: taskassign.threshold("exp:rate=1", 0),
             ["threshold", "--dist", "exp:rate=1", "--hosts", "0"],
         ),
@@ -136,6 +144,14 @@ def test_bad_input_raises_input_error_with_the_command_line_message(call, args):
     assert str(e.value) == message
     assert isinstance(e.value, ValueError) and isinstance(e.value, taskassign.Error)
     assert not isinstance(e.value, taskassign.NumericalError)
+
+
+def test_a_negative_box_limit_is_input_error():
+    # The command line cannot be given a negative --max-boxes (its parser rejects the sign);
+    # Python can: the same rule as for 0, naming the value given.
+    with pytest.raises(taskassign.InputError) as e:
+        taskassign.optimize("sita", "exp:rate=1", 2, load=0.5, rigorous=True, max_boxes=-3)
+    assert str(e.value) == "--max-boxes must be at least 1, got -3"
 
 
 def test_error_classes():

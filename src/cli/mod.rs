@@ -333,10 +333,7 @@ fn run_optimize(a: OptimizeArgs) -> Outcome {
                 "--rigorous proves the minimum of sita, tags and tags-minmax; sita-e's cutoffs are fixed by equal loads, not minimised",
             ));
         }
-        if a.max_boxes == 0 {
-            return Err(bad("--max-boxes must be at least 1, got 0"));
-        }
-        let max = usize::try_from(a.max_boxes).unwrap_or(usize::MAX);
+        let max = crate::optimize::box_limit(i128::from(a.max_boxes)).map_err(bad)?;
         let (rep, proven) = optimize_proven_with(&req, max).map_err(fail)?;
         return Ok(render(
             &optimize_proven_record(&req, &rep, &proven),

@@ -146,6 +146,23 @@ use std::collections::{BinaryHeap, HashMap};
 /// Boxes the branch and bound may evaluate before it reports the gap it reached.
 pub const MAX_BOXES: usize = 200_000;
 
+/// The box limit a caller asked for (`--max-boxes`, Python's `max_boxes`), checked: a limit
+/// below one box is bad input, named in one line that the command line and the Python
+/// package share, rather than silently raised to one box.
+///
+/// ```
+/// use taskassign::optimize::box_limit;
+/// assert_eq!(box_limit(5), Ok(5));
+/// assert_eq!(box_limit(0), Err("--max-boxes must be at least 1, got 0".to_string()));
+/// assert!(box_limit(-3).is_err());
+/// ```
+pub fn box_limit(n: i128) -> Result<usize, String> {
+    if n < 1 {
+        return Err(format!("--max-boxes must be at least 1, got {n}"));
+    }
+    Ok(usize::try_from(n).unwrap_or(usize::MAX))
+}
+
 /// The gap is closed to 10^−(digits + this) of the value, so that its two ends agree on
 /// the digits asked (ends a gap apart round alike unless a rounding boundary falls
 /// between them, of chance about 10^−this).
