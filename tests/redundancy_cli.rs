@@ -462,3 +462,67 @@ fn readme_says_which_exact_keys_simulate_lacks() {
         }
     }
 }
+
+/// `redundancy exact --max-states`: the limit every truncation of a chain keeps to.
+#[test]
+fn exact_keeps_its_chains_within_max_states() {
+    let n_model = |limit: Option<&'static str>| -> Vec<&'static str> {
+        let mut v = vec![
+            "redundancy",
+            "exact",
+            "--system",
+            "n-model",
+            "--lambdas",
+            "0.1,1.7",
+            "--policy",
+            "lrf-fcfs",
+            "--digits",
+            "12",
+            "--format",
+            "json",
+        ];
+        if let Some(l) = limit {
+            v.extend(["--max-states", l]);
+        }
+        v
+    };
+    expect_bad(
+        &n_model(Some("0")),
+        &["--max-states must be at least 1, got 0"],
+    );
+    expect_bad(
+        &n_model(Some("-5")),
+        &["--max-states must be at least 1, got -5"],
+    );
+    // Its certified truncations hold 3 235 and then 10 151 states at 12 digits
+    // (TASKASSIGN_TRACE_EXACT, 2026-12-04; a simplex of about 31.5 nats is the least the
+    // digits need): 1000 states hold none of them. A numerical failure (exit 3), one line
+    // naming the limit given and the option that raises it, nothing on stdout.
+    let r = common::run(n_model(Some("1000")));
+    assert_eq!(r.code, 3, "stderr: {}", r.stderr);
+    assert!(r.stdout.is_empty(), "stdout: {}", r.stdout);
+    assert_eq!(r.stderr.trim_end().lines().count(), 1, "{}", r.stderr);
+    for needle in [
+        "1000",
+        "raise --max-states",
+        "fewer --digits",
+        "redundancy simulate",
+    ] {
+        assert!(r.stderr.contains(needle), "no '{needle}' in: {}", r.stderr);
+    }
+    // 20 000 states hold them: the same values as the default limit (2·10⁶), from a chain
+    // of at most 20 000 states (the method names its states).
+    let small = run_json(&n_model(Some("20000")));
+    let default = run_json(&n_model(None));
+    assert_eq!(small["digits"], 12);
+    for k in ["mean_number", "mean_response", "classes"] {
+        assert_eq!(small[k], default[k], "{k}");
+    }
+    let method = small["method"].as_str().unwrap();
+    let states: usize = method
+        .split_once('(')
+        .and_then(|(_, t)| t.split_once(" states"))
+        .and_then(|(n, _)| n.parse().ok())
+        .unwrap_or_else(|| panic!("no state count in: {method}"));
+    assert!(states <= 20_000, "{states} states in: {method}");
+}

@@ -630,10 +630,7 @@ fn jsq_exact(
         let spec = DSpec::parse(&d).map_err(lb)?;
         let system = JsqSystem::new(model, n, &spec, sampling).map_err(lb)?;
         let digits = check_digits(digits).map_err(bad)?;
-        let max_states = usize::try_from(max_states)
-            .ok()
-            .filter(|m| *m >= 1)
-            .ok_or_else(|| bad(format!("--max-states must be at least 1, got {max_states}")))?;
+        let max_states = taskassign::num::check_max_states(max_states).map_err(bad)?;
         let opts = ExactOptions {
             digits,
             max_states,
@@ -710,7 +707,7 @@ fn red_system(
 
 /// `taskassign redundancy exact … --format json`.
 #[pyfunction]
-#[pyo3(signature = (policy, servers, rates, classes, system, lambdas, preemptive, digits))]
+#[pyo3(signature = (policy, servers, rates, classes, system, lambdas, preemptive, digits, max_states))]
 #[allow(clippy::too_many_arguments)]
 fn redundancy_exact(
     py: Python<'_>,
@@ -722,12 +719,15 @@ fn redundancy_exact(
     lambdas: Option<Vec<String>>,
     preemptive: bool,
     digits: i64,
+    max_states: i64,
 ) -> PyResult<Rec> {
     compute(py, move || {
         let digits = check_digits(digits).map_err(bad)?;
         let sys = red_system(servers, rates, classes, system, lambdas)?;
         let policy = RedPolicy::parse(&policy, preemptive).map_err(bad)?;
-        let r = taskassign::redundancy::exact(&sys, policy, digits).map_err(fail)?;
+        let max_states = taskassign::num::check_max_states(max_states).map_err(bad)?;
+        let r = taskassign::redundancy::exact_limited(&sys, policy, digits, max_states)
+            .map_err(fail)?;
         Ok(rec(&taskassign::report::redundancy_exact_record(
             &sys, &r, digits,
         )))
@@ -784,6 +784,10 @@ fn _taskassign(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add(
         "DEFAULT_MAX_STATES",
         taskassign::lb::DEFAULT_MAX_STATES as u64,
+    )?;
+    m.add(
+        "DEFAULT_REDUNDANCY_MAX_STATES",
+        taskassign::redundancy::MAX_CHAIN_STATES as u64,
     )?;
     m.add_function(wrap_pyfunction!(eval, m)?)?;
     m.add_function(wrap_pyfunction!(optimize, m)?)?;

@@ -6,6 +6,7 @@ from typing import Dict, List, Optional, Tuple
 DEFAULT_DIGITS: int
 DEFAULT_MAX_BOXES: int
 DEFAULT_MAX_STATES: int
+DEFAULT_REDUNDANCY_MAX_STATES: int
 
 def eval(
     policy: str, dist: str, hosts: str, load: Optional[str], load_per_host: Optional[str],
@@ -27,6 +28,7 @@ def jsq_exact(
 def redundancy_exact(
     policy: str, servers: Optional[str], rates: List[str], classes: List[str],
     system: Optional[str], lambdas: Optional[List[str]], preemptive: bool, digits: int,
+    max_states: int,
 ) -> Tuple[str, List[str]]: ...
 def check(paths: List[str], text: Optional[str], strict: bool) -> Tuple[str, int]: ...
 def command(args: List[str], threads: Optional[int] = None) -> Tuple[str, int]:

@@ -29,6 +29,7 @@ def exact(
     lambdas: Union[str, Sequence[object], None] = None,
     preemptive: bool = False,
     digits: int = _taskassign.DEFAULT_DIGITS,
+    max_states: int = _taskassign.DEFAULT_REDUNDANCY_MAX_STATES,
     progress: _progress.Progress = None,
 ) -> Record:
     """Exact mean numbers and response times with exponential i.i.d. copies
@@ -37,6 +38,7 @@ def exact(
 
     The system: a preset or TOML file ``system`` with its ``lambdas``, or ``servers`` K (or
     ``rates``) and ``classes`` ``["1:0.3", "1+2:0.5"]`` (the command's ``--class``).
+    ``max_states`` caps a chain's truncation (``--max-states``; 2e6 states take about 1 GB).
 
     >>> r = exact("fcfs", system="w-model", lambdas=[0.3, 0.3, 0.6], digits=10)
     >>> r.policy
@@ -52,6 +54,7 @@ def exact(
             _texts(lambdas, "lambdas"),
             bool(preemptive),
             int(digits),
+            int(max_states),
         )
         return Record(js, keys)
 

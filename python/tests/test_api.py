@@ -122,6 +122,12 @@ def test_malformed_claim_is_input_error():
              "--load", "0.5", "--rigorous", "--max-boxes", "0"],
         ),
         (
+            lambda: taskassign.redundancy.exact("lrf-fcfs", system="n-model",
+                                                lambdas=[0.1, 1.7], max_states=0),
+            ["redundancy", "exact", "--system", "n-model", "--lambdas", "0.1,1.7", "--policy",
+             "lrf-fcfs", "--max-states", "0"],
+        ),
+        (
             lambda: taskassign.threshold("exp:rate=1", 0),
             ["threshold", "--dist", "exp:rate=1", "--hosts", "0"],
         ),
@@ -144,6 +150,20 @@ def test_bad_input_raises_input_error_with_the_command_line_message(call, args):
     assert str(e.value) == message
     assert isinstance(e.value, ValueError) and isinstance(e.value, taskassign.Error)
     assert not isinstance(e.value, taskassign.NumericalError)
+
+
+def test_a_state_limit_too_small_is_a_numerical_error_like_the_command_line():
+    # N-model (0.1, 1.7) LRF-FCFS at 12 digits needs chains of 3 235 and 10 151 states
+    # (TASKASSIGN_TRACE_EXACT, 2026-12-04): 1000 states fail, exit 3 on the command line,
+    # NumericalError in Python, with the same line naming the limit.
+    args = ["redundancy", "exact", "--system", "n-model", "--lambdas", "0.1,1.7", "--policy",
+            "lrf-fcfs", "--digits", "12", "--max-states", "1000"]
+    code, message = cli_error(*args)
+    assert code == 3 and "1000" in message and "--max-states" in message
+    with pytest.raises(taskassign.NumericalError) as e:
+        taskassign.redundancy.exact("lrf-fcfs", system="n-model", lambdas=[0.1, 1.7],
+                                    digits=12, max_states=1000)
+    assert str(e.value) == message
 
 
 def test_a_negative_box_limit_is_input_error():

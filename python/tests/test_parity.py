@@ -90,6 +90,12 @@ CASES = [
         ),
         "redundancy exact --servers 2 --class 1:0.3 --class 1+2:0.5 --policy lrf-fcfs --digits 4",
     ),
+    (
+        lambda: redundancy.exact(
+            "lrf-fcfs", system="n-model", lambdas=[0.1, 1.7], digits=12, max_states=20000
+        ),
+        "redundancy exact --system n-model --lambdas 0.1,1.7 --policy lrf-fcfs --digits 12 --max-states 20000",
+    ),
 ]
 
 

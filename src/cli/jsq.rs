@@ -306,15 +306,7 @@ pub(super) fn run_jsq(a: JsqArgs) -> Outcome {
             let spec = DSpec::parse(&a.d).map_err(lb)?;
             let system = JsqSystem::new(model, n, &spec, a.sampling).map_err(lb)?;
             let digits = check_digits(a.digits).map_err(bad)?;
-            let max_states = usize::try_from(a.max_states)
-                .ok()
-                .filter(|m| *m >= 1)
-                .ok_or_else(|| {
-                    bad(format!(
-                        "--max-states must be at least 1, got {}",
-                        a.max_states
-                    ))
-                })?;
+            let max_states = crate::num::check_max_states(a.max_states).map_err(bad)?;
             let opts = ExactOptions {
                 digits,
                 max_states,

@@ -7,12 +7,13 @@ use crate::dist::aging::classify;
 use crate::dist::DistSpec;
 use crate::num::{check_digits, DEFAULT_DIGITS};
 use crate::redundancy::classes::{ClassSystem, PRESETS};
-use crate::redundancy::exact::{exact, exact_methods_apply};
+use crate::redundancy::exact::{exact_limited, exact_methods_apply};
 use crate::redundancy::policy::{Copies, Policy};
 use crate::redundancy::run::{simulate, RedundancySimRequest, DEFAULT_RUN};
 use crate::redundancy::stability::{
     certified_region, stability, EstimateOptions, DEFAULT_DRIFT_REPLICATIONS, DEFAULT_HORIZON,
 };
+use crate::redundancy::MAX_CHAIN_STATES;
 use crate::report::redundancy::{
     exact_record, simulate_record, stability_record, StabilityFindings,
 };
@@ -89,6 +90,10 @@ struct ExactArgs {
     /// prints at most 13).
     #[arg(long, default_value_t = i64::from(DEFAULT_DIGITS), allow_hyphen_values = true)]
     digits: i64,
+    /// Most states of a chain's truncation (its memory: 2e6 states take about 1 GB); a
+    /// truncation the digits need beyond it fails, or the proof stops with the digits it has.
+    #[arg(long, value_name = "N", default_value_t = MAX_CHAIN_STATES as i64, allow_hyphen_values = true)]
+    max_states: i64,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
@@ -225,7 +230,8 @@ fn run_exact(a: ExactArgs) -> Outcome {
     let digits = check_digits(a.digits).map_err(bad)?;
     let sys = system_of(&a.system)?;
     let policy = policy_of(&a.system)?;
-    let r = exact(&sys, policy, digits).map_err(fail)?;
+    let max_states = crate::num::check_max_states(a.max_states).map_err(bad)?;
+    let r = exact_limited(&sys, policy, digits, max_states).map_err(fail)?;
     Ok(render(&exact_record(&sys, &r, digits), a.format))
 }
 

@@ -171,6 +171,22 @@ pub fn check_digits(digits: i64) -> Result<u32, NumError> {
     }
 }
 
+/// Checks a `--max-states` value (the most states of an exact chain's truncation, `jsq
+/// exact` and `redundancy exact`): at least one state, in one line the command line and the
+/// Python package share.
+///
+/// ```
+/// use taskassign::num::check_max_states;
+/// assert_eq!(check_max_states(2_000_000), Ok(2_000_000));
+/// assert_eq!(check_max_states(0), Err("--max-states must be at least 1, got 0".to_string()));
+/// ```
+pub fn check_max_states(n: i64) -> Result<usize, String> {
+    usize::try_from(n)
+        .ok()
+        .filter(|m| *m >= 1)
+        .ok_or_else(|| format!("--max-states must be at least 1, got {n}"))
+}
+
 /// Parses a decimal string (`"0.3"`, `"1e100000"`) directly at `bits` of precision,
 /// never through `f64`.
 ///

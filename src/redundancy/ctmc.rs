@@ -159,8 +159,8 @@ use rug::Float;
 mod certified;
 pub mod lyapunov;
 pub use certified::{
-    certificate_level, certified_chain_means, solve_certified, CertifiedMeans, CertifiedResult,
-    ProvenValue,
+    certificate_level, certified_chain_means, solve_certified, solve_certified_limited,
+    CertifiedMeans, CertifiedResult, ProvenValue,
 };
 mod symmetry;
 pub use symmetry::{exchanged_text, Symmetry};
@@ -863,10 +863,10 @@ fn truncated_values(
         certificate: None,
     };
     let t0 = std::time::Instant::now();
-    let mut c = levels::explore_with(&chain, MAX_CHAIN_STATES, ExitRule::Block).map_err(|e| {
+    let mut c = levels::explore_with(&chain, how.max_states, ExitRule::Block).map_err(|e| {
         match e {
             LevelError::TooManyStates { limit } => RedundancyError::Numerical(format!(
-                "{}: the exact chain needs more than {limit} states (the limit, about 1 GB) for the truncation the digits asked need: ask fewer --digits or use redundancy simulate",
+                "{}: the exact chain needs more than {limit} states (the limit --max-states) for the truncation the digits asked need: {STATE_LIMIT_HINT}",
                 subject(sys, policy)
             )),
             other => RedundancyError::Numerical(format!("{}: {other}", subject(sys, policy))),
@@ -977,13 +977,30 @@ fn truncated_values(
 }
 
 /// How a truncation's chain is reduced and solved ([`truncated_values`]).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 struct Reduction<'a> {
     /// Lumped onto the orbits of this symmetry.
     symmetry: Option<&'a Symmetry>,
     /// The coarse correction split by the classes' shares ([`coarse_groups`]).
     groups: bool,
+    /// The most states explored (`--max-states`).
+    max_states: usize,
 }
+
+impl Default for Reduction<'_> {
+    fn default() -> Self {
+        Reduction {
+            symmetry: None,
+            groups: false,
+            max_states: MAX_CHAIN_STATES,
+        }
+    }
+}
+
+/// What a user can do when a chain's truncation would exceed its state limit: the words
+/// every such failure of `redundancy exact` ends with.
+pub const STATE_LIMIT_HINT: &str =
+    "ask fewer --digits, raise --max-states (2e6 states take about 1 GB), or use redundancy simulate";
 
 /// A class is slow when its decay rate (nats per job) is within this factor of the slowest.
 const SLOW_FACTOR: f64 = 1.5;
@@ -1429,6 +1446,7 @@ fn pilot(
     want: u32,
     start: Option<usize>,
     sym: Option<&Symmetry>,
+    max_states: usize,
 ) -> Result<Pilot, RedundancyError> {
     let nc = sys.classes().len();
     // The pilot boxes: caps k0 and about 1.5·k0, small enough for many classes.
@@ -1450,6 +1468,7 @@ fn pilot(
     let how = Reduction {
         symmetry: sym,
         groups: false,
+        max_states,
     };
     let (v0, f0, _) = truncated_values(sys, policy, &vec![k0; nc + 1], None, want, None, how)?;
     let (v1, f1, pi1) = truncated_values(sys, policy, &vec![k1; nc + 1], None, want, None, how)?;
@@ -1516,7 +1535,26 @@ pub fn solve_with(
     start: Option<usize>,
     use_symmetry: bool,
 ) -> Result<ChainResult, RedundancyError> {
-    solve_shaped(sys, policy, digits, start, use_symmetry, true)
+    solve_shaped(
+        sys,
+        policy,
+        digits,
+        start,
+        use_symmetry,
+        true,
+        MAX_CHAIN_STATES,
+    )
+}
+
+/// [`solve`] with at most `max_states` states in any truncation (`--max-states`) instead
+/// of [`MAX_CHAIN_STATES`].
+pub fn solve_limited(
+    sys: &ClassSystem,
+    policy: Policy,
+    digits: u32,
+    max_states: usize,
+) -> Result<ChainResult, RedundancyError> {
+    solve_shaped(sys, policy, digits, None, true, true, max_states)
 }
 
 /// [`solve_with`], choosing the truncation's shape from the solved chain when
@@ -1540,6 +1578,7 @@ fn solve_shaped(
     start: Option<usize>,
     use_symmetry: bool,
     choose_shape: bool,
+    max_states: usize,
 ) -> Result<ChainResult, RedundancyError> {
     // The shape is chosen once, after the first simplex is solved.
     let mut choose = choose_shape;
@@ -1555,7 +1594,7 @@ fn solve_shaped(
     let target = 10f64.powi(-(want as i32) - BLOCKING_MARGIN_DIGITS);
     let fail = |what: String| {
         RedundancyError::Numerical(format!(
-            "{}: {what}: ask fewer --digits or use redundancy simulate",
+            "{}: {what}: {STATE_LIMIT_HINT}",
             subject(sys, policy)
         ))
     };
@@ -1570,7 +1609,7 @@ fn solve_shaped(
         pi1,
         weights,
         r_tot,
-    } = pilot(sys, policy, want, start, sym)?;
+    } = pilot(sys, policy, want, start, sym, max_states)?;
     let pair = |coarse: ChainValues,
                 fine: ChainValues,
                 caps: Vec<usize>,
@@ -1625,6 +1664,7 @@ fn solve_shaped(
     let how = Reduction {
         symmetry: sym,
         groups: split_by_shares(&weights),
+        max_states,
     };
     let f1max = f1.iter().copied().fold(0.0, f64::max);
     let mut budget = r_tot * k1 as f64 + (f1max / target).ln().max(0.0) + 1.0;
@@ -1636,10 +1676,17 @@ fn solve_shaped(
     // The boundary mass's decay per nat of budget: 1 if the simplex followed π exactly;
     // measured once two budgets are solved.
     let mut last: Option<(f64, f64)> = None;
+    // The pilot's states per class-count vector: its box holds the vectors with at most k1
+    // jobs in all.
+    let pilot_per_vector = v1.states as f64 / vectors(k1, nc);
+    let mut solved = false;
     let (mut coarse, mut band) = loop {
-        let mut est = shape.estimate(states, from, budget);
+        let mut est = match &shape {
+            Shape::Simplex(w) if !solved => pilot_per_vector * simplex_vectors(w, budget),
+            _ => shape.estimate(states, from, budget),
+        };
         let mut box_text = String::new();
-        if est > MAX_CHAIN_STATES as f64 && choose {
+        if est > max_states as f64 && choose {
             // The simplex the pilot's axes predict is too large: the box of the pilot's
             // marginal rates may not be (its states: its class-count vectors times the
             // pilot's states per vector).
@@ -1653,17 +1700,20 @@ fn solve_shaped(
                         "redundancy chain: pilot's marginal decay rates {rates:?} (classes, total): box of budget {k_box:.1} about {in_box:.2e} states, simplex of budget {budget:.1} about {est:.2e}"
                     );
                 }
-                box_text = format!(
-                    "; the box of the class counts capped by a total, budget {k_box:.1} nats, about {in_box:.1e}"
-                );
                 if in_box < est {
+                    box_text =
+                        format!("; the weighted simplex, budget {budget:.1} nats, about {est:.1e}");
                     (shape, budget, est) = (Shape::Box(rates), k_box, in_box);
+                } else {
+                    box_text = format!(
+                        "; the box of the class counts capped by a total, budget {k_box:.1} nats, about {in_box:.1e}"
+                    );
                 }
             }
         }
-        if est > MAX_CHAIN_STATES as f64 {
+        if est > max_states as f64 {
             return Err(fail(format!(
-                "the truncation the digits need ({}, budget {budget:.1} nats) would hold about {est:.1e} states{box_text}, more than the limit {MAX_CHAIN_STATES}",
+                "the truncation {want} digits need ({}, budget {budget:.1} nats) would hold about {est:.1e} states{box_text}, more than the limit {max_states}",
                 match shape {
                     Shape::Simplex(_) => "weighted simplex",
                     Shape::Box(_) => "class counts capped by a total",
@@ -1688,6 +1738,7 @@ fn solve_shaped(
         )?;
         let band = f.iter().copied().fold(0.0, f64::max);
         (states, from, warm) = (v.states, budget, pi);
+        solved = true;
         if band <= target {
             break (v, band);
         }
@@ -1746,11 +1797,11 @@ fn solve_shaped(
     loop {
         let next = budget + COMPARE_NATS;
         let est = shape.estimate(coarse.states, budget, next);
-        if est > MAX_CHAIN_STATES as f64 {
+        if est > max_states as f64 {
             return match best {
                 Some(b) if b.digits >= 1 => Ok(b),
                 _ => Err(fail(format!(
-                    "the truncation did not settle: the comparison truncation would hold about {est:.1e} states, more than the limit {MAX_CHAIN_STATES} (budget {budget:.1} nats, {} states, mass on its boundary {band:.1e})",
+                    "the truncation did not settle: the comparison truncation would hold about {est:.1e} states, more than the limit {max_states} (budget {budget:.1} nats, {} states, mass on its boundary {band:.1e})",
                     coarse.states
                 ))),
             };
@@ -1874,6 +1925,7 @@ mod tests {
                         Reduction {
                             symmetry: Some(&g),
                             groups: true,
+                            ..Reduction::default()
                         },
                     )
                     .unwrap();
@@ -2043,7 +2095,7 @@ mod tests {
             ("mrf-ros", true),
         ] {
             let p = Policy::parse(name, false).unwrap();
-            let chosen = solve_shaped(&w, p, 12, None, symmetric, true).unwrap();
+            let chosen = solve_shaped(&w, p, 12, None, symmetric, true, MAX_CHAIN_STATES).unwrap();
             assert!(chosen.digits >= 12, "{name}: {} digits", chosen.digits);
             if name == "ros" {
                 assert!(chosen.simplex.is_none(), "{:?}", chosen.simplex);
@@ -2053,7 +2105,8 @@ mod tests {
                 continue;
             }
             boxes += 1;
-            let simplex = solve_shaped(&w, p, 12, None, symmetric, false).unwrap();
+            let simplex =
+                solve_shaped(&w, p, 12, None, symmetric, false, MAX_CHAIN_STATES).unwrap();
             assert!(simplex.simplex.is_some());
             assert!(simplex.digits >= 12);
             for (a, b) in chosen.number.iter().zip(&simplex.number) {

@@ -103,13 +103,25 @@ pub fn solve(
     digits: u32,
     chain_digits: u32,
 ) -> Result<Solution, RedundancyError> {
+    solve_limited(sys, policy, digits, chain_digits, ctmc::MAX_CHAIN_STATES)
+}
+
+/// [`solve`] with at most `max_states` states in any truncation of a chain
+/// (`--max-states`; [`ctmc::MAX_CHAIN_STATES`] by default).
+pub fn solve_limited(
+    sys: &ClassSystem,
+    policy: Policy,
+    digits: u32,
+    chain_digits: u32,
+    max_states: usize,
+) -> Result<Solution, RedundancyError> {
     if policy.has_product_form() {
         let both = Certify::digits(digits).run(|bits| fcfs_means(sys, bits))?;
         Ok(Solution::ProductForm(both))
     } else {
         let why = match lyapunov_search(sys, policy) {
             LyapunovVerdict::Found(cert) => {
-                match ctmc::solve_certified(sys, policy, chain_digits, &cert) {
+                match ctmc::solve_certified_limited(sys, policy, chain_digits, &cert, max_states) {
                     Ok(r) if r.digits >= chain_digits.min(ctmc::CHAIN_MAX_DIGITS) => {
                         return Ok(Solution::Certified(r))
                     }
@@ -119,7 +131,7 @@ pub fn solve(
                         // the state budget). The estimate is printed instead when it
                         // certifies more digits by two truncations, saying how far the
                         // proof got; else the proven digits stand.
-                        match ctmc::solve(sys, policy, chain_digits, None) {
+                        match ctmc::solve_limited(sys, policy, chain_digits, max_states) {
                             Ok(est) if est.digits > r.digits => {
                                 let why = format!(
                                     "a certificate was found, but the certified truncation proves only {} digits ({})",
@@ -140,7 +152,7 @@ pub fn solve(
             v => no_certificate(&v),
         };
         Ok(Solution::Chain(
-            ctmc::solve(sys, policy, chain_digits, None)?,
+            ctmc::solve_limited(sys, policy, chain_digits, max_states)?,
             why,
         ))
     }
@@ -248,6 +260,18 @@ pub fn exact(
     policy: Policy,
     digits: u32,
 ) -> Result<ExactReport, RedundancyError> {
+    exact_limited(sys, policy, digits, ctmc::MAX_CHAIN_STATES)
+}
+
+/// [`exact`] with at most `max_states` states in any truncation of a chain
+/// (`--max-states`): a larger limit lets more digits through at about 1 GB per 2·10⁶
+/// states; a smaller one fails sooner.
+pub fn exact_limited(
+    sys: &ClassSystem,
+    policy: Policy,
+    digits: u32,
+    max_states: usize,
+) -> Result<ExactReport, RedundancyError> {
     let check_bits = crate::num::working_bits(digits.max(20));
     let region = fcfs_region(sys, check_bits)?;
     if !region.stable() {
@@ -264,7 +288,7 @@ pub fn exact(
         });
     }
     let nested = sys.nestedness();
-    let r = match solve(sys, policy, digits, digits)? {
+    let r = match solve_limited(sys, policy, digits, digits, max_states)? {
         Solution::ProductForm(both) => {
             let number = both.certify_all(digits, |m| &m.number);
             let response = both.certify_all(digits, |m| &m.response);

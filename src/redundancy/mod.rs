@@ -58,13 +58,15 @@ pub use ctmc::lyapunov::{lyapunov_search, LyapunovCertificate, LyapunovVerdict};
 pub use ctmc::solve_with as solve_chain_with;
 pub use ctmc::{
     certificate_level, certified_chain_means, solve_certified as solve_chain_certified,
-    CertifiedMeans, CertifiedResult, ProvenValue,
+    CertifiedMeans, CertifiedResult, ProvenValue, MAX_CHAIN_STATES,
 };
 pub use ctmc::{
     class_chain_values, labelled_chain_values, solve as solve_chain, solve_options, CertifiedValue,
     ChainResult, ChainValues, SimplexTruncation,
 };
-pub use exact::{exact, exact_methods_apply, Enclosures, ExactReport, Method as ExactMethod};
+pub use exact::{
+    exact, exact_limited, exact_methods_apply, Enclosures, ExactReport, Method as ExactMethod,
+};
 pub use policy::{Copies, Order, Policy, Priority, POLICY_NAMES};
 pub use product_form::{
     fcfs_means, fcfs_means_enclosed, for_each_state, normaliser, ordered_weight, truncated_sums,

@@ -138,7 +138,7 @@ fn certified_truncation(
     let mut c =
         levels::explore_with(&chain, max_states, ExitRule::Redirect).map_err(|e| match e {
             LevelError::TooManyStates { limit } => RedundancyError::Numerical(format!(
-                "{}: the certified truncation needs more than {limit} states",
+                "{}: the certified truncation needs more than {limit} states (the limit --max-states)",
                 subject(sys, policy)
             )),
             other => RedundancyError::Numerical(format!("{}: {other}", subject(sys, policy))),
@@ -447,11 +447,23 @@ pub fn solve_certified(
     digits: u32,
     cert: &lyapunov::LyapunovCertificate,
 ) -> Result<CertifiedResult, RedundancyError> {
+    solve_certified_limited(sys, policy, digits, cert, MAX_CHAIN_STATES)
+}
+
+/// [`solve_certified`] with at most `max_states` states in a truncation (`--max-states`)
+/// instead of [`MAX_CHAIN_STATES`].
+pub fn solve_certified_limited(
+    sys: &ClassSystem,
+    policy: Policy,
+    digits: u32,
+    cert: &lyapunov::LyapunovCertificate,
+    max_states: usize,
+) -> Result<CertifiedResult, RedundancyError> {
     let want = digits.clamp(1, CHAIN_MAX_DIGITS);
     let target = 10f64.powi(-(want as i32) - BLOCKING_MARGIN_DIGITS);
     let symmetry = Symmetry::of(sys, policy).filter(|_| cert.invariant());
     let sym = symmetry.as_ref();
-    let p = pilot(sys, policy, want, None, sym)?;
+    let p = pilot(sys, policy, want, None, sym, max_states)?;
     let groups = split_by_shares(&p.weights);
     let n1 = certificate_level(cert);
     let f1max = p.f1.iter().copied().fold(0.0, f64::max);
@@ -470,14 +482,18 @@ pub fn solve_certified(
     let min_weight = p.weights.iter().copied().fold(f64::INFINITY, f64::min);
     let mut stopped: Option<String> = None;
     for step in 1..=MAX_CERTIFIED_STEPS {
-        // The pilot's box (no level set in it) scaled, plus the level set; after the first
-        // truncation also the last one scaled, which holds the level set already and so
-        // overstates the growth where the level set is most of it (nested-3 at half load
-        // under LRF-FCFS, 6 digits, N₁ = 16: 2.4e6 states estimated from 72 028 at 19.8
-        // nats, for a simplex of 41.4 nats that the estimate path solves in far fewer).
-        // The lesser of the two: exploring stops at the limit anyway.
-        let from_pilot =
-            estimate(p.v1.states, &p.weights, p.r_tot * p.k1 as f64, budget) + ball_states;
+        // The simplex's class-count vectors ([`simplex_vectors`]) at the pilot's states per
+        // vector, plus the level set; after the first truncation also the last one scaled,
+        // which holds the level set already and so overstates the growth where the level
+        // set is most of it (nested-3 at half load under LRF-FCFS, 6 digits, N₁ = 16: 2.4e6
+        // states estimated from 72 028 at 19.8 nats, for a simplex of 41.4 nats that the
+        // estimate path solves in far fewer). The lesser of the two: exploring stops at the
+        // limit anyway. The pilot's box scaled as if it were a simplex of r_tot·k1 nats
+        // overstated the first truncation about tenfold (measured 2026-12-04 at 12 digits:
+        // N-model (0.1, 1.7) LRF-FCFS 31 525 estimated, 3 235 solved; W-model (0.5, 0.5,
+        // 0.6) MRF-FCFS 734 492 and 45 257), and refused truncations that fit: by vectors
+        // 3 614 and 44 504.
+        let from_pilot = per_vector * simplex_vectors(&p.weights, budget) + ball_states;
         let est = if step == 1 {
             from_pilot
         } else {
@@ -485,16 +501,21 @@ pub fn solve_certified(
         };
         // Once a truncation is solved, an estimate up to twice the limit is tried (the
         // estimate can overstate by 1.6 times; exploring stops at the limit itself).
-        let tried = if best.is_some() { 2.0 } else { 1.0 } * MAX_CHAIN_STATES as f64;
+        let tried = if best.is_some() { 2.0 } else { 1.0 } * max_states as f64;
+        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+            eprintln!(
+                "redundancy certified chain: step {step} budget {budget:.2} estimated {est:.0} states (from the pilot {from_pilot:.0}, ball {ball_states:.0}), tried up to {tried:.0}"
+            );
+        }
         if est > tried {
             if best.is_some() {
                 stopped = Some(format!(
-                    "the next certified truncation (budget {budget:.1} nats) would hold about {est:.1e} states, more than the limit {MAX_CHAIN_STATES}: ask fewer --digits or use redundancy simulate"
+                    "the next certified truncation (budget {budget:.1} nats) would hold about {est:.1e} states, more than the limit {max_states}: {STATE_LIMIT_HINT}"
                 ));
                 break;
             }
             return Err(RedundancyError::Numerical(format!(
-                "{}: the certified truncation (budget {budget:.1} nats, N1 = {n1}) would hold about {est:.1e} states, more than the limit {MAX_CHAIN_STATES}",
+                "{}: the certified truncation (budget {budget:.1} nats, N1 = {n1}) would hold about {est:.1e} states, more than the limit {max_states}",
                 subject(sys, policy)
             )));
         }
@@ -511,7 +532,7 @@ pub fn solve_certified(
             &p.weights,
             budget,
             CertifiedSolve {
-                max_states: MAX_CHAIN_STATES,
+                max_states,
                 warm: Some(&warm),
                 groups,
             },
