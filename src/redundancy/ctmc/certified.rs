@@ -138,7 +138,7 @@ fn certified_truncation(
     let mut c =
         levels::explore_with(&chain, max_states, ExitRule::Redirect).map_err(|e| match e {
             LevelError::TooManyStates { limit } => RedundancyError::Numerical(format!(
-                "{}: the certified truncation needs more than {limit} states (the limit --max-states)",
+                "{}: the certified truncation needs more than {limit} states (the limit --max-states): {STATE_LIMIT_HINT}",
                 subject(sys, policy)
             )),
             other => RedundancyError::Numerical(format!("{}: {other}", subject(sys, policy))),
