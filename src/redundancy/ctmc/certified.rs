@@ -804,6 +804,42 @@ mod tests {
         }
     }
 
+    /// The exit probability's and the exits' ŵ solves keep the tight slack: the N-model at
+    /// λ = (0.1, 1.7) under MRF-ROS with its pilot's weights at budget 139.19 nats (the
+    /// third truncation of a 12-digit run, 230 648 states; 230 639 here, without the
+    /// run's symmetry check and warm start) had an unbounded enclosure when
+    /// every bound solve stopped at [`CERTIFIED_BOUND_SLACK`] (p̂ ≥ 1 at 1 124 of 1 184 entry
+    /// states, trace of 2026-12-04). Expected: a finite truncation bound below 1e-11 (the
+    /// 12-digit run's truncation at 137.71 nats, 225 726 states, proved 1.52e-12; a larger
+    /// truncation leaves less out, and 1e-11 leaves a factor of 6 for the solves).
+    #[test]
+    fn the_exit_solves_keep_the_tight_slack() {
+        let n = ClassSystem::unit_for_tests(2, &[("1", "0.1"), ("1+2", "1.7")]);
+        let p = Policy::parse("mrf-ros", false).unwrap();
+        let cert = match lyapunov::lyapunov_search(&n, p) {
+            lyapunov::LyapunovVerdict::Found(c) => c,
+            v => panic!("{v:?}"),
+        };
+        let pl = pilot(&n, p, 12, None, None).unwrap();
+        let how = CertifiedSolve {
+            max_states: MAX_CHAIN_STATES,
+            warm: None,
+            groups: split_by_shares(&pl.weights),
+            slack: CERTIFIED_BOUND_SLACK,
+            bound_warm: None,
+        };
+        let m = certified_truncation(&n, p, &cert, &pl.weights, 139.19, how)
+            .unwrap()
+            .0;
+        for (k, e) in m.number.iter().enumerate() {
+            eprintln!("class {k} ({} states): {e:?}", m.states);
+            assert!(
+                e.truncation > 0.0 && e.truncation < 1e-11,
+                "class {k}: {e:?}"
+            );
+        }
+    }
+
     /// Expected factors by hand: at 12 significant digits the value 1.2345678901249 lies
     /// 0.01 units of the last digit (1e−13) below the boundary 1.23456789012|5; its
     /// enclosure of half-width 2e−13 must shrink to 0.5e−13, a factor of 4 (tolerance
