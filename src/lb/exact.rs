@@ -1795,6 +1795,7 @@ mod tests {
                 solves: levels::BoundSolves::Separate,
                 tolerance: 1e-8,
                 split: false,
+                slack: levels::BOUND_SLACK,
             };
             let loose = levels::BoundOptions::default();
             assert_eq!(loose.tolerance, levels::BOUND_TOLERANCE);

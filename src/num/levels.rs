@@ -128,7 +128,7 @@ pub const BOUND_TOLERANCE: f64 = 1e-2;
 /// correction widens its upper bound by more than this fraction at some state where the
 /// chain enters A (where the re-entry bound reads it), relative to that state's bound or
 /// [`SLACK_FLOOR`] of the largest bound there, whichever is larger.
-const BOUND_SLACK: f64 = 0.01;
+pub const BOUND_SLACK: f64 = 0.01;
 /// The floor of [`BOUND_SLACK`]'s relative measure, as a fraction of the largest bound on
 /// the boundary (the exit probabilities' solve has boundary states whose own value is
 /// negligible; their widening is judged against the ones that matter).
@@ -1326,6 +1326,27 @@ impl Ilu {
     }
 }
 
+/// The dot product of `a` and `b` (of equal length) with eight partial sums: a single sum
+/// waits on the latency of every addition, eight are independent (the compiler can keep
+/// them in vector registers); only the order of the additions differs.
+#[inline]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 8];
+    let ca = a.chunks_exact(8);
+    let cb = b.chunks_exact(8);
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for ((s, &p), &q) in acc.iter_mut().zip(x).zip(y) {
+            *s += p * q;
+        }
+    }
+    let mut tail = 0.0;
+    for (x, y) in ra.iter().zip(rb) {
+        tail += x * y;
+    }
+    ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
+}
+
 /// Restarted GMRES with right preconditioning (Saad, *Iterative Methods for Sparse Linear
 /// Systems*, 2003, Alg. 9.5): solves A x = b for x with ‖b − Ax‖₂ ≤ tol·‖b‖₂, from x = 0,
 /// at most `max_iter` inner iterations; `apply` computes A v, `precond` M⁻¹ v. Index 0 (the
@@ -1339,7 +1360,6 @@ fn gmres(
     max_iter: usize,
     restart: usize,
 ) -> Vec<f64> {
-    let dot = |a: &[f64], c: &[f64]| -> f64 { a.iter().zip(c).map(|(x, y)| x * y).sum() };
     let norm = |a: &[f64]| dot(a, a).sqrt();
     let mut x = vec![0.0; n];
     let bnorm = norm(b);
@@ -1364,9 +1384,10 @@ fn gmres(
         let mut k = 0;
         while k < m && done < max_iter {
             let zk = precond(&v[k]);
-            apply(&zk, &mut tmp);
-            tmp[0] = 0.0;
-            let mut w = tmp.clone();
+            let mut w = vec![0.0; n];
+            apply(&zk, &mut w);
+            w[0] = 0.0;
+            // Modified Gram–Schmidt against the basis.
             for (i, vi) in v.iter().enumerate() {
                 let hik = dot(&w, vi);
                 h[i][k] = hik;
@@ -1396,7 +1417,10 @@ fn gmres(
             if g[k].abs() <= tol * bnorm || hn == 0.0 {
                 break;
             }
-            v.push(w.iter().map(|a| a / hn).collect());
+            for a in w.iter_mut() {
+                *a /= hn;
+            }
+            v.push(w);
         }
         // Back substitution for the k coefficients, then x += M⁻¹(Σ y_i v_i): the
         // preconditioner is linear (a fixed level correction and fixed factors), so the
@@ -1840,22 +1864,56 @@ fn corrected(x: &[f64], r: &[f64], b: &[f64], ones: Option<&[f64]>, split: bool)
 }
 
 /// An upper bound of (−B)⁻¹b for b ≥ 0 ([`corrected`]): GMRES to `tolerance`,
-/// refined while the correction widens the bound by more than [`BOUND_SLACK`] on the
-/// boundary (at most [`MAX_BOUND_CYCLES`] cycles; the bound is valid after any of them).
+/// refined while the correction widens the bound by more than the slack asked
+/// ([`BoundOptions::slack`]) on the boundary (at most [`MAX_BOUND_CYCLES`] cycles; the
+/// bound is valid after any of them). From `start` (a guess of (−B)⁻¹b, e.g. a smaller
+/// truncation's solution; any guess gives a valid bound) when given: its correction is
+/// judged first, and GMRES solves for the rest. Returns the upper bound and the computed
+/// solution x̂ it corrects.
 fn solve_upper<S>(
     solver: &Solver<'_, S>,
     b: &[f64],
     w: &[f64],
     coarse: &Coarse,
     ones: Option<&[f64]>,
-    (tolerance, split): (f64, bool),
-) -> Vec<f64> {
+    (tolerance, split, most_slack): (f64, bool, f64),
+    start: Option<&[f64]>,
+) -> (Vec<f64>, Vec<f64>) {
     let n = solver.n();
     let mut xh = vec![0.0; n];
     let xl = vec![0.0; n];
     let mut r = b.to_vec();
     r[0] = 0.0;
     let mut upper = vec![f64::INFINITY; n];
+    // The largest widening of the correction on the boundary (relative to the bound there,
+    // or SLACK_FLOOR of the largest bound there).
+    let slack_of = |upper: &[f64], xh: &[f64]| -> f64 {
+        let bd = &solver.c.boundary;
+        let top = bd.iter().map(|&i| upper[i as usize]).fold(0.0f64, f64::max);
+        let floor = SLACK_FLOOR * top;
+        bd.iter()
+            .map(|&i| i as usize)
+            .filter(|&i| i != 0)
+            .map(|i| (upper[i] - xh[i]) / upper[i].max(floor))
+            .fold(
+                0.0f64,
+                |m, v| if v.is_nan() { f64::INFINITY } else { m.max(v) },
+            )
+    };
+    if let Some(g) = start.filter(|g| g.len() == n && g.iter().all(|v| v.is_finite())) {
+        for x in 1..n {
+            xh[x] = g[x].max(0.0);
+        }
+        r = solver.residual_right_dd(&xh, &xl, b);
+        upper = corrected(&xh, &r, b, ones, split);
+        let slack = slack_of(&upper, &xh);
+        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+            eprintln!("    bound solve start: slack {slack:.2e}");
+        }
+        if slack <= most_slack {
+            return (upper, xh);
+        }
+    }
     for cycle in 0..MAX_BOUND_CYCLES {
         let d = gmres(
             n,
@@ -1871,26 +1929,15 @@ fn solve_upper<S>(
         }
         r = solver.residual_right_dd(&xh, &xl, b);
         upper = corrected(&xh, &r, b, ones, split);
-        let bd = &solver.c.boundary;
-        let top = bd.iter().map(|&i| upper[i as usize]).fold(0.0f64, f64::max);
-        let floor = SLACK_FLOOR * top;
-        let slack = bd
-            .iter()
-            .map(|&i| i as usize)
-            .filter(|&i| i != 0)
-            .map(|i| (upper[i] - xh[i]) / upper[i].max(floor))
-            .fold(
-                0.0f64,
-                |m, v| if v.is_nan() { f64::INFINITY } else { m.max(v) },
-            );
+        let slack = slack_of(&upper, &xh);
         if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
             eprintln!("    bound solve cycle {cycle}: slack {slack:.2e}");
         }
-        if slack <= BOUND_SLACK {
+        if slack <= most_slack {
             break;
         }
     }
-    upper
+    (upper, xh)
 }
 
 /// The enclosure's ingredients for one chain (module docs).
@@ -2035,6 +2082,16 @@ pub struct BoundOptions {
     /// Whether the residual correction splits the residual between b and 1 ([`corrected`]);
     /// `false`: the plain x̂ + max(r⁺)·(−B)⁻¹1, the reference of the tests.
     pub split: bool,
+    /// The solves of the costs (1, G, and their sums with the exits' expected V) are
+    /// refined while the residual correction widens their upper bound by more than this
+    /// fraction at some state where the chain enters A ([`BOUND_SLACK`]): any value gives
+    /// a valid upper bound, a larger one a wider bound from fewer GMRES cycles. The exit
+    /// probability p̂ and the exits' ŵ keep at most [`BOUND_SLACK`]: the re-entry bound
+    /// reads them as 1 − p̂ and W − ŵ, differences near 0 at the face of A that a wider
+    /// upper bound turns negative (the N-model at λ = (0.1, 1.7) under MRF-ROS, 230 648
+    /// states: with 0.3 for every solve, 1 124 of 1 184 entry states had p̂ ≥ 1 and the
+    /// enclosure was unbounded).
+    pub slack: f64,
 }
 
 impl Default for BoundOptions {
@@ -2043,6 +2100,7 @@ impl Default for BoundOptions {
             solves: BoundSolves::Shared,
             tolerance: BOUND_TOLERANCE,
             split: true,
+            slack: BOUND_SLACK,
         }
     }
 }
@@ -2084,7 +2142,7 @@ pub fn bounds_opts<S, C: LevelChain<State = S>>(
     st: &Stationary,
     opts: BoundOptions,
 ) -> Bounds {
-    bounds_with(chain, c, st, opts, None)
+    bounds_with(chain, c, st, opts, None, None)
 }
 
 /// The upper bounds of (−B)⁻¹b that one call of [`bounds_reusing`] solved, kept for the
@@ -2108,7 +2166,31 @@ pub fn bounds_reusing<S, C: LevelChain<State = S>>(
     st: &Stationary,
     cache: &mut BoundSolveCache,
 ) -> Bounds {
-    bounds_with(chain, c, st, BoundOptions::default(), Some(cache))
+    bounds_with(chain, c, st, BoundOptions::default(), Some(cache), None)
+}
+
+/// The computed solutions x̂ of the bound's solves, in the order they are made, by state
+/// index of the chain they were solved on; given to [`bounds_started`] as guesses (mapped
+/// to its states by the caller) and replaced there by its own.
+#[derive(Debug, Clone, Default)]
+pub struct BoundStarts {
+    /// One vector per solve made (the order of [`bounds_with`]: 1, G, the exit rates, the
+    /// exits' W, then the costs' sums, each when not shared).
+    pub vectors: Vec<Vec<f64>>,
+}
+
+/// [`bounds_opts`], each solve started from the guess `starts` holds for it (a vector of
+/// another length, or none, starts from 0), `starts` left holding this chain's solutions.
+/// A guess changes how many GMRES cycles a solve takes, never the validity of its upper
+/// bound ([`corrected`] bounds (−B)⁻¹b from any x̂ and its residual).
+pub fn bounds_started<S, C: LevelChain<State = S>>(
+    chain: &C,
+    c: &Explored<S>,
+    st: &Stationary,
+    opts: BoundOptions,
+    starts: &mut BoundStarts,
+) -> Bounds {
+    bounds_with(chain, c, st, opts, None, Some(starts))
 }
 
 fn bounds_with<S, C: LevelChain<State = S>>(
@@ -2117,9 +2199,20 @@ fn bounds_with<S, C: LevelChain<State = S>>(
     st: &Stationary,
     opts: BoundOptions,
     cache: Option<&mut BoundSolveCache>,
+    starts: Option<&mut BoundStarts>,
 ) -> Bounds {
     let solves = opts.solves;
-    let how = (opts.tolerance, opts.split);
+    // The guesses of the solves, by the order they are made, and the solutions they leave.
+    let given: Vec<Vec<f64>> = starts
+        .as_ref()
+        .map(|s| s.vectors.clone())
+        .unwrap_or_default();
+    let solved = std::cell::RefCell::new(Vec::<Vec<f64>>::new());
+    let start = |i: usize| given.get(i).map(|v| v.as_slice());
+    // The costs' solves (1, G and their sums with the exits' V) at the slack asked; the
+    // exit probability and the exits' W at BOUND_SLACK ([`BoundOptions::slack`]).
+    let how = (opts.tolerance, opts.split, opts.slack);
+    let exits_how = (opts.tolerance, opts.split, opts.slack.min(BOUND_SLACK));
     let n = c.len();
     let solver = Solver::new(c);
     // The solves are made in a fixed order (their right-hand sides and the choice of which
@@ -2158,22 +2251,27 @@ fn bounds_with<S, C: LevelChain<State = S>>(
     // (−B)⁻¹1 ≤ x̂_1/(1 − max r⁺).
     let u1v = cached(0).unwrap_or_else(|| {
         made.set(1);
-        let u = solve_upper(&solver, &ones, &w, coarse(), None, how);
+        let (u, x) = solve_upper(&solver, &ones, &w, coarse(), None, how, start(0));
         keep(0, &u);
+        solved.borrow_mut().push(x);
         u
     });
     let count = std::cell::Cell::new(1usize);
-    let upper = |b: &[f64]| -> Vec<f64> {
+    let upper = |b: &[f64], how: (f64, bool, f64)| -> Vec<f64> {
         let i = count.get();
         count.set(i + 1);
         cached(i).unwrap_or_else(|| {
             made.set(made.get() + 1);
-            let u = solve_upper(&solver, b, &w, coarse(), Some(&u1v), how);
+            let (u, x) = solve_upper(&solver, b, &w, coarse(), Some(&u1v), how, start(i));
             keep(i, &u);
+            let mut solved = solved.borrow_mut();
+            if solved.len() == i {
+                solved.push(x);
+            }
             u
         })
     };
-    let ugv = upper(&g);
+    let ugv = upper(&g, how);
     let ysum = st
         .y_hi
         .iter()
@@ -2201,6 +2299,9 @@ fn bounds_with<S, C: LevelChain<State = S>>(
     };
     if c.exits.is_empty() {
         out.solves = made.get();
+        if let Some(st) = starts {
+            st.vectors = solved.into_inner();
+        }
         return out;
     }
     // Exit rates per face under π̂, and their solve error (≤ Σ|r|·p̂).
@@ -2215,7 +2316,7 @@ fn bounds_with<S, C: LevelChain<State = S>>(
             ev[k][x] += row.v[k];
         }
     }
-    let pe = upper(&e_dense);
+    let pe = upper(&e_dense, exits_how);
     let pmax = pe.iter().skip(1).fold(0.0f64, |m, &v| m.max(v));
     out.max_exit_probability = pmax;
     let e_pe = err(&pe);
@@ -2228,6 +2329,9 @@ fn bounds_with<S, C: LevelChain<State = S>>(
         out.outside = [[f64::INFINITY; FACES]; 2];
         out.reentry = [(f64::INFINITY, f64::INFINITY); 2];
         out.solves = made.get();
+        if let Some(st) = starts {
+            st.vectors = solved.into_inner();
+        }
         return out;
     }
     let eps_total: f64 = out.exit_rate.iter().sum();
@@ -2253,7 +2357,7 @@ fn bounds_with<S, C: LevelChain<State = S>>(
         } else {
             None
         };
-        let vvw = reuse.unwrap_or_else(|| upper(&ewraw[k]));
+        let vvw = reuse.unwrap_or_else(|| upper(&ewraw[k], exits_how));
         vvws.push(vvw);
         let vvw = &vvws[k];
         f_raw[k][0] += err(vvw);
@@ -2276,7 +2380,7 @@ fn bounds_with<S, C: LevelChain<State = S>>(
             let rhs: Vec<f64> = (0..n)
                 .map(|x| if x == 0 { 0.0 } else { base[x] + ev[k][x] })
                 .collect();
-            upper(&rhs)
+            upper(&rhs, how)
         });
         f_g[k][0] += err(&a_g);
         let mut aw = Vec::with_capacity(c.boundary.len());
@@ -2326,6 +2430,9 @@ fn bounds_with<S, C: LevelChain<State = S>>(
         }
     }
     out.solves = made.get();
+    if let Some(st) = starts {
+        st.vectors = solved.into_inner();
+    }
     out
 }
 
@@ -2576,6 +2683,67 @@ mod tests {
             }
             let rel = (res / bn).sqrt();
             assert!(rel <= 10.0 * tol, "restart {restart}: residual {rel:e}");
+        }
+    }
+
+    #[test]
+    fn a_started_bound_solve_is_an_upper_bound_from_any_guess() {
+        // Reference: (−B)⁻¹b by a dense LU (nalgebra) of −B built from the stored rates, on
+        // the triangle a + b ≤ 12 (91 states), b the level (the growth). From no guess and
+        // from guesses 0.5, 0.999, 1 and 2 times the exact solution, with the certified
+        // path's slack 0.3, the upper bound must be ≥ the exact solution at every state
+        // (tolerance 1e-12 relative, the dense solve's rounding). The guess 0.999 times
+        // the exact solution has a correction within that slack: its solve must return the
+        // guess itself as x̂ (no GMRES cycle) and a bound within 1.5 times the solution.
+        let mut c = explore(
+            &Two {
+                top: 12,
+                hint: None,
+            },
+            10_000,
+        )
+        .unwrap();
+        c.smoother = Smoother::Ilu;
+        let n = c.len();
+        let s = Solver::new(&c);
+        let w = vec![1.0; n];
+        let coarse = right_coarse(&s, &w);
+        let mut a = nalgebra::DMatrix::<f64>::zeros(n - 1, n - 1);
+        for i in 1..n {
+            a[(i - 1, i - 1)] += c.total[i];
+            for k in c.out_off[i]..c.out_off[i + 1] {
+                let j = c.out_to[k] as usize;
+                a[(i - 1, j - 1)] -= c.out_rate[k];
+            }
+        }
+        let lu = a.lu();
+        let exact = |b: &[f64]| -> Vec<f64> {
+            let v = nalgebra::DVector::from_iterator(n - 1, b[1..].iter().copied());
+            let y = lu.solve(&v).unwrap();
+            std::iter::once(0.0).chain(y.iter().copied()).collect()
+        };
+        let ones: Vec<f64> = (0..n).map(|x| if x == 0 { 0.0 } else { 1.0 }).collect();
+        let how = (BOUND_TOLERANCE, true, 0.3);
+        let (u1, _) = solve_upper(&s, &ones, &w, &coarse, None, how, None);
+        let growth: Vec<f64> = (0..n).map(|x| f64::from(c.level[x])).collect();
+        let y = exact(&growth);
+        for scale in [None, Some(0.5), Some(0.999), Some(1.0), Some(2.0)] {
+            let guess: Option<Vec<f64>> = scale.map(|k| y.iter().map(|v| k * v).collect());
+            let (u, x) = solve_upper(&s, &growth, &w, &coarse, Some(&u1), how, guess.as_deref());
+            for i in 1..n {
+                assert!(
+                    u[i] >= y[i] * (1.0 - 1e-12),
+                    "guess {scale:?}, state {i}: {} < {}",
+                    u[i],
+                    y[i]
+                );
+            }
+            if scale == Some(0.999) {
+                assert_eq!(Some(&x), guess.as_ref(), "a guess within the slack is kept");
+                for i in 1..n {
+                    assert!(u[i] <= 1.5 * y[i], "state {i}: {} > 1.5 × {}", u[i], y[i]);
+                }
+            }
         }
     }
 

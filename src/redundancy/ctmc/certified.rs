@@ -67,8 +67,10 @@ pub fn certified_chain_means(
         max_states,
         warm: None,
         groups: false,
+        slack: CERTIFIED_BOUND_SLACK,
+        bound_warm: None,
     };
-    certified_truncation(sys, policy, cert, weights, budget, how).map(|(m, _)| m)
+    certified_truncation(sys, policy, cert, weights, budget, how).map(|(m, _, _)| m)
 }
 
 /// How a certified truncation is solved ([`certified_truncation`]).
@@ -80,11 +82,47 @@ struct CertifiedSolve<'a> {
     warm: Option<&'a StationaryMap>,
     /// The coarse correction split by the classes' shares ([`coarse_groups`]).
     groups: bool,
+    /// The widening at which a bound solve stops refining ([`levels::BoundOptions::slack`];
+    /// [`CERTIFIED_BOUND_SLACK`]).
+    slack: f64,
+    /// Guesses of the bound's solves: another truncation's solutions, by state.
+    bound_warm: Option<&'a BoundWarm>,
 }
+
+/// The least share of the next truncation's states the last one must hold for its bound
+/// solutions to be the next one's guesses. The cost solves' values at a state grow with the
+/// truncation (the exits move away): from a truncation much smaller the guess is far below
+/// and its residual lies where GMRES converges slowest. Measured 2026-12-04 (wall s,
+/// shared machine): the W-model at λ = (0.5, 0.5, 0.6) under MRF-ROS, 12 digits, bound
+/// solves of the third truncation (802 813 states) from the second's (744 874, a share of
+/// 0.93) 12.0 s against 17.8 s from zero; of the second from the first (112 330, 0.15)
+/// 43.8 s against 19.2 s; the N-model at (0.1, 1.7) under MRF-ROS, third from second
+/// (225 726 from 125 516, 0.56) 8.1 s against 4.1 s.
+const WARM_BOUND_SHARE: f64 = 0.8;
+
+/// The solutions of a certified truncation's bound solves with its states, the guesses of
+/// the next truncation's ([`levels::bounds_started`]; a guess only: the bound does not
+/// depend on it).
+#[derive(Debug, Clone, Default)]
+struct BoundWarm {
+    states: Vec<PackedState>,
+    vectors: Vec<Vec<f64>>,
+}
+
+/// The widening at which the certified truncation's solves of the costs (1 and G) stop
+/// refining ([`levels::BoundOptions::slack`]; the level solver's default is
+/// [`levels::BOUND_SLACK`] = 0.01, which the exit probabilities keep). A bound solve's
+/// upper bound is proven whatever its residual; this only decides how many GMRES cycles
+/// it gets, so a wider value trades width for time. Where the chain enters A a 0.3
+/// widening is an upper bound at most 1/(1 − 0.3) ≈ 1.43 times the computed solution,
+/// but the costs enter the enclosure as π̂-weighted sums and the re-entry constant and
+/// moved it far less (the test below: at most 1.5 times, and measured runs in
+/// benches/peer/exact_cases_after.md).
+const CERTIFIED_BOUND_SLACK: f64 = 0.3;
 
 /// [`certified_chain_means`] from a warm start (the stationary probabilities of another
 /// truncation, by state; a guess only: the enclosure does not depend on it), also returning
-/// this truncation's stationary probabilities.
+/// this truncation's stationary probabilities and its bound solves' solutions.
 fn certified_truncation(
     sys: &ClassSystem,
     policy: Policy,
@@ -92,11 +130,13 @@ fn certified_truncation(
     weights: &[f64],
     budget: f64,
     how: CertifiedSolve<'_>,
-) -> Result<(CertifiedMeans, StationaryMap), RedundancyError> {
+) -> Result<(CertifiedMeans, StationaryMap, BoundWarm), RedundancyError> {
     let CertifiedSolve {
         max_states,
         warm,
         groups,
+        slack,
+        bound_warm,
     } = how;
     let nc = sys.classes().len();
     if weights.len() != nc || weights.iter().any(|&w| !(w > 0.0 && w.is_finite())) {
@@ -185,7 +225,27 @@ fn certified_truncation(
             ))
         })?;
     let t2 = std::time::Instant::now();
-    let b = levels::bounds(&chain, &c, &st);
+    let opts = levels::BoundOptions {
+        slack,
+        ..levels::BoundOptions::default()
+    };
+    // The last truncation's bound solutions mapped to these states (0 on the new ones),
+    // when it holds most of them ([`WARM_BOUND_SHARE`]).
+    let mut starts = levels::BoundStarts::default();
+    if let Some(bw) =
+        bound_warm.filter(|bw| bw.states.len() as f64 >= WARM_BOUND_SHARE * c.len() as f64)
+    {
+        let index: rustc_hash::FxHashMap<PackedState, usize> =
+            bw.states.iter().enumerate().map(|(i, s)| (*s, i)).collect();
+        let at: Vec<Option<usize>> = c.states.iter().map(|s| index.get(s).copied()).collect();
+        drop(index);
+        starts.vectors = bw
+            .vectors
+            .iter()
+            .map(|v| at.iter().map(|i| i.map_or(0.0, |i| v[i])).collect())
+            .collect();
+    }
+    let b = levels::bounds_started(&chain, &c, &st, opts, &mut starts);
     if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
         eprintln!(
             "redundancy certified chain: {} states, explore {:.2}s, stationary {:.2}s ({} cycles), bound {:.2}s ({} solves)",
@@ -228,16 +288,22 @@ fn certified_truncation(
         .copied()
         .zip(st.pi.iter().copied())
         .collect();
+    let states = c.len();
+    let solved = BoundWarm {
+        states: std::mem::take(&mut c.states),
+        vectors: starts.vectors,
+    };
     Ok((
         CertifiedMeans {
             number,
             total,
-            states: c.len(),
+            states,
             budget,
             n1: n1 as f64,
             lumped: sym.is_some(),
         },
         map,
+        solved,
     ))
 }
 
@@ -475,6 +541,7 @@ pub fn solve_certified_limited(
     let per_vector = p.v1.states as f64 / vectors(p.k1, p.weights.len());
     let ball_states = vectors(n1.saturating_sub(1) as usize, p.weights.len()) * per_vector;
     let mut warm = p.pi1;
+    let mut bound_warm: Option<BoundWarm> = None;
     let mut best: Option<CertifiedResult> = None;
     let mut last: Option<(f64, f64)> = None;
     let mut tightenings = 0;
@@ -525,7 +592,7 @@ pub fn solve_certified_limited(
             Some(MAX_CERTIFIED_STEPS as u64),
             &format!("budget {budget:.1} nats (N1 = {n1}), about {est:.0} states (estimated)"),
         );
-        let (m, pi) = match certified_truncation(
+        let (m, pi, solved) = match certified_truncation(
             sys,
             policy,
             cert,
@@ -535,6 +602,8 @@ pub fn solve_certified_limited(
                 max_states,
                 warm: Some(&warm),
                 groups,
+                slack: CERTIFIED_BOUND_SLACK,
+                bound_warm: bound_warm.as_ref(),
             },
         ) {
             Ok(x) => x,
@@ -597,6 +666,7 @@ pub fn solve_certified_limited(
             stopped: None,
         };
         (states, from, warm) = (m.states, m.budget, pi);
+        bound_warm = Some(solved);
         let done = fewest >= want;
         best = Some(r);
         if done {
@@ -694,6 +764,101 @@ mod tests {
     fn value(lo: &str, hi: &str, want: u32) -> ProvenValue {
         let f = |s: &str| Float::with_val(PROVEN_BITS, Float::parse(s).expect("a decimal"));
         ProvenValue::of(Interval::new(f(lo), f(hi)), want)
+    }
+
+    /// The bound solves refined only to [`CERTIFIED_BOUND_SLACK`] against the level solver's
+    /// default [`levels::BOUND_SLACK`] (0.01, the path before): both are proven enclosures
+    /// of the same infinite chain's means, so they must intersect; the loose truncation
+    /// bound must be finite, nonzero and at most 1.5 times the tight one (the widening per
+    /// entry state is at most 1/(1 − 0.3) ≈ 1.43, and the bound grows monotonically with
+    /// those upper bounds), and at least 0.9 times it (the tight solves are within 1 % of
+    /// their solutions where the chain enters A, and every valid upper bound is at least
+    /// the solution: a loose bound far below the tight one would be a wrong one).
+    /// Cases: the W-model at λ = (0.5, 0.5, 0.6) under MRF-FCFS and MRF-ROS and the N-model
+    /// at (0.1, 1.7) under MRF-ROS, equal weights, budgets a little above N₁ (23, 63, 176).
+    #[test]
+    fn loose_bound_solves_widen_the_certified_bound_by_less_than_half() {
+        let w = ClassSystem::unit_for_tests(2, &[("1", "0.5"), ("2", "0.5"), ("1+2", "0.6")]);
+        let n = ClassSystem::unit_for_tests(2, &[("1", "0.1"), ("1+2", "1.7")]);
+        for (s, name, budget) in [
+            (&w, "mrf-fcfs", 40.0),
+            (&w, "mrf-ros", 64.0),
+            (&n, "mrf-ros", 200.0),
+        ] {
+            let p = Policy::parse(name, false).unwrap();
+            let cert = match lyapunov::lyapunov_search(s, p) {
+                lyapunov::LyapunovVerdict::Found(c) => c,
+                v => panic!("{name}: {v:?}"),
+            };
+            let nc = s.classes().len();
+            let solve = |slack: f64| {
+                let how = CertifiedSolve {
+                    max_states: MAX_CHAIN_STATES,
+                    warm: None,
+                    groups: false,
+                    slack,
+                    bound_warm: None,
+                };
+                certified_truncation(s, p, &cert, &vec![1.0; nc], budget, how)
+                    .unwrap()
+                    .0
+            };
+            let (loose, tight) = (solve(CERTIFIED_BOUND_SLACK), solve(levels::BOUND_SLACK));
+            assert_eq!(loose.states, tight.states, "{name}");
+            for k in 0..nc {
+                let (a, b) = (loose.number[k], tight.number[k]);
+                eprintln!(
+                    "{name} class {k} ({} states): loose {} [{}, {}] bound {:e}; tight bound {:e}",
+                    loose.states, a.value, a.lo, a.hi, a.truncation, b.truncation
+                );
+                assert!(a.truncation > 0.0 && a.truncation.is_finite(), "{name} {k}");
+                assert!(
+                    a.truncation <= 1.5 * b.truncation,
+                    "{name} {k}: {a:?} {b:?}"
+                );
+                assert!(
+                    a.truncation >= 0.9 * b.truncation,
+                    "{name} {k}: {a:?} {b:?}"
+                );
+                assert!(a.lo <= b.hi && b.lo <= a.hi, "{name} {k}: {a:?} {b:?}");
+            }
+        }
+    }
+
+    /// The exit probability's and the exits' ŵ solves keep the tight slack: the N-model at
+    /// λ = (0.1, 1.7) under MRF-ROS with its pilot's weights at budget 139.19 nats (the
+    /// third truncation of a 12-digit run, 230 648 states; 230 639 here, without the
+    /// run's symmetry check and warm start) had an unbounded enclosure when
+    /// every bound solve stopped at [`CERTIFIED_BOUND_SLACK`] (p̂ ≥ 1 at 1 124 of 1 184 entry
+    /// states, trace of 2026-12-04). Expected: a finite truncation bound below 1e-11 (the
+    /// 12-digit run's truncation at 137.71 nats, 225 726 states, proved 1.52e-12; a larger
+    /// truncation leaves less out, and 1e-11 leaves a factor of 6 for the solves).
+    #[test]
+    fn the_exit_solves_keep_the_tight_slack() {
+        let n = ClassSystem::unit_for_tests(2, &[("1", "0.1"), ("1+2", "1.7")]);
+        let p = Policy::parse("mrf-ros", false).unwrap();
+        let cert = match lyapunov::lyapunov_search(&n, p) {
+            lyapunov::LyapunovVerdict::Found(c) => c,
+            v => panic!("{v:?}"),
+        };
+        let pl = pilot(&n, p, 12, None, None).unwrap();
+        let how = CertifiedSolve {
+            max_states: MAX_CHAIN_STATES,
+            warm: None,
+            groups: split_by_shares(&pl.weights),
+            slack: CERTIFIED_BOUND_SLACK,
+            bound_warm: None,
+        };
+        let m = certified_truncation(&n, p, &cert, &pl.weights, 139.19, how)
+            .unwrap()
+            .0;
+        for (k, e) in m.number.iter().enumerate() {
+            eprintln!("class {k} ({} states): {e:?}", m.states);
+            assert!(
+                e.truncation > 0.0 && e.truncation < 1e-11,
+                "class {k}: {e:?}"
+            );
+        }
     }
 
     /// Expected factors by hand: at 12 significant digits the value 1.2345678901249 lies
