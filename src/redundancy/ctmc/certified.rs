@@ -841,7 +841,7 @@ mod tests {
             lyapunov::LyapunovVerdict::Found(c) => c,
             v => panic!("{v:?}"),
         };
-        let pl = pilot(&n, p, 12, None, None).unwrap();
+        let pl = pilot(&n, p, 12, None, None, MAX_CHAIN_STATES).unwrap();
         let how = CertifiedSolve {
             max_states: MAX_CHAIN_STATES,
             warm: None,
