@@ -552,7 +552,7 @@ fn convex_basin_lb_with(
     let Some(scale) = (rules.scale)(pb, centre)? else {
         return Ok(None);
     };
-    let Some(mu) = subdivided_mu(pb, n_box, &scale, budget, rules.combine)?.map(|(m, _)| m) else {
+    let Some((mu, used)) = subdivided_mu(pb, n_box, &scale, budget, rules.combine)? else {
         return Ok(None);
     };
     // The gradient at the centre, and how far each quantile moves over N.
@@ -577,6 +577,14 @@ fn convex_basin_lb_with(
         reach: &reach,
         bits,
     });
+    if super::trace() {
+        let rel = Float::with_val(bits, &fall / at_centre.hi());
+        eprintln!(
+            "proven: basin mu {} over {used} sub-boxes, drop {} of the value",
+            crate::num::message_number(&mu),
+            crate::num::message_number(&rel)
+        );
+    }
     let lb = Interval::point(at_centre.lo().clone()).sub(&Interval::point(fall));
     let lb = lb.lo().clone();
     Ok(lb.is_finite().then_some(lb))
@@ -598,6 +606,19 @@ fn subdivided_mu(
     budget: usize,
     combine: &dyn Fn(Float, &Float) -> Float,
 ) -> Result<Option<(Float, usize)>, PolicyError> {
+    subdivided_mu_ranked(pb, n_box, scale, budget, combine, true)
+}
+
+/// [`subdivided_mu`]; `scaled_rank` false (a test's mutant) ranks the cutoffs by their
+/// width in u itself, as before 2026-12-04.
+fn subdivided_mu_ranked(
+    pb: &Problem,
+    n_box: &[Interval],
+    scale: &[Float],
+    budget: usize,
+    combine: &dyn Fn(Float, &Float) -> Float,
+    scaled_rank: bool,
+) -> Result<Option<(Float, usize)>, PolicyError> {
     let mut todo: Vec<Vec<Interval>> = vec![n_box.to_vec()];
     let mut mu: Option<Float> = None;
     let mut used = 0usize;
@@ -613,9 +634,13 @@ fn subdivided_mu(
             });
             continue;
         }
-        // Bisect at the widest cutoff in u = F(s): width in s times sup f over it.
-        // In MPFR: at p = 10^1000 the widths in s overflow a double and the densities
-        // underflow one.
+        // Bisect at the widest cutoff in the Jacobi-scaled quantile y_k = u_k / d_k (the
+        // coordinates of the proof): width in s times sup f over it, over d_k. In u
+        // itself the widths differ by the cutoffs' scales (BP α = 1, p = 10^1000, 8 hosts:
+        // the lowest cutoff's is hundreds of decades the widest), so only that cutoff was
+        // split and N at relative half-width 2·10^−2 was not proven in 1024 sub-boxes;
+        // ranked in y, 31 prove it (2026-12-04). In MPFR: at p = 10^1000 the widths in s
+        // overflow a double and the densities underflow one.
         let mut widest: Option<(usize, Float)> = None;
         for (i, c) in sub.iter().enumerate() {
             let ws = Float::with_val(64, c.hi() - c.lo());
@@ -623,7 +648,11 @@ fn subdivided_mu(
                 Some(f) if f.hi().is_finite() && *f.hi() > 0 => Float::with_val(64, f.hi()),
                 _ => Float::with_val(64, 1u32),
             };
-            let w = Float::with_val(64, &ws * &f);
+            let w = if scaled_rank {
+                Float::with_val(64, &ws * &f) / &scale[i]
+            } else {
+                Float::with_val(64, &ws * &f)
+            };
             let w = if w.is_nan() { ws.clone() } else { w };
             if ws > 0 && widest.as_ref().is_none_or(|(_, b)| w > *b) {
                 widest = Some((i, w));
@@ -1627,6 +1656,118 @@ mod tests {
             }
         }
         eprintln!("max-μ mutant caught in {caught} of {cases}");
+    }
+
+    /// Ranking the sub-boxes' cutoffs in the Jacobi-scaled quantiles proves a basin the
+    /// ranking in u does not: bounded Pareto α = 1, p = 10^1000, 8 hosts, total load 0.5,
+    /// waiting, N of relative half-width 2·10^−2 around p^{k/8} (the optimum within 10^−18
+    /// relative, CLAIMS.md sita-unbalance-direction: at α = 1 it balances the loads, a host's
+    /// load on (a, b] ∝ ln(b/a)). The proven μ must lie below the smallest eigenvalue of the
+    /// scaled Hessian D H D at every point of a 3-point grid per cutoff of N (each point's
+    /// Hessian enclosed, its midpoint's eigenvalues by nalgebra: the independent source;
+    /// 10^−9 relative slack for the doubles), and the basin's bound below the objective
+    /// enclosed at every grid point. Mutant: the ranking in u (`scaled_rank` false, the
+    /// rule before 2026-12-04) must fail within the same budget (it split the lowest
+    /// cutoff only).
+    #[test]
+    fn the_scaled_subdivision_proves_the_eight_host_basin_at_p_ten_to_1000() {
+        use crate::dist::{DistFactory, DistSpec};
+        use crate::optimize::OptPolicy;
+        use crate::policy::{LoadSpec, Metric};
+        let bits = 120;
+        let hosts = 8usize;
+        let d = DistSpec::parse("bp:k=1,p=1e1000,alpha=1").unwrap();
+        let enc = d.enclose(bits).unwrap();
+        let law = d.build(bits).unwrap();
+        let load = LoadSpec::Total("0.5".into());
+        let pb = test_problem(
+            enc.as_ref(),
+            law.as_ref(),
+            OptPolicy::Sita,
+            Metric::Waiting,
+            &load,
+            hosts,
+        );
+        let ln_p = Float::with_val(bits, 10u32).ln() * 1000u32;
+        let centre: Vec<Float> = (1..hosts)
+            .map(|k| (Float::with_val(bits, &ln_p * k as u32) / hosts as u32).exp())
+            .collect();
+        let r = 2e-2;
+        let n_box: Vec<Interval> = centre
+            .iter()
+            .map(|c| {
+                Interval::new(
+                    Float::with_val_round(bits, c * (1.0 - r), Round::Down).0,
+                    Float::with_val_round(bits, c * (1.0 + r), Round::Up).0,
+                )
+            })
+            .collect();
+        let scale = jacobi_scale(&pb, &centre)
+            .unwrap()
+            .expect("no Jacobi scale");
+        let (mu, used) = subdivided_mu(&pb, &n_box, &scale, SUBBOX_BUDGET, &least)
+            .unwrap()
+            .expect("the scaled ranking does not prove N");
+        let mutant =
+            subdivided_mu_ranked(&pb, &n_box, &scale, SUBBOX_BUDGET, &least, false).unwrap();
+        eprintln!(
+            "scaled: μ {} in {used} sub-boxes; ranked in u: {mutant:?}",
+            mu.to_f64()
+        );
+        assert!(
+            mutant.is_none(),
+            "the ranking in u proves N too: {mutant:?}"
+        );
+        let points: Vec<Interval> = centre.iter().cloned().map(Interval::point).collect();
+        let at_centre = pb.value(&points).unwrap();
+        let lb = convex_basin_lb(&pb, &n_box, &centre, &at_centre)
+            .unwrap()
+            .expect("the basin is not proven");
+        let mut grid: Vec<Vec<Interval>> = vec![Vec::new()];
+        for c in &n_box {
+            grid = grid
+                .into_iter()
+                .flat_map(|p| {
+                    [c.lo().clone(), c.mid(), c.hi().clone()]
+                        .into_iter()
+                        .map(move |x| {
+                            let mut q = p.clone();
+                            q.push(Interval::point(x));
+                            q
+                        })
+                })
+                .collect();
+        }
+        let mut least_eig = f64::INFINITY;
+        for (i, pt) in grid.iter().enumerate() {
+            let v = pb.value(pt).unwrap();
+            assert!(
+                lb <= *v.lo(),
+                "bound {lb} above the value {} at {pt:?}",
+                v.lo()
+            );
+            if i % 7 != 0 {
+                continue;
+            }
+            let jets = term_jets(&pb, pt).unwrap().expect("jets at a point");
+            let (diag, off, _) = assemble(&jets, bits);
+            let df: Vec<f64> = diag
+                .iter()
+                .enumerate()
+                .map(|(k, h)| Float::with_val(bits, h.mid() * &scale[k] * &scale[k]).to_f64())
+                .collect();
+            let of: Vec<f64> = off
+                .iter()
+                .enumerate()
+                .map(|(k, h)| Float::with_val(bits, h.mid() * &scale[k] * &scale[k + 1]).to_f64())
+                .collect();
+            least_eig = least_eig.min(least_eigenvalue(&df, &of));
+        }
+        eprintln!("least scaled grid eigenvalue {least_eig}");
+        assert!(
+            mu.to_f64() <= least_eig * (1.0 + 1e-9),
+            "μ {mu} above the grid's least eigenvalue {least_eig}"
+        );
     }
 
     /// A symmetric tridiagonal matrix (diagonal, off-diagonal) in f64 and its smallest
