@@ -1006,16 +1006,7 @@ fn proven_closes(policy: &str, dist: &str, hosts: usize, load: &str, max_boxes: 
     let hi = read(p[format!("{key}_hi").as_str()].as_str().unwrap());
     assert!(lo <= hi, "{what}");
     let v = read(certified[key].as_str().unwrap());
-    let ulp = Float::with_val(READ_BITS, v.abs_ref()) * Float::with_val(READ_BITS, 10).pow(-19);
-    let half_ulp = Float::with_val(READ_BITS, &ulp / 2u32);
-    assert!(
-        lo <= Float::with_val(READ_BITS, &v + &half_ulp),
-        "{what}: {lo} above the certified {v}"
-    );
-    assert!(
-        lo >= Float::with_val(READ_BITS, &v - &ulp),
-        "{what}: {lo} far below the certified {v}"
-    );
+    closes_at_the_certified(&what, &lo, &v);
     assert_eq!(
         p["proven_cutoffs"].as_array().unwrap().len(),
         hosts - 1,
@@ -1116,19 +1107,26 @@ fn tags_proven_optimum_closes_with_every_host_active_at_five_and_six_hosts() {
         assert_eq!(p.proven_digits, 20, "{what}");
         assert!(p.value_lo <= p.value_hi, "{what}");
         let v = read(&report.value.text);
-        let ulp = Float::with_val(READ_BITS, v.abs_ref()) * Float::with_val(READ_BITS, 10).pow(-19);
-        let half_ulp = Float::with_val(READ_BITS, &ulp / 2u32);
-        let lo = Float::with_val(READ_BITS, &p.value_lo);
-        assert!(
-            lo <= Float::with_val(READ_BITS, &v + &half_ulp),
-            "{what}: {lo} above the certified {v}"
-        );
-        assert!(
-            lo >= Float::with_val(READ_BITS, &v - &ulp),
-            "{what}: {lo} far below the certified {v}"
-        );
+        closes_at_the_certified(&what, &Float::with_val(READ_BITS, &p.value_lo), &v);
         assert!(report.idle_hosts == 0, "{what}: a host idles");
     }
+}
+
+/// A proven lower bound `lo` of a minimum closed to 20 digits against the certified
+/// minimum `v` (20 digits, correctly rounded): at most half a unit of v's 20th digit above
+/// it (v is within that of the value at its cutoffs, which is ≥ the minimum), and at most
+/// one unit below it (the gap closed to 10^−22 of the value).
+fn closes_at_the_certified(what: &str, lo: &Float, v: &Float) {
+    let ulp = Float::with_val(READ_BITS, v.abs_ref()) * Float::with_val(READ_BITS, 10).pow(-19);
+    let half_ulp = Float::with_val(READ_BITS, &ulp / 2u32);
+    assert!(
+        *lo <= Float::with_val(READ_BITS, v + &half_ulp),
+        "{what}: {lo} above the certified {v}"
+    );
+    assert!(
+        *lo >= Float::with_val(READ_BITS, v - &ulp),
+        "{what}: {lo} far below the certified {v}"
+    );
 }
 
 /// The digits of x rounded to nearest to `d` significant decimal digits (its mantissa).

@@ -2627,6 +2627,29 @@ mod tests {
     }
 
     /// The right-preconditioned operator of the bound's solves on `c` (ILU smoother).
+    /// (−B)⁻¹b by a dense LU (nalgebra) of −B built from the chain's stored rates (state
+    /// 0 left out, its entry of the result 0): the independent reference of the bound
+    /// solves' tests.
+    fn dense_solve<S>(c: &Explored<S>) -> impl Fn(&[f64]) -> Vec<f64> {
+        let n = c.len();
+        let mut a = nalgebra::DMatrix::<f64>::zeros(n - 1, n - 1);
+        for i in 1..n {
+            a[(i - 1, i - 1)] += c.total[i];
+            for k in c.out_off[i]..c.out_off[i + 1] {
+                let j = c.out_to[k] as usize;
+                a[(i - 1, j - 1)] -= c.out_rate[k];
+            }
+        }
+        let lu = a.lu();
+        move |b: &[f64]| -> Vec<f64> {
+            let v = nalgebra::DVector::from_iterator(n - 1, b[1..].iter().copied());
+            let y = lu
+                .solve(&v)
+                .expect("-B of an irreducible truncation is nonsingular");
+            std::iter::once(0.0).chain(y.iter().copied()).collect()
+        }
+    }
+
     fn right_coarse(s: &Solver<'_, (u32, u32)>, w: &[f64]) -> Coarse {
         coarse_right(s, w)
     }
@@ -2708,20 +2731,7 @@ mod tests {
         let s = Solver::new(&c);
         let w = vec![1.0; n];
         let coarse = right_coarse(&s, &w);
-        let mut a = nalgebra::DMatrix::<f64>::zeros(n - 1, n - 1);
-        for i in 1..n {
-            a[(i - 1, i - 1)] += c.total[i];
-            for k in c.out_off[i]..c.out_off[i + 1] {
-                let j = c.out_to[k] as usize;
-                a[(i - 1, j - 1)] -= c.out_rate[k];
-            }
-        }
-        let lu = a.lu();
-        let exact = |b: &[f64]| -> Vec<f64> {
-            let v = nalgebra::DVector::from_iterator(n - 1, b[1..].iter().copied());
-            let y = lu.solve(&v).unwrap();
-            std::iter::once(0.0).chain(y.iter().copied()).collect()
-        };
+        let exact = dense_solve(&c);
         let ones: Vec<f64> = (0..n).map(|x| if x == 0 { 0.0 } else { 1.0 }).collect();
         let how = (BOUND_TOLERANCE, true, 0.3);
         let (u1, _) = solve_upper(&s, &ones, &w, &coarse, None, how, None);
@@ -2770,20 +2780,7 @@ mod tests {
         let s = Solver::new(&c);
         let w = vec![1.0; n];
         let coarse = right_coarse(&s, &w);
-        let mut a = nalgebra::DMatrix::<f64>::zeros(n - 1, n - 1);
-        for i in 1..n {
-            a[(i - 1, i - 1)] += c.total[i];
-            for k in c.out_off[i]..c.out_off[i + 1] {
-                let j = c.out_to[k] as usize;
-                a[(i - 1, j - 1)] -= c.out_rate[k];
-            }
-        }
-        let lu = a.lu();
-        let exact = |b: &[f64]| -> Vec<f64> {
-            let v = nalgebra::DVector::from_iterator(n - 1, b[1..].iter().copied());
-            let y = lu.solve(&v).unwrap();
-            std::iter::once(0.0).chain(y.iter().copied()).collect()
-        };
+        let exact = dense_solve(&c);
         let solve = |b: &[f64]| -> (Vec<f64>, Vec<f64>) {
             let x = gmres(
                 n,
