@@ -222,7 +222,9 @@ def optimize(
 
     Load and metric as in :func:`eval`. ``rigorous`` proves a lower bound of the minimum
     over every cutoff vector (``value_lo``) by interval branch and bound, evaluating at
-    most ``max_boxes`` boxes (at least 1; a smaller limit raises :class:`InputError`).
+    most ``max_boxes`` boxes (at least 1; a smaller limit raises :class:`InputError`),
+    though its first cover (the convex basin and the 2(h − 1) slabs around it) is always
+    evaluated.
 
     Returns the record of ``taskassign optimize --format json`` (eval's keys plus
     ``idle_hosts``).

@@ -1238,7 +1238,10 @@ fn proven_from(
             if top.fixed {
                 break (top.lb, ProvenStop::Basin);
             }
-            if boxes >= max_boxes {
+            // A split bounds both halves: stop while both still fit, so the count never
+            // passes the limit (the first cover above is always bounded: a limit below
+            // its 2h − 1 boxes stops here at once).
+            if boxes + 2 > max_boxes {
                 break (top.lb, ProvenStop::Budget);
             }
             let Some(i) = split_axis(&top, |c| pb.mass(c), bits) else {
