@@ -101,11 +101,21 @@ pub fn optimize_proven_record(
         .text("proven_stop", p.stop.describe())
         .int("proven_digits", u64::from(p.proven_digits))
         .int("boxes", p.boxes as u64);
-    let mut notes = vec![format!(
-        "proven optimum: the minimum of the {} over every cutoff vector lies in [{key}_lo, {key}_hi] (interval branch and bound over the cutoffs, {} boxes); {key}_hi is the proven value at proven_cutoffs",
-        if req.policy == OptPolicy::TagsMinmax { "largest mean queue length" } else { req.metric.name() },
-        p.boxes
-    )];
+    let what = if req.policy == OptPolicy::TagsMinmax {
+        "largest mean queue length"
+    } else {
+        req.metric.name()
+    };
+    let mut notes = vec![if p.convex_in_logs {
+        format!(
+            "proven optimum: the minimum of the {what} over every cutoff vector lies in [{key}_lo, {key}_hi]: at the bounded Pareto with alpha = 1 every host's term is a convex function of ln(b/a), so the objective is convex in the cutoffs' logarithms and its tangent plane at the certified optimum (gradient enclosed) bounds it everywhere (no boxes); {key}_hi is the proven value at proven_cutoffs"
+        )
+    } else {
+        format!(
+            "proven optimum: the minimum of the {what} over every cutoff vector lies in [{key}_lo, {key}_hi] (interval branch and bound over the cutoffs, {} boxes); {key}_hi is the proven value at proven_cutoffs",
+            p.boxes
+        )
+    }];
     if let Some(ps) = &p.pairs {
         notes.push(format!(
             "pair programme (SITA: the complement of the proven convex basin, bounded over one partition of the cutoff axis by pairs of pieces): {} pieces after {} rounds, {} pair enclosures (counted in boxes){}",

@@ -80,6 +80,14 @@ pub trait Enclosure: Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// Whether the density is C/x² on a bounded support [k, p] (the bounded Pareto with
+    /// α = 1 exactly): then every SITA host's waiting term is a convex function of
+    /// ln(b/a) alone, and the objective is convex in the cutoffs' logarithms
+    /// (`optimize::proven`'s tangent-plane bound). `false` unless a family says so.
+    fn inverse_square_density(&self) -> bool {
+        false
+    }
+
     /// F̄ over every x in the interval (decreasing in x).
     fn tail(&self, x: &Interval) -> Result<Interval, DistError> {
         if x.is_point() {

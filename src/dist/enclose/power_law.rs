@@ -242,6 +242,9 @@ impl Enclosure for PowerLawEnclosure {
         let slope = self.alpha.add(&Interval::int(bits, 1)).mul(&f).div(x).neg();
         (slope.lo().is_finite() && slope.hi().is_finite()).then_some(slope)
     }
+    fn inverse_square_density(&self) -> bool {
+        self.p.is_some() && self.alpha.is_point() && *self.alpha.lo() == 1
+    }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {
         let bits = self.prec();
         let one = Float::with_val(bits, 1);

@@ -395,6 +395,28 @@ pub(super) fn host_jet(
     Ok(Some(host(ChainKind::Sita, &lam, &v, Parts::Term)?.term()))
 }
 
+/// The gradient of the SITA or TAGS objective in the cutoffs' logarithms t_k = ln s_k at the
+/// point `centre` (each component enclosed): the gradient in the quantiles times
+/// du_k/dt_k = s_k f(s_k); `None` where the jets or the density are not defined there.
+pub(super) fn log_gradient(
+    pb: &Problem,
+    centre: &[Float],
+) -> Result<Option<Vec<Interval>>, PolicyError> {
+    let points: Vec<Interval> = centre.iter().cloned().map(Interval::point).collect();
+    let Some(at) = term_jets(pb, &points)? else {
+        return Ok(None);
+    };
+    let (_, _, grad) = assemble(&at, pb.bits);
+    let mut out = Vec::with_capacity(grad.len());
+    for (g, x) in grad.iter().zip(&points) {
+        let Some(f) = pb.enc.density(x) else {
+            return Ok(None);
+        };
+        out.push(g.mul(&x.mul(&f)));
+    }
+    Ok(Some(out))
+}
+
 /// The Hessian of the objective (tridiagonal: host i couples u_{i−1} and u_i) from the
 /// host terms' jets, as its diagonal and off-diagonal, and the gradient, in the interior
 /// cutoffs' quantiles.
@@ -1075,7 +1097,7 @@ fn ldl_mu(diag: &[Interval], off: &[Interval], bits: u32) -> Option<Float> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::num::real::Real as _;
     use rug::ops::Pow;
@@ -1243,7 +1265,7 @@ mod tests {
 
     /// The certified optimiser's cutoffs (`digits` digits) and its value, as floats of
     /// `bits` bits.
-    fn certified_centre(
+    pub(in crate::optimize::proven) fn certified_centre(
         d: &crate::dist::DistSpec,
         policy: crate::optimize::OptPolicy,
         hosts: usize,
