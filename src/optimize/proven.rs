@@ -2473,7 +2473,7 @@ mod tests {
     /// matters: at Weibull(shape 0.5), waiting, 200 pairs within ±1 of the optimum in ln s
     /// prove midpoints above the chord (4 of them at 3 hosts, 2026-12-05; Exp(1), the
     /// hyperexponential of SCV 10 and the bounded Pareto at α = 0.5, 1.5 and 2 showed none
-    /// in 40), so the objective is not convex in the logarithms for every law, and the
+    /// in 20 to 40 pairs), so the objective is not convex in the logarithms for every law, and the
     /// tangent plane is a bound only where the theorem holds.
     #[test]
     fn sita_at_bounded_pareto_alpha_one_is_convex_in_the_logarithms() {
