@@ -2650,6 +2650,13 @@ mod tests {
         }
     }
 
+    /// The triangle a + b ≤ `top` of [`Two`] explored, with the ILU(0) smoother.
+    fn ilu_triangle(top: u32, max_states: usize) -> Explored<(u32, u32)> {
+        let mut c = explore(&Two { top, hint: None }, max_states).unwrap();
+        c.smoother = Smoother::Ilu;
+        c
+    }
+
     fn right_coarse(s: &Solver<'_, (u32, u32)>, w: &[f64]) -> Coarse {
         coarse_right(s, w)
     }
@@ -2661,15 +2668,7 @@ mod tests {
         // ‖b − (−B)x‖₂ ≤ 10·tol·‖b‖₂, computed here from −B's stored rates (not from the
         // Arnoldi recurrence GMRES stops on; the factor 10 allows the recurrence's drift from
         // the true residual), with a long restart and with restarts every 3 vectors.
-        let mut c = explore(
-            &Two {
-                top: 70,
-                hint: None,
-            },
-            100_000,
-        )
-        .unwrap();
-        c.smoother = Smoother::Ilu;
+        let c = ilu_triangle(70, 100_000);
         let n = c.len();
         assert_eq!(n, 2556);
         let s = Solver::new(&c);
@@ -2718,15 +2717,7 @@ mod tests {
         // (tolerance 1e-12 relative, the dense solve's rounding). The guess 0.999 times
         // the exact solution has a correction within that slack: its solve must return the
         // guess itself as x̂ (no GMRES cycle) and a bound within 1.5 times the solution.
-        let mut c = explore(
-            &Two {
-                top: 12,
-                hint: None,
-            },
-            10_000,
-        )
-        .unwrap();
-        c.smoother = Smoother::Ilu;
+        let c = ilu_triangle(12, 10_000);
         let n = c.len();
         let s = Solver::new(&c);
         let w = vec![1.0; n];
@@ -2767,15 +2758,7 @@ mod tests {
         // and each must be the least of its candidates (x̂ + m_δ·ones)/(1 − δ) over the δ of DELTAS and the δ that
         // clears the residual where b > 0, with m_δ = max(r⁺ − δb)⁺ (the formula of the docs
         // of `corrected`, evaluated here one candidate at a time; tolerance: exact).
-        let mut c = explore(
-            &Two {
-                top: 12,
-                hint: None,
-            },
-            10_000,
-        )
-        .unwrap();
-        c.smoother = Smoother::Ilu;
+        let c = ilu_triangle(12, 10_000);
         let n = c.len();
         let s = Solver::new(&c);
         let w = vec![1.0; n];

@@ -1224,7 +1224,27 @@ pub(super) mod tests {
     /// A TAGS waiting problem at total load ρ over `spec` at `bits`.
     /// The problem of `policy` and `metric` for `hosts` hosts at `load`, at the enclosure's
     /// precision.
-    fn test_problem<'a>(
+    /// Every vector of the 3^n grid with cutoff k at its interval's lower end, at
+    /// `middle[k]` or at its upper end (cutoff 0 varying fastest).
+    pub(in crate::optimize::proven) fn three_point_grid(
+        cut: &[Interval],
+        middle: &[Interval],
+    ) -> Vec<Vec<Interval>> {
+        let n = cut.len();
+        (0..3usize.pow(n as u32))
+            .map(|i| {
+                (0..n)
+                    .map(|k| match (i / 3usize.pow(k as u32)) % 3 {
+                        0 => cut[k].lo_point(),
+                        1 => middle[k].clone(),
+                        _ => cut[k].hi_point(),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    pub(in crate::optimize::proven) fn test_problem<'a>(
         enc: &'a dyn crate::dist::Enclosure,
         law: &'a dyn crate::dist::JobSize,
         policy: crate::optimize::OptPolicy,
@@ -2262,19 +2282,9 @@ pub(super) mod tests {
                 )
                 .unwrap()
                 .unwrap_or_else(|| Float::with_val(bits, f64::NEG_INFINITY));
-                let n = hosts - 1;
-                for i in 0..3usize.pow(n as u32) {
-                    let grid: Vec<Interval> = (0..n)
-                        .map(|k| {
-                            let c = &cut[k];
-                            match (i / 3usize.pow(k as u32)) % 3 {
-                                0 => c.lo_point(),
-                                1 => Interval::point(centre[k].clone()),
-                                _ => c.hi_point(),
-                            }
-                        })
-                        .collect();
-                    let v = pb.value(&grid).unwrap();
+                let middle: Vec<Interval> = centre.iter().cloned().map(Interval::point).collect();
+                for (i, grid) in three_point_grid(&cut, &middle).iter().enumerate() {
+                    let v = pb.value(grid).unwrap();
                     assert!(
                         lb <= *v.lo(),
                         "{what}: bound {lb} above the value {} at grid point {i}",
