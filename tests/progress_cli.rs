@@ -238,3 +238,63 @@ fn jsq_exact_announces_each_truncation_with_its_states_before_solving_it() {
     assert_eq!(code2, 0);
     assert_eq!(out, out2);
 }
+
+/// The announced truncations of a `redundancy exact` run: (note, seconds estimated, if any).
+fn redundancy_truncations(err: &str) -> Vec<(String, Option<f64>)> {
+    err.lines()
+        .filter(|l| l.starts_with("taskassign: progress: redundancy exact after "))
+        .filter_map(|l| {
+            // The truncation task's note: "... truncation K ... (budget ..., about N states[, about T s] (estimated))".
+            let at = l.find("truncation ")?;
+            let note = &l[at..];
+            let end = note.find(" (estimated)")?;
+            let note = &note[..end];
+            let secs = note
+                .rfind(", about ")
+                .map(|i| &note[i + ", about ".len()..])
+                .and_then(|t| t.strip_suffix(" s"))
+                .and_then(|t| t.parse::<f64>().ok());
+            Some((note.to_string(), secs))
+        })
+        .collect()
+}
+
+#[test]
+fn redundancy_exact_announces_each_truncation_with_its_states_and_time_before_solving_it() {
+    // Two chains: the certified path (LRF-FCFS has a Lyapunov certificate) and the
+    // comparison path (ROS on the N-model has none). Each announces every truncation with
+    // its estimated states before solving it; from the second truncation on, also the
+    // time the first one's pace predicts. The result is the same with and without the
+    // progress lines.
+    for policy in ["lrf-fcfs", "ros"] {
+        let args = [
+            "redundancy",
+            "exact",
+            "--system",
+            "n-model",
+            "--lambdas",
+            "0.1,1.7",
+            "--policy",
+            policy,
+            "--digits",
+            "12",
+            "--format",
+            "json",
+        ];
+        let (code, out, err) = run(&args, true);
+        assert_eq!(code, 0, "{policy}: {err}");
+        let announced = redundancy_truncations(&err);
+        assert!(
+            announced.iter().any(|(n, _)| n.contains(" states")),
+            "{policy}: no estimate of the states: {err}"
+        );
+        // A time estimate appears once a truncation has been solved: positive and finite.
+        let timed: Vec<f64> = announced.iter().filter_map(|(_, s)| *s).collect();
+        assert!(!timed.is_empty(), "{policy}: no time estimate: {err}");
+        assert!(timed.iter().all(|s| s.is_finite() && *s >= 0.0), "{err}");
+        let (code2, out2, err2) = run(&args, false);
+        assert_eq!(code2, 0, "{err2}");
+        assert_eq!(out, out2, "{policy}");
+        assert!(!err2.contains("taskassign: progress:"), "{err2}");
+    }
+}

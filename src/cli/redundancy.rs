@@ -36,7 +36,11 @@ pub(super) struct RedundancyArgs {
 impl RedundancyArgs {
     /// The name progress lines give the subcommand, if it reports progress.
     pub(super) fn progress_name(&self) -> Option<&'static str> {
-        matches!(self.command, RedundancyCommand::Simulate(_)).then_some("redundancy simulate")
+        match self.command {
+            RedundancyCommand::Simulate(_) => Some("redundancy simulate"),
+            RedundancyCommand::Exact(_) => Some("redundancy exact"),
+            RedundancyCommand::Stability(_) => None,
+        }
     }
 }
 

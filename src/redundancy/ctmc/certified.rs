@@ -548,6 +548,7 @@ pub fn solve_certified_limited(
     let max_weight = p.weights.iter().copied().fold(0.0, f64::max);
     let min_weight = p.weights.iter().copied().fold(f64::INFINITY, f64::min);
     let mut stopped: Option<String> = None;
+    let mut pace = Pace::default();
     for step in 1..=MAX_CERTIFIED_STEPS {
         // The simplex's class-count vectors ([`simplex_vectors`]) at the pilot's states per
         // vector, plus the level set; after the first truncation also the last one scaled,
@@ -590,8 +591,12 @@ pub fn solve_certified_limited(
             "exact chain: certified truncation",
             step as u64,
             Some(MAX_CERTIFIED_STEPS as u64),
-            &format!("budget {budget:.1} nats (N1 = {n1}), about {est:.0} states (estimated)"),
+            &format!(
+                "budget {budget:.1} nats (N1 = {n1}), about {est:.0} states{} (estimated)",
+                pace.note(est)
+            ),
         );
+        let started = std::time::Instant::now();
         let (m, pi, solved) = match certified_truncation(
             sys,
             policy,
@@ -615,6 +620,7 @@ pub fn solve_certified_limited(
             }
             Err(e) => return Err(e),
         };
+        pace.record(m.states, started);
         let (number, response, total_number, total_response) =
             proven_values(sys, &m, want, policy)?;
         let all: Vec<&ProvenValue> = number
