@@ -72,6 +72,13 @@ const LP_MARGIN: f64 = 1.25;
 /// T = 3 (1 s) but 589 139 at T = 8 (79 s, and an LP of 745 949 rows; measured 2026-12-04),
 /// so past this the search gives up rather than hold `redundancy exact` for minutes.
 pub const MAX_CELLS: usize = 20_000;
+/// The most states a search explores below its threshold to find the configurations the
+/// chain enters its cells from. The 3-server nested system (5 classes) explores 328 225
+/// under FCFS (T = 2) and 1 243 310 under ROS (T = 8) for 28 and 40 configurations, in
+/// 3.5 and 6 s; nested-4 (7 classes) under LRF-FCFS explored for ten minutes and took
+/// 7 GB before `redundancy exact` said its truncation was too large anyway (measured
+/// 2026-12-05). Past this the search gives up like [`MAX_CELLS`].
+pub const MAX_BELOW_STATES: usize = 2_000_000;
 
 /// One transition of a cell: class, ±1, its rate enclosed over the cell's counts (exact;
 /// lo = hi under FCFS, where the rate does not depend on the big counts), target
@@ -340,6 +347,16 @@ fn ros_picks(
 impl Cells {
     /// The cells of `sys` under `policy` with category threshold `t`.
     fn build(sys: &ClassSystem, policy: Policy, t: u16) -> Result<Cells, String> {
+        Self::build_limited(sys, policy, t, MAX_BELOW_STATES)
+    }
+
+    /// [`Self::build`] exploring at most `max_below` states below the threshold.
+    fn build_limited(
+        sys: &ClassSystem,
+        policy: Policy,
+        t: u16,
+        max_below: usize,
+    ) -> Result<Cells, String> {
         let nc = sys.classes().len();
         // Each configuration has (T + 1)^C − T^C category vectors with a big class; with
         // many times MAX_CELLS of them the search is refused before exploring (nested-4,
@@ -388,6 +405,19 @@ impl Cells {
                     todo.push(*u);
                 }
             }
+            if seen.len() > max_below {
+                return Err(format!(
+                    "{}: a certificate at threshold {t} needs more than {max_below} states below it ({nc} classes): not searched",
+                    policy.name()
+                ));
+            }
+        }
+        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+            eprintln!(
+                "lyapunov cells: threshold {t}, {} states explored below it, {} configurations",
+                seen.len(),
+                configs.len()
+            );
         }
         let mut index = configs
             .iter()
@@ -883,6 +913,30 @@ mod tests {
             matches!(&v, LyapunovVerdict::Unsupported(e) if e.contains("7 classes")),
             "{v:?}"
         );
+        // nested-4 under LRF-FCFS: its 2059 category vectors per configuration pass the cell
+        // estimate, but the states below T = 2 (every state of fewer than 24 jobs) are tens
+        // of millions (ten minutes and 7 GB before the limit): refused at MAX_BELOW_STATES,
+        // in about a second.
+        let v = lyapunov_search(&n4, Policy::parse("lrf-fcfs", false).unwrap());
+        assert!(
+            matches!(&v, LyapunovVerdict::Unsupported(e) if e.contains("states below it")),
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn the_search_below_the_threshold_stops_at_its_state_limit() {
+        // The W-model under LRF-FCFS (its cells are built in the test above); with a limit of 100
+        // states below T its exploration (about 1 200 states: the trace of 2026-12-05)
+        // stops and the search is refused, naming the limit; with the default limit the
+        // same cells are built.
+        let s = w("0.5");
+        let p = Policy::parse("lrf-fcfs", false).unwrap();
+        match Cells::build_limited(&s, p, FCFS_THRESHOLD, 100) {
+            Err(e) => assert!(e.contains("more than 100 states below it"), "{e}"),
+            Ok(c) => panic!("built {} cells within 100 states", c.cells.len()),
+        }
+        assert!(Cells::build_limited(&s, p, FCFS_THRESHOLD, MAX_BELOW_STATES).is_ok());
     }
 
     #[test]
