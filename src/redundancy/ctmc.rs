@@ -1898,6 +1898,22 @@ mod tests {
     }
 
     #[test]
+    fn the_pace_scales_the_last_truncations_time_by_the_root_of_the_size_ratio() {
+        // Source: the rule of Pace::note, by hand. 100 states in 1 s: 10 ms a state; 400
+        // states: 4 s at that pace, times √4 = 8 s; a smaller truncation is not made
+        // cheaper per state than the last (100 states at 10 ms: 1 s; 25 states: 0.25 s,
+        // printed "0"); nothing before the first truncation is solved.
+        assert_eq!(Pace::default().note(400.0), "");
+        let p = Pace {
+            last: Some((100.0, 1.0)),
+        };
+        assert_eq!(p.note(400.0), ", about 8 s");
+        assert_eq!(p.note(100.0), ", about 1 s");
+        assert_eq!(p.note(25.0), ", about 0 s");
+        assert_eq!(p.note(f64::INFINITY), "");
+    }
+
+    #[test]
     fn packing_is_canonical() {
         let mut a = Work::empty();
         a.counts[0] = 2;
