@@ -344,6 +344,49 @@ fn ros_picks(
     }
 }
 
+/// The groups each class holds in the configuration `sg` (its servers' groups by class).
+fn groups_of(sg: &PackedState, nc: usize) -> Vec<u16> {
+    (0..nc)
+        .map(|c| sg.gclass.iter().filter(|&&g| usize::from(g) == c).count() as u16)
+        .collect()
+}
+
+/// Whether the category vector `cat` (some class at T) is a cell of the configuration `sg`:
+/// every class has at least the jobs its groups serve, and no idle server could serve a
+/// waiting class.
+fn consistent(big: &ClassChain, sg: &PackedState, groups: &[u16], cat: &[u16], t: u16) -> bool {
+    cat.contains(&t)
+        && cat.iter().zip(groups).all(|(c, g)| c >= g)
+        && !(0..big.k).any(|s| sg.server[s] == 0 && big.compat[s].iter().any(|&c| cat[c] > 0))
+}
+
+/// The next category vector in odometer order (each entry 0..=T); `false` after the last.
+fn next_category(cat: &mut [u16], t: u16) -> bool {
+    for x in cat.iter_mut() {
+        if *x < t {
+            *x += 1;
+            return true;
+        }
+        *x = 0;
+    }
+    false
+}
+
+/// The cells of the configuration `sg`: its consistent category vectors.
+fn consistent_vectors(big: &ClassChain, sg: &PackedState, nc: usize, t: u16) -> usize {
+    let groups = groups_of(sg, nc);
+    let mut cat = vec![0u16; nc];
+    let mut n = 0;
+    loop {
+        if consistent(big, sg, &groups, &cat, t) {
+            n += 1;
+        }
+        if !next_category(&mut cat, t) {
+            return n;
+        }
+    }
+}
+
 impl Cells {
     /// The cells of `sys` under `policy` with category threshold `t`.
     fn build(sys: &ClassSystem, policy: Policy, t: u16) -> Result<Cells, String> {
@@ -389,6 +432,13 @@ impl Cells {
                 configs.push(c);
             }
         };
+        // The cells of the configurations found so far (each configuration's cells are its
+        // consistent category vectors, built below): a lower bound of the cells, so a search
+        // that will pass MAX_CELLS is refused as soon as the configurations found show it,
+        // before the rest of the exploration (the 3-server nested system under LRF-ROS at
+        // T = 8 explored 1 243 310 states and then built cells past the limit).
+        let mut counted = 0;
+        let mut cells_found = 0usize;
         while let Some(s) = todo.pop() {
             add(config_of(&s), &mut configs);
             out.clear();
@@ -404,6 +454,16 @@ impl Cells {
                 if expand && seen.insert(*u) {
                     todo.push(*u);
                 }
+            }
+            for sg in &configs[counted..] {
+                cells_found += consistent_vectors(&big, sg, nc, t);
+            }
+            counted = configs.len();
+            if cells_found > MAX_CELLS {
+                return Err(format!(
+                    "{}: a certificate at threshold {t} needs more than {MAX_CELLS} cells ({nc} classes): not searched",
+                    policy.name()
+                ));
             }
             if seen.len() > max_below {
                 return Err(format!(
@@ -430,16 +490,10 @@ impl Cells {
             let sg = configs[next];
             let ci = next;
             next += 1;
-            let groups: Vec<u16> = (0..nc)
-                .map(|c| sg.gclass.iter().filter(|&&g| usize::from(g) == c).count() as u16)
-                .collect();
+            let groups = groups_of(&sg, nc);
             let mut cat = vec![0u16; nc];
             loop {
-                let consistent = cat.contains(&t)
-                    && (0..nc).all(|c| cat[c] >= groups[c])
-                    && !(0..big.k)
-                        .any(|s| sg.server[s] == 0 && big.compat[s].iter().any(|&c| cat[c] > 0));
-                if consistent {
+                if consistent(&big, &sg, &groups, &cat, t) {
                     let mut st = sg;
                     st.counts[..nc].copy_from_slice(&cat);
                     let mut moves = Vec::new();
@@ -473,16 +527,9 @@ impl Cells {
                         ));
                     }
                 }
-                // Next category vector (odometer).
-                let mut i = 0;
-                while i < nc && cat[i] == t {
-                    cat[i] = 0;
-                    i += 1;
-                }
-                if i == nc {
+                if !next_category(&mut cat, t) {
                     break;
                 }
-                cat[i] += 1;
             }
         }
         Ok(Cells {
@@ -915,17 +962,18 @@ mod tests {
         );
         // nested-4 under LRF-FCFS: its 2059 category vectors per configuration pass the cell
         // estimate, but the states below T = 2 (every state of fewer than 24 jobs) are tens
-        // of millions (ten minutes and 7 GB before the limit): refused at MAX_BELOW_STATES,
-        // in about a second.
+        // of millions (ten minutes and 7 GB before either limit). The configurations found
+        // early in the exploration already hold more than MAX_CELLS cells: refused then
+        // (MAX_BELOW_STATES would stop it in about a second otherwise).
         let v = lyapunov_search(&n4, Policy::parse("lrf-fcfs", false).unwrap());
         assert!(
-            matches!(&v, LyapunovVerdict::Unsupported(e) if e.contains("states below it")),
+            matches!(&v, LyapunovVerdict::Unsupported(e) if e.contains("20000 cells")),
             "{v:?}"
         );
     }
 
     #[test]
-    fn the_search_below_the_threshold_stops_at_its_state_limit() {
+    fn the_search_below_the_threshold_stops_at_its_limits() {
         // The W-model under LRF-FCFS (its cells are built in the test above); with a limit of 100
         // states below T its exploration (about 1 200 states: the trace of 2026-12-05)
         // stops and the search is refused, naming the limit; with the default limit the
@@ -937,6 +985,26 @@ mod tests {
             Ok(c) => panic!("built {} cells within 100 states", c.cells.len()),
         }
         assert!(Cells::build_limited(&s, p, FCFS_THRESHOLD, MAX_BELOW_STATES).is_ok());
+        // The 3-server nested system under LRF-ROS at T = 8 has 589 139 cells (the test
+        // above): its first configurations already show more than MAX_CELLS, so the search
+        // is refused for the cells before 100 000 states are explored below T (it explores
+        // 1 243 310 in all: the trace of 2026-12-05). Without the running count it would
+        // stop at the state limit instead.
+        let n3 = sys(
+            3,
+            &[
+                ("1", "0.4"),
+                ("2", "0.4"),
+                ("1+2", "0.6"),
+                ("3", "0.5"),
+                ("1+2+3", "0.8"),
+            ],
+        );
+        let lrf_ros = Policy::parse("lrf-ros", false).unwrap();
+        match Cells::build_limited(&n3, lrf_ros, 8, 100_000) {
+            Err(e) => assert!(e.contains("more than 20000 cells"), "{e}"),
+            Ok(c) => panic!("built {} cells", c.cells.len()),
+        }
     }
 
     #[test]
