@@ -1244,6 +1244,31 @@ pub(super) mod tests {
             .collect()
     }
 
+    /// Asserts that the lower bound `lb` lies below the enclosed objective at every point of
+    /// `points`, and returns whether the mutated bound `mutant` lies above the objective at
+    /// one of them (the mutant is caught): the check the box-bound tests share.
+    pub(in crate::optimize::proven) fn below_every_point(
+        pb: &Problem,
+        lb: &Float,
+        mutant: &Float,
+        points: impl IntoIterator<Item = Vec<Interval>>,
+        what: &str,
+    ) -> bool {
+        let mut caught = false;
+        for (i, pt) in points.into_iter().enumerate() {
+            let v = pb.value(&pt).unwrap();
+            assert!(
+                *lb <= *v.lo(),
+                "{what}: bound {lb} above the value {} at point {i}",
+                v.lo()
+            );
+            if *mutant > *v.hi() {
+                caught = true;
+            }
+        }
+        caught
+    }
+
     pub(in crate::optimize::proven) fn test_problem<'a>(
         enc: &'a dyn crate::dist::Enclosure,
         law: &'a dyn crate::dist::JobSize,
@@ -2283,16 +2308,9 @@ pub(super) mod tests {
                 .unwrap()
                 .unwrap_or_else(|| Float::with_val(bits, f64::NEG_INFINITY));
                 let middle: Vec<Interval> = centre.iter().cloned().map(Interval::point).collect();
-                for (i, grid) in three_point_grid(&cut, &middle).iter().enumerate() {
-                    let v = pb.value(grid).unwrap();
-                    assert!(
-                        lb <= *v.lo(),
-                        "{what}: bound {lb} above the value {} at grid point {i}",
-                        v.lo()
-                    );
-                    if mutant > *v.hi() {
-                        caught = true;
-                    }
+                let grid = three_point_grid(&cut, &middle);
+                if below_every_point(&pb, &lb, &mutant, grid, &what) {
+                    caught = true;
                 }
                 if offset == 0.0 && half == 1e-2 {
                     let terms = crate::policy::rigorous::enclosed_terms(

@@ -840,6 +840,20 @@ mod tests {
         sys(2, &[("1", "0.5"), ("2", "0.5"), ("1+2", l3)])
     }
 
+    /// The 3-server nested system of benches/peer/redundancy_side_by_side.sh.
+    fn nested3() -> ClassSystem {
+        sys(
+            3,
+            &[
+                ("1", "0.4"),
+                ("2", "0.4"),
+                ("1+2", "0.6"),
+                ("3", "0.5"),
+                ("1+2+3", "0.8"),
+            ],
+        )
+    }
+
     fn found(v: LyapunovVerdict) -> Box<LyapunovCertificate> {
         match v {
             LyapunovVerdict::Found(c) => c,
@@ -931,16 +945,7 @@ mod tests {
         // module docs, the script's verdicts): certified under LRF-FCFS, not under MRF-FCFS
         // at these rates; under LRF-ROS the cells at T = 8 exceed MAX_CELLS (589 139,
         // measured), so the search stops there at once instead of building them.
-        let n3 = sys(
-            3,
-            &[
-                ("1", "0.4"),
-                ("2", "0.4"),
-                ("1+2", "0.6"),
-                ("3", "0.5"),
-                ("1+2+3", "0.8"),
-            ],
-        );
+        let n3 = nested3();
         found(lyapunov_search(
             &n3,
             Policy::parse("lrf-fcfs", false).unwrap(),
@@ -990,16 +995,7 @@ mod tests {
         // is refused for the cells before 100 000 states are explored below T (it explores
         // 1 243 310 in all: the trace of 2026-12-05). Without the running count it would
         // stop at the state limit instead.
-        let n3 = sys(
-            3,
-            &[
-                ("1", "0.4"),
-                ("2", "0.4"),
-                ("1+2", "0.6"),
-                ("3", "0.5"),
-                ("1+2+3", "0.8"),
-            ],
-        );
+        let n3 = nested3();
         let lrf_ros = Policy::parse("lrf-ros", false).unwrap();
         match Cells::build_limited(&n3, lrf_ros, 8, 100_000) {
             Err(e) => assert!(e.contains("more than 20000 cells"), "{e}"),
