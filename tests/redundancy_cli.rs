@@ -99,7 +99,8 @@ fn exact_says_whether_its_truncation_bound_is_proven() {
     // that says "proven" has a finite positive `truncation_bound`, at least half the width
     // of every printed enclosure (it is the largest half-width), and each printed number
     // lies within its `_lo`/`_hi`; one that says "estimate, no certificate" has none
-    // (null) and no `_lo`/`_hi`. LRF-FCFS has a certificate (lyapunov.rs), ROS none yet.
+    // (null) and no `_lo`/`_hi`. LRF-FCFS has a certificate (lyapunov.rs), and plain ROS
+    // one of the summed check.
     let mut seen = (0, 0);
     for p in ["lrf-fcfs", "mrf-fcfs", "ros", "lrf-ros"] {
         let mut args = vec!["redundancy", "exact", "--policy", p, "--digits", "6"];

@@ -2284,18 +2284,20 @@ mod tests {
         // enclosures widened by the large one's own bound and 1e-12 relative (the
         // solves' accuracy, both refined to levels::TARGET_RESIDUAL). Cases: the N-model
         // at (0.1, 1.7) under MRF-FCFS (the brief's case whose estimate overstated its
-        // digits) and the W-model at (0.5, 0.5, 0.6) under LRF-FCFS (lumped). The
+        // digits), the W-model at (0.5, 0.5, 0.6) under LRF-FCFS (lumped) and the N-model
+        // under plain ROS (a certificate of the summed check, lyapunov.rs). The
         // enclosures must be tight enough to be worth a test: the small truncation's
         // error (against the large one) is at least a tenth of its bound on some class
         // (so dividing the bound by 10 is caught by (2); measured ratios are printed).
         let w = sys(2, &[("1", "0.5"), ("2", "0.5"), ("1+2", "0.6")]);
         let n = sys(2, &[("1", "0.1"), ("1+2", "1.7")]);
-        for (s, name) in [(&n, "mrf-fcfs"), (&w, "lrf-fcfs")] {
+        for (s, name) in [(&n, "mrf-fcfs"), (&w, "lrf-fcfs"), (&n, "ros")] {
             let p = Policy::parse(name, false).unwrap();
             let cert = match lyapunov::lyapunov_search(s, p) {
                 lyapunov::LyapunovVerdict::Found(c) => c,
                 v => panic!("{name}: {v:?}"),
             };
+            assert_eq!(cert.summed(), name == "ros", "{name}");
             let r = solve_certified(s, p, 6, &cert).unwrap();
             assert!(r.digits >= 6, "{name}: {} digits", r.digits);
             let all: Vec<&ProvenValue> = r

@@ -45,9 +45,23 @@
 //! T grows; T is raised through [`ROS_THRESHOLDS`] until a certificate is found (the same
 //! verdicts and sizes as `scripts/redundancy_lyapunov.py`: the W-model at (0.5, 0.5, 0.6)
 //! at T = 8 under LRF-ROS and MRF-ROS, the N-model at (0.1, 1.7) at T = 12 under LRF-ROS
-//! and T = 16 under MRF-ROS). Plain ROS (every class at one rank) gives two big classes at
-//! one server whose pick probabilities are only known to lie in [0, 1]: no certificate of
-//! this shape is found for it (infeasible).
+//! and T = 16 under MRF-ROS).
+//!
+//! **Plain ROS: a completion's picks summed.** Every class at one rank gives two big
+//! classes at one server whose pick probabilities are only known to lie in [0, 1]. Taken
+//! each at its worse end, the completion's −2P_jc n_j term then counts for nothing (its
+//! outcomes all at rate 0), and no certificate of this shape exists at any T. But the
+//! outcomes of one completion are a distribution: the free servers' picks sum to 1, so their
+//! rates sum to the group's rate (within the f64 chain's 2^−48). Where the per-term search
+//! finds nothing under ROS, a second pass ([`ROS_SUMMED_THRESHOLDS`], the least T first:
+//! N₁ grows with T) takes each completion's outcomes together at their worst rates with
+//! that sum ([`bundle_worst`], exact by a fractional knapsack) in the exact check, and
+//! their robust counterpart in the LP (LP duality over the same set). Found at T = 2
+//! (2026-12-05): the N-model at (0.1, 1.7) (N₁ = 30: 12 proven digits in 92 897 states,
+//! 1.7 s, where the estimate ran before) and the W-model at (0.5, 0.5, 0.6) (N₁ = 45,
+//! lumped). Only the picks' sum is new: every other term is the per-term check's, and the
+//! state-by-state drift test of the module checks these certificates on a box of 12 jobs a
+//! class.
 
 use super::{
     ClassChain, PackedState, Symmetry, Work, CHAIN_MAX_CLASSES, CHAIN_MAX_SERVERS,
@@ -65,6 +79,10 @@ pub const FCFS_THRESHOLD: u16 = 2;
 /// over n_c ≥ T narrow as T grows (scripts/redundancy_lyapunov.py: the N-model at
 /// (0.1, 1.7) needs T = 12 under LRF-ROS and 16 under MRF-ROS).
 pub const ROS_THRESHOLDS: [u16; 3] = [8, 12, 16];
+/// The thresholds tried in turn under ROS with a completion's pick outcomes summed
+/// ([`bundle_worst`]): the least first, since the certificate's level N₁ (every state with
+/// fewer jobs lies inside each truncation) grows with T.
+pub const ROS_SUMMED_THRESHOLDS: [u16; 5] = [2, 3, 4, 8, 16];
 /// The LP's rows ask a_j ≤ −LP_MARGIN (the exact check then asks a_j < 0).
 const LP_MARGIN: f64 = 1.25;
 /// The most cells a search builds. The cells grow as (T + 1)^C per configuration: the
@@ -90,6 +108,10 @@ struct Move {
     lo: Rational,
     hi: Rational,
     target: usize,
+    /// The completion this move is one pick outcome of (an index into
+    /// [`Cell::bundles`]), when the free servers' picks split it; `None` for an arrival
+    /// or a completion without picks.
+    bundle: Option<usize>,
 }
 
 impl Move {
@@ -114,6 +136,10 @@ struct Cell {
     config: usize,
     cat: Vec<u16>,
     moves: Vec<Move>,
+    /// Per completion whose free servers pick (the moves with that `bundle`): the interval
+    /// that holds the sum of its outcomes' rates, the group's completion rate (the pick
+    /// probabilities of one completion sum to 1: see [`bundle_worst`]).
+    bundles: Vec<(Rational, Rational)>,
 }
 
 /// The cells of one system and policy.
@@ -146,6 +172,9 @@ pub struct LyapunovCertificate {
     /// Whether V is invariant under the system's symmetry (averaged over the group and
     /// checked again), so that it serves the chain lumped onto orbits too.
     invariant: bool,
+    /// Whether the exact check summed each completion's pick outcomes
+    /// ([`bundle_worst`]) rather than taking each at its worse end.
+    summed: bool,
 }
 
 /// What the search found.
@@ -181,8 +210,13 @@ fn exact(x: f64) -> Rational {
     Rational::from_f64(x).unwrap_or_default()
 }
 
-/// A transition of a cell: target, class, ±1, and its rate enclosed over the cell.
-type CellMove = (PackedState, usize, i32, Rational, Rational);
+/// A transition of a cell: target, class, ±1, its rate enclosed over the cell, and the
+/// completion whose pick outcome it is (an index into the bundles' totals).
+type CellMove = (PackedState, usize, i32, Rational, Rational, Option<usize>);
+
+/// A cell's transitions and, per completion whose picks split it, the interval of the sum
+/// of its outcomes' rates.
+type CellMoves = (Vec<CellMove>, Vec<(Rational, Rational)>);
 
 /// The transitions of the cell whose representative is `st` (each big class's count at T):
 /// their targets, classes, signs and rates enclosed over every state of the cell. Under
@@ -190,7 +224,7 @@ type CellMove = (PackedState, usize, i32, Rational, Rational);
 /// at the representative, read exactly). Under ROS a pick's probabilities do, through the
 /// counts of the classes at the picking server's top rank (`ClassChain::pick`): they are
 /// enclosed by [`ros_picks`].
-fn cell_transitions(ch: &ClassChain, st: &PackedState, t: u16) -> Result<Vec<CellMove>, String> {
+fn cell_transitions(ch: &ClassChain, st: &PackedState, t: u16) -> Result<CellMoves, String> {
     let nc = ch.nc;
     let mut out = Vec::new();
     ch.transitions(st, &mut out);
@@ -204,26 +238,28 @@ fn cell_transitions(ch: &ClassChain, st: &PackedState, t: u16) -> Result<Vec<Cel
             .ok_or_else(|| "a transition that moves no count".to_string())
     };
     if ch.policy.order == Order::Fcfs {
-        return out
+        let moves = out
             .iter()
             .map(|(u, r)| {
                 let (c, d) = moved(u)?;
-                Ok((*u, c, d, exact(*r), exact(*r)))
+                Ok((*u, c, d, exact(*r), exact(*r), None))
             })
-            .collect();
+            .collect::<Result<Vec<_>, String>>()?;
+        return Ok((moves, Vec::new()));
     }
     // Arrivals: the rate λ_c does not depend on the counts.
     let mut res = Vec::with_capacity(out.len());
     for (u, r) in &out {
         let (c, d) = moved(u)?;
         if d == 1 {
-            res.push((*u, c, d, exact(*r), exact(*r)));
+            res.push((*u, c, d, exact(*r), exact(*r), None));
         }
     }
     // Completions, one per group (as ClassChain::transitions), the free servers' picks
     // enclosed. A big class's count is any n ≥ T; after the completion of one of its
     // jobs, any n ≥ T − 1.
     let w = Work::unpack(st);
+    let mut bundles = Vec::new();
     for (c, servers, n) in ch.completions(&w) {
         let rate = servers
             .iter()
@@ -247,6 +283,11 @@ fn cell_transitions(ch: &ClassChain, st: &PackedState, t: u16) -> Result<Vec<Cel
         let eps = Rational::from((1, 1u64 << 48));
         let down = Rational::from(1) - &eps;
         let up = Rational::from(1) + &eps;
+        // The outcomes' probabilities sum to 1 (each server's picks do: the J jobs it
+        // picks among are the groups it can join and the waiting jobs), so their f64
+        // rates sum to the group's rate within the same 2^−48.
+        let b = bundles.len();
+        bundles.push((Rational::from(&rate * &down), Rational::from(&rate * &up)));
         for (x, lo, hi) in cur {
             res.push((
                 x.pack(),
@@ -254,10 +295,64 @@ fn cell_transitions(ch: &ClassChain, st: &PackedState, t: u16) -> Result<Vec<Cel
                 -1,
                 Rational::from(&rate * &lo) * &down,
                 Rational::from(&rate * &hi) * &up,
+                Some(b),
             ));
         }
     }
-    Ok(res)
+    Ok((res, bundles))
+}
+
+/// The largest Σ_i r_i x_i over the rates r_i ∈ [lo_i, hi_i] of one completion's pick
+/// outcomes whose sum lies in [sum_lo, sum_hi]: a bounded fractional knapsack, exact by
+/// the greedy (every rate at its lower end, then the room up to sum_hi given to the
+/// largest positive x first, and, if the sum is still below sum_lo, the rest to the
+/// largest remaining x). Taking each term at its worse end instead ([`Move::worst`])
+/// ignores that the outcomes share one rate: with two big classes at the picking server
+/// each pick probability is only known to lie in [0, 1], and a completion's −2P_jc n_j
+/// term then counted for nothing. Falls back to that sum where the box and the sum's
+/// interval do not meet (never, for enclosures that hold).
+fn bundle_worst(
+    terms: &[(&Rational, &Rational, Rational)],
+    sum: &(Rational, Rational),
+) -> Rational {
+    let lo_sum: Rational = terms.iter().map(|(lo, _, _)| (*lo).clone()).sum();
+    let hi_sum: Rational = terms.iter().map(|(_, hi, _)| (*hi).clone()).sum();
+    if lo_sum > sum.1 || hi_sum < sum.0 {
+        return terms
+            .iter()
+            .map(|(lo, hi, x)| {
+                let a = Rational::from(*lo * x);
+                let b = Rational::from(*hi * x);
+                if a > b {
+                    a
+                } else {
+                    b
+                }
+            })
+            .sum();
+    }
+    let mut value: Rational = terms.iter().map(|(lo, _, x)| Rational::from(*lo * x)).sum();
+    let room = Rational::from(&sum.1 - &lo_sum);
+    let need = Rational::from(&sum.0 - &lo_sum);
+    let mut order: Vec<usize> = (0..terms.len()).collect();
+    order.sort_by(|&a, &b| terms[b].2.cmp(&terms[a].2));
+    let mut added = Rational::new();
+    for i in order {
+        let (lo, hi, x) = &terms[i];
+        let cap = Rational::from(*hi - *lo);
+        let want = if *x > 0 {
+            Rational::from(&room - &added)
+        } else {
+            Rational::from(&need - &added)
+        };
+        if want <= 0 {
+            continue;
+        }
+        let take = if cap < want { cap } else { want };
+        value += Rational::from(&take * x);
+        added += take;
+    }
+    value
 }
 
 /// Server `s` (free in `w`) picks under ROS within a rank, its outcomes' probabilities
@@ -497,7 +592,8 @@ impl Cells {
                     let mut st = sg;
                     st.counts[..nc].copy_from_slice(&cat);
                     let mut moves = Vec::new();
-                    for (u, class, d, lo, hi) in cell_transitions(&big, &st, t)? {
+                    let (found, bundles) = cell_transitions(&big, &st, t)?;
+                    for (u, class, d, lo, hi, bundle) in found {
                         let uc = config_of(&u);
                         let target = match index.get(&uc) {
                             Some(&i) => i,
@@ -513,12 +609,14 @@ impl Cells {
                             lo,
                             hi,
                             target,
+                            bundle,
                         });
                     }
                     cells.push(Cell {
                         config: ci,
                         cat: cat.clone(),
                         moves,
+                        bundles,
                     });
                     if cells.len() > MAX_CELLS {
                         return Err(format!(
@@ -548,8 +646,13 @@ impl Cells {
             .sum()
     }
 
-    /// The LP's (P, g) in f64, or `None` when it is infeasible.
-    fn lp(&self) -> Result<Option<LpSolution>, String> {
+    /// The LP's (P, g) in f64, or `None` when it is infeasible. Without `summed`, each row
+    /// with every rate at its lower end and again at its upper end; with it, the pick
+    /// outcomes of one completion enter a row by the robust counterpart of their worst
+    /// case over {r_i ∈ [lo_i, hi_i], Σ r_i = R} (LP duality: max Σ r_i x_i over that set
+    /// equals min R μ + Σ hi_i u_i − Σ lo_i v_i over u, v ≥ 0 with μ + u_i − v_i ≥ x_i),
+    /// so that a (P, g) whose worst case meets the row is feasible.
+    fn lp(&self, summed: bool) -> Result<Option<LpSolution>, String> {
         use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem};
         let nc = self.nc;
         let mut pb = Problem::new(OptimizationDirection::Minimize);
@@ -565,7 +668,61 @@ impl Cells {
         let gv: Vec<_> = (0..self.configs.len() * nc)
             .map(|_| pb.add_var(1e-3, (0.0, f64::INFINITY)))
             .collect();
-        for cell in &self.cells {
+        let np = nc * nc;
+        for cell in self.cells.iter().filter(|_| summed) {
+            for j in (0..nc).filter(|&j| cell.cat[j] == self.t) {
+                // x_m(P, g) for row j: 2d P_{j c} + g_j(σ') − g_j(σ), keyed as below.
+                let x_of = |m: &Move| -> Vec<(usize, f64)> {
+                    let (a, b) = (j.min(m.class), j.max(m.class));
+                    vec![
+                        (a * nc + b, 2.0 * f64::from(m.d)),
+                        (np + m.target * nc + j, 1.0),
+                        (np + cell.config * nc + j, -1.0),
+                    ]
+                };
+                let var = |k: usize| if k < np { pv[k] } else { gv[k - np] };
+                let mut row: FxHashMap<usize, f64> = FxHashMap::default();
+                for m in cell.moves.iter().filter(|m| m.bundle.is_none()) {
+                    let r = m.hi.to_f64();
+                    for (k, x) in x_of(m) {
+                        *row.entry(k).or_default() += r * x;
+                    }
+                }
+                let mut e = LinearExpr::empty();
+                for (bi, (_, total)) in cell.bundles.iter().enumerate() {
+                    let mu = pb.add_var(0.0, (f64::NEG_INFINITY, f64::INFINITY));
+                    e.add(mu, total.to_f64());
+                    for m in cell.moves.iter().filter(|m| m.bundle == Some(bi)) {
+                        let u = pb.add_var(0.0, (0.0, f64::INFINITY));
+                        let v = pb.add_var(0.0, (0.0, f64::INFINITY));
+                        e.add(u, m.hi.to_f64());
+                        e.add(v, -m.lo.to_f64());
+                        // μ + u − v − x_m(P, g) ≥ 0.
+                        let mut dual = LinearExpr::empty();
+                        dual.add(mu, 1.0);
+                        dual.add(u, 1.0);
+                        dual.add(v, -1.0);
+                        let mut xs: FxHashMap<usize, f64> = FxHashMap::default();
+                        for (k, x) in x_of(m) {
+                            *xs.entry(k).or_default() += x;
+                        }
+                        let mut keys: Vec<_> = xs.into_iter().filter(|&(_, x)| x != 0.0).collect();
+                        keys.sort_by_key(|&(k, _)| k);
+                        for (k, x) in keys {
+                            dual.add(var(k), -x);
+                        }
+                        pb.add_constraint(dual, ComparisonOp::Ge, 0.0);
+                    }
+                }
+                let mut keys: Vec<_> = row.into_iter().filter(|&(_, x)| x != 0.0).collect();
+                keys.sort_by_key(|&(k, _)| k);
+                for (k, x) in keys {
+                    e.add(var(k), x);
+                }
+                pb.add_constraint(e, ComparisonOp::Le, -LP_MARGIN);
+            }
+        }
+        for cell in self.cells.iter().filter(|_| !summed) {
             // Where a rate is an interval, the row at each of its ends (the exact check
             // then takes each term at its worse end).
             let ends: &[bool] = if cell.moves.iter().all(|m| m.lo == m.hi) {
@@ -578,7 +735,6 @@ impl Cells {
                     continue;
                 }
                 let mut coef: FxHashMap<usize, f64> = FxHashMap::default();
-                let np = nc * nc;
                 for m in &cell.moves {
                     let r = if hi { m.hi.to_f64() } else { m.lo.to_f64() };
                     // Variables keyed: P by the entry's first index, g offset by np.
@@ -662,8 +818,10 @@ impl Cells {
     }
 
     /// Exact check of (P, g): (the largest big-count coefficient, the largest constant)
-    /// over every cell. P is C × C row-major (must be symmetric), g is configs × C.
-    fn check(&self, p: &[Rational], g: &[Rational]) -> (Rational, Rational) {
+    /// over every cell. P is C × C row-major (must be symmetric), g is configs × C. Each
+    /// term at its rate's worse end; with `summed`, the pick outcomes of one completion
+    /// together at their worst rates whose sum is the completion's ([`bundle_worst`]).
+    fn check(&self, p: &[Rational], g: &[Rational], summed: bool) -> (Rational, Rational) {
         let nc = self.nc;
         let mut worst_a: Option<Rational> = None;
         let mut worst_b: Option<Rational> = None;
@@ -671,6 +829,9 @@ impl Cells {
             let gs = &g[cell.config * nc..(cell.config + 1) * nc];
             let mut b = Rational::new();
             let mut a = vec![Rational::new(); nc];
+            // Per bundle: each move's (lo, hi) and its terms for a_0..a_{C−1} and b.
+            let mut held: Vec<Vec<(&Rational, &Rational, Vec<Rational>)>> =
+                vec![Vec::new(); cell.bundles.len()];
             for m in &cell.moves {
                 let gt = &g[m.target * nc..(m.target + 1) * nc];
                 let c = m.class;
@@ -678,15 +839,44 @@ impl Cells {
                 // Constant: P_cc + d g_c(σ') at the move, plus the small counts' terms;
                 // each term at its rate's worse end.
                 let mut k = Rational::from(&p[c * nc + c]) + Rational::from(&d * &gt[c]);
+                let mut xs = vec![Rational::new(); nc + 1];
                 for i in 0..nc {
                     let coef = Rational::from(2 * m.d) * &p[i * nc + c] + &gt[i] - &gs[i];
                     if cell.cat[i] == self.t {
-                        a[i] += m.worst(&coef);
+                        xs[i] = coef;
                     } else {
                         k += coef * cell.cat[i];
                     }
                 }
-                b += m.worst(&k);
+                xs[nc] = k;
+                match m.bundle.filter(|_| summed) {
+                    Some(bi) => held[bi].push((&m.lo, &m.hi, xs)),
+                    None => {
+                        for i in 0..nc {
+                            if cell.cat[i] == self.t {
+                                a[i] += m.worst(&xs[i]);
+                            }
+                        }
+                        b += m.worst(&xs[nc]);
+                    }
+                }
+            }
+            for (bi, moves) in held.iter().enumerate() {
+                if moves.is_empty() {
+                    continue;
+                }
+                for i in (0..=nc).filter(|&i| i == nc || cell.cat[i] == self.t) {
+                    let terms: Vec<_> = moves
+                        .iter()
+                        .map(|(lo, hi, xs)| (*lo, *hi, xs[i].clone()))
+                        .collect();
+                    let w = bundle_worst(&terms, &cell.bundles[bi]);
+                    if i == nc {
+                        b += w;
+                    } else {
+                        a[i] += w;
+                    }
+                }
             }
             for (j, aj) in a.into_iter().enumerate() {
                 if cell.cat[j] == self.t && worst_a.as_ref().is_none_or(|w| aj > *w) {
@@ -711,12 +901,28 @@ pub fn lyapunov_search(sys: &ClassSystem, policy: Policy) -> LyapunovVerdict {
         Order::Ros => &ROS_THRESHOLDS,
     };
     let mut verdict = LyapunovVerdict::Unsupported("no threshold tried".into());
-    for &t in ts {
-        verdict = search_at(sys, policy, t);
-        // Found, or too many cells (a larger T has more).
-        if matches!(
+    // First with each term at its worse end (the certificates and sizes the script
+    // reproduces), then, under ROS where none was found, with a completion's pick outcomes
+    // summed ([`bundle_worst`]).
+    let passes: &[bool] = match policy.order {
+        Order::Fcfs => &[false],
+        Order::Ros => &[false, true],
+    };
+    for &summed in passes {
+        let ts: &[u16] = if summed { &ROS_SUMMED_THRESHOLDS } else { ts };
+        for &t in ts {
+            verdict = search_at(sys, policy, t, summed);
+            // Found, or too many cells (a larger T has more).
+            if matches!(
+                verdict,
+                LyapunovVerdict::Found(_) | LyapunovVerdict::Unsupported(_)
+            ) {
+                break;
+            }
+        }
+        if !matches!(
             verdict,
-            LyapunovVerdict::Found(_) | LyapunovVerdict::Unsupported(_)
+            LyapunovVerdict::Infeasible { .. } | LyapunovVerdict::RoundingLost { .. }
         ) {
             break;
         }
@@ -725,13 +931,13 @@ pub fn lyapunov_search(sys: &ClassSystem, policy: Policy) -> LyapunovVerdict {
 }
 
 /// [`lyapunov_search`] at one category threshold T.
-fn search_at(sys: &ClassSystem, policy: Policy, t: u16) -> LyapunovVerdict {
+fn search_at(sys: &ClassSystem, policy: Policy, t: u16, summed: bool) -> LyapunovVerdict {
     let cells = match Cells::build(sys, policy, t) {
         Ok(c) => c,
         Err(e) => return LyapunovVerdict::Unsupported(e),
     };
     let rows = cells.rows();
-    let (pf, gf) = match cells.lp() {
+    let (pf, gf) = match cells.lp(summed) {
         Ok(Some(x)) => x,
         Ok(None) => {
             return LyapunovVerdict::Infeasible {
@@ -744,7 +950,7 @@ fn search_at(sys: &ClassSystem, policy: Policy, t: u16) -> LyapunovVerdict {
     };
     let p: Vec<Rational> = pf.iter().map(|&x| exact(x.max(0.0))).collect();
     let g: Vec<Rational> = gf.iter().map(|&x| exact(x.max(0.0))).collect();
-    let (a, b) = cells.check(&p, &g);
+    let (a, b) = cells.check(&p, &g, summed);
     if a >= 0 {
         return LyapunovVerdict::RoundingLost { worst: a.to_f64() };
     }
@@ -754,7 +960,7 @@ fn search_at(sys: &ClassSystem, policy: Policy, t: u16) -> LyapunovVerdict {
                 // The average of certificates of an invariant chain is one (each image V∘T has
                 // the same drift bound: T permutes the large counts), but it is checked again
                 // exactly rather than trusted; if it failed, the unaveraged one is kept.
-                let (aa, ba) = cells.check(&pa, &ga);
+                let (aa, ba) = cells.check(&pa, &ga, summed);
                 if aa < 0 {
                     (pa, ga, aa, ba, true)
                 } else {
@@ -775,6 +981,7 @@ fn search_at(sys: &ClassSystem, policy: Policy, t: u16) -> LyapunovVerdict {
         cells: cells.cells.len(),
         rows,
         invariant,
+        summed,
     }))
 }
 
@@ -810,6 +1017,12 @@ impl LyapunovCertificate {
     /// is the full chain's there).
     pub fn invariant(&self) -> bool {
         self.invariant
+    }
+
+    /// Whether the certificate was found with each completion's pick outcomes summed
+    /// ([`bundle_worst`]): plain ROS, where no certificate of the per-term check exists.
+    pub fn summed(&self) -> bool {
+        self.summed
     }
 
     /// The number of classes C.
@@ -909,12 +1122,12 @@ mod tests {
         let lrf = Policy::parse("lrf-ros", false).unwrap();
         let mrf = Policy::parse("mrf-ros", false).unwrap();
         for p in [lrf, mrf] {
-            let c = found(search_at(&w("0.6"), p, 8));
+            let c = found(search_at(&w("0.6"), p, 8, false));
             assert_eq!(c.sizes(), (8, 937, 1058), "{}", p.name());
             assert_eq!(c.threshold(), 8);
             let c = found(lyapunov_search(&w("0.6"), p));
             assert_eq!(c.threshold(), 8, "{}: the first threshold tried", p.name());
-            let v = search_at(&n, p, 8);
+            let v = search_at(&n, p, 8, false);
             assert!(
                 matches!(
                     v,
@@ -931,16 +1144,27 @@ mod tests {
         let c = found(lyapunov_search(&n, lrf));
         assert_eq!((c.threshold(), c.sizes()), (12, (5, 71, 74)));
         assert!(matches!(
-            search_at(&n, mrf, 12),
+            search_at(&n, mrf, 12, false),
             LyapunovVerdict::Infeasible { .. }
         ));
         let c = found(lyapunov_search(&n, mrf));
         assert_eq!((c.threshold(), c.sizes()), (16, (5, 95, 98)));
         // Plain ROS: every class at one rank, so at a server two big classes' pick
-        // probabilities are only known to lie in [0, 1]; no certificate of this shape is
-        // found (the script leaves it out).
-        let v = lyapunov_search(&w("0.6"), Policy::parse("ros", false).unwrap());
-        assert!(matches!(v, LyapunovVerdict::Infeasible { .. }), "{v:?}");
+        // probabilities are only known to lie in [0, 1]; with each term at its worse end
+        // no certificate is found at any threshold (the script leaves it out). With a
+        // completion's outcomes summed one is, at the least threshold.
+        let ros = Policy::parse("ros", false).unwrap();
+        for s in [&w("0.6"), &n] {
+            for t in ROS_THRESHOLDS {
+                let v = search_at(s, ros, t, false);
+                assert!(
+                    matches!(v, LyapunovVerdict::Infeasible { .. }),
+                    "{t}: {v:?}"
+                );
+            }
+            let c = found(lyapunov_search(s, ros));
+            assert!(c.summed() && c.threshold() == 2, "{:?}", c.sizes());
+        }
         // The 3-server nested system of benches/peer/redundancy_side_by_side.sh (ctmc.rs
         // module docs, the script's verdicts): certified under LRF-FCFS, not under MRF-FCFS
         // at these rates; under LRF-ROS the cells at T = 8 exceed MAX_CELLS (589 139,
@@ -1022,7 +1246,9 @@ mod tests {
                 "mrf-ros",
                 12,
             ),
-            (n, "mrf-ros", 16),
+            (n.clone(), "mrf-ros", 16),
+            (n, "ros", 2),
+            (w("0.6"), "ros", 2),
         ] {
             let p = Policy::parse(name, false).unwrap();
             let cells = Cells::build(&s, p, t).unwrap();
@@ -1037,6 +1263,24 @@ mod tests {
                     e.0 += &m.lo;
                     e.1 += &m.hi;
                 }
+                // Per class, the completions' rates: the bundles' sums (each completion's
+                // pick outcomes sum to its group's rate) plus the unbundled ones.
+                let mut gone: FxHashMap<usize, (Rational, Rational)> = FxHashMap::default();
+                for (bi, (lo, hi)) in cell.bundles.iter().enumerate() {
+                    let m = cell.moves.iter().find(|m| m.bundle == Some(bi)).unwrap();
+                    let e = gone.entry(m.class).or_default();
+                    e.0 += lo;
+                    e.1 += hi;
+                }
+                for m in cell
+                    .moves
+                    .iter()
+                    .filter(|m| m.d == -1 && m.bundle.is_none())
+                {
+                    let e = gone.entry(m.class).or_default();
+                    e.0 += &m.lo;
+                    e.1 += &m.hi;
+                }
                 for big in [t, t + 1, t + 3, 40, 1000] {
                     let mut st = cells.configs[cell.config];
                     for c in 0..nc {
@@ -1045,6 +1289,7 @@ mod tests {
                     let mut out = Vec::new();
                     chain.transitions(&st, &mut out);
                     let mut rates: FxHashMap<(usize, usize, i32), Rational> = FxHashMap::default();
+                    let mut left: FxHashMap<usize, Rational> = FxHashMap::default();
                     for (u, r) in &out {
                         let (c, d) = (0..nc)
                             .find_map(|c| match u.counts[c].cmp(&st.counts[c]) {
@@ -1058,6 +1303,20 @@ mod tests {
                             .get(&config_of(u))
                             .unwrap_or_else(|| panic!("{name}: a target no cell knows"));
                         *rates.entry((target, c, d)).or_default() += exact(*r);
+                        if d == -1 {
+                            *left.entry(c).or_default() += exact(*r);
+                        }
+                    }
+                    for (c, r) in &left {
+                        let (lo, hi) = &gone[c];
+                        assert!(
+                            lo <= r && r <= hi,
+                            "{name} T = {t}, cell {:?}, n = {big}: class {c} leaves at {}, the bundles say [{}, {}]",
+                            cell.cat,
+                            r.to_f64(),
+                            lo.to_f64(),
+                            hi.to_f64()
+                        );
                     }
                     for (key, r) in &rates {
                         let (lo, hi) = encl
@@ -1089,12 +1348,63 @@ mod tests {
         let p = Policy::parse("lrf-fcfs", false).unwrap();
         let cells = Cells::build(&s, p, FCFS_THRESHOLD).unwrap();
         let c = found(lyapunov_search(&s, p));
-        let (a, _) = cells.check(&c.p, &c.g);
+        let (a, _) = cells.check(&c.p, &c.g, false);
         assert!(a < 0);
         let zeros_g = vec![Rational::new(); c.g.len()];
-        assert!(cells.check(&c.p, &zeros_g).0 >= 0, "g = 0 accepted");
+        assert!(cells.check(&c.p, &zeros_g, false).0 >= 0, "g = 0 accepted");
         let zeros_p = vec![Rational::new(); c.p.len()];
-        assert!(cells.check(&zeros_p, &c.g).0 >= 0, "P = 0 accepted");
+        assert!(cells.check(&zeros_p, &c.g, false).0 >= 0, "P = 0 accepted");
+    }
+
+    #[test]
+    fn summing_a_completions_picks_is_what_certifies_plain_ros() {
+        // The N-model at (0.1, 1.7) and the W-model at (0.5, 0.5, 0.6) under plain ROS: the
+        // certificate found with the outcomes summed passes that check, and fails the
+        // check with each term at its worse end (with two big classes at server 1 a
+        // completion's −2P_jc n_j term then counts for nothing): the summing is what makes
+        // it a certificate, not a looser arithmetic elsewhere. Its drift is checked state
+        // by state in `the_drift_holds_state_by_state`.
+        let ros = Policy::parse("ros", false).unwrap();
+        for s in [sys(2, &[("1", "0.1"), ("1+2", "1.7")]), w("0.6")] {
+            let c = found(lyapunov_search(&s, ros));
+            let cells = Cells::build(&s, ros, c.threshold()).unwrap();
+            let (a, b) = cells.check(&c.p, &c.g, true);
+            assert!(a < 0 && a == -c.margin().clone() && b == *c.constant());
+            assert!(
+                cells.check(&c.p, &c.g, false).0 >= 0,
+                "the per-term check passed"
+            );
+        }
+    }
+
+    #[test]
+    fn the_bundles_worst_case_is_the_knapsacks() {
+        // By hand: rates r_1 ∈ [0, 1], r_2 ∈ [0, 1] with r_1 + r_2 ∈ [1, 1], x = (3, −2):
+        // the worst is r = (1, 0), 3; each at its worse end would give 3 + 0 = 3 too, but
+        // with x = (−1, −2) it gives 0 where the knapsack must spend the rate: r = (1, 0),
+        // −1. Three outcomes [0.1, 0.5] each, sum in [1, 1.2], x = (5, 1, −4): at the
+        // lower ends 0.1·5 + 0.1·1 + 0.1·(−4) = 0.2 and the sum 0.3, room 0.9: 0.4 more
+        // to x = 5 (+2.0), 0.4 to x = 1 (+0.4); the sum is then 1.1, at least 1, and
+        // nothing is spent on x = −4: 2.6. Sum at most 0.5 with r_i ∈ [0.3, 1]: the box and the sum do
+        // not meet, and each term is taken at its worse end (1·3 + 0.3·(−2) = 2.4).
+        let q = |a: i64, b: i64| Rational::from((a, b));
+        let one = (q(1, 1), q(1, 1));
+        let (z, o) = (q(0, 1), q(1, 1));
+        let t = |x: i64| q(x, 1);
+        assert_eq!(bundle_worst(&[(&z, &o, t(3)), (&z, &o, t(-2))], &one), t(3));
+        assert_eq!(
+            bundle_worst(&[(&z, &o, t(-1)), (&z, &o, t(-2))], &one),
+            t(-1)
+        );
+        let (lo, hi) = (q(1, 10), q(1, 2));
+        let v = bundle_worst(
+            &[(&lo, &hi, t(5)), (&lo, &hi, t(1)), (&lo, &hi, t(-4))],
+            &(q(1, 1), q(6, 5)),
+        );
+        assert_eq!(v, q(13, 5));
+        let (lo, hi) = (q(3, 10), q(1, 1));
+        let v = bundle_worst(&[(&lo, &hi, t(3)), (&lo, &hi, t(-2))], &(q(0, 1), q(1, 2)));
+        assert_eq!(v, q(12, 5));
     }
 
     #[test]
@@ -1114,12 +1424,16 @@ mod tests {
             (w("0.6"), "mrf-ros"),
             (sys(2, &[("1", "0.1"), ("1+2", "1.7")]), "lrf-ros"),
             (sys(2, &[("1", "0.1"), ("1+2", "1.7")]), "mrf-ros"),
+            (w("0.6"), "ros"),
+            (sys(2, &[("1", "0.1"), ("1+2", "1.7")]), "ros"),
         ] {
             let p = Policy::parse(name, false).unwrap();
             let c = found(lyapunov_search(&s, p));
             let nc = c.classes();
             let t = c.threshold();
-            let edge = 7.max(t + 4);
+            // Plain ROS's certificate (the summed check, T = 2) rests on the pick
+            // probabilities at every ratio of the big counts: a larger box holds more.
+            let edge = if name == "ros" { 12 } else { 7.max(t + 4) };
             let chain = ClassChain::new(&s, p, CHAIN_MAX_TRUNCATION).unwrap();
             let boxed = ClassChain::new(&s, p, usize::from(edge) * nc).unwrap();
             let z = boxed.start();
