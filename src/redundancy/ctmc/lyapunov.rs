@@ -83,6 +83,11 @@ pub const ROS_THRESHOLDS: [u16; 3] = [8, 12, 16];
 /// ([`bundle_worst`]): the least first, since the certificate's level N₁ (every state with
 /// fewer jobs lies inside each truncation) grows with T.
 pub const ROS_SUMMED_THRESHOLDS: [u16; 5] = [2, 3, 4, 8, 16];
+/// The most LP rows (one per cell and big class) of a summed search: each row carries
+/// 1 + 2k variables and k constraints per completion of k pick outcomes, and the LP's time
+/// grows fast with them (the W-model at T = 16: 4 034 rows, 3.1 s; the 3-server nested
+/// system at T = 2 and 3 took 365 s together, 2026-12-05).
+pub const MAX_SUMMED_ROWS: usize = 5_000;
 /// The LP's rows ask a_j ≤ −LP_MARGIN (the exact check then asks a_j < 0).
 const LP_MARGIN: f64 = 1.25;
 /// The most cells a search builds. The cells grow as (T + 1)^C per configuration: the
@@ -893,8 +898,9 @@ impl Cells {
 
 /// Searches a certificate for `sys` under `policy` (a class priority, FCFS within a rank).
 /// Under FCFS within a rank the threshold is [`FCFS_THRESHOLD`]; under ROS within a rank
-/// each of [`ROS_THRESHOLDS`] in turn until a certificate is found (the last verdict is
-/// returned otherwise).
+/// each of [`ROS_THRESHOLDS`] in turn until a certificate is found, then, where the last
+/// verdict is infeasible, each of [`ROS_SUMMED_THRESHOLDS`] with the pick outcomes summed
+/// (the last informative verdict is returned otherwise).
 pub fn lyapunov_search(sys: &ClassSystem, policy: Policy) -> LyapunovVerdict {
     let ts: &[u16] = match policy.order {
         Order::Fcfs => &[FCFS_THRESHOLD],
@@ -911,7 +917,16 @@ pub fn lyapunov_search(sys: &ClassSystem, policy: Policy) -> LyapunovVerdict {
     for &summed in passes {
         let ts: &[u16] = if summed { &ROS_SUMMED_THRESHOLDS } else { ts };
         for &t in ts {
-            verdict = search_at(sys, policy, t, summed);
+            let v = search_at(sys, policy, t, summed);
+            // A summed search refused for its size after an infeasible one keeps the
+            // infeasible verdict (it says more: no certificate on that many cells).
+            if summed
+                && matches!(v, LyapunovVerdict::Unsupported(_))
+                && matches!(verdict, LyapunovVerdict::Infeasible { .. })
+            {
+                break;
+            }
+            verdict = v;
             // Found, or too many cells (a larger T has more).
             if matches!(
                 verdict,
@@ -937,7 +952,28 @@ fn search_at(sys: &ClassSystem, policy: Policy, t: u16, summed: bool) -> Lyapuno
         Err(e) => return LyapunovVerdict::Unsupported(e),
     };
     let rows = cells.rows();
-    let (pf, gf) = match cells.lp(summed) {
+    if summed && rows > MAX_SUMMED_ROWS {
+        return LyapunovVerdict::Unsupported(format!(
+            "{}: the summed search at threshold {t} has {rows} rows, more than {MAX_SUMMED_ROWS}: not searched",
+            policy.name()
+        ));
+    }
+    let started = std::time::Instant::now();
+    let solved = cells.lp(summed);
+    if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+        eprintln!(
+            "lyapunov search: threshold {t}, summed {summed}, {} configurations, {} cells, {rows} rows, LP {:.2} s, {}",
+            cells.configs.len(),
+            cells.cells.len(),
+            started.elapsed().as_secs_f64(),
+            match &solved {
+                Ok(Some(_)) => "solved",
+                Ok(None) => "infeasible",
+                Err(_) => "failed",
+            }
+        );
+    }
+    let (pf, gf) = match solved {
         Ok(Some(x)) => x,
         Ok(None) => {
             return LyapunovVerdict::Infeasible {
@@ -1375,6 +1411,13 @@ mod tests {
                 "the per-term check passed"
             );
         }
+        // Past MAX_SUMMED_ROWS the summed LP is not built: the W-model at T = 20 has more
+        // (4 034 rows at T = 16, growing about as T²).
+        let v = search_at(&w("0.6"), ros, 20, true);
+        assert!(
+            matches!(&v, LyapunovVerdict::Unsupported(e) if e.contains("rows")),
+            "{v:?}"
+        );
     }
 
     #[test]
