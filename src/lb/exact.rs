@@ -73,13 +73,14 @@
 //! K^p of the level, p = 2 until two levels are solved and fitted between them after), a
 //! pools' box from the stationary mass on its face. A finite
 //! buffer needs no truncation (every state is kept; the bound is then only the solve's).
-//! A truncation whose bound is more than `CANNOT_PRINT_RATIO` (20) times its target cannot
-//! print the digits asked (its enclosure is wider than a unit of the last digit), so its
-//! stationary solve is not refined past the first residual even when the solve's error
-//! bound is above its share: the next truncation starts from its π̂ either way (measured
-//! 2026-12-04 at N = 5, d = 5, λ = 0.95: the 334 077-state truncation at 51 nats, bound 27
-//! times its target, saves the 12 GMRES iterations of that refinement, of the 128 its
-//! solves take).
+//! A truncation whose enclosure is, by its bound alone, a unit of the last digit asked wide
+//! cannot print the digits asked ([`cannot_print`]), so its stationary solve is not refined
+//! past the first residual even when the solve's error bound is above its share: the next
+//! truncation starts from its π̂ either way (measured 2026-12-04 at N = 5, d = 5, λ = 0.95:
+//! the 334 077-state truncation at 51 nats, bound 27 times its target, saves the 12 GMRES
+//! iterations of that refinement, of the 128 its solves take; 2026-12-05, the same with
+//! replacement: the 555 921-state truncation at 50.3 nats, bound 5.4 times its target,
+//! which the earlier rule of 20 times refined).
 //!
 //! **Where the time goes** (2026-12-04, main at 4aea640, `TASKASSIGN_TRACE_EXACT=1`, user
 //! seconds on 2 shared cores at load 2–8): N = 5, d = 2, λ = 0.9, 7.7 s: the pilot (10 556
@@ -828,17 +829,23 @@ enum Stage {
     Final,
 }
 
-/// Ratio of a truncation bound of `mean_tasks` to its target ([`truncation_target`], 0.05–0.5
-/// units of the last digit asked, by the leading digit) at which the enclosure is wider
-/// than a unit of that digit whatever the solve's error: its two ends then round apart at
-/// the last digit, so the truncation cannot print the digits asked and is not the last
-/// one of the growth.
-const CANNOT_PRINT_RATIO: f64 = 20.0;
-
 /// Whether a truncation bound `bound` of a `mean_tasks` near `mean` keeps `want` digits
-/// from being certified ([`CANNOT_PRINT_RATIO`]).
+/// from being certified: the enclosure [mean − bound, mean + bound] (the solve's error only
+/// widens it) is then at least a unit of the last digit asked wide, at the largest unit
+/// any of its points has (the decade of mean + bound), so it holds a rounding boundary of
+/// that digit and its ends cannot round alike (near a power of ten, where the unit above
+/// is ten times the one below, an interval that wide still reaches a boundary on one
+/// side). Such a truncation is not the last one of the growth. The earlier rule, a bound
+/// 20 times its target (0.05–0.5 units by the leading digit), waited for 1–10 units.
 fn cannot_print(bound: f64, mean: f64, want: u32) -> bool {
-    bound > CANNOT_PRINT_RATIO * truncation_target(mean, want)
+    let top = mean.abs() + bound;
+    if !(top > 0.0 && top.is_finite()) {
+        return false;
+    }
+    let unit = 10f64.powi(top.log10().floor() as i32 + 1 - want as i32);
+    // Strictly wider (an interval exactly a unit wide can have a boundary at each end and
+    // both ends rounding alike), with a relative 1e-9 against the f64 reading of the unit.
+    2.0 * bound > unit * (1.0 + 1e-9)
 }
 
 fn solve_chain(
@@ -1634,27 +1641,42 @@ mod tests {
     fn a_bound_that_cannot_print_leaves_no_enclosure_with_the_digits_asked() {
         // Expected: no digits. Source: rounding to the nearest (certify_pair rounds both ends
         // at the last digit asked): two ends a unit of that digit or more apart round apart,
-        // and the truncation bound alone widens the enclosure by itself above the value.
-        // Tolerance: exact (digit counts). The means cover both ends of the leading digit,
-        // where the target is 0.05 (1.0…) and 0.5 (9.9…) units of the last digit.
+        // and the truncation bound widens the enclosure by itself on both sides of the
+        // value. Tolerance: exact (digit counts). The means cover both ends of the leading
+        // digit and the power of ten (9.999 999 999 999 5, whose enclosure can reach 10).
+        // The bound is the least the rule refuses; a bound 0.9 times it is not refused.
         for &mean in &[
             1.0,
             1.000_01,
             3.122_968_895_66,
             4.585_611_170_32,
             9.999,
+            9.999_999_999_999_5,
             0.012_5,
         ] {
             for want in [6u32, 10, 12, 14] {
-                let bound = 1.000_001 * CANNOT_PRINT_RATIO * truncation_target(mean, want);
-                assert!(cannot_print(bound, mean, want));
-                // The enclosure is at least `bound` wide; the most favourable place for it
+                // The least bound refused, found by bisection on the rule itself.
+                let (mut a, mut b) = (0.0f64, mean);
+                for _ in 0..200 {
+                    let m = 0.5 * (a + b);
+                    if cannot_print(m, mean, want) {
+                        b = m;
+                    } else {
+                        a = m;
+                    }
+                }
+                let bound = b;
+                assert!(cannot_print(bound, mean, want) && !cannot_print(0.9 * bound, mean, want));
+                // The enclosure is at least 2·bound wide; the most favourable place for it
                 // is centred on a point of the last digit's grid (the mean rounded there).
-                let grid: f64 = format!("{:.*e}", want as usize - 1, mean).parse().unwrap();
+                // In 256-bit MPFR: at 12 digits of a number near 10 the margin of the rule
+                // (1e-9 of a unit of 1e-11) is below f64's resolution.
+                let text = format!("{:.*e}", want as usize - 1, mean);
+                let grid = Float::with_val(256, Float::parse(&text).unwrap());
                 for shift in [-0.5, -0.25, 0.0, 0.25, 0.5] {
-                    let lo = grid + (shift - 0.5) * bound;
-                    let hi = lo + bound;
-                    let c = certify_pair(&Float::with_val(64, lo), &Float::with_val(64, hi), want);
+                    let lo = Float::with_val(256, &grid + (shift - 1.0) * bound);
+                    let hi = Float::with_val(256, &lo + 2.0 * bound);
+                    let c = certify_pair(&lo, &hi, want);
                     assert!(
                         c.digits < want,
                         "mean {mean} want {want}: [{lo}, {hi}] prints {} ({} digits)",
