@@ -2221,8 +2221,11 @@ mod tests {
         // the small truncation the least the certificate allows (the states with at most
         // N₁ − 1 jobs) and the large one a simplex of budget 2.2 (N₁ − 1). Then the union
         // of a small simplex and that level set, with the N-model's very unequal weights
-        // under LRF-ROS ([2.479, 0.132], those of its pilot): against a uniform simplex of
-        // 2.2 (N₁ − 1). The small bound must be nonzero and finite (a bound that is always
+        // under LRF-ROS ([2.479, 0.132], those of its pilot): against a simplex of the same
+        // weights and budget 2.2 (N₁ − 1), or twice the small budget plus 40 where that is
+        // more (the summed check's certificates of 2026-12-05 have N₁ = 26 and 28 under
+        // LRF-ROS and MRF-ROS, where the per-term ones had 176; a uniform simplex of 100
+        // then had a bound of 2.5e-2, a thousand times the small one's, no test of it). The small bound must be nonzero and finite (a bound that is always
         // 0 or infinite would pass vacuously).
         let w = sys(2, &[("1", "0.5"), ("2", "0.5"), ("1+2", "0.6")]);
         let n = sys(2, &[("1", "0.1"), ("1+2", "1.7")]);
@@ -2243,8 +2246,8 @@ mod tests {
                 s,
                 p,
                 &cert,
-                &vec![1.0; nc],
-                2.2 * (small.n1 - 1.0),
+                &wts,
+                (2.2 * (small.n1 - 1.0)).max(2.0 * budget + 40.0),
                 MAX_CHAIN_STATES,
             )
             .unwrap();

@@ -14,7 +14,7 @@
 use super::classes::{ClassSystem, Nestedness};
 use super::ctmc::lyapunov::{lyapunov_search, LyapunovVerdict};
 use super::ctmc::{self, CertifiedResult, ChainResult, ProvenValue};
-use super::policy::{Copies, Policy};
+use super::policy::{Copies, Policy, Priority};
 use super::product_form::{fcfs_means, MeanValues};
 use super::stability::fcfs_region;
 use super::RedundancyError;
@@ -90,8 +90,10 @@ pub enum Solution {
     Certified(CertifiedResult),
 }
 
-/// The share (1/this) of the state limit a certified truncation gets when its certificate
-/// comes from the summed check ([`ctmc::lyapunov::LyapunovCertificate::summed`]).
+/// The share (1/this) of the state limit a certified truncation of plain ROS gets (its
+/// certificate comes from the summed check, [`ctmc::lyapunov::LyapunovCertificate::summed`];
+/// under a class priority with ROS within a rank the summed certificates hold from fewer
+/// jobs than the per-term ones and get the whole limit).
 pub const SUMMED_LIMIT_SHARE: usize = 4;
 
 /// The exact values of `policy` on `sys` with exponential i.i.d. copies, by the method
@@ -125,7 +127,7 @@ pub fn solve_limited(
     } else {
         let why = match lyapunov_search(sys, policy) {
             LyapunovVerdict::Found(cert) => {
-                // A certificate of the summed check (plain ROS) holds from many jobs on
+                // A plain-ROS certificate (the summed check) holds from many jobs on
                 // (N₁ = 45 on the W-model at (0.5, 0.5, 0.6)) and its truncations follow
                 // the weighted simplex, which the ROS chains' marginals do not: the proof
                 // then costs several times the estimate's states (that W-model to 6
@@ -133,7 +135,7 @@ pub fn solve_limited(
                 // estimate's box certify 12 in 12 s). It gets a share of the state limit;
                 // past it the estimate runs as before and the note says how far the proof
                 // got.
-                let cert_limit = if cert.summed() {
+                let cert_limit = if cert.summed() && policy.priority == Priority::None {
                     max_states / SUMMED_LIMIT_SHARE
                 } else {
                     max_states
@@ -154,7 +156,7 @@ pub fn solve_limited(
                                     "a certificate was found, but the certified truncation proves only {} digits ({}{})",
                                     r.digits,
                                     r.stopped.as_deref().unwrap_or("its growth stopped"),
-                                    if cert.summed() {
+                                    if cert.summed() && policy.priority == Priority::None {
                                         "; a proof by the summed check gets a quarter of --max-states"
                                     } else {
                                         ""

@@ -85,9 +85,11 @@ pub const ROS_THRESHOLDS: [u16; 3] = [8, 12, 16];
 pub const ROS_SUMMED_THRESHOLDS: [u16; 5] = [2, 3, 4, 8, 16];
 /// The most LP rows (one per cell and big class) of a summed search: each row carries
 /// 1 + 2k variables and k constraints per completion of k pick outcomes, and the LP's time
-/// grows fast with them (the W-model at T = 16: 4 034 rows, 3.1 s; the 3-server nested
-/// system at T = 2 and 3 took 365 s together, 2026-12-05).
-pub const MAX_SUMMED_ROWS: usize = 5_000;
+/// grows fast with them (2026-12-05: the W-model at T = 8, 1 058 rows, 0.3 s, at T = 16,
+/// 4 034 rows, 3.1 s; the 3-server nested system at T = 2, 4 976 rows, 2.5 s under
+/// LRF-ROS and 14.6 s under plain ROS, infeasible, and at T = 3 under plain ROS minutes).
+/// Every certificate found so far is at T = 2 with fewer than 100 rows.
+pub const MAX_SUMMED_ROWS: usize = 2_500;
 /// The LP's rows ask a_j ≤ −LP_MARGIN (the exact check then asks a_j < 0).
 const LP_MARGIN: f64 = 1.25;
 /// The most cells a search builds. The cells grow as (T + 1)^C per configuration: the
@@ -898,51 +900,48 @@ impl Cells {
 
 /// Searches a certificate for `sys` under `policy` (a class priority, FCFS within a rank).
 /// Under FCFS within a rank the threshold is [`FCFS_THRESHOLD`]; under ROS within a rank
-/// each of [`ROS_THRESHOLDS`] in turn until a certificate is found, then, where the last
-/// verdict is infeasible, each of [`ROS_SUMMED_THRESHOLDS`] with the pick outcomes summed
-/// (the last informative verdict is returned otherwise).
+/// each of [`ROS_SUMMED_THRESHOLDS`] with the pick outcomes summed, then each of
+/// [`ROS_THRESHOLDS`] with each term at its worse end, until a certificate is found (the
+/// last infeasible verdict is returned otherwise, or the last refusal for size).
 pub fn lyapunov_search(sys: &ClassSystem, policy: Policy) -> LyapunovVerdict {
     let ts: &[u16] = match policy.order {
         Order::Fcfs => &[FCFS_THRESHOLD],
         Order::Ros => &ROS_THRESHOLDS,
     };
-    let mut verdict = LyapunovVerdict::Unsupported("no threshold tried".into());
-    // First with each term at its worse end (the certificates and sizes the script
-    // reproduces), then, under ROS where none was found, with a completion's pick outcomes
-    // summed ([`bundle_worst`]).
+    // Under ROS, first with a completion's pick outcomes summed ([`bundle_worst`]): that
+    // check is never looser than the per-term one at the same T and holds at lower T, so
+    // its certificate's level N₁ is lower (the N-model at (0.1, 1.7) under MRF-ROS: 28 jobs
+    // at T = 2 against 58.6 at T = 16; 2026-12-05, `redundancy exact` at 12 digits, user
+    // seconds: 6.9 → 6.0, the W-model at (0.5, 0.5, 0.6) 27.2 → 15.9, both proven to 12
+    // digits, the same values); then, where it finds none, each
+    // term at its worse end (the certificates and sizes the script reproduces).
     let passes: &[bool] = match policy.order {
         Order::Fcfs => &[false],
-        Order::Ros => &[false, true],
+        Order::Ros => &[true, false],
     };
+    // The verdict kept when none is found: an infeasible LP says more than a search
+    // refused for its size.
+    let mut kept: Option<LyapunovVerdict> = None;
     for &summed in passes {
         let ts: &[u16] = if summed { &ROS_SUMMED_THRESHOLDS } else { ts };
         for &t in ts {
             let v = search_at(sys, policy, t, summed);
-            // A summed search refused for its size after an infeasible one keeps the
-            // infeasible verdict (it says more: no certificate on that many cells).
-            if summed
-                && matches!(v, LyapunovVerdict::Unsupported(_))
-                && matches!(verdict, LyapunovVerdict::Infeasible { .. })
-            {
-                break;
+            match v {
+                LyapunovVerdict::Found(_) => return v,
+                // Too many cells or rows (a larger T has more).
+                LyapunovVerdict::Unsupported(_) => {
+                    if !matches!(kept, Some(LyapunovVerdict::Infeasible { .. })) {
+                        kept = Some(v);
+                    }
+                    break;
+                }
+                LyapunovVerdict::Infeasible { .. } | LyapunovVerdict::RoundingLost { .. } => {
+                    kept = Some(v);
+                }
             }
-            verdict = v;
-            // Found, or too many cells (a larger T has more).
-            if matches!(
-                verdict,
-                LyapunovVerdict::Found(_) | LyapunovVerdict::Unsupported(_)
-            ) {
-                break;
-            }
-        }
-        if !matches!(
-            verdict,
-            LyapunovVerdict::Infeasible { .. } | LyapunovVerdict::RoundingLost { .. }
-        ) {
-            break;
         }
     }
-    verdict
+    kept.unwrap_or_else(|| LyapunovVerdict::Unsupported("no threshold tried".into()))
 }
 
 /// [`lyapunov_search`] at one category threshold T.
@@ -1154,6 +1153,16 @@ mod tests {
         // 1058 pairs); the N-model at (1/10, 17/10) is infeasible at T = 8 under both, found
         // from T = 12 under LRF-ROS (5, 71, 148 = 2·74) and from T = 16 under MRF-ROS
         // (5, 95, 196 = 2·98), infeasible at T = 12 under MRF-ROS.
+        // The script's check is the per-term one (each rate at its worse end): the search's
+        // second pass, here run alone by `per_term`.
+        let per_term = |s: &ClassSystem, p: Policy| {
+            ROS_THRESHOLDS
+                .iter()
+                .map(|&t| search_at(s, p, t, false))
+                .find(|v| matches!(v, LyapunovVerdict::Found(_)))
+                .map(found)
+                .expect("a per-term certificate")
+        };
         let n = sys(2, &[("1", "0.1"), ("1+2", "1.7")]);
         let lrf = Policy::parse("lrf-ros", false).unwrap();
         let mrf = Policy::parse("mrf-ros", false).unwrap();
@@ -1161,7 +1170,7 @@ mod tests {
             let c = found(search_at(&w("0.6"), p, 8, false));
             assert_eq!(c.sizes(), (8, 937, 1058), "{}", p.name());
             assert_eq!(c.threshold(), 8);
-            let c = found(lyapunov_search(&w("0.6"), p));
+            let c = per_term(&w("0.6"), p);
             assert_eq!(c.threshold(), 8, "{}: the first threshold tried", p.name());
             let v = search_at(&n, p, 8, false);
             assert!(
@@ -1177,14 +1186,30 @@ mod tests {
                 p.name()
             );
         }
-        let c = found(lyapunov_search(&n, lrf));
+        let c = per_term(&n, lrf);
         assert_eq!((c.threshold(), c.sizes()), (12, (5, 71, 74)));
         assert!(matches!(
             search_at(&n, mrf, 12, false),
             LyapunovVerdict::Infeasible { .. }
         ));
-        let c = found(lyapunov_search(&n, mrf));
+        let c = per_term(&n, mrf);
         assert_eq!((c.threshold(), c.sizes()), (16, (5, 95, 98)));
+        // The search itself tries the summed check first: under LRF-ROS and MRF-ROS, on both
+        // systems, it certifies at T = 2, with a lower level N₁ than the per-term
+        // certificate's (the ball of states every truncation holds is smaller).
+        for s in [&w("0.6"), &n] {
+            for p in [lrf, mrf] {
+                let c = found(lyapunov_search(s, p));
+                let old = per_term(s, p);
+                assert!(c.summed() && c.threshold() == 2, "{}", p.name());
+                assert!(
+                    crate::redundancy::ctmc::certificate_level(&c)
+                        < crate::redundancy::ctmc::certificate_level(&old),
+                    "{}",
+                    p.name()
+                );
+            }
+        }
         // Plain ROS: every class at one rank, so at a server two big classes' pick
         // probabilities are only known to lie in [0, 1]; with each term at its worse end
         // no certificate is found at any threshold (the script leaves it out). With a
@@ -1412,7 +1437,7 @@ mod tests {
             );
         }
         // Past MAX_SUMMED_ROWS the summed LP is not built: the W-model at T = 20 has more
-        // (4 034 rows at T = 16, growing about as T²).
+        // (1 058 rows at T = 8, 4 034 at T = 16, growing about as T²).
         let v = search_at(&w("0.6"), ros, 20, true);
         assert!(
             matches!(&v, LyapunovVerdict::Unsupported(e) if e.contains("rows")),
