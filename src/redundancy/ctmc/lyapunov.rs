@@ -911,7 +911,7 @@ pub fn lyapunov_search(sys: &ClassSystem, policy: Policy) -> LyapunovVerdict {
     // Under ROS, first with a completion's pick outcomes summed ([`bundle_worst`]): that
     // check is never looser than the per-term one at the same T and holds at lower T, so
     // its certificate's level N₁ is lower (the N-model at (0.1, 1.7) under MRF-ROS: 28 jobs
-    // at T = 2 against 58.6 at T = 16; 2026-12-05, `redundancy exact` at 12 digits, user
+    // at T = 2 against 176 at T = 16; 2026-12-05, `redundancy exact` at 12 digits, user
     // seconds: 6.9 → 6.0, the W-model at (0.5, 0.5, 0.6) 27.2 → 15.9, both proven to 12
     // digits, the same values); then, where it finds none, each
     // term at its worse end (the certificates and sizes the script reproduces).
