@@ -1475,15 +1475,66 @@ mod tests {
         assert_eq!(v, q(12, 5));
     }
 
+    /// QV computed directly from ClassChain::transitions and V at every state of a box
+    /// (each count ≤ `edge`, every configuration the chain reaches there) with a count ≥ T
+    /// must be ≤ B − m Σ_{n_j ≥ T} n_j (the module docs' bound), in exact arithmetic. The
+    /// states checked.
+    fn drift_holds(s: &ClassSystem, p: Policy, c: &LyapunovCertificate, edge: u16) -> usize {
+        let name = p.name();
+        let nc = c.classes();
+        let t = c.threshold();
+        let chain = ClassChain::new(s, p, CHAIN_MAX_TRUNCATION).unwrap();
+        let boxed = ClassChain::new(s, p, usize::from(edge) * nc).unwrap();
+        let z = boxed.start();
+        let mut seen = rustc_hash::FxHashSet::default();
+        seen.insert(z);
+        let mut todo = vec![z];
+        let mut out = Vec::new();
+        let mut checked = 0;
+        while let Some(st) = todo.pop() {
+            out.clear();
+            boxed.transitions(&st, &mut out);
+            for (u, _) in &out {
+                if u.counts[..nc].iter().all(|&x| x <= edge) && seen.insert(*u) {
+                    todo.push(*u);
+                }
+            }
+            let big: u32 = st.counts[..nc]
+                .iter()
+                .filter(|&&x| x >= t)
+                .map(|&x| u32::from(x))
+                .sum();
+            if big == 0 {
+                continue;
+            }
+            out.clear();
+            chain.transitions(&st, &mut out);
+            let v0 = c.value(&st).expect("a configuration the certificate knows");
+            let mut qv = Rational::new();
+            for (t, r) in &out {
+                let v1 = c.value(t).expect("a configuration the certificate knows");
+                qv += (v1 - &v0) * exact(*r);
+            }
+            let bound = c.constant() - Rational::from(c.margin() * big);
+            assert!(
+                qv <= bound,
+                "{name}: QV {} > {} at {:?}",
+                qv.to_f64(),
+                bound.to_f64(),
+                &st.counts[..nc]
+            );
+            checked += 1;
+        }
+        checked
+    }
+
     #[test]
     fn the_drift_holds_state_by_state() {
-        // QV computed directly from ClassChain::transitions and V at every state of a box
-        // (each count ≤ 7, every configuration the chain reaches there) with a count ≥ T
-        // must be ≤ B − m Σ_{n_j ≥ T} n_j (the module docs' bound), in exact arithmetic.
-        // Independent of the rows' algebra: a sign slip in a row's coefficient or constant
-        // gives a certificate this catches.
-        // ROS within a rank too, in a box reaching T + 4 (its pick probabilities at the
-        // actual counts, not the cells' enclosures).
+        // drift_holds: independent of the rows' algebra, a sign slip in a row's coefficient
+        // or constant gives a certificate this catches. ROS within a rank too, in a box
+        // reaching T + 4 (its pick probabilities at the actual counts, not the cells'
+        // enclosures); a certificate of the summed check (T = 2) rests on the pick
+        // probabilities at every ratio of the big counts, so its box holds 12 jobs a class.
         for (s, name) in [
             (w("0.6"), "lrf-fcfs"),
             (w("0.6"), "mrf-fcfs"),
@@ -1497,53 +1548,67 @@ mod tests {
         ] {
             let p = Policy::parse(name, false).unwrap();
             let c = found(lyapunov_search(&s, p));
-            let nc = c.classes();
-            let t = c.threshold();
-            // Plain ROS's certificate (the summed check, T = 2) rests on the pick
-            // probabilities at every ratio of the big counts: a larger box holds more.
-            let edge = if name == "ros" { 12 } else { 7.max(t + 4) };
-            let chain = ClassChain::new(&s, p, CHAIN_MAX_TRUNCATION).unwrap();
-            let boxed = ClassChain::new(&s, p, usize::from(edge) * nc).unwrap();
-            let z = boxed.start();
-            let mut seen = rustc_hash::FxHashSet::default();
-            seen.insert(z);
-            let mut todo = vec![z];
-            let mut out = Vec::new();
-            let mut checked = 0;
-            while let Some(st) = todo.pop() {
-                out.clear();
-                boxed.transitions(&st, &mut out);
-                for (u, _) in &out {
-                    if u.counts[..nc].iter().all(|&x| x <= edge) && seen.insert(*u) {
-                        todo.push(*u);
-                    }
-                }
-                let big: u32 = st.counts[..nc]
-                    .iter()
-                    .filter(|&&x| x >= t)
-                    .map(|&x| u32::from(x))
-                    .sum();
-                if big == 0 {
-                    continue;
-                }
-                out.clear();
-                chain.transitions(&st, &mut out);
-                let v0 = c.value(&st).expect("a configuration the certificate knows");
-                let mut qv = Rational::new();
-                for (t, r) in &out {
-                    let v1 = c.value(t).expect("a configuration the certificate knows");
-                    qv += (v1 - &v0) * exact(*r);
-                }
-                let bound = c.constant() - Rational::from(c.margin() * big);
-                assert!(
-                    qv <= bound,
-                    "{name}: QV {} > {}",
-                    qv.to_f64(),
-                    bound.to_f64()
-                );
-                checked += 1;
-            }
+            let edge = if c.summed() {
+                12
+            } else {
+                7.max(c.threshold() + 4)
+            };
+            let checked = drift_holds(&s, p, &c, edge);
             assert!(checked > 100, "{name}: {checked} states");
         }
+    }
+
+    #[test]
+    fn the_certificates_of_random_systems_hold_state_by_state() {
+        // Rates drawn by a fixed linear congruential generator (seed 2026-12-05): N-models
+        // and W-models at total loads 0.3-0.85 of their capacity 2, each class at least 5 %
+        // of it, under ROS, LRF-ROS and MRF-ROS. Every certificate the search finds must
+        // meet drift_holds on a box of 12 jobs a class (the summed check's T = 2, or the
+        // per-term check's T + 4). Every one of the 18 gets a certificate (2026-12-05; with
+        // the per-term check alone, plain ROS got none), so the count is checked too.
+        let mut x: u64 = 20_261_205;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut tried, mut certified) = (0, 0);
+        for k in 0..6 {
+            let load = 0.3 + 0.55 * next();
+            let total = 2.0 * load;
+            let classes: Vec<(&str, f64)> = if k % 2 == 0 {
+                let a = 0.05 + 0.4 * next();
+                vec![("1", a), ("1+2", 1.0 - a)]
+            } else {
+                let (a, b) = (0.05 + 0.3 * next(), 0.05 + 0.3 * next());
+                vec![("1", a), ("2", b), ("1+2", 1.0 - a - b)]
+            };
+            let rates: Vec<String> = classes
+                .iter()
+                .map(|(_, f)| format!("{:.4}", f * total))
+                .collect();
+            let spec: Vec<(&str, &str)> = classes
+                .iter()
+                .zip(&rates)
+                .map(|((n, _), r)| (*n, r.as_str()))
+                .collect();
+            let s = sys(2, &spec);
+            for name in ["ros", "lrf-ros", "mrf-ros"] {
+                let p = Policy::parse(name, false).unwrap();
+                tried += 1;
+                if let LyapunovVerdict::Found(c) = lyapunov_search(&s, p) {
+                    certified += 1;
+                    let edge = if c.summed() {
+                        12
+                    } else {
+                        12.max(c.threshold() + 4)
+                    };
+                    let checked = drift_holds(&s, p, &c, edge);
+                    assert!(checked > 100, "{name} {spec:?}: {checked} states");
+                }
+            }
+        }
+        assert_eq!(certified, tried, "{certified} of {tried} certified");
     }
 }
