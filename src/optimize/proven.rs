@@ -91,8 +91,9 @@
 //! ladder, [`TAGS_BASIN_HALF_WIDTHS`]) is bounded at once where the objective is proven
 //! convex over it (its Hessian in the quantiles enclosed by second-order forward
 //! differentiation, positive definite by Gershgorin or, past diagonal dominance, by the
-//! interval pivots of its LDLᵀ factorisation; the bound taken in Jacobi-scaled
-//! quantiles, [`basin::scaled_drop`]), which bounds the minimum over N to far more
+//! interval pivots of its LDLᵀ factorisation, over N as one box, else host by host over
+//! a grid of each host's pair box, else over sub-boxes of N; the bound taken in
+//! Jacobi-scaled quantiles, [`basin::scaled_drop`]), which bounds the minimum over N to far more
 //! digits than asked; the boxes then cover only the complement of N, where the objective
 //! is well above the minimum. N's bound is final (N never split) only where it closes the
 //! gap; otherwise N is an ordinary box (its bound the larger of the basin's and the box
