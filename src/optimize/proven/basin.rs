@@ -32,14 +32,15 @@
 //! **Host by host.** The enclosure over all of N widens fast with N (the dependency
 //! effect). Where it is not proven definite, the proof goes host by host first
 //! ([`separable_mu`]): host i's term depends on its own two cutoffs only, so its Hessian
-//! is enclosed over a grid of its own pair box (2^L × 2^L sub-boxes, L up to
-//! [`SEPARABLE_LEVELS`]), and the LDLᵀ pivots of the tridiagonal Hessian are chained from
-//! host to host with each host's three entries taken from one of its sub-boxes
-//! ([`chained_pivots_mu`]: the least eigenvalue over every choice of one sub-box per host,
-//! exactly). Its cost grows like h, where bisecting N as a whole grows like a power h − 1
-//! of the resolution: SITA Exp(1), 8 hosts, load 0.5 per host, N proven at relative
-//! half-width 10^−2 in 2 100 host jets where 1 024 joint sub-boxes did not prove 10^−2
-//! and the ladder fell to 10^−4 (2026-12-05).
+//! is enclosed over a grid of its own pair box (2^L × 2^L sub-boxes, each host at its own
+//! level L up to [`SEPARABLE_LEVELS`], raised where the proof fails), and the LDLᵀ pivots
+//! of the tridiagonal Hessian are chained from host to host with each host's three
+//! entries taken from one of its sub-boxes ([`chained_pivots_mu`]: the least eigenvalue
+//! over every choice of one sub-box per host, exactly). Its cost grows like h, where
+//! bisecting N as a whole grows like a power h − 1 of the resolution: SITA Exp(1), 8
+//! hosts, load 0.5 per host, N proven at relative half-width 2·10^−2 in 8 248 host jets
+//! where 1 024 joint sub-boxes did not prove 10^−2 and the ladder fell to 10^−4
+//! (2026-12-05).
 //!
 //! **Sub-boxes.** Where the host-by-host proof fails too, N is bisected ([`subdivided_mu`]: at the widest
 //! cutoff in u, only the sub-boxes that fail, up to [`SUBBOX_BUDGET`] enclosures). The
@@ -68,6 +69,7 @@ use crate::policy::host_term::{host, weight_order, ChainKind, HostInputs, KillPo
 use crate::policy::PolicyError;
 use rug::float::Round;
 use rug::Float;
+use std::collections::HashMap;
 
 /// A value with its gradient and Hessian in two variables (u_a, u_b), each an interval;
 /// the Hessian as (aa, ab, bb).
@@ -692,21 +694,26 @@ fn convex_basin_lb_with(
 /// Taking a host's three entries from one sub-box keeps what a hull of the entries loses:
 /// where its load is high, its aa, ab and bb grow together. μ is the largest found by 40
 /// bisection steps, as in [`ldl_mu`].
-fn chained_pivots_mu(hosts: &[Vec<[Interval; 3]>], scale: &[Float], bits: u32) -> Option<Float> {
+fn chained_pivots_mu(
+    hosts: &[Vec<[Interval; 3]>],
+    scale: &[Float],
+    bits: u32,
+) -> Result<Float, Option<usize>> {
     chained_pivots_mu_with(hosts, scale, bits, &least)
 }
 
 /// [`chained_pivots_mu`], a host's sub-boxes combined by `worst` ([`least`], but for the
-/// tests' mutant).
+/// tests' mutant). `Err(Some(k))`: not even μ = 0 is proven, and the first pivot that
+/// fails is host k's (its aa against the pivot chained from the hosts before it).
 fn chained_pivots_mu_with(
     hosts: &[Vec<[Interval; 3]>],
     scale: &[Float],
     bits: u32,
     worst: &dyn Fn(Float, &Float) -> Float,
-) -> Option<Float> {
+) -> Result<Float, Option<usize>> {
     let n = scale.len();
     if n == 0 || hosts.len() != n + 1 {
-        return None;
+        return Err(None);
     }
     let d = |k: usize| Interval::point(scale[k].clone());
     // Host k's scaled (aa, |ab|, bb) lower ends (aa of host 0, bb of host n: none).
@@ -733,11 +740,12 @@ fn chained_pivots_mu_with(
             row.push([aa, ab, bb]);
         }
         if row.is_empty() {
-            return None;
+            return Err(None);
         }
         scaled.push(row);
     }
-    let pd_above = |m: &Float| -> bool {
+    // The host whose pivot fails at m, or None where every pivot is positive.
+    let fails_at = |m: &Float| -> Option<usize> {
         let m = Interval::point(m.clone());
         let mut q_prev: Option<Interval> = None;
         for (k, row) in scaled.iter().enumerate() {
@@ -748,7 +756,7 @@ fn chained_pivots_mu_with(
                     Some(q) => {
                         let pivot = q.add(&Interval::point(aa.clone()));
                         if *pivot.lo() <= 0 || !pivot.lo().is_finite() {
-                            return false;
+                            return Some(k);
                         }
                         let pivot = Interval::point(pivot.lo().clone());
                         Interval::point(bb.clone())
@@ -766,26 +774,27 @@ fn chained_pivots_mu_with(
                 break;
             }
             let Some(least) = least else {
-                return false;
+                return Some(k);
             };
             let q = Interval::point(least).sub(&m);
             if !q.lo().is_finite() {
-                return false;
+                return Some(k);
             }
             q_prev = Some(Interval::point(q.lo().clone()));
         }
-        true
+        None
     };
+    let pd_above = |m: &Float| fails_at(m).is_none();
     let mut lo = Float::new(bits);
-    if !pd_above(&lo) {
-        return None;
+    if let Some(k) = fails_at(&lo) {
+        return Err(Some(k));
     }
     let mut hi = Float::with_val(bits, 1u32);
     while pd_above(&hi) {
         lo = hi.clone();
         hi *= 2u32;
         if !hi.is_finite() {
-            return None;
+            return Err(None);
         }
     }
     for _ in 0..40 {
@@ -796,28 +805,41 @@ fn chained_pivots_mu_with(
             hi = mid;
         }
     }
-    (lo > 0).then_some(lo)
+    if lo > 0 {
+        Ok(lo)
+    } else {
+        Err(None)
+    }
 }
 
-/// Most halvings of each cutoff's interval in [`separable_mu`]: at the last level every
-/// host's pair box is cut into 2^L × 2^L sub-boxes.
-const SEPARABLE_LEVELS: u32 = 4;
+/// Most halvings of a cutoff's interval in [`separable_mu`]: a host at the last level has
+/// its pair box cut into 2^L × 2^L sub-boxes (16 384).
+const SEPARABLE_LEVELS: u32 = 7;
+
+/// Most host jets [`separable_mu`] computes before it gives up (a rung of the basin's
+/// ladder that is not proven costs up to this many; SITA Exp(1) at 8 hosts proves
+/// 2·10^−2 in 8 248).
+const SEPARABLE_BUDGET: usize = 16_384;
 
 /// A lower bound μ > 0 of the smallest eigenvalue of the Hessian (in the quantiles) at
 /// every point of `n_box`, host by host, with the number of host jets computed; `None`
-/// where no level up to [`SEPARABLE_LEVELS`] proves it.
+/// where it is not proven within [`SEPARABLE_LEVELS`] and [`SEPARABLE_BUDGET`].
 ///
 /// Why host by host: the Hessian is tridiagonal and host i's term depends on its own two
 /// cutoffs only, so its entries are sums of host i's Hessian entries (its aa, ab and bb)
-/// over the hosts that meet at them. Each cutoff's interval is cut into 2^L equal pieces;
-/// host i's jets are enclosed over every pair of its two cutoffs' pieces (one piece per
-/// free end), and the hull of those enclosures holds host i's Hessian at every point of
-/// N (each pair (s_{i−1}, s_i) lies in one of them). The matrix assembled from the hulls
-/// therefore holds the Hessian at every point of N, and [`scaled_mu`] bounds its smallest
-/// eigenvalue. The cost is (h + 1)·4^L host jets at level L, where bisecting N as a whole
-/// ([`subdivided_mu`]) needs sub-boxes in every cutoff at once: SITA Exp(1), 8 hosts, load
-/// 0.5 per host, was proven convex at no half-width above 10^−4 in 1 024 sub-boxes
-/// (2026-12-05).
+/// over the hosts that meet at them. Host i at level L cuts each of its two cutoffs'
+/// intervals into 2^L equal pieces and encloses its jets over every pair of pieces (one
+/// piece per free end): at every point of N, host i's Hessian lies in one of those
+/// enclosures, whatever the levels of the other hosts. [`chained_pivots_mu`] then bounds
+/// the smallest eigenvalue over every choice of one enclosure per host. Every host starts
+/// at level 1; where the chained pivots fail at host k, the hosts up to k at the least
+/// level among them go one level up (the pivot at host k depends on every host before
+/// it, and a host after it on none of its pivots so far), so the jets go to the part of
+/// the chain the proof has reached. Bisecting N as a whole ([`subdivided_mu`]) needs
+/// sub-boxes in every cutoff at once. SITA Exp(1), 8 hosts, load 0.5 per host
+/// (2026-12-05): the joint bisection proved no half-width above 10^−4 within 1 024
+/// sub-boxes; every host at level 4 proved 10^−2 (2 100 jets); levels (5, …, 5, 1)
+/// prove 2·10^−2 in 8 248 jets.
 fn separable_mu(
     pb: &Problem,
     n_box: &[Interval],
@@ -828,38 +850,28 @@ fn separable_mu(
     let lower = Interval::point(below_support(bits));
     let top = Interval::infinite_at(bits);
     let mut used = 0usize;
-    for level in 1..=SEPARABLE_LEVELS {
-        let k = 1u32 << level;
-        // Each cutoff's interval in k equal pieces, with their cutoff jets.
-        let mut pieces: Vec<Vec<(Interval, CutJets)>> = Vec::with_capacity(n);
-        for c in n_box {
-            let width = Float::with_val(bits, c.hi() - c.lo());
-            let mut ends = Vec::with_capacity(k as usize + 1);
-            ends.push(c.lo().clone());
-            for j in 1..k {
-                let x = Float::with_val(bits, &width * j) / k + c.lo();
-                ends.push(x);
-            }
-            ends.push(c.hi().clone());
-            if !ends.windows(2).all(|w| w[0] < w[1]) {
-                return Ok(None);
-            }
-            let mut row = Vec::with_capacity(k as usize);
-            for w in ends.windows(2) {
-                let iv = Interval::new(w[0].clone(), w[1].clone());
-                let Some(cj) = cut_jets(pb, &iv)? else {
-                    return Ok(None);
-                };
-                row.push((iv, cj));
-            }
-            pieces.push(row);
-        }
-        let mut hosts: Vec<Vec<[Interval; 3]>> = Vec::with_capacity(n + 1);
+    // Each cutoff's interval in 2^L equal pieces with their cutoff jets, by (cutoff, L).
+    let mut pieces: HashMap<(usize, u32), Vec<(Interval, CutJets)>> = HashMap::new();
+    let mut levels = vec![1u32; n + 1];
+    let mut blocks: Vec<Option<Vec<[Interval; 3]>>> = vec![None; n + 1];
+    loop {
         for i in 0..=n {
+            if blocks[i].is_some() {
+                continue;
+            }
+            let level = levels[i];
+            for c in [i.wrapping_sub(1), i] {
+                if c < n && !pieces.contains_key(&(c, level)) {
+                    let Some(row) = split_cut(pb, &n_box[c], level)? else {
+                        return Ok(None);
+                    };
+                    pieces.insert((c, level), row);
+                }
+            }
             let a_side: Vec<(&Interval, Option<&CutJets>)> = if i == 0 {
                 vec![(&lower, None)]
             } else {
-                pieces[i - 1]
+                pieces[&(i - 1, level)]
                     .iter()
                     .map(|(iv, cj)| (iv, Some(cj)))
                     .collect()
@@ -867,28 +879,84 @@ fn separable_mu(
             let b_side: Vec<(&Interval, Option<&CutJets>)> = if i == n {
                 vec![(&top, None)]
             } else {
-                pieces[i].iter().map(|(iv, cj)| (iv, Some(cj))).collect()
+                pieces[&(i, level)]
+                    .iter()
+                    .map(|(iv, cj)| (iv, Some(cj)))
+                    .collect()
             };
-            let mut blocks = Vec::with_capacity(a_side.len() * b_side.len());
+            let mut host_blocks = Vec::with_capacity(a_side.len() * b_side.len());
             for a in &a_side {
                 for b in &b_side {
                     used += 1;
                     let Some(jet) = one_host_jet(pb, *a, *b, &|_| {})? else {
                         return Ok(None);
                     };
-                    blocks.push(jet.h);
+                    host_blocks.push(jet.h);
                 }
             }
-            hosts.push(blocks);
+            blocks[i] = Some(host_blocks);
         }
-        if let Some(mu) = chained_pivots_mu(&hosts, scale, bits) {
-            if super::trace() {
-                eprintln!("proven: basin convex host by host at level {level} ({used} host jets)");
+        let hosts: Vec<Vec<[Interval; 3]>> = blocks.iter().flatten().cloned().collect();
+        let k = match chained_pivots_mu(&hosts, scale, bits) {
+            Ok(mu) => {
+                if super::trace() {
+                    eprintln!(
+                        "proven: basin convex host by host at levels {levels:?} ({used} host jets)"
+                    );
+                }
+                return Ok(Some((mu, used)));
             }
-            return Ok(Some((mu, used)));
+            Err(None) => return Ok(None),
+            Err(Some(k)) => k,
+        };
+        // Every host up to k at the least level among them goes one level up.
+        let prefix = 0..=k.min(n);
+        let least_level = levels[prefix.clone()].iter().copied().min().unwrap_or(0);
+        if least_level >= SEPARABLE_LEVELS {
+            return Ok(None);
+        }
+        let up: Vec<usize> = prefix.filter(|&i| levels[i] == least_level).collect();
+        // The next level's cost: 4^L jets for a host with two free ends.
+        let cost: usize = up.iter().map(|&i| 1usize << (2 * (levels[i] + 1))).sum();
+        if used + cost > SEPARABLE_BUDGET {
+            return Ok(None);
+        }
+        for i in up {
+            levels[i] += 1;
+            blocks[i] = None;
         }
     }
-    Ok(None)
+}
+
+/// The interval `c` cut into 2^`level` equal pieces, each with its [`CutJets`]; `None`
+/// where the pieces' ends do not increase at the working precision or a piece has no
+/// cutoff jets.
+fn split_cut(
+    pb: &Problem,
+    c: &Interval,
+    level: u32,
+) -> Result<Option<Vec<(Interval, CutJets)>>, PolicyError> {
+    let bits = pb.bits;
+    let k = 1u32 << level;
+    let width = Float::with_val(bits, c.hi() - c.lo());
+    let mut ends = Vec::with_capacity(k as usize + 1);
+    ends.push(c.lo().clone());
+    for j in 1..k {
+        ends.push(Float::with_val(bits, &width * j) / k + c.lo());
+    }
+    ends.push(c.hi().clone());
+    if !ends.windows(2).all(|w| w[0] < w[1]) {
+        return Ok(None);
+    }
+    let mut row = Vec::with_capacity(k as usize);
+    for w in ends.windows(2) {
+        let iv = Interval::new(w[0].clone(), w[1].clone());
+        let Some(cj) = cut_jets(pb, &iv)? else {
+            return Ok(None);
+        };
+        row.push((iv, cj));
+    }
+    Ok(Some(row))
 }
 
 /// A lower bound μ > 0 of the smallest eigenvalue of the Hessian (in the quantiles) at
@@ -2695,9 +2763,12 @@ pub(super) mod tests {
                     .collect();
                 least_eig = least_eig.min(least_eigenvalue(&d, &o));
             }
-            let mu = chained_pivots_mu(&hosts, &scale, bits).map(|m| m.to_f64());
+            let mu = chained_pivots_mu(&hosts, &scale, bits)
+                .ok()
+                .map(|m| m.to_f64());
             let mutant =
                 chained_pivots_mu_with(&hosts, &scale, bits, &|a: Float, b: &Float| a.max(b))
+                    .ok()
                     .map(|m| m.to_f64());
             if least_eig > 1e-6 {
                 let mu = mu.expect("a definite choice set not proven");
@@ -2724,7 +2795,7 @@ pub(super) mod tests {
 
     /// The host-by-host proof holds the eight-host basin where bisecting N as a whole does
     /// not: SITA Exp(1), 8 hosts, load 0.5 per host, waiting, N of relative half-width
-    /// 10^−2 around the certified optimum (20 digits). One enclosure over N is not proven
+    /// 2·10^−2 and 10^−2 around the certified optimum (20 digits). One enclosure over N is not proven
     /// definite and the joint bisection is not within its 1 024 sub-boxes; the proof host
     /// by host is. Its μ must lie below the smallest eigenvalue of the scaled Hessian D H D
     /// at every point of a 3-point grid per cutoff (the Hessian enclosed at the point, its
@@ -2752,49 +2823,51 @@ pub(super) mod tests {
             &load,
             hosts,
         );
-        let r = 1e-2;
-        let n_box: Vec<Interval> = centre
-            .iter()
-            .map(|c| {
-                Interval::new(
-                    Float::with_val(bits, c * (1.0 - r)),
-                    Float::with_val(bits, c * (1.0 + r)),
-                )
-            })
-            .collect();
         let scale = jacobi_scale(&pb, &centre)
             .unwrap()
             .expect("no Jacobi scale");
-        assert!(
-            box_mu(&pb, &n_box, &scale).unwrap().is_none(),
-            "one box proves N"
-        );
-        assert!(
-            subdivided_mu(&pb, &n_box, &scale, SUBBOX_BUDGET, &least)
-                .unwrap()
-                .is_none(),
-            "the joint bisection proves N"
-        );
-        let (mu, used) = separable_mu(&pb, &n_box, &scale)
-            .unwrap()
-            .expect("not proven host by host");
         let points: Vec<Interval> = centre.iter().cloned().map(Interval::point).collect();
         let at_centre = pb.value(&points).unwrap();
-        let lb = convex_basin_lb(&pb, &n_box, &centre, &at_centre)
-            .unwrap()
-            .expect("basin not proven");
-        assert!(
-            lb <= certified,
-            "bound {lb} above the certified value {certified}"
-        );
-        let least_eig = basin_grid_check(&pb, &n_box, &lb, &scale, 1, "Exp h=8");
-        assert!(
-            mu.to_f64() <= least_eig * (1.0 + 1e-9),
-            "μ {mu} above the grid's least scaled eigenvalue {least_eig}"
-        );
-        eprintln!(
-            "host by host: {used} host jets, μ {} (least grid eigenvalue {least_eig})",
-            mu.to_f64()
-        );
+        for r in [2e-2, 1e-2] {
+            let n_box: Vec<Interval> = centre
+                .iter()
+                .map(|c| {
+                    Interval::new(
+                        Float::with_val(bits, c * (1.0 - r)),
+                        Float::with_val(bits, c * (1.0 + r)),
+                    )
+                })
+                .collect();
+            assert!(
+                box_mu(&pb, &n_box, &scale).unwrap().is_none(),
+                "{r}: one box proves N"
+            );
+            assert!(
+                subdivided_mu(&pb, &n_box, &scale, SUBBOX_BUDGET, &least)
+                    .unwrap()
+                    .is_none(),
+                "{r}: the joint bisection proves N"
+            );
+            let (mu, used) = separable_mu(&pb, &n_box, &scale)
+                .unwrap()
+                .expect("not proven host by host");
+            let lb = convex_basin_lb(&pb, &n_box, &centre, &at_centre)
+                .unwrap()
+                .expect("basin not proven");
+            assert!(
+                lb <= certified,
+                "{r}: bound {lb} above the certified value {certified}"
+            );
+            let what = format!("Exp h=8 at {r}");
+            let least_eig = basin_grid_check(&pb, &n_box, &lb, &scale, 1, &what);
+            assert!(
+                mu.to_f64() <= least_eig * (1.0 + 1e-9),
+                "{what}: μ {mu} above the grid's least scaled eigenvalue {least_eig}"
+            );
+            eprintln!(
+                "{what}: {used} host jets, μ {} (least grid eigenvalue {least_eig})",
+                mu.to_f64()
+            );
+        }
     }
 }
