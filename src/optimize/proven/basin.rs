@@ -679,8 +679,9 @@ fn convex_basin_lb_with(
 
 /// A lower bound μ > 0 of the smallest eigenvalue of D H D at every point of N, where
 /// host i's Hessian (aa, ab, bb) in the quantiles lies, at every point, in one of the
-/// enclosures `hosts[i]` (one per sub-box of its pair box); D = diag(`scale`). `None` where
-/// not even μ = 0 is proven.
+/// enclosures `hosts[i]` (one per sub-box of its pair box); D = diag(`scale`). `Err` where
+/// not even μ = 0 is proven, with the host whose pivot fails where there is one
+/// ([`chained_pivots_mu_with`]).
 ///
 /// The LDLᵀ pivots of the tridiagonal H − μI are p_0 = H_00 − μ and
 /// p_k = H_kk − μ − H_{k−1,k}²/p_{k−1}. Host k couples cutoffs k − 1 and k (hosts 0 to
