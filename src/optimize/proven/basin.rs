@@ -854,10 +854,11 @@ fn separable_mu(
     // Each cutoff's interval in 2^L equal pieces with their cutoff jets, by (cutoff, L).
     let mut pieces: HashMap<(usize, u32), Vec<(Interval, CutJets)>> = HashMap::new();
     let mut levels = vec![1u32; n + 1];
-    let mut blocks: Vec<Option<Vec<[Interval; 3]>>> = vec![None; n + 1];
+    // Each host's enclosures at its level (empty: not computed at that level yet).
+    let mut blocks: Vec<Vec<[Interval; 3]>> = vec![Vec::new(); n + 1];
     loop {
         for i in 0..=n {
-            if blocks[i].is_some() {
+            if !blocks[i].is_empty() {
                 continue;
             }
             let level = levels[i];
@@ -895,10 +896,9 @@ fn separable_mu(
                     host_blocks.push(jet.h);
                 }
             }
-            blocks[i] = Some(host_blocks);
+            blocks[i] = host_blocks;
         }
-        let hosts: Vec<Vec<[Interval; 3]>> = blocks.iter().flatten().cloned().collect();
-        let k = match chained_pivots_mu(&hosts, scale, bits) {
+        let k = match chained_pivots_mu(&blocks, scale, bits) {
             Ok(mu) => {
                 if super::trace() {
                     eprintln!(
@@ -924,7 +924,7 @@ fn separable_mu(
         }
         for i in up {
             levels[i] += 1;
-            blocks[i] = None;
+            blocks[i].clear();
         }
     }
 }
@@ -1883,15 +1883,7 @@ pub(super) mod tests {
             let at_centre = pb.value(&points).unwrap();
             let mut found = None;
             for r in super::super::TAGS_BASIN_HALF_WIDTHS {
-                let n_box: Vec<Interval> = centre
-                    .iter()
-                    .map(|c| {
-                        Interval::new(
-                            Float::with_val(bits, c * (1.0 - r)),
-                            Float::with_val(bits, c * (1.0 + r)),
-                        )
-                    })
-                    .collect();
+                let n_box = relative_box(&centre, r, bits);
                 if let Some(lb) = convex_basin_lb(&pb, &n_box, &centre, &at_centre).unwrap() {
                     found = Some((r, n_box, lb));
                     break;
@@ -1995,15 +1987,7 @@ pub(super) mod tests {
                 .expect("no Jacobi scale");
             let mut found = None;
             for r in [0.1, 5e-2, 2e-2, 1e-2, 5e-3] {
-                let n_box: Vec<Interval> = centre
-                    .iter()
-                    .map(|c| {
-                        Interval::new(
-                            Float::with_val(bits, c * (1.0 - r)),
-                            Float::with_val(bits, c * (1.0 + r)),
-                        )
-                    })
-                    .collect();
+                let n_box = relative_box(&centre, r, bits);
                 if box_mu(&pb, &n_box, &scale).unwrap().is_some() {
                     continue;
                 }
@@ -2088,15 +2072,7 @@ pub(super) mod tests {
             .map(|k| (Float::with_val(bits, &ln_p * k as u32) / hosts as u32).exp())
             .collect();
         let r = 2e-2;
-        let n_box: Vec<Interval> = centre
-            .iter()
-            .map(|c| {
-                Interval::new(
-                    Float::with_val_round(bits, c * (1.0 - r), Round::Down).0,
-                    Float::with_val_round(bits, c * (1.0 + r), Round::Up).0,
-                )
-            })
-            .collect();
+        let n_box = relative_box(&centre, r, bits);
         let scale = jacobi_scale(&pb, &centre)
             .unwrap()
             .expect("no Jacobi scale");
@@ -2146,6 +2122,20 @@ pub(super) mod tests {
             .iter()
             .copied()
             .fold(f64::INFINITY, f64::min)
+    }
+
+    /// The box of relative half-width `r` around `centre`, rounded outward: cutoff k in
+    /// [c_k(1 − r), c_k(1 + r)].
+    fn relative_box(centre: &[Float], r: f64, bits: u32) -> Vec<Interval> {
+        centre
+            .iter()
+            .map(|c| {
+                Interval::new(
+                    Float::with_val_round(bits, c * (1.0 - r), Round::Down).0,
+                    Float::with_val_round(bits, c * (1.0 + r), Round::Up).0,
+                )
+            })
+            .collect()
     }
 
     /// The 3-point grid of `n_box` (each cutoff's interval at its ends and midpoint): at
@@ -2830,15 +2820,7 @@ pub(super) mod tests {
         let points: Vec<Interval> = centre.iter().cloned().map(Interval::point).collect();
         let at_centre = pb.value(&points).unwrap();
         for r in [2e-2, 1e-2] {
-            let n_box: Vec<Interval> = centre
-                .iter()
-                .map(|c| {
-                    Interval::new(
-                        Float::with_val(bits, c * (1.0 - r)),
-                        Float::with_val(bits, c * (1.0 + r)),
-                    )
-                })
-                .collect();
+            let n_box = relative_box(&centre, r, bits);
             assert!(
                 box_mu(&pb, &n_box, &scale).unwrap().is_none(),
                 "{r}: one box proves N"
