@@ -1176,7 +1176,7 @@ fn a_tags_open_gap_names_the_box_limit_and_proves_no_more_digits_than_its_gap() 
         assert_eq!(p["gap_closed"], json!(false), "{what}");
         assert_eq!(p["proven_stop"], json!("box limit reached"), "{what}");
         // Each split bounds two halves: the search stops within one box of the limit and
-        // never past it (TAGS has no pair programme counted in `boxes`).
+        // never past it (below 6 hosts no pair programme adds to `boxes`).
         let limit_n = limit.parse::<u64>().unwrap();
         let boxes = p["boxes"].as_u64().unwrap();
         assert!(boxes + 1 >= limit_n && boxes <= limit_n, "{what}");

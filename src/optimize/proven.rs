@@ -121,7 +121,7 @@
 //! is proven only at 10^−4 and, with the form, the boxes left after 200 000 lie 0.1 to 1
 //! away with widths 0.1 to 1, where every bound is first-order.
 //!
-//! **The pair programme** (SITA from 3 hosts, [`pairs`]). Before the branch and bound, the
+//! **The pair programme** (SITA and TAGS, [`pairs`]). Before the branch and bound, the
 //! complement of a convex basin N (relative half-width 0.1 down to 10^−3) is bounded over
 //! one partition of the cutoff axis shared by every cutoff: each host's term on each pair of
 //! pieces by an affine form in the quantiles (or a constant), the slopes of the two hosts at
@@ -179,13 +179,14 @@ pub fn box_limit(n: i128) -> Result<usize, String> {
 /// between them, of chance about 10^−this).
 pub const GAP_EXTRA_DIGITS: u32 = 2;
 
-/// The pair programme ([`pairs`]) may evaluate `max_boxes` / this many pair enclosures
-/// before the branch and bound takes over: one costs about a tenth of a box (SITA Exp(1),
-/// load 0.5, 20 digits, 2026-12-03: about 30 µs against 350 µs), so where it does not close
-/// (Exp at 5 hosts and more: its slope enclosures are still too wide, and it refined to
-/// 4350 pieces, 4 million enclosures, without closing) it costs a few percent of the
-/// box limit's time. It closes Exp(1) at 3 and 4 hosts (1422 and 33 350 enclosures).
-const BOXES_PER_PAIR_BUDGET: usize = 4;
+/// The pair programme ([`pairs`]) may evaluate `max_boxes` / this many pair enclosures (it
+/// starts no round whose new pairs could pass them) before the branch and bound takes over
+/// with its own `max_boxes`. An enclosure costs about half a box at 8 hosts (TAGS Exp(1),
+/// load 2, waiting, 20 digits, 2026-12-05: 170 507 enclosures in 61 s user close the gap,
+/// where 199 999 boxes in 134 s prove 1 digit); a quarter of the limit (the share before)
+/// stopped the programme two rounds short there, and one round short on SITA's response at
+/// BP(1, 10^10, 1.5), 6 hosts, which the branch and bound then closed.
+const BOXES_PER_PAIR_BUDGET: usize = 1;
 
 /// The pair programme runs from this many hosts: below, the branch and bound closes sooner
 /// (Exp(1), load 0.5, 20 digits, side by side 2026-12-03: at 3 hosts 183 boxes 0.11 s
@@ -270,8 +271,8 @@ pub struct ProvenOptimum {
     pub boxes: usize,
     /// Precision (bits) of the enclosures.
     pub bits: u32,
-    /// What the pair programme did (SITA from 3 hosts, where a convex basin is proven;
-    /// `None` where it did not run).
+    /// What the pair programme did (SITA and TAGS from 6 hosts, where a convex basin is
+    /// proven; `None` where it did not run).
     pub pairs: Option<PairStats>,
     /// Whether the bound is the tangent plane of an objective convex in the cutoffs'
     /// logarithms (SITA, bounded Pareto α = 1, waiting or response: [`tangent`]), with no
@@ -1147,7 +1148,7 @@ fn proven_from(
             .pow(-i32::try_from(gap_digits + GAP_EXTRA_DIGITS).unwrap_or(i32::MAX));
         Float::with_val(bits, v.abs_ref()) * t
     };
-    // The pair programme (SITA, h ≥ 3: [`pairs`]) first; where it does not close, the
+    // The pair programme (SITA and TAGS, from PAIRS_FROM_HOSTS hosts: [`pairs`]) first; where it does not close, the
     // branch and bound below runs as before, and the better of the two lower bounds is kept.
     // An error in it (a moment it cannot enclose) leaves the branch and bound to decide.
     // It remembers the tails it reads itself: the law's own enclosures, not `remembered`.

@@ -118,7 +118,7 @@ pub fn optimize_proven_record(
     }];
     if let Some(ps) = &p.pairs {
         notes.push(format!(
-            "pair programme (SITA: the complement of the proven convex basin, bounded over one partition of the cutoff axis by pairs of pieces): {} pieces after {} rounds, {} pair enclosures (counted in boxes){}",
+            "pair programme (SITA and TAGS: the complement of the proven convex basin, bounded over one partition of the cutoff axis by pairs of pieces): {} pieces after {} rounds, {} pair enclosures (counted in boxes){}",
             ps.pieces,
             ps.rounds,
             ps.enclosures,

@@ -411,10 +411,12 @@ fn term_jets_with(
     Ok(Some(out))
 }
 
-/// One SITA host's term as a jet in (u_a, u_b) over a ∈ `a`, b ∈ `b` (`None`: the
+/// One SITA or TAGS host's term as a jet in (u_a, u_b) over a ∈ `a`, b ∈ `b` (`None`: the
 /// support's bottom `ends.0` for a, its top `ends.1` for b, held fixed): the pair
-/// programme's second-order form ([`super::pairs`]). `None` where the policy is not SITA,
-/// the density is not bounded away from 0 (or not finite) over a free end's interval, or
+/// programme's second-order form ([`super::pairs`]). The same jets as the basin's
+/// ([`cut_jets`], [`one_host_jet`]: TAGS's b and F̄(b) as jets in b's quantile where b is a
+/// cutoff). `None` where the policy is neither, the density is not bounded away from 0 (or
+/// not finite) over a free end's interval, TAGS's density slope is not enclosed there, or
 /// the host's load may reach 1 over the box.
 pub(super) fn host_jet(
     pb: &Problem,
@@ -422,35 +424,24 @@ pub(super) fn host_jet(
     b: Option<&Interval>,
     (lower, top): (&Interval, &Interval),
 ) -> Result<Option<Jet>, PolicyError> {
-    if pb.obj.kind != ChainKind::Sita {
+    if !matches!(pb.obj.kind, ChainKind::Sita | ChainKind::Tags) {
         return Ok(None);
     }
-    let inv = |x: Option<&Interval>| -> Option<Option<Interval>> {
-        match x {
+    let ends = |x: Option<&Interval>| -> Result<Option<Option<CutJets>>, PolicyError> {
+        Ok(match x {
             None => Some(None),
-            Some(c) => match pb.enc.density(c) {
-                Some(f) if f.is_positive() && f.hi().is_finite() => Some(Some(f.recip())),
-                _ => None,
-            },
-        }
+            Some(c) => cut_jets(pb, c)?.map(Some),
+        })
     };
-    let (Some(inv_f_a), Some(inv_f_b)) = (inv(a), inv(b)) else {
+    let (Some(ja), Some(jb)) = (ends(a)?, ends(b)?) else {
         return Ok(None);
     };
-    let v = JetInputs {
+    one_host_jet(
         pb,
-        a: a.unwrap_or(lower),
-        b: b.unwrap_or(top),
-        inv_f_a,
-        inv_f_b,
-        kill: None,
-    };
-    let load = pb.lambda.mul(&v.enclose(1, v.a, v.b)?);
-    if *load.hi() >= 1 {
-        return Ok(None);
-    }
-    let lam = Jet::constant(pb.lambda.clone());
-    Ok(Some(host(ChainKind::Sita, &lam, &v, Parts::Term)?.term()))
+        (a.unwrap_or(lower), ja.as_ref()),
+        (b.unwrap_or(top), jb.as_ref()),
+        &|_| {},
+    )
 }
 
 /// The gradient of the SITA or TAGS objective in the cutoffs' logarithms t_k = ln s_k at the
@@ -914,12 +905,22 @@ fn separable_mu(
         let prefix = 0..=k.min(n);
         let least_level = levels[prefix.clone()].iter().copied().min().unwrap_or(0);
         if least_level >= SEPARABLE_LEVELS {
+            if super::trace() {
+                eprintln!(
+                    "proven: basin not proven host by host: the pivots fail at host {k} at the last level, levels {levels:?}"
+                );
+            }
             return Ok(None);
         }
         let up: Vec<usize> = prefix.filter(|&i| levels[i] == least_level).collect();
         // The next level's cost: 4^L jets for a host with two free ends.
         let cost: usize = up.iter().map(|&i| 1usize << (2 * (levels[i] + 1))).sum();
         if used + cost > SEPARABLE_BUDGET {
+            if super::trace() {
+                eprintln!(
+                    "proven: basin not proven host by host: the pivots fail at host {k}, levels {levels:?} ({used} host jets)"
+                );
+            }
             return Ok(None);
         }
         for i in up {

@@ -81,32 +81,8 @@ impl Problem<'_> {
             }
         };
         // A host's bound on the pair (a, b).
-        let host_lb = |i: usize, a: &Interval, b: &Interval| -> Result<Float, PolicyError> {
-            let (qa, qb) = if a.hi() <= b.lo() {
-                (corner.0.of(a), corner.1.of(b))
-            } else {
-                (a.clone(), b.clone())
-            };
-            let host = enclosed_host(
-                self.obj.kind,
-                self.enc,
-                &self.lambda,
-                (&qa, &qb, i == n),
-                self.obj.metric,
-            )?;
-            if !host.stable() {
-                return Ok(inf());
-            }
-            let mut q = host.queueing.lo().clone();
-            if i < n && self.obj.kind.counts_waste() {
-                q = combine_sum(bits, &q, &self.waste_lb(b)?);
-            }
-            // A host's term is ≥ 0 (G ≥ 0, W ≥ 0 when stable, b ≥ 0): 0 is a bound too,
-            // and with it a partial combination never falls along the chain (the
-            // programme skips a piece whose combination so far is already not below the
-            // least found).
-            Ok(q.max(&Float::new(bits)))
-        };
+        let host_lb =
+            |i: usize, a: &Interval, b: &Interval| self.host_pair_lb(a, b, i == n, corner);
         let split: Vec<Vec<Interval>> = cut.iter().map(|c| self.cut_pieces(c, pieces)).collect();
         // best[k]: the least combination of hosts 0..=i with s_i in piece k of cut[i].
         let mut best: Vec<Float> = Vec::new();
@@ -148,6 +124,47 @@ impl Problem<'_> {
         } else {
             combine_sum(bits, &v, self.shift.lo())
         })
+    }
+
+    /// A TAGS host's lower bound over every (a, b) of the pair `a` × `b` (host i's term on
+    /// (a, b] = (s_{i−1}, s_i], `last` where b is the support's top): its queueing at the
+    /// corner `corner` ([`QUEUEING_LEAST`]: the queueing falls in a and grows in b,
+    /// [`Problem::pieces_lb`]), enclosed there as a point, plus the wasted b G(b) bounded
+    /// over b's interval ([`Problem::waste_lb`]); +∞ where the host is proven unstable
+    /// there. A pair whose intervals overlap (a's upper end above b's lower end) keeps the
+    /// interval evaluation of its queueing. At least 0 (every term is).
+    pub(super) fn host_pair_lb(
+        &self,
+        a: &Interval,
+        b: &Interval,
+        last: bool,
+        corner: (End, End),
+    ) -> Result<Float, PolicyError> {
+        let bits = self.bits;
+        let (qa, qb) = if a.hi() <= b.lo() {
+            (corner.0.of(a), corner.1.of(b))
+        } else {
+            (a.clone(), b.clone())
+        };
+        let host = enclosed_host(
+            self.obj.kind,
+            self.enc,
+            &self.lambda,
+            (&qa, &qb, last),
+            self.obj.metric,
+        )?;
+        if !host.stable() {
+            return Ok(Float::with_val(bits, rug::float::Special::Infinity));
+        }
+        let mut q = host.queueing.lo().clone();
+        if !last && self.obj.kind.counts_waste() {
+            q = combine_sum(bits, &q, &self.waste_lb(b)?);
+        }
+        // A host's term is ≥ 0 (G ≥ 0, W ≥ 0 when stable, b ≥ 0): 0 is a bound too,
+        // and with it a partial combination never falls along the chain (the
+        // programme skips a piece whose combination so far is already not below the
+        // least found).
+        Ok(q.max(&Float::new(bits)))
     }
 
     /// The cutoff interval `c` cut into up to `m` pieces that cover it (a point stays
