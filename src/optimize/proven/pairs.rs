@@ -1144,6 +1144,22 @@ mod tests {
         f(&pb, &start);
     }
 
+    /// Every cutoff's range [0, +∞) (the exponential's support) and the objective enclosed
+    /// at `start`.
+    fn whole_and_start(pb: &Problem, start: &[Float]) -> (Vec<Interval>, Interval) {
+        let whole = start
+            .iter()
+            .map(|_| {
+                Interval::new(
+                    Float::new(BITS),
+                    Float::with_val(BITS, rug::float::Special::Infinity),
+                )
+            })
+            .collect();
+        let points: Vec<Interval> = start.iter().cloned().map(Interval::point).collect();
+        (whole, pb.value(&points).unwrap())
+    }
+
     fn tables<'p, 'a>(pb: &'p Problem<'a>, negate_slopes: bool) -> Tables<'p, 'a> {
         Tables {
             pb,
@@ -1391,16 +1407,7 @@ mod tests {
         ] {
             with_policy(policy, "exp:rate=1", hosts, Metric::Waiting, |pb, start| {
                 let n = hosts - 1;
-                let whole: Vec<Interval> = (0..n)
-                    .map(|_| {
-                        Interval::new(
-                            Float::new(BITS),
-                            Float::with_val(BITS, rug::float::Special::Infinity),
-                        )
-                    })
-                    .collect();
-                let points: Vec<Interval> = start.iter().cloned().map(Interval::point).collect();
-                let best = pb.value(&points).unwrap();
+                let (whole, best) = whole_and_start(pb, start);
                 let value = |s: &[f64]| -> f64 {
                     let cut: Vec<Interval> = s
                         .iter()
@@ -1499,16 +1506,7 @@ mod tests {
             4,
             Metric::Waiting,
             |pb, start| {
-                let whole: Vec<Interval> = (0..3)
-                    .map(|_| {
-                        Interval::new(
-                            Float::new(BITS),
-                            Float::with_val(BITS, rug::float::Special::Infinity),
-                        )
-                    })
-                    .collect();
-                let points: Vec<Interval> = start.iter().cloned().map(Interval::point).collect();
-                let best = pb.value(&points).unwrap();
+                let (whole, best) = whole_and_start(pb, start);
                 let mut last = Float::with_val(BITS, rug::float::Special::NegInfinity);
                 for budget in [300usize, 1000, 3000] {
                     let out = programme(pb, &whole, start, best.hi(), (budget, usize::MAX), false)
