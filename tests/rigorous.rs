@@ -1079,7 +1079,7 @@ fn tags_proven_optimum_closes_with_every_host_active_at_five_hosts() {
 /// 90 s user in release): BP(1, 1e10, 1.5) h = 5 at load 1.5 (174 767 boxes before the
 /// second-order form, 14 483 with it) and Exp(1) h = 6 at load 1.8 (at load 1.5 the
 /// optimum of 6 hosts lets one idle; before: 1 digit in 200 000 boxes, with it closed in
-/// 59 233; through the pair programme 40 303), measured 2026-12-04 with `optimize
+/// 59 233), measured 2026-12-04 with `optimize
 /// --rigorous --digits 20`; Exp(1) h = 8 at load 2, which the branch and bound alone leaves
 /// at 1 digit in 200 000 boxes and the pair programme closes in 170 507 enclosures (61 s
 /// user, 2026-12-05). As in [`proven_closes`]: the gap

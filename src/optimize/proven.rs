@@ -129,7 +129,8 @@
 //! of pieces finds the least bound of a path outside N. Where it proves the complement at
 //! least the value at the start, the gap is closed without boxes (Exp(1), load 0.5 per host,
 //! 20 digits: 3 and 4 hosts, 2026-12-03, slower than the branch and bound there, so it runs
-//! from [`PAIRS_FROM_HOSTS`] hosts only); where it does not within its budget, the branch
+//! from [`PAIRS_FROM_HOSTS`] hosts only, TAGS from [`TAGS_PAIRS_FROM_HOSTS`]); where it does
+//! not within its budget, the branch
 //! and bound runs as before and the larger lower bound of the two is kept.
 
 mod basin;
@@ -180,12 +181,12 @@ pub fn box_limit(n: i128) -> Result<usize, String> {
 pub const GAP_EXTRA_DIGITS: u32 = 2;
 
 /// The pair programme ([`pairs`]) may evaluate `max_boxes` / this many pair enclosures (it
-/// starts no round whose new pairs could pass them) before the branch and bound takes over
-/// with its own `max_boxes`. An enclosure costs about half a box at 8 hosts (TAGS Exp(1),
-/// load 2, waiting, 20 digits, 2026-12-05: 170 507 enclosures in 61 s user close the gap,
-/// where 199 999 boxes in 134 s prove 1 digit); a quarter of the limit (the share before)
-/// stopped the programme two rounds short there, and one round short on SITA's response at
-/// BP(1, 10^10, 1.5), 6 hosts, which the branch and bound then closed.
+/// starts no round whose new pairs could pass them, and past a quarter of them only while
+/// each round shrinks its gap sixfold: `pairs::FAST_SHRINK`) before the branch and bound
+/// takes over with its own `max_boxes`. An enclosure costs about half a box at 8 hosts
+/// (TAGS Exp(1), load 2, waiting, 20 digits, 2026-12-05: 170 507 enclosures in 61 s user
+/// close the gap, where 199 999 boxes in 134 s prove 1 digit); a quarter of the limit (the
+/// share before) stopped the programme two rounds short there.
 const BOXES_PER_PAIR_BUDGET: usize = 1;
 
 /// The pair programme runs from this many hosts: below, the branch and bound closes sooner
@@ -195,6 +196,15 @@ const BOXES_PER_PAIR_BUDGET: usize = 1;
 /// where the branch and bound proves no digit within 20 000 boxes, the programme's bound
 /// is kept where it is larger (gap 3.4e-2 against 1.4e-1).
 const PAIRS_FROM_HOSTS: usize = 6;
+
+/// TAGS runs the pair programme from this many hosts: at 6 its branch and bound closes on
+/// its own and the programme, where it does not close, only adds its enclosures (total load
+/// 1.5 or 2, waiting, 20 digits, user s, 2026-12-05, branch and bound alone → with the
+/// programme first: Exp(1) at load 1.8 43.7 → 17.4, but BP(1, 10^10, 1.5) 160 → 176 and the
+/// hyperexponential of mean 1 and scv 10 at load 2 103 → 148); at 8 hosts Exp(1) at load 2
+/// closes through it alone (1 digit in 200 000 boxes, 134 s, against 20 digits in 170 507
+/// enclosures, 62 s).
+const TAGS_PAIRS_FROM_HOSTS: usize = 7;
 
 /// The widest cutoff interval, in ln(hi/lo), over which the branch and bound tries the
 /// second-order form ([`Problem::bound_below`]). BP(k = 1, p = 10^1000, α = 1), SITA waiting,
@@ -271,8 +281,8 @@ pub struct ProvenOptimum {
     pub boxes: usize,
     /// Precision (bits) of the enclosures.
     pub bits: u32,
-    /// What the pair programme did (SITA and TAGS from 6 hosts, where a convex basin is
-    /// proven; `None` where it did not run).
+    /// What the pair programme did (SITA from 6 hosts and TAGS from 7, where a convex basin
+    /// is proven; `None` where it did not run).
     pub pairs: Option<PairStats>,
     /// Whether the bound is the tangent plane of an objective convex in the cutoffs'
     /// logarithms (SITA, bounded Pareto α = 1, waiting or response: [`tangent`]), with no
@@ -1148,7 +1158,8 @@ fn proven_from(
             .pow(-i32::try_from(gap_digits + GAP_EXTRA_DIGITS).unwrap_or(i32::MAX));
         Float::with_val(bits, v.abs_ref()) * t
     };
-    // The pair programme (SITA and TAGS, from PAIRS_FROM_HOSTS hosts: [`pairs`]) first; where it does not close, the
+    // The pair programme (SITA from PAIRS_FROM_HOSTS hosts, TAGS from TAGS_PAIRS_FROM_HOSTS:
+    // [`pairs`]) first; where it does not close, the
     // branch and bound below runs as before, and the better of the two lower bounds is kept.
     // An error in it (a moment it cannot enclose) leaves the branch and bound to decide.
     // It remembers the tails it reads itself: the law's own enclosures, not `remembered`.
@@ -1182,7 +1193,12 @@ fn proven_from(
             }
         }
     };
-    let paired = (hosts >= PAIRS_FROM_HOSTS && tangent.is_none() && region.is_none())
+    let from_hosts = if obj.kind == ChainKind::Sita {
+        PAIRS_FROM_HOSTS
+    } else {
+        TAGS_PAIRS_FROM_HOSTS
+    };
+    let paired = (hosts >= from_hosts && tangent.is_none() && region.is_none())
         .then(|| {
             pairs::complement_lb(
                 &pair_pb,

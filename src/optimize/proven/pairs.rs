@@ -78,6 +78,19 @@ use std::collections::HashMap;
 /// leaves a complement whose minimum is further above the optimum: fewer pieces).
 const HALF_WIDTHS: [f64; 6] = [0.1, 5e-2, 2e-2, 1e-2, 5e-3, 1e-3];
 
+/// A round that shrinks the gap between the target and the programme's bound (cut − least)
+/// by less than this factor limits the next round to a [`SOFT_SHARE`]th of the budget: the
+/// whole budget goes to a programme that is closing fast, where the branch and bound after
+/// it would do little. Measured (gap ratios of successive rounds, 2026-12-05): TAGS Exp(1)
+/// at load 2, 8 hosts, 7.4, 8.5 and 22, then closed at 170 507 enclosures; SITA's response
+/// at BP(1, 10^10, 1.5), 8 hosts, 2.0, 4.3, 4.1 and 5.0, closing only after 1 million;
+/// TAGS at BP(1, 10^10, 1.5), load 1.5, 6 hosts, 2.4, 3.2 and 2.2, not closing in 130 698
+/// (the branch and bound then closed it alone in 186 931 boxes).
+const FAST_SHRINK: f64 = 6.0;
+
+/// The share of the budget a programme that is not closing fast may use ([`FAST_SHRINK`]).
+const SOFT_SHARE: usize = 4;
+
 /// The programme stops refining past this many pieces (then reports what it proved).
 const MAX_PIECES: usize = 8000;
 
@@ -788,6 +801,8 @@ fn programme(
         .collect();
     let mut rounds = 0;
     let mut least;
+    // The gap cut − least of the round before.
+    let mut last_gap = f64::INFINITY;
     loop {
         rounds += 1;
         let inside = |i: usize, p: &Piece| p.lo >= ends[i].0 && p.hi <= ends[i].1;
@@ -808,7 +823,15 @@ fn programme(
         if alive_count == 0 {
             break;
         }
-        if rounds >= max_rounds || tables.evals >= budget || pieces.len() >= MAX_PIECES {
+        // Past a share of the budget, only a programme closing fast goes on ([`FAST_SHRINK`]).
+        let gap = cut - least;
+        let reach = if gap > 0.0 && last_gap / gap < FAST_SHRINK {
+            budget / SOFT_SHARE
+        } else {
+            budget
+        };
+        last_gap = gap;
+        if rounds >= max_rounds || tables.evals >= reach || pieces.len() >= MAX_PIECES {
             break;
         }
         // Split every piece of an alive state.
@@ -872,7 +895,7 @@ fn programme(
         // Each new state may need one pair enclosure: a round that could pass the budget
         // is not started (the bound so far holds).
         let fresh: usize = new_states.iter().map(Vec::len).sum();
-        if tables.evals.saturating_add(fresh) > budget {
+        if tables.evals.saturating_add(fresh) > reach {
             break;
         }
         pieces = next;
@@ -1495,9 +1518,11 @@ mod tests {
     /// The programme starts no round whose new pairs could pass its budget: TAGS Exp(1) at
     /// 4 hosts (load 0.4 per host; unbounded, it closes in 7 rounds, 6 620 enclosures,
     /// 2026-12-05) with budgets of 300, 1 000 and 3 000 enclosures stops within each (140,
-    /// 888 and 2 320; the rule before, a round finished past the budget, did 338 at 300),
-    /// and its bound stays a bound: at most the value at the start, and at least the bound
-    /// of the smaller budget.
+    /// 140 and 338: its first rounds shrink the gap less than [`FAST_SHRINK`], so past the
+    /// first round it keeps to a quarter of the budget; without that rule 140, 888 and
+    /// 2 320; the rule before both, a round finished past the budget, did 338 at 300), and
+    /// its bound stays a bound: at most the value at the start, and at least the bound of
+    /// the smaller budget.
     #[test]
     fn the_programme_stays_within_its_budget() {
         with_policy(
