@@ -130,8 +130,8 @@
 //! least the value at the start, the gap is closed without boxes (Exp(1), load 0.5 per host,
 //! 20 digits: 3 and 4 hosts, 2026-12-03, slower than the branch and bound there, so it runs
 //! from [`PAIRS_FROM_HOSTS`] hosts only, TAGS from [`TAGS_PAIRS_FROM_HOSTS`]); where it does
-//! not within its budget, the branch
-//! and bound runs as before and the larger lower bound of the two is kept.
+//! not within its budget, the branch and bound runs as before and the larger lower bound of
+//! the two is kept.
 
 mod basin;
 mod pairs;
@@ -179,15 +179,6 @@ pub fn box_limit(n: i128) -> Result<usize, String> {
 /// the digits asked (ends a gap apart round alike unless a rounding boundary falls
 /// between them, of chance about 10^−this).
 pub const GAP_EXTRA_DIGITS: u32 = 2;
-
-/// The pair programme ([`pairs`]) may evaluate `max_boxes` / this many pair enclosures (it
-/// starts no round whose new pairs could pass them, and past a quarter of them only while
-/// each round shrinks its gap sixfold: `pairs::FAST_SHRINK`) before the branch and bound
-/// takes over with its own `max_boxes`. An enclosure costs about half a box at 8 hosts
-/// (TAGS Exp(1), load 2, waiting, 20 digits, 2026-12-05: 170 507 enclosures in 61 s user
-/// close the gap, where 199 999 boxes in 134 s prove 1 digit); a quarter of the limit (the
-/// share before) stopped the programme two rounds short there.
-const BOXES_PER_PAIR_BUDGET: usize = 1;
 
 /// The pair programme runs from this many hosts: below, the branch and bound closes sooner
 /// (Exp(1), load 0.5, 20 digits, side by side 2026-12-03: at 3 hosts 183 boxes 0.11 s
@@ -1160,8 +1151,9 @@ fn proven_from(
         Float::with_val(bits, v.abs_ref()) * t
     };
     // The pair programme (SITA from PAIRS_FROM_HOSTS hosts, TAGS from TAGS_PAIRS_FROM_HOSTS:
-    // [`pairs`]) first; where it does not close, the
-    // branch and bound below runs as before, and the better of the two lower bounds is kept.
+    // [`pairs`]) first, on up to `max_boxes` pair enclosures (a quarter unless it is closing
+    // fast: `pairs::FAST_SHRINK`); where it does not close, the branch and bound below runs
+    // with its own `max_boxes`, and the better of the two lower bounds is kept.
     // An error in it (a moment it cannot enclose) leaves the branch and bound to decide.
     // It remembers the tails it reads itself: the law's own enclosures, not `remembered`.
     let pair_pb = Problem {
@@ -1200,16 +1192,7 @@ fn proven_from(
         TAGS_PAIRS_FROM_HOSTS
     };
     let paired = (hosts >= from_hosts && tangent.is_none() && region.is_none())
-        .then(|| {
-            pairs::complement_lb(
-                &pair_pb,
-                &whole,
-                start,
-                best.hi(),
-                max_boxes / BOXES_PER_PAIR_BUDGET,
-                usize::MAX,
-            )
-        })
+        .then(|| pairs::complement_lb(&pair_pb, &whole, start, best.hi(), max_boxes, usize::MAX))
         .and_then(|r| r.ok().flatten());
     let pair_evals = paired.as_ref().map_or(0, |o| o.evals);
     let pair_closed = paired.as_ref().is_some_and(|o| {
