@@ -224,7 +224,8 @@ def optimize(
     over every cutoff vector (``value_lo``) by interval branch and bound, evaluating at
     most ``max_boxes`` boxes (at least 1; a smaller limit raises :class:`InputError`),
     though its first cover (the convex basin and the 2(h − 1) slabs around it) is always
-    evaluated.
+    evaluated; tags-minmax's bound is the least host queue at the certified optimum (each
+    host's queue falls in its lower cutoff and grows in its upper one), with no box.
 
     Returns the record of ``taskassign optimize --format json`` (eval's keys plus
     ``idle_hosts``).

@@ -43,7 +43,8 @@ not a bound). Proven (--rigorous; eval, threshold and optimize so far, built-in 
 every number is an enclosure [K_lo, K_hi] computed by interval arithmetic with outward \
 rounding, and each printed digit is the correct rounding of the exact value for the decimal \
 inputs; optimize --rigorous proves a lower bound of the minimum over every cutoff vector \
-(value_lo) by interval branch and bound.\n\n\
+(value_lo) by interval branch and bound (TAGS-minmax by the least host term at the \
+certified optimum: each host's queue falls in its lower cutoff and grows in its upper one).\n\n\
 Load convention: --load is the total offered load rho = lambda*E[X] (0 < rho < hosts); \
 --load-per-host u means rho = u*hosts; --lambda sets the arrival rate.\n\
 Distributions:\n  bp:k=1,p=1e10,alpha=1  pareto:k=1,alpha=1.5  exp:rate=1  uniform:a=0,b=1  det:x=1\n  \

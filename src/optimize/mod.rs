@@ -44,7 +44,7 @@ pub use pipeline::{
 pub use polish::Hessian;
 pub use proven::{
     box_limit, optimize_proven, optimize_proven_with, PairStats, ProvenOptimum, ProvenStop,
-    MAX_BOXES,
+    WholeBound, MAX_BOXES,
 };
 pub use rigorous::{
     eval_rigorous, threshold_rigorous, RigorousEval, RigorousThreshold, RIGOROUS_GUARD_BITS,

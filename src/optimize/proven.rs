@@ -3,6 +3,19 @@
 //! objective enclosed at the printed cutoffs, so that the global minimum lies in
 //! [`value_lo`, `value_hi`] whatever basins a search might have missed.
 //!
+//! **No box for TAGS-minmax.** Every queue-length term λ P(X > a) W(a, b) falls in its lower
+//! cutoff and grows in its upper one (every law), so every ordered cutoff vector has a host
+//! whose term is at least that host's at the start, and the least host term at the start
+//! bounds the largest term everywhere ([`Problem::equal_terms_lb`], with the proof). The
+//! certified optimum equalises the terms to the working precision, so this one evaluation
+//! closes the gap at every host count (20 digits, load 0.5, 2 to 8 hosts, Exp(1), BP(1,
+//! 10^10, 1.5), BP(1, 10^1000, 1), Weibull(0.5) and a hyperexponential: 0 boxes, at most
+//! 0.6 s, 2026-12-05; the branch and bound needed 16 393 boxes for Exp(1) at 8 hosts and
+//! proved 11 digits in 200 000 at BP(1, 10^10, 1.5)); the proven cutoffs carry
+//! [`KINK_EXTRA_FIGURES`] figures past the gap's, since the objective at the printed point
+//! grows at first order. Where the start does not close it, the branch and bound runs and
+//! the larger bound is kept.
+//!
 //! **No box where the objective is convex.** SITA at the bounded Pareto with α = 1, waiting
 //! or response time, is convex in the cutoffs' logarithms (each host's term is a convex
 //! function of ln(b/a)): the tangent plane at the certified optimum bounds it over every
@@ -106,8 +119,8 @@
 //! cannot be split at the working precision, or the basin's final bound. TAGS needs the density's slope enclosed
 //! ([`Enclosure::density_slope`]: exponential, hyperexponential, the power laws, uniform)
 //! and every host active at the start (a cutoff at +∞, an idle host, has no quantile
-//! neighbourhood): otherwise, and for TAGS-minmax (a largest term), the branch and bound
-//! runs alone.
+//! neighbourhood): otherwise, and for TAGS-minmax (a largest term) where the start does not
+//! close it, the branch and bound runs alone.
 //!
 //! **Trace.** With `TASKASSIGN_TRACE_PROVEN` set, the search prints on standard error
 //! which rungs of the basin's ladder were proven convex and, at its end, the boxes it kept
@@ -198,6 +211,17 @@ const PAIRS_FROM_HOSTS: usize = 6;
 /// in 170 507 enclosures, 62 s).
 const TAGS_PAIRS_FROM_HOSTS: usize = 7;
 
+/// The figures past `digits + GAP_EXTRA_DIGITS` that the proven cutoffs of a kink optimum
+/// (TAGS-minmax, a largest term) carry; a sum's optimum is flat and carries 1. At a kink the
+/// objective grows at first order, so cutoffs rounded to `digits` figures cost about slope ×
+/// 10^−digits relative, more than the gap target (TAGS-minmax Exp(1), 3 hosts, load 0.5: 18
+/// of 20 digits with 20-figure cutoffs, every box left a near-point at the optimum,
+/// 2026-12-03); with one figure past (23 at 20 digits) the chained slopes of more hosts still
+/// cost more than the target (BP(1, 10^10, 1.5), load 0.5, 6 hosts: value at the printed
+/// cutoffs 1.5·10^−22 relative above the terms equalised at the start, target 10^−22,
+/// 2026-12-05).
+const KINK_EXTRA_FIGURES: u32 = 2;
+
 /// The widest cutoff interval, in ln(hi/lo), over which the branch and bound tries the
 /// second-order form ([`Problem::bound_below`]). BP(k = 1, p = 10^1000, α = 1), SITA waiting,
 /// 3 hosts, load 0.5, 2026-12-04: the form beat the natural and mean-value bounds only on
@@ -276,10 +300,20 @@ pub struct ProvenOptimum {
     /// What the pair programme did (SITA from 6 hosts and TAGS from 7, where a convex basin
     /// is proven; `None` where it did not run).
     pub pairs: Option<PairStats>,
-    /// Whether the bound is the tangent plane of an objective convex in the cutoffs'
-    /// logarithms (SITA, bounded Pareto α = 1, waiting or response: [`tangent`]), with no
-    /// box evaluated.
-    pub convex_in_logs: bool,
+    /// Where one bound over every cutoff vector closed the gap with no box evaluated, which.
+    pub whole: Option<WholeBound>,
+}
+
+/// A lower bound over every cutoff vector at once, from the start alone (no boxes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WholeBound {
+    /// The tangent plane of an objective convex in the cutoffs' logarithms (SITA, bounded
+    /// Pareto α = 1, waiting or response: [`tangent`]).
+    ConvexInLogs,
+    /// TAGS-minmax: the least host term at the start, a bound because every queue-length
+    /// term falls in its lower cutoff and grows in its upper one
+    /// ([`Problem::equal_terms_lb`]).
+    EqualTerms,
 }
 
 /// The pair programme's work ([`pairs`]): its pair enclosures are counted in
@@ -1114,13 +1148,10 @@ fn proven_from(
         bits,
         waste: Default::default(),
     };
-    // The proven cutoffs carry GAP_EXTRA_DIGITS + 1 figures more than asked: value_hi is the
-    // objective at the cutoffs as printed, and where the optimum is a kink (TAGS-minmax) the
-    // objective grows at first order, so cutoffs rounded to `digits` figures would cost about
-    // slope x 10^-digits relative, more than the gap target (TAGS-minmax Exp(1), 3 hosts,
-    // load 0.5: 18 of 20 digits with 20-figure cutoffs, every box left a near-point at the
-    // optimum, 2026-12-03). They are a point at which the value is proven, not estimates.
-    let cut_figures = digits + GAP_EXTRA_DIGITS + 1;
+    // The proven cutoffs carry GAP_EXTRA_DIGITS + 1 figures more than asked (a kink,
+    // [`KINK_EXTRA_FIGURES`]): value_hi is the objective at the cutoffs as printed. They are a
+    // point at which the value is proven, not estimates.
+    let cut_figures = digits + GAP_EXTRA_DIGITS + if obj.max { KINK_EXTRA_FIGURES } else { 1 };
     let print =
         |xs: &[Float]| -> Vec<String> { xs.iter().map(|x| show_digits(x, cut_figures)).collect() };
     // The best point: its printed decimals, enclosed as written. Trailing cutoffs at +∞
@@ -1186,12 +1217,19 @@ fn proven_from(
             }
         }
     };
+    // TAGS-minmax: the least host term at the start bounds the global minimum
+    // ([`Problem::equal_terms_lb`]); where the start equalises the terms it closes the gap
+    // without boxes. An error in it leaves the branch and bound to decide.
+    let equal = pb.equal_terms_lb(start).ok().flatten();
+    let equal_closed = equal.as_ref().is_some_and(|lo| {
+        Float::with_val_round(bits, best.hi() - lo, Round::Up).0 <= target(best.hi())
+    });
     let from_hosts = if obj.kind == ChainKind::Sita {
         PAIRS_FROM_HOSTS
     } else {
         TAGS_PAIRS_FROM_HOSTS
     };
-    let paired = (hosts >= from_hosts && tangent.is_none() && region.is_none())
+    let paired = (hosts >= from_hosts && tangent.is_none() && region.is_none() && !equal_closed)
         .then(|| pairs::complement_lb(&pair_pb, &whole, start, best.hi(), max_boxes, usize::MAX))
         .and_then(|r| r.ok().flatten());
     let pair_evals = paired.as_ref().map_or(0, |o| o.evals);
@@ -1206,6 +1244,8 @@ fn proven_from(
     });
     let pair_lo = paired.map(|o| o.value_lo);
     let (value_lo, closed, boxes, stop) = if let Some(lo) = tangent.clone() {
+        (lo, true, 0, ProvenStop::Closed)
+    } else if let (true, Some(lo)) = (equal_closed, equal.clone()) {
         (lo, true, 0, ProvenStop::Closed)
     } else if let (true, Some(lo)) = (pair_closed, pair_lo.clone()) {
         (lo, true, pair_evals, ProvenStop::Closed)
@@ -1326,10 +1366,10 @@ fn proven_from(
         if trace() {
             kept.show(&heap, start, boxes);
         }
-        let value_lo = match pair_lo {
-            Some(p) if p > value_lo => p,
-            _ => value_lo,
-        };
+        let value_lo = [pair_lo, equal.clone()]
+            .into_iter()
+            .flatten()
+            .fold(value_lo, |v, p| if p > v { p } else { v });
         (value_lo, closed, boxes + pair_evals, stop)
     };
     let value_lo = pb.floored(value_lo.min(best.hi()));
@@ -1353,7 +1393,13 @@ fn proven_from(
         proven_digits,
         boxes,
         bits,
-        convex_in_logs: tangent.is_some(),
+        whole: if tangent.is_some() {
+            Some(WholeBound::ConvexInLogs)
+        } else if equal_closed {
+            Some(WholeBound::EqualTerms)
+        } else {
+            None
+        },
         pairs: pair_stats,
     })
 }
@@ -2476,5 +2522,162 @@ mod tests {
         }
         assert!(tighter, "the chained bound never beats the natural one");
         assert!(caught, "the wrong-corner mutant is not caught");
+    }
+
+    /// TAGS-minmax's bound from one point ([`Problem::equal_terms_lb`]: the least host term
+    /// at any ordered c bounds the largest term at every ordered s) against brute force:
+    /// Exp(1), BP(1, 10^10, 1.5), a hyperexponential (p = 0.1, rates 0.1 and 10) and
+    /// Weibull(0.5), 3 hosts, load 0.3 per host. The oracle: the objective enclosed at every
+    /// ordered point of a 40-point geometric grid per cutoff (`policy::rigorous`, checked
+    /// against Arb in `tests/rigorous.rs`); the bound must lie at or below each point's upper
+    /// end (so at or below the objective there). Points c: the equalised optimum of the
+    /// certified optimiser ([`crate::optimize::equalize::tags_minmax_cutoffs`], an
+    /// independent construction: greedy roots and a level search), where the bound must also
+    /// be tight (within 10^−30 relative of the objective at c, every term equal to the
+    /// working precision), and points off it (scaled by 0.5 and 2, and the cutoffs spread
+    /// apart), where it must still hold. Mutants, each of which must exceed the upper end at
+    /// some grid point at some c off the optimum: the largest term at c (the objective at c,
+    /// not a bound of the minimum) and host 1's term alone.
+    #[test]
+    fn the_least_term_at_any_point_bounds_tags_minmax_below_a_grid() {
+        let bits = 128;
+        let hosts = 3usize;
+        let mut caught = [false; 2];
+        for (spec, lo, hi) in [
+            ("exp:rate=1", 0.01f64, 30.0f64),
+            ("bp:k=1,p=1e10,alpha=1.5", 1.0, 1e10),
+            ("hyperexp:p=0.1,rate1=0.1,rate2=10", 0.01, 200.0),
+            ("weibull:shape=0.5,scale=1", 1e-4, 300.0),
+        ] {
+            let d = DistSpec::parse(spec).unwrap();
+            let enc = d.enclose(bits).unwrap();
+            let law = d.build(bits).unwrap();
+            let (lambda, _) = LoadSpec::PerHost("0.3".into())
+                .resolve_enclosed(enc.as_ref(), hosts)
+                .unwrap();
+            let pb = Problem {
+                obj: Objective::of(OptPolicy::TagsMinmax, Metric::Waiting).unwrap(),
+                enc: enc.as_ref(),
+                law: law.as_ref(),
+                lambda: lambda.clone(),
+                shift: Interval::zero_at(bits),
+                bits,
+                waste: Default::default(),
+            };
+            let grid: Vec<Float> = (0..40)
+                .map(|k| Float::with_val(bits, lo * (hi / lo).powf(f64::from(k) / 39.0)))
+                .collect();
+            let mut values = Vec::new();
+            for (i, x) in grid.iter().enumerate() {
+                for y in &grid[i..] {
+                    let v = pb
+                        .value(&[Interval::point(x.clone()), Interval::point(y.clone())])
+                        .unwrap();
+                    values.push(v.hi().clone());
+                }
+            }
+            let (opt, _) = crate::optimize::equalize::tags_minmax_cutoffs(
+                law.as_ref(),
+                &lambda.mid(),
+                hosts,
+                &[Float::with_val(bits, 1), Float::with_val(bits, 2)],
+            )
+            .unwrap();
+            assert_eq!(opt.len(), 2, "{spec}: {opt:?}");
+            let scaled = |f: f64| -> Vec<Float> {
+                opt.iter().map(|x| Float::with_val(bits, x * f)).collect()
+            };
+            let spread = vec![
+                Float::with_val(bits, &opt[0] * 0.5),
+                Float::with_val(bits, &opt[1] * 2u32),
+            ];
+            for (name, c) in [
+                ("optimum", opt.clone()),
+                ("half", scaled(0.5)),
+                ("double", scaled(2.0)),
+                ("spread", spread),
+            ] {
+                let lb = pb.equal_terms_lb(&c).unwrap().expect("a TAGS-minmax bound");
+                for v in &values {
+                    assert!(
+                        lb <= *v,
+                        "{spec} {name}: bound {lb} above the objective {v}"
+                    );
+                }
+                let points: Vec<Interval> = c.iter().cloned().map(Interval::point).collect();
+                let terms =
+                    enclosed_terms(pb.obj.kind, pb.enc, &pb.lambda, &points, Metric::Waiting)
+                        .unwrap();
+                let at_c = pb.value(&points).unwrap();
+                if name == "optimum" {
+                    let rel = Float::with_val(bits, at_c.hi() - &lb) / at_c.hi();
+                    assert!(
+                        rel < 1e-30,
+                        "{spec}: bound {lb} not tight at the optimum {at_c:?}"
+                    );
+                    continue;
+                }
+                let largest = at_c.lo().clone();
+                let first = terms[0].lo().clone();
+                for (k, m) in [largest, first].iter().enumerate() {
+                    if values.iter().any(|v| m > v) {
+                        caught[k] = true;
+                    }
+                }
+            }
+        }
+        assert!(caught[0], "the largest-term mutant is not caught");
+        assert!(caught[1], "the first-host mutant is not caught");
+    }
+
+    /// Where the start does not equalise TAGS-minmax's terms (the certified optimum's
+    /// cutoffs moved 1 % up), the least term there is a bound but not a close one, so the
+    /// branch and bound runs (boxes > 0) and must still close to 20 digits at Exp(1), 3
+    /// hosts, total load 0.5, within 5 000 boxes, at the level of the equalised optimum
+    /// ([`crate::optimize::equalize::tags_minmax_cutoffs`]'s level at 160 bits, an
+    /// independent construction): value_lo at or below it and within 10^−19 relative.
+    #[test]
+    fn a_start_off_the_tags_minmax_optimum_leaves_the_gap_to_the_branch_and_bound() {
+        let bits = 128;
+        let d = DistSpec::parse("exp:rate=1").unwrap();
+        let enc = d.enclose(bits).unwrap();
+        let law = d.build(bits).unwrap();
+        let load = LoadSpec::Total("0.5".into());
+        let (lambda, _) = load.resolve_enclosed(enc.as_ref(), 3).unwrap();
+        let fine = d.build(160).unwrap();
+        let (opt, level) = crate::optimize::equalize::tags_minmax_cutoffs(
+            fine.as_ref(),
+            &Float::with_val(160, lambda.mid()),
+            3,
+            &[Float::with_val(160, 1), Float::with_val(160, 2)],
+        )
+        .unwrap();
+        let start: Vec<Float> = opt
+            .iter()
+            .map(|x| Float::with_val(bits, x * 1.01))
+            .collect();
+        let obj = Objective::of(OptPolicy::TagsMinmax, Metric::Waiting).unwrap();
+        let p = proven_from(
+            obj,
+            enc.as_ref(),
+            law.as_ref(),
+            &load,
+            None,
+            3,
+            &start,
+            (20, 20),
+            5000,
+        )
+        .unwrap();
+        assert!(p.closed, "{p:?}");
+        assert!(p.boxes > 0, "{p:?}");
+        assert_eq!(p.whole, None);
+        assert!(p.value_lo <= p.value_hi);
+        let lo = Float::with_val(160, &p.value_lo);
+        let rel = (Float::with_val(160, &level - &lo) / &level).to_f64();
+        assert!(
+            (-1e-30..1e-19).contains(&rel),
+            "value_lo {lo} against the level {level}"
+        );
     }
 }

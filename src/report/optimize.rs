@@ -5,7 +5,7 @@ use super::{digits_note_naming, limited_by, FieldDigits, Record, BOUND_EXTRA_DIG
 use crate::num::certify::UNDETERMINED;
 use crate::num::interval::Interval;
 use crate::optimize::certified::{OptimizeReport, OptimizeRequest};
-use crate::optimize::proven::ProvenOptimum;
+use crate::optimize::proven::{ProvenOptimum, WholeBound};
 use crate::optimize::OptPolicy;
 
 /// The record printed by `optimize`.
@@ -106,15 +106,17 @@ pub fn optimize_proven_record(
     } else {
         req.metric.name()
     };
-    let mut notes = vec![if p.convex_in_logs {
-        format!(
+    let mut notes = vec![match p.whole {
+        Some(WholeBound::ConvexInLogs) => format!(
             "proven optimum: the minimum of the {what} over every cutoff vector lies in [{key}_lo, {key}_hi]: at the bounded Pareto with alpha = 1 every host's term is a convex function of ln(b/a), so the objective is convex in the cutoffs' logarithms and its tangent plane at the certified optimum (gradient enclosed) bounds it everywhere (no boxes); {key}_hi is the proven value at proven_cutoffs"
-        )
-    } else {
-        format!(
+        ),
+        Some(WholeBound::EqualTerms) => format!(
+            "proven optimum: the minimum of the {what} over every cutoff vector lies in [{key}_lo, {key}_hi]: every host's queue length falls in its lower cutoff and grows in its upper one, so every cutoff vector has some host whose queue is at least that host's at the certified optimum, and {key}_lo is the least host's queue length there (enclosed; the optimum equalises them, no boxes); {key}_hi is the proven value at proven_cutoffs"
+        ),
+        None => format!(
             "proven optimum: the minimum of the {what} over every cutoff vector lies in [{key}_lo, {key}_hi] (interval branch and bound over the cutoffs, {} boxes); {key}_hi is the proven value at proven_cutoffs",
             p.boxes
-        )
+        ),
     }];
     if let Some(ps) = &p.pairs {
         notes.push(format!(

@@ -6,7 +6,7 @@
 use super::{combine_sum, key, widest, End, Problem, REMEMBERED, WASTE_PIECES, WASTE_REL_BITS};
 use crate::num::interval::Interval;
 use crate::policy::host_term::{weight_order, ChainKind};
-use crate::policy::rigorous::enclosed_host;
+use crate::policy::rigorous::{enclosed_host, enclosed_terms};
 use crate::policy::PolicyError;
 use rug::float::Round;
 use rug::Float;
@@ -124,6 +124,42 @@ impl Problem<'_> {
         } else {
             combine_sum(bits, &v, self.shift.lo())
         })
+    }
+
+    /// TAGS-minmax's lower bound of the global minimum from one ordered cutoff vector `c`
+    /// (the certified optimum): the least of its host terms at `c`, min_i T_i(c) (its
+    /// lower end, the terms enclosed at `c` as points); `None` for every other objective,
+    /// or where `c` is not finite and ordered. No box is needed.
+    ///
+    /// **Why it is a bound.** Each queue-length term T_i(a, b) = λ P(X > a) W(a, b) falls
+    /// in a and grows in b over a ≤ b, for every law ([`Problem::pieces_lb`]: n_k(a, b) =
+    /// E[min(X, b)^k; X > a]; b = +∞, the top, included, and +∞ where a host is unstable).
+    /// Take any ordered s (s_0 = c_0 the bottom of the support, s_h = c_h its top, trailing
+    /// cutoffs at +∞ allowed) and the first i ≥ 1 with s_i ≥ c_i (one exists: s_h = c_h).
+    /// Then s_{i−1} < c_{i−1} (or i = 1, s_0 = c_0), so T_i(s_{i−1}, s_i) ≥
+    /// T_i(c_{i−1}, s_i) ≥ T_i(c_{i−1}, c_i) (a moved down, then b up, both within a ≤ b),
+    /// and the objective max_j T_j(s) ≥ T_i(c) ≥ min_j T_j(c). Where `c` equalises the terms
+    /// (the minmax optimum of a monotone chain does, to the working precision) the bound
+    /// lies within their spread of the value at `c`, whatever the number of hosts.
+    pub(super) fn equal_terms_lb(&self, c: &[Float]) -> Result<Option<Float>, PolicyError> {
+        if !self.obj.max || self.obj.kind != ChainKind::TagsQueueLength {
+            return Ok(None);
+        }
+        if !c.iter().all(Float::is_finite) || !c.windows(2).all(|w| w[0] <= w[1]) {
+            return Ok(None);
+        }
+        let points: Vec<Interval> = c.iter().cloned().map(Interval::point).collect();
+        let terms = enclosed_terms(
+            self.obj.kind,
+            self.enc,
+            &self.lambda,
+            &points,
+            self.obj.metric,
+        )?;
+        Ok(terms
+            .iter()
+            .map(|t| t.lo().clone())
+            .min_by(|x, y| x.total_cmp(y)))
     }
 
     /// A TAGS host's lower bound over every (a, b) of the pair `a` × `b` (host i's term on
