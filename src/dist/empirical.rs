@@ -206,6 +206,12 @@ impl JobSize for Empirical {
     fn density(&self, _x: &Float) -> Option<Float> {
         None
     }
+    fn atom_at_or_below(&self, x: &Float) -> Option<Float> {
+        self.count_le(x)
+            .checked_sub(1)
+            .and_then(|k| self.x.get(k))
+            .cloned()
+    }
     fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError> {
         check_order(j)?;
         let bits = self.bits;

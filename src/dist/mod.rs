@@ -110,7 +110,7 @@ pub use spec::FAMILIES;
 pub use uniform::Uniform;
 pub use weibull::Weibull;
 
-pub use enclose::Enclosure;
+pub use enclose::{Atom, Enclosure};
 pub use point::Point;
 pub use spec::{DistFactory, DistSpec};
 
@@ -248,6 +248,14 @@ pub trait JobSize: Send + Sync + std::fmt::Debug {
     }
     /// Density at x, `None` for discrete distributions.
     fn density(&self, x: &Float) -> Option<Float>;
+    /// For a law whose every size is an atom (the empirical law): the largest atom at or
+    /// below x (`None` below the least, and for every other law). A cutoff anywhere from
+    /// that atom up to the next routes every job as a cutoff at the atom does, and a TAGS
+    /// host kills the jobs above it sooner at the atom, so the optimiser moves its cutoffs
+    /// down to it.
+    fn atom_at_or_below(&self, _x: &Float) -> Option<Float> {
+        None
+    }
     /// Partial moment M_j(a, b) = E[X^j ; a < X ≤ b] for j ∈ {−1, 0, 1, 2}. The interval
     /// is clipped to the support; a ≥ b gives 0; `b` may be +∞.
     fn partial_moment(&self, j: i32, a: &Float, b: &Float) -> Result<Float, DistError>;

@@ -16,6 +16,12 @@
 //! grows at first order. Where the start does not close it, the branch and bound runs and
 //! the larger bound is kept.
 //!
+//! **No box for a discrete law.** The empirical law's cutoffs matter only through the atoms
+//! they pass, so the minimum over every cutoff vector is the least over the atoms, found
+//! exactly by a dynamic programme with every host term enclosed ([`atoms`], with the proof);
+//! where its terms would pass `max_boxes`, the branch and bound runs and the larger bound is
+//! kept.
+//!
 //! **No box where the objective is convex.** SITA at the bounded Pareto with α = 1, waiting
 //! or response time, is convex in the cutoffs' logarithms (each host's term is a convex
 //! function of ln(b/a)): the tangent plane at the certified optimum bounds it over every
@@ -146,6 +152,7 @@
 //! not within its budget, the branch and bound runs as before and the larger lower bound of
 //! the two is kept.
 
+mod atoms;
 mod basin;
 mod pairs;
 mod tags;
@@ -314,6 +321,9 @@ pub enum WholeBound {
     /// term falls in its lower cutoff and grows in its upper one
     /// ([`Problem::equal_terms_lb`]).
     EqualTerms,
+    /// A discrete law: the minimum over the atoms' slots by a dynamic programme over every
+    /// host term there ([`atoms`]); `boxes` counts the terms.
+    Atoms,
 }
 
 /// The pair programme's work ([`pairs`]): its pair enclosures are counted in
@@ -816,6 +826,9 @@ impl Enclosure for Remembered<'_> {
     fn family(&self) -> &'static str {
         self.enc.family()
     }
+    fn atoms(&self) -> Option<Vec<crate::dist::enclose::Atom>> {
+        self.enc.atoms()
+    }
     fn prec(&self) -> u32 {
         self.enc.prec()
     }
@@ -1217,6 +1230,30 @@ fn proven_from(
             }
         }
     };
+    // A discrete law: the exact minimum over the atoms' slots ([`atoms`]), on up to
+    // `max_boxes` host terms. Its path's atoms, printed, are the best point where they print
+    // exactly and do better. An error in it leaves the branch and bound to decide.
+    let atom = pair_pb.atom_programme(hosts, max_boxes).ok().flatten();
+    if let Some(a) = &atom {
+        let texts: Option<Vec<String>> = a
+            .slots
+            .iter()
+            .map(|&k| {
+                let x = a.atoms.get(k.checked_sub(1)?)?;
+                let t = show_digits(&x.rep, cut_figures);
+                (crate::dist::enclose::decimal_rational(&t)? == x.exact).then_some(t)
+            })
+            .collect();
+        if let Some(t) = texts {
+            if a.value.hi() < best.hi() {
+                best = a.value.clone();
+                best_text = t;
+            }
+        }
+    }
+    let atom_closed = atom.as_ref().is_some_and(|a| {
+        Float::with_val_round(bits, best.hi() - &a.value_lo, Round::Up).0 <= target(best.hi())
+    });
     // TAGS-minmax: the least host term at the start bounds the global minimum
     // ([`Problem::equal_terms_lb`]); where the start equalises the terms it closes the gap
     // without boxes. An error in it leaves the branch and bound to decide.
@@ -1229,7 +1266,11 @@ fn proven_from(
     } else {
         TAGS_PAIRS_FROM_HOSTS
     };
-    let paired = (hosts >= from_hosts && tangent.is_none() && region.is_none() && !equal_closed)
+    let paired = (hosts >= from_hosts
+        && tangent.is_none()
+        && region.is_none()
+        && !equal_closed
+        && !atom_closed)
         .then(|| pairs::complement_lb(&pair_pb, &whole, start, best.hi(), max_boxes, usize::MAX))
         .and_then(|r| r.ok().flatten());
     let pair_evals = paired.as_ref().map_or(0, |o| o.evals);
@@ -1247,6 +1288,8 @@ fn proven_from(
         (lo, true, 0, ProvenStop::Closed)
     } else if let (true, Some(lo)) = (equal_closed, equal.clone()) {
         (lo, true, 0, ProvenStop::Closed)
+    } else if let (true, Some(a)) = (atom_closed, atom.as_ref()) {
+        (a.value_lo.clone(), true, a.evals, ProvenStop::Closed)
     } else if let (true, Some(lo)) = (pair_closed, pair_lo.clone()) {
         (lo, true, pair_evals, ProvenStop::Closed)
     } else {
@@ -1366,10 +1409,14 @@ fn proven_from(
         if trace() {
             kept.show(&heap, start, boxes);
         }
-        let value_lo = [pair_lo, equal.clone()]
-            .into_iter()
-            .flatten()
-            .fold(value_lo, |v, p| if p > v { p } else { v });
+        let value_lo = [
+            pair_lo,
+            equal.clone(),
+            atom.as_ref().map(|a| a.value_lo.clone()),
+        ]
+        .into_iter()
+        .flatten()
+        .fold(value_lo, |v, p| if p > v { p } else { v });
         (value_lo, closed, boxes + pair_evals, stop)
     };
     let value_lo = pb.floored(value_lo.min(best.hi()));
@@ -1397,6 +1444,8 @@ fn proven_from(
             Some(WholeBound::ConvexInLogs)
         } else if equal_closed {
             Some(WholeBound::EqualTerms)
+        } else if atom_closed {
+            Some(WholeBound::Atoms)
         } else {
             None
         },

@@ -7,6 +7,7 @@ use crate::num::interval::Interval;
 use crate::optimize::certified::{OptimizeReport, OptimizeRequest};
 use crate::optimize::proven::{ProvenOptimum, WholeBound};
 use crate::optimize::OptPolicy;
+use rug::ops::Pow;
 
 /// The record printed by `optimize`.
 pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
@@ -113,6 +114,10 @@ pub fn optimize_proven_record(
         Some(WholeBound::EqualTerms) => format!(
             "proven optimum: the minimum of the {what} over every cutoff vector lies in [{key}_lo, {key}_hi]: every host's queue length falls in its lower cutoff and grows in its upper one, so every cutoff vector has some host whose queue is at least that host's at the certified optimum, and {key}_lo is the least host's queue length there (enclosed; the optimum equalises them, no boxes); {key}_hi is the proven value at proven_cutoffs"
         ),
+        Some(WholeBound::Atoms) => format!(
+            "proven optimum: the minimum of the {what} over every cutoff vector lies in [{key}_lo, {key}_hi]: the law is discrete, so a cutoff matters only through the atoms it passes (a cutoff between two atoms does no better than at the lower one), and a dynamic programme over the atoms takes the minimum over every choice, each host term enclosed ({} terms, counted in boxes); {key}_hi is the proven value at proven_cutoffs",
+            p.boxes
+        ),
         None => format!(
             "proven optimum: the minimum of the {what} over every cutoff vector lies in [{key}_lo, {key}_hi] (interval branch and bound over the cutoffs, {} boxes); {key}_hi is the proven value at proven_cutoffs",
             p.boxes
@@ -126,6 +131,28 @@ pub fn optimize_proven_record(
             ps.enclosures,
             if ps.closed { ", closed the gap" } else { "; the branch and bound ran after it" }
         ));
+    }
+    // The certified optimum is a grid search and a polish: where the proven value at
+    // proven_cutoffs lies below its value less half a unit of its last digit, it was not the
+    // global minimum (a discrete law's grid holds points between its atoms; 2026-12-05).
+    let certified = match req.policy {
+        OptPolicy::TagsMinmax => r.max_queue.as_ref(),
+        _ => Some(&r.value),
+    };
+    if let Some(c) = certified {
+        if let Ok(v) = Interval::from_decimal(&c.text, p.bits) {
+            let half = rug::Float::with_val(p.bits, v.lo().abs_ref())
+                * rug::Float::with_val(p.bits, 10u32).pow(-(c.digits.max(1) as i32))
+                * 5u32;
+            let least = rug::Float::with_val(p.bits, v.lo() - &half);
+            if c.digits > 0 && p.value_hi < least {
+                notes.push(format!(
+                    "the certified optimum ({}) is not the global minimum: the objective at proven_cutoffs is proven lower, at most {}",
+                    c.text,
+                    Interval::point(p.value_hi.clone()).hi_text(n)
+                ));
+            }
+        }
     }
     if !p.closed {
         notes.push(format!(

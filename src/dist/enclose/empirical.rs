@@ -171,6 +171,24 @@ impl Enclosure for EmpiricalEnclosure {
         let s = Rational::from(&self.up[i][hi] - &self.up[i][lo]) / Rational::from(self.x.len());
         Ok(rational(self.bits, &s))
     }
+    fn atoms(&self) -> Option<Vec<super::Atom>> {
+        let mut out: Vec<super::Atom> = Vec::new();
+        for q in &self.x {
+            if out.last().is_some_and(|a| a.exact == *q) {
+                continue;
+            }
+            // The previous atom's representative must lie below this one.
+            if out.last().is_some_and(|a| a.rep >= *q) {
+                return None;
+            }
+            out.push(super::Atom {
+                exact: q.clone(),
+                value: rational(self.bits, q),
+                rep: rug::Float::with_val_round(self.bits, q, Round::Up).0,
+            });
+        }
+        Some(out)
+    }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {
         let n = self.x.len();
         let mut best = Rational::new();

@@ -22,7 +22,7 @@ mod lognormal;
 mod power_law;
 mod uniform;
 
-pub use empirical::EmpiricalEnclosure;
+pub use empirical::{decimal_rational, EmpiricalEnclosure};
 pub use exponential::{ExponentialEnclosure, HyperExpEnclosure};
 pub use gamma_family::{ErlangEnclosure, WeibullEnclosure};
 pub use lognormal::LogNormalEnclosure;
@@ -88,6 +88,15 @@ pub trait Enclosure: Send + Sync + std::fmt::Debug {
         false
     }
 
+    /// The law's atoms where every size is one (the empirical law), sorted and distinct,
+    /// each with a representative point ([`Atom`]); `None` for a law with a continuous
+    /// part, or atoms the precision does not separate. A discrete law's cutoffs matter only
+    /// through the atoms they pass: what `optimize --rigorous` needs to take the global
+    /// minimum over them exactly.
+    fn atoms(&self) -> Option<Vec<Atom>> {
+        None
+    }
+
     /// F̄ over every x in the interval (decreasing in x).
     fn tail(&self, x: &Interval) -> Result<Interval, DistError> {
         if x.is_point() {
@@ -132,6 +141,18 @@ pub trait Enclosure: Send + Sync + std::fmt::Debug {
     fn mean(&self) -> Result<Interval, DistError> {
         self.moment(1)
     }
+}
+
+/// An atom x_k of a discrete law ([`Enclosure::atoms`]).
+#[derive(Debug, Clone)]
+pub struct Atom {
+    /// x_k, exactly.
+    pub exact: rug::Rational,
+    /// x_k enclosed.
+    pub value: Interval,
+    /// A point r with x_k ≤ r < x_{k+1} (x_k rounded up): a cutoff at r sends exactly the
+    /// atoms up to x_k below it, as a cutoff anywhere in [x_k, x_{k+1}) does.
+    pub rep: Float,
 }
 
 /// A point below every support (all are in [0, ∞)): the first host's lower cutoff, so that
