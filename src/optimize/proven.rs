@@ -318,11 +318,11 @@ pub enum WholeBound {
     /// Pareto α = 1, waiting or response: [`tangent`]).
     ConvexInLogs,
     /// TAGS-minmax: the least host term at the start, a bound because every queue-length
-    /// term falls in its lower cutoff and grows in its upper one
-    /// ([`Problem::equal_terms_lb`]).
+    /// term falls in its lower cutoff and grows in its upper one (`equal_terms_lb` in
+    /// `optimize::proven::tags`).
     EqualTerms,
     /// A discrete law: the minimum over the atoms' slots by a dynamic programme over every
-    /// host term there ([`atoms`]); `boxes` counts the terms.
+    /// host term there (`optimize::proven::atoms`); `boxes` counts the terms.
     Atoms,
 }
 
