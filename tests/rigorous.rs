@@ -1000,7 +1000,7 @@ fn tags_minmax_proven_optima_close_at_two_to_eight_hosts_without_boxes() {
 /// A discrete law (the empirical law of 0.1, 0.3, 0.3, 0.7, 1.3, 2.9, 6.1: no size is a
 /// double): its cutoffs matter only through the atoms they pass, and the proven optimum is
 /// the least value over the atoms' slots by a dynamic programme (`optimize::proven::atoms`,
-/// 35 host terms for 6 atoms), closing with `--max-boxes 35` where the branch and bound
+/// 35 pair terms for 6 atoms and the path's own), closing within 40 where the branch and bound
 /// proved no digit (SITA on the law 1, 2, 2, 5, 10, 40 at 3 hosts: "a box cannot be split at
 /// the working precision" after 529 boxes, 2026-12-05). The certified optimiser (its own run)
 /// must agree within 10^-19 from above: before its cutoffs were moved down to the atoms
@@ -1020,9 +1020,16 @@ fn a_discrete_law_has_its_proven_optimum_over_the_atoms() {
         ("tags", 3),
         ("tags-minmax", 3),
     ] {
-        let p = proven_closes(policy, &dist, hosts, "0.5", 35);
-        assert_eq!(p["boxes"], json!(35), "{policy} h={hosts}: {p:?}");
+        let p = proven_closes(policy, &dist, hosts, "0.5", 100);
         let notes = p["proven_notes"].to_string();
+        assert!(
+            notes.contains("the law is discrete"),
+            "{policy} h={hosts}: {notes}"
+        );
+        assert!(
+            p["boxes"].as_u64().unwrap() <= 40,
+            "{policy} h={hosts}: {p:?}"
+        );
         assert!(
             !notes.contains("not the global minimum"),
             "{policy} h={hosts}: {notes}"

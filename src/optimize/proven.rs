@@ -1233,10 +1233,12 @@ fn proven_from(
     // A discrete law: the exact minimum over the atoms' slots ([`atoms`]), on up to
     // `max_boxes` host terms. Its path's atoms, printed, are the best point where they print
     // exactly and do better. An error in it leaves the branch and bound to decide.
-    let atom = pair_pb.atom_programme(hosts, max_boxes).ok().flatten();
-    if let Some(a) = &atom {
-        let texts: Option<Vec<String>> = a
-            .slots
+    let atom = pair_pb
+        .atom_programme(hosts, best.hi(), max_boxes)
+        .ok()
+        .flatten();
+    if let Some((a, (slots, value))) = atom.as_ref().and_then(|a| Some((a, a.path.as_ref()?))) {
+        let texts: Option<Vec<String>> = slots
             .iter()
             .map(|&k| {
                 let x = a.atoms.get(k.checked_sub(1)?)?;
@@ -1245,8 +1247,8 @@ fn proven_from(
             })
             .collect();
         if let Some(t) = texts {
-            if a.value.hi() < best.hi() {
-                best = a.value.clone();
+            if value.hi() < best.hi() {
+                best = value.clone();
                 best_text = t;
             }
         }

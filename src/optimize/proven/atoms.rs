@@ -95,34 +95,53 @@ impl HostInputs for SlotInputs<'_> {
 pub(super) struct AtomOptimum {
     /// A proven lower bound of the objective's global minimum (shift included).
     pub value_lo: Float,
-    /// The slots of the path that attains it, one per cutoff (0: below the least atom,
-    /// k ≥ 1: the atom x_k).
-    pub slots: Vec<usize>,
+    /// The best cutoff vector the programme met, at atoms: its slots, one per cutoff (0:
+    /// below the least atom, k ≥ 1: the atom x_k), and the objective there enclosed (shift
+    /// included). Where the programme closed, it attains the bound.
+    pub path: Option<(Vec<usize>, Interval)>,
     /// The atoms (index k − 1 for slot k).
     pub atoms: Vec<Atom>,
-    /// The objective at the path's atoms, enclosed (shift included).
-    pub value: Interval,
     /// Host terms enclosed.
     pub evals: usize,
 }
 
+/// The ranges the slots 0..=m start in, at most this many (then halved where kept).
+const FIRST_RANGES: usize = 64;
+
+/// A range of consecutive slots [lo, hi].
+type Range = (usize, usize);
+
 impl Problem<'_> {
-    /// The exact global minimum over the atoms' slots (module docs) for a law whose
-    /// [`Enclosure::atoms`] are known, `hosts` ≥ 2; `None` for any other law, or where the
-    /// (m + 1)(m + 4)/2 host terms of m atoms would pass `budget`.
+    /// The global minimum over the atoms' slots (module docs) for a law whose
+    /// [`Enclosure::atoms`] are known, `hosts` ≥ 2, on at most `budget` host terms, ranges
+    /// whose bound is at least `best_hi` (a value the objective is known to reach) dropped;
+    /// `None` for any other law.
     pub(super) fn atom_programme(
         &self,
         hosts: usize,
+        best_hi: &Float,
         budget: usize,
     ) -> Result<Option<AtomOptimum>, PolicyError> {
-        self.slot_programme(hosts, budget, false)
+        self.slot_programme(hosts, best_hi, budget, false)
     }
 
     /// [`Problem::atom_programme`]; `snap_up` is a test's mutation: TAGS's b at its slot's
     /// upper end (the next atom) rather than its lower one, not a bound.
+    ///
+    /// **Ranges.** With many atoms the slots are taken in ranges of consecutive slots, one
+    /// partition shared by every cutoff. A host whose a lies in range A and b in range B is
+    /// bounded below by its term with a at A's highest slot and b at B's lowest (each term
+    /// falls in a and grows in b: the fewest jobs, [`Problem::pieces_lb`]); TAGS's waste
+    /// b G(b), which is not monotone across atoms, by its least over B's slots. A dynamic
+    /// programme along the chain gives each range of each cutoff the least bound of a path
+    /// through it; a range whose bound is at least `cut` holds no better point and is
+    /// dropped, the others are halved, until every range kept is one slot, where the bound
+    /// is the terms at the atoms themselves and the programme is the exact minimum over the
+    /// paths kept.
     fn slot_programme(
         &self,
         hosts: usize,
+        best_hi: &Float,
         budget: usize,
         snap_up: bool,
     ) -> Result<Option<AtomOptimum>, PolicyError> {
@@ -130,12 +149,13 @@ impl Problem<'_> {
             return Ok(None);
         };
         let m = atoms.len();
-        let terms = (m + 1).saturating_mul(m + 4) / 2;
-        if hosts < 2 || m == 0 || terms > budget {
+        if hosts < 2 || m == 0 {
             return Ok(None);
         }
         let bits = self.bits;
         let below = below_support(bits);
+        let top = Float::with_val(bits, Special::Infinity);
+        let inf = top.clone();
         // Slot 0: counts below the least atom, b at the least cutoff allowed.
         let least = Interval::point(self.enc.lower().lo().clone());
         let rep = |k: usize| -> &Float {
@@ -153,95 +173,306 @@ impl Problem<'_> {
                 &atoms[k - 1].value
             }
         };
+        let waste = self.obj.kind.counts_waste();
+        let jw = weight_order(self.obj.metric);
+        let evals = std::cell::Cell::new(0usize);
+        // The host's term (queueing only where `waste`) with a at slot a, b at slot b (or
+        // the top), enclosed.
         let term = |a: usize, b: Option<usize>| -> Result<Interval, PolicyError> {
+            evals.set(evals.get() + 1);
             let inputs = SlotInputs {
                 enc: self.enc,
                 metric: self.obj.metric,
                 a: rep(a),
                 b: b.map(|k| (rep(k), at(k))),
-                top: Float::with_val(bits, Special::Infinity),
+                top: top.clone(),
             };
-            Ok(host(self.obj.kind, &self.lambda, &inputs, Parts::Term)?.term())
+            let h = host(self.obj.kind, &self.lambda, &inputs, Parts::Term)?;
+            Ok(if !h.stable() {
+                h.term()
+            } else if waste {
+                h.queueing
+            } else {
+                h.term()
+            })
         };
-        // inner[a][b − a]: host with a at slot a, b at slot b ≥ a; last[a]: b at the top.
-        let mut inner: Vec<Vec<Interval>> = Vec::with_capacity(m + 1);
-        let mut last: Vec<Interval> = Vec::with_capacity(m + 1);
-        for a in 0..=m {
-            inner.push(
-                (a..=m)
-                    .map(|b| term(a, Some(b)))
-                    .collect::<Result<_, _>>()?,
-            );
-            last.push(term(a, None)?);
-        }
-        let combine = |x: &Float, y: &Float, round: Round| -> Float {
+        // TAGS's waste b G(b) at each slot's b (lower ends), for the ranges' least.
+        let wasted: Vec<Float> = if waste {
+            (0..=m)
+                .map(|k| {
+                    let g = self
+                        .enc
+                        .moment_at(jw, rep(k), &top)
+                        .map_err(|e| PolicyError::Dist(e).for_metric(self.obj.metric))?;
+                    Ok(at(k).mul(&g).lo().clone().max(&Float::new(bits)))
+                })
+                .collect::<Result<_, PolicyError>>()?
+        } else {
+            Vec::new()
+        };
+        let combine = |x: &Float, y: &Float| -> Float {
             if self.obj.max {
                 x.clone().max(y)
             } else {
-                Float::with_val_round(bits, x + y, round).0
+                Float::with_val_round(bits, x + y, Round::Down).0
             }
         };
-        let inf = Float::with_val(bits, Special::Infinity);
-        // v[k]: the least combination of the hosts so far with the current cutoff at slot
-        // k; from[i][k]: the previous cutoff's slot on that path.
-        let mut v: Vec<Float> = (0..=m).map(|k| inner[0][k].lo().clone()).collect();
-        let mut from: Vec<Vec<usize>> = Vec::with_capacity(hosts - 1);
-        from.push((0..=m).collect());
-        for _ in 2..hosts {
-            let mut next = vec![inf.clone(); m + 1];
-            let mut arg = vec![0usize; m + 1];
-            for k in 0..=m {
-                for j in 0..=k {
-                    let c = combine(&v[j], inner[j][k - j].lo(), Round::Down);
-                    if c < next[k] {
-                        next[k] = c;
-                        arg[k] = j;
+        // The first partition: FIRST_RANGES ranges of about equal size.
+        let count = (m + 1).min(FIRST_RANGES);
+        let mut ranges: Vec<Range> = (0..count)
+            .map(|r| (r * (m + 1) / count, (r + 1) * (m + 1) / count - 1))
+            .collect();
+        // alive[i]: the ranges (indices into `ranges`) cutoff i may still lie in.
+        let mut alive: Vec<Vec<usize>> = vec![(0..ranges.len()).collect(); hosts - 1];
+        let mut memo: std::collections::HashMap<(Range, Option<Range>), Float> =
+            std::collections::HashMap::new();
+        // A range whose bound (without the shift) is at least this holds no point below
+        // best_hi.
+        // The best cutoff vector met (its slots and value).
+        let mut found: Option<(Vec<usize>, Interval)> = None;
+        let mut cut_at = if self.obj.max {
+            best_hi.clone()
+        } else {
+            Float::with_val_round(bits, best_hi - self.shift.lo(), Round::Up).0
+        };
+        loop {
+            // A host's bound with a in `a` and b in `b` (None: the top).
+            let mut pair = |a: Range, b: Option<Range>| -> Result<Float, PolicyError> {
+                if let Some(v) = memo.get(&(a, b)) {
+                    return Ok(v.clone());
+                }
+                let v = match b {
+                    Some(b) if a.1 > b.0 => {
+                        // Overlapping ranges: an empty host is possible; its term is ≥ 0
+                        // and TAGS's waste at least its least over b's range.
+                        if waste {
+                            wasted[b.0..=b.1]
+                                .iter()
+                                .min_by(|x, y| x.total_cmp(y))
+                                .cloned()
+                                .unwrap_or_else(|| Float::new(bits))
+                        } else {
+                            Float::new(bits)
+                        }
                     }
+                    _ => {
+                        let t = term(a.1, b.map(|b| b.0))?;
+                        let mut v = t.lo().clone().max(&Float::new(bits));
+                        if let (true, Some(b), true) = (waste, b, t.hi().is_finite()) {
+                            let w = wasted[b.0..=b.1]
+                                .iter()
+                                .min_by(|x, y| x.total_cmp(y))
+                                .cloned()
+                                .unwrap_or_else(|| Float::new(bits));
+                            v = Float::with_val_round(bits, &v + &w, Round::Down).0;
+                        }
+                        v
+                    }
+                };
+                memo.insert((a, b), v.clone());
+                Ok(v)
+            };
+            // Forward: fw[i][x], the least combination of hosts 1..=i+1 with cutoff i in
+            // alive[i][x] (and the argument before it).
+            let n = hosts - 1;
+            let mut fw: Vec<Vec<(Float, usize)>> = Vec::with_capacity(n);
+            let mut first = Vec::with_capacity(alive[0].len());
+            for &r in &alive[0] {
+                first.push((pair((0, 0), Some(ranges[r]))?, 0));
+            }
+            fw.push(first);
+            for i in 1..n {
+                let mut cur = Vec::with_capacity(alive[i].len());
+                for &r in &alive[i] {
+                    let b = ranges[r];
+                    let mut best = (inf.clone(), 0usize);
+                    for (x, &q) in alive[i - 1].iter().enumerate() {
+                        let a = ranges[q];
+                        if a.0 > b.1 || fw[i - 1][x].0 >= best.0 {
+                            continue;
+                        }
+                        let v = combine(&fw[i - 1][x].0, &pair(a, Some(b))?);
+                        if v < best.0 {
+                            best = (v, x);
+                        }
+                    }
+                    cur.push(best);
+                }
+                fw.push(cur);
+            }
+            // Backward: bw[i][x], the least combination of hosts i+2..=h from cutoff i in
+            // alive[i][x].
+            let mut bw: Vec<Vec<Float>> = vec![Vec::new(); n];
+            bw[n - 1] = alive[n - 1]
+                .iter()
+                .map(|&r| pair(ranges[r], None))
+                .collect::<Result<_, _>>()?;
+            for i in (0..n - 1).rev() {
+                let mut cur = Vec::with_capacity(alive[i].len());
+                for &r in &alive[i] {
+                    let a = ranges[r];
+                    let mut best = inf.clone();
+                    for (y, &q) in alive[i + 1].iter().enumerate() {
+                        let b = ranges[q];
+                        if a.0 > b.1 {
+                            continue;
+                        }
+                        let v = combine(&pair(a, Some(b))?, &bw[i + 1][y]);
+                        if v < best {
+                            best = v;
+                        }
+                    }
+                    cur.push(best);
+                }
+                bw[i] = cur;
+            }
+            // The least over every path, and the cut: the best value known (the least
+            // path's own value where it is all single slots).
+            let mut low = inf.clone();
+            let mut end = 0usize;
+            for (x, b) in bw[n - 1].iter().enumerate() {
+                let v = combine(&fw[n - 1][x].0, b);
+                if v < low {
+                    low = v;
+                    end = x;
                 }
             }
-            v = next;
-            from.push(arg);
-        }
-        let (mut best, mut slot) = (inf.clone(), 0usize);
-        for (j, vj) in v.iter().enumerate() {
-            let c = combine(vj, last[j].lo(), Round::Down);
-            if c < best {
-                best = c;
-                slot = j;
+            let shifted = |v: &Float| -> Float {
+                if self.obj.max {
+                    v.clone()
+                } else {
+                    Float::with_val_round(bits, v + self.shift.lo(), Round::Down).0
+                }
+            };
+            // The least path, back from its last cutoff.
+            let mut path = vec![0usize; n];
+            let mut x = end;
+            for i in (0..n).rev() {
+                path[i] = alive[i][x];
+                x = fw[i][x].1;
             }
+            let singles = path.iter().all(|&r| ranges[r].0 == ranges[r].1);
+            // The least path with each cutoff at its range's lowest atom is a cutoff vector:
+            // its value (upper end) lowers the cut where it is better.
+            let slots: Vec<usize> = path.iter().map(|&r| ranges[r].0).collect();
+            let value = self.slot_value(&slots, rep, at)?;
+            evals.set(evals.get() + hosts);
+            let up = if self.obj.max {
+                value.hi().clone()
+            } else {
+                Float::with_val_round(bits, value.hi() - self.shift.lo(), Round::Up).0
+            };
+            if up < cut_at || found.is_none() {
+                if up < cut_at {
+                    cut_at = up;
+                }
+                found = Some((slots, value));
+            }
+            let done = singles
+                && alive
+                    .iter()
+                    .all(|al| al.iter().all(|&r| ranges[r].0 == ranges[r].1));
+            if done {
+                return Ok(Some(AtomOptimum {
+                    value_lo: shifted(&low),
+                    path: found,
+                    atoms,
+                    evals: evals.get(),
+                }));
+            }
+            if std::env::var_os("TASKASSIGN_TRACE_PROVEN").is_some() {
+                eprintln!(
+                    "atoms: {} ranges, alive {:?}, least {} cut {} evals {} singles {singles}",
+                    ranges.len(),
+                    alive.iter().map(Vec::len).collect::<Vec<_>>(),
+                    low.to_f64(),
+                    cut_at.to_f64(),
+                    evals.get()
+                );
+            }
+            // Keep the ranges a path below the cut passes through; halve them.
+            let mut keep: Vec<Vec<usize>> = Vec::with_capacity(n);
+            for i in 0..n {
+                keep.push(
+                    (0..alive[i].len())
+                        .filter(|&x| combine(&fw[i][x].0, &bw[i][x]) < cut_at)
+                        .map(|x| alive[i][x])
+                        .collect(),
+                );
+            }
+            // The next round's pairs at most (a pair's bound serves every host): every
+            // kept range halved.
+            let mut kept: Vec<usize> = keep.iter().flatten().copied().collect();
+            kept.sort_unstable();
+            kept.dedup();
+            let u = 2 * kept.len();
+            let fresh = u * (u + 1) / 2 + 2 * u;
+            if keep.iter().any(Vec::is_empty) || evals.get().saturating_add(fresh) > budget {
+                return Ok(Some(AtomOptimum {
+                    value_lo: shifted(&low),
+                    path: found,
+                    atoms,
+                    evals: evals.get(),
+                }));
+            }
+            let mut split = vec![false; ranges.len()];
+            for k in keep.iter().flatten() {
+                split[*k] = true;
+            }
+            let mut next: Vec<Range> = Vec::with_capacity(ranges.len() * 2);
+            let mut children: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+            for (r, &(lo, hi)) in ranges.iter().enumerate() {
+                let start = next.len();
+                if split[r] && lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    next.push((lo, mid));
+                    next.push((mid + 1, hi));
+                } else {
+                    next.push((lo, hi));
+                }
+                children.push((start, next.len()));
+            }
+            alive = keep
+                .iter()
+                .map(|al| {
+                    al.iter()
+                        .flat_map(|&r| children[r].0..children[r].1)
+                        .collect()
+                })
+                .collect();
+            ranges = next;
         }
-        // The path back, and its value at the atoms (upper ends rounded up).
-        let mut slots = vec![0usize; hosts - 1];
-        for i in (0..hosts - 1).rev() {
-            slots[i] = slot;
-            slot = from[i][slot];
-        }
-        let mut hi = last[slots[hosts - 2]].hi().clone();
-        let mut lo = last[slots[hosts - 2]].lo().clone();
-        for i in 0..hosts - 1 {
+    }
+
+    /// The objective at the cutoffs at the atoms of `slots` (0: below the least), enclosed.
+    fn slot_value<'r>(
+        &self,
+        slots: &[usize],
+        rep: impl Fn(usize) -> &'r Float,
+        at: impl Fn(usize) -> &'r Interval,
+    ) -> Result<Interval, PolicyError> {
+        let bits = self.bits;
+        let top = Float::with_val(bits, Special::Infinity);
+        let mut total: Option<Interval> = None;
+        for i in 0..=slots.len() {
             let a = if i == 0 { 0 } else { slots[i - 1] };
-            let t = &inner[a][slots[i] - a];
-            hi = combine(&hi, t.hi(), Round::Up);
-            lo = combine(&lo, t.lo(), Round::Down);
+            let b = slots.get(i).copied();
+            let inputs = SlotInputs {
+                enc: self.enc,
+                metric: self.obj.metric,
+                a: rep(a),
+                b: b.map(|k| (rep(k), at(k))),
+                top: top.clone(),
+            };
+            let t = host(self.obj.kind, &self.lambda, &inputs, Parts::Term)?.term();
+            total = Some(match total {
+                None => t,
+                Some(v) if self.obj.max => v.max(&t),
+                Some(v) => v.add(&t),
+            });
         }
-        let (value_lo, value) = if self.obj.max {
-            (best, Interval::new(lo, hi))
-        } else {
-            (
-                Float::with_val_round(bits, &best + self.shift.lo(), Round::Down).0,
-                Interval::new(
-                    Float::with_val_round(bits, &lo + self.shift.lo(), Round::Down).0,
-                    Float::with_val_round(bits, &hi + self.shift.hi(), Round::Up).0,
-                ),
-            )
-        };
-        Ok(Some(AtomOptimum {
-            value_lo,
-            slots,
-            atoms,
-            value,
-            evals: terms,
-        }))
+        let v = total.unwrap_or_else(|| Interval::zero_at(bits));
+        Ok(if self.obj.max { v } else { v.add(&self.shift) })
     }
 }
 
@@ -308,12 +539,16 @@ mod tests {
                     waste: Default::default(),
                 };
                 let what = format!("{policy:?} {metric:?}");
+                let huge = Float::with_val(bits, rug::float::Special::Infinity);
                 let a = pb
-                    .atom_programme(hosts, 1000)
+                    .atom_programme(hosts, &huge, 100_000)
                     .unwrap()
                     .expect("atoms known");
                 assert_eq!(a.atoms.len(), 6, "{what}");
-                let mutant = pb.slot_programme(hosts, 1000, true).unwrap().unwrap();
+                let mutant = pb
+                    .slot_programme(hosts, &huge, 100_000, true)
+                    .unwrap()
+                    .unwrap();
                 let mut least = Float::with_val(bits, rug::float::Special::Infinity);
                 for (i, x) in grid.iter().enumerate() {
                     for y in &grid[i..] {
@@ -339,11 +574,91 @@ mod tests {
                     a.value_lo
                 );
                 // The path's enclosure (the objective at its atoms) attains the bound.
-                let gap = (Float::with_val(bits, a.value.hi() - &a.value_lo) / &least).to_f64();
-                assert!((0.0..1e-30).contains(&gap), "{what}: path {:?}", a.value);
+                let (_, value) = a.path.as_ref().expect("refined to single slots");
+                let gap = (Float::with_val(bits, value.hi() - &a.value_lo) / &least).to_f64();
+                assert!((0.0..1e-30).contains(&gap), "{what}: path {value:?}");
             }
         }
         assert!(caught, "the snapped-up mutant is not caught");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// The ranges of the programme (many atoms: 400 sizes 0.013·k + 0.001·(k mod 7), none a
+    /// double, 3 hosts, load 0.3 per host, waiting), started from ranges of several slots and
+    /// halved where kept, against brute force over every pair of atoms (each rounded up, so
+    /// every configuration of slots is met; the objective enclosed by `policy::rigorous`):
+    /// the bound at or below every pair's upper end, and within 10^−25 relative of the least
+    /// lower end (the exact minimum, refined to single slots), for SITA, TAGS and
+    /// TAGS-minmax, with the cut at the brute-force minimum's upper end times 1.01 (ranges
+    /// above it dropped).
+    #[test]
+    fn the_atom_programme_refines_its_ranges_to_the_minimum() {
+        let bits = 128;
+        let dir = std::env::temp_dir().join(format!("ta-atoms-many-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("sizes.txt");
+        let sizes: Vec<String> = (1..=400)
+            .map(|k| format!("{}", 0.013 * f64::from(k) + 0.001 * f64::from(k % 7)))
+            .map(|t| format!("{:.3}", t.parse::<f64>().unwrap()))
+            .collect();
+        std::fs::write(&file, sizes.join("\n")).unwrap();
+        let spec = DistSpec::parse(&format!("empirical:file={}", file.display())).unwrap();
+        let enc = spec.enclose(bits).unwrap();
+        let law = spec.build(bits).unwrap();
+        let hosts = 3;
+        let (lambda, _) = LoadSpec::PerHost("0.3".into())
+            .resolve_enclosed(enc.as_ref(), hosts)
+            .unwrap();
+        let reps: Vec<Float> = enc.atoms().unwrap().iter().map(|a| a.rep.clone()).collect();
+        assert!(reps.len() > 300, "{}", reps.len());
+        for policy in [OptPolicy::Sita, OptPolicy::Tags, OptPolicy::TagsMinmax] {
+            let pb = Problem {
+                obj: Objective::of(policy, Metric::Waiting).unwrap(),
+                enc: enc.as_ref(),
+                law: law.as_ref(),
+                lambda: lambda.clone(),
+                shift: Interval::zero_at(bits),
+                bits,
+                waste: Default::default(),
+            };
+            let mut least_lo = Float::with_val(bits, rug::float::Special::Infinity);
+            let mut least_hi = least_lo.clone();
+            let mut his = Vec::new();
+            for (i, x) in reps.iter().enumerate() {
+                for y in &reps[i..] {
+                    let v = pb
+                        .value(&[Interval::point(x.clone()), Interval::point(y.clone())])
+                        .unwrap();
+                    if *v.lo() < least_lo {
+                        least_lo = v.lo().clone();
+                    }
+                    if *v.hi() < least_hi {
+                        least_hi = v.hi().clone();
+                    }
+                    his.push(v.hi().clone());
+                }
+            }
+            let cut = Float::with_val(bits, &least_hi * 1.01);
+            let a = pb
+                .atom_programme(hosts, &cut, 2_000_000)
+                .unwrap()
+                .expect("atoms known");
+            let what = format!("{policy:?}");
+            assert!(
+                his.iter().all(|v| a.value_lo <= *v),
+                "{what}: {}",
+                a.value_lo
+            );
+            let rel = (Float::with_val(bits, &least_lo - &a.value_lo) / &least_lo).to_f64();
+            assert!(
+                rel.abs() < 1e-25,
+                "{what}: {} against {least_lo}",
+                a.value_lo
+            );
+            assert!(a.path.is_some(), "{what}");
+            // Far fewer terms than every pair of atoms.
+            assert!(a.evals < his.len() / 4, "{what}: {} terms", a.evals);
+        }
         std::fs::remove_dir_all(&dir).ok();
     }
 }
