@@ -229,6 +229,12 @@ const TAGS_PAIRS_FROM_HOSTS: usize = 7;
 /// 2026-12-05).
 const KINK_EXTRA_FIGURES: u32 = 2;
 
+/// Host terms the atom programme of a discrete law ([`atoms`]) may enclose per box of
+/// `max_boxes`: a term at atoms is a few exact sums, far cheaper than a box (5 000 sizes drawn
+/// from a lognormal, SITA, 5 hosts, 2026-12-05: 339 026 terms in 2.3 s user, where 200 000
+/// boxes of the branch and bound took 20.7 s).
+const TERMS_PER_BOX: usize = 8;
+
 /// The widest cutoff interval, in ln(hi/lo), over which the branch and bound tries the
 /// second-order form ([`Problem::bound_below`]). BP(k = 1, p = 10^1000, α = 1), SITA waiting,
 /// 3 hosts, load 0.5, 2026-12-04: the form beat the natural and mean-value bounds only on
@@ -1234,7 +1240,7 @@ fn proven_from(
     // `max_boxes` host terms. Its path's atoms, printed, are the best point where they print
     // exactly and do better. An error in it leaves the branch and bound to decide.
     let atom = pair_pb
-        .atom_programme(hosts, best.hi(), max_boxes)
+        .atom_programme(hosts, best.hi(), max_boxes.saturating_mul(TERMS_PER_BOX))
         .ok()
         .flatten();
     if let Some((a, (slots, value))) = atom.as_ref().and_then(|a| Some((a, a.path.as_ref()?))) {
@@ -1253,6 +1259,7 @@ fn proven_from(
             }
         }
     }
+    let atom_evals = atom.as_ref().map_or(0, |a| a.evals);
     let atom_closed = atom.as_ref().is_some_and(|a| {
         Float::with_val_round(bits, best.hi() - &a.value_lo, Round::Up).0 <= target(best.hi())
     });
@@ -1419,7 +1426,7 @@ fn proven_from(
         .into_iter()
         .flatten()
         .fold(value_lo, |v, p| if p > v { p } else { v });
-        (value_lo, closed, boxes + pair_evals, stop)
+        (value_lo, closed, boxes + pair_evals + atom_evals, stop)
     };
     let value_lo = pb.floored(value_lo.min(best.hi()));
     let value_hi = best.hi().clone();
