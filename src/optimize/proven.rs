@@ -481,6 +481,18 @@ impl Problem<'_> {
         }
     }
 
+    /// Each host's term at the cutoff vector `c`, enclosed there as a point.
+    fn terms_at(&self, c: &[Float]) -> Result<Vec<Interval>, PolicyError> {
+        let points: Vec<Interval> = c.iter().cloned().map(Interval::point).collect();
+        enclosed_terms(
+            self.obj.kind,
+            self.enc,
+            &self.lambda,
+            &points,
+            self.obj.metric,
+        )
+    }
+
     /// The objective over the box `cut` (an enclosure of its value at every vector of it).
     fn value(&self, cut: &[Interval]) -> Result<Interval, PolicyError> {
         let terms = enclosed_terms(self.obj.kind, self.enc, &self.lambda, cut, self.obj.metric)?;
@@ -685,14 +697,7 @@ impl Problem<'_> {
             let pieces = if cut.len() >= 2 { TAGS_PIECES } else { 1 };
             self.pieces_lb(&cut, QUEUEING_LEAST, pieces)?
         };
-        let points: Vec<Interval> = centre.iter().cloned().map(Interval::point).collect();
-        let centre_terms = enclosed_terms(
-            self.obj.kind,
-            self.enc,
-            &self.lambda,
-            &points,
-            self.obj.metric,
-        )?;
+        let centre_terms = self.terms_at(&centre)?;
         let at_centre = self.fold(centre_terms.clone());
         let mut lb = natural;
         let mut grad = Vec::new();
@@ -1829,6 +1834,29 @@ mod tests {
         );
     }
 
+    /// The problem of `policy` and `metric` over `enc` and `law` at the arrival rate
+    /// `lambda` (the response's shift E[X], the others' 0).
+    pub(super) fn problem_of<'a>(
+        (policy, metric): (OptPolicy, Metric),
+        enc: &'a dyn Enclosure,
+        law: &'a dyn JobSize,
+        lambda: &Interval,
+    ) -> Problem<'a> {
+        let bits = enc.prec();
+        Problem {
+            obj: Objective::of(policy, metric).unwrap(),
+            enc,
+            law,
+            lambda: lambda.clone(),
+            shift: match metric {
+                Metric::Response => enc.mean().unwrap(),
+                _ => Interval::zero_at(bits),
+            },
+            bits,
+            waste: Default::default(),
+        }
+    }
+
     /// A TAGS problem (Exp(1), total load `load`, the waiting) for the mean-value tests.
     fn tags_exp_problem<'a>(
         enc: &'a dyn Enclosure,
@@ -2613,15 +2641,12 @@ mod tests {
             let (lambda, _) = LoadSpec::PerHost("0.3".into())
                 .resolve_enclosed(enc.as_ref(), hosts)
                 .unwrap();
-            let pb = Problem {
-                obj: Objective::of(OptPolicy::TagsMinmax, Metric::Waiting).unwrap(),
-                enc: enc.as_ref(),
-                law: law.as_ref(),
-                lambda: lambda.clone(),
-                shift: Interval::zero_at(bits),
-                bits,
-                waste: Default::default(),
-            };
+            let pb = problem_of(
+                (OptPolicy::TagsMinmax, Metric::Waiting),
+                enc.as_ref(),
+                law.as_ref(),
+                &lambda,
+            );
             let grid: Vec<Float> = (0..40)
                 .map(|k| Float::with_val(bits, lo * (hi / lo).powf(f64::from(k) / 39.0)))
                 .collect();

@@ -27,7 +27,7 @@
 use super::Problem;
 use crate::dist::enclose::{below_support, Atom, Enclosure};
 use crate::num::interval::Interval;
-use crate::policy::host_term::{host, weight_order, HostInputs, KillPoint, Parts};
+use crate::policy::host_term::{host, weight_order, Host, HostInputs, KillPoint, Parts};
 use crate::policy::{Metric, PolicyError};
 use rug::float::{Round, Special};
 use rug::Float;
@@ -180,14 +180,7 @@ impl Problem<'_> {
         // the top), enclosed.
         let term = |a: usize, b: Option<usize>| -> Result<Interval, PolicyError> {
             evals.set(evals.get() + 1);
-            let inputs = SlotInputs {
-                enc: self.enc,
-                metric: self.obj.metric,
-                a: rep(a),
-                b: b.map(|k| (rep(k), at(k))),
-                top: top.clone(),
-            };
-            let h = host(self.obj.kind, &self.lambda, &inputs, Parts::Term)?;
+            let h = self.slot_host(rep(a), b.map(|k| (rep(k), at(k))))?;
             Ok(if !h.stable() {
                 h.term()
             } else if waste {
@@ -444,6 +437,22 @@ impl Problem<'_> {
         }
     }
 
+    /// One host with a at the point `a` and b at `b` ([`SlotInputs`]), its parts enclosed.
+    fn slot_host(
+        &self,
+        a: &Float,
+        b: Option<(&Float, &Interval)>,
+    ) -> Result<Host<Interval>, PolicyError> {
+        let inputs = SlotInputs {
+            enc: self.enc,
+            metric: self.obj.metric,
+            a,
+            b,
+            top: Float::with_val(self.bits, Special::Infinity),
+        };
+        host(self.obj.kind, &self.lambda, &inputs, Parts::Term)
+    }
+
     /// The objective at the cutoffs at the atoms of `slots` (0: below the least), enclosed.
     fn slot_value<'r>(
         &self,
@@ -452,19 +461,11 @@ impl Problem<'_> {
         at: impl Fn(usize) -> &'r Interval,
     ) -> Result<Interval, PolicyError> {
         let bits = self.bits;
-        let top = Float::with_val(bits, Special::Infinity);
         let mut total: Option<Interval> = None;
         for i in 0..=slots.len() {
             let a = if i == 0 { 0 } else { slots[i - 1] };
             let b = slots.get(i).copied();
-            let inputs = SlotInputs {
-                enc: self.enc,
-                metric: self.obj.metric,
-                a: rep(a),
-                b: b.map(|k| (rep(k), at(k))),
-                top: top.clone(),
-            };
-            let t = host(self.obj.kind, &self.lambda, &inputs, Parts::Term)?.term();
+            let t = self.slot_host(rep(a), b.map(|k| (rep(k), at(k))))?.term();
             total = Some(match total {
                 None => t,
                 Some(v) if self.obj.max => v.max(&t),
@@ -478,12 +479,30 @@ impl Problem<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Objective, Problem};
+    use super::super::tests::problem_of;
     use crate::dist::{DistFactory, DistSpec};
     use crate::num::interval::Interval;
     use crate::optimize::OptPolicy;
     use crate::policy::{LoadSpec, Metric};
     use rug::Float;
+
+    /// The empirical law of the sizes `text` (one a line), in a directory of its own.
+    fn sample_law(tag: &str, text: &str) -> (std::path::PathBuf, DistSpec) {
+        let dir = std::env::temp_dir().join(format!("ta-atoms-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("sizes.txt");
+        std::fs::write(&file, text).unwrap();
+        let spec = DistSpec::parse(&format!("empirical:file={}", file.display())).unwrap();
+        (dir, spec)
+    }
+
+    /// The arrival rate of a load of 0.3 per host.
+    fn per_host(enc: &dyn crate::dist::Enclosure, hosts: usize) -> Interval {
+        LoadSpec::PerHost("0.3".into())
+            .resolve_enclosed(enc, hosts)
+            .unwrap()
+            .0
+    }
 
     /// The atom programme against brute force: an empirical law with non-dyadic sizes
     /// (0.1, 0.3, 0.3, 0.7, 1.3, 2.9, 6.1, so that no atom is a double), 3 hosts, load
@@ -499,17 +518,11 @@ mod tests {
     #[test]
     fn the_atom_programme_is_the_least_value_of_a_brute_force_grid() {
         let bits = 128;
-        let dir = std::env::temp_dir().join(format!("ta-atoms-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("sizes.txt");
-        std::fs::write(&file, "0.1\n0.3\n0.3\n0.7\n1.3\n2.9\n6.1\n").unwrap();
-        let spec = DistSpec::parse(&format!("empirical:file={}", file.display())).unwrap();
+        let hosts = 3;
+        let (dir, spec) = sample_law("few", "0.1\n0.3\n0.3\n0.7\n1.3\n2.9\n6.1\n");
         let enc = spec.enclose(bits).unwrap();
         let law = spec.build(bits).unwrap();
-        let hosts = 3;
-        let (lambda, _) = LoadSpec::PerHost("0.3".into())
-            .resolve_enclosed(enc.as_ref(), hosts)
-            .unwrap();
+        let lambda = per_host(enc.as_ref(), hosts);
         let sizes = ["0.1", "0.3", "0.7", "1.3", "2.9", "6.1"];
         let mut grid: Vec<Float> = Vec::new();
         for t in sizes {
@@ -525,19 +538,7 @@ mod tests {
         let mut caught = false;
         for policy in [OptPolicy::Sita, OptPolicy::Tags, OptPolicy::TagsMinmax] {
             for metric in [Metric::Waiting, Metric::Response, Metric::Slowdown] {
-                let obj = Objective::of(policy, metric).unwrap();
-                let pb = Problem {
-                    obj,
-                    enc: enc.as_ref(),
-                    law: law.as_ref(),
-                    lambda: lambda.clone(),
-                    shift: match metric {
-                        Metric::Response => enc.mean().unwrap(),
-                        _ => Interval::zero_at(bits),
-                    },
-                    bits,
-                    waste: Default::default(),
-                };
+                let pb = problem_of((policy, metric), enc.as_ref(), law.as_ref(), &lambda);
                 let what = format!("{policy:?} {metric:?}");
                 let huge = Float::with_val(bits, rug::float::Special::Infinity);
                 let a = pb
@@ -594,33 +595,23 @@ mod tests {
     #[test]
     fn the_atom_programme_refines_its_ranges_to_the_minimum() {
         let bits = 128;
-        let dir = std::env::temp_dir().join(format!("ta-atoms-many-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("sizes.txt");
+        let hosts = 3;
         let sizes: Vec<String> = (1..=400)
-            .map(|k| format!("{}", 0.013 * f64::from(k) + 0.001 * f64::from(k % 7)))
-            .map(|t| format!("{:.3}", t.parse::<f64>().unwrap()))
+            .map(|k| format!("{:.3}", 0.013 * f64::from(k) + 0.001 * f64::from(k % 7)))
             .collect();
-        std::fs::write(&file, sizes.join("\n")).unwrap();
-        let spec = DistSpec::parse(&format!("empirical:file={}", file.display())).unwrap();
+        let (dir, spec) = sample_law("many", &sizes.join("\n"));
         let enc = spec.enclose(bits).unwrap();
         let law = spec.build(bits).unwrap();
-        let hosts = 3;
-        let (lambda, _) = LoadSpec::PerHost("0.3".into())
-            .resolve_enclosed(enc.as_ref(), hosts)
-            .unwrap();
+        let lambda = per_host(enc.as_ref(), hosts);
         let reps: Vec<Float> = enc.atoms().unwrap().iter().map(|a| a.rep.clone()).collect();
         assert!(reps.len() > 300, "{}", reps.len());
         for policy in [OptPolicy::Sita, OptPolicy::Tags, OptPolicy::TagsMinmax] {
-            let pb = Problem {
-                obj: Objective::of(policy, Metric::Waiting).unwrap(),
-                enc: enc.as_ref(),
-                law: law.as_ref(),
-                lambda: lambda.clone(),
-                shift: Interval::zero_at(bits),
-                bits,
-                waste: Default::default(),
-            };
+            let pb = problem_of(
+                (policy, Metric::Waiting),
+                enc.as_ref(),
+                law.as_ref(),
+                &lambda,
+            );
             let mut least_lo = Float::with_val(bits, rug::float::Special::Infinity);
             let mut least_hi = least_lo.clone();
             let mut his = Vec::new();

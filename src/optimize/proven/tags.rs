@@ -6,7 +6,7 @@
 use super::{combine_sum, key, widest, End, Problem, REMEMBERED, WASTE_PIECES, WASTE_REL_BITS};
 use crate::num::interval::Interval;
 use crate::policy::host_term::{weight_order, ChainKind};
-use crate::policy::rigorous::{enclosed_host, enclosed_terms};
+use crate::policy::rigorous::enclosed_host;
 use crate::policy::PolicyError;
 use rug::float::Round;
 use rug::Float;
@@ -148,15 +148,8 @@ impl Problem<'_> {
         if !c.iter().all(Float::is_finite) || !c.windows(2).all(|w| w[0] <= w[1]) {
             return Ok(None);
         }
-        let points: Vec<Interval> = c.iter().cloned().map(Interval::point).collect();
-        let terms = enclosed_terms(
-            self.obj.kind,
-            self.enc,
-            &self.lambda,
-            &points,
-            self.obj.metric,
-        )?;
-        Ok(terms
+        Ok(self
+            .terms_at(c)?
             .iter()
             .map(|t| t.lo().clone())
             .min_by(|x, y| x.total_cmp(y)))
