@@ -31,6 +31,7 @@ use crate::policy::host_term::{host, weight_order, Host, HostInputs, KillPoint, 
 use crate::policy::{Metric, PolicyError};
 use rug::float::{Round, Special};
 use rug::Float;
+use std::collections::HashSet;
 
 /// A host's inputs with its cutoffs at slots: a at the point `a` (a slot's representative,
 /// or below the support), b at the representative `rep` with the value `at` (TAGS's b), or
@@ -111,6 +112,11 @@ const FIRST_RANGES: usize = 64;
 /// A range of consecutive slots [lo, hi].
 type Range = (usize, usize);
 
+/// Whether the pair (a, b) is among the `allowed` (every pair where `None`).
+fn may(allowed: &Option<HashSet<(Range, Range)>>, a: Range, b: Range) -> bool {
+    allowed.as_ref().is_none_or(|set| set.contains(&(a, b)))
+}
+
 impl Problem<'_> {
     /// The global minimum over the atoms' slots (module docs) for a law whose
     /// [`Enclosure::atoms`] are known, `hosts` ≥ 2, on at most `budget` host terms, ranges
@@ -133,11 +139,13 @@ impl Problem<'_> {
     /// bounded below by its term with a at A's highest slot and b at B's lowest (each term
     /// falls in a and grows in b: the fewest jobs, [`Problem::pieces_lb`]); TAGS's waste
     /// b G(b), which is not monotone across atoms, by its least over B's slots. A dynamic
-    /// programme along the chain gives each range of each cutoff the least bound of a path
-    /// through it; a range whose bound is at least `cut` holds no better point and is
-    /// dropped, the others are halved, until every range kept is one slot, where the bound
-    /// is the terms at the atoms themselves and the programme is the exact minimum over the
-    /// paths kept.
+    /// programme along the chain gives each range of each cutoff, and each pair of ranges of
+    /// neighbouring cutoffs, the least bound of a path through it; one whose bound is at
+    /// least `cut` holds no better point and is dropped with its halves, the others are
+    /// halved, until every range kept is one slot, where the bound is the terms at the atoms
+    /// themselves and the programme is the exact minimum over the paths kept. Each round the
+    /// least path, with each cutoff at its range's lowest atom, is a cutoff vector whose
+    /// value lowers the cut.
     fn slot_programme(
         &self,
         hosts: usize,
@@ -217,6 +225,10 @@ impl Problem<'_> {
             .collect();
         // alive[i]: the ranges (indices into `ranges`) cutoff i may still lie in.
         let mut alive: Vec<Vec<usize>> = vec![(0..ranges.len()).collect(); hosts - 1];
+        // allowed[i]: the pairs of ranges (cutoff i, cutoff i + 1) a path may still take
+        // (`None`: every ordered pair); a pair whose every path is at least the cut is not
+        // met again, nor are its halves.
+        let mut allowed: Vec<Option<HashSet<(Range, Range)>>> = vec![None; hosts - 2];
         let mut memo: std::collections::HashMap<(Range, Option<Range>), Float> =
             std::collections::HashMap::new();
         // A range whose bound (without the shift) is at least this holds no point below
@@ -281,7 +293,7 @@ impl Problem<'_> {
                     let mut best = (inf.clone(), 0usize);
                     for (x, &q) in alive[i - 1].iter().enumerate() {
                         let a = ranges[q];
-                        if a.0 > b.1 || fw[i - 1][x].0 >= best.0 {
+                        if a.0 > b.1 || fw[i - 1][x].0 >= best.0 || !may(&allowed[i - 1], a, b) {
                             continue;
                         }
                         let v = combine(&fw[i - 1][x].0, &pair(a, Some(b))?);
@@ -307,7 +319,7 @@ impl Problem<'_> {
                     let mut best = inf.clone();
                     for (y, &q) in alive[i + 1].iter().enumerate() {
                         let b = ranges[q];
-                        if a.0 > b.1 {
+                        if a.0 > b.1 || !may(&allowed[i], a, b) {
                             continue;
                         }
                         let v = combine(&pair(a, Some(b))?, &bw[i + 1][y]);
@@ -393,13 +405,30 @@ impl Problem<'_> {
                         .collect(),
                 );
             }
-            // The next round's pairs at most (a pair's bound serves every host): every
-            // kept range halved.
-            let mut kept: Vec<usize> = keep.iter().flatten().copied().collect();
-            kept.sort_unstable();
-            kept.dedup();
-            let u = 2 * kept.len();
-            let fresh = u * (u + 1) / 2 + 2 * u;
+            // The pairs of neighbouring cutoffs' ranges a path below the cut may take.
+            let mut pairs_kept: Vec<Vec<(usize, usize)>> = Vec::with_capacity(n - 1);
+            for i in 0..n - 1 {
+                let mut kept = Vec::new();
+                for (x, &qa) in alive[i].iter().enumerate() {
+                    let a = ranges[qa];
+                    for (y, &qb) in alive[i + 1].iter().enumerate() {
+                        let b = ranges[qb];
+                        if a.0 > b.1 || !may(&allowed[i], a, b) {
+                            continue;
+                        }
+                        let through =
+                            combine(&combine(&fw[i][x].0, &pair(a, Some(b))?), &bw[i + 1][y]);
+                        if through < cut_at {
+                            kept.push((qa, qb));
+                        }
+                    }
+                }
+                pairs_kept.push(kept);
+            }
+            // The next round's pairs at most: every kept pair's halves, and the first and
+            // last hosts' ranges.
+            let fresh = 4 * pairs_kept.iter().map(Vec::len).sum::<usize>()
+                + 2 * (keep[0].len() + keep[n - 1].len());
             if keep.iter().any(Vec::is_empty) || evals.get().saturating_add(fresh) > budget {
                 return Ok(Some(AtomOptimum {
                     value_lo: shifted(&low),
@@ -431,6 +460,20 @@ impl Problem<'_> {
                     al.iter()
                         .flat_map(|&r| children[r].0..children[r].1)
                         .collect()
+                })
+                .collect();
+            allowed = pairs_kept
+                .iter()
+                .map(|kept| {
+                    let mut set = HashSet::new();
+                    for &(qa, qb) in kept {
+                        for ca in children[qa].0..children[qa].1 {
+                            for cb in children[qb].0..children[qb].1 {
+                                set.insert((next[ca], next[cb]));
+                            }
+                        }
+                    }
+                    Some(set)
                 })
                 .collect();
             ranges = next;
