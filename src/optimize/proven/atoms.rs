@@ -218,8 +218,12 @@ impl Problem<'_> {
                 Float::with_val_round(bits, x + y, Round::Down).0
             }
         };
-        // The first partition: FIRST_RANGES ranges of about equal size.
+        // The first partition: FIRST_RANGES ranges of about equal size; a budget that
+        // cannot pay for its round (every pair of ranges) runs none.
         let count = (m + 1).min(FIRST_RANGES);
+        if count * (count + 1) / 2 + 2 * count + hosts > budget {
+            return Ok(None);
+        }
         let mut ranges: Vec<Range> = (0..count)
             .map(|r| (r * (m + 1) / count, (r + 1) * (m + 1) / count - 1))
             .collect();
@@ -425,10 +429,11 @@ impl Problem<'_> {
                 }
                 pairs_kept.push(kept);
             }
-            // The next round's pairs at most: every kept pair's halves, and the first and
-            // last hosts' ranges.
+            // The next round's terms at most: every kept pair's halves, the first and last
+            // hosts' ranges, and the least path's value.
             let fresh = 4 * pairs_kept.iter().map(Vec::len).sum::<usize>()
-                + 2 * (keep[0].len() + keep[n - 1].len());
+                + 2 * (keep[0].len() + keep[n - 1].len())
+                + hosts;
             if keep.iter().any(Vec::is_empty) || evals.get().saturating_add(fresh) > budget {
                 return Ok(Some(AtomOptimum {
                     value_lo: shifted(&low),
@@ -634,7 +639,8 @@ mod tests {
     /// the bound at or below every pair's upper end, and within 10^−25 relative of the least
     /// lower end (the exact minimum, refined to single slots), for SITA, TAGS and
     /// TAGS-minmax, with the cut at the brute-force minimum's upper end times 1.01 (ranges
-    /// above it dropped).
+    /// above it dropped); a budget below the first round runs none, and a run stays within
+    /// its budget.
     #[test]
     fn the_atom_programme_refines_its_ranges_to_the_minimum() {
         let bits = 128;
@@ -692,6 +698,14 @@ mod tests {
             assert!(a.path.is_some(), "{what}");
             // Far fewer terms than every pair of atoms.
             assert!(a.evals < his.len() / 4, "{what}: {} terms", a.evals);
+            // A budget below its first round (64 ranges: 2 080 pairs and 128 ends) runs none,
+            // and the terms of a run stay within its budget.
+            assert!(
+                pb.atom_programme(hosts, &cut, 2000).unwrap().is_none(),
+                "{what}"
+            );
+            let capped = pb.atom_programme(hosts, &cut, 5000).unwrap().unwrap();
+            assert!(capped.evals <= 5000, "{what}: {} terms", capped.evals);
         }
         std::fs::remove_dir_all(&dir).ok();
     }
