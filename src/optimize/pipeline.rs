@@ -162,15 +162,6 @@ fn hinted_starts(
     let free_of = |c: &grid::GridOptimum| -> Vec<Float> {
         c.cutoffs.iter().filter(|x| **x < top).cloned().collect()
     };
-    if !has_density(d.as_ref()) && !policy.minimises_largest() {
-        // A discrete law: each cutoff down to its atom ([`snap_to_atoms`]; the grid holds
-        // points between atoms, where a TAGS host kills the jobs above them later).
-        return Ok(vec![PolishStart::bare(snap_to_atoms(
-            d.as_ref(),
-            &free_of(&candidates[0]),
-            SEARCH_BITS,
-        ))]);
-    }
     if !has_density(d.as_ref()) || policy.minimises_largest() {
         return Ok(vec![PolishStart::bare(free_of(&candidates[0]))]);
     }
@@ -322,10 +313,10 @@ fn fast_starts(
 fn snap_to_atoms(d: &dyn JobSize, cut: &[Float], from_bits: u32) -> Vec<Float> {
     let bits = d.prec();
     let lower = d.lower();
+    let nudge = (Float::with_val(bits, 1) >> from_bits.saturating_sub(4)) + 1u32;
     cut.iter()
         .map(|c| {
-            let eps = Float::with_val(bits, 1) >> from_bits.saturating_sub(4);
-            let up = Float::with_val(bits, c) * (eps + 1u32);
+            let up = Float::with_val(bits, c) * &nudge;
             match d.atom_at_or_below(&up) {
                 Some(a) if a > lower => a,
                 _ => Float::with_val(bits, c),

@@ -17,10 +17,10 @@
 //! the larger bound is kept.
 //!
 //! **No box for a discrete law.** The empirical law's cutoffs matter only through the atoms
-//! they pass, so the minimum over every cutoff vector is the least over the atoms, found
-//! exactly by a dynamic programme with every host term enclosed ([`atoms`], with the proof);
-//! where its terms would pass `max_boxes`, the branch and bound runs and the larger bound is
-//! kept.
+//! they pass, so the minimum over every cutoff vector is the least over the atoms, found by
+//! a dynamic programme over ranges of atoms refined to single atoms, every host term
+//! enclosed ([`atoms`], with the proof); where it does not close within [`TERMS_PER_BOX`]
+//! terms per box of `max_boxes`, the branch and bound runs and the larger bound is kept.
 //!
 //! **No box where the objective is convex.** SITA at the bounded Pareto with α = 1, waiting
 //! or response time, is convex in the cutoffs' logarithms (each host's term is a convex
@@ -1241,9 +1241,10 @@ fn proven_from(
             }
         }
     };
-    // A discrete law: the exact minimum over the atoms' slots ([`atoms`]), on up to
-    // `max_boxes` host terms. Its path's atoms, printed, are the best point where they print
-    // exactly and do better. An error in it leaves the branch and bound to decide.
+    // A discrete law: the minimum over the atoms' slots ([`atoms`]), on up to TERMS_PER_BOX
+    // host terms per box. The best path it met, printed at its atoms, is the best point
+    // where they print exactly and it does better. An error in it leaves the branch and
+    // bound to decide.
     let atom = pair_pb
         .atom_programme(hosts, best.hi(), max_boxes.saturating_mul(TERMS_PER_BOX))
         .ok()

@@ -112,6 +112,9 @@ const FIRST_RANGES: usize = 64;
 /// A range of consecutive slots [lo, hi].
 type Range = (usize, usize);
 
+/// The first host's a: the support's bottom, slot 0 alone.
+const BOTTOM: Range = (0, 0);
+
 /// Whether the pair (a, b) is among the `allowed` (every pair where `None`).
 fn may(allowed: &Option<HashSet<(Range, Range)>>, a: Range, b: Range) -> bool {
     allowed.as_ref().is_none_or(|set| set.contains(&(a, b)))
@@ -162,8 +165,7 @@ impl Problem<'_> {
         }
         let bits = self.bits;
         let below = below_support(bits);
-        let top = Float::with_val(bits, Special::Infinity);
-        let inf = top.clone();
+        let inf = Float::with_val(bits, Special::Infinity);
         // Slot 0: counts below the least atom, b at the least cutoff allowed.
         let least = Interval::point(self.enc.lower().lo().clone());
         let rep = |k: usize| -> &Float {
@@ -189,9 +191,7 @@ impl Problem<'_> {
         let term = |a: usize, b: Option<usize>| -> Result<Interval, PolicyError> {
             evals.set(evals.get() + 1);
             let h = self.slot_host(rep(a), b.map(|k| (rep(k), at(k))))?;
-            Ok(if !h.stable() {
-                h.term()
-            } else if waste {
+            Ok(if waste && h.stable() {
                 h.queueing
             } else {
                 h.term()
@@ -203,13 +203,21 @@ impl Problem<'_> {
                 .map(|k| {
                     let g = self
                         .enc
-                        .moment_at(jw, rep(k), &top)
+                        .moment_at(jw, rep(k), &inf)
                         .map_err(|e| PolicyError::Dist(e).for_metric(self.obj.metric))?;
                     Ok(at(k).mul(&g).lo().clone().max(&Float::new(bits)))
                 })
                 .collect::<Result<_, PolicyError>>()?
         } else {
             Vec::new()
+        };
+        // The least waste over b's range (0 without waste).
+        let least_waste = |b: Range| -> Float {
+            wasted
+                .get(b.0..=b.1)
+                .and_then(|w| w.iter().min_by(|x, y| x.total_cmp(y)))
+                .cloned()
+                .unwrap_or_else(|| Float::new(bits))
         };
         let combine = |x: &Float, y: &Float| -> Float {
             if self.obj.max {
@@ -235,10 +243,10 @@ impl Problem<'_> {
         let mut allowed: Vec<Option<HashSet<(Range, Range)>>> = vec![None; hosts - 2];
         let mut memo: std::collections::HashMap<(Range, Option<Range>), Float> =
             std::collections::HashMap::new();
-        // A range whose bound (without the shift) is at least this holds no point below
-        // best_hi.
         // The best cutoff vector met (its slots and value).
         let mut found: Option<(Vec<usize>, Interval)> = None;
+        // A range whose bound (without the shift) is at least this holds no point below
+        // best_hi.
         let mut cut_at = if self.obj.max {
             best_hi.clone()
         } else {
@@ -251,31 +259,18 @@ impl Problem<'_> {
                     return Ok(v.clone());
                 }
                 let v = match b {
-                    Some(b) if a.1 > b.0 => {
-                        // Overlapping ranges: an empty host is possible; its term is ≥ 0
-                        // and TAGS's waste at least its least over b's range.
-                        if waste {
-                            wasted[b.0..=b.1]
-                                .iter()
-                                .min_by(|x, y| x.total_cmp(y))
-                                .cloned()
-                                .unwrap_or_else(|| Float::new(bits))
-                        } else {
-                            Float::new(bits)
-                        }
-                    }
+                    // Overlapping ranges: an empty host is possible; its term is ≥ 0 and
+                    // TAGS's waste at least its least over b's range.
+                    Some(b) if a.1 > b.0 => least_waste(b),
                     _ => {
                         let t = term(a.1, b.map(|b| b.0))?;
-                        let mut v = t.lo().clone().max(&Float::new(bits));
-                        if let (true, Some(b), true) = (waste, b, t.hi().is_finite()) {
-                            let w = wasted[b.0..=b.1]
-                                .iter()
-                                .min_by(|x, y| x.total_cmp(y))
-                                .cloned()
-                                .unwrap_or_else(|| Float::new(bits));
-                            v = Float::with_val_round(bits, &v + &w, Round::Down).0;
+                        let v = t.lo().clone().max(&Float::new(bits));
+                        match b {
+                            Some(b) if waste && t.hi().is_finite() => {
+                                Float::with_val_round(bits, &v + &least_waste(b), Round::Down).0
+                            }
+                            _ => v,
                         }
-                        v
                     }
                 };
                 memo.insert((a, b), v.clone());
@@ -287,7 +282,7 @@ impl Problem<'_> {
             let mut fw: Vec<Vec<(Float, usize)>> = Vec::with_capacity(n);
             let mut first = Vec::with_capacity(alive[0].len());
             for &r in &alive[0] {
-                first.push((pair((0, 0), Some(ranges[r]))?, 0));
+                first.push((pair(BOTTOM, Some(ranges[r]))?, 0));
             }
             fw.push(first);
             for i in 1..n {
@@ -335,8 +330,7 @@ impl Problem<'_> {
                 }
                 bw[i] = cur;
             }
-            // The least over every path, and the cut: the best value known (the least
-            // path's own value where it is all single slots).
+            // The least over every path.
             let mut low = inf.clone();
             let mut end = 0usize;
             for (x, b) in bw[n - 1].iter().enumerate() {
@@ -482,6 +476,11 @@ impl Problem<'_> {
                 })
                 .collect();
             ranges = next;
+            // Bounds of ranges that were halved are not met again.
+            let current: HashSet<Range> = ranges.iter().copied().collect();
+            memo.retain(|(a, b), _| {
+                (*a == BOTTOM || current.contains(a)) && b.is_none_or(|b| current.contains(&b))
+            });
         }
     }
 
