@@ -595,3 +595,67 @@ fn printed_digits_agree_with_a_higher_precision_run() {
         assert!(checked >= 2, "{s}: nothing certified");
     }
 }
+
+/// Writes `sizes` (one per line) to a file of its own for a test and returns the empirical
+/// law's spec.
+fn sizes_law(tag: &str, sizes: &[&str]) -> DistSpec {
+    let p = std::env::temp_dir().join(format!(
+        "taskassign-optimize-{}-{tag}.txt",
+        std::process::id()
+    ));
+    std::fs::write(&p, sizes.join("\n")).unwrap();
+    spec(&format!("empirical:file={}", p.display()))
+}
+
+/// The sizes 1 (six times), 2 (three) and 3 (twice): each atom carries the same load 6λ/11.
+const THREE_EQUAL_ATOMS: [&str; 11] = ["1", "1", "1", "1", "1", "1", "2", "2", "2", "3", "3"];
+
+#[test]
+fn discrete_laws_take_a_cutoff_at_their_least_atom() {
+    // Expected values by hand (Pollaczek–Khinchine, W = λ_i E[S²] / (2(1 − ρ_i)) at each
+    // host; exact rationals, tolerance 1e-25 relative at 30 digits).
+    let rel_ok = |got: &Float, want: &Float| rel(got, want) < 1e-25;
+    let law = sizes_law("three-atoms", &THREE_EQUAL_ATOMS);
+    // SITA, λ = 1.1, 3 hosts: each atom alone has load 0.6 and any two 1.2, so the only
+    // stable cutoffs give each host one atom: (1, 2), the first at the least atom. Mean
+    // waiting (6·0.75 + 3·1.5 + 2·2.25)/11 = 27/22.
+    let load = LoadSpec::Lambda("1.1".into());
+    let o = optimal_cutoffs(&law, &load, 3, OptPolicy::Sita, Metric::Waiting, 30).unwrap();
+    assert_eq!(o.cutoffs.len(), 2, "{:?}", o.cutoffs);
+    assert_eq!(o.cutoffs[0], 1);
+    assert_eq!(o.cutoffs[1], 2);
+    assert!(
+        rel_ok(&o.eval.value, &(Float::with_val(128, 27) / 22u32)),
+        "{}",
+        o.eval.value
+    );
+    // SITA-E: the load below the atom 1 is exactly 1/3 of the total and below 2 exactly
+    // 2/3, so the cutoffs are (1, 2) with equal loads (a share met exactly, not lost to
+    // rounding at either precision).
+    let e = optimal_cutoffs(&law, &load, 3, OptPolicy::SitaE, Metric::Waiting, 30).unwrap();
+    assert_eq!((e.cutoffs[0].to_f64(), e.cutoffs[1].to_f64()), (1.0, 2.0));
+    assert!(rel_ok(&e.eval.value, &(Float::with_val(128, 27) / 22u32)));
+    // TAGS on the sizes 1 and 4 at load 1 (λ = 0.4), 2 hosts: host 1 runs every job up to
+    // size 1 (deterministic service 1, ρ = 0.4, W = 1/3); the size-4 jobs (λ = 0.2) restart
+    // at host 2 (ρ = 0.8, W = 8) after wasting 1. Waiting 1/3 + 8/2 + 1/2 = 29/6 at the
+    // cutoff 1; any cutoff in (1, 4) routes the same and wastes more. The optimiser printed
+    // 1.0203 (waiting 4.8526) before a cutoff could sit at the least atom.
+    let two = sizes_law("one-four", &["1", "4"]);
+    for h in [2, 8] {
+        let t = optimal_cutoffs(
+            &two,
+            &LoadSpec::Total("1".into()),
+            h,
+            OptPolicy::Tags,
+            Metric::Waiting,
+            30,
+        )
+        .unwrap();
+        assert_eq!(t.cutoffs[0], 1, "h = {h}: {:?}", t.cutoffs);
+        assert!(
+            rel_ok(&t.eval.value, &(Float::with_val(128, 29) / 6u32)),
+            "h = {h}: {}",
+            t.eval.value
+        );
+    }
+}

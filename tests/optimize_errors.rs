@@ -87,3 +87,84 @@ fn zero_hosts_are_rejected_by_every_entry_point() {
     )
     .map(|_| ()));
 }
+
+/// An empirical law of `sizes`, written to a file of its own.
+fn sizes_law(tag: &str, sizes: &[&str]) -> DistSpec {
+    let p = std::env::temp_dir().join(format!(
+        "taskassign-optimize-errors-{}-{tag}.txt",
+        std::process::id()
+    ));
+    std::fs::write(&p, sizes.join("\n")).unwrap();
+    spec(&format!("empirical:file={}", p.display()))
+}
+
+#[test]
+fn sita_on_atoms_no_cutoffs_keep_stable_is_bad_input() {
+    // A cutoff cannot split an atom. Sizes 1 and 100 at load 1.5 (λ = 1.5/50.5): the atom
+    // 100 alone brings λ·100/2 = 1.485… ≥ 1 to its host, at any host count. Before, SITA
+    // exited 3 with the TAGS grid's hint and SITA-E with "outside the support".
+    let one_hundred = sizes_law("one-hundred", &["1", "100"]);
+    for p in [OptPolicy::Sita, OptPolicy::SitaE] {
+        let e = optimal_cutoffs(
+            &one_hundred,
+            &LoadSpec::Total("1.5".into()),
+            3,
+            p,
+            Metric::Waiting,
+            20,
+        )
+        .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Input, "{e}");
+        assert!(
+            e.to_string().contains("atom at 1.0") && e.to_string().contains("1.48514851485"),
+            "{e}"
+        );
+    }
+    // Sizes 1 (×6), 2 (×3), 3 (×2) at λ = 1.1: each atom has load 0.6 and any two 1.2, so
+    // SITA needs 3 hosts although ρ = 1.8 < 2.
+    let atoms = sizes_law(
+        "three-atoms",
+        &["1", "1", "1", "1", "1", "1", "2", "2", "2", "3", "3"],
+    );
+    let e = optimal_cutoffs(
+        &atoms,
+        &LoadSpec::Lambda("1.1".into()),
+        2,
+        OptPolicy::Sita,
+        Metric::Waiting,
+        20,
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Input, "{e}");
+    assert!(e.to_string().contains("at least 3 hosts"), "{e}");
+    assert!(optimal_cutoffs(
+        &atoms,
+        &LoadSpec::Lambda("1.1".into()),
+        3,
+        OptPolicy::Sita,
+        Metric::Waiting,
+        20
+    )
+    .is_ok());
+}
+
+#[test]
+fn sita_e_on_an_atom_heavier_than_a_share_is_bad_input() {
+    // Sizes 1, 2, 2, 5, 10, 40: the atom 40 carries 40/60 of the load, more than a third,
+    // so SITA-E's cutoffs at 3 hosts would meet at 40 (load 1.2 keeps each atom stable).
+    let law = sizes_law("heavy", &["1", "2", "2", "5", "10", "40"]);
+    let e = optimal_cutoffs(
+        &law,
+        &LoadSpec::Total("1.2".into()),
+        3,
+        OptPolicy::SitaE,
+        Metric::Waiting,
+        20,
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Input, "{e}");
+    assert!(
+        e.to_string().contains("atom at 4.0") && e.to_string().contains("--policy sita"),
+        "{e}"
+    );
+}

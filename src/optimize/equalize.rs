@@ -18,7 +18,8 @@ const BALANCE_STEPS: usize = 100;
 const BALANCE_LOAD_TOL: f64 = 1e-13;
 
 /// SITA-E: the cutoffs with M_1(s_0, s_i) = (i/h) E[X] (equal loads), each found as a root
-/// (from the side of the support that keeps more digits).
+/// (from the side of the support that keeps more digits). A law whose every size is an atom
+/// (the empirical law) has its own rule ([`sita_e_atoms`]).
 pub fn sita_e_cutoffs(dist: &dyn JobSize, hosts: usize) -> Result<Vec<Float>, PolicyError> {
     PolicyError::at_least_one_host(hosts)?;
     let bits = dist.prec();
@@ -26,6 +27,9 @@ pub fn sita_e_cutoffs(dist: &dyn JobSize, hosts: usize) -> Result<Vec<Float>, Po
     let lo_open = dist.lower_open();
     let lo = dist.lower();
     let top = dist.upper();
+    if dist.atom_at_or_below(&top).is_some() {
+        return sita_e_atoms(dist, hosts, &mean);
+    }
     let mut out: Vec<Float> = Vec::with_capacity(hosts - 1);
     for i in 1..hosts {
         let below =
@@ -53,6 +57,46 @@ pub fn sita_e_cutoffs(dist: &dyn JobSize, hosts: usize) -> Result<Vec<Float>, Po
         };
         let r = solve_increasing(&format!("SITA-E cutoff {i}"), &from, &hi, f)?;
         out.push(r.x);
+    }
+    Ok(out)
+}
+
+/// SITA-E on a law whose every size is an atom: a cutoff cannot split an atom, so loads
+/// are equal only where the atoms allow. Cutoff i is the least atom at which the load below,
+/// M_1(s_0, x], reaches i/h of E[X] (within a few units of the last bit, so that a share met
+/// exactly is not lost to rounding). A law with an atom carrying more than a host's share
+/// makes two cutoffs meet, or one reach the largest size: it is refused, since no h busy
+/// hosts share it near equally.
+fn sita_e_atoms(dist: &dyn JobSize, hosts: usize, mean: &Float) -> Result<Vec<Float>, PolicyError> {
+    let bits = dist.prec();
+    let lo_open = dist.lower_open();
+    // The atoms, least first, each with the load below it (M_1 up to and including it).
+    let mut atoms: Vec<(Float, Float)> = Vec::new();
+    let mut x = dist.upper();
+    while let Some(a) = dist.atom_at_or_below(&x) {
+        let below = dist.partial_moment(1, &lo_open, &a)?;
+        x = a.clone();
+        x.next_down();
+        atoms.push((a, below));
+    }
+    atoms.reverse();
+    let slack = Float::with_val(bits, 1) >> bits.saturating_sub(8);
+    let keep = Float::with_val(bits, 1u32 - slack);
+    let mut out: Vec<Float> = Vec::with_capacity(hosts - 1);
+    for i in 1..hosts {
+        let share = Float::with_val(bits, mean * Float::with_val(bits, i)) / hosts as u32;
+        let target = Float::with_val(bits, &share * &keep);
+        let k = atoms.partition_point(|(_, below)| *below < target);
+        let top = k + 1 >= atoms.len();
+        let met = k < atoms.len() && out.last().is_some_and(|p: &Float| atoms[k].0 <= *p);
+        if top || met {
+            let heavy = &atoms[k.min(atoms.len() - 1)].0;
+            return Err(PolicyError::BadCutoffs(format!(
+                "SITA-E: the law is discrete and its atom at {} carries more than a host's share (1/{hosts}) of the load, so no cutoffs give {hosts} hosts near-equal loads (a cutoff cannot split an atom): use --policy sita, or fewer hosts",
+                message_number(heavy)
+            )));
+        }
+        out.push(atoms[k].0.clone());
     }
     Ok(out)
 }

@@ -303,7 +303,7 @@ fn fast_starts(
 /// A discrete law's cutoffs moved down to their atoms at the law's precision: each cutoff
 /// `c` (found at `from_bits`, so an atom may be rounded just below its value here) is
 /// nudged up by 2^−(from_bits − 4) relative and replaced by the largest atom at or below
-/// it, unless that is the least atom (a cutoff must lie inside the support). A cutoff in
+/// it (the least atom too: a cutoff there gives host 1 that atom alone). A cutoff in
 /// [x_k, x_{k+1}) routes as one at x_k, and a TAGS host kills the jobs above it sooner there,
 /// so no objective grows. Measured (2026-12-05, `optimize --rigorous` against the atom
 /// programme of the proven optimum): without it TAGS on the empirical law 1, 2, 2, 5, 10, 40
@@ -312,15 +312,12 @@ fn fast_starts(
 /// those of the cutoff just below them (up to 46 % above the minimum).
 fn snap_to_atoms(d: &dyn JobSize, cut: &[Float], from_bits: u32) -> Vec<Float> {
     let bits = d.prec();
-    let lower = d.lower();
     let nudge = (Float::with_val(bits, 1) >> from_bits.saturating_sub(4)) + 1u32;
     cut.iter()
         .map(|c| {
             let up = Float::with_val(bits, c) * &nudge;
-            match d.atom_at_or_below(&up) {
-                Some(a) if a > lower => a,
-                _ => Float::with_val(bits, c),
-            }
+            d.atom_at_or_below(&up)
+                .unwrap_or_else(|| Float::with_val(bits, c))
         })
         .collect()
 }

@@ -14,8 +14,10 @@ use crate::policy::{tags::host_load, PolicyError, PolicyKind};
 use rug::Float;
 
 /// Rejects a load at which no cutoffs of `policy` are stable with `hosts` hosts: TAGS's
-/// threshold ([`check_tags_stable`]); SITA and Random are stable at every load below h,
-/// which [`crate::policy::LoadSpec::resolve`] already requires.
+/// threshold ([`check_tags_stable`]); SITA on a law whose every size is an atom, when its
+/// atoms cannot be cut into `hosts` ranges of load below 1 ([`check_sita_stable`]). SITA on
+/// any other law, and Random, are stable at every load below h, which
+/// [`crate::policy::LoadSpec::resolve`] already requires.
 pub fn check_stable(
     policy: PolicyKind,
     dist: &dyn JobSize,
@@ -25,8 +27,70 @@ pub fn check_stable(
 ) -> Result<(), PolicyError> {
     match policy {
         PolicyKind::Tags => check_tags_stable(dist, lambda, rho, hosts),
-        PolicyKind::Sita | PolicyKind::Random => Ok(()),
+        PolicyKind::Sita => check_sita_stable(dist, lambda, rho, hosts),
+        PolicyKind::Random => Ok(()),
     }
+}
+
+/// Rejects a SITA load that no cutoffs keep stable on a law whose every size is an atom (the
+/// empirical law; [`JobSize::atom_at_or_below`]). A cutoff cannot split an atom, so SITA's
+/// hosts take contiguous ranges of atoms, and stable cutoffs exist iff the atoms can be cut
+/// into at most `hosts` ranges whose loads λ·E[X; range] are each below 1. Filling each host
+/// in turn from the largest atom down, as far as its load stays below 1, uses the fewest
+/// ranges (any range of a cover can be stretched to the greedy one's end without passing
+/// load 1, so the greedy's k-th range ends no later than any cover's k-th). A law with a
+/// density needs nothing: any load below h is stable.
+pub fn check_sita_stable(
+    dist: &dyn JobSize,
+    lambda: &Float,
+    rho: &Float,
+    hosts: usize,
+) -> Result<(), PolicyError> {
+    let bits = dist.prec();
+    let Some(top) = dist.atom_at_or_below(&dist.upper()) else {
+        return Ok(());
+    };
+    let bottom = dist.lower_open();
+    // The atom below x (the least atom's is `bottom`, below the support).
+    let below = |x: &Float| {
+        let mut y = x.clone();
+        y.next_down();
+        dist.atom_at_or_below(&y).unwrap_or_else(|| bottom.clone())
+    };
+    let load = |a: &Float, b: &Float| -> Result<Float, PolicyError> {
+        Ok(Float::with_val(
+            bits,
+            lambda * dist.partial_moment(1, a, b)?,
+        ))
+    };
+    let mut used = 1usize;
+    // The current host takes the atoms in (lo, hi].
+    let mut hi = top.clone();
+    let mut x = top;
+    while x > bottom {
+        let next = below(&x);
+        let alone = load(&next, &x)?;
+        if alone >= 1 {
+            return Err(PolicyError::BadLoad(format!(
+                "total load ρ = {} has no stable SITA cutoffs: the law is discrete and its atom at {} alone brings load {} ≥ 1 to its host (a cutoff cannot split an atom)",
+                message_number(rho),
+                message_number(&x),
+                message_number(&alone)
+            )));
+        }
+        if load(&next, &hi)? >= 1 {
+            used += 1;
+            hi = x.clone();
+        }
+        x = next;
+    }
+    if used > hosts {
+        return Err(PolicyError::BadLoad(format!(
+            "total load ρ = {} has no stable SITA cutoffs at {hosts} hosts: the law is discrete, a cutoff cannot split an atom, and its atoms need at least {used} hosts of load below 1",
+            message_number(rho)
+        )));
+    }
+    Ok(())
 }
 
 /// Rejects a load at which no TAGS cutoffs are stable, naming the threshold.

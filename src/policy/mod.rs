@@ -253,7 +253,8 @@ pub struct Evaluation<T = Float> {
 }
 
 /// Full cutoff vector s_0 < s_1 < … < s_h from the h − 1 interior cutoffs, checking count,
-/// order and that each lies strictly inside the support.
+/// order and that each lies strictly inside the support (or at the least size, where the
+/// law has an atom there).
 pub fn full_cutoffs(
     dist: &dyn JobSize,
     hosts: usize,
@@ -270,10 +271,13 @@ pub fn full_cutoffs(
     let bits = dist.prec();
     let lo = dist.lower();
     let hi = dist.upper();
+    // A law with an atom at its least size: a cutoff there gives host 1 exactly that atom
+    // (host 1 takes the sizes from below the support up to its cutoff).
+    let atom_at_lo = dist.atom_at_or_below(&lo).is_some();
     let mut s = Vec::with_capacity(hosts + 1);
     s.push(lo.clone());
     for (i, c) in interior.iter().enumerate() {
-        if !(*c > lo && *c < hi) {
+        if !((*c > lo || (atom_at_lo && *c == lo)) && *c < hi) {
             return Err(PolicyError::BadCutoffs(format!(
                 "cutoff {} = {} is outside the support ({}, {})",
                 i + 1,

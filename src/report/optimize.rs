@@ -28,7 +28,10 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
     }
     let mut notes = Vec::new();
     match req.policy {
-        OptPolicy::SitaE => notes.push("SITA-E: cutoffs equalise the host loads".to_string()),
+        OptPolicy::SitaE => notes.push(
+            "SITA-E: cutoffs equalise the host loads (on a discrete law, each cutoff is the least atom at which the load below reaches i/h of the total)"
+                .to_string(),
+        ),
         OptPolicy::TagsMinmax => notes.push(
             "TAGS-minmax: cutoffs minimise the largest mean queue length lambda_i*Q_i (jobs waiting at host i); value is the metric at those cutoffs"
                 .to_string(),
