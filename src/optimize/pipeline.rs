@@ -689,11 +689,36 @@ fn starts_for(
     match policy {
         // Equal loads need no start.
         OptPolicy::SitaE => Ok(vec![PolishStart::bare(vec![])]),
-        OptPolicy::Sita | OptPolicy::Tags | OptPolicy::TagsMinmax => {
-            hinted_starts(dist, load, hosts, policy, metric, Search::Auto)
+        OptPolicy::TagsMinmax => hinted_starts(dist, load, hosts, policy, metric, Search::Auto),
+        OptPolicy::Sita | OptPolicy::Tags => {
+            let mut starts = hinted_starts(dist, load, hosts, policy, metric, Search::Auto)?;
+            // A discrete law: the minimiser over its atoms, where the atom programme closes,
+            // is one more start (the grid's starts can miss it among many atoms).
+            let discrete = dist
+                .build(SEARCH_BITS)
+                .is_ok_and(|d| d.atom_at_or_below(&d.upper()).is_some());
+            if discrete {
+                let first = starts.first().map(|s| s.cutoffs.as_slice());
+                if let Some(c) = super::proven::atom_minimiser(
+                    dist,
+                    load,
+                    hosts,
+                    policy,
+                    metric,
+                    ATOM_DIGITS,
+                    first,
+                ) {
+                    starts.insert(0, PolishStart::bare(c));
+                }
+            }
+            Ok(starts)
         }
     }
 }
+
+/// The digits to which [`starts_for`] closes the atom programme's minimum of a discrete
+/// law: its path is exact (atoms), so the digits only decide when the programme may stop.
+const ATOM_DIGITS: u32 = 20;
 
 /// The optimum at the working precision for `digits` digits (uncertified; the report
 /// layer certifies by [`optimal_cutoffs_certified`]). The library entry point for sweeps.

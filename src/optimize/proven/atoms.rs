@@ -226,15 +226,36 @@ impl Problem<'_> {
                 Float::with_val_round(bits, x + y, Round::Down).0
             }
         };
-        // The first partition: FIRST_RANGES ranges of about equal size; a budget that
-        // cannot pay for its round (every pair of ranges) runs none.
+        // The first partition: the slots halved by weight until there are FIRST_RANGES
+        // ranges (a few more where single slots cannot be halved); a budget that cannot pay
+        // for its round (every pair of ranges) runs none.
         let count = (m + 1).min(FIRST_RANGES);
+        let cum = self.slot_weights(&atoms, rep);
+        let halve = |(lo, hi): Range| -> (Range, Range) {
+            // The slot where the range's weight is halved, leaving both halves a slot.
+            let target = (cum[lo] + cum[hi + 1]) / 2.0;
+            let mid = cum.partition_point(|&w| w < target).saturating_sub(1);
+            let mid = mid.clamp(lo, hi - 1);
+            ((lo, mid), (mid + 1, hi))
+        };
+        let mut ranges: Vec<Range> = vec![(0, m)];
+        while ranges.len() < count {
+            ranges = ranges
+                .iter()
+                .flat_map(|&(lo, hi)| {
+                    if lo < hi {
+                        let (a, b) = halve((lo, hi));
+                        vec![a, b]
+                    } else {
+                        vec![(lo, hi)]
+                    }
+                })
+                .collect();
+        }
+        let count = ranges.len();
         if count * (count + 1) / 2 + 2 * count + hosts > budget {
             return Ok(None);
         }
-        let mut ranges: Vec<Range> = (0..count)
-            .map(|r| (r * (m + 1) / count, (r + 1) * (m + 1) / count - 1))
-            .collect();
         // alive[i]: the ranges (indices into `ranges`) cutoff i may still lie in.
         let mut alive: Vec<Vec<usize>> = vec![(0..ranges.len()).collect(); hosts - 1];
         // allowed[i]: the pairs of ranges (cutoff i, cutoff i + 1) a path may still take
@@ -445,9 +466,9 @@ impl Problem<'_> {
             for (r, &(lo, hi)) in ranges.iter().enumerate() {
                 let start = next.len();
                 if split[r] && lo < hi {
-                    let mid = lo + (hi - lo) / 2;
-                    next.push((lo, mid));
-                    next.push((mid + 1, hi));
+                    let (a, b) = halve((lo, hi));
+                    next.push(a);
+                    next.push(b);
                 } else {
                     next.push((lo, hi));
                 }
@@ -482,6 +503,42 @@ impl Problem<'_> {
                 (*a == BOTTOM || current.contains(a)) && b.is_none_or(|b| current.contains(&b))
             });
         }
+    }
+
+    /// The cumulative weights of the slots 0..=m (entry k: slots below k; m + 2 entries) by
+    /// which the programme cuts its ranges: slot k ≥ 1 (the atom x_k, of mass p_k) weighs
+    /// Σ_j p_k x_k^j / E[X^j] over the orders j = −1, 0, 1, 2 that are finite and positive, so
+    /// that a range holds about as much of each moment as of the count. A host's term moves
+    /// with the moments its range gains or loses, so the heavy atoms of a long tail, each
+    /// worth many light ones, get ranges of their own early. The weights only choose where
+    /// ranges are cut: every bound holds for any partition.
+    fn slot_weights<'r>(&self, atoms: &[Atom], rep: impl Fn(usize) -> &'r Float) -> Vec<f64> {
+        let m = atoms.len();
+        let mut w = vec![0.0f64; m + 1];
+        for j in [-1, 0, 1, 2] {
+            // An order the law cannot give (x^−1 at an atom at 0) is left out.
+            let Ok(per) = (1..=m)
+                .map(|k| {
+                    let v = self.enc.moment_at(j, rep(k - 1), rep(k))?;
+                    Ok(v.mid().to_f64().max(0.0))
+                })
+                .collect::<Result<Vec<f64>, crate::dist::DistError>>()
+            else {
+                continue;
+            };
+            let total: f64 = per.iter().sum();
+            if total.is_finite() && total > 0.0 {
+                for (wk, p) in w.iter_mut().skip(1).zip(&per) {
+                    *wk += p / total;
+                }
+            }
+        }
+        let mut cum = Vec::with_capacity(m + 2);
+        cum.push(0.0);
+        for x in &w {
+            cum.push(cum.last().copied().unwrap_or(0.0) + x);
+        }
+        cum
     }
 
     /// One host with a at the point `a` and b at `b` ([`SlotInputs`]), its parts enclosed.
