@@ -2,6 +2,8 @@
 //! differences of the policy formulas (not of the optimiser's gradient), closed forms,
 //! two-precision agreement, monotonicity.
 
+mod common;
+use common::sizes_law;
 use rug::Float;
 use taskassign::dist::{DistFactory, DistSpec, JobSize};
 use taskassign::num::parse_decimal;
@@ -594,17 +596,6 @@ fn printed_digits_agree_with_a_higher_precision_run() {
         }
         assert!(checked >= 2, "{s}: nothing certified");
     }
-}
-
-/// Writes `sizes` (one per line) to a file of its own for a test and returns the empirical
-/// law's spec.
-fn sizes_law(tag: &str, sizes: &[&str]) -> DistSpec {
-    let p = std::env::temp_dir().join(format!(
-        "taskassign-optimize-{}-{tag}.txt",
-        std::process::id()
-    ));
-    std::fs::write(&p, sizes.join("\n")).unwrap();
-    spec(&format!("empirical:file={}", p.display()))
 }
 
 /// The sizes 1 (six times), 2 (three) and 3 (twice): each atom carries the same load 6λ/11.

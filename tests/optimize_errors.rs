@@ -2,6 +2,8 @@
 //! stabilise is bad input, a solver that fails where an answer exists is numerical, and
 //! the library's entry points reject zero hosts instead of underflowing `hosts - 1`.
 
+mod common;
+use common::sizes_law;
 use taskassign::dist::{DistFactory, DistSpec};
 use taskassign::error::{Classify, ErrorKind};
 use taskassign::optimize::{grid_optima, make_grid};
@@ -86,16 +88,6 @@ fn zero_hosts_are_rejected_by_every_entry_point() {
         20,
     )
     .map(|_| ()));
-}
-
-/// An empirical law of `sizes`, written to a file of its own.
-fn sizes_law(tag: &str, sizes: &[&str]) -> DistSpec {
-    let p = std::env::temp_dir().join(format!(
-        "taskassign-optimize-errors-{}-{tag}.txt",
-        std::process::id()
-    ));
-    std::fs::write(&p, sizes.join("\n")).unwrap();
-    spec(&format!("empirical:file={}", p.display()))
 }
 
 #[test]

@@ -214,3 +214,14 @@ pub fn empirical_file(tag: &str) -> String {
     std::fs::write(&p, text).unwrap();
     p.to_string_lossy().into_owned()
 }
+
+/// The empirical law of `sizes` (one a line), written to a file of its own for a test
+/// (`tag` names it: tests run in parallel).
+pub fn sizes_law(tag: &str, sizes: &[&str]) -> DistSpec {
+    let p = std::env::temp_dir().join(format!(
+        "taskassign-test-law-{}-{tag}.txt",
+        std::process::id()
+    ));
+    std::fs::write(&p, sizes.join("\n")).unwrap();
+    DistSpec::parse(&format!("empirical:file={}", p.display())).unwrap()
+}
