@@ -1134,15 +1134,21 @@ pub fn proven_from_start_to(
     )
 }
 
-/// For a law whose every size is an atom: the busy cutoffs, at atoms, that minimise
-/// `policy`'s `metric` over every cutoff vector, from the atom programme ([`atoms`]) at the
-/// rigorous precision of `digits`, closed to 10^−(`digits` + [`GAP_EXTRA_DIGITS`]) of the
-/// value; `start` (free cutoffs, idle hosts left out) is a point whose value the programme
-/// starts below. `None` for any other law, for TAGS-minmax and SITA-E (not a search), where
-/// the programme does not close within [`MAX_BOXES`] boxes, or where its path leaves a host
-/// empty below a busy one. The certified optimiser takes it as one more start: its grid
-/// search alone missed the minimum over 5 000 lognormal sizes by 0.8 % at 3 hosts (TAGS,
-/// load 0.5, 2026-12-05).
+/// Host terms the certified optimiser's atom start may take (a quarter of the default
+/// `--max-boxes` at [`TERMS_PER_BOX`]): 5 000 lognormal sizes close within it at 8 hosts
+/// (SITA 244 466 terms, 1.8 s); 50 000 at 8 hosts stop after about 3 s with a better point
+/// than the grid's.
+pub(crate) const ATOM_START_TERMS: usize = MAX_BOXES * TERMS_PER_BOX / 4;
+
+/// For a law whose every size is an atom: the busy cutoffs of the best cutoff vector the
+/// atom programme ([`atoms`]) meets, at atoms, at the rigorous precision of `digits` on up
+/// to [`ATOM_START_TERMS`] host terms, its cut starting at `start`'s value (free cutoffs,
+/// idle hosts left out): the minimum over every cutoff vector where it closes, a good point
+/// where it does not. `None` for any other law, for TAGS-minmax and SITA-E
+/// (not a search), or where its path leaves a host empty below a busy one. The certified
+/// optimiser takes it as one more start: its grid search alone missed the minimum over
+/// 5 000 lognormal sizes by 0.8 % at 3 hosts (TAGS, load 0.5), and over 50 000 at 8 hosts
+/// (SITA) printed 0.112663 where the programme, without closing, met 0.112451 (2026-12-05).
 pub(crate) fn atom_minimiser(
     dist: &dyn crate::dist::DistFactory,
     load: &LoadSpec,
@@ -1185,15 +1191,9 @@ pub(crate) fn atom_minimiser(
         })
         .map_or(inf, |v| v.hi().clone());
     let a = pb
-        .atom_programme(hosts, &best_hi, MAX_BOXES.saturating_mul(TERMS_PER_BOX))
+        .atom_programme(hosts, &best_hi, ATOM_START_TERMS)
         .ok()??;
-    let (slots, value) = a.path.as_ref()?;
-    let gap = Float::with_val_round(bits, value.hi() - &a.value_lo, Round::Up).0;
-    let target = Float::with_val(bits, value.hi().abs_ref())
-        * Float::with_val(bits, 10u32).pow(-i32::try_from(digits + GAP_EXTRA_DIGITS).ok()?);
-    if gap > target {
-        return None;
-    }
+    let (slots, _) = a.path.as_ref()?;
     // Slot m (the largest atom) leaves the hosts above idle; slot 0 or a repeated slot
     // would leave a host empty below a busy one.
     let busy: Vec<usize> = slots.iter().copied().take_while(|&k| k < m).collect();

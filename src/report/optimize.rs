@@ -36,7 +36,7 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
             "TAGS-minmax: cutoffs minimise the largest mean queue length lambda_i*Q_i (jobs waiting at host i); value is the metric at those cutoffs"
                 .to_string(),
         ),
-        OptPolicy::Sita | OptPolicy::Tags => notes.push("global optimum: grid search by dynamic programming, then Newton (or bracketed roots of each gradient component) on the analytic gradient (on a discrete law, also the least over its atoms by the dynamic programme of --rigorous, where it closes)".to_string()),
+        OptPolicy::Sita | OptPolicy::Tags => notes.push("global optimum: grid search by dynamic programming, then Newton (or bracketed roots of each gradient component) on the analytic gradient (on a discrete law, also the best point of the dynamic programme over its atoms that --rigorous runs, the minimum where it closes)".to_string()),
     }
     if let (Some(note), true) = (req.policy.routing().approximation(), req.hosts > 1) {
         notes.push(note.to_string());
