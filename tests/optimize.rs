@@ -649,4 +649,25 @@ fn discrete_laws_take_a_cutoff_at_their_least_atom() {
             t.eval.value
         );
     }
+    // TAGS-minmax on the same law: host 2's queue is 0.2 · 8 = 1.6 whatever the cutoff in
+    // [1, 4), so the equaliser's cutoff (host 1's queue 1.6 too, at 2.856) ties the minimum;
+    // at the atom 1 host 1's queue is 0.4 · 1/3 and the waiting 29/6, where 2.856 wasted
+    // work for nothing (before: cutoff 2.856).
+    let m = optimal_cutoffs(
+        &two,
+        &LoadSpec::Total("1".into()),
+        2,
+        OptPolicy::TagsMinmax,
+        Metric::Waiting,
+        30,
+    )
+    .unwrap();
+    assert_eq!(m.cutoffs[0], 1, "{:?}", m.cutoffs);
+    let level = m.max_queue.as_ref().unwrap();
+    assert!(rel_ok(level, &(Float::with_val(128, 8) / 5u32)), "{level}");
+    assert!(
+        rel_ok(&m.eval.value, &(Float::with_val(128, 29) / 6u32)),
+        "{}",
+        m.eval.value
+    );
 }

@@ -376,7 +376,10 @@ fn optimum_at_resolved(
     hint: Option<&polish::Hessian>,
 ) -> Result<Optimum, PolicyError> {
     let bits = dist.prec();
-    let (free, max_queue, iterations, mut resolution, hessian) = match policy {
+    // TAGS-minmax's cutoffs moved to a discrete law's atoms: its level is read from the
+    // evaluation there.
+    let mut snapped = false;
+    let (free, mut max_queue, iterations, mut resolution, hessian) = match policy {
         _ if hosts == 1 => (vec![], None, 0, vec![], None),
         OptPolicy::SitaE => {
             let c = sita_e_cutoffs(dist, hosts)?;
@@ -384,7 +387,21 @@ fn optimum_at_resolved(
             (c, None, 0, r, None)
         }
         OptPolicy::TagsMinmax => {
-            let (c, level) = tags_minmax_cutoffs(dist, lambda, hosts, start)?;
+            let (mut c, level) = tags_minmax_cutoffs(dist, lambda, hosts, start)?;
+            if !has_density(dist) {
+                // A discrete law: the equaliser raises each cutoff until its host's queue
+                // meets the common level, but a cutoff anywhere in [x_k, x_{k+1}) routes
+                // as one at the atom x_k, where its host kills the longer jobs sooner (its
+                // queue is lower, the next host's the same). The largest queue is the same
+                // or lower there and every metric lower: sizes 1 and 4 at 2 hosts, load 1,
+                // printed the cutoff 2.856 (both queues 1.6) where 1 gives 1.6 and 0.133.
+                c = snap_to_atoms(dist, &c, bits);
+                // Two cutoffs at one atom: the host between them would only run the longer
+                // jobs to that atom and kill them; without it they reach the next host as
+                // they did (the hosts after it stay as they were, one idle at the top).
+                c.dedup();
+                snapped = true;
+            }
             let r = vec![0.0; c.len()];
             (c, Some(level), 0, r, None)
         }
@@ -415,6 +432,19 @@ fn optimum_at_resolved(
     };
     let used = free.len() + 1;
     let mut eval = evaluate(policy.routing(), dist, lambda, used, &free, metric)?;
+    if snapped {
+        // The largest mean queue length λ_i W_i, λ_i = λ P(X > s_{i−1}) (Little's law).
+        let mut level = Float::with_val(bits, 0);
+        for (i, w) in eval.host_waiting.iter().enumerate() {
+            let seen = if i == 0 {
+                Float::with_val(bits, 1)
+            } else {
+                dist.tail(&free[i - 1])
+            };
+            level.max_mut(&Float::with_val(bits, lambda * seen * w));
+        }
+        max_queue = Some(level);
+    }
     let idle_hosts = hosts - used;
     let top = dist.upper();
     let mut cutoffs = free;
