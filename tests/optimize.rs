@@ -652,7 +652,7 @@ fn discrete_laws_take_a_cutoff_at_their_least_atom() {
     // TAGS-minmax on the same law: host 2's queue is 0.2 · 8 = 1.6 whatever the cutoff in
     // [1, 4), so the equaliser's cutoff (host 1's queue 1.6 too, at 2.856) ties the minimum;
     // at the atom 1 host 1's queue is 0.4 · 1/3 and the waiting 29/6, where 2.856 wasted
-    // work for nothing (before: cutoff 2.856).
+    // work for nothing (before: cutoff 2.856, waiting 9.4278).
     let m = optimal_cutoffs(
         &two,
         &LoadSpec::Total("1".into()),
