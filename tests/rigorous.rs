@@ -1093,6 +1093,14 @@ fn a_heavy_tailed_sample_has_its_proven_optimum_at_eight_hosts() {
         // (2026-12-05) its grid alone printed 0.108718 (SITA) and 2.06222 (TAGS) for the
         // minima 0.108570 and 2.04597.
         closes_at_the_certified(policy, &lo, &read(certified["value"].as_str().unwrap()));
+        // ... and says that its programme closed.
+        assert!(
+            certified["notes"]
+                .to_string()
+                .contains("closed on the minimum"),
+            "{policy}: {}",
+            certified["notes"]
+        );
         let cuts: Vec<String> = p["proven_cutoffs"]
             .as_array()
             .unwrap()

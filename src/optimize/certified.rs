@@ -274,6 +274,8 @@ pub struct OptimizeReport {
     pub stable: bool,
     /// The fewest significant digits on which the two precisions agree, over the numbers.
     pub digits: u32,
+    /// [`crate::optimize::Optimum::atoms_closed`].
+    pub atoms_closed: Option<bool>,
 }
 
 dispatch_numbers!(OptimizeReport);
@@ -366,6 +368,7 @@ fn certified_report(c: &Certify, both: &AtBoth<Optimum>) -> Result<OptimizeRepor
         idle_undetermined: a.idle_undetermined.then_some((a.idle_hosts, b.idle_hosts)),
         stable: b.eval.stable,
         digits: 0,
+        atoms_closed: b.atoms_closed,
     };
     // Hosts whose idleness is not certified: their cutoffs (the top) and loads (0) are not
     // certified either.
@@ -472,6 +475,7 @@ mod tests {
             hessian: None,
             lambda: Float::with_val(bits, 1),
             load: Float::with_val(bits, 0.5),
+            atoms_closed: None,
         }
     }
 

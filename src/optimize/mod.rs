@@ -160,6 +160,11 @@ pub struct Optimum {
     pub lambda: Float,
     /// The total load ρ = λ E[X] at this precision.
     pub load: Float,
+    /// On a law whose every size is an atom (SITA, TAGS): whether the atom programme the
+    /// search started from closed (its point is then the minimum over every cutoff vector)
+    /// or stopped at its budget (its point is the best it met); `None` for other laws and
+    /// policies.
+    pub atoms_closed: Option<bool>,
 }
 
 /// Relative difference below which two refined candidates tie at the search precision:

@@ -467,6 +467,7 @@ fn optimum_at_resolved(
         hessian,
         lambda: lambda.clone(),
         load: rho.clone(),
+        atoms_closed: None,
     })
 }
 
@@ -554,7 +555,7 @@ pub fn optimal_cutoffs_certified(
     PolicyError::at_least_one_host(hosts)?;
     tags_limit_first(dist, load, hosts, policy)?;
     super::budget::check_optimize_hosts(hosts, certify.bits().1)?;
-    let starts = starts_for(dist, load, hosts, policy, metric)?;
+    let (starts, atoms_closed) = starts_for(dist, load, hosts, policy, metric)?;
     let mut both = certify.run_from(
         |bits| {
             let d = dist.build(bits)?;
@@ -577,6 +578,8 @@ pub fn optimal_cutoffs_certified(
     certify_idle(
         dist, load, hosts, policy, metric, certify, &starts, &mut both,
     )?;
+    both.lo.atoms_closed = atoms_closed;
+    both.hi.atoms_closed = atoms_closed;
     Ok(both)
 }
 
@@ -709,17 +712,22 @@ fn extra_host_gains(
     Ok(false)
 }
 
+/// The search's starts, and on a discrete law whether the atom programme's start is the
+/// minimum ([`super::Optimum::atoms_closed`]).
 fn starts_for(
     dist: &dyn DistFactory,
     load: &LoadSpec,
     hosts: usize,
     policy: OptPolicy,
     metric: Metric,
-) -> Result<Vec<PolishStart>, PolicyError> {
+) -> Result<(Vec<PolishStart>, Option<bool>), PolicyError> {
     match policy {
         // Equal loads need no start.
-        OptPolicy::SitaE => Ok(vec![PolishStart::bare(vec![])]),
-        OptPolicy::TagsMinmax => hinted_starts(dist, load, hosts, policy, metric, Search::Auto),
+        OptPolicy::SitaE => Ok((vec![PolishStart::bare(vec![])], None)),
+        OptPolicy::TagsMinmax => Ok((
+            hinted_starts(dist, load, hosts, policy, metric, Search::Auto)?,
+            None,
+        )),
         OptPolicy::Sita | OptPolicy::Tags => {
             let mut starts = hinted_starts(dist, load, hosts, policy, metric, Search::Auto)?;
             // A discrete law: the minimiser over its atoms, where the atom programme closes,
@@ -727,9 +735,10 @@ fn starts_for(
             let discrete = dist
                 .build(SEARCH_BITS)
                 .is_ok_and(|d| d.atom_at_or_below(&d.upper()).is_some());
+            let mut closed = None;
             if discrete {
                 let first = starts.first().map(|s| s.cutoffs.as_slice());
-                if let Some(c) = super::proven::atom_minimiser(
+                if let Some((c, done)) = super::proven::atom_minimiser(
                     dist,
                     load,
                     hosts,
@@ -739,9 +748,10 @@ fn starts_for(
                     first,
                 ) {
                     starts.insert(0, PolishStart::bare(c));
+                    closed = Some(done);
                 }
             }
-            Ok(starts)
+            Ok((starts, closed))
         }
     }
 }
@@ -763,8 +773,8 @@ pub fn optimal_cutoffs(
     PolicyError::at_least_one_host(hosts)?;
     tags_limit_first(dist, load, hosts, policy)?;
     super::budget::check_optimize_hosts(hosts, crate::num::working_bits(digits))?;
-    let starts = starts_for(dist, load, hosts, policy, metric)?;
-    Ok(best_of(
+    let (starts, atoms_closed) = starts_for(dist, load, hosts, policy, metric)?;
+    let mut o = best_of(
         dist.build(crate::num::working_bits(digits))?.as_ref(),
         load,
         hosts,
@@ -772,5 +782,7 @@ pub fn optimal_cutoffs(
         metric,
         &starts,
     )?
-    .0)
+    .0;
+    o.atoms_closed = atoms_closed;
+    Ok(o)
 }

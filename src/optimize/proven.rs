@@ -1144,7 +1144,8 @@ pub(crate) const ATOM_START_TERMS: usize = MAX_BOXES * TERMS_PER_BOX / 4;
 /// atom programme ([`atoms`]) meets, at atoms, at the rigorous precision of `digits` on up
 /// to [`ATOM_START_TERMS`] host terms, its cut starting at `start`'s value (free cutoffs,
 /// idle hosts left out): the minimum over every cutoff vector where it closes, a good point
-/// where it does not. `None` for any other law, for TAGS-minmax and SITA-E
+/// where it does not (the flag: whether it closed, to 10^−(`digits` +
+/// [`GAP_EXTRA_DIGITS`]) of the value). `None` for any other law, for TAGS-minmax and SITA-E
 /// (not a search), or where its path leaves a host empty below a busy one. The certified
 /// optimiser takes it as one more start: its grid search alone missed the minimum over
 /// 5 000 lognormal sizes by 0.8 % at 3 hosts (TAGS, load 0.5), and over 50 000 at 8 hosts
@@ -1157,7 +1158,7 @@ pub(crate) fn atom_minimiser(
     metric: Metric,
     digits: u32,
     start: Option<&[Float]>,
-) -> Option<Vec<Float>> {
+) -> Option<(Vec<Float>, bool)> {
     if hosts < 2 || !matches!(policy, OptPolicy::Sita | OptPolicy::Tags) {
         return None;
     }
@@ -1193,14 +1194,21 @@ pub(crate) fn atom_minimiser(
     let a = pb
         .atom_programme(hosts, &best_hi, ATOM_START_TERMS)
         .ok()??;
-    let (slots, _) = a.path.as_ref()?;
+    let (slots, value) = a.path.as_ref()?;
+    let gap = Float::with_val_round(bits, value.hi() - &a.value_lo, Round::Up).0;
+    let target = Float::with_val(bits, value.hi().abs_ref())
+        * Float::with_val(bits, 10u32).pow(-i32::try_from(digits + GAP_EXTRA_DIGITS).ok()?);
+    let closed = gap <= target;
     // Slot m (the largest atom) leaves the hosts above idle; slot 0 or a repeated slot
     // would leave a host empty below a busy one.
     let busy: Vec<usize> = slots.iter().copied().take_while(|&k| k < m).collect();
     if busy.first() == Some(&0) || busy.windows(2).any(|w| w[0] >= w[1]) {
         return None;
     }
-    Some(busy.iter().map(|&k| a.atoms[k - 1].rep.clone()).collect())
+    Some((
+        busy.iter().map(|&k| a.atoms[k - 1].rep.clone()).collect(),
+        closed,
+    ))
 }
 
 /// The branch and bound from the cutoffs `start` (a good point: the certified optimum),

@@ -36,7 +36,11 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
             "TAGS-minmax: cutoffs minimise the largest mean queue length lambda_i*Q_i (jobs waiting at host i); value is the metric at those cutoffs"
                 .to_string(),
         ),
-        OptPolicy::Sita | OptPolicy::Tags => notes.push("global optimum: grid search by dynamic programming, then Newton (or bracketed roots of each gradient component) on the analytic gradient (on a discrete law, also the best point of the dynamic programme over its atoms that --rigorous runs, the minimum where it closes)".to_string()),
+        OptPolicy::Sita | OptPolicy::Tags => notes.push(match r.atoms_closed {
+            None => "global optimum: grid search by dynamic programming, then Newton (or bracketed roots of each gradient component) on the analytic gradient".to_string(),
+            Some(true) => "global optimum: the law is discrete, and the dynamic programme over its atoms (that of --rigorous) closed on the minimum over every cutoff vector".to_string(),
+            Some(false) => "best point found, not proven global: the law is discrete, and the dynamic programme over its atoms (that of --rigorous) stopped at its budget; the optimum is the better of its best point and the grid search by dynamic programming (optimize --rigorous gives the gap to the minimum)".to_string(),
+        }),
     }
     if let (Some(note), true) = (req.policy.routing().approximation(), req.hosts > 1) {
         notes.push(note.to_string());
