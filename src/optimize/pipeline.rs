@@ -730,7 +730,7 @@ fn starts_for(
         )),
         OptPolicy::Sita | OptPolicy::Tags => {
             let mut starts = hinted_starts(dist, load, hosts, policy, metric, Search::Auto)?;
-            // A discrete law: the minimiser over its atoms, where the atom programme closes,
+            // A discrete law: the atom programme's best point (the minimum where it closes)
             // is one more start (the grid's starts can miss it among many atoms).
             let discrete = dist
                 .build(SEARCH_BITS)
