@@ -425,6 +425,20 @@ pub fn to_f64_param(family: &'static str, name: &str, x: &Float) -> Result<f64, 
     }
 }
 
+/// The atoms of a law whose every size is an atom ([`JobSize::atom_at_or_below`]), least
+/// first; empty for every other law.
+pub fn atoms_of(d: &dyn JobSize) -> Vec<Float> {
+    let mut out = Vec::new();
+    let mut x = d.upper();
+    while let Some(a) = d.atom_at_or_below(&x) {
+        x = a.clone();
+        x.next_down();
+        out.push(a);
+    }
+    out.reverse();
+    out
+}
+
 /// Default quantile by root finding on the CDF.
 pub fn default_quantile<D: JobSize + ?Sized>(d: &D, u: &Float) -> Result<Float, DistError> {
     let bits = d.prec();

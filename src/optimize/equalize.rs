@@ -71,15 +71,13 @@ fn sita_e_atoms(dist: &dyn JobSize, hosts: usize, mean: &Float) -> Result<Vec<Fl
     let bits = dist.prec();
     let lo_open = dist.lower_open();
     // The atoms, least first, each with the load below it (M_1 up to and including it).
-    let mut atoms: Vec<(Float, Float)> = Vec::new();
-    let mut x = dist.upper();
-    while let Some(a) = dist.atom_at_or_below(&x) {
-        let below = dist.partial_moment(1, &lo_open, &a)?;
-        x = a.clone();
-        x.next_down();
-        atoms.push((a, below));
-    }
-    atoms.reverse();
+    let atoms: Vec<(Float, Float)> = crate::dist::atoms_of(dist)
+        .into_iter()
+        .map(|a| -> Result<(Float, Float), PolicyError> {
+            let below = dist.partial_moment(1, &lo_open, &a)?;
+            Ok((a, below))
+        })
+        .collect::<Result<_, _>>()?;
     let slack = Float::with_val(bits, 1) >> bits.saturating_sub(8);
     let keep = Float::with_val(bits, 1u32 - slack);
     let mut out: Vec<Float> = Vec::with_capacity(hosts - 1);

@@ -458,6 +458,34 @@ impl Ord for BoxBound {
     }
 }
 
+impl<'a> Problem<'a> {
+    /// The problem of `obj` over the enclosures `enc` and the law `law` at the arrival rate
+    /// `lambda`; the response time's shift E[X] is enclosed here (0 for the other metrics).
+    fn new(
+        obj: Objective,
+        enc: &'a dyn Enclosure,
+        law: &'a dyn JobSize,
+        lambda: Interval,
+    ) -> Result<Self, PolicyError> {
+        let bits = enc.prec();
+        let shift = match obj.metric {
+            Metric::Response => enc
+                .mean()
+                .map_err(|e| PolicyError::Dist(e).for_metric(obj.metric))?,
+            Metric::Waiting | Metric::Slowdown => Interval::zero_at(bits),
+        };
+        Ok(Problem {
+            obj,
+            enc,
+            law,
+            lambda,
+            shift,
+            bits,
+            waste: Default::default(),
+        })
+    }
+}
+
 impl Problem<'_> {
     /// The objective's known floor, a lower bound of it at every cutoff vector: every host
     /// term (a mean waiting, slowdown or queue length) is ≥ 0, so the sum is at least the
@@ -1168,19 +1196,7 @@ pub(crate) fn atom_minimiser(
     let m = enc.atoms()?.len();
     let law = dist.build(bits).ok()?;
     let (lambda, _) = load.resolve_enclosed_at(None, enc.as_ref(), hosts).ok()?;
-    let shift = match metric {
-        Metric::Response => enc.mean().ok()?,
-        Metric::Waiting | Metric::Slowdown => Interval::zero_at(bits),
-    };
-    let pb = Problem {
-        obj,
-        enc: enc.as_ref(),
-        law: law.as_ref(),
-        lambda,
-        shift,
-        bits,
-        waste: Default::default(),
-    };
+    let pb = Problem::new(obj, enc.as_ref(), law.as_ref(), lambda).ok()?;
     let inf = Float::with_val(bits, rug::float::Special::Infinity);
     let best_hi = start
         .and_then(|c| {
@@ -1234,21 +1250,7 @@ fn proven_from(
     };
     let raw_enc = enc;
     let enc: &dyn Enclosure = &remembered;
-    let shift = match obj.metric {
-        Metric::Response => enc
-            .mean()
-            .map_err(|e| PolicyError::Dist(e).for_metric(obj.metric))?,
-        Metric::Waiting | Metric::Slowdown => Interval::zero_at(bits),
-    };
-    let pb = Problem {
-        obj,
-        enc,
-        law,
-        lambda: lambda.clone(),
-        shift,
-        bits,
-        waste: Default::default(),
-    };
+    let pb = Problem::new(obj, enc, law, lambda.clone())?;
     // The proven cutoffs carry GAP_EXTRA_DIGITS + 1 figures more than asked (a kink,
     // [`KINK_EXTRA_FIGURES`]): value_hi is the objective at the cutoffs as printed. They are a
     // point at which the value is proven, not estimates.
@@ -1824,18 +1826,7 @@ mod tests {
                     let (lambda, _) = LoadSpec::PerHost("0.5".into())
                         .resolve_enclosed(enc.as_ref(), 3)
                         .unwrap();
-                    let pb = Problem {
-                        obj,
-                        enc: enc.as_ref(),
-                        law: law.as_ref(),
-                        lambda,
-                        shift: match metric {
-                            Metric::Response => enc.mean().unwrap(),
-                            _ => Interval::zero_at(bits),
-                        },
-                        bits,
-                        waste: Default::default(),
-                    };
+                    let pb = Problem::new(obj, enc.as_ref(), law.as_ref(), lambda).unwrap();
                     let lo = crate::num::parse_decimal(lo, bits).unwrap();
                     let hi = crate::num::parse_decimal(hi, bits).unwrap();
                     // Two disjoint boxes (the mean-value form applies) and two overlapping.
@@ -1920,19 +1911,13 @@ mod tests {
         law: &'a dyn JobSize,
         lambda: &Interval,
     ) -> Problem<'a> {
-        let bits = enc.prec();
-        Problem {
-            obj: Objective::of(policy, metric).unwrap(),
+        Problem::new(
+            Objective::of(policy, metric).unwrap(),
             enc,
             law,
-            lambda: lambda.clone(),
-            shift: match metric {
-                Metric::Response => enc.mean().unwrap(),
-                _ => Interval::zero_at(bits),
-            },
-            bits,
-            waste: Default::default(),
-        }
+            lambda.clone(),
+        )
+        .unwrap()
     }
 
     /// A TAGS problem (Exp(1), total load `load`, the waiting) for the mean-value tests.

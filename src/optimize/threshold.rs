@@ -47,15 +47,9 @@ pub fn check_sita_stable(
     hosts: usize,
 ) -> Result<(), PolicyError> {
     let bits = dist.prec();
-    let Some(top) = dist.atom_at_or_below(&dist.upper()) else {
+    let atoms = crate::dist::atoms_of(dist);
+    let Some(top) = atoms.last() else {
         return Ok(());
-    };
-    let bottom = dist.lower_open();
-    // The atom below x (the least atom's is `bottom`, below the support).
-    let below = |x: &Float| {
-        let mut y = x.clone();
-        y.next_down();
-        dist.atom_at_or_below(&y).unwrap_or_else(|| bottom.clone())
     };
     let load = |a: &Float, b: &Float| -> Result<Float, PolicyError> {
         Ok(Float::with_val(
@@ -63,26 +57,26 @@ pub fn check_sita_stable(
             lambda * dist.partial_moment(1, a, b)?,
         ))
     };
+    let bottom = dist.lower_open();
     let mut used = 1usize;
-    // The current host takes the atoms in (lo, hi].
-    let mut hi = top.clone();
-    let mut x = top;
-    while x > bottom {
-        let next = below(&x);
-        let alone = load(&next, &x)?;
+    // The current host takes the atoms in (next, hi], from the largest down; the atom
+    // below the least is `bottom`, below the support.
+    let mut hi = top;
+    for (k, x) in atoms.iter().enumerate().rev() {
+        let next = if k == 0 { &bottom } else { &atoms[k - 1] };
+        let alone = load(next, x)?;
         if alone >= 1 {
             return Err(PolicyError::BadLoad(format!(
                 "total load ρ = {} has no stable SITA cutoffs: the law is discrete and its atom at {} alone brings load {} ≥ 1 to its host (a cutoff cannot split an atom)",
                 message_number(rho),
-                message_number(&x),
+                message_number(x),
                 message_number(&alone)
             )));
         }
-        if load(&next, &hi)? >= 1 {
+        if load(next, hi)? >= 1 {
             used += 1;
-            hi = x.clone();
+            hi = x;
         }
-        x = next;
     }
     if used > hosts {
         return Err(PolicyError::BadLoad(format!(
