@@ -153,6 +153,7 @@
 //! the two is kept.
 
 mod atoms;
+pub(crate) use atoms::atom_minimiser;
 mod basin;
 mod pairs;
 mod tags;
@@ -1160,71 +1161,6 @@ pub fn proven_from_start_to(
         (req.digits, gap_digits.min(req.digits)),
         max_boxes,
     )
-}
-
-/// Host terms the certified optimiser's atom start may take (a quarter of the default
-/// `--max-boxes` at [`TERMS_PER_BOX`]): 5 000 lognormal sizes close within it at 8 hosts
-/// (SITA 244 466 terms, 1.8 s); 50 000 at 8 hosts stop after about 3 s with a better point
-/// than the grid's.
-pub(crate) const ATOM_START_TERMS: usize = MAX_BOXES * TERMS_PER_BOX / 4;
-
-/// For a law whose every size is an atom: the busy cutoffs of the best cutoff vector the
-/// atom programme ([`atoms`]) meets, at atoms, at the rigorous precision of `digits` on up
-/// to [`ATOM_START_TERMS`] host terms, its cut starting at `start`'s value (free cutoffs,
-/// idle hosts left out): the minimum over every cutoff vector where it closes, a good point
-/// where it does not (the flag: whether it closed, to 10^−(`digits` +
-/// [`GAP_EXTRA_DIGITS`]) of the value). `None` for any other law, for TAGS-minmax and SITA-E
-/// (not a search), or where its path leaves a host empty below a busy one. The certified
-/// optimiser takes it as one more start: its grid search alone missed the minimum over
-/// 5 000 lognormal sizes by 0.8 % at 3 hosts (TAGS, load 0.5), and over 50 000 at 8 hosts
-/// (SITA) printed 0.112663 where the programme, without closing, met 0.112451 (2026-12-05).
-pub(crate) fn atom_minimiser(
-    dist: &dyn crate::dist::DistFactory,
-    load: &LoadSpec,
-    hosts: usize,
-    policy: OptPolicy,
-    metric: Metric,
-    digits: u32,
-    start: Option<&[Float]>,
-) -> Option<(Vec<Float>, bool)> {
-    if hosts < 2 || !matches!(policy, OptPolicy::Sita | OptPolicy::Tags) {
-        return None;
-    }
-    let obj = Objective::of(policy, metric).ok()?;
-    let bits = working_bits(digits) + RIGOROUS_GUARD_BITS;
-    let enc = dist.enclose(bits).ok()?;
-    let m = enc.atoms()?.len();
-    let law = dist.build(bits).ok()?;
-    let (lambda, _) = load.resolve_enclosed_at(None, enc.as_ref(), hosts).ok()?;
-    let pb = Problem::new(obj, enc.as_ref(), law.as_ref(), lambda).ok()?;
-    let inf = Float::with_val(bits, rug::float::Special::Infinity);
-    let best_hi = start
-        .and_then(|c| {
-            let cut: Vec<Interval> = c
-                .iter()
-                .map(|x| Interval::point(Float::with_val(bits, x)))
-                .collect();
-            pb.value(&cut).ok()
-        })
-        .map_or(inf, |v| v.hi().clone());
-    let a = pb
-        .atom_programme(hosts, &best_hi, ATOM_START_TERMS)
-        .ok()??;
-    let (slots, value) = a.path.as_ref()?;
-    let gap = Float::with_val_round(bits, value.hi() - &a.value_lo, Round::Up).0;
-    let target = Float::with_val(bits, value.hi().abs_ref())
-        * Float::with_val(bits, 10u32).pow(-i32::try_from(digits + GAP_EXTRA_DIGITS).ok()?);
-    let closed = gap <= target;
-    // Slot m (the largest atom) leaves the hosts above idle; slot 0 or a repeated slot
-    // would leave a host empty below a busy one.
-    let busy: Vec<usize> = slots.iter().copied().take_while(|&k| k < m).collect();
-    if busy.first() == Some(&0) || busy.windows(2).any(|w| w[0] >= w[1]) {
-        return None;
-    }
-    Some((
-        busy.iter().map(|&k| a.atoms[k - 1].rep.clone()).collect(),
-        closed,
-    ))
 }
 
 /// The branch and bound from the cutoffs `start` (a good point: the certified optimum),
