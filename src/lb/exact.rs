@@ -104,13 +104,27 @@
 //! intermediate level up without removing it (9.9 → 13.2 s), so p = 2 is kept: one
 //! exponent does not fit the family, the polynomial factor depends on d and λ.
 //!
+//! Two ways to cheapen the bound's solves were measured on 2026-12-05 and not kept:
+//! * *In lockstep*: the 3 solves that follow (−B)⁻¹1 run side by side, each pass over −B
+//!   and the ILU(0) factors serving all of them (K values per state), each lane's arithmetic
+//!   that of its own solve (results equal to the bit). The preconditioner cycle ran 1.2–1.4
+//!   times faster for 2–4 lanes than lane by lane (606 651 states), the product 1.0–1.2
+//!   times: the passes are bound by the latency of their gathers more than by the stream
+//!   of the factors. At N = 5, d = 2, λ = 0.9 the bound's phase went from 3.45 to 3.23 s
+//!   (7.07 → 6.58 s in all) for 97 MB more (the lanes' Krylov bases).
+//! * *From the last truncation's solutions* (as the redundancy chains do where the last
+//!   truncation holds 80 % of the states): N = 5, d = 2, λ = 0.95, whose second truncation
+//!   holds the first's 2 359 266 states of 2 634 259, went from 76.6 to 73.0 s and from
+//!   1.74 to 1.94 GB; the exit solves, whose right-hand sides sit on the new face, start at
+//!   slack 1 from any guess, and the costs' solves gain a cycle at most.
+//!
 //! **Outputs.** Mean tasks per server, the occupancy q_i = E\[A_i\]/N, the blocking
 //! probability E\[P(all d sampled full)\] (by PASTA the fraction of arrivals discarded),
 //! each as an enclosure [lo, hi] printed with the digits on which its ends agree, the
 //! number of states, the truncation and its bound.
 
 use super::model::{tail_table, JsqSystem, LbError, ModelKind, Sampling};
-use crate::num::certify::certify_pair;
+use crate::num::certify::{certify_pair, last_digit_unit};
 use crate::num::levels::{self, Bounded, Enclosed, LevelChain, LevelError};
 use rug::Float;
 use std::collections::HashMap;
@@ -135,8 +149,14 @@ const TRUNCATION_SHARE: f64 = 0.1;
 /// met its target but the enclosure straddles a rounding boundary of the last digit.
 const STRADDLE_TIGHTEN: f64 = 0.1;
 /// The truncation bound wanted of a `mean_tasks` near `mean` at `want` digits: a share
-/// ([`TRUNCATION_SHARE`]) of half a unit in its last digit. Both truncations (box and
-/// simplex) aim at it.
+/// ([`TRUNCATION_SHARE`]) of half a unit in its last digit, the unit scaled by `mean`
+/// itself (so up to ten times the decimal unit at a leading 9). Both truncations (box and
+/// simplex) aim at it. Aimed at the decimal unit of the leading digit instead
+/// ([`last_digit_unit`]; tried 2026-12-05), N = 5, d = 2, λ = 0.95 (mean 5.37) solved one
+/// truncation of 2 777 753 states instead of two (2 359 266 that straddled a rounding
+/// boundary, then 2 634 259; 79 → 64 s), but every other JSQ reference case grew by 7–18 %
+/// in states (N = 5, d = 2, λ = 0.9: 604 469 → 682 265, 6.9 → 9.2 s): over the family the
+/// straddles it removes cost less than the margin.
 fn truncation_target(mean: f64, want: u32) -> f64 {
     TRUNCATION_SHARE * (0.5 * mean.abs() * 10f64.powi(1 - want as i32))
 }
@@ -842,7 +862,7 @@ fn cannot_print(bound: f64, mean: f64, want: u32) -> bool {
     if !(top > 0.0 && top.is_finite()) {
         return false;
     }
-    let unit = 10f64.powi(top.log10().floor() as i32 + 1 - want as i32);
+    let unit = last_digit_unit(top, want);
     // Strictly wider (an interval exactly a unit wide can have a boundary at each end and
     // both ends rounding alike), with a relative 1e-9 against the f64 reading of the unit.
     2.0 * bound > unit * (1.0 + 1e-9)

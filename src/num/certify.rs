@@ -59,6 +59,24 @@ pub(crate) fn to_sci_round(x: &Float, k: u32, r: Round) -> String {
     s
 }
 
+/// A unit in the last of `want` significant digits of `x`, 10^(⌊log₁₀|x|⌋ + 1 − want), in
+/// f64 (for aiming a truncation or a refinement at a share of it; the digits themselves are
+/// decided elsewhere, from the enclosure's or the two precisions' ends). NaN for a zero,
+/// infinite or NaN `x`.
+///
+/// ```
+/// use taskassign::num::last_digit_unit;
+/// assert_eq!(last_digit_unit(5.37, 3), 0.01);
+/// assert_eq!(last_digit_unit(-0.012, 2), 0.001);
+/// ```
+pub fn last_digit_unit(x: f64, want: u32) -> f64 {
+    let a = x.abs();
+    if !(a > 0.0 && a.is_finite()) {
+        return f64::NAN;
+    }
+    10f64.powi(a.log10().floor() as i32 + 1 - want as i32)
+}
+
 /// Compares a value computed at a lower precision (`lo`) with the same value computed at a
 /// higher one (`hi`) and keeps the significant digits (at most `wanted`) on which their
 /// roundings agree. Returns `digits = 0` and the text [`UNDETERMINED`] when not even the

@@ -25,7 +25,7 @@ pub(crate) mod real;
 pub(crate) mod root;
 pub(crate) mod tol;
 
-pub use certify::{certify_pair, to_sci, AtBoth, Certified, Certify};
+pub use certify::{certify_pair, last_digit_unit, to_sci, AtBoth, Certified, Certify};
 pub use extrapolate::{extrapolate, Extrapolated, Transform};
 pub use gamma::{gamma_interval, gamma_interval_enclosure, upper_gamma, upper_gamma_cf};
 pub use interval::Interval;

@@ -7,6 +7,7 @@
 //! path in `ctmc.rs`.
 
 use super::*;
+use crate::num::last_digit_unit;
 
 /// Class means with a proven enclosure ([`certified_chain_means`]).
 #[derive(Debug, Clone)]
@@ -345,7 +346,7 @@ fn straddle_factor(v: &ProvenValue, want: u32) -> f64 {
     if !(mid > 0.0 && mid.is_finite() && hw.is_finite()) {
         return STRADDLE_FACTORS.1;
     }
-    let unit = 10f64.powi(mid.log10().floor() as i32 + 1 - want as i32);
+    let unit = last_digit_unit(mid, want);
     let frac = (mid / unit).fract();
     let distance = (frac - 0.5).abs() * unit;
     (hw / (0.5 * distance)).clamp(STRADDLE_FACTORS.0, STRADDLE_FACTORS.1)
