@@ -1137,6 +1137,96 @@ fn a_heavy_tailed_sample_has_its_proven_optimum_at_eight_hosts() {
     }
 }
 
+#[test]
+fn a_cutoff_at_an_atom_is_proven_to_the_digits_asked() {
+    // The sizes 0.1, 0.3, 0.3, 0.7, 1.3, 2.9, 6.1 (atoms that are not binary fractions) at 3
+    // hosts with the cutoffs 0.3 and 1.3, both atoms. Before 2026-12-05 each cutoff was
+    // enclosed as its decimal, which overlaps the atom's own enclosure, so every host term
+    // took both sides of the atom: `eval --rigorous` printed "undetermined" (0 digits;
+    // SITA [0.454, 0.808], TAGS [1.06, 1.79]). Now a cutoff at an atom is that atom's point.
+    // Reference: the certified evaluator (`eval` without --rigorous, the plain MPFR path at
+    // two precisions), which must lie in [value_lo, value_hi] up to 10^-19 relative; and
+    // the enclosure must prove the 20 digits asked.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("sizes.txt");
+    std::fs::write(&file, "0.1\n0.3\n0.3\n0.7\n1.3\n2.9\n6.1\n").unwrap();
+    let dist = format!("empirical:file={}", file.display());
+    for policy in ["sita", "tags"] {
+        let args = [
+            "eval",
+            "--policy",
+            policy,
+            "--dist",
+            &dist,
+            "--hosts",
+            "3",
+            "--load",
+            "0.5",
+            "--cutoffs",
+            "0.3,1.3",
+            "--digits",
+            "20",
+            "--format",
+            "json",
+        ];
+        let certified = run_json(&args);
+        let mut rargs = args.to_vec();
+        rargs.push("--rigorous");
+        let p = run_json(&rargs);
+        assert_eq!(p["proven_digits"], json!(20), "{policy}: {p:?}");
+        let lo = read(p["value_lo"].as_str().unwrap());
+        let hi = read(p["value_hi"].as_str().unwrap());
+        let v = read(certified["value"].as_str().unwrap());
+        let tol = Float::with_val(256, &v * 1e-19);
+        assert!(
+            Float::with_val(256, &lo - &tol) <= v && v <= Float::with_val(256, &hi + &tol),
+            "{policy}: certified {v} against [{lo}, {hi}]"
+        );
+    }
+}
+
+#[test]
+fn the_proof_starts_at_the_certified_optimum_on_a_large_sample() {
+    // 50 000 lognormal sizes at 8 hosts (SITA, load 0.5): the atom programme does not close
+    // within the certified optimiser's budget, so its record says "best point found, not
+    // proven global" and not "global optimum". The proof starts from that optimum; its
+    // cutoffs are atoms, which the certified search holds as their nearest binary numbers,
+    // some just below the atoms. Printed to 23 figures those read below the atoms (1.3328 as
+    // 1.3327999…), which moved the atoms to the next hosts: value_hi, the proven value at
+    // the printed cutoffs, was 0.1127057 for the certified optimum 0.1126888 (these sizes,
+    // 2026-12-05, the binary before the fix). Now value_hi is at most the certified value
+    // (up to half a unit of its 20th digit) and value_lo at most value_hi. --max-boxes
+    // 5000 keeps it to a few seconds; the gap stays open there.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("sizes.txt");
+    std::fs::write(&file, lognormal_sizes(50_000)).unwrap();
+    let dist = format!("empirical:file={}", file.display());
+    let args = [
+        "optimize", "--policy", "sita", "--dist", &dist, "--hosts", "8", "--load", "0.5",
+        "--digits", "20", "--format", "json",
+    ];
+    let certified = run_json(&args);
+    let notes = certified["notes"].to_string();
+    assert!(
+        notes.contains("best point found, not proven global"),
+        "{notes}"
+    );
+    assert!(!notes.contains("global optimum:"), "{notes}");
+    let mut rargs = args.to_vec();
+    rargs.extend(["--rigorous", "--max-boxes", "5000"]);
+    let p = run_json(&rargs);
+    let v = read(certified["value"].as_str().unwrap());
+    let lo = read(p["value_lo"].as_str().unwrap());
+    let hi = read(p["value_hi"].as_str().unwrap());
+    let half_ulp =
+        Float::with_val(READ_BITS, v.abs_ref()) * Float::with_val(READ_BITS, 10).pow(-19) / 2u32;
+    assert!(
+        hi <= Float::with_val(READ_BITS, &v + &half_ulp),
+        "value_hi {hi} above the certified optimum {v}"
+    );
+    assert!(lo <= hi, "[{lo}, {hi}]");
+}
+
 /// The branch and bound closes to 20 digits within `max_boxes`, and its lower end (the key
 /// `max_queue_length_lo` for TAGS-minmax, `value_lo` otherwise) lies at or below the
 /// certified optimiser's value (its own run; up to half a unit of its 20th digit) and within

@@ -153,12 +153,8 @@ pub fn eval_rigorous(req: &EvalRequest) -> Result<RigorousEval, PolicyError> {
         let last = attempt >= RIGOROUS_ATTEMPTS;
         let enc = dist.enclose(bits)?;
         let (lambda, rho) = load.resolve_enclosed(enc.as_ref(), hosts)?;
-        let cuts = cutoffs
-            .iter()
-            .map(|c| {
-                Interval::from_decimal(c, bits).map_err(|e| PolicyError::BadCutoffs(e.to_string()))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let cuts = crate::dist::enclose::enclose_cutoffs(enc.as_ref(), cutoffs)
+            .map_err(|e| PolicyError::BadCutoffs(e.to_string()))?;
         let e = match evaluate_enclosed(policy, enc.as_ref(), &lambda, hosts, &cuts, metric) {
             Ok(e) => e,
             Err(PolicyError::Solver { .. }) if !last => {

@@ -518,10 +518,8 @@ fn eval_enclosed(
     let (lambda, rho) = load
         .resolve_enclosed_at(load_value.as_ref(), enc.as_ref(), hosts)
         .map_err(|e| e.to_string())?;
-    let cuts = cuts
-        .iter()
-        .map(|c| Interval::from_decimal(c, bits).map_err(|e| e.to_string()))
-        .collect::<Result<Vec<_>, _>>()?;
+    let cuts =
+        crate::dist::enclose::enclose_cutoffs(enc.as_ref(), cuts).map_err(|e| e.to_string())?;
     let e = evaluate_enclosed(kind, enc.as_ref(), &lambda, hosts, &cuts, s.metric)
         .map_err(|e| e.to_string())?;
     Ok((e, lambda, rho, cuts))
