@@ -1186,6 +1186,38 @@ fn a_cutoff_at_an_atom_is_proven_to_the_digits_asked() {
 }
 
 #[test]
+fn a_programme_closed_by_the_certified_search_is_not_run_again() {
+    // 500 lognormal sizes at 8 hosts (SITA, load 0.5): the certified search's atom programme
+    // closes on the minimum (its record says "global optimum"), proving a lower bound of it.
+    // `optimize --rigorous` takes that bound instead of running the programme again, so
+    // it closes to 20 digits even with --max-boxes 1 (8 host terms, which alone prove no
+    // digit: before 2026-12-05 this run printed value_lo 0 and 0 proven digits). The
+    // record still counts the programme's terms in `boxes` (more than the 8 allowed),
+    // and its value_lo lies at or below the certified optimum's value within 10^-19
+    // relative ([`closes_at_the_certified`]).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("sizes.txt");
+    std::fs::write(&file, lognormal_sizes(500)).unwrap();
+    let dist = format!("empirical:file={}", file.display());
+    let args = [
+        "optimize", "--policy", "sita", "--dist", &dist, "--hosts", "8", "--load", "0.5",
+        "--digits", "20", "--format", "json",
+    ];
+    let certified = run_json(&args);
+    let notes = certified["notes"].to_string();
+    assert!(notes.contains("closed on the minimum"), "{notes}");
+    let mut rargs = args.to_vec();
+    rargs.extend(["--rigorous", "--max-boxes", "1"]);
+    let p = run_json(&rargs);
+    assert_eq!(p["gap_closed"], json!(true), "{p:?}");
+    assert_eq!(p["proven_digits"], json!(20), "{p:?}");
+    assert!(p["boxes"].as_u64().unwrap() > 8, "{p:?}");
+    let lo = read(p["value_lo"].as_str().unwrap());
+    let v = read(certified["value"].as_str().unwrap());
+    closes_at_the_certified("sita 500 sizes h=8", &lo, &v);
+}
+
+#[test]
 fn the_proof_starts_at_the_certified_optimum_on_a_large_sample() {
     // 50 000 lognormal sizes at 8 hosts (SITA, load 0.5): the atom programme does not close
     // within the certified optimiser's budget, so its record says "best point found, not

@@ -368,7 +368,7 @@ fn certified_report(c: &Certify, both: &AtBoth<Optimum>) -> Result<OptimizeRepor
         idle_undetermined: a.idle_undetermined.then_some((a.idle_hosts, b.idle_hosts)),
         stable: b.eval.stable,
         digits: 0,
-        atoms_closed: b.atoms_closed,
+        atoms_closed: b.atoms.as_ref().map(|a| a.closed),
     };
     // Hosts whose idleness is not certified: their cutoffs (the top) and loads (0) are not
     // certified either.
@@ -475,7 +475,7 @@ mod tests {
             hessian: None,
             lambda: Float::with_val(bits, 1),
             load: Float::with_val(bits, 0.5),
-            atoms_closed: None,
+            atoms: None,
         }
     }
 

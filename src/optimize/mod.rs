@@ -160,11 +160,24 @@ pub struct Optimum {
     pub lambda: Float,
     /// The total load ρ = λ E[X] at this precision.
     pub load: Float,
-    /// On a law whose every size is an atom (SITA, TAGS): whether the atom programme the
-    /// search started from closed (its point is then the minimum over every cutoff vector)
-    /// or stopped at its budget (its point is the best it met); `None` for other laws and
-    /// policies.
-    pub atoms_closed: Option<bool>,
+    /// On a law whose every size is an atom (SITA, TAGS): what the atom programme the
+    /// search started from proved; `None` for other laws and policies.
+    pub atoms: Option<AtomBound>,
+}
+
+/// What the atom programme of a discrete law proved while it gave the certified search its
+/// start ([`Optimum::atoms`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AtomBound {
+    /// Whether it closed on the minimum over every cutoff vector (its point is then that
+    /// minimum) or stopped at its budget (its point is the best it met).
+    pub closed: bool,
+    /// Its lower bound of that minimum, proven (every host term enclosed with outward
+    /// rounding): `optimize --rigorous` takes it where it closes the gap at the digits
+    /// asked instead of running the programme again.
+    pub value_lo: Float,
+    /// The host terms it enclosed.
+    pub terms: usize,
 }
 
 /// Relative difference below which two refined candidates tie at the search precision:

@@ -467,7 +467,7 @@ fn optimum_at_resolved(
         hessian,
         lambda: lambda.clone(),
         load: rho.clone(),
-        atoms_closed: None,
+        atoms: None,
     })
 }
 
@@ -555,7 +555,7 @@ pub fn optimal_cutoffs_certified(
     PolicyError::at_least_one_host(hosts)?;
     tags_limit_first(dist, load, hosts, policy)?;
     super::budget::check_optimize_hosts(hosts, certify.bits().1)?;
-    let (starts, atoms_closed) = starts_for(dist, load, hosts, policy, metric)?;
+    let (starts, atoms) = starts_for(dist, load, hosts, policy, metric)?;
     let mut both = certify.run_from(
         |bits| {
             let d = dist.build(bits)?;
@@ -578,8 +578,8 @@ pub fn optimal_cutoffs_certified(
     certify_idle(
         dist, load, hosts, policy, metric, certify, &starts, &mut both,
     )?;
-    both.lo.atoms_closed = atoms_closed;
-    both.hi.atoms_closed = atoms_closed;
+    both.lo.atoms = atoms.clone();
+    both.hi.atoms = atoms;
     Ok(both)
 }
 
@@ -712,15 +712,15 @@ fn extra_host_gains(
     Ok(false)
 }
 
-/// The search's starts, and on a discrete law whether the atom programme's start is the
-/// minimum ([`super::Optimum::atoms_closed`]).
+/// The search's starts, and on a discrete law what the atom programme that gave one of them
+/// proved ([`super::Optimum::atoms`]).
 fn starts_for(
     dist: &dyn DistFactory,
     load: &LoadSpec,
     hosts: usize,
     policy: OptPolicy,
     metric: Metric,
-) -> Result<(Vec<PolishStart>, Option<bool>), PolicyError> {
+) -> Result<(Vec<PolishStart>, Option<super::AtomBound>), PolicyError> {
     match policy {
         // Equal loads need no start.
         OptPolicy::SitaE => Ok((vec![PolishStart::bare(vec![])], None)),
@@ -735,10 +735,10 @@ fn starts_for(
             let discrete = dist
                 .build(SEARCH_BITS)
                 .is_ok_and(|d| d.atom_at_or_below(&d.upper()).is_some());
-            let mut closed = None;
+            let mut proved = None;
             if discrete {
                 let first = starts.first().map(|s| s.cutoffs.as_slice());
-                if let Some((c, done)) = super::proven::atom_minimiser(
+                if let Some((c, bound)) = super::proven::atom_minimiser(
                     dist,
                     load,
                     hosts,
@@ -748,10 +748,10 @@ fn starts_for(
                     first,
                 ) {
                     starts.insert(0, PolishStart::bare(c));
-                    closed = Some(done);
+                    proved = Some(bound);
                 }
             }
-            Ok((starts, closed))
+            Ok((starts, proved))
         }
     }
 }
@@ -773,7 +773,7 @@ pub fn optimal_cutoffs(
     PolicyError::at_least_one_host(hosts)?;
     tags_limit_first(dist, load, hosts, policy)?;
     super::budget::check_optimize_hosts(hosts, crate::num::working_bits(digits))?;
-    let (starts, atoms_closed) = starts_for(dist, load, hosts, policy, metric)?;
+    let (starts, atoms) = starts_for(dist, load, hosts, policy, metric)?;
     let mut o = best_of(
         dist.build(crate::num::working_bits(digits))?.as_ref(),
         load,
@@ -783,6 +783,6 @@ pub fn optimal_cutoffs(
         &starts,
     )?
     .0;
-    o.atoms_closed = atoms_closed;
+    o.atoms = atoms;
     Ok(o)
 }

@@ -122,7 +122,7 @@ pub fn optimize_proven_record(
             "proven optimum: the minimum of the {what} over every cutoff vector lies in [{key}_lo, {key}_hi]: every host's queue length falls in its lower cutoff and grows in its upper one, so every cutoff vector has some host whose queue is at least that host's at the certified optimum, and {key}_lo is the least host's queue length there (enclosed; the optimum equalises them, no boxes); {key}_hi is the proven value at proven_cutoffs"
         ),
         Some(WholeBound::Atoms) => format!(
-            "proven optimum: the minimum of the {what} over every cutoff vector lies in [{key}_lo, {key}_hi]: the law is discrete, so a cutoff matters only through the atoms it passes (a cutoff between two atoms does no better than at the lower one), and a dynamic programme over the atoms takes the minimum over every choice, each host term enclosed ({} terms, counted in boxes); {key}_hi is the proven value at proven_cutoffs",
+            "proven optimum: the minimum of the {what} over every cutoff vector lies in [{key}_lo, {key}_hi]: the law is discrete, so a cutoff matters only through the atoms it passes (a cutoff between two atoms does no better than at the lower one), and a dynamic programme over the atoms takes the minimum over every choice, each host term enclosed ({} terms, counted in boxes; where the programme closed while it gave the certified search its start, that run's terms, and it is not run again); {key}_hi is the proven value at proven_cutoffs",
             p.boxes
         ),
         None => format!(

@@ -134,8 +134,8 @@ const ATOM_START_TERMS: usize = MAX_BOXES * TERMS_PER_BOX / 4;
 /// atom programme ([`Problem::atom_programme`]) meets, at atoms, at the rigorous precision of `digits` on up
 /// to [`ATOM_START_TERMS`] host terms, its cut starting at `start`'s value (free cutoffs,
 /// idle hosts left out): the minimum over every cutoff vector where it closes, a good point
-/// where it does not (the flag: whether it closed, to 10^−(`digits` +
-/// [`GAP_EXTRA_DIGITS`]) of the value). `None` for any other law, for TAGS-minmax and SITA-E
+/// where it does not, with what it proved ([`crate::optimize::AtomBound`]: whether it closed, to
+/// 10^−(`digits` + [`GAP_EXTRA_DIGITS`]) of the value, its lower bound and its terms). `None` for any other law, for TAGS-minmax and SITA-E
 /// (not a search), or where its path leaves a host empty below a busy one. The certified
 /// optimiser takes it as one more start: its grid search alone missed the minimum over
 /// 5 000 lognormal sizes by 0.8 % at 3 hosts (TAGS, load 0.5), and over 50 000 at 8 hosts
@@ -148,7 +148,7 @@ pub(crate) fn atom_minimiser(
     metric: Metric,
     digits: u32,
     start: Option<&[Float]>,
-) -> Option<(Vec<Float>, bool)> {
+) -> Option<(Vec<Float>, crate::optimize::AtomBound)> {
     if hosts < 2 || !matches!(policy, OptPolicy::Sita | OptPolicy::Tags) {
         return None;
     }
@@ -185,7 +185,11 @@ pub(crate) fn atom_minimiser(
     }
     Some((
         busy.iter().map(|&k| a.atoms[k - 1].rep.clone()).collect(),
-        closed,
+        crate::optimize::AtomBound {
+            closed,
+            value_lo: a.value_lo.clone(),
+            terms: a.evals,
+        },
     ))
 }
 
