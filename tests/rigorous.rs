@@ -1009,10 +1009,7 @@ fn tags_minmax_proven_optima_close_at_two_to_eight_hosts_without_boxes() {
 /// proven record said so ("is not the global minimum").
 #[test]
 fn a_discrete_law_has_its_proven_optimum_over_the_atoms() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("sizes.txt");
-    std::fs::write(&file, "0.1\n0.3\n0.3\n0.7\n1.3\n2.9\n6.1\n").unwrap();
-    let dist = format!("empirical:file={}", file.display());
+    let (_dir, dist) = sample_law("0.1\n0.3\n0.3\n0.7\n1.3\n2.9\n6.1\n");
     for (policy, hosts) in [
         ("sita", 3),
         ("sita", 5),
@@ -1035,6 +1032,25 @@ fn a_discrete_law_has_its_proven_optimum_over_the_atoms() {
             "{policy} h={hosts}: {notes}"
         );
     }
+}
+
+/// A sample file of `sizes` in a fresh directory (kept while the guard lives) and the law
+/// `empirical:file=…` that reads it.
+fn sample_law(sizes: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("sizes.txt");
+    std::fs::write(&file, sizes).unwrap();
+    let dist = format!("empirical:file={}", file.display());
+    (dir, dist)
+}
+
+/// `v` lies in [lo, hi] up to 10^-19 relative (the rounding of a 20-digit decimal).
+fn inside(what: &str, v: &Float, lo: &Float, hi: &Float) {
+    let tol = Float::with_val(256, v * 1e-19);
+    assert!(
+        Float::with_val(256, lo - &tol) <= *v && *v <= Float::with_val(256, hi + &tol),
+        "{what}: {v} against [{lo}, {hi}]"
+    );
 }
 
 /// `n` sizes drawn from the lognormal law with σ = 1.5 (a 64-bit LCG and Box–Muller, so the
@@ -1066,16 +1082,13 @@ fn a_heavy_tailed_sample_has_its_proven_optimum_at_eight_hosts() {
     // `eval` at the proven cutoffs (the plain certified evaluator) lies in [value_lo,
     // value_hi] up to 10^-19 relative, and the certified optimiser's value agrees with
     // value_lo, a lower bound of every cutoff vector's value ([`closes_at_the_certified`]).
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("sizes.txt");
     let sizes = lognormal_sizes(2000);
-    std::fs::write(&file, &sizes).unwrap();
+    let (_dir, dist) = sample_law(&sizes);
     let largest = sizes
         .lines()
         .map(read)
         .max_by(|a, b| a.total_cmp(b))
         .unwrap();
-    let dist = format!("empirical:file={}", file.display());
     for policy in ["sita", "tags"] {
         let args = [
             "optimize", "--policy", policy, "--dist", &dist, "--hosts", "8", "--load", "0.5",
@@ -1129,11 +1142,7 @@ fn a_heavy_tailed_sample_has_its_proven_optimum_at_eight_hosts() {
             "json",
         ]);
         let v = read(e["value"].as_str().unwrap());
-        let tol = Float::with_val(256, &v * 1e-19);
-        assert!(
-            Float::with_val(256, &lo - &tol) <= v && v <= Float::with_val(256, &hi + &tol),
-            "{policy}: eval {v} against [{lo}, {hi}]"
-        );
+        inside(&format!("{policy}: eval"), &v, &lo, &hi);
     }
 }
 
@@ -1147,10 +1156,7 @@ fn a_cutoff_at_an_atom_is_proven_to_the_digits_asked() {
     // Reference: the certified evaluator (`eval` without --rigorous, the plain MPFR path at
     // two precisions), which must lie in [value_lo, value_hi] up to 10^-19 relative; and
     // the enclosure must prove the 20 digits asked.
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("sizes.txt");
-    std::fs::write(&file, "0.1\n0.3\n0.3\n0.7\n1.3\n2.9\n6.1\n").unwrap();
-    let dist = format!("empirical:file={}", file.display());
+    let (_dir, dist) = sample_law("0.1\n0.3\n0.3\n0.7\n1.3\n2.9\n6.1\n");
     for policy in ["sita", "tags"] {
         let args = [
             "eval",
@@ -1177,12 +1183,22 @@ fn a_cutoff_at_an_atom_is_proven_to_the_digits_asked() {
         let lo = read(p["value_lo"].as_str().unwrap());
         let hi = read(p["value_hi"].as_str().unwrap());
         let v = read(certified["value"].as_str().unwrap());
-        let tol = Float::with_val(256, &v * 1e-19);
-        assert!(
-            Float::with_val(256, &lo - &tol) <= v && v <= Float::with_val(256, &hi + &tol),
-            "{policy}: certified {v} against [{lo}, {hi}]"
-        );
+        inside(&format!("{policy}: certified"), &v, &lo, &hi);
     }
+}
+
+/// SITA's certified optimum over `n` lognormal sizes ([`lognormal_sizes`]) at 8 hosts, load
+/// 0.5, 20 digits, and the same with `--rigorous --max-boxes max_boxes`.
+fn sita_at_eight_hosts(n: usize, max_boxes: &str) -> (Map<String, Value>, Map<String, Value>) {
+    let (_dir, dist) = sample_law(&lognormal_sizes(n));
+    let args = [
+        "optimize", "--policy", "sita", "--dist", &dist, "--hosts", "8", "--load", "0.5",
+        "--digits", "20", "--format", "json",
+    ];
+    let certified = run_json(&args);
+    let mut rargs = args.to_vec();
+    rargs.extend(["--rigorous", "--max-boxes", max_boxes]);
+    (certified, run_json(&rargs))
 }
 
 #[test]
@@ -1195,20 +1211,9 @@ fn a_programme_closed_by_the_certified_search_is_not_run_again() {
     // record still counts the programme's terms in `boxes` (more than the 8 allowed),
     // and its value_lo lies at or below the certified optimum's value within 10^-19
     // relative ([`closes_at_the_certified`]).
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("sizes.txt");
-    std::fs::write(&file, lognormal_sizes(500)).unwrap();
-    let dist = format!("empirical:file={}", file.display());
-    let args = [
-        "optimize", "--policy", "sita", "--dist", &dist, "--hosts", "8", "--load", "0.5",
-        "--digits", "20", "--format", "json",
-    ];
-    let certified = run_json(&args);
+    let (certified, p) = sita_at_eight_hosts(500, "1");
     let notes = certified["notes"].to_string();
     assert!(notes.contains("closed on the minimum"), "{notes}");
-    let mut rargs = args.to_vec();
-    rargs.extend(["--rigorous", "--max-boxes", "1"]);
-    let p = run_json(&rargs);
     assert_eq!(p["gap_closed"], json!(true), "{p:?}");
     assert_eq!(p["proven_digits"], json!(20), "{p:?}");
     assert!(p["boxes"].as_u64().unwrap() > 8, "{p:?}");
@@ -1229,24 +1234,13 @@ fn the_proof_starts_at_the_certified_optimum_on_a_large_sample() {
     // 2026-12-05, the binary before the fix). Now value_hi is at most the certified value
     // (up to half a unit of its 20th digit) and value_lo at most value_hi. --max-boxes
     // 5000 keeps it to a few seconds; the gap stays open there.
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("sizes.txt");
-    std::fs::write(&file, lognormal_sizes(50_000)).unwrap();
-    let dist = format!("empirical:file={}", file.display());
-    let args = [
-        "optimize", "--policy", "sita", "--dist", &dist, "--hosts", "8", "--load", "0.5",
-        "--digits", "20", "--format", "json",
-    ];
-    let certified = run_json(&args);
+    let (certified, p) = sita_at_eight_hosts(50_000, "5000");
     let notes = certified["notes"].to_string();
     assert!(
         notes.contains("best point found, not proven global"),
         "{notes}"
     );
     assert!(!notes.contains("global optimum:"), "{notes}");
-    let mut rargs = args.to_vec();
-    rargs.extend(["--rigorous", "--max-boxes", "5000"]);
-    let p = run_json(&rargs);
     let v = read(certified["value"].as_str().unwrap());
     let lo = read(p["value_lo"].as_str().unwrap());
     let hi = read(p["value_hi"].as_str().unwrap());
