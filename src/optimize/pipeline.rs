@@ -433,7 +433,10 @@ fn optimum_at_resolved(
     let used = free.len() + 1;
     let mut eval = evaluate(policy.routing(), dist, lambda, used, &free, metric)?;
     if snapped {
-        // The largest mean queue length λ_i W_i, λ_i = λ P(X > s_{i−1}) (Little's law).
+        // The largest mean queue length λ_i W_i, λ_i = λ P(X > s_{i−1}) (Little's law), from
+        // the evaluation: the minmax chain's own term (`Chain::term`) reads a cutoff at
+        // the least atom as s_0, giving host 2 that atom too (sizes 1 and 4 at 2 hosts:
+        // +∞ for 1.6).
         let mut level = Float::with_val(bits, 0);
         for (i, w) in eval.host_waiting.iter().enumerate() {
             let seen = if i == 0 {

@@ -1190,13 +1190,17 @@ fn at_atoms(texts: &mut [String], start: &[Float], atoms: &[Atom], figures: u32)
                 let d = Float::with_val(x.prec() + 64, x - a.value.mid());
                 d.abs() <= slack
             });
-        if let Some(a) = near {
-            let text = show_digits(&a.rep, figures);
-            if crate::dist::enclose::decimal_rational(&text).is_some_and(|q| q == a.exact) {
-                *t = text;
-            }
+        if let Some(text) = near.and_then(|a| atom_text(a, figures)) {
+            *t = text;
         }
     }
+}
+
+/// The atom `a` printed at `figures` figures (its point [`Atom::rep`], a cutoff that sends
+/// exactly the atoms up to it below), when that decimal is the atom exactly.
+fn atom_text(a: &Atom, figures: u32) -> Option<String> {
+    let t = show_digits(&a.rep, figures);
+    (crate::dist::enclose::decimal_rational(&t)? == a.exact).then_some(t)
 }
 
 /// The branch and bound from the cutoffs `start` (a good point: the certified optimum),
@@ -1300,11 +1304,11 @@ fn proven_from(
     // A discrete law: the minimum over the atoms' slots ([`atoms`]), on up to TERMS_PER_BOX
     // host terms per box. The best path it met, printed at its atoms, is the best point
     // where they print exactly and it does better. An error in it leaves the branch and
-    // bound to decide.
-    // The certified search's atom programme (the same law, load, hosts and objective, at
-    // the precision of 20 digits) proved a lower bound of the minimum: where it closes the
-    // gap at the start's value, the programme is not run again (5 000 lognormal sizes at 8
-    // hosts, SITA: it was, on the full budget, for a minimum already proven).
+    // bound to decide. The certified search's atom programme (the same law, load, hosts
+    // and objective, at the precision of 20 digits) proved a lower bound of the minimum:
+    // where it closes the gap at the start's value, the programme is not run again (5 000
+    // lognormal sizes at 8 hosts, SITA: it was, on the full budget, for a minimum already
+    // proven).
     let known_lo = known
         .map(|k| k.value_lo.clone())
         .filter(|lo| Float::with_val_round(bits, best.hi() - lo, Round::Up).0 <= target(best.hi()));
@@ -1319,11 +1323,7 @@ fn proven_from(
     if let Some((a, (slots, value))) = atom.as_ref().and_then(|a| Some((a, a.path.as_ref()?))) {
         let texts: Option<Vec<String>> = slots
             .iter()
-            .map(|&k| {
-                let x = a.atoms.get(k.checked_sub(1)?)?;
-                let t = show_digits(&x.rep, cut_figures);
-                (crate::dist::enclose::decimal_rational(&t)? == x.exact).then_some(t)
-            })
+            .map(|&k| atom_text(a.atoms.get(k.checked_sub(1)?)?, cut_figures))
             .collect();
         if let Some(t) = texts {
             if value.hi() < best.hi() {
