@@ -518,6 +518,12 @@ pub fn explore_with<C: LevelChain>(
     exits.shrink_to_fit();
     boundary.shrink_to_fit();
     let n = states.len();
+    // States are numbered in u32 (`index`), and the ILU factors' offsets are u32 too: a
+    // chain with more transitions than u32 holds (some 100 GB of memory) is refused as too
+    // large rather than numbered wrongly.
+    if n > u32::MAX as usize || out_to.len() >= u32::MAX as usize {
+        return Err(LevelError::TooManyStates { limit: n - 1 });
+    }
     // Incoming transitions (columns), sources other than z.
     let mut in_off = vec![0usize; n + 1];
     for x in 1..n {
@@ -1223,11 +1229,15 @@ impl<'a, S> Solver<'a, S> {
 /// residuals the enclosure uses are computed with −B itself; the smaller factors cut the
 /// memory traffic of the solves, which dominate the run time.
 struct Ilu {
-    off: Vec<usize>,
+    /// Row i's entries of L (left of the diagonal) are `start[i]..mid[i]`, those of U
+    /// (right of it) `mid[i]..start[i + 1]`, in `col` and `val`; the diagonal of U is
+    /// `pivot`. Offsets in u32 and the pivots apart: the triangular solves stream these
+    /// arrays once per application, and are bound by that traffic.
+    start: Vec<u32>,
+    mid: Vec<u32>,
     col: Vec<u32>,
     val: Vec<f32>,
-    /// Position of the diagonal in each row.
-    diag: Vec<usize>,
+    pivot: Vec<f32>,
 }
 
 impl Ilu {
@@ -1297,31 +1307,58 @@ impl Ilu {
                 val32[d] = (total[i] as f32).max(f32::MIN_POSITIVE);
             }
         }
-        Ilu {
-            off: o,
-            col,
-            val: val32,
-            diag,
+        Self::compact(&o, &col, &val32, &diag)
+    }
+
+    /// The solve's layout of factors held row by row with their diagonal in place.
+    fn compact(off: &[usize], col: &[u32], val: &[f32], diag: &[usize]) -> Self {
+        let n = diag.len();
+        let keep = col.len() - n.saturating_sub(1);
+        let mut out = Ilu {
+            start: Vec::with_capacity(n + 1),
+            mid: Vec::with_capacity(n),
+            col: Vec::with_capacity(keep),
+            val: Vec::with_capacity(keep),
+            pivot: vec![1.0; n],
+        };
+        // In range: the factors hold one entry per transition ([`explore_with`] refuses
+        // chains with 2^32 transitions or more).
+        let at = |len: usize| len as u32;
+        out.start.push(0);
+        out.mid.push(0);
+        for i in 1..n {
+            out.start.push(at(out.col.len()));
+            for p in off[i]..off[i + 1] {
+                if p == diag[i] {
+                    out.mid.push(at(out.col.len()));
+                    out.pivot[i] = val[p];
+                } else {
+                    out.col.push(col[p]);
+                    out.val.push(val[p]);
+                }
+            }
         }
+        out.start.push(at(out.col.len()));
+        out
     }
 
     /// v ← (LU)⁻¹v (v[0] stays 0).
     fn solve_in_place(&self, v: &mut [f64]) {
-        let n = self.diag.len();
+        let n = self.pivot.len();
         v[0] = 0.0;
         for i in 1..n {
             let mut s = v[i];
-            for p in self.off[i]..self.diag[i] {
+            for p in self.start[i] as usize..self.mid[i] as usize {
                 s -= f64::from(self.val[p]) * v[self.col[p] as usize];
             }
             v[i] = s;
         }
         for i in (1..n).rev() {
             let mut s = v[i];
-            for p in self.diag[i] + 1..self.off[i + 1] {
+            for p in self.mid[i] as usize..self.start[i + 1] as usize {
                 s -= f64::from(self.val[p]) * v[self.col[p] as usize];
             }
-            v[i] = s / f64::from(self.val[self.diag[i]]);
+            v[i] = s / f64::from(self.pivot[i]);
         }
     }
 }
