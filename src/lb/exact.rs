@@ -70,8 +70,8 @@
 //! The truncation is grown until the bound on the truncation error and the solve's error
 //! bound leave the digits asked certain: the simplex's level by the log of its own bound's
 //! ratio to the target (the bound decays about e^{−1} per nat of level, times a power
-//! K^p of the level, p = 2 until two levels are solved and fitted between them after), a
-//! pools' box from the stationary mass on its face. A finite
+//! K^p of the level; p is 1.9 times the exponent of the first truncation's own tail until
+//! two levels are solved ([`first_exponent`]), and fitted between them after), a pools' box from the stationary mass on its face. A finite
 //! buffer needs no truncation (every state is kept; the bound is then only the solve's).
 //! A truncation whose enclosure is, by its bound alone, a unit of the last digit asked wide
 //! cannot print the digits asked ([`cannot_print`]), so its stationary solve is not refined
@@ -101,8 +101,27 @@
 //! 2026-12-04) saved a truncation at N = 5, d = 5 with replacement (19.1 → 11.7 s user) and
 //! N = 4, d = 4 (6.1 → 5.1 s) but overshot N = 5, d = 2, λ = 0.9 (732 653 states instead
 //! of 604 469, 9.4 → 11.2 s, 398 → 479 MB) and moved N = 5, d = 5 without replacement's
-//! intermediate level up without removing it (9.9 → 13.2 s), so p = 2 is kept: one
-//! exponent does not fit the family, the polynomial factor depends on d and λ.
+//! intermediate level up without removing it (9.9 → 13.2 s): one exponent does not fit
+//! the family, the polynomial factor depends on d and λ. What does follow it, case by case,
+//! is the first truncation's own tail (2026-12-05, [`first_exponent`]): the exponent is now
+//! read from there. The first step then meets its target in each of the cases above
+//! (N = 4, d = 4, λ = 0.95 still solves a second level: its first enclosure straddles a
+//! rounding boundary of the 12th digit).
+//!
+//! Three ways to cut the GMRES iterations were measured on 2026-12-05 (N = 5, d = 2,
+//! λ = 0.9, 324 iterations and 6.9 s over its three truncations) and not kept:
+//! * *Groups per level in the coarse correction* (as the redundancy chains have): by the
+//!   shortest queue's share of the level (8 groups), by idle servers (6) or by the spread
+//!   x_N − x_1 (8): 290, 321 and 284 iterations, 8.2–8.9 s (each block-tridiagonal
+//!   correction costs more than the iterations it saves).
+//! * *ILUT* (fill kept above τ times the row's norm, at most 20–30 per part): τ = 0.01,
+//!   288 iterations and 7.7 s; τ = 0.003, 249 iterations and 8.7 s (11.9 million entries in
+//!   the factors against 5.2: the fill of a level's rows by its neighbours below doubles the
+//!   traffic of the triangular solves, which are bound by it).
+//! * *Fewer cycles for the exit solves* (p̂ and the exits' W, 3 GMRES restarts to reach
+//!   their slack): one cycle at tolerance 10^−2 or 10^−4 leaves the re-entry programme
+//!   infeasible (an unbounded enclosure at every truncation); one cycle at 10^−6 or two at
+//!   10^−3 give the same iterations within 3 % and the same time.
 //!
 //! Two ways to cheapen the bound's solves were measured on 2026-12-05 and not kept:
 //! * *In lockstep*: the 3 solves that follow (−B)⁻¹1 run side by side, each pass over −B
@@ -1445,6 +1464,54 @@ fn fitted_weights(n: usize, pi: &HashMap<Occ, f64>, pilot: &[f64], level: f64) -
     w
 }
 
+/// The exponent p_M of the stationary mass beyond the sublevels of a truncation at level
+/// `k` nats: the least-squares slope of ln M(K') + K' against ln K' over K' from k/2 to
+/// 0.9k (M(K') the mass of π̂ with Σ w_j t_j > K'; the face's own distortion lies above
+/// 0.9k). `None` when some M(K') vanishes.
+fn tail_exponent(pi: &HashMap<Occ, f64>, region: &Simplex, n: usize, k: f64) -> Option<f64> {
+    let mut pts = Vec::with_capacity(9);
+    for i in 0..=8 {
+        let kk = k * (0.5 + 0.05 * f64::from(i));
+        let lim = (kk * SIMPLEX_UNIT) as u64;
+        let m: f64 = pi
+            .iter()
+            .filter(|(x, _)| region.phi(&x[..], n) > lim)
+            .map(|(_, &v)| v)
+            .sum();
+        if !(m > 0.0) {
+            return None;
+        }
+        pts.push((kk.ln(), m.ln() + kk));
+    }
+    let len = pts.len() as f64;
+    let mx = pts.iter().map(|q| q.0).sum::<f64>() / len;
+    let my = pts.iter().map(|q| q.1).sum::<f64>() / len;
+    let num: f64 = pts.iter().map(|q| (q.0 - mx) * (q.1 - my)).sum();
+    let den: f64 = pts.iter().map(|q| (q.0 - mx) * (q.0 - mx)).sum();
+    let p = num / den;
+    p.is_finite().then_some(p)
+}
+
+/// The bound's exponent p assumed for the first step of the level (before two levels are
+/// solved to fit it), from the first truncation's tail exponent p_M ([`tail_exponent`]):
+/// 1.9·p_M, at least 2.
+///
+/// Measured 2026-12-05 (`TASKASSIGN_TRACE_EXACT=1`, the JSQ reference cases at 12 digits):
+/// the exponent fitted between the first two levels was 1.8–2.0 times p_M on six of them
+/// (p_M 2.4 → 4.4 at N = 5, d = 2, λ = 0.9; 2.6 → 4.7 with replacement; 4.05 → 7.1 at
+/// N = 5, d = 5, λ = 0.95 with replacement; 5.0 → 10 without; 3.9 → 7.7 at N = 4, d = 4,
+/// λ = 0.95; 4.8 → 9.2 at N = 5, d = 5, λ = 0.9) and 0.93 times on one (3.15 → 2.9 at
+/// N = 5, d = 2, λ = 0.95). The fixed p = 2 used before undershot every case with
+/// p_M ≥ 3.9 by a whole truncation. Side by side, seconds for the six cases above without
+/// the replacement row and N = 4, d = 2, λ = 0.9 (p = 2 / 2p_M − 2 / 2p_M − 1 / 2.2p_M − 2
+/// / 1.9p_M): the sums 33.6 / 33.1 / 31.6 / 30.7 / 28.4, the largest row 12.4 / 11.0 /
+/// 10.5 / 10.5 / 8.9 (the rest land a few tenths of a nat short and pay a refinement and
+/// one more truncation). 1.9p_M costs N = 5, d = 2, λ = 0.9 +13 % states (6.8 → 7.8 s) and
+/// with replacement 20.6 → 24.1 s; N = 5, d = 2, λ = 0.95 goes 76.9 → 67.2 s.
+fn first_exponent(pm: f64) -> f64 {
+    (1.9 * pm).clamp(2.0, 20.0)
+}
+
 /// Queues with an infinite buffer: a pilot simplex gives the weights ([`fitted_weights`]),
 /// then the simplex's level grows by what its own bound says (the bound decays about
 /// e^{−1} per nat of level; the rate is measured between levels once two are solved) until
@@ -1584,6 +1651,18 @@ fn exact_simplex(
         // fitted between the last two levels solved; the next level solves
         // e^{−(K'−K)}(K'/K)^p = target/bound, plus a nat of margin.
         let mut p = 2.0;
+        if history.is_empty() {
+            // The first truncation's own tail: its mass beyond a sublevel K' falls like
+            // e^{−K'}·K'^{p_M}, and the bound's exponent measured between two solved levels
+            // was 1.8–2 times p_M on the reference cases ([`first_exponent`]).
+            let pm = tail_exponent(&s.pi, &simplex_of(&weights, k), n, k);
+            if let Some(pm) = pm {
+                p = first_exponent(pm);
+            }
+            if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+                eprintln!("exact: tail exponent p_M {pm:?} at level {k:.2}");
+            }
+        }
         if let Some(&(k0, b0)) = history.last() {
             if b0.is_finite() && b0 > 0.0 && bound.is_finite() && bound > 0.0 && k > k0 {
                 p = (((bound / b0).ln() + (k - k0)) / (k / k0).ln()).clamp(0.0, 20.0);
@@ -1655,6 +1734,41 @@ mod tests {
         }
         rec(0, n, p, u64::from(p.level) + extra, &mut x, &mut out);
         out
+    }
+
+    #[test]
+    fn the_tail_exponent_is_the_dimension_of_the_face() {
+        // π ∝ e^{−Σ w_j t_j} with every weight half a nat: Σ w_j t_j = x_N/2 nats, and the
+        // sorted vectors of n servers with x_N = m number C(m + n − 1, n − 1) ~ m^{n−1}, so
+        // the mass beyond K' nats falls like K'^{n−1}e^{−K'} (p_M = n − 1, source: that
+        // count; lower-order terms of the count and of the sum over m pull the fit over
+        // 20–36 nats down by up to a fifth: tolerance 0.25 below, 0.05 above).
+        for n in [1usize, 2, 3] {
+            let mut w = [0u16; MAXN];
+            w[..n].fill(8);
+            let k = 40.0;
+            let region = Simplex {
+                weights: w,
+                level: (k * SIMPLEX_UNIT) as u32,
+            };
+            let pi: HashMap<Occ, f64> = sorted_vectors(n, &region, 0)
+                .into_iter()
+                .map(|x| {
+                    let nats = region.phi(&x[..], n) as f64 / SIMPLEX_UNIT;
+                    (x, (-nats).exp())
+                })
+                .collect();
+            let pm = tail_exponent(&pi, &region, n, k).expect("a tail");
+            let want = (n - 1) as f64;
+            assert!(
+                pm > want - 0.25 && pm < want + 0.05,
+                "n = {n}: p_M {pm}, expected {want}"
+            );
+        }
+        // An empty tail has no exponent.
+        let region = simplex_of(&[1.0], 40.0);
+        let pi: HashMap<Occ, f64> = [([0u16; MAXN], 1.0)].into_iter().collect();
+        assert_eq!(tail_exponent(&pi, &region, 1, 40.0), None);
     }
 
     #[test]
