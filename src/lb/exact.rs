@@ -1483,12 +1483,7 @@ fn tail_exponent(pi: &HashMap<Occ, f64>, region: &Simplex, n: usize, k: f64) -> 
         }
         pts.push((kk.ln(), m.ln() + kk));
     }
-    let len = pts.len() as f64;
-    let mx = pts.iter().map(|q| q.0).sum::<f64>() / len;
-    let my = pts.iter().map(|q| q.1).sum::<f64>() / len;
-    let num: f64 = pts.iter().map(|q| (q.0 - mx) * (q.1 - my)).sum();
-    let den: f64 = pts.iter().map(|q| (q.0 - mx) * (q.0 - mx)).sum();
-    let p = num / den;
+    let p = levels::least_squares_slope(&pts);
     p.is_finite().then_some(p)
 }
 

@@ -567,6 +567,18 @@ pub fn explore_with<C: LevelChain>(
     })
 }
 
+/// The least-squares slope of y against x over `pts` (NaN for fewer than two distinct x):
+/// how the truncation schedules of the level chains read a tail's decay off its masses
+/// ([`crate::lb::exact`], [`crate::redundancy::ctmc`]).
+pub fn least_squares_slope(pts: &[(f64, f64)]) -> f64 {
+    let n = pts.len() as f64;
+    let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    sxy / sxx
+}
+
 /// True for a state other than z (index 0) at level 0.
 fn lt_zero_other(i: usize, level: u32) -> bool {
     i != 0 && level == 0
@@ -2703,6 +2715,20 @@ mod tests {
 
     fn right_coarse(s: &Solver<'_, (u32, u32)>, w: &[f64]) -> Coarse {
         coarse_right(s, w)
+    }
+
+    #[test]
+    fn the_least_squares_slope_of_a_line_is_its_slope() {
+        // Source: the construction. y = 3x − 1 exactly; then y = 3x + r with residuals
+        // r = (0.5, −0.5, −0.5, 0.5) at x = 0..3, whose own slope Σ(x − 1.5)r / Σ(x − 1.5)²
+        // is 0, so the fit is 3; tolerance: rounding.
+        let line: Vec<(f64, f64)> = (0..9)
+            .map(|i| (f64::from(i), 3.0 * f64::from(i) - 1.0))
+            .collect();
+        assert!((least_squares_slope(&line) - 3.0).abs() < 1e-12);
+        let wobble = [(0.0, 0.5), (1.0, 2.5), (2.0, 5.5), (3.0, 9.5)];
+        assert!((least_squares_slope(&wobble) - 3.0).abs() < 1e-12);
+        assert!(least_squares_slope(&[(1.0, 2.0)]).is_nan());
     }
 
     #[test]

@@ -1217,12 +1217,7 @@ fn layer_decay(pi: &StationaryMap, w: &[f64], budget: f64, nc: usize) -> Option<
     if pts.len() < LAYER_FIT {
         return None;
     }
-    let n = pts.len() as f64;
-    let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
-    let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
-    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
-    let slope = sxy / sxx;
+    let slope = levels::least_squares_slope(&pts);
     (slope < 0.0 && slope.is_finite()).then_some(-slope)
 }
 
