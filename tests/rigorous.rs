@@ -69,6 +69,14 @@ fn read(s: &str) -> Float {
     taskassign::num::parse_decimal(s, READ_BITS).unwrap_or_else(|e| panic!("{s}: {e}"))
 }
 
+/// The same command's record without and with `--rigorous`: (certified, proven).
+fn certified_and_proven(args: &[&str]) -> (Map<String, Value>, Map<String, Value>) {
+    let certified = run_json(args);
+    let mut rigorous = args.to_vec();
+    rigorous.push("--rigorous");
+    (certified, run_json(&rigorous))
+}
+
 /// The oracle's ball as [lo, hi].
 fn ball(v: &Value) -> (Float, Float) {
     let a = v.as_array().expect("[lo, hi]");
@@ -239,9 +247,7 @@ fn eval_rigorous_meets_the_arb_balls_and_the_certified_digits() {
         if !cuts.is_empty() {
             args.extend(["--cutoffs", &c]);
         }
-        let certified = run_json(&args);
-        args.push("--rigorous");
-        let proven = run_json(&args);
+        let (certified, proven) = certified_and_proven(&args);
         runs.push((format!("{policy} {dist} {metric}"), proven, certified));
         queries.push(
             json!({"kind": "eval", "dist": dist, "policy": policy, "hosts": hosts,
@@ -407,10 +413,7 @@ fn a_proven_unstable_host_has_an_infinite_mean() {
         "--format",
         "json",
     ];
-    let c = run_json(&args);
-    let mut with = args.to_vec();
-    with.push("--rigorous");
-    let p = run_json(&with);
+    let (c, p) = certified_and_proven(&args);
     assert_eq!(p["stable"], json!(false));
     assert_eq!(c["stable"], json!(false));
     for key in ["value", "value_lo", "value_hi"] {
@@ -1175,10 +1178,7 @@ fn a_cutoff_at_an_atom_is_proven_to_the_digits_asked() {
             "--format",
             "json",
         ];
-        let certified = run_json(&args);
-        let mut rargs = args.to_vec();
-        rargs.push("--rigorous");
-        let p = run_json(&rargs);
+        let (certified, p) = certified_and_proven(&args);
         assert_eq!(p["proven_digits"], json!(20), "{policy}: {p:?}");
         let lo = read(p["value_lo"].as_str().unwrap());
         let hi = read(p["value_hi"].as_str().unwrap());
