@@ -1485,6 +1485,55 @@ fn a_tags_open_gap_names_the_box_limit_and_proves_no_more_digits_than_its_gap() 
     );
 }
 
+/// The pair programme and the branch and bound after it share `--max-boxes`: SITA's response
+/// at BP(1, 10^10, 1.5), 6 hosts, total load 3, 20 digits, with `--max-boxes 1000`. The
+/// programme runs first (from 6 hosts) and does not close within that budget (it needs
+/// about 120 000 boxes in all, 2026-12-06), so the branch and bound runs on what it left.
+/// Source of the limit: `--max-boxes`'s help and the README, "the two never pass the limit
+/// together, but the branch and bound always bounds its first cover" (at most 2h − 1 = 11
+/// boxes here), so `boxes` ≤ 1000 + 11. Before 2026-12-06 the branch and bound had the
+/// whole limit again after the programme, and this run counted 1 256 boxes (the mutant
+/// this catches). The interval stays proven: value_lo ≤ value_hi, the stop is the limit.
+#[test]
+fn the_pair_programme_and_the_branch_and_bound_share_the_box_limit() {
+    let p = run_json(&[
+        "optimize",
+        "--rigorous",
+        "--policy",
+        "sita",
+        "--metric",
+        "response",
+        "--dist",
+        "bp:k=1,p=1e10,alpha=1.5",
+        "--hosts",
+        "6",
+        "--load",
+        "3",
+        "--digits",
+        "20",
+        "--max-boxes",
+        "1000",
+        "--format",
+        "json",
+    ]);
+    let what = format!("{p:?}");
+    let boxes = p["boxes"].as_u64().unwrap();
+    assert!(boxes <= 1000 + 11, "{what}");
+    assert!(boxes >= 500, "{what}: the budget was not used");
+    assert_eq!(p["proven_stop"], json!("box limit reached"), "{what}");
+    assert!(
+        p["proven_notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("pair programme")),
+        "{what}"
+    );
+    let lo = read(p["value_lo"].as_str().unwrap());
+    let hi = read(p["value_hi"].as_str().unwrap());
+    assert!(lo <= hi, "{what}");
+}
+
 /// Five hosts (about 25 s in release): `cargo test --release --test rigorous -- --ignored`.
 #[test]
 #[ignore]

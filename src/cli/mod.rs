@@ -188,7 +188,8 @@ struct OptimizeArgs {
     /// With --rigorous: the most boxes the branch and bound evaluates before it reports
     /// the gap it reached (its first cover, the convex basin and the 2(h − 1) slabs
     /// around it, is always evaluated; SITA from 6 hosts and TAGS from 7 first run the pair
-    /// programme on up to N pair enclosures, which `boxes` counts too).
+    /// programme on up to N pair enclosures, which `boxes` counts too, and the branch and
+    /// bound gets what it leaves).
     #[arg(long, value_name = "N", default_value_t = crate::optimize::proven::MAX_BOXES as u64)]
     max_boxes: u64,
     /// Run the whole certified optimisation N times (1 to 10000) and add

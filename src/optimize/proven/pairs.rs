@@ -79,19 +79,6 @@ use std::collections::HashMap;
 /// leaves a complement whose minimum is further above the optimum: fewer pieces).
 const HALF_WIDTHS: [f64; 6] = [0.1, 5e-2, 2e-2, 1e-2, 5e-3, 1e-3];
 
-/// A round that shrinks the gap between the target and the programme's bound (cut − least)
-/// by less than this factor limits the next round to a [`SOFT_SHARE`]th of the budget: the
-/// whole budget goes to a programme that is closing fast, where the branch and bound after
-/// it would do little. Measured (gap ratios of successive rounds, 2026-12-05): TAGS Exp(1)
-/// at load 2, 8 hosts, 7.4, 8.5 and 22, then closed at 170 507 enclosures; SITA's response
-/// at BP(1, 10^10, 1.5), 8 hosts, 2.0, 4.3, 4.1 and 5.0, closing only after 1 million;
-/// TAGS at BP(1, 10^10, 1.5), load 1.5, 6 hosts, 2.4, 3.2 and 2.2, not closing in 130 698
-/// (the branch and bound then closed it alone in 186 931 boxes).
-const FAST_SHRINK: f64 = 6.0;
-
-/// The share of the budget a programme that is not closing fast may use ([`FAST_SHRINK`]).
-const SOFT_SHARE: usize = 4;
-
 /// The programme stops refining past this many pieces (then reports what it proved).
 const MAX_PIECES: usize = 8000;
 
@@ -694,8 +681,8 @@ pub(super) struct PairOutcome {
 /// `None` where it does not apply (not SITA's or TAGS's sum, fewer than 2 cutoffs, no
 /// convex basin proven, ends beyond f64). It refines until every state is dropped (the
 /// complement is proven at least `best_hi`), or it meets its budget (`budget` pair
-/// enclosures, a [`SOFT_SHARE`]th of them unless closing fast: [`FAST_SHRINK`]; no round
-/// is started that could pass it), [`MAX_PIECES`] pieces or `max_rounds` rounds; the bound
+/// enclosures; no round is started that could pass it, and what it leaves goes to the
+/// branch and bound after it), [`MAX_PIECES`] pieces or `max_rounds` rounds; the bound
 /// it returns holds in every case. An enclosure costs about half a box of the branch and
 /// bound at 8 hosts (TAGS Exp(1), load 2, waiting, 20 digits, 2026-12-05: 170 507
 /// enclosures in 61 s user close the gap, where 199 999 boxes in 134 s prove 1 digit).
@@ -811,8 +798,6 @@ fn programme(
         .collect();
     let mut rounds = 0;
     let mut least;
-    // The gap cut − least of the round before.
-    let mut last_gap = f64::INFINITY;
     loop {
         rounds += 1;
         let inside = |i: usize, p: &Piece| p.lo >= ends[i].0 && p.hi <= ends[i].1;
@@ -833,15 +818,7 @@ fn programme(
         if alive_count == 0 {
             break;
         }
-        // Past a share of the budget, only a programme closing fast goes on ([`FAST_SHRINK`]).
-        let gap = cut - least;
-        let reach = if gap > 0.0 && last_gap / gap < FAST_SHRINK {
-            budget / SOFT_SHARE
-        } else {
-            budget
-        };
-        last_gap = gap;
-        if rounds >= max_rounds || tables.evals >= reach || pieces.len() >= MAX_PIECES {
+        if rounds >= max_rounds || tables.evals >= budget || pieces.len() >= MAX_PIECES {
             break;
         }
         // Split every piece of an alive state.
@@ -905,7 +882,7 @@ fn programme(
         // Each new state may need one pair enclosure: a round that could pass the budget
         // is not started (the bound so far holds).
         let fresh: usize = new_states.iter().map(Vec::len).sum();
-        if tables.evals.saturating_add(fresh) > reach {
+        if tables.evals.saturating_add(fresh) > budget {
             break;
         }
         pieces = next;
@@ -1528,11 +1505,9 @@ mod tests {
     /// The programme starts no round whose new pairs could pass its budget: TAGS Exp(1) at
     /// 4 hosts (load 0.4 per host; unbounded, it closes in 7 rounds, 6 620 enclosures,
     /// 2026-12-05) with budgets of 300, 1 000 and 3 000 enclosures stops within each (140,
-    /// 140 and 338: its first rounds shrink the gap less than [`FAST_SHRINK`], so past the
-    /// first round it keeps to a quarter of the budget; without that rule 140, 888 and
-    /// 2 320; the rule before both, a round finished past the budget, did 338 at 300), and
-    /// its bound stays a bound: at most the value at the start, and at least the bound of
-    /// the smaller budget.
+    /// 888 and 2 320; the rule before, a round finished past the budget, did 338 at 300),
+    /// and its bound stays a bound: at most the value at the start, and at least the bound
+    /// of the smaller budget.
     #[test]
     fn the_programme_stays_within_its_budget() {
         with_policy(
