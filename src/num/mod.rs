@@ -271,9 +271,38 @@ pub fn message_number(x: &Float) -> String {
     certify::to_sci(x, MESSAGE_DIGITS)
 }
 
+/// `x` rounded up to two significant digits (a length to run or to suggest: the simulators'
+/// hints and defaults); a non-finite or non-positive `x` is returned as it is.
+pub fn round_up_two_digits(x: f64) -> f64 {
+    if !(x.is_finite() && x > 0.0) {
+        return x;
+    }
+    let unit = 10f64.powf(x.log10().floor() - 1.0);
+    (x / unit).ceil() * unit
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// By hand: the least number with two significant digits at or above x; tolerance
+    /// 1e−15 relative (the unit 10^k is a rounded power of ten).
+    #[test]
+    fn round_up_two_digits_by_hand() {
+        for (x, want) in [
+            (1234.0, 1300.0),
+            (0.123, 0.13),
+            (100.0, 100.0),
+            (99.1, 100.0),
+            (2.0, 2.0),
+        ] {
+            let got = round_up_two_digits(x);
+            assert!((got - want).abs() <= 1e-15 * want, "{x}: {got}");
+        }
+        assert!(round_up_two_digits(f64::NAN).is_nan());
+        assert_eq!(round_up_two_digits(f64::INFINITY), f64::INFINITY);
+        assert_eq!(round_up_two_digits(0.0), 0.0);
+    }
 
     #[test]
     fn digits_to_bits_matches_log2_10() {

@@ -723,9 +723,7 @@ pub(crate) fn nice_up(x: f64) -> String {
     if !(x.is_finite() && x > 0.0) {
         return format!("{x}");
     }
-    let e = x.log10().floor() - 1.0;
-    let unit = 10f64.powf(e);
-    let v = (x / unit).ceil() * unit;
+    let v = crate::num::round_up_two_digits(x);
     if (1.0..1e15).contains(&v) && v.fract() == 0.0 {
         format!("{v:.0}")
     } else {

@@ -662,7 +662,7 @@ impl LengthChoice {
         } else {
             want.max(2.0 * measured)
         };
-        (want > measured).then(|| round_up(want))
+        (want > measured).then(|| crate::num::round_up_two_digits(want))
     }
 
     /// The choice in words, for the record: which length ran and why.
@@ -715,15 +715,6 @@ impl LengthChoice {
             }
         }
     }
-}
-
-/// `x` rounded up to two significant digits.
-fn round_up(x: f64) -> f64 {
-    if !(x.is_finite() && x > 0.0) {
-        return x;
-    }
-    let unit = 10f64.powf(x.log10().floor() - 1.0);
-    (x / unit).ceil() * unit
 }
 
 /// The expected events of one replication of `opts` on `system`: arrivals at λN and as

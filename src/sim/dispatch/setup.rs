@@ -188,12 +188,6 @@ const HALF_FOURTH_STEPS: usize = 200;
 /// Doublings allowed to bracket that point on an unbounded support.
 const HALF_FOURTH_DOUBLINGS: usize = 4000;
 
-/// `x` rounded up to two significant digits (a length to run).
-fn round_up_two_digits(x: f64) -> f64 {
-    let unit = 10f64.powf(x.log10().floor() - 1.0);
-    (x / unit).ceil() * unit
-}
-
 /// The fewest measured jobs per replication at which [`unseen_fourth_moment_share`] is at
 /// most 1/2 (rounded up to two significant digits): 1/F̄(x½) with x½ the point above which
 /// half of E\[X⁴\] lies (found by bisection on E\[X⁴; X > x\], which falls with x; the
@@ -266,7 +260,7 @@ pub fn jobs_to_see_fourth_moment(d: &dyn JobSize) -> Result<Option<u64>, DistErr
     if !(t > 0.0) {
         return Ok(None);
     }
-    let mut n = round_up_two_digits((1.0 / t).max(2.0));
+    let mut n = crate::num::round_up_two_digits((1.0 / t).max(2.0));
     // Rounding of the quantile at 1 − 1/n: a few steps up until the rule passes.
     for _ in 0..8 {
         if n >= u64::MAX as f64 {
@@ -275,7 +269,7 @@ pub fn jobs_to_see_fourth_moment(d: &dyn JobSize) -> Result<Option<u64>, DistErr
         if unseen_fourth_moment_share(d, n as u64)? <= UNSEEN_FOURTH_MOMENT_SHARE {
             break;
         }
-        n = round_up_two_digits(n * 1.05);
+        n = crate::num::round_up_two_digits(n * 1.05);
     }
     Ok(Some(if n >= u64::MAX as f64 {
         u64::MAX
