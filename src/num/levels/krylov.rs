@@ -1,0 +1,288 @@
+//! The Krylov solver of [`super`]'s two-level method: an ILU(0) factorisation kept in f32
+//! (the smoother), restarted right-preconditioned GMRES, and the dot product both use.
+//! Hand-written: the factors, the products and the level correction around them work on
+//! the chain's own compressed rows (offsets, targets, rates), which no sparse crate's
+//! types hold without a copy of the chain, and the triangular solves are tuned to that
+//! layout (u32 offsets, f32 factors).
+
+use super::OffDiagonal;
+
+/// An incomplete LU factorisation without fill of a matrix on the unknowns 1..n given by its
+/// diagonal and its off-diagonal entries by row (sorted columns, none in column 0): L unit
+/// lower and U upper, stored together row by row. The factors are computed in f64 and
+/// kept in f32 (the triangular solves accumulate in f64): a preconditioner only needs to be
+/// nonsingular and close to −B, ILU(0) itself is far coarser than f32's 6e−8, and the
+/// residuals the enclosure uses are computed with −B itself; the smaller factors cut the
+/// memory traffic of the solves, which dominate the run time.
+pub(super) struct Ilu {
+    /// Row i's entries of L (left of the diagonal) are `start[i]..mid[i]`, those of U
+    /// (right of it) `mid[i]..start[i + 1]`, in `col` and `val`; the diagonal of U is
+    /// `pivot`. Offsets in u32 and the pivots apart: the triangular solves stream these
+    /// arrays once per application, and are bound by that traffic.
+    start: Vec<u32>,
+    mid: Vec<u32>,
+    col: Vec<u32>,
+    val: Vec<f32>,
+    pivot: Vec<f32>,
+}
+
+impl Ilu {
+    /// ILU(0) of diag(total) − (the off-diagonal rates), row-wise (IKJ order).
+    pub(super) fn new(n: usize, (off, idx, rate): OffDiagonal<'_>, total: &[f64]) -> Self {
+        let mut o = Vec::with_capacity(n + 1);
+        let mut col = Vec::with_capacity(idx.len() + n);
+        let mut val = Vec::with_capacity(idx.len() + n);
+        let mut diag = vec![0usize; n];
+        o.push(0);
+        o.push(0);
+        for x in 1..n {
+            let mut placed = false;
+            for k in off[x]..off[x + 1] {
+                let j = idx[k] as usize;
+                if !placed && j > x {
+                    diag[x] = col.len();
+                    col.push(x as u32);
+                    val.push(total[x]);
+                    placed = true;
+                }
+                if j == x {
+                    continue;
+                }
+                col.push(j as u32);
+                val.push(-rate[k]);
+            }
+            if !placed {
+                diag[x] = col.len();
+                col.push(x as u32);
+                val.push(total[x]);
+            }
+            o.push(col.len());
+        }
+        let mut pos = vec![usize::MAX; n];
+        for i in 1..n {
+            let (s, e) = (o[i], o[i + 1]);
+            for p in s..e {
+                pos[col[p] as usize] = p;
+            }
+            for p in s..diag[i] {
+                let k = col[p] as usize;
+                let piv = val[diag[k]];
+                val[p] /= piv;
+                let lik = val[p];
+                for q in diag[k] + 1..o[k + 1] {
+                    let t = pos[col[q] as usize];
+                    if t != usize::MAX {
+                        val[t] -= lik * val[q];
+                    }
+                }
+            }
+            // An M-matrix keeps positive pivots; rounding that loses one falls back to the
+            // diagonal (the preconditioner only needs to be nonsingular).
+            if !(val[diag[i]] > 0.0 && val[diag[i]].is_finite()) {
+                val[diag[i]] = total[i].max(f64::MIN_POSITIVE);
+            }
+            for p in s..e {
+                pos[col[p] as usize] = usize::MAX;
+            }
+        }
+        let mut val32: Vec<f32> = val.iter().map(|&v| v as f32).collect();
+        drop(val);
+        for (i, &d) in diag.iter().enumerate().skip(1) {
+            // A pivot that f32 cannot hold (below its range) falls back to the diagonal.
+            if !(val32[d] > 0.0 && val32[d].is_normal()) {
+                val32[d] = (total[i] as f32).max(f32::MIN_POSITIVE);
+            }
+        }
+        Self::compact(&o, &col, &val32, &diag)
+    }
+
+    /// The solve's layout of factors held row by row with their diagonal in place.
+    fn compact(off: &[usize], col: &[u32], val: &[f32], diag: &[usize]) -> Self {
+        let n = diag.len();
+        let keep = col.len() - n.saturating_sub(1);
+        let mut out = Ilu {
+            start: Vec::with_capacity(n + 1),
+            mid: Vec::with_capacity(n),
+            col: Vec::with_capacity(keep),
+            val: Vec::with_capacity(keep),
+            pivot: vec![1.0; n],
+        };
+        // In range: the factors hold one entry per transition ([`explore_with`] refuses
+        // chains with 2^32 transitions or more).
+        let at = |len: usize| len as u32;
+        out.start.push(0);
+        out.mid.push(0);
+        for i in 1..n {
+            out.start.push(at(out.col.len()));
+            for p in off[i]..off[i + 1] {
+                if p == diag[i] {
+                    out.mid.push(at(out.col.len()));
+                    out.pivot[i] = val[p];
+                } else {
+                    out.col.push(col[p]);
+                    out.val.push(val[p]);
+                }
+            }
+        }
+        out.start.push(at(out.col.len()));
+        out
+    }
+
+    /// v ← (LU)⁻¹v (v[0] stays 0).
+    pub(super) fn solve_in_place(&self, v: &mut [f64]) {
+        let n = self.pivot.len();
+        v[0] = 0.0;
+        for i in 1..n {
+            let mut s = v[i];
+            for p in self.start[i] as usize..self.mid[i] as usize {
+                s -= f64::from(self.val[p]) * v[self.col[p] as usize];
+            }
+            v[i] = s;
+        }
+        for i in (1..n).rev() {
+            let mut s = v[i];
+            for p in self.mid[i] as usize..self.start[i + 1] as usize {
+                s -= f64::from(self.val[p]) * v[self.col[p] as usize];
+            }
+            v[i] = s / f64::from(self.pivot[i]);
+        }
+    }
+}
+
+/// The dot product of `a` and `b` (of equal length) with eight partial sums: a single sum
+/// waits on the latency of every addition, eight are independent (the compiler can keep
+/// them in vector registers); only the order of the additions differs.
+#[inline]
+pub(super) fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 8];
+    let ca = a.chunks_exact(8);
+    let cb = b.chunks_exact(8);
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for ((s, &p), &q) in acc.iter_mut().zip(x).zip(y) {
+            *s += p * q;
+        }
+    }
+    let mut tail = 0.0;
+    for (x, y) in ra.iter().zip(rb) {
+        tail += x * y;
+    }
+    ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
+}
+
+/// Restarted GMRES with right preconditioning (Saad, *Iterative Methods for Sparse Linear
+/// Systems*, 2003, Alg. 9.5): solves A x = b for x with ‖b − Ax‖₂ ≤ tol·‖b‖₂, from x = 0,
+/// at most `max_iter` inner iterations; `apply` computes A v, `precond` M⁻¹ v. Index 0 (the
+/// regeneration state) is not an unknown and stays 0.
+pub(super) fn gmres(
+    n: usize,
+    b: &[f64],
+    apply: &dyn Fn(&[f64], &mut [f64]),
+    precond: &dyn Fn(&[f64]) -> Vec<f64>,
+    tol: f64,
+    max_iter: usize,
+    restart: usize,
+) -> Vec<f64> {
+    let norm = |a: &[f64]| dot(a, a).sqrt();
+    let mut x = vec![0.0; n];
+    let bnorm = norm(b);
+    if bnorm == 0.0 {
+        return x;
+    }
+    let m = restart.max(1);
+    let mut r = b.to_vec();
+    let mut done = 0;
+    let mut tmp = vec![0.0; n];
+    while done < max_iter {
+        let beta = norm(&r);
+        if beta <= tol * bnorm {
+            break;
+        }
+        let mut v: Vec<Vec<f64>> = vec![r.iter().map(|a| a / beta).collect()];
+        let mut h = vec![vec![0.0; m]; m + 1];
+        let mut cs = vec![0.0; m];
+        let mut sn = vec![0.0; m];
+        let mut g = vec![0.0; m + 1];
+        g[0] = beta;
+        let mut k = 0;
+        while k < m && done < max_iter {
+            let zk = precond(&v[k]);
+            let mut w = vec![0.0; n];
+            apply(&zk, &mut w);
+            w[0] = 0.0;
+            // Modified Gram–Schmidt against the basis.
+            for (i, vi) in v.iter().enumerate() {
+                let hik = dot(&w, vi);
+                h[i][k] = hik;
+                for (wj, vj) in w.iter_mut().zip(vi) {
+                    *wj -= hik * vj;
+                }
+            }
+            let hn = norm(&w);
+            h[k + 1][k] = hn;
+            for i in 0..k {
+                let t = cs[i] * h[i][k] + sn[i] * h[i + 1][k];
+                h[i + 1][k] = -sn[i] * h[i][k] + cs[i] * h[i + 1][k];
+                h[i][k] = t;
+            }
+            let d = (h[k][k] * h[k][k] + h[k + 1][k] * h[k + 1][k]).sqrt();
+            if d == 0.0 {
+                break;
+            }
+            cs[k] = h[k][k] / d;
+            sn[k] = h[k + 1][k] / d;
+            h[k][k] = d;
+            h[k + 1][k] = 0.0;
+            g[k + 1] = -sn[k] * g[k];
+            g[k] *= cs[k];
+            k += 1;
+            done += 1;
+            if g[k].abs() <= tol * bnorm || hn == 0.0 {
+                break;
+            }
+            for a in w.iter_mut() {
+                *a /= hn;
+            }
+            v.push(w);
+        }
+        // Back substitution for the k coefficients, then x += M⁻¹(Σ y_i v_i): the
+        // preconditioner is linear (a fixed level correction and fixed factors), so the
+        // preconditioned vectors z_i = M⁻¹v_i need not be kept (half the memory of a
+        // restart cycle, for one more preconditioner application per cycle).
+        let mut yv = vec![0.0; k];
+        for i in (0..k).rev() {
+            let mut t = g[i];
+            for j in i + 1..k {
+                t -= h[i][j] * yv[j];
+            }
+            yv[i] = if h[i][i] != 0.0 { t / h[i][i] } else { 0.0 };
+        }
+        if k > 0 {
+            let mut u = vec![0.0; n];
+            for (yi, vi) in yv.iter().zip(&v) {
+                for (uj, vj) in u.iter_mut().zip(vi) {
+                    *uj += yi * vj;
+                }
+            }
+            let zu = precond(&u);
+            for (xj, zj) in x.iter_mut().zip(&zu) {
+                *xj += zj;
+            }
+        }
+        apply(&x, &mut tmp);
+        for j in 0..n {
+            r[j] = if j == 0 { 0.0 } else { b[j] - tmp[j] };
+        }
+        if k == 0 {
+            break;
+        }
+    }
+    if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+        let rn = norm(&r);
+        eprintln!(
+            "    gmres n {n} iterations {done} residual {:.2e}",
+            rn / bnorm
+        );
+    }
+    x
+}
