@@ -1534,6 +1534,134 @@ fn the_pair_programme_and_the_branch_and_bound_share_the_box_limit() {
     assert!(lo <= hi, "{what}");
 }
 
+/// An optimum pressed against a host's stability edge: TAGS's slowdown at BP(1, 10^1000, 1),
+/// 8 hosts, total load 4, 12 digits. The certified search stops with hosts 6 to 8 within
+/// 10^−3 of load 1 and cutoff 7 undetermined, at a point that is not the minimum: `eval`
+/// (the evaluator, independent of the optimiser's chain) at the same cutoffs with s_5
+/// lowered from 7.4879e250 to 7.45e250 gives a lower slowdown (4.10816681852648e5 against
+/// 4.10868744930033e5, 15 digits, 2026-12-06), every host still stable. So the note
+/// must not call it a global optimum, and must name the hosts at the edge; the printed
+/// value is an upper bound of the minimum (checked: at least the lowered point's). Before
+/// 2026-12-06 the note said "global optimum" (the mutant this catches).
+#[test]
+fn an_optimum_at_a_stability_edge_is_not_called_global() {
+    let dist = "bp:k=1,p=1e1000,alpha=1";
+    let p = run_json(&[
+        "optimize", "--policy", "tags", "--metric", "slowdown", "--dist", dist, "--hosts", "8",
+        "--load", "4", "--digits", "12", "--format", "json",
+    ]);
+    let notes: Vec<&str> = p["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let what = format!("{notes:?}");
+    assert!(
+        notes[0].starts_with("best point found, not proven global"),
+        "{what}"
+    );
+    assert!(notes[0].contains("host(s) 6, 7, 8"), "{what}");
+    assert!(notes[0].contains("stability edge"), "{what}");
+    let cut: Vec<String> = p["cutoffs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(cut.len(), 7, "{what}");
+    // The lowered point, the other cutoffs as the proven record prints them (full figures).
+    let lowered = "2.34687076501485e8,6.30375055204745e24,2.10960675878216e57,\
+                   1.00617930299724e122,7.45e250,2.73721280931187e500,1.00696431865696e750";
+    let e = run_json(&[
+        "eval",
+        "--policy",
+        "tags",
+        "--metric",
+        "slowdown",
+        "--dist",
+        dist,
+        "--hosts",
+        "8",
+        "--load",
+        "4",
+        "--cutoffs",
+        lowered,
+        "--digits",
+        "15",
+        "--format",
+        "json",
+    ]);
+    let v_lowered = read(e["value"].as_str().unwrap());
+    let v_printed = read(p["value"].as_str().unwrap());
+    assert!(v_lowered < v_printed, "{v_lowered} not below {v_printed}");
+    // Every host stable there (host 7's load prints as 1 to 15 digits, below 1 by less).
+    assert_eq!(e["stable"], json!(true), "{e:?}");
+    assert!(v_lowered.is_finite(), "{e:?}");
+    // A case whose optimum is interior keeps the claim (SITA Exp(1), 3 hosts, load 1.5).
+    let q = run_json(&[
+        "optimize",
+        "--policy",
+        "sita",
+        "--dist",
+        "exp:rate=1",
+        "--hosts",
+        "3",
+        "--load",
+        "1.5",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        q["notes"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("global optimum"),
+        "{q:?}"
+    );
+}
+
+/// A gap closes only at a finite upper value: SITA's slowdown at BP(1, 10^1000, 1), 4 hosts,
+/// total load 2, 12 digits, whose certified cutoffs leave host 4 unstable once enclosed
+/// (its load prints as 1 to 12 digits), so the value at them is +∞. Before 2026-12-06 the
+/// search's target was a share of that +∞ and it reported `gap_closed` true for the
+/// interval [4.3e−504, +∞] after 1 box (the mutant this catches). Source: the definition of
+/// a closed gap, value_hi − value_lo at most 10^−(digits + 2) of value_hi, which an
+/// infinite value_hi cannot meet. With `--max-boxes 2000` the search runs and finds a
+/// finite upper value.
+#[test]
+fn a_gap_closes_only_at_a_finite_upper_value() {
+    let p = run_json(&[
+        "optimize",
+        "--rigorous",
+        "--policy",
+        "sita",
+        "--metric",
+        "slowdown",
+        "--dist",
+        "bp:k=1,p=1e1000,alpha=1",
+        "--hosts",
+        "4",
+        "--load",
+        "2",
+        "--digits",
+        "12",
+        "--max-boxes",
+        "2000",
+        "--format",
+        "json",
+    ]);
+    let what = format!("{p:?}");
+    let hi_text = p["value_hi"].as_str().unwrap();
+    if p["gap_closed"] == json!(true) {
+        assert_ne!(hi_text, "inf", "{what}");
+        let (lo, hi) = (read(p["value_lo"].as_str().unwrap()), read(hi_text));
+        let gap = Float::with_val(READ_BITS, &hi - &lo);
+        assert!(gap <= Float::with_val(READ_BITS, &hi * 1e-14f64), "{what}");
+    }
+    assert_ne!(hi_text, "inf", "{what}: no finite upper value found");
+}
+
 /// Five hosts (about 25 s in release): `cargo test --release --test rigorous -- --ignored`.
 #[test]
 #[ignore]
