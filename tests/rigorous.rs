@@ -1621,6 +1621,70 @@ fn an_optimum_at_a_stability_edge_is_not_called_global() {
     );
 }
 
+/// An optimum at a stability edge is polished to it: SITA's slowdown at BP(1, 10^1000, 1),
+/// 4 hosts, total load 2, 12 digits. Newton stops short of the edge of host 4 (before
+/// 2026-12-06: cutoff 3 undetermined, 0 certified digits, value 2.05603134145e68); the
+/// coordinate roots then bisect to it. Checked against the evaluator (independent of the
+/// optimiser's chain), at the printed cutoffs with s_3 moved by 1 %: raised, the slowdown
+/// is higher (the edge is a minimum along s_3); lowered, host 4 is unstable (the point is
+/// at the edge, not short of it). And every cutoff certified to at least 10 digits (the
+/// mutant without the edge pass certifies 0 in cutoff 3).
+#[test]
+fn an_optimum_at_a_stability_edge_is_polished_to_it() {
+    let dist = "bp:k=1,p=1e1000,alpha=1";
+    let p = run_json(&[
+        "optimize", "--policy", "sita", "--metric", "slowdown", "--dist", dist, "--hosts", "4",
+        "--load", "2", "--digits", "12", "--format", "json",
+    ]);
+    let what = format!("{p:?}");
+    for d in p["field_digits"]["cutoffs"].as_array().unwrap() {
+        assert!(d.as_u64().unwrap() >= 10, "{what}");
+    }
+    let cut: Vec<Float> = p["cutoffs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| read(c.as_str().unwrap()))
+        .collect();
+    let v = read(p["value"].as_str().unwrap());
+    let at = |factor: f64| {
+        let s3 = Float::with_val(READ_BITS, &cut[2] * factor);
+        let cutoffs = format!(
+            "{},{},{}",
+            cut[0].to_string_radix(10, Some(15)),
+            cut[1].to_string_radix(10, Some(15)),
+            s3.to_string_radix(10, Some(15))
+        );
+        run_json(&[
+            "eval",
+            "--policy",
+            "sita",
+            "--metric",
+            "slowdown",
+            "--dist",
+            dist,
+            "--hosts",
+            "4",
+            "--load",
+            "2",
+            "--cutoffs",
+            &cutoffs,
+            "--digits",
+            "12",
+            "--format",
+            "json",
+        ])
+    };
+    let up = at(1.01);
+    assert_eq!(up["stable"], json!(true), "{up:?}");
+    assert!(
+        read(up["value"].as_str().unwrap()) > v,
+        "{up:?} against {v}"
+    );
+    let down = at(0.99);
+    assert_eq!(down["stable"], json!(false), "{down:?}");
+}
+
 /// A gap closes only at a finite upper value: SITA's slowdown at BP(1, 10^1000, 1), 4 hosts,
 /// total load 2, 12 digits, whose certified cutoffs leave host 4 unstable once enclosed
 /// (its load prints as 1 to 12 digits), so the value at them is +∞. Before 2026-12-06 the

@@ -12,8 +12,10 @@ pub const ROOT_SWEEPS: usize = 60;
 
 /// The fallback when Newton fails: nonlinear Gauss–Seidel on the gradient. Each cutoff in
 /// turn is moved to the root of its own gradient component ∂J/∂s_m (its neighbours fixed),
-/// found by the bracketing root finder; an unstable point counts as a positive gradient
-/// (J → +∞ there). A bracketed root reaches full precision even when the optimum sits
+/// found by the bracketing root finder (or by bisection, where the sign change is the step
+/// at a host's stability edge); an unstable point counts as a gradient pointing away from
+/// it (J → +∞ there: +1 where the host below the cutoff is unstable, −1 where the one
+/// above is). A bracketed root reaches full precision even when the optimum sits
 /// within 1e-25 of a host's stability boundary, where Newton's quadratic model fails.
 /// Converged when no cutoff moves by more than 2^−(bits − POLISH_SLACK_BITS) relative.
 pub fn coordinate_roots(
@@ -21,26 +23,43 @@ pub fn coordinate_roots(
     hosts: usize,
     start: &[Float],
 ) -> Result<Polished, PolicyError> {
+    coordinate_roots_within(chain, hosts, start, ROOT_SWEEPS)
+}
+
+/// [`coordinate_roots`] in at most `sweeps` sweeps (an error where they do not settle).
+pub fn coordinate_roots_within(
+    chain: &Chain,
+    hosts: usize,
+    start: &[Float],
+    sweeps: usize,
+) -> Result<Polished, PolicyError> {
     let bits = chain.dist.prec();
     let mut s: Vec<Float> = start.iter().map(|x| Float::with_val(bits, x)).collect();
     let n = s.len();
     let tol = Float::with_val(bits, 1u32) >> bits.saturating_sub(POLISH_SLACK_BITS);
-    for sweep in 1..=ROOT_SWEEPS {
+    for sweep in 1..=sweeps {
         let mut moved = Float::with_val(bits, 0);
         for m in 0..n {
             let full = full_vector(chain, &s, hosts);
             let (a, c) = (full[m].clone(), full[m + 2].clone());
             let (pa, pc) = (chain.left_point(&a), chain.point(&c));
-            // ∂(T_m + T_{m+1})/∂s_m at x, +1 where a host is unstable.
-            let grad = |x: &Float| -> Result<Float, PolicyError> {
+            // ∂(T_m + T_{m+1})/∂s_m at x, and whether both hosts are stable there. Where
+            // host m (ending at x) is unstable J falls as x falls: +1; where host m + 1
+            // (starting at x) is, J falls as x rises: −1. (Before 2026-12-06 both were +1,
+            // which hid the edge below a cutoff whose upper host is near load 1.)
+            let grad_at = |x: &Float| -> Result<(Float, bool), PolicyError> {
                 let px = chain.point(x);
                 let left = chain.term_grad(&pa, &px, true)?;
-                let right = chain.term_grad(&px, &pc, true)?;
-                if !left.value.is_finite() || !right.value.is_finite() {
-                    return Ok(Float::with_val(bits, 1));
+                if !left.value.is_finite() {
+                    return Ok((Float::with_val(bits, 1), false));
                 }
-                Ok(Float::with_val(bits, &left.db + &right.da))
+                let right = chain.term_grad(&px, &pc, true)?;
+                if !right.value.is_finite() {
+                    return Ok((Float::with_val(bits, -1), false));
+                }
+                Ok((Float::with_val(bits, &left.db + &right.da), true))
             };
+            let grad = |x: &Float| -> Result<Float, PolicyError> { Ok(grad_at(x)?.0) };
             // Bracket: move geometrically from s_m towards the side the gradient points to.
             let g0 = grad(&s[m])?;
             if g0.is_zero() {
@@ -85,17 +104,25 @@ pub fn coordinate_roots(
             if !found {
                 continue;
             }
-            let r = solve_increasing(
+            let x = match solve_increasing(
                 &format!("gradient root of cutoff {}", m + 1),
                 &lo,
                 &hi,
                 grad,
-            )?;
-            let rel = Float::with_val(bits, &r.x - &s[m]).abs() / &s[m];
+            ) {
+                Ok(r) => r.x,
+                // A sign change at a host's stability edge is a step, on which the secant
+                // steps of the root finder stall: bisect to it instead.
+                Err(_) => match edge_bisection(&lo, &hi, &grad_at, bits)? {
+                    Some(x) => x,
+                    None => continue,
+                },
+            };
+            let rel = Float::with_val(bits, &x - &s[m]).abs() / &s[m];
             if rel > moved {
                 moved = rel;
             }
-            s[m] = r.x;
+            s[m] = x;
         }
         if moved <= tol {
             let (j, _) = value_grad(chain, &s, hosts, false)?;
@@ -109,5 +136,49 @@ pub fn coordinate_roots(
             });
         }
     }
-    Err(no_convergence(ROOT_SWEEPS, &s))
+    Err(no_convergence(sweeps, &s))
+}
+
+/// A gradient component at a point, and whether both hosts beside the cutoff are stable.
+type GradAt<'a> = dyn Fn(&Float) -> Result<(Float, bool), PolicyError> + 'a;
+
+/// Bisection on the sign of a gradient component over [lo, hi] (negative at lo, at least 0
+/// at hi), to a relative width of 2^−(bits − POLISH_SLACK_BITS): the sign change may be a
+/// step at a host's stability edge (the gradient −1 or +1 on the unstable side), where a
+/// secant root finder stalls. Returns the end of the last bracket where both hosts are
+/// stable (the lower end where the upper one is unstable), or `None` when neither is.
+fn edge_bisection(
+    lo: &Float,
+    hi: &Float,
+    grad_at: &GradAt,
+    bits: u32,
+) -> Result<Option<Float>, PolicyError> {
+    let (mut a, mut b) = (lo.clone(), hi.clone());
+    let (mut a_stable, mut b_stable) = (grad_at(&a)?.1, grad_at(&b)?.1);
+    let stop = bits.saturating_sub(POLISH_SLACK_BITS);
+    for _ in 0..4 * bits {
+        let width = Float::with_val(bits, &b - &a);
+        let scale = Float::with_val(bits, a.abs_ref()).min(&Float::with_val(bits, b.abs_ref()));
+        if width <= (scale >> stop) {
+            break;
+        }
+        let mid = Float::with_val(bits, &a + &b) / 2u32;
+        if mid <= a || mid >= b {
+            break;
+        }
+        let (g, stable) = grad_at(&mid)?;
+        if g < 0 {
+            a = mid;
+            a_stable = stable;
+        } else {
+            b = mid;
+            b_stable = stable;
+        }
+    }
+    Ok(match (a_stable, b_stable) {
+        (true, false) => Some(a),
+        (false, true) => Some(b),
+        (true, true) => Some(Float::with_val(bits, &a + &b) / 2u32),
+        (false, false) => None,
+    })
 }

@@ -12,7 +12,7 @@ pub mod coordinate;
 pub mod newton;
 pub mod tridiag;
 
-pub use coordinate::coordinate_roots;
+pub use coordinate::{coordinate_roots, coordinate_roots_within};
 
 use super::chain::{Chain, TermGrad};
 use crate::dist::Point;
