@@ -16,9 +16,11 @@ use crate::num::certify::{AtBoth, Certify};
 use crate::policy::{evaluate, LoadSpec, Metric, PolicyError, PolicyKind};
 use rug::Float;
 
-/// A host loaded within this of 1 at Newton's point sends the polish on to the coordinate
-/// roots, which reach a stability edge Newton stops short of.
-const EDGE_LOAD: f64 = 1e-3;
+/// A host loaded within this of 1 lies at a stability edge: at Newton's point it sends the
+/// polish on to the coordinate roots, which reach the edge Newton stops short of, and beside
+/// an undetermined cutoff the optimum's note says the minimum may lie at that edge
+/// (`report::optimize`).
+pub(crate) const EDGE_LOAD: f64 = 1e-3;
 
 /// Sweeps the coordinate roots get from Newton's point ([`EDGE_LOAD`]). SITA's slowdown at
 /// BP(1, 10^1000, 1), 4 hosts, total load 2, settles in between 20 and 40 (measured
@@ -389,12 +391,13 @@ fn optimum_at_resolved(
     // TAGS-minmax's cutoffs moved to a discrete law's atoms: its level is read from the
     // evaluation there.
     let mut snapped = false;
-    let (free, mut max_queue, iterations, mut resolution, hessian) = match policy {
-        _ if hosts == 1 => (vec![], None, 0, vec![], None),
+    // The evaluation at the free cutoffs, where the arm already made it.
+    let (free, mut max_queue, iterations, mut resolution, hessian, evaluated) = match policy {
+        _ if hosts == 1 => (vec![], None, 0, vec![], None, None),
         OptPolicy::SitaE => {
             let c = sita_e_cutoffs(dist, hosts)?;
             let r = vec![0.0; c.len()];
-            (c, None, 0, r, None)
+            (c, None, 0, r, None, None)
         }
         OptPolicy::TagsMinmax => {
             let (mut c, level) = tags_minmax_cutoffs(dist, lambda, hosts, start)?;
@@ -413,7 +416,7 @@ fn optimum_at_resolved(
                 snapped = true;
             }
             let r = vec![0.0; c.len()];
-            (c, Some(level), 0, r, None)
+            (c, Some(level), 0, r, None, None)
         }
         OptPolicy::Sita | OptPolicy::Tags => {
             if has_density(dist) {
@@ -438,37 +441,42 @@ fn optimum_at_resolved(
                 // 4: hosts 6 and 8 at a slack of 1e−5, and a point 1.3e−4 lower within
                 // reach). Where a host is within EDGE_LOAD of 1, the coordinate roots
                 // (which bisect to an edge) go on from Newton's point, kept if lower.
-                let near_edge = evaluate(
-                    policy.routing(),
-                    dist,
-                    lambda,
-                    p.cutoffs.len() + 1,
-                    &p.cutoffs,
-                    metric,
-                )
-                .is_ok_and(|e| {
-                    e.host_loads
-                        .iter()
-                        .any(|l| *l > 1.0 - EDGE_LOAD && *l < 1.0)
-                });
-                let p = if near_edge {
-                    match polish::coordinate_roots_within(&ch, hosts, &p.cutoffs, EDGE_SWEEPS) {
-                        Ok(q) if q.value < p.value => q,
-                        _ => p,
+                let eval_at =
+                    |c: &[Float]| evaluate(policy.routing(), dist, lambda, c.len() + 1, c, metric);
+                let e = eval_at(&p.cutoffs)?;
+                let near_edge = e
+                    .host_loads
+                    .iter()
+                    .any(|l| *l > 1.0 - EDGE_LOAD && *l < 1.0);
+                let (p, e) = match near_edge
+                    .then(|| polish::coordinate_roots_within(&ch, hosts, &p.cutoffs, EDGE_SWEEPS))
+                {
+                    Some(Ok(q)) if q.value < p.value => {
+                        let eq = eval_at(&q.cutoffs)?;
+                        (q, eq)
                     }
-                } else {
-                    p
+                    _ => (p, e),
                 };
-                (p.cutoffs, None, p.iterations, p.resolution, p.hessian)
+                (
+                    p.cutoffs,
+                    None,
+                    p.iterations,
+                    p.resolution,
+                    p.hessian,
+                    Some(e),
+                )
             } else {
                 let c = snap_to_atoms(dist, start, SEARCH_BITS);
                 let r = vec![0.0; c.len()];
-                (c, None, 0, r, None)
+                (c, None, 0, r, None, None)
             }
         }
     };
     let used = free.len() + 1;
-    let mut eval = evaluate(policy.routing(), dist, lambda, used, &free, metric)?;
+    let mut eval = match evaluated {
+        Some(e) => e,
+        None => evaluate(policy.routing(), dist, lambda, used, &free, metric)?,
+    };
     if snapped {
         // The largest mean queue length λ_i W_i, λ_i = λ P(X > s_{i−1}) (Little's law), from
         // the evaluation: the minmax chain's own term (`Chain::term`) reads a cutoff at

@@ -5,13 +5,10 @@ use super::{digits_note_naming, limited_by, FieldDigits, Record, BOUND_EXTRA_DIG
 use crate::num::certify::UNDETERMINED;
 use crate::num::interval::Interval;
 use crate::optimize::certified::{OptimizeReport, OptimizeRequest};
+use crate::optimize::pipeline::EDGE_LOAD;
 use crate::optimize::proven::{ProvenOptimum, WholeBound};
 use crate::optimize::OptPolicy;
 use rug::ops::Pow;
-
-/// How close to 1 a host's load must be, beside an undetermined cutoff, for the optimum's
-/// note to say the minimum may lie at that host's stability edge.
-const STABILITY_EDGE: f64 = 1e-3;
 
 /// The record printed by `optimize`.
 pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
@@ -37,7 +34,7 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
         .filter(|(_, c)| c.digits == 0)
         .map(|(i, _)| (i + 1).to_string())
         .collect();
-    // Hosts loaded to within STABILITY_EDGE of 1 while a cutoff is undetermined: the
+    // Hosts loaded to within EDGE_LOAD of 1 while a cutoff is undetermined: the
     // minimum may lie at their stability edge, where a host's term weighs nothing until
     // its load is far closer to 1 than the working precision resolves (TAGS's slowdown at
     // BP(1, 10^1000, 1), 8 hosts, total load 4: the polish stops with hosts 6 and 8 at a
@@ -48,11 +45,7 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
         r.host_loads
             .iter()
             .enumerate()
-            .filter(|(_, l)| {
-                l.text
-                    .parse::<f64>()
-                    .is_ok_and(|v| v > 1.0 - STABILITY_EDGE)
-            })
+            .filter(|(_, l)| l.text.parse::<f64>().is_ok_and(|v| v > 1.0 - EDGE_LOAD))
             .map(|(i, _)| (i + 1).to_string())
             .collect()
     };
@@ -68,7 +61,7 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
         ),
         OptPolicy::Sita | OptPolicy::Tags => notes.push(match r.atoms_closed {
             None if !at_edge.is_empty() => format!(
-                "best point found, not proven global: grid search by dynamic programming, then Newton (or bracketed roots of each gradient component) on the analytic gradient; host(s) {} are loaded to within {STABILITY_EDGE:e} of 1 beside an undetermined cutoff, and the minimum may lie lower, at their stability edge: value is the {} at the printed cutoffs, an upper bound of the minimum (optimize --rigorous encloses the minimum)",
+                "best point found, not proven global: grid search by dynamic programming, then Newton (or bracketed roots of each gradient component) on the analytic gradient; host(s) {} are loaded to within {EDGE_LOAD:e} of 1 beside an undetermined cutoff, and the minimum may lie lower, at their stability edge: value is the {} at the printed cutoffs, an upper bound of the minimum (optimize --rigorous encloses the minimum)",
                 at_edge.join(", "),
                 req.metric.name()
             ),
