@@ -155,6 +155,7 @@
 mod atoms;
 pub(crate) use atoms::atom_minimiser;
 mod basin;
+mod floors;
 mod pairs;
 mod tags;
 mod tangent;
@@ -731,26 +732,31 @@ impl Problem<'_> {
         let at_centre = self.fold(centre_terms.clone());
         let mut lb = natural;
         let mut grad = Vec::new();
+        let mut rank = Vec::new();
         let mean_value = if cut.iter().all(Interval::is_point) {
             None
         } else if self.obj.kind == ChainKind::Sita {
             if ordered(&cut) {
                 self.mean_value_lb(&cut, &centre, &at_centre)?
+                    .map(|(mv, g)| (mv, g, Vec::new()))
             } else {
                 None
             }
         } else {
             self.mean_value_s_lb(&cut, &centre, &centre_terms)?
         };
-        if let Some((mv, g)) = mean_value {
+        if let Some((mv, g, r)) = mean_value {
             if mv > lb {
                 lb = mv;
             }
             grad = g;
+            rank = r;
         }
         let lb = self.floored(lb);
         let smear = if self.obj.kind == ChainKind::Sita && grad.len() == cut.len() {
             self.smear(&cut, &grad)?
+        } else if self.obj.kind == ChainKind::Tags && !self.obj.max && rank.len() == cut.len() {
+            rank
         } else if self.obj.kind == ChainKind::Tags && !self.obj.max && grad.len() == cut.len() {
             smear_in_s(&cut, &grad)
         } else {
@@ -1111,6 +1117,33 @@ pub fn optimize_proven_with(
     let bits = working_bits(req.digits) + RIGOROUS_GUARD_BITS;
     let enc = req.dist.enclose(bits)?;
     let law = req.dist.build(bits)?;
+    // The certifying run's cutoffs, unless a host there lies nearer load 1 than the printed
+    // figures resolve (10^−(digits + 3)) and the working run's leaves more room: the edge
+    // fill ([`super::polish::edge`]) loads a run of top hosts to within 2^−(bits − 16) of
+    // 1 at each precision, and at the certifying one the printed cutoffs, rounded, fell
+    // past the edge (TAGS's slowdown at BP(1, 10^1000, 1), 8 hosts, total load 4: value_hi
+    // +∞ there, and the search's best box centre 4.1231e5 printed for 4.10722e5).
+    let least_slack = |o: &super::Optimum| -> Float {
+        o.eval
+            .host_loads
+            .iter()
+            .map(|l| Float::with_val(l.prec(), 1 - l))
+            .fold(
+                Float::with_val(64, rug::float::Special::Infinity),
+                |a, b| a.min(&b),
+            )
+    };
+    let resolved =
+        Float::with_val(64, 10u32).pow(-i32::try_from(req.digits + 3).unwrap_or(i32::MAX));
+    let (slack_hi, slack_lo) = (least_slack(&both.hi), least_slack(&both.lo));
+    let start = if slack_hi < resolved
+        && slack_lo > slack_hi
+        && both.lo.cutoffs.len() == both.hi.cutoffs.len()
+    {
+        &both.lo.cutoffs
+    } else {
+        &both.hi.cutoffs
+    };
     let proven = proven_from(
         obj,
         enc.as_ref(),
@@ -1118,7 +1151,7 @@ pub fn optimize_proven_with(
         &req.load,
         None,
         req.hosts,
-        &both.hi.cutoffs,
+        start,
         (req.digits, req.digits),
         max_boxes,
         both.hi.atoms.as_ref(),
@@ -1257,6 +1290,29 @@ fn proven_from(
         at_atoms(&mut best_text, start, &atoms, cut_figures);
     }
     let mut best = enclose_printed(&best_text)?;
+    // A start within a unit of its last printed figure of a stability edge (the edge fill,
+    // [`super::polish::edge`]): printed rounded down, a cutoff below a run of loaded hosts
+    // fell past the edge and the value there was +∞ (TAGS's slowdown at BP(1, 10^1000, 1),
+    // 5 hosts, total load 2.5: 1.0000000000000000000000e600 for 1.00…0095e600). Rounded to
+    // nearest instead, where that is finite and lower.
+    if !best.hi().is_finite() && enc.atoms().is_none() {
+        let nearest: Vec<String> = start
+            .iter()
+            .map(|x| {
+                if x.is_finite() {
+                    x.to_string_radix_round(10, Some(cut_figures as usize), Round::Nearest)
+                } else {
+                    show_digits(x, cut_figures)
+                }
+            })
+            .collect();
+        if let Ok(v) = enclose_printed(&nearest) {
+            if v.hi() < best.hi() {
+                best = v;
+                best_text = nearest;
+            }
+        }
+    }
     let whole: Vec<Interval> = (1..hosts)
         .map(|_| Interval::new(enc.lower().lo().clone(), enc.upper().hi().clone()))
         .collect();
@@ -1443,7 +1499,16 @@ fn proven_from(
             }
             None => vec![whole.clone()],
         };
+        // Every box cut at the least cutoffs of a stable chain ([`floors`]).
+        let floors = pb.stability_floors(hosts - 1);
+        if trace() {
+            let shown: Vec<String> = floors.iter().map(|f| show_digits(f, 8)).collect();
+            eprintln!("proven: stability floors [{}]", shown.join(", "));
+        }
         for cut in first {
+            let Some(cut) = floors::floored_box(&cut, &floors) else {
+                continue;
+            };
             let (mut bb, cand) = pb.bound_below(cut, Some(best.hi()))?;
             raise(&mut bb);
             boxes += 1;
@@ -1494,6 +1559,9 @@ fn proven_from(
             ] {
                 let mut cut = top.cut.clone();
                 cut[i] = half;
+                let Some(cut) = floors::floored_box(&cut, &floors) else {
+                    continue;
+                };
                 let (mut bb, cand) = pb.bound_below(cut, Some(best.hi()))?;
                 raise(&mut bb);
                 boxes += 1;
@@ -1631,6 +1699,19 @@ impl Where {
             *left
                 .entry((Self::decade(distance_from(&bb.cut, start)), wk))
                 .or_default() += 1;
+        }
+        if let Some(top) = heap.peek() {
+            let cut: Vec<String> = top
+                .cut
+                .iter()
+                .map(|c| format!("[{}, {}]", show_digits(c.lo(), 5), show_digits(c.hi(), 5)))
+                .collect();
+            eprintln!(
+                "proven: lowest box left, bound {}: {} (ranks {:?})",
+                show_digits(&top.lb, 6),
+                cut.join(" "),
+                top.smear
+            );
         }
         eprintln!(
             "proven: {} boxes left, by (distance, widest relative width):",
@@ -1981,7 +2062,7 @@ mod tests {
             )
             .unwrap();
             let at_centre = pb.fold(centre_terms.clone());
-            let (lb, _) = pb
+            let (lb, _, _) = pb
                 .mean_value_s_lb(&cut, &opt, &centre_terms)
                 .unwrap()
                 .expect("the form applies on a thin ordered box");

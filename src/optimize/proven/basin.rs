@@ -2658,7 +2658,7 @@ pub(super) mod tests {
                         pb.obj.metric,
                     )
                     .unwrap();
-                    let (mv, _) = pb
+                    let (mv, _, _) = pb
                         .mean_value_s_lb(&cut, &centre, &terms)
                         .unwrap()
                         .expect("the mean-value form applies on a thin ordered box");

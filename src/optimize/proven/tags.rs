@@ -3,7 +3,15 @@
 //! (`waste_lb`), and the mean-value form in the cutoffs themselves (`mean_value_s_lb`).
 //! The module docs of [`super`] say what each bound is and why it holds.
 
-use super::{combine_sum, key, widest, End, Problem, REMEMBERED, WASTE_PIECES, WASTE_REL_BITS};
+use super::{
+    combine_sum, key, widest, End, Problem, QUEUEING_LEAST, REMEMBERED, WASTE_PIECES,
+    WASTE_REL_BITS,
+};
+
+/// [`Problem::mean_value_s_lb`]'s answer: the bound, the gradient for the monotonicity test
+/// (no sign where the test is not justified), and the split's ranking per cutoff where a
+/// host was held at its bound (empty otherwise: [`super::smear_in_s`] of the gradient).
+pub(super) type MeanValueS = (Float, Vec<Interval>, Vec<f64>);
 use crate::num::interval::Interval;
 use crate::policy::host_term::{weight_order, ChainKind};
 use crate::policy::rigorous::enclosed_host;
@@ -355,7 +363,7 @@ impl Problem<'_> {
         cut: &[Interval],
         centre: &[Float],
         centre_terms: &[Interval],
-    ) -> Result<Option<(Float, Vec<Interval>)>, PolicyError> {
+    ) -> Result<Option<MeanValueS>, PolicyError> {
         let bits = self.bits;
         let n = cut.len();
         let lam = &self.lambda;
@@ -395,6 +403,9 @@ impl Problem<'_> {
         let mut grad = vec![Interval::zero_at(bits); n];
         // Whether grad[k] encloses ∂J/∂s_k over the box (not where a host's bound is held).
         let mut exact_slope: Vec<bool> = frozen.iter().map(|&f| !f).collect();
+        // Whether a host was held at its bound.
+        let disjoint = super::ordered(cut);
+        let mut held = false;
         let mut bounds = Vec::with_capacity(n + 1);
         // Each host's value at the centre (or its held bound), without the Δ terms.
         let mut bases = Vec::with_capacity(n + 1);
@@ -444,8 +455,39 @@ impl Problem<'_> {
                 None => m1,
             };
             let rho = lam.mul(&n1);
-            if *rho.hi() >= 1 {
+            if *rho.hi() >= 1 && !disjoint {
                 return Ok(None);
+            }
+            if *rho.hi() >= 1 {
+                // A host that may be unstable on the box (its load reaches 1 there) has no
+                // slope: its term is held at its corner bound ([`Problem::host_pair_lb`],
+                // +∞ where it is proven unstable on the whole box) and the form covers the
+                // others' sum, which is smooth on the box (each of them stable on all of
+                // it). The objective is at least that sum's form plus the held bound.
+                // Before 2026-12-06 the whole form gave up here, and so did the split's
+                // ranking: TAGS's slowdown at BP(1, 10^1000, 1), 8 hosts, whose last three
+                // hosts sit within 10^−5 of load 1, was bounded at first order only. Only
+                // on a box of disjoint intervals: on overlapping ones the held hosts'
+                // corner bounds are near 0 and the ranking below kept splitting a cutoff
+                // that does not order the box (that row: 4.35e−4 after 200 000 boxes,
+                // against 4.05e5 with the widest split).
+                let b_whole = cut.get(i).unwrap_or(&top);
+                let lb = self.host_pair_lb(a, b_whole, i == n, QUEUEING_LEAST)?;
+                if !lb.is_finite() {
+                    return Ok(None);
+                }
+                if i > 0 {
+                    exact_slope[i - 1] = false;
+                }
+                if i < n {
+                    exact_slope[i] = false;
+                }
+                held = true;
+                let inf = Float::with_val(bits, rug::float::Special::Infinity);
+                let h = Interval::new(lb, inf);
+                bounds.push(h.clone());
+                bases.push(h);
+                continue;
             }
             let one_m = one.sub(&rho);
             let m2 = moment(2, a, b)?;
@@ -533,8 +575,38 @@ impl Problem<'_> {
             return Ok(None);
         }
         if self.obj.max {
-            return Ok(Some((lo, Vec::new())));
+            return Ok(Some((lo, Vec::new(), Vec::new())));
         }
+        // The split's ranking where a host is held: the widest interval (in ln s), but not
+        // a cutoff whose hosts on both sides weigh less than 2^−bits of the value at the
+        // centre (splitting it would refine terms below the working precision). TAGS's slowdown at BP(1, 10^1000, 1), 8 hosts: s_6 and s_7
+        // between hosts 6 to 8, whose terms weigh about 10^−1000.
+        let rank = if !held {
+            Vec::new()
+        } else {
+            let value = Float::with_val(64, self.fold(centre_terms.to_vec()).hi());
+            let least = if value.is_finite() && value > 0 {
+                value.ln().to_f64() - f64::from(bits) * std::f64::consts::LN_2
+            } else {
+                f64::NEG_INFINITY
+            };
+            // A host whose term at the centre is below that (held or not: only the
+            // ranking reads it, never the bound).
+            let negligible = |i: usize| {
+                let t = Float::with_val(64, centre_terms[i].hi());
+                t.is_finite() && (t <= 0 || t.ln().to_f64() < least)
+            };
+            cut.iter()
+                .enumerate()
+                .map(|(k, c)| {
+                    if c.is_point() || (negligible(k) && negligible(k + 1)) {
+                        f64::NEG_INFINITY
+                    } else {
+                        super::relative_width(c)
+                    }
+                })
+                .collect()
+        };
         // The monotonicity test moves s_k to its lower end where the slope is positive
         // (to its upper end where negative); the gradient returned has no sign where that
         // is not justified: where grad[k] is not the objective's slope (a cutoff held at
@@ -550,6 +622,6 @@ impl Problem<'_> {
                 grad[k] = zero.clone();
             }
         }
-        Ok(Some((lo, grad)))
+        Ok(Some((lo, grad, rank)))
     }
 }
