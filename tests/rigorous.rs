@@ -1534,21 +1534,20 @@ fn the_pair_programme_and_the_branch_and_bound_share_the_box_limit() {
     assert!(lo <= hi, "{what}");
 }
 
-/// An optimum pressed against a host's stability edge: TAGS's slowdown at BP(1, 10^1000, 1),
-/// 8 hosts, total load 4, 12 digits. The certified search stops with hosts 6 to 8 within
-/// 10^−3 of load 1 and cutoff 7 undetermined, at a point that is not the minimum: `eval`
-/// (the evaluator, independent of the optimiser's chain) at the same cutoffs with s_5
-/// lowered from 7.4879e250 to 7.45e250 gives a lower slowdown (4.10816681852648e5 against
-/// 4.10868744930033e5, 15 digits, 2026-12-06), every host still stable. So the note
-/// must not call it a global optimum, and must name the hosts at the edge; the printed
-/// value is an upper bound of the minimum (checked: at least the lowered point's). Before
-/// 2026-12-06 the note said "global optimum" (the mutant this catches).
+/// An optimum pressed against a host's stability edge: SITA's slowdown at BP(1, 10^1000,
+/// 1.2), 6 hosts, total load 3, 12 digits. The certified search stops with hosts 1 to 3
+/// within 10^−3 of load 1 (10^−15 at 20 digits) and cutoffs 1 and 2 undetermined, so the
+/// note must not call it a global optimum, and must name the hosts at the edge (the
+/// minimum may lie nearer the edge than the working precision reaches). Before 2026-12-06
+/// the note said "global optimum" (the mutant this catches). Until the edge fill the case
+/// was TAGS's slowdown at BP(1, 10^1000, 1), 8 hosts, total load 4, where `eval` found a
+/// lower point; that one is now polished (the next test), as is the 6-host one at load 3.
 #[test]
 fn an_optimum_at_a_stability_edge_is_not_called_global() {
-    let dist = "bp:k=1,p=1e1000,alpha=1";
+    let dist = "bp:k=1,p=1e1000,alpha=1.2";
     let p = run_json(&[
-        "optimize", "--policy", "tags", "--metric", "slowdown", "--dist", dist, "--hosts", "8",
-        "--load", "4", "--digits", "12", "--format", "json",
+        "optimize", "--policy", "sita", "--metric", "slowdown", "--dist", dist, "--hosts", "6",
+        "--load", "3", "--digits", "12", "--format", "json",
     ]);
     let notes: Vec<&str> = p["notes"]
         .as_array()
@@ -1561,43 +1560,8 @@ fn an_optimum_at_a_stability_edge_is_not_called_global() {
         notes[0].starts_with("best point found, not proven global"),
         "{what}"
     );
-    assert!(notes[0].contains("host(s) 6, 7, 8"), "{what}");
+    assert!(notes[0].contains("host(s) 1, 2, 3"), "{what}");
     assert!(notes[0].contains("stability edge"), "{what}");
-    let cut: Vec<String> = p["cutoffs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c.as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(cut.len(), 7, "{what}");
-    // The lowered point, the other cutoffs as the proven record prints them (full figures).
-    let lowered = "2.34687076501485e8,6.30375055204745e24,2.10960675878216e57,\
-                   1.00617930299724e122,7.45e250,2.73721280931187e500,1.00696431865696e750";
-    let e = run_json(&[
-        "eval",
-        "--policy",
-        "tags",
-        "--metric",
-        "slowdown",
-        "--dist",
-        dist,
-        "--hosts",
-        "8",
-        "--load",
-        "4",
-        "--cutoffs",
-        lowered,
-        "--digits",
-        "15",
-        "--format",
-        "json",
-    ]);
-    let v_lowered = read(e["value"].as_str().unwrap());
-    let v_printed = read(p["value"].as_str().unwrap());
-    assert!(v_lowered < v_printed, "{v_lowered} not below {v_printed}");
-    // Every host stable there (host 7's load prints as 1 to 15 digits, below 1 by less).
-    assert_eq!(e["stable"], json!(true), "{e:?}");
-    assert!(v_lowered.is_finite(), "{e:?}");
     // A case whose optimum is interior keeps the claim (SITA Exp(1), 3 hosts, load 1.5).
     let q = run_json(&[
         "optimize",
@@ -1618,6 +1582,74 @@ fn an_optimum_at_a_stability_edge_is_not_called_global() {
             .unwrap()
             .starts_with("global optimum"),
         "{q:?}"
+    );
+}
+
+/// Top hosts that weigh nothing are loaded to their edge together (the edge fill): TAGS's
+/// slowdown at BP(1, 10^1000, 1), 8 hosts, total load 4, 12 digits. Hosts 7 and 8 have terms
+/// of about 10^−234 and below; lowering their cutoffs together unloads host 6. Before the
+/// fill the search stopped at 4.10868744930033e5 with cutoff 7 undetermined, and `eval` (the
+/// evaluator, independent of the optimiser's chain) at those cutoffs with s_5 lowered from
+/// 7.4879e250 to 7.45e250 gives 4.10816681852648e5 (15 digits, 2026-12-06), every host
+/// stable: the optimum printed now must lie below that point's value (the mutant: the search
+/// without the fill), be stable, certify at least 10 digits in every cutoff, and agree with
+/// `eval` at its own printed cutoffs to the digits it certifies.
+#[test]
+fn top_hosts_that_weigh_nothing_are_filled_to_their_edge_together() {
+    let dist = "bp:k=1,p=1e1000,alpha=1";
+    let p = run_json(&[
+        "optimize", "--policy", "tags", "--metric", "slowdown", "--dist", dist, "--hosts", "8",
+        "--load", "4", "--digits", "12", "--format", "json",
+    ]);
+    let eval_at = |cutoffs: &str| {
+        run_json(&[
+            "eval",
+            "--policy",
+            "tags",
+            "--metric",
+            "slowdown",
+            "--dist",
+            dist,
+            "--hosts",
+            "8",
+            "--load",
+            "4",
+            "--cutoffs",
+            cutoffs,
+            "--digits",
+            "15",
+            "--format",
+            "json",
+        ])
+    };
+    let lowered = eval_at(
+        "2.34687076501485e8,6.30375055204745e24,2.10960675878216e57,\
+         1.00617930299724e122,7.45e250,2.73721280931187e500,1.00696431865696e750",
+    );
+    assert_eq!(lowered["stable"], json!(true), "{lowered:?}");
+    let v_lowered = read(lowered["value"].as_str().unwrap()).to_f64();
+    let v = read(p["value"].as_str().unwrap()).to_f64();
+    assert!(v < v_lowered, "{v} not below {v_lowered}: {p:?}");
+    assert_eq!(p["stable"], json!(true), "{p:?}");
+    let digits = p["field_digits"]["cutoffs"].as_array().unwrap();
+    assert_eq!(digits.len(), 7, "{p:?}");
+    assert!(
+        digits.iter().all(|d| d.as_u64().is_some_and(|d| d >= 10)),
+        "{p:?}"
+    );
+    // Two runs at different digits agree on the digits the shorter one certifies (the
+    // fill's slack follows the precision; the value must not).
+    let q = run_json(&[
+        "optimize", "--policy", "tags", "--metric", "slowdown", "--dist", dist, "--hosts", "8",
+        "--load", "4", "--digits", "20", "--format", "json",
+    ]);
+    let w = read(q["value"].as_str().unwrap()).to_f64();
+    let d = p["field_digits"]["value"].as_u64().unwrap();
+    assert!(d >= 12, "{p:?}");
+    let tol = v * 10f64.powi(1 - i32::try_from(d).unwrap());
+    assert!(
+        (w - v).abs() <= tol,
+        "20 digits {w} against 12 digits {v} (± {tol})"
     );
 }
 

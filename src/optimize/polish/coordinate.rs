@@ -33,9 +33,21 @@ pub fn coordinate_roots_within(
     start: &[Float],
     sweeps: usize,
 ) -> Result<Polished, PolicyError> {
+    coordinate_roots_of(chain, hosts, start, sweeps, start.len())
+}
+
+/// [`coordinate_roots_within`] moving only the first `free` cutoffs (the others held where
+/// `start` has them: [`super::edge::edge_fill`]).
+pub fn coordinate_roots_of(
+    chain: &Chain,
+    hosts: usize,
+    start: &[Float],
+    sweeps: usize,
+    free: usize,
+) -> Result<Polished, PolicyError> {
     let bits = chain.dist.prec();
     let mut s: Vec<Float> = start.iter().map(|x| Float::with_val(bits, x)).collect();
-    let n = s.len();
+    let n = s.len().min(free);
     let tol = Float::with_val(bits, 1u32) >> bits.saturating_sub(POLISH_SLACK_BITS);
     for sweep in 1..=sweeps {
         let mut moved = Float::with_val(bits, 0);

@@ -9,10 +9,12 @@
 //! against a stability boundary, [`tridiag`] the linear solve.
 
 pub mod coordinate;
+pub mod edge;
 pub mod newton;
 pub mod tridiag;
 
-pub use coordinate::{coordinate_roots, coordinate_roots_within};
+pub use coordinate::{coordinate_roots, coordinate_roots_of, coordinate_roots_within};
+pub use edge::edge_fill;
 
 use super::chain::{Chain, TermGrad};
 use crate::dist::Point;
