@@ -2141,3 +2141,40 @@ fn sita_slowdown_at_bounded_pareto_alpha_one_closes_at_eight_hosts() {
     assert_eq!(p["gap_closed"], json!(true), "{p:?}");
     assert_eq!(p["proven_digits"], json!(20), "{p:?}");
 }
+
+/// The proven value at an optimum the edge fill pressed against an edge: TAGS's slowdown
+/// at BP(1, 10^1000, 1), 5 hosts, total load 2.5, 20 digits, 200 boxes. Its host 5 sits
+/// within about 10^−25 of load 1, so its cutoff 4 lies about 10^−22 (relative) above the
+/// edge 10^600. value_hi is the objective enclosed at the printed proven cutoffs, and must
+/// be the certified optimum's value (the same record's `value`, 20 certified digits:
+/// within 10^−19 of it). Before 2026-12-06 the printed cutoffs were the certifying run's
+/// (10^−39 from the edge) rounded down, past the edge: value_hi was +∞ there and the
+/// search printed a box centre's 2.2750e37 (and 3.5e39 within 200 boxes).
+#[test]
+fn an_optimum_at_an_edge_is_proven_at_its_printed_cutoffs() {
+    let p = run_json(&[
+        "optimize",
+        "--rigorous",
+        "--policy",
+        "tags",
+        "--metric",
+        "slowdown",
+        "--dist",
+        "bp:k=1,p=1e1000,alpha=1",
+        "--hosts",
+        "5",
+        "--load",
+        "2.5",
+        "--digits",
+        "20",
+        "--max-boxes",
+        "200",
+        "--format",
+        "json",
+    ]);
+    let v = read(p["value"].as_str().unwrap());
+    let hi = read(p["value_hi"].as_str().unwrap());
+    assert!(hi.is_finite(), "{p:?}");
+    let rel = Float::with_val(128, &hi - &v).abs() / &v;
+    assert!(rel < 1e-19, "value_hi {hi} against value {v}: {p:?}");
+}

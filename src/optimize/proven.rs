@@ -1300,7 +1300,9 @@ fn proven_from(
             .iter()
             .map(|x| {
                 if x.is_finite() {
-                    x.to_string_radix_round(10, Some(cut_figures as usize), Round::Nearest)
+                    // rug counts significant figures in the precision of `e`, and rounds to
+                    // nearest.
+                    format!("{:.*e}", cut_figures as usize, x)
                 } else {
                     show_digits(x, cut_figures)
                 }
