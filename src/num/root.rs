@@ -11,6 +11,21 @@ use rug::Float;
 
 /// While hi/lo exceeds this (both positive) the bracket is bisected geometrically.
 pub const GEOMETRIC_RATIO: f64 = 4.0;
+/// The bisection point of [lo, hi] (lo < hi) on the scale the bracket spans: the geometric
+/// mean while both ends are positive and hi/lo exceeds [`GEOMETRIC_RATIO`]; √hi from an end
+/// lo ≤ 0 while hi > 1 (down the decades to 1 first); else the midpoint. For the bisections
+/// on a sign (`optimize::proven::floors`, `optimize::polish::edge`), whose brackets may span
+/// 10^1000.
+pub fn bisection_point(lo: &Float, hi: &Float, bits: u32) -> Float {
+    if *lo > 0 && Float::with_val(bits, hi / lo) > GEOMETRIC_RATIO {
+        Float::with_val(bits, lo * hi).sqrt()
+    } else if *lo <= 0 && *hi > 1 {
+        Float::with_val(bits, hi.sqrt_ref())
+    } else {
+        Float::with_val(bits, lo + hi) / 2u32
+    }
+}
+
 /// Iteration limit per extra bit of precision (plus [`ROOT_BASE_ITERATIONS`]).
 pub const ROOT_ITERATIONS_PER_BIT: usize = 4;
 /// Fixed part of the iteration limit (covers geometric bisection over 2^30 binary orders).
@@ -396,6 +411,16 @@ pub fn solve_increasing_f64(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The three regimes of the bisection point, by hand: √(1·100) = 10 (geometric),
+    /// √16 = 4 from 0 (down the decades), (1 + 3)/2 = 2 (within the ratio 4).
+    #[test]
+    fn bisection_points_follow_the_scale_of_the_bracket() {
+        let f = |x: f64| Float::with_val(64, x);
+        assert_eq!(bisection_point(&f(1.0), &f(100.0), 64).to_f64(), 10.0);
+        assert_eq!(bisection_point(&f(0.0), &f(16.0), 64).to_f64(), 4.0);
+        assert_eq!(bisection_point(&f(1.0), &f(3.0), 64).to_f64(), 2.0);
+    }
 
     #[test]
     fn root_within_rounding_of_an_end_takes_few_steps() {

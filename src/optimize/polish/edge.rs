@@ -116,11 +116,7 @@ pub fn edge_fill(
             if width <= (Float::with_val(bits, hi.abs_ref()) >> stop) {
                 break;
             }
-            let mid = if lo > 0 && Float::with_val(bits, &hi / &lo) > 4 {
-                Float::with_val(bits, &lo * &hi).sqrt()
-            } else {
-                Float::with_val(bits, &lo + &hi) / 2u32
-            };
+            let mid = crate::num::root::bisection_point(&lo, &hi, bits);
             if !(mid > lo && mid < hi) {
                 break;
             }

@@ -125,13 +125,7 @@ fn largest_unstable(
         if width <= Float::with_val(bits, &eps * Float::with_val(bits, bad.abs_ref())) {
             break;
         }
-        let mid = if good > 0 && Float::with_val(bits, &bad / &good) > 4 {
-            Float::with_val(bits, &good * &bad).sqrt()
-        } else if good <= 0 && bad > 1 {
-            Float::with_val(bits, bad.sqrt_ref())
-        } else {
-            Float::with_val(bits, &good + &bad) / 2u32
-        };
+        let mid = crate::num::root::bisection_point(&good, &bad, bits);
         if !(mid > good && mid < bad) {
             break;
         }
