@@ -26,6 +26,42 @@ pub fn bisection_point(lo: &Float, hi: &Float, bits: u32) -> Float {
     }
 }
 
+/// Steps of [`bisect_predicate`] at most (a bracket spanning 10^1000 narrows to 2^−bits
+/// relative in about bits + 12 geometric steps).
+pub const BISECT_STEPS: usize = 4000;
+
+/// Bisection on a predicate that holds at `lo` and not at `hi` (lo < hi) and changes once
+/// between them: the bracket (last point where it holds, first where it does not), narrowed
+/// at [`bisection_point`] until its width is at most 2^−`stop_bits` of |hi|, the midpoint
+/// is no longer strictly inside, or [`BISECT_STEPS`]. For the sign bisections at a
+/// stability edge, where a host's load or a gradient jumps and a secant step stalls (the
+/// stability floors, the edge fill, the coordinate roots' edge).
+pub fn bisect_predicate<E>(
+    lo: &Float,
+    hi: &Float,
+    bits: u32,
+    stop_bits: u32,
+    mut holds: impl FnMut(&Float) -> Result<bool, E>,
+) -> Result<(Float, Float), E> {
+    let (mut a, mut b) = (Float::with_val(bits, lo), Float::with_val(bits, hi));
+    for _ in 0..BISECT_STEPS {
+        let width = Float::with_val(bits, &b - &a);
+        if width <= (Float::with_val(bits, b.abs_ref()) >> stop_bits) {
+            break;
+        }
+        let mid = bisection_point(&a, &b, bits);
+        if !(mid > a && mid < b) {
+            break;
+        }
+        if holds(&mid)? {
+            a = mid;
+        } else {
+            b = mid;
+        }
+    }
+    Ok((a, b))
+}
+
 /// Iteration limit per extra bit of precision (plus [`ROOT_BASE_ITERATIONS`]).
 pub const ROOT_ITERATIONS_PER_BIT: usize = 4;
 /// Fixed part of the iteration limit (covers geometric bisection over 2^30 binary orders).
@@ -420,6 +456,23 @@ mod tests {
         assert_eq!(bisection_point(&f(1.0), &f(100.0), 64).to_f64(), 10.0);
         assert_eq!(bisection_point(&f(0.0), &f(16.0), 64).to_f64(), 4.0);
         assert_eq!(bisection_point(&f(1.0), &f(3.0), 64).to_f64(), 2.0);
+    }
+
+    /// The bracket of x² < 2 from [1, 2] closes on √2 (by hand: 1.41421356237309504880…)
+    /// to 2^−56 of it at 64 bits with 8 bits of slack.
+    #[test]
+    fn a_predicate_bisection_brackets_its_change() {
+        let f = |x: f64| Float::with_val(64, x);
+        let (a, b) = bisect_predicate(&f(1.0), &f(2.0), 64, 56, |x| {
+            Ok::<bool, ()>(Float::with_val(64, x.square_ref()) < 2)
+        })
+        .unwrap();
+        let r = std::f64::consts::SQRT_2;
+        assert!(a.to_f64() <= r && b.to_f64() >= r, "[{a}, {b}]");
+        assert!(
+            (b.to_f64() - a.to_f64()) <= r * 2f64.powi(-55),
+            "[{a}, {b}]"
+        );
     }
 
     #[test]

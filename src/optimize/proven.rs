@@ -1118,7 +1118,8 @@ pub fn optimize_proven_with(
     let enc = req.dist.enclose(bits)?;
     let law = req.dist.build(bits)?;
     // The certifying run's cutoffs, unless a host there lies nearer load 1 than the printed
-    // figures resolve (10^−(digits + 3)) and the working run's leaves more room: the edge
+    // figures resolve (10^−(digits + GAP_EXTRA_DIGITS + 1), the figures of the proven
+    // cutoffs) and the working run's leaves more room: the edge
     // fill ([`super::polish::edge`]) loads a run of top hosts to within 2^−(bits − 16) of
     // 1 at each precision, and at the certifying one the printed cutoffs, rounded, fell
     // past the edge (TAGS's slowdown at BP(1, 10^1000, 1), 8 hosts, total load 4: value_hi
@@ -1133,8 +1134,8 @@ pub fn optimize_proven_with(
                 |a, b| a.min(&b),
             )
     };
-    let resolved =
-        Float::with_val(64, 10u32).pow(-i32::try_from(req.digits + 3).unwrap_or(i32::MAX));
+    let resolved = Float::with_val(64, 10u32)
+        .pow(-i32::try_from(req.digits + GAP_EXTRA_DIGITS + 1).unwrap_or(i32::MAX));
     let (slack_hi, slack_lo) = (least_slack(&both.hi), least_slack(&both.lo));
     let start = if slack_hi < resolved
         && slack_lo > slack_hi

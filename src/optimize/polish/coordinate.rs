@@ -2,7 +2,7 @@
 //! turn to a bracketed root of its own gradient component.
 
 use super::{full_vector, no_convergence, value_grad, Polished, Termination, POLISH_SLACK_BITS};
-use crate::num::root::solve_increasing;
+use crate::num::root::{bisect_predicate, solve_increasing};
 use crate::optimize::chain::Chain;
 use crate::policy::PolicyError;
 use rug::Float;
@@ -165,28 +165,11 @@ fn edge_bisection(
     grad_at: &GradAt,
     bits: u32,
 ) -> Result<Option<Float>, PolicyError> {
-    let (mut a, mut b) = (lo.clone(), hi.clone());
-    let (mut a_stable, mut b_stable) = (grad_at(&a)?.1, grad_at(&b)?.1);
     let stop = bits.saturating_sub(POLISH_SLACK_BITS);
-    for _ in 0..4 * bits {
-        let width = Float::with_val(bits, &b - &a);
-        let scale = Float::with_val(bits, a.abs_ref()).min(&Float::with_val(bits, b.abs_ref()));
-        if width <= (scale >> stop) {
-            break;
-        }
-        let mid = Float::with_val(bits, &a + &b) / 2u32;
-        if mid <= a || mid >= b {
-            break;
-        }
-        let (g, stable) = grad_at(&mid)?;
-        if g < 0 {
-            a = mid;
-            a_stable = stable;
-        } else {
-            b = mid;
-            b_stable = stable;
-        }
-    }
+    let (a, b) = bisect_predicate(lo, hi, bits, stop, |x| {
+        Ok::<bool, PolicyError>(grad_at(x)?.0 < 0)
+    })?;
+    let (a_stable, b_stable) = (grad_at(&a)?.1, grad_at(&b)?.1);
     Ok(match (a_stable, b_stable) {
         (true, false) => Some(a),
         (false, true) => Some(b),

@@ -27,15 +27,13 @@
 //! the caller only if its objective is lower.
 
 use super::{coordinate_roots_of, value_grad_scaled, Polished};
+use crate::num::root::bisect_predicate;
 use crate::optimize::chain::Chain;
 use crate::policy::PolicyError;
 use rug::Float;
 
 /// The host loads at a full set of interior cutoffs.
 pub type Loads<'a> = dyn Fn(&[Float]) -> Result<Vec<Float>, PolicyError> + 'a;
-
-/// Bisection steps per cutoff at most.
-const FILL_STEPS: usize = 4000;
 
 /// The edge fill from `start` (module docs), `None` where no run of top hosts weighs
 /// nothing. `loads` gives the host loads at a full set of
@@ -99,7 +97,7 @@ pub fn edge_fill(
         } else {
             Float::with_val(bits, &s[k] - &below) >> bits.saturating_sub(8)
         };
-        let (mut lo, mut hi) = (Float::with_val(bits, &below + &nudge), s[k].clone());
+        let lo = Float::with_val(bits, &below + &nudge);
         let load_at = |x: &Float, s: &mut Vec<Float>| -> Result<Float, PolicyError> {
             let keep = std::mem::replace(&mut s[k], x.clone());
             let l = loads(s);
@@ -110,22 +108,10 @@ pub fn edge_fill(
             // Even the lowest cutoff leaves the host below the target: no edge to fill to.
             continue;
         }
-        let stop = bits.saturating_sub(8);
-        for _ in 0..FILL_STEPS {
-            let width = Float::with_val(bits, &hi - &lo);
-            if width <= (Float::with_val(bits, hi.abs_ref()) >> stop) {
-                break;
-            }
-            let mid = crate::num::root::bisection_point(&lo, &hi, bits);
-            if !(mid > lo && mid < hi) {
-                break;
-            }
-            if load_at(&mid, &mut s)? >= target {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
+        let mut probe = s.clone();
+        let (_, hi) = bisect_predicate(&lo, &s[k], bits, bits.saturating_sub(8), |x| {
+            Ok::<bool, PolicyError>(load_at(x, &mut probe)? >= target)
+        })?;
         // hi: the load just below the target (the host keeps its slack).
         if hi < s[k] {
             s[k] = hi;

@@ -28,13 +28,12 @@
 
 use super::Problem;
 use crate::num::interval::Interval;
+use crate::num::root::{bisect_predicate, expand_upper};
+use crate::num::NumError;
 use crate::policy::rigorous::enclosed_host;
 use crate::policy::PolicyError;
 use rug::Float;
-
-/// Bisection steps per floor at most (a floor to the working precision from a range of
-/// 10^1000 needs about bits + 12 of them in ln s).
-const MAX_STEPS: usize = 4000;
+use std::convert::Infallible;
 
 impl Problem<'_> {
     /// Host `i`'s load (1-based, of `hosts`) enclosed at the points a, b (b = +∞ for the
@@ -84,6 +83,8 @@ impl Problem<'_> {
 
 /// The largest x in [lo, hi] found by bisection with `unstable(x)` proven (`unstable`
 /// falls from true to false as x grows); `None` where it is not proven at `lo` (or fails).
+/// An unbounded `hi` is first brought to a finite point where it is not proven, by
+/// doubling ([`expand_upper`]); where doubling finds none, `lo` (a weaker floor, still one).
 fn largest_unstable(
     lo: &Float,
     hi: &Float,
@@ -93,47 +94,23 @@ fn largest_unstable(
     if !unstable(lo)? {
         return None;
     }
-    let (mut good, mut bad) = (lo.clone(), hi.clone());
-    if !hi.is_finite() {
-        // An unbounded support: a finite point where the load is not proven ≥ 1, found by
-        // doubling (squaring past 2^64, for the heavy tails).
-        let mut x = if *lo > 0 {
-            Float::with_val(bits, lo * 2u32)
-        } else {
-            Float::with_val(bits, 1)
+    let proven = |x: &Float| unstable(x) == Some(true);
+    let bad = if hi.is_finite() {
+        if proven(hi) {
+            return Some(hi.clone());
+        }
+        hi.clone()
+    } else {
+        let sign = |x: &Float| -> Result<Float, NumError> {
+            Ok(Float::with_val(bits, if proven(x) { -1 } else { 1 }))
         };
-        let mut steps = 0;
-        while unstable(&x) == Some(true) {
-            good = x.clone();
-            x = if x > Float::with_val(bits, 1) << 64u32 {
-                Float::with_val(bits, x.square_ref())
-            } else {
-                Float::with_val(bits, &x * 2u32)
-            };
-            steps += 1;
-            if steps > MAX_STEPS || !x.is_finite() {
-                return Some(good);
-            }
+        match expand_upper("a stability floor", &Float::with_val(bits, lo), sign) {
+            Ok(x) => x,
+            Err(_) => return Some(lo.clone()),
         }
-        bad = x;
-    } else if unstable(hi) == Some(true) {
-        return Some(hi.clone());
-    }
-    let eps = Float::with_val(bits, 1) >> (bits.saturating_sub(8));
-    for _ in 0..MAX_STEPS {
-        let width = Float::with_val(bits, &bad - &good);
-        if width <= Float::with_val(bits, &eps * Float::with_val(bits, bad.abs_ref())) {
-            break;
-        }
-        let mid = crate::num::root::bisection_point(&good, &bad, bits);
-        if !(mid > good && mid < bad) {
-            break;
-        }
-        match unstable(&mid) {
-            Some(true) => good = mid,
-            _ => bad = mid,
-        }
-    }
+    };
+    let holds = |x: &Float| Ok::<bool, Infallible>(proven(x));
+    let Ok((good, _)) = bisect_predicate(lo, &bad, bits, bits.saturating_sub(8), holds);
     Some(good)
 }
 
