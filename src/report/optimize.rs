@@ -37,8 +37,9 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
     // Hosts loaded to within EDGE_LOAD of 1 while a cutoff is undetermined: the
     // minimum may lie at their stability edge, where a host's term weighs nothing until
     // its load is far closer to 1 than the working precision resolves (TAGS's slowdown at
-    // BP(1, 10^1000, 1), 8 hosts, total load 4: the polish stops with hosts 6 and 8 at a
-    // slack of 1.1e−5, and s_5 lowered by 0.5 % gives a value 1.3e−4 relative lower).
+    // BP(1, 10^1000, 1), 8 hosts, total load 4, before the edge fill: the polish stopped with
+    // hosts 6 and 8 at a slack of 1.1e−5, and s_5 lowered by 0.5 % gave a value 1.3e−4
+    // relative lower; SITA's at BP(1, 10^1000, 1.2), 6 hosts, total load 3, still has one).
     let at_edge: Vec<String> = if undetermined.is_empty() {
         Vec::new()
     } else {

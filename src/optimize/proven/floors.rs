@@ -20,8 +20,8 @@
 //! enclosure proves the load ≥ 1, so it lies at or below the exact edge and is proven.
 //!
 //! **Why it matters.** Where the optimum loads its last hosts almost to 1 (TAGS's slowdown
-//! at BP(1, 10^1000, 1), 8 hosts, total load 4: hosts 6 to 8 within 10^−5 of 1, their
-//! terms weighted about 10^−1000), the boxes below the floors hold no stable point but the
+//! at BP(1, 10^1000, 1), 8 hosts, total load 4: hosts 6 to 8 within 10^−5 of 1 at the
+//! certified point of stop 52), the boxes below the floors hold no stable point but the
 //! corner bounds of one host at a time cannot see it: hosts 7 and 8 are each stable at
 //! some corner of a box whose s_6 lies below ℓ_6 (2026-12-06: of the first 5 000 splits,
 //! 1 803 went to s_6 and s_7).

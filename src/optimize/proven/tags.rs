@@ -7,17 +7,17 @@ use super::{
     combine_sum, key, widest, End, Problem, QUEUEING_LEAST, REMEMBERED, WASTE_PIECES,
     WASTE_REL_BITS,
 };
-
-/// [`Problem::mean_value_s_lb`]'s answer: the bound, the gradient for the monotonicity test
-/// (no sign where the test is not justified), and the split's ranking per cutoff where a
-/// host was held at its bound (empty otherwise: [`super::smear_in_s`] of the gradient).
-pub(super) type MeanValueS = (Float, Vec<Interval>, Vec<f64>);
 use crate::num::interval::Interval;
 use crate::policy::host_term::{weight_order, ChainKind};
 use crate::policy::rigorous::enclosed_host;
 use crate::policy::PolicyError;
 use rug::float::Round;
 use rug::Float;
+
+/// [`Problem::mean_value_s_lb`]'s answer: the bound, the gradient for the monotonicity test
+/// (no sign where the test is not justified), and the split's ranking per cutoff where a
+/// host was held at its bound (empty otherwise: [`super::smear_in_s`] of the gradient).
+pub(super) type MeanValueS = (Float, Vec<Interval>, Vec<f64>);
 
 impl Problem<'_> {
     /// [`Problem::pieces_lb`] with each cutoff interval whole (one piece).
@@ -403,7 +403,7 @@ impl Problem<'_> {
         let mut grad = vec![Interval::zero_at(bits); n];
         // Whether grad[k] encloses ∂J/∂s_k over the box (not where a host's bound is held).
         let mut exact_slope: Vec<bool> = frozen.iter().map(|&f| !f).collect();
-        // Whether a host was held at its bound.
+        // Hosts are held only on boxes of disjoint intervals (below); whether one was.
         let disjoint = super::ordered(cut);
         let mut held = false;
         let mut bounds = Vec::with_capacity(n + 1);
@@ -579,8 +579,9 @@ impl Problem<'_> {
         }
         // The split's ranking where a host is held: the widest interval (in ln s), but not
         // a cutoff whose hosts on both sides weigh less than 2^−bits of the value at the
-        // centre (splitting it would refine terms below the working precision). TAGS's slowdown at BP(1, 10^1000, 1), 8 hosts: s_6 and s_7
-        // between hosts 6 to 8, whose terms weigh about 10^−1000.
+        // centre (splitting it would refine terms below the working precision): TAGS's
+        // slowdown at BP(1, 10^1000, 1), 8 hosts, s_7 between hosts 7 and 8, whose terms
+        // weigh about 10^−234 and less.
         let rank = if !held {
             Vec::new()
         } else {
