@@ -182,50 +182,49 @@ fn printed_digits(s: &str) -> Option<u64> {
     Some(mant.chars().filter(char::is_ascii_digit).count() as u64)
 }
 
-/// Issue 24, item 6: one undetermined cutoff makes `digits` 0 although the value is
-/// certain to 16 digits or more; `field_digits` gives each number's digits and
-/// `digits_limited_by` names the cutoff. Each count is checked a second way, against the
-/// digits the number is printed with (every printed digit is certified). The case: SITA's
-/// slowdown at BP(1, 10^1000, 1.2), 6 hosts, total load 3, whose first two cutoffs are
-/// undetermined with hosts 1 to 3 loaded to within 10^−15 of 1 (2026-12-06). Before, TAGS's
-/// slowdown at BP(1, 10^1000, 1), 5 hosts, total load 2.5, and 8 hosts, total load 4, which
-/// the edge fill now certifies to every digit asked; and before those SITA at BP(1, 10^100,
-/// 0.5), 2 hosts, load 1.5, whose cutoff the polish now reaches at its edge (p/90).
+/// Issue 24, item 6: one cutoff certified to fewer digits than the others sets `digits`
+/// although the value is certain to every digit asked; `field_digits` gives each number's
+/// digits and `digits_limited_by` names the cutoff. Each count is checked a second way,
+/// against the digits the number is printed with (every printed digit is certified). The
+/// case: TAGS's waiting at BP(1, 10^1000, 1), 6 hosts, total load 3, 12 digits: the value
+/// certified to 12, cutoff 3 to 10 (the others to 11 and 12; 2026-12-06). Before, SITA's
+/// slowdown at BP(1, 10^1000, 1.2), 6 hosts, load 3, whose first two cutoffs were
+/// undetermined until the bottom edge fill certified all of them; TAGS's slowdown at
+/// BP(1, 10^1000, 1), 5 and 8 hosts, until the top edge fill; and SITA at BP(1, 10^100,
+/// 0.5), 2 hosts, load 1.5, until the polish reached its edge.
 #[test]
 fn digits_are_given_per_field_and_the_limiting_one_is_named() {
     let args = [
         "optimize",
         "--policy",
-        "sita",
+        "tags",
         "--metric",
-        "slowdown",
+        "waiting",
         "--dist",
-        "bp:k=1,p=1e1000,alpha=1.2",
+        "bp:k=1,p=1e1000,alpha=1",
         "--hosts",
         "6",
         "--load",
         "3",
         "--digits",
-        "20",
+        "12",
     ];
     let mut json_args = args.to_vec();
     json_args.extend(["--format", "json"]);
     let v = run_json(&json_args);
-    assert_eq!(v["digits"].as_u64(), Some(0), "{v:?}");
     let f = v["field_digits"].as_object().expect("field_digits");
     for k in ["lambda", "load", "value", "queueing", "wasted"] {
         let d = f[k].as_u64().unwrap_or_else(|| panic!("{k}: {f:?}"));
         let printed = v[k].as_str().and_then(printed_digits);
-        // an exact 0 (no wasted work under SITA) prints as 0e0 with every digit certain
-        if !v[k].as_str().is_some_and(|s| s.starts_with('0')) {
-            assert_eq!(Some(d), printed, "{k}: {}", v[k]);
-        }
+        assert_eq!(Some(d), printed, "{k}: {}", v[k]);
     }
-    assert!(f["value"].as_u64().is_some_and(|d| d >= 10), "{f:?}");
+    assert_eq!(f["value"].as_u64(), Some(12), "{f:?}");
     let cut = f["cutoffs"].as_array().expect("cutoffs");
     assert_eq!(cut.len(), 5);
-    assert_eq!(cut[0].as_u64(), Some(0), "{f:?}");
-    assert_eq!(cut[1].as_u64(), Some(0), "{f:?}");
+    for (i, d) in cut.iter().enumerate() {
+        let printed = v["cutoffs"][i].as_str().and_then(printed_digits);
+        assert_eq!(d.as_u64(), printed, "cutoffs[{i}]");
+    }
     for (i, d) in f["host_loads"]
         .as_array()
         .expect("host_loads")
@@ -235,27 +234,37 @@ fn digits_are_given_per_field_and_the_limiting_one_is_named() {
         let printed = v["host_loads"][i].as_str().and_then(printed_digits);
         assert_eq!(d.as_u64(), printed, "host_loads[{i}]");
     }
-    assert_eq!(
-        v["digits_limited_by"],
-        serde_json::json!(["cutoffs[1]", "cutoffs[2]"])
-    );
+    // `digits` is the least field's, and that field is named.
+    let least = cut.iter().filter_map(|d| d.as_u64()).min().unwrap();
+    assert!(least < 12, "{f:?}");
+    assert_eq!(v["digits"].as_u64(), Some(least), "{v:?}");
+    let limiting: Vec<String> = cut
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.as_u64() == Some(least))
+        .map(|(i, _)| format!("cutoffs[{}]", i + 1))
+        .collect();
+    assert_eq!(v["digits_limited_by"], serde_json::json!(limiting));
     let notes = v["notes"].to_string();
     assert!(
-        notes.contains("the fewest are in cutoffs[1], cutoffs[2]"),
+        notes.contains(&format!("the fewest are in {}", limiting.join(", "))),
         "{notes}"
     );
     // the text record says the same
     let text = common::run_ok(&args);
     assert!(
-        text.lines()
-            .any(|l| l.starts_with("digits_limited_by") && l.ends_with("  cutoffs[1], cutoffs[2]")),
+        text.lines().any(|l| l.starts_with("digits_limited_by")
+            && l.ends_with(&format!("  {}", limiting.join(", ")))),
         "{text}"
     );
     assert!(
         text.lines().any(|l| l.starts_with("field_digits")
             && l.split_whitespace()
                 .find_map(|w| w.strip_prefix("cutoffs="))
-                .is_some_and(|c| c.split(',').nth(1) == Some("0"))),
+                .is_some_and(|c| c
+                    .split(',')
+                    .map(|x| x.parse::<u64>().ok())
+                    .eq(cut.iter().map(|d| d.as_u64())))),
         "{text}"
     );
     // all digits certain: nothing limits

@@ -1535,19 +1535,19 @@ fn the_pair_programme_and_the_branch_and_bound_share_the_box_limit() {
 }
 
 /// An optimum pressed against a host's stability edge: SITA's slowdown at BP(1, 10^1000,
-/// 1.2), 6 hosts, total load 3, 12 digits. The certified search stops with hosts 1 to 3
-/// within 10^−3 of load 1 (10^−15 at 20 digits) and cutoffs 1 and 2 undetermined, so the
-/// note must not call it a global optimum, and must name the hosts at the edge (the
-/// minimum may lie nearer the edge than the working precision reaches). Before 2026-12-06
-/// the note said "global optimum" (the mutant this catches). Until the edge fill the case
-/// was TAGS's slowdown at BP(1, 10^1000, 1), 8 hosts, total load 4, where `eval` found a
-/// lower point; that one is now polished (the next test), as is the 6-host one at load 3.
+/// 0.8), 4 hosts, total load 2, 12 digits. The certified search stops with hosts 3 and 4
+/// within 10^−3 of load 1 and cutoffs 1 and 2 undetermined, so the note must not call it a
+/// global optimum, and must name the hosts at the edge (the minimum may lie nearer the edge
+/// than the working precision reaches). Before 2026-12-06 the note said "global optimum"
+/// (the mutant this catches). The case was SITA's slowdown at BP(1, 10^1000, 1.2), 6 hosts,
+/// load 3, until the bottom edge fill certified it, and before that TAGS's slowdown at
+/// BP(1, 10^1000, 1), 8 hosts, total load 4, until the top edge fill.
 #[test]
 fn an_optimum_at_a_stability_edge_is_not_called_global() {
-    let dist = "bp:k=1,p=1e1000,alpha=1.2";
+    let dist = "bp:k=1,p=1e1000,alpha=0.8";
     let p = run_json(&[
-        "optimize", "--policy", "sita", "--metric", "slowdown", "--dist", dist, "--hosts", "6",
-        "--load", "3", "--digits", "12", "--format", "json",
+        "optimize", "--policy", "sita", "--metric", "slowdown", "--dist", dist, "--hosts", "4",
+        "--load", "2", "--digits", "12", "--format", "json",
     ]);
     let notes: Vec<&str> = p["notes"]
         .as_array()
@@ -1560,7 +1560,7 @@ fn an_optimum_at_a_stability_edge_is_not_called_global() {
         notes[0].starts_with("best point found, not proven global"),
         "{what}"
     );
-    assert!(notes[0].contains("host(s) 1, 2, 3"), "{what}");
+    assert!(notes[0].contains("host(s) 3, 4"), "{what}");
     assert!(notes[0].contains("stability edge"), "{what}");
     // A case whose optimum is interior keeps the claim (SITA Exp(1), 3 hosts, load 1.5).
     let q = run_json(&[
@@ -1651,6 +1651,115 @@ fn top_hosts_that_weigh_nothing_are_filled_to_their_edge_together() {
         (w - v).abs() <= tol,
         "20 digits {w} against 12 digits {v} (± {tol})"
     );
+}
+
+/// Bottom hosts that weigh nothing are loaded to their edge, and a host the fill would
+/// widen past weighing nothing is left free: SITA's slowdown at BP(1, 10^1000, 1.2), 6 hosts,
+/// total load 3, 12 digits. Hosts 1 to 3 start within 10^−3 of load 1; filling hosts 1 and
+/// 2 moves host 3's interval up by 15 decades, so host 3 is left to the coordinate roots.
+/// Before the bottom fill (2026-12-06) the search printed an undetermined value and 0 digits
+/// (its working value about 1.1e47); the first version of the fill, which kept host 3 in the
+/// run, printed 6.8e29. Checked:
+/// * every number certified to the 12 digits asked (the mutant prints 0);
+/// * the 20-digit run agrees on the 12 digits;
+/// * hosts 1 and 2 sit at their edges: SITA's host-1 load is λ·6(1 − s_1^−0.2) at
+///   BP(1, p, 1.2) (λ = 0.5; the normalisation 1 − p^−1.2 differs from 1 by 10^−1200), so
+///   load 1 is at s_1 = (3/2)^5 = 7.59375, and host 2's at s_2 = 3^5 = 243: the 20-digit
+///   run's cutoffs lie below those within 10^−9 relative;
+/// * the evaluator (independent of the optimiser's chain) at the 20-digit run's cutoffs
+///   gives its value to 10 digits, and with s_3 moved by 10^−3 relative either way a higher
+///   one (the free cutoff is at a minimum, not held).
+#[test]
+fn bottom_hosts_that_weigh_nothing_are_filled_and_the_host_above_left_free() {
+    let dist = "bp:k=1,p=1e1000,alpha=1.2";
+    let opt = |digits: &str| {
+        run_json(&[
+            "optimize", "--policy", "sita", "--metric", "slowdown", "--dist", dist, "--hosts", "6",
+            "--load", "3", "--digits", digits, "--format", "json",
+        ])
+    };
+    let cutoffs_of = |o: &Map<String, Value>| -> Vec<Float> {
+        o["cutoffs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| read(c.as_str().unwrap()))
+            .collect()
+    };
+    let p = opt("12");
+    let what = format!("{p:?}");
+    assert_eq!(p["digits"].as_u64(), Some(12), "{what}");
+    let v = read(p["value"].as_str().unwrap()).to_f64();
+    // The 20-digit run: its value agrees on the 12 digits, and its cutoffs resolve the
+    // hosts' slack (s_1 printed to 12 digits is 7.59375, the edge itself).
+    let q = opt("20");
+    let w = read(q["value"].as_str().unwrap()).to_f64();
+    assert!(
+        (w - v).abs() <= v * 1e-11,
+        "20 digits {w} against 12 digits {v}"
+    );
+    let cut = cutoffs_of(&q);
+    for (x, edge) in [(&cut[0], 7.59375), (&cut[1], 243.0)] {
+        let rel = (edge - x.to_f64()) / edge;
+        assert!(
+            (0.0..=1e-9).contains(&rel),
+            "{x} against the edge {edge}: {q:?}"
+        );
+    }
+    let eval_at = |s3_factor: f64| {
+        let cutoffs: Vec<String> = cut
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let x = if i == 2 {
+                    Float::with_val(READ_BITS, c * s3_factor)
+                } else {
+                    c.clone()
+                };
+                x.to_string_radix(10, Some(22))
+            })
+            .collect();
+        let e = run_json(&[
+            "eval",
+            "--policy",
+            "sita",
+            "--metric",
+            "slowdown",
+            "--dist",
+            dist,
+            "--hosts",
+            "6",
+            "--load",
+            "3",
+            "--cutoffs",
+            &cutoffs.join(","),
+            "--digits",
+            "15",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(e["stable"], json!(true), "{e:?}");
+        read(e["value"].as_str().unwrap()).to_f64()
+    };
+    let at = eval_at(1.0);
+    assert!((at - w).abs() <= w * 1e-10, "eval {at} against {w}");
+    for f in [1.0 - 1e-3, 1.0 + 1e-3] {
+        let moved = eval_at(f);
+        assert!(moved > w, "s_3 x {f}: {moved} not above {w}");
+    }
+    // TAGS at the same law: hosts 1 to 3 at their edges. Host 1's load is λ·E[min(X, s_1)]
+    // = 0.5·(1 + 5(1 − s_1^−0.2)), 1 at s_1 = 0.8^−5 = 3.0517578125. At 20 digits the run
+    // exited 3 before (Newton and the coordinate roots did not settle from the working
+    // run's point); now every digit is certified and s_1 lies below its edge within 10^−18.
+    let t = run_json(&[
+        "optimize", "--policy", "tags", "--metric", "slowdown", "--dist", dist, "--hosts", "6",
+        "--load", "3", "--digits", "20", "--format", "json",
+    ]);
+    assert_eq!(t["digits"].as_u64(), Some(20), "{t:?}");
+    let s1 = read(t["cutoffs"][0].as_str().unwrap());
+    let edge = Float::with_val(READ_BITS, 3125u32) / 1024u32; // 0.8^−5 = (5/4)^5
+    let rel = Float::with_val(READ_BITS, &edge - &s1) / &edge;
+    assert!(rel >= 0 && rel <= 1e-18, "{s1} against {edge}: {t:?}");
 }
 
 /// An optimum at a stability edge is polished to it: SITA's slowdown at BP(1, 10^1000, 1),

@@ -12,7 +12,7 @@ use super::{
     fast, grid, polish, OptPolicy, Optimum, CANDIDATE_RATIO, MAX_CANDIDATES, SEARCH_BITS, TIE_BITS,
 };
 use crate::dist::{DistFactory, JobSize};
-use crate::num::certify::{AtBoth, Certify};
+use crate::num::certify::{certify_pair, AtBoth, Certify};
 use crate::policy::{evaluate, LoadSpec, Metric, PolicyError, PolicyKind};
 use rug::Float;
 
@@ -32,6 +32,21 @@ const EDGE_SWEEPS: usize = 40;
 /// ([`polish::edge`]). TAGS's slowdown at BP(1, 10^1000, 1), 8 hosts, total load 4, settles
 /// within 400 (40 do not: the five free cutoffs converge linearly), 2 s of its 4.8 s.
 const EDGE_FILL_SWEEPS: usize = 400;
+/// Rounds of the edge fill at most.
+const EDGE_FILL_ROUNDS: usize = 4;
+
+thread_local! {
+    /// Whether the edge fill runs ([`without_edge_fill`]).
+    static EDGE_FILL: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Runs `f` with the edge fill off (the optimiser runs on one thread).
+fn without_edge_fill<T>(f: impl FnOnce() -> T) -> T {
+    let before = EDGE_FILL.with(|c| c.replace(false));
+    let r = f();
+    EDGE_FILL.with(|c| c.set(before));
+    r
+}
 
 /// Stage (1) and (2): global grid search and a low-precision refinement. Returns the free
 /// cutoffs (those below the top) to start the final polish from.
@@ -426,8 +441,15 @@ fn optimum_at_resolved(
         OptPolicy::Sita | OptPolicy::Tags => {
             if has_density(dist) {
                 let ch = Chain::new(dist, lambda.clone(), policy.chain_kind(), metric);
+                let eval_at =
+                    |c: &[Float]| evaluate(policy.routing(), dist, lambda, c.len() + 1, c, metric);
+                let loads =
+                    |c: &[Float]| -> Result<Vec<Float>, PolicyError> { Ok(eval_at(c)?.host_loads) };
                 // Newton first; where it fails (optima pinned against a host's stability
-                // boundary) the bracketed coordinate roots of the gradient.
+                // boundary) the bracketed coordinate roots of the gradient; where those do
+                // not settle either, the edge fill from the start (a start already at an
+                // edge, as the certifying run's is when the working run filled a run of
+                // hosts: SITA's slowdown at BP(1, 10^1000, 1.2), 6 hosts, total load 3).
                 let p = match polish::polish_with_hint(
                     &ch,
                     hosts,
@@ -436,9 +458,21 @@ fn optimum_at_resolved(
                     hint,
                 ) {
                     Ok(p) => p,
-                    Err(newton_err) => {
-                        polish::coordinate_roots(&ch, hosts, start).map_err(|_| newton_err)?
-                    }
+                    Err(newton_err) => match polish::coordinate_roots(&ch, hosts, start) {
+                        Ok(p) => p,
+                        Err(_) if !EDGE_FILL.with(|c| c.get()) => return Err(newton_err),
+                        Err(_) => match polish::edge_fill(
+                            &ch,
+                            hosts,
+                            start,
+                            EDGE_FILL_SWEEPS,
+                            &loads,
+                            polish::EdgeRun::Filled,
+                        ) {
+                            Ok(Some(p)) => p,
+                            _ => return Err(newton_err),
+                        },
+                    },
                 };
                 // An optimum pressed against a host's stability edge: Newton stops short of
                 // it where the hosts beyond weigh nothing until far closer to load 1 than
@@ -446,8 +480,6 @@ fn optimum_at_resolved(
                 // 4: hosts 6 and 8 at a slack of 1e−5, and a point 1.3e−4 lower within
                 // reach). Where a host is within EDGE_LOAD of 1, the coordinate roots
                 // (which bisect to an edge) go on from Newton's point, kept if lower.
-                let eval_at =
-                    |c: &[Float]| evaluate(policy.routing(), dist, lambda, c.len() + 1, c, metric);
                 let e = eval_at(&p.cutoffs)?;
                 let near_edge = e
                     .host_loads
@@ -462,19 +494,39 @@ fn optimum_at_resolved(
                     }
                     _ => (p, e),
                 };
-                // Top hosts whose terms weigh nothing, loaded to their edge together
-                // ([`polish::edge`]); kept if lower.
-                let loads =
-                    |c: &[Float]| -> Result<Vec<Float>, PolicyError> { Ok(eval_at(c)?.host_loads) };
-                let (p, e) = match near_edge
-                    .then(|| polish::edge_fill(&ch, hosts, &p.cutoffs, EDGE_FILL_SWEEPS, &loads))
-                {
-                    Some(Ok(Some(q))) if q.value < p.value => {
-                        let eq = eval_at(&q.cutoffs)?;
-                        (q, eq)
+                // Top or bottom hosts whose terms weigh nothing, loaded to their edge
+                // together ([`polish::edge`]); kept if lower. The fill aims each host's slack
+                // from the objective and the transfer rate at its start: where it lowers the
+                // objective by decades (a bottom run taking load off a host that dominates),
+                // the run is found again at the new point ([`polish::EdgeRun::Filled`]) and
+                // aimed again, while the objective falls.
+                let (mut p, mut e) = (p, e);
+                if near_edge && EDGE_FILL.with(|c| c.get()) {
+                    for round in 0..EDGE_FILL_ROUNDS {
+                        let run = if round == 0 {
+                            polish::EdgeRun::Negligible
+                        } else {
+                            polish::EdgeRun::Filled
+                        };
+                        let fr = polish::edge_fill(
+                            &ch,
+                            hosts,
+                            &p.cutoffs,
+                            EDGE_FILL_SWEEPS,
+                            &loads,
+                            run,
+                        );
+                        match fr {
+                            Ok(Some(q)) if q.value < p.value => {
+                                e = eval_at(&q.cutoffs)?;
+                                p = q;
+                            }
+                            // The filled run is looked for even where no negligible one is.
+                            _ if round == 0 => {}
+                            _ => break,
+                        }
                     }
-                    _ => (p, e),
-                };
+                }
                 (
                     p.cutoffs,
                     None,
@@ -598,7 +650,7 @@ pub fn optimal_cutoffs_pair(
 ) -> Result<(Optimum, Optimum), PolicyError> {
     let c = Certify::with_bits(0, bits);
     let both = optimal_cutoffs_certified(dist, load, hosts, policy, metric, &c)?;
-    let value = crate::num::certify::certify_pair(&both.lo.eval.value, &both.hi.eval.value, 1);
+    let value = certify_pair(&both.lo.eval.value, &both.hi.eval.value, 1);
     both.guard_range("optimum", [&value], [])?;
     Ok((both.lo, both.hi))
 }
@@ -611,6 +663,36 @@ pub fn optimal_cutoffs_pair(
 /// what the lower precision leaves undetermined is bounded by the resolution each run
 /// reports, which the certification applies.)
 pub fn optimal_cutoffs_certified(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    certify: &Certify,
+) -> Result<AtBoth<Optimum>, PolicyError> {
+    let both = certified_search(dist, load, hosts, policy, metric, certify)?;
+    // Where the two runs' values share no digit, the edge fill took them to points the
+    // two precisions place differently (a host left at an edge whose slack is the
+    // precision's rounding: SITA's waiting at BP(1, 10^1000, 1.5), 4 hosts, total load 2,
+    // 2.06e87 at 72 bits and 5.18e66 at 104, 2026-12-06). The search without the fill
+    // then gives its pair instead where that certifies a digit of the value: a certified
+    // value at a point (an upper bound of the minimum, 2.68497868410e119 there, the note
+    // saying "best point found") rather than none.
+    let value = |b: &AtBoth<Optimum>| certify_pair(&b.lo.eval.value, &b.hi.eval.value, 1).digits;
+    if value(&both) == 0 && policy.minimises_metric() {
+        if let Ok(plain) =
+            without_edge_fill(|| certified_search(dist, load, hosts, policy, metric, certify))
+        {
+            if value(&plain) > 0 {
+                return Ok(plain);
+            }
+        }
+    }
+    Ok(both)
+}
+
+/// [`optimal_cutoffs_certified`]'s search (with the edge fill unless it is turned off).
+fn certified_search(
     dist: &dyn DistFactory,
     load: &LoadSpec,
     hosts: usize,
@@ -639,6 +721,20 @@ pub fn optimal_cutoffs_certified(
                 &free,
                 a.hessian.as_ref(),
             )
+            .or_else(|e| {
+                // The working run's point may not polish at this precision: a cutoff its
+                // coordinate roots bisected to a host's edge leaves that host within the
+                // working precision's rounding of load 1, unstable here (SITA's slowdown
+                // at BP(1, 10^1000, 1.2), 6 hosts, total load 5: slack 2e−22 at 72 bits,
+                // 2026-12-06). The certifying run then searches on its own, from every
+                // start; the two runs' agreement still decides every digit printed.
+                if !policy.minimises_metric() {
+                    return Err(e);
+                }
+                best_of(d.as_ref(), load, hosts, policy, metric, &starts)
+                    .map(|(o, _)| o)
+                    .map_err(|_| e)
+            })
         },
     )?;
     certify_idle(

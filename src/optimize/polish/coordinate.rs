@@ -33,25 +33,25 @@ pub fn coordinate_roots_within(
     start: &[Float],
     sweeps: usize,
 ) -> Result<Polished, PolicyError> {
-    coordinate_roots_of(chain, hosts, start, sweeps, start.len())
+    coordinate_roots_of(chain, hosts, start, sweeps, 0..start.len())
 }
 
-/// [`coordinate_roots_within`] moving only the first `free` cutoffs (the others held where
-/// `start` has them: [`super::edge::edge_fill`]).
+/// [`coordinate_roots_within`] moving only the cutoffs whose (0-based) indices lie in
+/// `free` (the others held where `start` has them: [`super::edge::edge_fill`]).
 pub fn coordinate_roots_of(
     chain: &Chain,
     hosts: usize,
     start: &[Float],
     sweeps: usize,
-    free: usize,
+    free: std::ops::Range<usize>,
 ) -> Result<Polished, PolicyError> {
     let bits = chain.dist.prec();
     let mut s: Vec<Float> = start.iter().map(|x| Float::with_val(bits, x)).collect();
-    let n = s.len().min(free);
+    let free = free.start.min(s.len())..free.end.min(s.len());
     let tol = Float::with_val(bits, 1u32) >> bits.saturating_sub(POLISH_SLACK_BITS);
     for sweep in 1..=sweeps {
         let mut moved = Float::with_val(bits, 0);
-        for m in 0..n {
+        for m in free.clone() {
             let full = full_vector(chain, &s, hosts);
             let (a, c) = (full[m].clone(), full[m + 2].clone());
             let (pa, pc) = (chain.left_point(&a), chain.point(&c));
