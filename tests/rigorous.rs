@@ -2287,3 +2287,45 @@ fn an_optimum_at_an_edge_is_proven_at_its_printed_cutoffs() {
     let rel = Float::with_val(128, &hi - &v).abs() / &v;
     assert!(rel < 1e-19, "value_hi {hi} against value {v}: {p:?}");
 }
+
+/// The same at a bottom run's edge: TAGS's slowdown at BP(1, 10^1000, 1.2), 6 hosts, total
+/// load 3, 12 digits, 200 boxes, whose hosts 1 to 3 sit at their edges. Printed rounded down
+/// or to nearest, the start left hosts 2 and 3 above load 1 (a lower cutoff rounded down
+/// raises the load of the host above it), and value_hi was missing (2026-12-06). Now each
+/// cutoff is lowered until the host below it is proven stable: value_hi must be finite, at
+/// least the 20-digit certified value (a minimum lies below any value) and within 10^−12
+/// of it (the printed cutoffs carry 15 figures).
+#[test]
+fn a_bottom_run_at_its_edge_is_proven_at_its_printed_cutoffs() {
+    let args = |digits: &'static str, rigorous: bool| {
+        let mut a = vec![
+            "optimize",
+            "--policy",
+            "tags",
+            "--metric",
+            "slowdown",
+            "--dist",
+            "bp:k=1,p=1e1000,alpha=1.2",
+            "--hosts",
+            "6",
+            "--load",
+            "3",
+            "--digits",
+            digits,
+            "--format",
+            "json",
+        ];
+        if rigorous {
+            a.extend(["--rigorous", "--max-boxes", "200"]);
+        }
+        a
+    };
+    let p = run_json(&args("12", true));
+    let hi = read(p["value_hi"].as_str().unwrap_or_else(|| panic!("{p:?}")));
+    assert!(hi.is_finite(), "{p:?}");
+    let c = run_json(&args("20", false));
+    let v = read(c["value"].as_str().unwrap());
+    assert!(hi >= v, "value_hi {hi} below the minimum's value {v}");
+    let rel = Float::with_val(128, &hi - &v) / &v;
+    assert!(rel < 1e-12, "value_hi {hi} against value {v}: {p:?}");
+}

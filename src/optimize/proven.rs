@@ -1316,6 +1316,47 @@ fn proven_from(
             }
         }
     }
+    // Still unstable: a bottom run at its edge (the edge fill's slack, 2^−(bits − 16), is
+    // below the printed figures, and a lower cutoff rounded down raises the load of the host
+    // above it: TAGS's slowdown at BP(1, 10^1000, 1.2), 6 hosts, total load 3, whose hosts 1
+    // to 3 sit at their edges, had no value_hi, 2026-12-06). From the bottom up, each
+    // cutoff whose host below it is not proven stable (enclosed load not below 1) is lowered
+    // by 1, 2, 4, … units of its last printed figure, [`STABILIZE_STEPS`] times at most.
+    if !best.hi().is_finite() && enc.atoms().is_none() && start.iter().all(|x| x.is_finite()) {
+        let unit =
+            Float::with_val(bits, 10u32).pow(-i32::try_from(cut_figures).unwrap_or(i32::MAX) + 1);
+        let mut cut: Vec<Float> = start
+            .iter()
+            .map(|x| parse_printed(&show_digits(x, cut_figures), bits))
+            .collect::<Result<_, _>>()?;
+        for i in 0..cut.len() {
+            // Doubling steps: lowering a cutoff raises the load of the host above it, whose
+            // own cutoff then needs more (host 3 of that case needed more than 4 units).
+            let mut units = 1u32;
+            for _ in 0..STABILIZE_STEPS {
+                let below = if i == 0 {
+                    enc.lower().lo().clone()
+                } else {
+                    cut[i - 1].clone()
+                };
+                let stable = pb.load_at(&below, Some(&cut[i])).is_ok_and(|l| *l.hi() < 1);
+                if stable {
+                    break;
+                }
+                let step = Float::with_val(bits, &unit * units);
+                let lowered = Float::with_val(bits, &cut[i] * (Float::with_val(bits, 1) - step));
+                cut[i] = parse_printed(&show_digits(&lowered, cut_figures), bits)?;
+                units = units.saturating_mul(2);
+            }
+        }
+        let texts = print(&cut);
+        if let Ok(v) = enclose_printed(&texts) {
+            if v.hi() < best.hi() {
+                best = v;
+                best_text = texts;
+            }
+        }
+    }
     let whole: Vec<Interval> = (1..hosts)
         .map(|_| Interval::new(enc.lower().lo().clone(), enc.upper().hi().clone()))
         .collect();
@@ -1837,6 +1878,15 @@ fn seed_basin(
 }
 
 /// `x` as a decimal of `digits` significant digits (the printed cutoff).
+/// Steps a cutoff of the proven start is lowered by at most to leave the host below it
+/// proven stable ([`proven_from`]): 1, 2, 4, … units of its last printed figure.
+const STABILIZE_STEPS: usize = 16;
+
+/// A printed decimal read back at `bits` (the proven start's cutoffs as printed).
+fn parse_printed(text: &str, bits: u32) -> Result<Float, PolicyError> {
+    crate::num::parse_decimal(text, bits).map_err(|e| PolicyError::BadCutoffs(e.to_string()))
+}
+
 fn show_digits(x: &Float, digits: u32) -> String {
     if !x.is_finite() {
         return message_number(x);

@@ -38,7 +38,7 @@ use std::convert::Infallible;
 impl Problem<'_> {
     /// Host `i`'s load (1-based, of `hosts`) enclosed at the points a, b (b = +∞ for the
     /// last host).
-    fn load_at(&self, a: &Float, b: Option<&Float>) -> Result<Interval, PolicyError> {
+    pub(super) fn load_at(&self, a: &Float, b: Option<&Float>) -> Result<Interval, PolicyError> {
         let bits = self.bits;
         let a = Interval::point(a.clone());
         let (b, top) = match b {
