@@ -508,15 +508,14 @@ fn optimum_at_resolved(
                         } else {
                             polish::EdgeRun::Filled
                         };
-                        let fr = polish::edge_fill(
+                        match polish::edge_fill(
                             &ch,
                             hosts,
                             &p.cutoffs,
                             EDGE_FILL_SWEEPS,
                             &loads,
                             run,
-                        );
-                        match fr {
+                        ) {
                             Ok(Some(q)) if q.value < p.value => {
                                 e = eval_at(&q.cutoffs)?;
                                 p = q;
@@ -679,7 +678,13 @@ pub fn optimal_cutoffs_certified(
     // value at a point (an upper bound of the minimum, 2.68497868410e119 there, the note
     // saying "best point found") rather than none.
     let value = |b: &AtBoth<Optimum>| certify_pair(&b.lo.eval.value, &b.hi.eval.value, 1).digits;
-    if value(&both) == 0 && policy.minimises_metric() {
+    // The fill runs only beside a host within EDGE_LOAD of 1; elsewhere the search without it
+    // would be the same search.
+    let near_edge = |o: &Optimum| o.eval.host_loads.iter().any(|l| *l > 1.0 - EDGE_LOAD);
+    if value(&both) == 0
+        && policy.minimises_metric()
+        && (near_edge(&both.lo) || near_edge(&both.hi))
+    {
         if let Ok(plain) =
             without_edge_fill(|| certified_search(dist, load, hosts, policy, metric, certify))
         {

@@ -1325,9 +1325,11 @@ fn proven_from(
     if !best.hi().is_finite() && enc.atoms().is_none() && start.iter().all(|x| x.is_finite()) {
         let unit =
             Float::with_val(bits, 10u32).pow(-i32::try_from(cut_figures).unwrap_or(i32::MAX) + 1);
-        let mut cut: Vec<Float> = start
+        // The texts are what is enclosed; `cut` reads them back for the load checks.
+        let mut texts: Vec<String> = start.iter().map(|x| show_digits(x, cut_figures)).collect();
+        let mut cut: Vec<Float> = texts
             .iter()
-            .map(|x| parse_printed(&show_digits(x, cut_figures), bits))
+            .map(|t| parse_printed(t, bits))
             .collect::<Result<_, _>>()?;
         for i in 0..cut.len() {
             // Doubling steps: lowering a cutoff raises the load of the host above it, whose
@@ -1345,11 +1347,11 @@ fn proven_from(
                 }
                 let step = Float::with_val(bits, &unit * units);
                 let lowered = Float::with_val(bits, &cut[i] * (Float::with_val(bits, 1) - step));
-                cut[i] = parse_printed(&show_digits(&lowered, cut_figures), bits)?;
+                texts[i] = show_digits(&lowered, cut_figures);
+                cut[i] = parse_printed(&texts[i], bits)?;
                 units = units.saturating_mul(2);
             }
         }
-        let texts = print(&cut);
         if let Ok(v) = enclose_printed(&texts) {
             if v.hi() < best.hi() {
                 best = v;
@@ -1877,7 +1879,6 @@ fn seed_basin(
     Ok(None)
 }
 
-/// `x` as a decimal of `digits` significant digits (the printed cutoff).
 /// Steps a cutoff of the proven start is lowered by at most to leave the host below it
 /// proven stable ([`proven_from`]): 1, 2, 4, … units of its last printed figure.
 const STABILIZE_STEPS: usize = 16;
@@ -1887,6 +1888,7 @@ fn parse_printed(text: &str, bits: u32) -> Result<Float, PolicyError> {
     crate::num::parse_decimal(text, bits).map_err(|e| PolicyError::BadCutoffs(e.to_string()))
 }
 
+/// `x` as a decimal of `digits` significant digits (the printed cutoff).
 fn show_digits(x: &Float, digits: u32) -> String {
     if !x.is_finite() {
         return message_number(x);

@@ -122,19 +122,18 @@ pub fn edge_fill(
     }
     let floor_slack = Float::with_val(bits, 1) >> bits.saturating_sub(16);
     let mut s: Vec<Float> = start.iter().map(|x| Float::with_val(bits, x)).collect();
+    let filler = Filler {
+        chain,
+        hosts,
+        loads,
+        share: &share,
+        floor_slack: &floor_slack,
+    };
     if r <= hosts {
         // The top run's cutoff s_{r−1} (index r − 2), against host r − 1 below it.
         let g = transfer_rate(chain, hosts, &s, r - 2, r - 1, Side::Lower, loads)?;
-        let filler = Filler {
-            chain,
-            hosts,
-            loads,
-            share: &share,
-            floor_slack: &floor_slack,
-            g,
-        };
         for host in (r..=hosts).rev() {
-            if !filler.fill(&mut s, host, Side::Lower)? {
+            if !filler.fill(&mut s, host, Side::Lower, g.as_ref())? {
                 r = host + 1;
                 break;
             }
@@ -143,16 +142,8 @@ pub fn edge_fill(
     if m > 0 {
         // The bottom run's cutoff s_m (index m − 1), against host m + 1 above it.
         let g = transfer_rate(chain, hosts, &s, m - 1, m + 1, Side::Upper, loads)?;
-        let filler = Filler {
-            chain,
-            hosts,
-            loads,
-            share: &share,
-            floor_slack: &floor_slack,
-            g,
-        };
         for host in 1..=m {
-            if !filler.fill(&mut s, host, Side::Upper)? {
+            if !filler.fill(&mut s, host, Side::Upper, g.as_ref())? {
                 m = host - 1;
                 break;
             }
@@ -220,15 +211,14 @@ fn transfer_rate(
     Ok(Some(gain / slope))
 }
 
-/// What the fill of one host needs: the share below which a term weighs nothing, the
-/// floor of the slack, and the run's transfer rate G.
+/// What the fill of one host needs: the share below which a term weighs nothing and the
+/// floor of the slack (the run's transfer rate G is passed with each host).
 struct Filler<'a, 'b> {
     chain: &'a Chain<'b>,
     hosts: usize,
     loads: &'a Loads<'a>,
     share: &'a Float,
     floor_slack: &'a Float,
-    g: Option<Float>,
 }
 
 /// Times a host's slack is aimed again at most: its term's numerator w moves with the
@@ -245,7 +235,12 @@ impl Filler<'_, '_> {
     /// at `s`), the run's other costs about G·σ, so σ* = √(w/G); no larger than w/share,
     /// where the term weighs nothing and the gain beyond is below the share too; at least
     /// the floor. With the host's slack at `s`; `None` where it is not stable there.
-    fn target(&self, s: &[Float], host: usize) -> Result<Option<(Float, Float)>, PolicyError> {
+    fn target(
+        &self,
+        s: &[Float],
+        host: usize,
+        g: Option<&Float>,
+    ) -> Result<Option<(Float, Float)>, PolicyError> {
         let bits = self.chain.dist.prec();
         let slack = Float::with_val(bits, 1) - &(self.loads)(s)?[host - 1];
         let full = super::full_vector(self.chain, s, self.hosts);
@@ -259,7 +254,7 @@ impl Filler<'_, '_> {
         }
         let w = Float::with_val(bits, &slack * &term);
         let mut t = Float::with_val(bits, &w / self.share);
-        if let Some(g) = &self.g {
+        if let Some(g) = g {
             t.min_mut(&Float::with_val(bits, &w / g).sqrt());
         }
         Ok(Some((t.max(self.floor_slack), slack)))
@@ -272,18 +267,24 @@ impl Filler<'_, '_> {
     /// fill gave it: host 3 of SITA's slowdown at BP(1, 10^1000, 1.2), 6 hosts, load 3, at
     /// its edge once hosts 1 and 2 are filled, weighs 10^78 against 10^47), the cutoff is
     /// put back and the run ends below it.
-    fn fill(&self, s: &mut [Float], host: usize, side: Side) -> Result<bool, PolicyError> {
+    fn fill(
+        &self,
+        s: &mut [Float],
+        host: usize,
+        side: Side,
+        g: Option<&Float>,
+    ) -> Result<bool, PolicyError> {
         let k = match side {
             Side::Lower => host - 2,
             Side::Upper => host - 1,
         };
         let keep = s[k].clone();
         for _ in 0..FILL_AIMS {
-            if !self.aim(s, host, side)? {
+            if !self.aim(s, host, side, g)? {
                 break;
             }
         }
-        let belongs = match self.target(s, host)? {
+        let belongs = match self.target(s, host, g)? {
             Some((sigma, _)) => sigma.to_f64() <= EDGE_LOAD,
             None => false,
         };
@@ -295,9 +296,15 @@ impl Filler<'_, '_> {
 
     /// One aim of [`Filler::fill`]: whether the cutoff moved (it stays where the host is
     /// within 1 % of its target slack or no cutoff between the neighbours reaches it).
-    fn aim(&self, s: &mut [Float], host: usize, side: Side) -> Result<bool, PolicyError> {
+    fn aim(
+        &self,
+        s: &mut [Float],
+        host: usize,
+        side: Side,
+        g: Option<&Float>,
+    ) -> Result<bool, PolicyError> {
         let bits = self.chain.dist.prec();
-        let Some((sigma, slack)) = self.target(s, host)? else {
+        let Some((sigma, slack)) = self.target(s, host, g)? else {
             return Ok(false);
         };
         let one = Float::with_val(bits, 1);
