@@ -276,6 +276,12 @@ pub struct OptimizeReport {
     pub digits: u32,
     /// [`crate::optimize::Optimum::atoms_closed`].
     pub atoms_closed: Option<bool>,
+    /// Cutoffs (1-based) printed rounded toward their host's stable side instead of to
+    /// nearest ([`stable_side`]).
+    pub rounded_to_stable: Vec<usize>,
+    /// Hosts (1-based) at load 1 or above at the printed cutoffs even so: the optimum's
+    /// slack lies below what the printed digits resolve.
+    pub unstable_as_printed: Vec<usize>,
 }
 
 dispatch_numbers!(OptimizeReport);
@@ -334,7 +340,126 @@ pub fn optimize_certified_both(
     let c = Certify::digits(req.digits);
     let both =
         optimal_cutoffs_certified(req.dist, &req.load, req.hosts, req.policy, req.metric, &c)?;
-    Ok((certified_report(&c, &both)?, both))
+    let mut rep = certified_report(&c, &both)?;
+    stable_side(req, &both, &mut rep)?;
+    Ok((rep, both))
+}
+
+/// Passes of [`stable_side`] at most (a cutoff moved for one host hands load to the next).
+const STABLE_SIDE_PASSES: usize = 4;
+
+/// Printed cutoffs that leave a host at load 1 are rounded toward its stable side. An
+/// optimum at a stability edge puts a host's cutoff within the printed digits' resolution
+/// of the cutoff where its load is 1, and rounded to nearest the printed decimal can land
+/// on or past it: SITA's slowdown at BP(1, 10^1000, 1.2), 6 hosts, total load 3, printed
+/// s_1 = 7.59375000000 = 1.5^5, host 1's edge, and `eval` at the printed cutoffs found host
+/// 1 unstable (2026-12-06). The loads at the printed cutoffs are evaluated at the
+/// certifying precision; for each host at load 1 or above, its upper cutoff where printed
+/// above the optimum's is printed rounded down instead, its lower cutoff where printed
+/// below rounded up (the optimum's cutoff then lies between the printed decimal and the
+/// next one on the other side, at the same digits). Hosts still at load 1 after
+/// [`STABLE_SIDE_PASSES`] are named ([`OptimizeReport::unstable_as_printed`]).
+fn stable_side(
+    req: &OptimizeRequest,
+    both: &AtBoth<Optimum>,
+    rep: &mut OptimizeReport,
+) -> Result<(), PolicyError> {
+    let b = &both.hi;
+    let used = b.cutoffs.len() + 1 - b.idle_hosts;
+    if used < 2 || rep.cutoffs.iter().any(|c| c.digits == 0) {
+        return Ok(());
+    }
+    let bits = b.lambda.prec();
+    let d = req.dist.build(bits)?;
+    let parse = |t: &str| parse_decimal(t, bits).ok();
+    let printed_loads = |texts: &[Certified]| -> Result<Option<Vec<Float>>, PolicyError> {
+        let mut cuts = Vec::with_capacity(used - 1);
+        for c in texts.iter().take(used - 1) {
+            match parse(&c.text) {
+                Some(x) => cuts.push(x),
+                None => return Ok(None),
+            }
+        }
+        let e = evaluate(
+            req.policy.routing(),
+            d.as_ref(),
+            &b.lambda,
+            used,
+            &cuts,
+            req.metric,
+        )?;
+        Ok(Some(e.host_loads))
+    };
+    let mut texts = rep.cutoffs.clone();
+    let mut moved = Vec::new();
+    for _ in 0..STABLE_SIDE_PASSES {
+        let Some(loads) = printed_loads(&texts)? else {
+            return Ok(());
+        };
+        let unstable: Vec<usize> = (1..=used).filter(|&i| loads[i - 1] >= 1).collect();
+        if unstable.is_empty() {
+            break;
+        }
+        let mut any = false;
+        for &host in &unstable {
+            // Its upper cutoff (index host − 1) rounded down, its lower one (host − 2) up,
+            // where the printed decimal lies on the unstable side of the optimum's cutoff.
+            let sides = [
+                (host < used).then(|| (host - 1, rug::float::Round::Down)),
+                (host >= 2).then(|| (host - 2, rug::float::Round::Up)),
+            ];
+            for (k, r) in sides.into_iter().flatten() {
+                let Some(p) = parse(&texts[k].text) else {
+                    continue;
+                };
+                let exact = (&both.lo.cutoffs[k], &b.cutoffs[k]);
+                let wrong_side = match r {
+                    rug::float::Round::Down => p > *exact.0 || p > *exact.1,
+                    _ => p < *exact.0 || p < *exact.1,
+                };
+                if !wrong_side {
+                    continue;
+                }
+                let n = texts[k].digits;
+                let (ta, tb) = (
+                    crate::num::certify::to_sci_round(exact.0, n, r),
+                    crate::num::certify::to_sci_round(exact.1, n, r),
+                );
+                // The two runs' directed texts differ only where a cutoff sits on a decimal
+                // of n digits: the one further to the stable side.
+                let (pa, pb) = (parse(&ta), parse(&tb));
+                let text = match (pa, pb, r) {
+                    (Some(x), Some(y), rug::float::Round::Down) if y > x => ta,
+                    (Some(x), Some(y), rug::float::Round::Up) if y < x => ta,
+                    _ => tb,
+                };
+                if text != texts[k].text {
+                    texts[k].text = text;
+                    any = true;
+                    if !moved.contains(&(k + 1)) {
+                        moved.push(k + 1);
+                    }
+                }
+            }
+        }
+        if !any {
+            break;
+        }
+    }
+    let unstable = match printed_loads(&texts)? {
+        Some(l) => (1..=used).filter(|&i| l[i - 1] >= 1).collect(),
+        None => Vec::new(),
+    };
+    moved.sort_unstable();
+    if unstable.is_empty() {
+        rep.cutoffs = texts;
+        rep.rounded_to_stable = moved;
+    } else {
+        // The texts to nearest stay (no printed decimal at these digits is stable on
+        // both sides); the hosts are named.
+        rep.unstable_as_printed = unstable;
+    }
+    Ok(())
 }
 
 /// The certified report of the two precisions' optima.
@@ -369,6 +494,8 @@ fn certified_report(c: &Certify, both: &AtBoth<Optimum>) -> Result<OptimizeRepor
         stable: b.eval.stable,
         digits: 0,
         atoms_closed: b.atoms.as_ref().map(|a| a.closed),
+        rounded_to_stable: Vec::new(),
+        unstable_as_printed: Vec::new(),
     };
     // Hosts whose idleness is not certified: their cutoffs (the top) and loads (0) are not
     // certified either.

@@ -220,7 +220,7 @@ fn hinted_starts(
         )?;
         zoomed.push(free_of(&z));
     }
-    let refined = refine_candidates(&ch, hosts, &zoomed)?;
+    let refined = refine_candidates(&ch, hosts, &zoomed, policy.routing())?;
     if refined.is_empty() {
         return Ok(vec![PolishStart::bare(free_of(&candidates[0]))]);
     }
@@ -234,26 +234,33 @@ fn refine_candidates(
     ch: &Chain,
     hosts: usize,
     starts: &[Vec<Float>],
+    routing: PolicyKind,
 ) -> Result<Vec<PolishStart>, PolicyError> {
     let mut refined: Vec<(Float, PolishStart)> = Vec::new();
-    let mut last_err = None;
+    let loads = |c: &[Float]| -> Result<Vec<Float>, PolicyError> {
+        Ok(evaluate(routing, ch.dist, &ch.lambda, c.len() + 1, c, ch.metric)?.host_loads)
+    };
     for st in starts {
-        match polish::refine(ch, hosts, st, polish::SEARCH_POLISH_ITER) {
-            Ok(p) => refined.push((
+        // A start the f64 search or the grid put past an edge this precision resolves is
+        // moved to stable cutoffs first (its refinement would stop at once).
+        let moved = match st.len() {
+            0 => None,
+            n if loads(st)?.iter().any(|l| *l >= 1) => polish::stabilised(ch, n + 1, st, &loads)?,
+            _ => None,
+        };
+        let st = moved.as_ref().unwrap_or(st);
+        if let Ok(p) = polish::refine(ch, hosts, st, polish::SEARCH_POLISH_ITER) {
+            refined.push((
                 p.value,
                 PolishStart {
                     cutoffs: p.cutoffs,
                     hessian: p.hessian,
                 },
-            )),
-            Err(e) => last_err = Some(e),
+            ));
         }
     }
     if refined.is_empty() {
-        return match last_err {
-            Some(e) if starts.len() == 1 => Err(e),
-            _ => Ok(vec![]),
-        };
+        return Ok(vec![]);
     }
     refined.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
     let first = refined[0].0.clone();
@@ -324,12 +331,12 @@ fn fast_starts(
         })
         .collect();
     let ch = Chain::new(d, lambda.clone(), policy.chain_kind(), metric);
-    let refined = refine_candidates(&ch, hosts, &zoomed)?;
-    Ok(if refined.is_empty() {
-        None
+    let refined = refine_candidates(&ch, hosts, &zoomed, policy.routing())?;
+    Ok(Some(if refined.is_empty() {
+        zoomed.into_iter().map(PolishStart::bare).collect()
     } else {
-        Some(refined)
-    })
+        refined
+    }))
 }
 
 /// A discrete law's cutoffs moved down to their atoms at the law's precision: each cutoff
@@ -450,6 +457,16 @@ fn optimum_at_resolved(
                 // not settle either, the edge fill from the start (a start already at an
                 // edge, as the certifying run's is when the working run filled a run of
                 // hosts: SITA's slowdown at BP(1, 10^1000, 1.2), 6 hosts, total load 3).
+                // A start with a host at or past load 1 here (found at a lower precision,
+                // at an edge it does not resolve) is moved to stable cutoffs first.
+                let moved = match start.len() {
+                    0 => None,
+                    n if loads(start)?.iter().any(|l| *l >= 1) => {
+                        polish::stabilised(&ch, n + 1, start, &loads)?
+                    }
+                    _ => None,
+                };
+                let start = moved.as_deref().unwrap_or(start);
                 let p = match polish::polish_with_hint(
                     &ch,
                     hosts,
@@ -546,6 +563,16 @@ fn optimum_at_resolved(
         Some(e) => e,
         None => evaluate(policy.routing(), dist, lambda, used, &free, metric)?,
     };
+    if !eval.stable || !eval.value.is_finite() {
+        // A polish that ended on a point with a host at or past load 1 at this precision
+        // (a coordinate root bisected onto an edge the precision cannot resolve) has no
+        // value to print: an infinite mean is a failure of the search, not an optimum.
+        return Err(PolicyError::Solver {
+            what: "cutoff polish".into(),
+            detail: "it ended with a host at its stability edge at this precision".into(),
+            hint: crate::policy::HINT_MORE_DIGITS,
+        });
+    }
     if snapped {
         // The largest mean queue length λ_i W_i, λ_i = λ P(X > s_{i−1}) (Little's law), from
         // the evaluation: the minmax chain's own term (`Chain::term`) reads a cutoff at
@@ -661,7 +688,158 @@ pub fn optimal_cutoffs_pair(
 /// convergence at its own precision. (Its cutoffs are still the root of its own gradient;
 /// what the lower precision leaves undetermined is bounded by the resolution each run
 /// reports, which the certification applies.)
+///
+/// Where the optimum presses a host against its stability edge closer than the precision
+/// the digits ask resolves, the precisions are raised ([`raised_for_slack`]).
 pub fn optimal_cutoffs_certified(
+    dist: &dyn DistFactory,
+    load: &LoadSpec,
+    hosts: usize,
+    policy: OptPolicy,
+    metric: Metric,
+    certify: &Certify,
+) -> Result<AtBoth<Optimum>, PolicyError> {
+    let first = certified_pair(dist, load, hosts, policy, metric, certify);
+    if !policy.minimises_metric() {
+        return first;
+    }
+    raised_for_slack(first, certify, |c| {
+        certified_pair(dist, load, hosts, policy, metric, c)
+    })
+}
+
+/// Most bits [`raised_for_slack`] raises the working precision to.
+pub const MAX_SLACK_BITS: u32 = 1024;
+/// A host whose slack 1 − ρ is below 2^−(bits − this) sits at the precision's floor: the
+/// edge fill aims no slack below 2^−(bits − 16) ([`polish::edge`]), and the coordinate roots
+/// bisect an edge to about 2^−bits.
+pub const SLACK_FLOOR_BITS: u32 = 24;
+
+/// Whether an optimum has a host within [`EDGE_LOAD`] of load 1.
+fn near_edge(o: &Optimum) -> bool {
+    o.eval.host_loads.iter().any(|l| *l > 1.0 - EDGE_LOAD)
+}
+
+/// Whether an optimum has a busy host whose slack is at its precision's floor
+/// ([`SLACK_FLOOR_BITS`]).
+fn slack_at_floor(o: &Optimum) -> bool {
+    let bits = o.lambda.prec();
+    let floor = Float::with_val(bits, 1) >> bits.saturating_sub(SLACK_FLOOR_BITS);
+    o.eval
+        .host_loads
+        .iter()
+        .filter(|l| **l > 0)
+        .any(|l| Float::with_val(bits, 1 - l) < floor)
+}
+
+/// The precision chosen from the slack. An optimum at a stability edge lies where a host's
+/// term w/σ balances what its load takes off a neighbour, and that slack σ can be far below
+/// what the digits' precision resolves: SITA's waiting at BP(1, 10^1000, 1.2), 4 hosts,
+/// total load 2 (the first two hosts' edges hold exactly that load) balances near
+/// σ ≈ 10^−37, where 72 bits end with a host at load 1 (2026-12-06). Where the pair (or
+/// its failure: a numerical error) has a host at its floor, the search runs again with
+/// both precisions doubled (the certifying one kept CERTIFY_EXTRA_BITS or a quarter
+/// above), up to [`MAX_SLACK_BITS`], and the raised pair is kept where its value is not
+/// above the last one's; the digits asked, and so what is certified, do not change.
+fn raised_for_slack(
+    first: Result<AtBoth<Optimum>, PolicyError>,
+    certify: &Certify,
+    search: impl Fn(&Certify) -> Result<AtBoth<Optimum>, PolicyError>,
+) -> Result<AtBoth<Optimum>, PolicyError> {
+    use crate::error::{Classify, ErrorKind};
+    let wanted = certify.wanted().max(1);
+    let digits = |x: &Float, y: &Float| certify_pair(x, y, wanted).digits;
+    let value_digits = |b: &AtBoth<Optimum>| digits(&b.lo.eval.value, &b.hi.eval.value);
+    let mut best = first;
+    let mut c = *certify;
+    // Whether the last raise moved the certified value (then one more confirms it).
+    let mut moved = false;
+    if let Ok(b) = &best {
+        trace_slack(&c, b);
+    }
+    loop {
+        // Two precisions whose floors differ by CERTIFY_EXTRA_BITS and more that agree on
+        // every digit of the value do not depend on where the floor put a host (a host of
+        // a negligible term, filled to the floor at either).
+        let short = match &best {
+            Ok(b) => {
+                value_digits(b) < wanted
+                    && (slack_at_floor(&b.lo)
+                        || slack_at_floor(&b.hi)
+                        || near_edge(&b.lo)
+                        || near_edge(&b.hi))
+            }
+            Err(e) => e.kind() == ErrorKind::Numerical,
+        };
+        let work = c.bits().0.saturating_mul(2);
+        if !(short || moved) || work > MAX_SLACK_BITS {
+            return best;
+        }
+        c = Certify::with_bits(
+            c.wanted(),
+            (work, work + crate::num::CERTIFY_EXTRA_BITS.max(work / 4)),
+        );
+        moved = false;
+        let r = search(&c);
+        match &r {
+            Ok(b) => trace_slack(&c, b),
+            Err(e) => {
+                if std::env::var_os("TASKASSIGN_TRACE_SLACK").is_some() {
+                    eprintln!("slack: bits {:?} error {e}", c.bits());
+                }
+            }
+        }
+        match (r, &best) {
+            (Ok(next), Ok(last)) => {
+                let (dn, dl) = (value_digits(&next), value_digits(last));
+                let agree = digits(&next.lo.eval.value, &last.lo.eval.value);
+                if dn == 0 {
+                    // No certified value: nothing to compare.
+                } else if dl == 0 || (agree < dn.min(dl) && next.lo.eval.value < last.lo.eval.value)
+                {
+                    // A certified value where there was none, or a lower one.
+                    best = Ok(next);
+                    moved = true;
+                } else if agree >= dn.min(dl) && dn > dl {
+                    // The same value, to more digits.
+                    best = Ok(next);
+                }
+            }
+            (Ok(next), Err(_)) => {
+                best = Ok(next);
+                moved = true;
+            }
+            // A raised search that fails keeps the last pair; a failure before it goes on
+            // doubling.
+            (Err(_), Ok(_)) => {}
+            (Err(e), Err(_)) => best = Err(e),
+        }
+    }
+}
+
+/// With `TASKASSIGN_TRACE_SLACK` set, [`raised_for_slack`] prints each pair's precisions,
+/// values and host slacks on standard error.
+fn trace_slack(c: &Certify, b: &AtBoth<Optimum>) {
+    if std::env::var_os("TASKASSIGN_TRACE_SLACK").is_none() {
+        return;
+    }
+    let slacks: Vec<String> =
+        b.lo.eval
+            .host_loads
+            .iter()
+            .map(|l| crate::num::to_sci(&Float::with_val(l.prec(), 1 - l), 4))
+            .collect();
+    eprintln!(
+        "slack: bits {:?} value {} / {} slacks {}",
+        c.bits(),
+        crate::num::to_sci(&b.lo.eval.value, 7),
+        crate::num::to_sci(&b.hi.eval.value, 7),
+        slacks.join(" ")
+    );
+}
+
+/// [`optimal_cutoffs_certified`] at the precisions `certify` gives.
+fn certified_pair(
     dist: &dyn DistFactory,
     load: &LoadSpec,
     hosts: usize,
@@ -680,7 +858,6 @@ pub fn optimal_cutoffs_certified(
     let value = |b: &AtBoth<Optimum>| certify_pair(&b.lo.eval.value, &b.hi.eval.value, 1).digits;
     // The fill runs only beside a host within EDGE_LOAD of 1; elsewhere the search without it
     // would be the same search.
-    let near_edge = |o: &Optimum| o.eval.host_loads.iter().any(|l| *l > 1.0 - EDGE_LOAD);
     if value(&both) == 0
         && policy.minimises_metric()
         && (near_edge(&both.lo) || near_edge(&both.hi))

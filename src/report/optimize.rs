@@ -81,6 +81,24 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
             req.metric.name()
         ));
     }
+    let list = |v: &[usize]| {
+        v.iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !r.rounded_to_stable.is_empty() {
+        notes.push(format!(
+            "cutoff(s) {} printed rounded toward their host's stable side, not to nearest: to nearest, the printed cutoffs put a host at load 1 (the optimum's cutoff lies between the printed decimal and the next one at the same digits)",
+            list(&r.rounded_to_stable)
+        ));
+    }
+    if !r.unstable_as_printed.is_empty() {
+        notes.push(format!(
+            "host(s) {} are at load 1 or above at the printed cutoffs: the optimum's slack lies below what the printed digits resolve (ask for more --digits to print stable cutoffs)",
+            list(&r.unstable_as_printed)
+        ));
+    }
     if let Some((lo, hi)) = r.idle_undetermined {
         notes.push(format!(
             "how many hosts are idle is undetermined ({lo} idle at the working precision, {hi} at the certifying one): one more busy host, its cutoff above the last busy one, lowers the computed {} (by less than the printed digits resolve: ask for more --digits); the idle hosts' cutoffs and loads are not certified",

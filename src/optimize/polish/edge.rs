@@ -386,3 +386,96 @@ impl Filler<'_, '_> {
         Ok(moved)
     }
 }
+
+/// Passes of [`stabilised`] (each bottom-up, then top-down).
+const STABILISE_PASSES: usize = 4;
+
+/// A start with a host at or past load 1 at this precision, its cutoffs moved until every
+/// host is stable: bottom-up, an unstable host's upper cutoff is lowered (its load grows in
+/// it) to the load 1 − 2^−(bits/2); top-down, an unstable host's lower cutoff is raised
+/// (its load falls in it) to the same load; each move loads the neighbour it hands the jobs
+/// to, which the same pass or the next meets. `None` where [`STABILISE_PASSES`] passes leave
+/// a host unstable. A start is unstable where the search found its point at a lower
+/// precision than the polish's and the optimum sits at an edge closer than the search's
+/// rounding (SITA's waiting at BP(1, 10^1000, 1.2), 4 hosts, total load 2, whose two lowest
+/// hosts' edges hold the whole load: the search's 64 bits put host 1 at load 1); the polish
+/// then moves the point back to the edge as far as its own precision resolves.
+pub fn stabilised(
+    chain: &Chain,
+    hosts: usize,
+    start: &[Float],
+    loads: &Loads,
+) -> Result<Option<Vec<Float>>, PolicyError> {
+    let bits = chain.dist.prec();
+    let n = start.len();
+    if n + 1 != hosts || n == 0 {
+        return Ok(None);
+    }
+    let target = Float::with_val(bits, 1) - (Float::with_val(bits, 1) >> (bits / 2));
+    let mut s: Vec<Float> = start.iter().map(|x| Float::with_val(bits, x)).collect();
+    let stable = |l: &[Float]| l.iter().all(|x| *x < 1);
+    // Host `host` (1-based)'s load with cutoff index k at x.
+    let load_with = |s: &[Float], k: usize, x: &Float, host: usize| -> Result<Float, PolicyError> {
+        let mut t = s.to_vec();
+        t[k] = x.clone();
+        Ok((loads)(&t)?[host - 1].clone())
+    };
+    for _ in 0..STABILISE_PASSES {
+        if stable(&loads(&s)?) {
+            return Ok(Some(s));
+        }
+        // Bottom-up: host i's upper cutoff s_i (index i − 1), down towards s_{i−1}.
+        for host in 1..hosts {
+            if loads(&s)?[host - 1] < 1 {
+                continue;
+            }
+            let k = host - 1;
+            let below = if k == 0 {
+                chain.lo.clone()
+            } else {
+                s[k - 1].clone()
+            };
+            let here = s[k].clone();
+            let (a, _) = bisect_predicate(&below, &here, bits, bits.saturating_sub(8), |x| {
+                Ok::<bool, PolicyError>(load_with(&s, k, x, host)? < target)
+            })?;
+            if a > below {
+                s[k] = a;
+            }
+        }
+        // Top-down: host i's lower cutoff s_{i−1} (index i − 2), up towards s_i.
+        for host in (2..=hosts).rev() {
+            if loads(&s)?[host - 1] < 1 {
+                continue;
+            }
+            let k = host - 2;
+            let here = s[k].clone();
+            let mut above = if k + 1 < n {
+                s[k + 1].clone()
+            } else {
+                chain.top.clone()
+            };
+            if !above.is_finite() {
+                // An unbounded support: the first doubling above s_{h−1} where host h's
+                // load is below the target.
+                above = Float::with_val(bits, &here * 2u32);
+                for _ in 0..crate::num::root::EXPAND_LIMIT {
+                    if !above.is_finite() || load_with(&s, k, &above, host)? < target {
+                        break;
+                    }
+                    above *= 2u32;
+                }
+                if !above.is_finite() {
+                    continue;
+                }
+            }
+            let (_, b) = bisect_predicate(&here, &above, bits, bits.saturating_sub(8), |x| {
+                Ok::<bool, PolicyError>(load_with(&s, k, x, host)? >= target)
+            })?;
+            if b < above {
+                s[k] = b;
+            }
+        }
+    }
+    Ok(stable(&loads(&s)?).then_some(s))
+}

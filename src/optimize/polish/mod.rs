@@ -14,7 +14,7 @@ pub mod newton;
 pub mod tridiag;
 
 pub use coordinate::{coordinate_roots, coordinate_roots_of, coordinate_roots_within};
-pub use edge::{edge_fill, Run as EdgeRun};
+pub use edge::{edge_fill, stabilised, Run as EdgeRun};
 
 use super::chain::{Chain, TermGrad};
 use crate::dist::Point;
