@@ -1534,34 +1534,14 @@ fn the_pair_programme_and_the_branch_and_bound_share_the_box_limit() {
     assert!(lo <= hi, "{what}");
 }
 
-/// An optimum pressed against a host's stability edge: SITA's slowdown at BP(1, 10^1000,
-/// 0.8), 4 hosts, total load 2, 12 digits. The certified search stops with hosts 3 and 4
-/// within 10^−3 of load 1 and cutoffs 1 and 2 undetermined, so the note must not call it a
-/// global optimum, and must name the hosts at the edge (the minimum may lie nearer the edge
-/// than the working precision reaches). Before 2026-12-06 the note said "global optimum"
-/// (the mutant this catches). The case was SITA's slowdown at BP(1, 10^1000, 1.2), 6 hosts,
-/// load 3, until the bottom edge fill certified it, and before that TAGS's slowdown at
-/// BP(1, 10^1000, 1), 8 hosts, total load 4, until the top edge fill.
+/// An interior optimum keeps the claim "global optimum" (SITA Exp(1), 3 hosts, load 1.5).
+/// The note at an edge (a cutoff undetermined beside a host within 10^−3 of load 1) is
+/// tested on a report made by hand (`report::optimize`'s unit test): since the precision is
+/// raised at an edge (2026-12-06), the 120 heavy-tailed optima of the edge scans no longer
+/// stop there, SITA's slowdown at BP(1, 10^1000, 0.8), 4 hosts, load 2, the case this test
+/// ran last, among them (7.56233286901e69, 12 of 12 digits).
 #[test]
-fn an_optimum_at_a_stability_edge_is_not_called_global() {
-    let dist = "bp:k=1,p=1e1000,alpha=0.8";
-    let p = run_json(&[
-        "optimize", "--policy", "sita", "--metric", "slowdown", "--dist", dist, "--hosts", "4",
-        "--load", "2", "--digits", "12", "--format", "json",
-    ]);
-    let notes: Vec<&str> = p["notes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap())
-        .collect();
-    let what = format!("{notes:?}");
-    assert!(
-        notes[0].starts_with("best point found, not proven global"),
-        "{what}"
-    );
-    assert!(notes[0].contains("host(s) 3, 4"), "{what}");
-    assert!(notes[0].contains("stability edge"), "{what}");
+fn an_interior_optimum_is_called_global() {
     // A case whose optimum is interior keeps the claim (SITA Exp(1), 3 hosts, load 1.5).
     let q = run_json(&[
         "optimize",

@@ -227,6 +227,12 @@ fn hinted_starts(
     Ok(refined)
 }
 
+/// Whether a start has a host at or past load 1 (a start the evaluation refuses, a cutoff
+/// outside the support, is left to the polish, which drops it as before).
+fn unstable_at(loads: &polish::edge::Loads, start: &[Float]) -> bool {
+    loads(start).is_ok_and(|l| l.iter().any(|x| *x >= 1))
+}
+
 /// Refines each start at the search precision (a bounded Newton run) and returns those
 /// that tie with the best refined value at [`TIE_BITS`], best first. Starts whose
 /// refinement fails are dropped.
@@ -245,7 +251,9 @@ fn refine_candidates(
         // moved to stable cutoffs first (its refinement would stop at once).
         let moved = match st.len() {
             0 => None,
-            n if loads(st)?.iter().any(|l| *l >= 1) => polish::stabilised(ch, n + 1, st, &loads)?,
+            n if unstable_at(&loads, st) => {
+                polish::stabilised(ch, n + 1, st, &loads).ok().flatten()
+            }
             _ => None,
         };
         let st = moved.as_ref().unwrap_or(st);
@@ -332,11 +340,11 @@ fn fast_starts(
         .collect();
     let ch = Chain::new(d, lambda.clone(), policy.chain_kind(), metric);
     let refined = refine_candidates(&ch, hosts, &zoomed, policy.routing())?;
-    Ok(Some(if refined.is_empty() {
-        zoomed.into_iter().map(PolishStart::bare).collect()
+    Ok(if refined.is_empty() {
+        None
     } else {
-        refined
-    }))
+        Some(refined)
+    })
 }
 
 /// A discrete law's cutoffs moved down to their atoms at the law's precision: each cutoff
@@ -461,8 +469,8 @@ fn optimum_at_resolved(
                 // at an edge it does not resolve) is moved to stable cutoffs first.
                 let moved = match start.len() {
                     0 => None,
-                    n if loads(start)?.iter().any(|l| *l >= 1) => {
-                        polish::stabilised(&ch, n + 1, start, &loads)?
+                    n if unstable_at(&loads, start) => {
+                        polish::stabilised(&ch, n + 1, start, &loads).ok().flatten()
                     }
                     _ => None,
                 };
@@ -736,11 +744,17 @@ fn slack_at_floor(o: &Optimum) -> bool {
 /// term w/σ balances what its load takes off a neighbour, and that slack σ can be far below
 /// what the digits' precision resolves: SITA's waiting at BP(1, 10^1000, 1.2), 4 hosts,
 /// total load 2 (the first two hosts' edges hold exactly that load) balances near
-/// σ ≈ 10^−37, where 72 bits end with a host at load 1 (2026-12-06). Where the pair (or
-/// its failure: a numerical error) has a host at its floor, the search runs again with
-/// both precisions doubled (the certifying one kept CERTIFY_EXTRA_BITS or a quarter
-/// above), up to [`MAX_SLACK_BITS`], and the raised pair is kept where its value is not
-/// above the last one's; the digits asked, and so what is certified, do not change.
+/// σ ≈ 10^−37, where 72 bits end with a host at load 1 (2026-12-06). The search runs again
+/// with both precisions doubled (the certifying one kept CERTIFY_EXTRA_BITS or a quarter
+/// above), up to [`MAX_SLACK_BITS`], while the pair falls short beside an edge (its value
+/// certifies fewer digits than asked, or a cutoff is undetermined as the record prints it,
+/// with a host within [`EDGE_LOAD`] of load 1 or at its precision's floor) or fails
+/// numerically. A raised pair is kept
+/// where it certifies a value the last did not, a lower one, or the same one to more
+/// digits; the digits asked, and so what is certified, do not change. SITA's waiting at
+/// BP(1, 10^1000, 1.5), 4 hosts, load 2, printed 2.68497868410e119 with two cutoffs
+/// undetermined at 72 bits (the edge note's upper bound), and certifies 3.99262871543e58,
+/// every digit, at 144.
 fn raised_for_slack(
     first: Result<AtBoth<Optimum>, PolicyError>,
     certify: &Certify,
@@ -752,34 +766,61 @@ fn raised_for_slack(
     let value_digits = |b: &AtBoth<Optimum>| digits(&b.lo.eval.value, &b.hi.eval.value);
     let mut best = first;
     let mut c = *certify;
-    // Whether the last raise moved the certified value (then one more confirms it).
-    let mut moved = false;
     if let Ok(b) = &best {
         trace_slack(&c, b);
     }
-    loop {
-        // Two precisions whose floors differ by CERTIFY_EXTRA_BITS and more that agree on
-        // every digit of the value do not depend on where the floor put a host (a host of
-        // a negligible term, filled to the floor at either).
-        let short = match &best {
+    // Whether a pair (or its failure) falls short beside an edge. Two precisions whose
+    // floors differ by CERTIFY_EXTRA_BITS and more that agree on every digit of the value
+    // and the cutoffs do not depend on where the floor put a host (a host of a negligible
+    // term, filled to the floor at either).
+    let falls_short = |r: &Result<AtBoth<Optimum>, PolicyError>| {
+        match r {
             Ok(b) => {
-                value_digits(b) < wanted
+                // A cutoff undetermined as the record prints it: the two runs share no
+                // digit of it, or the optimum determines it to less than one digit
+                // ([`Optimum::resolution`]).
+                let resolved = |i: usize| {
+                    let r =
+                        b.lo.resolution
+                            .get(i)
+                            .copied()
+                            .unwrap_or(0.0)
+                            .max(b.hi.resolution.get(i).copied().unwrap_or(0.0));
+                    r < 0.1
+                };
+                let loose_cutoff =
+                    b.lo.cutoffs
+                        .iter()
+                        .zip(&b.hi.cutoffs)
+                        .enumerate()
+                        .any(|(i, (x, y))| digits(x, y) == 0 || !resolved(i));
+                (value_digits(b) < wanted || loose_cutoff)
                     && (slack_at_floor(&b.lo)
                         || slack_at_floor(&b.hi)
                         || near_edge(&b.lo)
                         || near_edge(&b.hi))
             }
             Err(e) => e.kind() == ErrorKind::Numerical,
-        };
+        }
+    };
+    // The last pair searched decides whether to go on (a raised pair not kept, because its
+    // value is higher, but complete, ends the raise as well).
+    let mut short = falls_short(&best);
+    loop {
         let work = c.bits().0.saturating_mul(2);
-        if !(short || moved) || work > MAX_SLACK_BITS {
+        if !short || work > MAX_SLACK_BITS {
             return best;
         }
         c = Certify::with_bits(
             c.wanted(),
             (work, work + crate::num::CERTIFY_EXTRA_BITS.max(work / 4)),
         );
-        moved = false;
+        crate::progress::report(
+            "optimum at a stability edge: precision raised",
+            u64::from(work),
+            Some(u64::from(MAX_SLACK_BITS)),
+            &format!("searching again at {work} bits"),
+        );
         let r = search(&c);
         match &r {
             Ok(b) => trace_slack(&c, b),
@@ -789,6 +830,7 @@ fn raised_for_slack(
                 }
             }
         }
+        short = falls_short(&r);
         match (r, &best) {
             (Ok(next), Ok(last)) => {
                 let (dn, dl) = (value_digits(&next), value_digits(last));
@@ -799,16 +841,12 @@ fn raised_for_slack(
                 {
                     // A certified value where there was none, or a lower one.
                     best = Ok(next);
-                    moved = true;
                 } else if agree >= dn.min(dl) && dn > dl {
                     // The same value, to more digits.
                     best = Ok(next);
                 }
             }
-            (Ok(next), Err(_)) => {
-                best = Ok(next);
-                moved = true;
-            }
+            (Ok(next), Err(_)) => best = Ok(next),
             // A raised search that fails keeps the last pair; a failure before it goes on
             // doubling.
             (Err(_), Ok(_)) => {}

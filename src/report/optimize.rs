@@ -217,3 +217,79 @@ pub fn optimize_proven_record(
     rec.texts("proven_notes", &notes);
     rec
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dist::DistSpec;
+    use crate::num::certify::Certified;
+    use crate::policy::{LoadSpec, Metric};
+
+    fn c(text: &str, digits: u32) -> Certified {
+        Certified {
+            text: text.into(),
+            digits,
+        }
+    }
+
+    fn first_note(rec: &Record) -> String {
+        rec.get("notes").unwrap()[0].as_str().unwrap().to_string()
+    }
+
+    /// The edge note's rule on a report made by hand (the searches no longer stop at an edge
+    /// on the cases the integration test used: the precision is raised there): cutoffs 1 and
+    /// 2 undetermined beside hosts 3 and 4 within 10^−3 of load 1 give "best point found,
+    /// not proven global" naming hosts 3 and 4 and the stability edge (before 2026-12-06 the
+    /// note said "global optimum", the mutant this catches); the same report with the
+    /// cutoffs certified, or with the hosts away from their edge, says "global optimum".
+    #[test]
+    fn an_undetermined_cutoff_beside_a_host_at_its_edge_is_not_called_global() {
+        let dist = DistSpec::parse("bp:k=1,p=1e1000,alpha=0.8").unwrap();
+        let req = OptimizeRequest {
+            policy: OptPolicy::Sita,
+            dist: &dist,
+            hosts: 4,
+            load: LoadSpec::Total("2".into()),
+            metric: Metric::Slowdown,
+            digits: 12,
+        };
+        let rep = OptimizeReport {
+            lambda: c("1.25e-200", 3),
+            load: c("2.00e0", 3),
+            cutoffs: vec![c(UNDETERMINED, 0), c(UNDETERMINED, 0), c("3.13e998", 3)],
+            host_loads: vec![
+                c("1.00e-3", 3),
+                c("5.00e-1", 3),
+                c("9.9995e-1", 5),
+                c("9.9999e-1", 5),
+            ],
+            value: c("7.56e69", 3),
+            queueing: c("7.56e69", 3),
+            wasted: c("0e0", 3),
+            max_queue: None,
+            idle_hosts: 0,
+            idle_undetermined: None,
+            stable: true,
+            digits: 0,
+            atoms_closed: None,
+            rounded_to_stable: Vec::new(),
+            unstable_as_printed: Vec::new(),
+        };
+        let note = first_note(&optimize_record(&req, &rep));
+        assert!(
+            note.starts_with("best point found, not proven global"),
+            "{note}"
+        );
+        assert!(note.contains("host(s) 3, 4"), "{note}");
+        assert!(note.contains("stability edge"), "{note}");
+        let mut certified = rep.clone();
+        certified.cutoffs = vec![c("1.27e634", 3), c("3.20e996", 3), c("3.13e998", 3)];
+        let note = first_note(&optimize_record(&req, &certified));
+        assert!(note.starts_with("global optimum"), "{note}");
+        let mut inside = rep.clone();
+        inside.host_loads[2] = c("9.9e-1", 2);
+        inside.host_loads[3] = c("9.9e-1", 2);
+        let note = first_note(&optimize_record(&req, &inside));
+        assert!(note.starts_with("global optimum"), "{note}");
+    }
+}
