@@ -718,6 +718,9 @@ pub fn optimal_cutoffs_certified(
 
 /// Most bits [`raised_for_slack`] raises the working precision to.
 pub const MAX_SLACK_BITS: u32 = 1024;
+/// Most doublings of the working precision [`raised_for_slack`] makes (its searches cost
+/// about the square of the bits: at 576 bits, 6 hosts, a search takes a minute or more).
+pub const MAX_SLACK_DOUBLINGS: u32 = 2;
 /// A host whose slack 1 − ρ is below 2^−(bits − this) sits at the precision's floor: the
 /// edge fill aims no slack below 2^−(bits − 16) ([`polish::edge`]), and the coordinate roots
 /// bisect an edge to about 2^−bits.
@@ -746,15 +749,15 @@ fn slack_at_floor(o: &Optimum) -> bool {
 /// total load 2 (the first two hosts' edges hold exactly that load) balances near
 /// σ ≈ 10^−37, where 72 bits end with a host at load 1 (2026-12-06). The search runs again
 /// with both precisions doubled (the certifying one kept CERTIFY_EXTRA_BITS or a quarter
-/// above), up to [`MAX_SLACK_BITS`], while the pair falls short beside an edge (its value
-/// certifies fewer digits than asked, or a cutoff is undetermined as the record prints it,
-/// with a host within [`EDGE_LOAD`] of load 1 or at its precision's floor) or fails
-/// numerically. A raised pair is kept
-/// where it certifies a value the last did not, a lower one, or the same one to more
-/// digits; the digits asked, and so what is certified, do not change. SITA's waiting at
-/// BP(1, 10^1000, 1.5), 4 hosts, load 2, printed 2.68497868410e119 with two cutoffs
-/// undetermined at 72 bits (the edge note's upper bound), and certifies 3.99262871543e58,
-/// every digit, at 144.
+/// above), at most [`MAX_SLACK_DOUBLINGS`] times and up to [`MAX_SLACK_BITS`], while the
+/// pair falls short beside an edge (its value certifies fewer digits than asked, or a
+/// cutoff is undetermined as the record prints it, with a host within [`EDGE_LOAD`] of
+/// load 1 or at its precision's floor) or fails numerically; it stops where a raise
+/// certifies the same value to no more digits. A raised pair is kept where it certifies a
+/// value the last did not, a lower one, or the same one to more digits; the digits asked,
+/// and so what is certified, do not change. SITA's waiting at BP(1, 10^1000, 1.5), 4 hosts,
+/// load 2, printed 2.68497868410e119 with two cutoffs undetermined at 72 bits (the edge
+/// note's upper bound), and certifies 3.99262871543e58, every digit, at 144.
 fn raised_for_slack(
     first: Result<AtBoth<Optimum>, PolicyError>,
     certify: &Certify,
@@ -808,7 +811,7 @@ fn raised_for_slack(
     let mut short = falls_short(&best);
     loop {
         let work = c.bits().0.saturating_mul(2);
-        if !short || work > MAX_SLACK_BITS {
+        if !short || work > MAX_SLACK_BITS.min(certify.bits().0 << MAX_SLACK_DOUBLINGS) {
             return best;
         }
         c = Certify::with_bits(
@@ -818,7 +821,9 @@ fn raised_for_slack(
         crate::progress::report(
             "optimum at a stability edge: precision raised",
             u64::from(work),
-            Some(u64::from(MAX_SLACK_BITS)),
+            Some(u64::from(
+                MAX_SLACK_BITS.min(certify.bits().0 << MAX_SLACK_DOUBLINGS),
+            )),
             &format!("searching again at {work} bits"),
         );
         let r = search(&c);
@@ -844,6 +849,12 @@ fn raised_for_slack(
                 } else if agree >= dn.min(dl) && dn > dl {
                     // The same value, to more digits.
                     best = Ok(next);
+                } else if agree >= dn.min(dl) {
+                    // The same value to no more digits: the raise moved nothing the record
+                    // prints, and the next one would cost four times as much (SITA's
+                    // slowdown at BP(1, 10^1000, 0.8), 6 hosts, load 3: 1.99685519550e48 at
+                    // 72, 144 and 288 bits, host 4 following the floor, 3 s then 52 s).
+                    short = false;
                 }
             }
             (Ok(next), Err(_)) => best = Ok(next),

@@ -40,7 +40,10 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
     // BP(1, 10^1000, 1), 8 hosts, total load 4, before the edge fill: the polish stopped with
     // hosts 6 and 8 at a slack of 1.1e−5, and s_5 lowered by 0.5 % gave a value 1.3e−4
     // relative lower; SITA's at BP(1, 10^1000, 1.2), 6 hosts, total load 3, still has one).
-    let at_edge: Vec<String> = if undetermined.is_empty() {
+    // A value short of the digits asked beside such hosts is the same case: the precision
+    // raised at an edge stopped at its limit (SITA's slowdown at BP(1, 10^1000, 0.8), 4
+    // hosts, total load 2: 7.388996380e71 at 288 bits, 7.56233286901e69 at 576).
+    let at_edge: Vec<String> = if undetermined.is_empty() && r.value.digits >= req.digits {
         Vec::new()
     } else {
         r.host_loads
@@ -62,7 +65,7 @@ pub fn optimize_record(req: &OptimizeRequest, r: &OptimizeReport) -> Record {
         ),
         OptPolicy::Sita | OptPolicy::Tags => notes.push(match r.atoms_closed {
             None if !at_edge.is_empty() => format!(
-                "best point found, not proven global: grid search by dynamic programming, then Newton (or bracketed roots of each gradient component) on the analytic gradient; host(s) {} are loaded to within {EDGE_LOAD:e} of 1 beside an undetermined cutoff, and the minimum may lie lower, at their stability edge: value is the {} at the printed cutoffs, an upper bound of the minimum (optimize --rigorous encloses the minimum)",
+                "best point found, not proven global: grid search by dynamic programming, then Newton (or bracketed roots of each gradient component) on the analytic gradient; host(s) {} are loaded to within {EDGE_LOAD:e} of 1 beside an undetermined cutoff or a value short of the digits asked, and the minimum may lie lower, at their stability edge: value is the {} at the printed cutoffs, an upper bound of the minimum (optimize --rigorous encloses the minimum)",
                 at_edge.join(", "),
                 req.metric.name()
             ),
@@ -282,8 +285,19 @@ mod tests {
         );
         assert!(note.contains("host(s) 3, 4"), "{note}");
         assert!(note.contains("stability edge"), "{note}");
+        // Every cutoff certified but the value short of the digits asked, beside the same
+        // hosts: the raise stopped at its limit, so not "global" either.
+        let mut short = rep.clone();
+        short.cutoffs = vec![c("1.27e634", 3), c("3.20e996", 3), c("3.13e998", 3)];
+        short.value = c("7.388996380e71", 10);
+        let note = first_note(&optimize_record(&req, &short));
+        assert!(
+            note.starts_with("best point found, not proven global"),
+            "{note}"
+        );
         let mut certified = rep.clone();
         certified.cutoffs = vec![c("1.27e634", 3), c("3.20e996", 3), c("3.13e998", 3)];
+        certified.value = c("7.56233286901e69", 12);
         let note = first_note(&optimize_record(&req, &certified));
         assert!(note.starts_with("global optimum"), "{note}");
         let mut inside = rep.clone();
