@@ -757,7 +757,8 @@ fn slack_at_floor(o: &Optimum) -> bool {
 /// value the last did not, a lower one, or the same one to more digits; the digits asked,
 /// and so what is certified, do not change. SITA's waiting at BP(1, 10^1000, 1.5), 4 hosts,
 /// load 2, printed 2.68497868410e119 with two cutoffs undetermined at 72 bits (the edge
-/// note's upper bound), and certifies 3.99262871543e58, every digit, at 144.
+/// note's upper bound), and certifies 3.99262872e58, 9 digits, at 144 (all 12,
+/// 3.99262871543e58, at 576).
 fn raised_for_slack(
     first: Result<AtBoth<Optimum>, PolicyError>,
     certify: &Certify,
