@@ -290,7 +290,7 @@ dispatch_numbers!(OptimizeReport);
 /// determines: a cutoff known to relative precision r (the larger of the two runs'
 /// [`crate::optimize::Optimum::resolution`]) keeps at most ⌊−log10 r⌋ digits, so a cutoff
 /// that barely moves J is never certified by the two runs merely sharing a start.
-fn certify_cutoffs(a: &Optimum, b: &Optimum, wanted: u32) -> Vec<Certified> {
+pub(super) fn certify_cutoffs(a: &Optimum, b: &Optimum, wanted: u32) -> Vec<Certified> {
     a.cutoffs
         .iter()
         .zip(&b.cutoffs)
@@ -372,14 +372,15 @@ fn stable_side(
     let bits = b.lambda.prec();
     let d = req.dist.build(bits)?;
     let parse = |t: &str| parse_decimal(t, bits).ok();
-    let printed_loads = |texts: &[Certified]| -> Result<Option<Vec<Float>>, PolicyError> {
-        let mut cuts = Vec::with_capacity(used - 1);
-        for c in texts.iter().take(used - 1) {
-            match parse(&c.text) {
-                Some(x) => cuts.push(x),
-                None => return Ok(None),
-            }
-        }
+    // The hosts at load 1 or above at the printed cutoffs; `None` where a text does not
+    // parse or the evaluation refuses the cutoffs (the pass is a presentation: it never
+    // fails the run, and the texts to nearest then stay).
+    let unstable_at = |texts: &[Certified]| -> Option<Vec<usize>> {
+        let cuts = texts
+            .iter()
+            .take(used - 1)
+            .map(|c| parse(&c.text))
+            .collect::<Option<Vec<Float>>>()?;
         let e = evaluate(
             req.policy.routing(),
             d.as_ref(),
@@ -387,16 +388,16 @@ fn stable_side(
             used,
             &cuts,
             req.metric,
-        )?;
-        Ok(Some(e.host_loads))
+        );
+        let loads = e.ok()?.host_loads;
+        Some((1..=used).filter(|&i| loads[i - 1] >= 1).collect())
     };
     let mut texts = rep.cutoffs.clone();
     let mut moved = Vec::new();
     for _ in 0..STABLE_SIDE_PASSES {
-        let Some(loads) = printed_loads(&texts)? else {
+        let Some(unstable) = unstable_at(&texts) else {
             return Ok(());
         };
-        let unstable: Vec<usize> = (1..=used).filter(|&i| loads[i - 1] >= 1).collect();
         if unstable.is_empty() {
             break;
         }
@@ -446,10 +447,7 @@ fn stable_side(
             break;
         }
     }
-    let unstable = match printed_loads(&texts)? {
-        Some(l) => (1..=used).filter(|&i| l[i - 1] >= 1).collect(),
-        None => Vec::new(),
-    };
+    let unstable = unstable_at(&texts).unwrap_or_default();
     moved.sort_unstable();
     if unstable.is_empty() {
         rep.cutoffs = texts;

@@ -227,10 +227,18 @@ fn hinted_starts(
     Ok(refined)
 }
 
-/// Whether a start has a host at or past load 1 (a start the evaluation refuses, a cutoff
-/// outside the support, is left to the polish, which drops it as before).
-fn unstable_at(loads: &polish::edge::Loads, start: &[Float]) -> bool {
-    loads(start).is_ok_and(|l| l.iter().any(|x| *x >= 1))
+/// A start with a host at or past load 1 at the chain's precision, moved to stable
+/// cutoffs ([`polish::stabilised`]); `None` where it is stable already, cannot be moved, or
+/// the evaluation refuses it (a cutoff outside the support: left to the polish, which
+/// drops it as before).
+fn stable_start(ch: &Chain, start: &[Float], loads: &polish::edge::Loads) -> Option<Vec<Float>> {
+    let unstable = loads(start).is_ok_and(|l| l.iter().any(|x| *x >= 1));
+    if start.is_empty() || !unstable {
+        return None;
+    }
+    polish::stabilised(ch, start.len() + 1, start, loads)
+        .ok()
+        .flatten()
 }
 
 /// Refines each start at the search precision (a bounded Newton run) and returns those
@@ -249,13 +257,7 @@ fn refine_candidates(
     for st in starts {
         // A start the f64 search or the grid put past an edge this precision resolves is
         // moved to stable cutoffs first (its refinement would stop at once).
-        let moved = match st.len() {
-            0 => None,
-            n if unstable_at(&loads, st) => {
-                polish::stabilised(ch, n + 1, st, &loads).ok().flatten()
-            }
-            _ => None,
-        };
+        let moved = stable_start(ch, st, &loads);
         let st = moved.as_ref().unwrap_or(st);
         if let Ok(p) = polish::refine(ch, hosts, st, polish::SEARCH_POLISH_ITER) {
             refined.push((
@@ -467,13 +469,7 @@ fn optimum_at_resolved(
                 // hosts: SITA's slowdown at BP(1, 10^1000, 1.2), 6 hosts, total load 3).
                 // A start with a host at or past load 1 here (found at a lower precision,
                 // at an edge it does not resolve) is moved to stable cutoffs first.
-                let moved = match start.len() {
-                    0 => None,
-                    n if unstable_at(&loads, start) => {
-                        polish::stabilised(&ch, n + 1, start, &loads).ok().flatten()
-                    }
-                    _ => None,
-                };
+                let moved = stable_start(&ch, start, &loads);
                 let start = moved.as_deref().unwrap_or(start);
                 let p = match polish::polish_with_hint(
                     &ch,
@@ -770,9 +766,8 @@ fn raised_for_slack(
     let value_digits = |b: &AtBoth<Optimum>| digits(&b.lo.eval.value, &b.hi.eval.value);
     let mut best = first;
     let mut c = *certify;
-    if let Ok(b) = &best {
-        trace_slack(&c, b);
-    }
+    trace_slack(&c, &best);
+    let limit = MAX_SLACK_BITS.min(certify.bits().0 << MAX_SLACK_DOUBLINGS);
     // Whether a pair (or its failure) falls short beside an edge. Two precisions whose
     // floors differ by CERTIFY_EXTRA_BITS and more that agree on every digit of the value
     // and the cutoffs do not depend on where the floor put a host (a host of a negligible
@@ -780,24 +775,11 @@ fn raised_for_slack(
     let falls_short = |r: &Result<AtBoth<Optimum>, PolicyError>| {
         match r {
             Ok(b) => {
-                // A cutoff undetermined as the record prints it: the two runs share no
-                // digit of it, or the optimum determines it to less than one digit
-                // ([`Optimum::resolution`]).
-                let resolved = |i: usize| {
-                    let r =
-                        b.lo.resolution
-                            .get(i)
-                            .copied()
-                            .unwrap_or(0.0)
-                            .max(b.hi.resolution.get(i).copied().unwrap_or(0.0));
-                    r < 0.1
-                };
-                let loose_cutoff =
-                    b.lo.cutoffs
-                        .iter()
-                        .zip(&b.hi.cutoffs)
-                        .enumerate()
-                        .any(|(i, (x, y))| digits(x, y) == 0 || !resolved(i));
+                // A cutoff undetermined as the record prints it (the two runs share no digit
+                // of it, or the optimum determines it to less than one).
+                let loose_cutoff = super::certified::certify_cutoffs(&b.lo, &b.hi, wanted)
+                    .iter()
+                    .any(|c| c.digits == 0);
                 (value_digits(b) < wanted || loose_cutoff)
                     && (slack_at_floor(&b.lo)
                         || slack_at_floor(&b.hi)
@@ -812,7 +794,7 @@ fn raised_for_slack(
     let mut short = falls_short(&best);
     loop {
         let work = c.bits().0.saturating_mul(2);
-        if !short || work > MAX_SLACK_BITS.min(certify.bits().0 << MAX_SLACK_DOUBLINGS) {
+        if !short || work > limit {
             return best;
         }
         c = Certify::with_bits(
@@ -822,20 +804,11 @@ fn raised_for_slack(
         crate::progress::report(
             "optimum at a stability edge: precision raised",
             u64::from(work),
-            Some(u64::from(
-                MAX_SLACK_BITS.min(certify.bits().0 << MAX_SLACK_DOUBLINGS),
-            )),
+            Some(u64::from(limit)),
             &format!("searching again at {work} bits"),
         );
         let r = search(&c);
-        match &r {
-            Ok(b) => trace_slack(&c, b),
-            Err(e) => {
-                if std::env::var_os("TASKASSIGN_TRACE_SLACK").is_some() {
-                    eprintln!("slack: bits {:?} error {e}", c.bits());
-                }
-            }
-        }
+        trace_slack(&c, &r);
         short = falls_short(&r);
         match (r, &best) {
             (Ok(next), Ok(last)) => {
@@ -868,11 +841,15 @@ fn raised_for_slack(
 }
 
 /// With `TASKASSIGN_TRACE_SLACK` set, [`raised_for_slack`] prints each pair's precisions,
-/// values and host slacks on standard error.
-fn trace_slack(c: &Certify, b: &AtBoth<Optimum>) {
+/// values and host slacks (or its error) on standard error.
+fn trace_slack(c: &Certify, r: &Result<AtBoth<Optimum>, PolicyError>) {
     if std::env::var_os("TASKASSIGN_TRACE_SLACK").is_none() {
         return;
     }
+    let b = match r {
+        Ok(b) => b,
+        Err(e) => return eprintln!("slack: bits {:?} error {e}", c.bits()),
+    };
     let slacks: Vec<String> =
         b.lo.eval
             .host_loads

@@ -166,6 +166,17 @@ enum Side {
     Upper,
 }
 
+impl Side {
+    /// The index in the free cutoffs of this side's cutoff of `host` (1-based): host i sits
+    /// on (s_{i−1}, s_i], s_i at index i − 1.
+    fn index(self, host: usize) -> usize {
+        match self {
+            Side::Lower => host - 2,
+            Side::Upper => host - 1,
+        }
+    }
+}
+
 /// G, what the objective gains per unit of load a run takes off its neighbour: at the run's
 /// boundary cutoff (index `k`), the neighbour's term slope there over the slope of the run
 /// host's load (the run host beside the cutoff: above it for a top run, below for a bottom
@@ -274,10 +285,7 @@ impl Filler<'_, '_> {
         side: Side,
         g: Option<&Float>,
     ) -> Result<bool, PolicyError> {
-        let k = match side {
-            Side::Lower => host - 2,
-            Side::Upper => host - 1,
-        };
+        let k = side.index(host);
         let keep = s[k].clone();
         for _ in 0..FILL_AIMS {
             if !self.aim(s, host, side, g)? {
@@ -313,12 +321,7 @@ impl Filler<'_, '_> {
             return Ok(false);
         }
         let target = Float::with_val(bits, &one - &sigma);
-        // Host `host` on (s_{host−1}, s_host]: s[host − 2] is its lower cutoff (the load
-        // falls in it), s[host − 1] its upper one (the load grows in it).
-        let k = match side {
-            Side::Lower => host - 2,
-            Side::Upper => host - 1,
-        };
+        let k = side.index(host);
         // The cutoff's range, strictly between its neighbours (the support's bottom below
         // s_1, and s_{k+2} above: a top run's cutoff is below the run's top host's upper
         // one, a bottom run's below the cutoff above it, which exists).
@@ -429,7 +432,7 @@ pub fn stabilised(
             if loads(&s)?[host - 1] < 1 {
                 continue;
             }
-            let k = host - 1;
+            let k = Side::Upper.index(host);
             let below = if k == 0 {
                 chain.lo.clone()
             } else {
@@ -448,7 +451,7 @@ pub fn stabilised(
             if loads(&s)?[host - 1] < 1 {
                 continue;
             }
-            let k = host - 2;
+            let k = Side::Lower.index(host);
             let here = s[k].clone();
             let mut above = if k + 1 < n {
                 s[k + 1].clone()
