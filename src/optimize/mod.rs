@@ -27,6 +27,7 @@ pub(crate) mod pipeline;
 pub(crate) mod polish;
 pub(crate) mod proven;
 pub(crate) mod rigorous;
+pub(crate) mod slack;
 pub(crate) mod threshold;
 
 pub use certified::{
