@@ -686,3 +686,159 @@ fn simulate_reports_the_distance_to_both_fixed_points() {
     ]);
     assert_eq!(j["distance"], j["distance_own_fixed_point"]);
 }
+
+/// A decimal string of a JSON record as a Float at `bits`.
+fn float_of(v: &Value, bits: u32) -> rug::Float {
+    let s = v.as_str().expect("a decimal string");
+    rug::Float::with_val(bits, rug::Float::parse(s).expect("a decimal"))
+}
+
+#[test]
+fn rigorous_fixed_points_enclose_the_closed_forms_and_the_certified_values() {
+    use rug::ops::Pow;
+    use rug::Float;
+    let bits = 400;
+    // Power-of-d queues (issue 21, item 6): s_i = λ^((d^i − 1)/(d − 1)) and the mean
+    // Σ s_i, computed here from the exponent form at 400 bits (the command runs the level
+    // recursion s_i = λ s_(i−1)^d on intervals; the levels past the 12th sum to less than
+    // 1e-370, far below a unit of the 23rd digit the ends are printed to).
+    let m = json(&[
+        "fixed-point",
+        "--model",
+        "queues",
+        "--d",
+        "2",
+        "--lambda",
+        "0.9",
+        "--digits",
+        "20",
+        "--rigorous",
+    ]);
+    assert_eq!(m["proven_digits"], 20);
+    let lam = rug::Float::with_val(bits, rug::Float::parse("0.9").unwrap());
+    let mut mean = rug::Float::with_val(bits, 0);
+    for i in 1..=12u32 {
+        let e = 2u64.pow(i) - 1;
+        let s = rug::Float::with_val(bits, (&lam).pow(e));
+        mean += &s;
+        if let (Some(lo), Some(hi)) = (
+            m["occupancy_lo"].as_array().unwrap().get(i as usize - 1),
+            m["occupancy_hi"].as_array().unwrap().get(i as usize - 1),
+        ) {
+            assert!(
+                float_of(lo, bits) <= s && s <= float_of(hi, bits),
+                "level {i}"
+            );
+        }
+    }
+    let (lo, hi) = (
+        float_of(&m["mean_tasks_lo"], bits),
+        float_of(&m["mean_tasks_hi"], bits),
+    );
+    assert!(lo <= mean && mean <= hi, "mean {mean} not in [{lo}, {hi}]");
+    // The ends a unit of their 23rd digit apart at most (20 asked, 3 more printed).
+    assert!(Float::with_val(bits, &hi - &lo) <= Float::with_val(bits, &mean * 1e-21));
+    // Its printed digits are the certified command's (two precisions, another route).
+    let c = json(&[
+        "fixed-point",
+        "--model",
+        "queues",
+        "--d",
+        "2",
+        "--lambda",
+        "0.9",
+        "--digits",
+        "20",
+    ]);
+    for k in ["mean_tasks", "mean_sojourn", "occupancy"] {
+        assert_eq!(m[k], c[k], "{k}");
+    }
+
+    // A finite capacity: the root isolated on intervals contains the certified root at 40
+    // digits (bracketed in MPFR at two precisions), and blocking is the top level's d-th
+    // power, Little's law the mean sojourn.
+    let m = json(&[
+        "fixed-point",
+        "--model",
+        "pools",
+        "--d",
+        "2",
+        "--lambda",
+        "3.5",
+        "--buffer",
+        "6",
+        "--digits",
+        "15",
+        "--rigorous",
+    ]);
+    let c = json(&[
+        "fixed-point",
+        "--model",
+        "pools",
+        "--d",
+        "2",
+        "--lambda",
+        "3.5",
+        "--buffer",
+        "6",
+        "--digits",
+        "40",
+    ]);
+    assert_eq!(m["proven_digits"], 15);
+    for k in ["mean_tasks", "mean_sojourn", "blocking"] {
+        let x = float_of(&c[k], bits);
+        let (lo, hi) = (
+            float_of(&m[&format!("{k}_lo")], bits),
+            float_of(&m[&format!("{k}_hi")], bits),
+        );
+        assert!(lo <= x && x <= hi, "{k}: {x} not in [{lo}, {hi}]");
+    }
+    let top = float_of(&c["occupancy"].as_array().unwrap()[5], bits);
+    let blocking = float_of(&c["blocking"], bits);
+    assert!(Float::with_val(bits, &top * &top - &blocking).abs() < 1e-38);
+
+    // JSQ's closed form (d = inf) for pools: (1, 1, 1, 1/2) at λ = 3.5, mean λ, exactly.
+    let m = json(&[
+        "fixed-point",
+        "--model",
+        "pools",
+        "--lambda",
+        "3.5",
+        "--digits",
+        "15",
+        "--rigorous",
+    ]);
+    assert_eq!(m["mean_tasks_lo"], "3.50000000000000000e0");
+    assert_eq!(m["mean_tasks_hi"], "3.50000000000000000e0");
+    assert_eq!(m["occupancy"].as_array().unwrap().len(), 4);
+
+    // No enclosure: said in one line, exit 2.
+    expect_bad(
+        &[
+            "jsq",
+            "fixed-point",
+            "--model",
+            "pools",
+            "--d",
+            "2",
+            "--lambda",
+            "3.5",
+            "--rigorous",
+        ],
+        &["--rigorous", "not enclosed", "certified"],
+    );
+    expect_bad(
+        &[
+            "jsq",
+            "fixed-point",
+            "--model",
+            "queues",
+            "--lambda",
+            "0.9",
+            "--buffer",
+            "5",
+            "--rigorous",
+        ],
+        &["--rigorous", "not enclosed"],
+    );
+}

@@ -14,8 +14,12 @@ use crate::lb::fixed_point::certified;
 use crate::lb::fluid::{fluid_pair, Limit};
 use crate::lb::model::{DSpec, JsqSystem, LbError, Model, ModelKind, Sampling};
 use crate::lb::sim::{run, Measure, DEFAULT_RUN};
+use crate::lb::{fixed_point_enclosed, EnclosedFixedPoint};
 use crate::num::{check_digits, DEFAULT_DIGITS};
-use crate::report::jsq::{exact_record, fixed_point_record, fluid_record, simulate_record};
+use crate::optimize::rigorous::{fewest_proven, first_bits, next_bits, RIGOROUS_ATTEMPTS};
+use crate::report::jsq::{
+    exact_record, fixed_point_record, fixed_point_rigorous_record, fluid_record, simulate_record,
+};
 use crate::sim::warmup::Knobs;
 use crate::sim::Length;
 use clap::{Args, Subcommand};
@@ -85,9 +89,16 @@ struct FixedPointArgs {
         allow_hyphen_values = true
     )]
     d: String,
-    /// Significant decimal digits wanted (each printed digit is certified).
+    /// Significant decimal digits wanted (each printed digit is certified, or proven with
+    /// --rigorous).
     #[arg(long, default_value_t = i64::from(DEFAULT_DIGITS), allow_hyphen_values = true)]
     digits: i64,
+    /// Proven enclosures instead of certified digits: every number K with K_lo and K_hi
+    /// (interval arithmetic with outward rounding) and proven_digits. The power-of-d fixed
+    /// point of queues (closed form) and of any model with a finite --buffer (root
+    /// isolation), and JSQ's (d = inf) without a buffer.
+    #[arg(long)]
+    rigorous: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
@@ -252,6 +263,27 @@ fn time(what: &str, s: &str, positive: bool) -> Result<f64, (i32, String)> {
     Ok(v)
 }
 
+/// The fixed point enclosed for `digits` digits, at the precisions of a proven answer
+/// ([`first_bits`], then [`next_bits`] where fewer digits are proven, at most
+/// [`RIGOROUS_ATTEMPTS`] in all; the last enclosure is kept).
+fn fixed_point_proven(
+    model: &Model,
+    limit: Limit,
+    digits: u32,
+) -> Result<EnclosedFixedPoint, LbError> {
+    let mut bits = first_bits(digits);
+    let mut attempt = 1;
+    loop {
+        let fp = fixed_point_enclosed(model, limit, bits)?;
+        let proven = fewest_proven([&fp.mean_tasks, &fp.mean_sojourn], digits);
+        if proven >= digits || attempt >= RIGOROUS_ATTEMPTS {
+            return Ok(fp);
+        }
+        bits = next_bits(bits, proven, digits);
+        attempt += 1;
+    }
+}
+
 fn servers_of(n: i64) -> Result<u64, (i32, String)> {
     u64::try_from(n)
         .ok()
@@ -266,6 +298,18 @@ pub(super) fn run_jsq(a: JsqArgs) -> Outcome {
             let model = model_of(&a.m)?;
             let spec = DSpec::parse(&a.d).map_err(lb)?;
             let limit = Limit::from_spec(&spec).map_err(lb)?;
+            if a.rigorous {
+                let fp = fixed_point_proven(&model, limit, digits).map_err(|e| match e {
+                    LbError::BadInput(why) => lb(LbError::BadInput(format!(
+                        "--rigorous: {why}; without --rigorous the fixed point is certified (two precisions agree)"
+                    ))),
+                    e => lb(e),
+                })?;
+                return Ok(render(
+                    &fixed_point_rigorous_record(&model, &spec, limit, &fp, digits),
+                    a.format,
+                ));
+            }
             let fp = certified(&model, limit, digits).map_err(lb)?;
             Ok(render(
                 &fixed_point_record(&model, &spec, limit, &fp),

@@ -203,6 +203,83 @@ const ROOT_BRACKET_TRIES: usize = 6;
 /// Bits the bracket widens by each time.
 const ROOT_BRACKET_WIDEN_BITS: u32 = 8;
 
+/// JSQ's fluid fixed point without a buffer (the closed forms of `lb::fixed_point`) on
+/// intervals: queues (λ, 0, …) for λ < 1, pools min{1, max{0, λ − i + 1}} for
+/// i = 1, 2, …; `lambda` the enclosed arrival rate per server. With a buffer JSQ's fixed
+/// point is not enclosed (an error naming why).
+pub fn jsq_fixed_point_enclosed(
+    kind: super::model::ModelKind,
+    lambda: &Interval,
+    buffer: Option<u32>,
+) -> Result<Vec<Interval>, LbError> {
+    use super::model::ModelKind;
+    if buffer.is_some() {
+        return Err(LbError::BadInput(
+            "JSQ's fixed point with a buffer is not enclosed".into(),
+        ));
+    }
+    let bits = lambda.prec();
+    match kind {
+        ModelKind::Queues if *lambda.hi() < 1 => Ok(vec![lambda.clone()]),
+        ModelKind::Queues => Err(LbError::BadInput(
+            "JSQ's fixed point of queues is enclosed only for lambda < 1".into(),
+        )),
+        ModelKind::Pools => {
+            let one = Interval::int(bits, 1);
+            let zero = Interval::zero_at(bits);
+            let mut levels = Vec::new();
+            for i in 1i64.. {
+                let v = lambda.sub(&Interval::int(bits, i - 1)).max(&zero).min(&one);
+                if v.hi().is_zero() {
+                    break;
+                }
+                levels.push(v);
+            }
+            Ok(levels)
+        }
+    }
+}
+
+/// The fixed point of `limit` for `model`, enclosed at `bits`: the power-of-d closed form
+/// for queues without a buffer ([`queues_power_of_d_enclosed`]), the root isolated for a
+/// finite capacity ([`power_of_d_capacity_enclosed`]), JSQ's closed forms without a buffer
+/// ([`jsq_fixed_point_enclosed`]; mean sojourn by Little's law). The power-of-d fixed point
+/// of pools without a buffer (no closed form, no finite capacity) and JSQ's with a buffer
+/// have no enclosure: an input error that says so.
+pub fn fixed_point_enclosed(
+    model: &super::model::Model,
+    limit: super::fluid::Limit,
+    bits: u32,
+) -> Result<EnclosedFixedPoint, LbError> {
+    use super::fluid::Limit;
+    use super::model::ModelKind;
+    match (limit, model.kind(), model.buffer()) {
+        (Limit::PowerOfD(d), ModelKind::Queues, None) => {
+            queues_power_of_d_enclosed(model.lambda_text(), d, bits)
+        }
+        (Limit::PowerOfD(d), _, Some(_)) => power_of_d_capacity_enclosed(model, d, bits),
+        (Limit::PowerOfD(_), ModelKind::Pools, None) => Err(LbError::BadInput(
+            "the power-of-d fixed point of pools without a buffer is not enclosed (no closed form, no finite capacity)"
+                .into(),
+        )),
+        (Limit::Jsq, kind, buffer) => {
+            let lambda = Interval::from_decimal(model.lambda_text(), bits)?;
+            let occupancy = jsq_fixed_point_enclosed(kind, &lambda, buffer)?;
+            let mut mean_tasks = Interval::zero_at(bits);
+            for q in &occupancy {
+                mean_tasks = mean_tasks.add(q);
+            }
+            let mean_sojourn = mean_tasks.div(&lambda);
+            Ok(EnclosedFixedPoint {
+                occupancy,
+                mean_tasks,
+                mean_sojourn,
+                blocking: None,
+            })
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,13 +39,13 @@ pub const RIGOROUS_GUARD_BITS: u32 = 32;
 pub const RIGOROUS_ATTEMPTS: usize = 3;
 
 /// The first precision of a proven computation for `digits` digits.
-fn first_bits(digits: u32) -> u32 {
+pub(crate) fn first_bits(digits: u32) -> u32 {
     working_bits(digits) + RIGOROUS_GUARD_BITS
 }
 
 /// The precision of the next attempt when `proven` of `wanted` digits were proven at
 /// `bits`: the missing digits' bits and the guard again.
-fn next_bits(bits: u32, proven: u32, wanted: u32) -> u32 {
+pub(crate) fn next_bits(bits: u32, proven: u32, wanted: u32) -> u32 {
     let missing = f64::from(wanted.saturating_sub(proven)) * LOG2_10;
     bits + missing.ceil() as u32 + RIGOROUS_GUARD_BITS
 }

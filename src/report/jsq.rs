@@ -18,7 +18,8 @@
 //! at N (the notes say when it was rounded or capped).
 
 use super::simulate::{estimate, estimate_vector, exact as exact_f64, sci, HALF_WIDTH_DIGITS};
-use super::{digits_note, Record};
+use super::{digits_note, proven_digits_note, Record, BOUND_EXTRA_DIGITS, PROVEN_NOTE};
+use crate::lb::enclosed::EnclosedFixedPoint;
 use crate::lb::exact::{
     ExactMethod, ExactResult, Region, Stopped, CHAIN_MAX_DIGITS, F64_DIGITS, OCCUPANCY_FLOOR,
     SIMPLEX_UNIT,
@@ -28,10 +29,12 @@ use crate::lb::fluid::{fluid_difference, Limit, Trajectory};
 use crate::lb::model::{DSpec, DUsed, JsqSystem, Model, ModelKind};
 use crate::lb::sim::SimRun;
 use crate::num::certify::{certify_pair, Certified};
+use crate::num::interval::Interval;
 use crate::sim::rng::GENERATOR;
 use crate::sim::stats::Estimate;
 use crate::sim::warmup::Knobs;
 use crate::sim::{Length, RunOptions, Start};
+use rug::ops::Pow;
 use rug::Float;
 
 /// Precision at which f64 values are compared digit by digit (exact for any f64).
@@ -136,6 +139,91 @@ pub fn fixed_point_record(
     }
     notes.push("mean_sojourn by Little's law: mean_tasks / (lambda (1 - blocking))".into());
     if let Some(n) = digits_note(shown, digits) {
+        notes.push(n);
+    }
+    rec.texts("notes", &notes);
+    rec
+}
+
+/// The record of `jsq fixed-point --rigorous`: the keys of [`fixed_point_record`] printed
+/// from the enclosures of [`crate::lb::fixed_point_enclosed`] (each number with the digits
+/// its enclosure proves), each with `K_lo` and `K_hi` (the enclosure's ends rounded
+/// outward) beside it, and `proven_digits` (the least over the printed numbers). The
+/// occupancy lists q_i while the upper end of its enclosure is at least 10^−digits.
+pub fn fixed_point_rigorous_record(
+    model: &Model,
+    spec: &DSpec,
+    limit: Limit,
+    fp: &EnclosedFixedPoint,
+    digits: u32,
+) -> Record {
+    let bits = fp.mean_tasks.prec();
+    let floor = Float::with_val(bits, 10).pow(-i32::try_from(digits).unwrap_or(i32::MAX));
+    let listed: Vec<Interval> = fp
+        .occupancy
+        .iter()
+        .enumerate()
+        .take_while(|(i, q)| *i == 0 || *q.hi() >= floor)
+        .map(|(_, q)| q.clone())
+        .collect();
+    let blocking = fp
+        .blocking
+        .clone()
+        .unwrap_or_else(|| Interval::zero_at(bits));
+    let occupancy: Vec<Certified> = listed.iter().map(|q| q.proven(digits)).collect();
+    let (mean_tasks, mean_sojourn, blocked) = (
+        fp.mean_tasks.proven(digits),
+        fp.mean_sojourn.proven(digits),
+        blocking.proven(digits),
+    );
+    let proven = occupancy
+        .iter()
+        .chain([&mean_tasks, &mean_sojourn, &blocked])
+        .map(|c| c.digits)
+        .min()
+        .unwrap_or(0);
+    let n = digits + BOUND_EXTRA_DIGITS;
+    let mut rec = Record::default();
+    rec.text("model", model.kind().name())
+        .text("lambda", model.lambda_text())
+        .text("d", spec.text())
+        .text("buffer", buffer_text(model))
+        .nums("occupancy", &occupancy)
+        .num("mean_tasks", &mean_tasks)
+        .num("mean_sojourn", &mean_sojourn)
+        .num("blocking", &blocked)
+        .bounds_all("occupancy", &listed, n)
+        .bounds("mean_tasks", &fp.mean_tasks, n)
+        .bounds("mean_sojourn", &fp.mean_sojourn, n)
+        .bounds("blocking", &blocking, n)
+        .int("proven_digits", u64::from(proven))
+        .text("limit", limit_text(limit))
+        .text(
+            "method",
+            match (limit, model.buffer()) {
+                (Limit::PowerOfD(_), None) => {
+                    "closed form on intervals (the level recursion s_i = lambda s_(i-1)^d rounded outward, the tail beyond the last level bounded geometrically)"
+                }
+                (Limit::PowerOfD(_), Some(_)) => {
+                    "root isolated on intervals (a sign change of the top level's equation proven at both ends of a bracket, the levels enclosed by monotonicity)"
+                }
+                (Limit::Jsq, _) => "closed form on intervals",
+            },
+        );
+    let mut notes = vec![PROVEN_NOTE.to_string()];
+    notes.extend(limit_notes(spec, limit));
+    notes.push(format!(
+        "occupancy lists q_1, q_2, ... while the upper end of q_i's enclosure is >= 1e-{digits}"
+    ));
+    if model.buffer().is_some() {
+        if let Limit::PowerOfD(d) = limit {
+            notes.push(format!(
+                "blocking is the probability that all d = {d} sampled servers are full, q_b^d (not the fraction q_b of full servers)"
+            ));
+        }
+    }
+    notes.push("mean_sojourn by Little's law: mean_tasks / (lambda (1 - blocking))".into());
+    if let Some(n) = proven_digits_note(proven, digits) {
         notes.push(n);
     }
     rec.texts("notes", &notes);

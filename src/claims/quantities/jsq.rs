@@ -34,7 +34,7 @@ use crate::lb::fixed_point::{fixed_point, jsq_reference, l1_distance, FixedPoint
 use crate::lb::fluid::{fluid_pair, Limit};
 use crate::lb::model::{JsqSystem, ModelKind};
 use crate::lb::sim::{names, run, Measure, SimRun, DEFAULT_RUN};
-use crate::lb::{power_of_d_capacity_enclosed, queues_power_of_d_enclosed, EnclosedFixedPoint};
+use crate::lb::{fixed_point_enclosed, jsq_fixed_point_enclosed, EnclosedFixedPoint};
 use crate::num::interval::Interval;
 use crate::num::parse_decimal;
 use crate::sim::observe::Key;
@@ -110,73 +110,15 @@ struct EnclosedPoint {
     reference: Result<Vec<Interval>, String>,
 }
 
-/// JSQ's fluid fixed point without a buffer on intervals: queues (λ, 0, …) for λ < 1,
-/// pools min{1, max{0, λ − i + 1}} (the closed forms of `lb::fixed_point`).
-fn jsq_reference_enclosed(
-    kind: ModelKind,
-    lambda: &Interval,
-    buffer: Option<u32>,
-) -> Result<Vec<Interval>, String> {
-    if buffer.is_some() {
-        return Err("JSQ's fixed point with a buffer is not enclosed".into());
-    }
-    let bits = lambda.prec();
-    match kind {
-        ModelKind::Queues if *lambda.hi() < 1 => Ok(vec![lambda.clone()]),
-        ModelKind::Queues => {
-            Err("JSQ's fixed point of queues is enclosed only for lambda < 1".into())
-        }
-        ModelKind::Pools => {
-            let one = Interval::int(bits, 1);
-            let zero = Interval::zero_at(bits);
-            let mut levels = Vec::new();
-            for i in 1i64.. {
-                let v = lambda.sub(&Interval::int(bits, i - 1)).max(&zero).min(&one);
-                if v.hi().is_zero() {
-                    break;
-                }
-                levels.push(v);
-            }
-            Ok(levels)
-        }
-    }
-}
-
 /// The enclosures of `jsq_fixed_point()` at one point, or why there are none.
 fn enclosed_point(s: &JsqPoint, bits: u32) -> Result<EnclosedPoint, String> {
     let model = s.model().map_err(|e| e.to_string())?;
     let limit =
         Limit::from_spec(&s.d_spec().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
     let lambda = Interval::from_decimal(model.lambda_text(), bits).map_err(|e| e.to_string())?;
-    let reference = jsq_reference_enclosed(model.kind(), &lambda, model.buffer());
-    let fp = match (limit, model.kind(), model.buffer()) {
-        (Limit::PowerOfD(d), ModelKind::Queues, None) => {
-            queues_power_of_d_enclosed(model.lambda_text(), d, bits).map_err(|e| e.to_string())?
-        }
-        (Limit::PowerOfD(d), _, Some(_)) => {
-            power_of_d_capacity_enclosed(&model, d, bits).map_err(|e| e.to_string())?
-        }
-        (Limit::PowerOfD(_), ModelKind::Pools, None) => {
-            return Err(
-                "the power-of-d fixed point of pools without a buffer is not enclosed (no closed form, no finite capacity)"
-                    .into(),
-            )
-        }
-        (Limit::Jsq, _, _) => {
-            let occupancy = reference.clone()?;
-            let mut mean_tasks = Interval::zero_at(bits);
-            for q in &occupancy {
-                mean_tasks = mean_tasks.add(q);
-            }
-            let mean_sojourn = mean_tasks.div(&lambda);
-            EnclosedFixedPoint {
-                occupancy,
-                mean_tasks,
-                mean_sojourn,
-                blocking: None,
-            }
-        }
-    };
+    let reference =
+        jsq_fixed_point_enclosed(model.kind(), &lambda, model.buffer()).map_err(|e| e.to_string());
+    let fp = fixed_point_enclosed(&model, limit, bits).map_err(|e| e.to_string())?;
     Ok(EnclosedPoint { fp, reference })
 }
 
