@@ -527,3 +527,126 @@ fn exact_keeps_its_chains_within_max_states() {
         .unwrap_or_else(|| panic!("no state count in: {method}"));
     assert!(states <= 20_000, "{states} states in: {method}");
 }
+
+/// `lo <= x <= hi` for the decimal ends `K_lo`, `K_hi` of a record and an exact rational x.
+fn encloses(o: &serde_json::Map<String, Value>, key: &str, x: &rug::Rational) -> bool {
+    use rug::ops::Pow;
+    let end = |k: String| {
+        let s = o[&k].as_str().unwrap_or_else(|| panic!("{k} missing"));
+        // A decimal string d.ddde±X as an exact rational.
+        let (m, e) = s.split_once('e').expect("scientific notation");
+        let (int, frac) = m.split_once('.').unwrap_or((m, ""));
+        let digits: rug::Integer = format!("{int}{frac}").parse().unwrap();
+        let exp: i32 = e.parse::<i32>().unwrap() - frac.len() as i32;
+        let ten = rug::Rational::from(10);
+        let scale = if exp >= 0 {
+            ten.clone().pow(exp as u32)
+        } else {
+            ten.pow(-exp as u32).recip()
+        };
+        rug::Rational::from(digits) * scale
+    };
+    end(format!("{key}_lo")) <= *x && *x <= end(format!("{key}_hi"))
+}
+
+#[test]
+fn rigorous_fcfs_encloses_the_closed_forms_and_refuses_the_chains() {
+    use rug::Rational;
+    let r = |a: i32, b: i32| Rational::from((a, b));
+    // One class on both unit servers (issue 26's closed forms): M/M/1 at rate 2, ρ = 3/4,
+    // E[N] = ρ/(1 − ρ) = 3 and E[T] = 1/(2 − 1.5) = 2.
+    let m = run_json(&[
+        "redundancy",
+        "exact",
+        "--servers",
+        "2",
+        "--class",
+        "1+2:1.5",
+        "--policy",
+        "fcfs",
+        "--digits",
+        "25",
+        "--rigorous",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(m["proven_digits"], 25);
+    assert!(encloses(&m, "mean_number", &r(3, 1)));
+    assert!(encloses(&m, "mean_response", &r(2, 1)));
+    // Two classes on their own servers: two M/M/1 queues, E[N_1] = 0.5/0.5 = 1,
+    // E[N_2] = 0.25/0.75 = 1/3, E[T_1] = 2, E[T_2] = 4/3, E[N] = 4/3.
+    let m = run_json(&[
+        "redundancy",
+        "exact",
+        "--servers",
+        "2",
+        "--class",
+        "1:0.5",
+        "--class",
+        "2:0.25",
+        "--policy",
+        "fcfs",
+        "--digits",
+        "30",
+        "--rigorous",
+        "--format",
+        "json",
+    ]);
+    let classes = m["classes"].as_array().unwrap();
+    let c = |i: usize| classes[i].as_object().unwrap();
+    assert!(encloses(c(0), "mean_number", &r(1, 1)));
+    assert!(encloses(c(1), "mean_number", &r(1, 3)));
+    assert!(encloses(c(0), "mean_response", &r(2, 1)));
+    assert!(encloses(c(1), "mean_response", &r(4, 3)));
+    assert!(encloses(&m, "mean_number", &r(4, 3)));
+    assert_eq!(c(1)["mean_number"], "3.33333333333333333333333333333e-1");
+    // The W-model: the enclosure holds the certified value at 40 digits (the same phase
+    // sum at two MPFR precisions rounded to nearest), and its printed digits are those of
+    // the certified run at 20.
+    let w = |digits: &str, rigorous: bool| {
+        let mut a = vec![
+            "redundancy",
+            "exact",
+            "--system",
+            "w-model",
+            "--lambdas",
+            "0.3,0.3,0.3",
+            "--policy",
+            "fcfs",
+            "--digits",
+            digits,
+            "--format",
+            "json",
+        ];
+        if rigorous {
+            a.push("--rigorous");
+        }
+        run_json(&a)
+    };
+    let (p, c40, c20) = (w("20", true), w("40", false), w("20", false));
+    for key in ["mean_number", "mean_response"] {
+        let text = c40[key].as_str().unwrap();
+        let x = rug::Float::with_val(200, rug::Float::parse(text).unwrap())
+            .to_rational()
+            .unwrap();
+        // The 40-digit value is within half a unit of its 40th digit of the exact one,
+        // far inside the enclosure's width (a unit of the 23rd digit).
+        assert!(encloses(&p, key, &x), "{key}");
+        assert_eq!(p[key], c20[key], "{key}");
+    }
+    // A chain is never proven: one line, exit 2.
+    expect_bad(
+        &[
+            "redundancy",
+            "exact",
+            "--system",
+            "w-model",
+            "--lambdas",
+            "0.3,0.3,0.3",
+            "--policy",
+            "lrf-fcfs",
+            "--rigorous",
+        ],
+        &["--rigorous", "FCFS product form", "lrf-fcfs"],
+    );
+}

@@ -582,7 +582,7 @@ fn buffer_of(s: &str) -> Result<Option<u32>, Failure> {
 
 /// `taskassign jsq fixed-point … --format json`.
 #[pyfunction]
-#[pyo3(signature = (model, lambda_, buffer, d, digits))]
+#[pyo3(signature = (model, lambda_, buffer, d, digits, rigorous))]
 fn jsq_fixed_point(
     py: Python<'_>,
     model: String,
@@ -590,6 +590,7 @@ fn jsq_fixed_point(
     buffer: String,
     d: String,
     digits: i64,
+    rigorous: bool,
 ) -> PyResult<Rec> {
     compute(py, move || {
         let digits = check_digits(digits).map_err(bad)?;
@@ -597,6 +598,12 @@ fn jsq_fixed_point(
         let model = Model::new(kind, &lambda_, buffer_of(&buffer)?).map_err(lb)?;
         let spec = DSpec::parse(&d).map_err(lb)?;
         let limit = Limit::from_spec(&spec).map_err(lb)?;
+        if rigorous {
+            let fp = taskassign::lb::fixed_point_proven(&model, limit, digits).map_err(lb)?;
+            return Ok(rec(&taskassign::report::jsq_fixed_point_rigorous_record(
+                &model, &spec, limit, &fp, digits,
+            )));
+        }
         let fp = fixed_point_certified(&model, limit, digits).map_err(lb)?;
         Ok(rec(&taskassign::report::jsq_fixed_point_record(
             &model, &spec, limit, &fp,
@@ -707,7 +714,7 @@ fn red_system(
 
 /// `taskassign redundancy exact … --format json`.
 #[pyfunction]
-#[pyo3(signature = (policy, servers, rates, classes, system, lambdas, preemptive, digits, max_states))]
+#[pyo3(signature = (policy, servers, rates, classes, system, lambdas, preemptive, digits, max_states, rigorous))]
 #[allow(clippy::too_many_arguments)]
 fn redundancy_exact(
     py: Python<'_>,
@@ -720,12 +727,19 @@ fn redundancy_exact(
     preemptive: bool,
     digits: i64,
     max_states: i64,
+    rigorous: bool,
 ) -> PyResult<Rec> {
     compute(py, move || {
         let digits = check_digits(digits).map_err(bad)?;
         let sys = red_system(servers, rates, classes, system, lambdas)?;
         let policy = RedPolicy::parse(&policy, preemptive).map_err(bad)?;
         let max_states = taskassign::num::check_max_states(max_states).map_err(bad)?;
+        if rigorous {
+            let m = taskassign::redundancy::exact_rigorous(&sys, policy, digits).map_err(fail)?;
+            return Ok(rec(&taskassign::report::redundancy_exact_rigorous_record(
+                &sys, policy, &m, digits,
+            )));
+        }
         let r = taskassign::redundancy::exact_limited(&sys, policy, digits, max_states)
             .map_err(fail)?;
         Ok(rec(&taskassign::report::redundancy_exact_record(

@@ -19,7 +19,7 @@ def optimize(
 def threshold(dist: str, hosts: str, digits: int, rigorous: bool) -> Tuple[str, List[str]]: ...
 def quantity(expr: str, setup: Dict[str, str], digits: Optional[int]) -> str: ...
 def jsq_fixed_point(
-    model: str, lambda_: str, buffer: str, d: str, digits: int
+    model: str, lambda_: str, buffer: str, d: str, digits: int, rigorous: bool
 ) -> Tuple[str, List[str]]: ...
 def jsq_exact(
     model: str, lambda_: str, servers: int, d: str, buffer: str, sampling: str, digits: int,
@@ -28,7 +28,7 @@ def jsq_exact(
 def redundancy_exact(
     policy: str, servers: Optional[str], rates: List[str], classes: List[str],
     system: Optional[str], lambdas: Optional[List[str]], preemptive: bool, digits: int,
-    max_states: int,
+    max_states: int, rigorous: bool,
 ) -> Tuple[str, List[str]]: ...
 def check(paths: List[str], text: Optional[str], strict: bool) -> Tuple[str, int]: ...
 def command(args: List[str], threads: Optional[int] = None) -> Tuple[str, int]:

@@ -25,11 +25,14 @@ def fixed_point(
     buffer: Union[int, str] = "inf",
     d: Union[int, str] = "inf",
     digits: int = _taskassign.DEFAULT_DIGITS,
+    rigorous: bool = False,
     progress: _progress.Progress = None,
 ) -> Record:
     """Certified fixed point of the N -> infinity limit (``taskassign jsq fixed-point``):
     fixed d (power-of-d mean field) or d = inf / a growing formula (JSQ's fluid limit);
-    occupancy, mean tasks, mean sojourn, blocking.
+    occupancy, mean tasks, mean sojourn, blocking. ``rigorous``: proven digits (every
+    number an :class:`Enclosed`; power-of-d queues without a buffer, any model with a
+    finite buffer, and JSQ's own without one).
 
     >>> r = fixed_point("queues", 0.9, d=2, digits=12)
     >>> r.digits
@@ -37,7 +40,7 @@ def fixed_point(
     """
     with _progress.using(progress):
         js, keys = _taskassign.jsq_fixed_point(
-            model, _dec(lambda_, "lambda_"), str(buffer), str(d), int(digits)
+            model, _dec(lambda_, "lambda_"), str(buffer), str(d), int(digits), bool(rigorous)
         )
         return Record(js, keys)
 

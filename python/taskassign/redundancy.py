@@ -30,11 +30,14 @@ def exact(
     preemptive: bool = False,
     digits: int = _taskassign.DEFAULT_DIGITS,
     max_states: int = _taskassign.DEFAULT_REDUNDANCY_MAX_STATES,
+    rigorous: bool = False,
     progress: _progress.Progress = None,
 ) -> Record:
     """Exact mean numbers and response times with exponential i.i.d. copies
     (``taskassign redundancy exact``): FCFS by its product form (certified digits), the
     other policies (ros, lrf-fcfs, mrf-fcfs, lrf-ros, mrf-ros) by truncated Markov chains.
+    ``rigorous``: the FCFS product form proven (every number an :class:`Enclosed`); a
+    chain raises InputError.
 
     The system: a preset or TOML file ``system`` with its ``lambdas``, or ``servers`` K (or
     ``rates``) and ``classes`` ``["1:0.3", "1+2:0.5"]`` (the command's ``--class``).
@@ -55,6 +58,7 @@ def exact(
             bool(preemptive),
             int(digits),
             int(max_states),
+            bool(rigorous),
         )
         return Record(js, keys)
 

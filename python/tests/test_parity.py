@@ -73,6 +73,10 @@ CASES = [
         "jsq fixed-point --model pools --lambda 2.5 --d 2 --buffer 4",
     ),
     (
+        lambda: jsq.fixed_point("pools", 3.5, d=2, buffer=6, digits=30, rigorous=True),
+        "jsq fixed-point --model pools --lambda 3.5 --d 2 --buffer 6 --digits 30 --rigorous",
+    ),
+    (
         lambda: jsq.exact("queues", 0.9, servers=3, d=2, digits=12),
         "jsq exact --model queues --servers 3 --lambda 0.9 --d 2 --digits 12",
     ),
@@ -83,6 +87,12 @@ CASES = [
     (
         lambda: redundancy.exact("fcfs", system="w-model", lambdas=[0.3, 0.3, 0.6], digits=10),
         "redundancy exact --system w-model --lambdas 0.3,0.3,0.6 --policy fcfs --digits 10",
+    ),
+    (
+        lambda: redundancy.exact(
+            "fcfs", system="w-model", lambdas=[0.3, 0.3, 0.6], digits=25, rigorous=True
+        ),
+        "redundancy exact --system w-model --lambdas 0.3,0.3,0.6 --policy fcfs --digits 25 --rigorous",
     ),
     (
         lambda: redundancy.exact(
@@ -126,3 +136,19 @@ def test_rigorous_numbers_are_enclosures():
     # K is the correct rounding of every point of [K_lo, K_hi] (README, "Proven digits").
     assert t.lo.mpf <= t.hi.mpf
     assert {mpmath.nstr(x, t.digits) for x in (t.lo.mpf, t.hi.mpf)} == {mpmath.nstr(t.mpf, t.digits)}
+
+
+def test_rigorous_fixed_point_encloses_the_closed_form():
+    # The power-of-d fixed point s_i = lambda^(2^i - 1) (d = 2), its mean the sum of the
+    # levels, by mpmath at 60 digits (an oracle outside the project): inside the record's
+    # enclosure [mean_tasks_lo, mean_tasks_hi], and every listed level inside its own.
+    rec = jsq.fixed_point("queues", 0.9, d=2, digits=20, rigorous=True)
+    m = rec.mean_tasks
+    assert isinstance(m, taskassign.Enclosed) and rec.proven_digits == 20
+    with mpmath.workdps(60):
+        lam = mpmath.mpf("0.9")
+        levels = [lam ** (2**i - 1) for i in range(1, 14)]
+        assert m.lo.mpf <= mpmath.fsum(levels) <= m.hi.mpf
+        for q, exact in zip(rec.occupancy, levels):
+            assert isinstance(q, taskassign.Enclosed)
+            assert q.lo.mpf <= exact <= q.hi.mpf

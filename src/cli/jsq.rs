@@ -11,12 +11,11 @@ use super::{bad, fail, named, render, Format, Outcome};
 use crate::lb::diffusion::halfin_whitt_lambda;
 use crate::lb::exact::{exact, ExactOptions, DEFAULT_MAX_STATES, F64_DIGITS};
 use crate::lb::fixed_point::certified;
+use crate::lb::fixed_point_proven;
 use crate::lb::fluid::{fluid_pair, Limit};
 use crate::lb::model::{DSpec, JsqSystem, LbError, Model, ModelKind, Sampling};
 use crate::lb::sim::{run, Measure, DEFAULT_RUN};
-use crate::lb::{fixed_point_enclosed, EnclosedFixedPoint};
 use crate::num::{check_digits, DEFAULT_DIGITS};
-use crate::optimize::rigorous::{fewest_proven, first_bits, next_bits, RIGOROUS_ATTEMPTS};
 use crate::report::jsq::{
     exact_record, fixed_point_record, fixed_point_rigorous_record, fluid_record, simulate_record,
 };
@@ -261,27 +260,6 @@ fn time(what: &str, s: &str, positive: bool) -> Result<f64, (i32, String)> {
         )));
     }
     Ok(v)
-}
-
-/// The fixed point enclosed for `digits` digits, at the precisions of a proven answer
-/// ([`first_bits`], then [`next_bits`] where fewer digits are proven, at most
-/// [`RIGOROUS_ATTEMPTS`] in all; the last enclosure is kept).
-fn fixed_point_proven(
-    model: &Model,
-    limit: Limit,
-    digits: u32,
-) -> Result<EnclosedFixedPoint, LbError> {
-    let mut bits = first_bits(digits);
-    let mut attempt = 1;
-    loop {
-        let fp = fixed_point_enclosed(model, limit, bits)?;
-        let proven = fewest_proven([&fp.mean_tasks, &fp.mean_sojourn], digits);
-        if proven >= digits || attempt >= RIGOROUS_ATTEMPTS {
-            return Ok(fp);
-        }
-        bits = next_bits(bits, proven, digits);
-        attempt += 1;
-    }
 }
 
 fn servers_of(n: i64) -> Result<u64, (i32, String)> {

@@ -7,7 +7,7 @@ use crate::dist::aging::classify;
 use crate::dist::DistSpec;
 use crate::num::{check_digits, DEFAULT_DIGITS};
 use crate::redundancy::classes::{ClassSystem, PRESETS};
-use crate::redundancy::exact::{exact_limited, exact_methods_apply};
+use crate::redundancy::exact::{exact_limited, exact_methods_apply, exact_rigorous};
 use crate::redundancy::policy::{Copies, Policy};
 use crate::redundancy::run::{simulate, RedundancySimRequest, DEFAULT_RUN};
 use crate::redundancy::stability::{
@@ -15,7 +15,7 @@ use crate::redundancy::stability::{
 };
 use crate::redundancy::MAX_CHAIN_STATES;
 use crate::report::redundancy::{
-    exact_record, simulate_record, stability_record, StabilityFindings,
+    exact_record, exact_rigorous_record, simulate_record, stability_record, StabilityFindings,
 };
 use crate::sim::warmup::Knobs;
 use crate::sim::DEFAULT_SEED;
@@ -98,6 +98,12 @@ struct ExactArgs {
     /// truncation the digits need beyond it fails, or the proof stops with the digits it has.
     #[arg(long, value_name = "N", default_value_t = MAX_CHAIN_STATES as i64, allow_hyphen_values = true)]
     max_states: i64,
+    /// Proven enclosures of the FCFS product form (interval arithmetic with outward
+    /// rounding): every number K with K_lo and K_hi, and proven_digits. Other policies are
+    /// truncated chains solved in f64 and are refused (their mean_number_lo/_hi, printed
+    /// without it, enclose them by a proven truncation bound).
+    #[arg(long)]
+    rigorous: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
@@ -235,6 +241,13 @@ fn run_exact(a: ExactArgs) -> Outcome {
     let sys = system_of(&a.system)?;
     let policy = policy_of(&a.system)?;
     let max_states = crate::num::check_max_states(a.max_states).map_err(bad)?;
+    if a.rigorous {
+        let m = exact_rigorous(&sys, policy, digits).map_err(fail)?;
+        return Ok(render(
+            &exact_rigorous_record(&sys, policy, &m, digits),
+            a.format,
+        ));
+    }
     let r = exact_limited(&sys, policy, digits, max_states).map_err(fail)?;
     Ok(render(&exact_record(&sys, &r, digits), a.format))
 }

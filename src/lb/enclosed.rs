@@ -16,7 +16,7 @@
 //! the monotone level recursion, then every level enclosed by monotonicity.
 
 use super::model::LbError;
-use crate::num::interval::Interval;
+use crate::num::interval::{fewest_proven, prove_to_digits, Interval};
 
 /// The proven fixed point.
 #[derive(Debug, Clone)]
@@ -278,6 +278,20 @@ pub fn fixed_point_enclosed(
             })
         }
     }
+}
+
+/// [`fixed_point_enclosed`] for `digits` digits: at the precisions of a proven answer
+/// ([`prove_to_digits`]), until the mean tasks and sojourn prove the digits asked.
+pub fn fixed_point_proven(
+    model: &super::model::Model,
+    limit: super::fluid::Limit,
+    digits: u32,
+) -> Result<EnclosedFixedPoint, LbError> {
+    prove_to_digits(
+        digits,
+        |bits| fixed_point_enclosed(model, limit, bits),
+        |fp| fewest_proven([&fp.mean_tasks, &fp.mean_sojourn], digits),
+    )
 }
 
 #[cfg(test)]

@@ -29,8 +29,9 @@ pub(crate) mod sim;
 pub use coupling::{run_coupled, run_coupled_with, CouplingReport, Fault, PoolDepartures};
 pub use diffusion::{halfin_whitt_lambda, simulate as simulate_diffusion, DiffusionEstimate};
 pub use enclosed::{
-    fixed_point_enclosed, jsq_fixed_point_enclosed, power_of_d_capacity_enclosed,
-    queues_power_of_d_enclosed, EnclosedFixedPoint, MAX_ENCLOSED_LEVELS,
+    fixed_point_enclosed, fixed_point_proven, jsq_fixed_point_enclosed,
+    power_of_d_capacity_enclosed, queues_power_of_d_enclosed, EnclosedFixedPoint,
+    MAX_ENCLOSED_LEVELS,
 };
 pub use exact::{
     exact, state_bound, ExactMethod, ExactOptions, ExactResult, Region, Simplex, Stopped,

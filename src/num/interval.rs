@@ -116,6 +116,55 @@ pub struct Interval {
 /// The smallest value of Γ on (0, ∞) is Γ(x₀) = 0.88560319441088870027… at
 /// x₀ = 1.46163214496836234126… (DLMF 5.4.iii); these are a lower bound of it and a
 /// bracket of x₀.
+/// Guard bits of a proven computation beyond the digits' bits.
+pub const RIGOROUS_GUARD_BITS: u32 = 32;
+/// A proven computation that proves fewer digits than asked is repeated with the missing
+/// bits at most this many times in all.
+pub const RIGOROUS_ATTEMPTS: usize = 3;
+
+/// The first precision of a proven computation for `digits` digits: the working
+/// precision ([`super::working_bits`]) and [`RIGOROUS_GUARD_BITS`].
+pub fn proven_first_bits(digits: u32) -> u32 {
+    super::working_bits(digits) + RIGOROUS_GUARD_BITS
+}
+
+/// The precision of the next attempt when `proven` of `wanted` digits were proven at
+/// `bits`: the missing digits' bits and the guard again.
+pub fn proven_next_bits(bits: u32, proven: u32, wanted: u32) -> u32 {
+    let missing = f64::from(wanted.saturating_sub(proven)) * std::f64::consts::LOG2_10;
+    bits + missing.ceil() as u32 + RIGOROUS_GUARD_BITS
+}
+
+/// The fewest digits proven among `xs` (`wanted` when there are none).
+pub fn fewest_proven<'a>(xs: impl IntoIterator<Item = &'a Interval>, wanted: u32) -> u32 {
+    xs.into_iter()
+        .map(|x| x.proven(wanted).digits)
+        .min()
+        .unwrap_or(wanted)
+}
+
+/// A proven answer for `digits` digits: `compute` at [`proven_first_bits`], and again at
+/// [`proven_next_bits`] while `proven` (the digits its enclosures prove) counts fewer than
+/// asked, at most [`RIGOROUS_ATTEMPTS`] precisions in all; the last answer is returned
+/// (its enclosures hold at any precision; only their width changes).
+pub fn prove_to_digits<T, E>(
+    digits: u32,
+    mut compute: impl FnMut(u32) -> Result<T, E>,
+    proven: impl Fn(&T) -> u32,
+) -> Result<T, E> {
+    let mut bits = proven_first_bits(digits);
+    let mut attempt = 1;
+    loop {
+        let t = compute(bits)?;
+        let got = proven(&t);
+        if got >= digits || attempt >= RIGOROUS_ATTEMPTS {
+            return Ok(t);
+        }
+        bits = proven_next_bits(bits, got, digits);
+        attempt += 1;
+    }
+}
+
 const GAMMA_MIN_LOWER: f64 = 0.8856;
 const GAMMA_ARGMIN_BELOW: f64 = 1.4616;
 const GAMMA_ARGMIN_ABOVE: f64 = 1.4617;

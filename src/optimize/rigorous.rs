@@ -30,33 +30,9 @@ use crate::policy::{
 };
 use rug::float::Special;
 use rug::Float;
-use std::f64::consts::LOG2_10;
 
-/// Guard bits of a proven computation beyond the digits' bits.
-pub const RIGOROUS_GUARD_BITS: u32 = 32;
-/// A proven computation that proves fewer digits than asked is repeated with the missing
-/// bits at most this many times in all.
-pub const RIGOROUS_ATTEMPTS: usize = 3;
-
-/// The first precision of a proven computation for `digits` digits.
-pub(crate) fn first_bits(digits: u32) -> u32 {
-    working_bits(digits) + RIGOROUS_GUARD_BITS
-}
-
-/// The precision of the next attempt when `proven` of `wanted` digits were proven at
-/// `bits`: the missing digits' bits and the guard again.
-pub(crate) fn next_bits(bits: u32, proven: u32, wanted: u32) -> u32 {
-    let missing = f64::from(wanted.saturating_sub(proven)) * LOG2_10;
-    bits + missing.ceil() as u32 + RIGOROUS_GUARD_BITS
-}
-
-/// The fewest digits proven among `xs` (`wanted` when there are none).
-pub fn fewest_proven<'a>(xs: impl IntoIterator<Item = &'a Interval>, wanted: u32) -> u32 {
-    xs.into_iter()
-        .map(|x| x.proven(wanted).digits)
-        .min()
-        .unwrap_or(wanted)
-}
+pub use crate::num::interval::{fewest_proven, RIGOROUS_ATTEMPTS, RIGOROUS_GUARD_BITS};
+use crate::num::interval::{proven_first_bits as first_bits, proven_next_bits as next_bits};
 
 /// A proven evaluation (`eval --rigorous`).
 #[derive(Debug, Clone)]

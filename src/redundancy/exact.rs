@@ -15,11 +15,12 @@ use super::classes::{ClassSystem, Nestedness};
 use super::ctmc::lyapunov::{lyapunov_search, LyapunovVerdict};
 use super::ctmc::{self, CertifiedResult, ChainResult, ProvenValue};
 use super::policy::{Copies, Policy, Priority};
-use super::product_form::{fcfs_means, MeanValues};
+use super::product_form::{fcfs_means, fcfs_means_enclosed, EnclosedMeans, MeanValues};
 use super::stability::fcfs_region;
 use super::RedundancyError;
 use crate::dist::DistFactory;
 use crate::num::certify::{to_sci_round, AtBoth, Certified, Certify};
+use crate::num::interval::{fewest_proven, prove_to_digits};
 use crate::num::{message_number, Interval};
 use rug::float::Round;
 use rug::Float;
@@ -287,15 +288,43 @@ pub fn exact(
     exact_limited(sys, policy, digits, ctmc::MAX_CHAIN_STATES)
 }
 
-/// [`exact`] with at most `max_states` states in any truncation of a chain
-/// (`--max-states`): a larger limit lets more digits through at about 1 GB per 2·10⁶
-/// states; a smaller one fails sooner.
-pub fn exact_limited(
+/// The FCFS product form proven (`redundancy exact --rigorous`): the mean numbers and
+/// response times enclosed by [`fcfs_means_enclosed`] (the phase sum on intervals with
+/// outward rounding; nothing truncated), at the precisions of a proven answer (the digits'
+/// bits and a guard, then the missing digits' bits, at most
+/// [`crate::num::interval::prove_to_digits`]).
+/// The system must be stable (the same check and error as [`exact`]); a policy without a
+/// product form is an input error (its chain is solved in f64: never proven).
+pub fn exact_rigorous(
     sys: &ClassSystem,
     policy: Policy,
     digits: u32,
-    max_states: usize,
-) -> Result<ExactReport, RedundancyError> {
+) -> Result<EnclosedMeans, RedundancyError> {
+    if !policy.has_product_form() {
+        return Err(RedundancyError::Unsupported(format!(
+            "--rigorous: only the FCFS product form is enclosed with outward rounding; {} is a truncated Markov chain solved in f64 (its mean_number_lo/_hi, printed without --rigorous, enclose it by a proven truncation bound, never PROVEN)",
+            policy.name()
+        )));
+    }
+    stable_or_error(sys, digits)?;
+    prove_to_digits(
+        digits,
+        |bits| fcfs_means_enclosed(sys, bits),
+        |m| {
+            fewest_proven(
+                m.number
+                    .iter()
+                    .chain(&m.response)
+                    .chain([&m.total_number, &m.total_response]),
+                digits,
+            )
+        },
+    )
+}
+
+/// [`RedundancyError::Unstable`] naming the classes that overload their servers, where the
+/// FCFS region (every policy's, for exponential i.i.d. copies) does not hold `sys`.
+fn stable_or_error(sys: &ClassSystem, digits: u32) -> Result<(), RedundancyError> {
     let check_bits = crate::num::working_bits(digits.max(20));
     let region = fcfs_region(sys, check_bits)?;
     if !region.stable() {
@@ -311,6 +340,19 @@ pub fn exact_limited(
             capacity: message_number(&sys.capacity(region.binding_union, check_bits)),
         });
     }
+    Ok(())
+}
+
+/// [`exact`] with at most `max_states` states in any truncation of a chain
+/// (`--max-states`): a larger limit lets more digits through at about 1 GB per 2·10⁶
+/// states; a smaller one fails sooner.
+pub fn exact_limited(
+    sys: &ClassSystem,
+    policy: Policy,
+    digits: u32,
+    max_states: usize,
+) -> Result<ExactReport, RedundancyError> {
+    stable_or_error(sys, digits)?;
     let nested = sys.nestedness();
     let r = match solve_limited(sys, policy, digits, digits, max_states)? {
         Solution::ProductForm(both) => {

@@ -65,7 +65,8 @@ pub use ctmc::{
     ChainResult, ChainValues, SimplexTruncation,
 };
 pub use exact::{
-    exact, exact_limited, exact_methods_apply, Enclosures, ExactReport, Method as ExactMethod,
+    exact, exact_limited, exact_methods_apply, exact_rigorous, Enclosures, ExactReport,
+    Method as ExactMethod,
 };
 pub use policy::{Copies, Order, Policy, Priority, POLICY_NAMES};
 pub use product_form::{

@@ -21,9 +21,15 @@ pub(crate) mod threshold;
 
 pub use self::claims::{summary as claims_summary, to_json as claims_json, ClaimsSummary};
 pub use eval::{eval_record, eval_rigorous_record};
-pub use jsq::{exact_record as jsq_exact_record, fixed_point_record as jsq_fixed_point_record};
+pub use jsq::{
+    exact_record as jsq_exact_record, fixed_point_record as jsq_fixed_point_record,
+    fixed_point_rigorous_record as jsq_fixed_point_rigorous_record,
+};
 pub use optimize::{optimize_proven_record, optimize_record};
-pub use redundancy::exact_record as redundancy_exact_record;
+pub use redundancy::{
+    exact_record as redundancy_exact_record,
+    exact_rigorous_record as redundancy_exact_rigorous_record,
+};
 pub use threshold::{threshold_record, threshold_rigorous_record};
 
 // Pieces of the renderers, for the tests that hold them to their contracts (figures

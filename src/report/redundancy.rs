@@ -9,7 +9,7 @@
 //! half-widths under `<key>_half_width` ([`super::simulate`]).
 
 use super::simulate::{sci, HALF_WIDTH_DIGITS, MEAN_DIGITS};
-use super::{Record, BOUND_EXTRA_DIGITS};
+use super::{proven_digits_note, Record, BOUND_EXTRA_DIGITS, PROVEN_NOTE};
 use crate::dist::aging::Aging;
 use crate::dist::{DistError, DistFactory, DistSpec};
 use crate::num::certify::Certified;
@@ -18,6 +18,7 @@ use crate::redundancy::classes::{ClassSystem, Nestedness};
 use crate::redundancy::ctmc::CHAIN_MAX_DIGITS;
 use crate::redundancy::exact::{bound_text, ExactReport};
 use crate::redundancy::policy::{Copies, Policy};
+use crate::redundancy::product_form::EnclosedMeans;
 use crate::redundancy::run::{RedundancySimRequest, SimReport};
 use crate::redundancy::stability::{
     simulated_stability, DriftVerdict, FcfsRegion, SimulatedStability, Stability, DRIFT_PER_ARRIVAL,
@@ -150,6 +151,72 @@ pub fn exact_record(sys: &ClassSystem, r: &ExactReport, wanted: u32) -> Record {
             ),
         );
     }
+    rec
+}
+
+/// The record of `redundancy exact --rigorous` (the FCFS product form enclosed by
+/// [`crate::redundancy::exact_rigorous`]): the keys of [`exact_record`], each number printed
+/// with the digits its enclosure proves and its `_lo`/`_hi` ends (rounded outward) beside
+/// it, and `proven_digits` (the least over the printed numbers).
+pub fn exact_rigorous_record(
+    sys: &ClassSystem,
+    policy: Policy,
+    m: &EnclosedMeans,
+    wanted: u32,
+) -> Record {
+    let mut rec = Record::default();
+    head(
+        &mut rec,
+        sys,
+        policy,
+        Copies::Iid,
+        "exp (mean 1 per unit of server rate)",
+    );
+    rec.text("service_class", "exponential (NBU and NWU)");
+    let n = wanted + BOUND_EXTRA_DIGITS;
+    let put = |o: &mut Map<String, Value>, key: &str, v: &Interval| {
+        o.insert(key.into(), Value::String(v.proven(wanted).text));
+        o.insert(format!("{key}_lo"), Value::String(v.lo_text(n)));
+        o.insert(format!("{key}_hi"), Value::String(v.hi_text(n)));
+    };
+    let classes: Vec<Value> = (0..sys.classes().len())
+        .map(|c| {
+            let mut o = class_object(sys, c);
+            put(&mut o, "mean_number", &m.number[c]);
+            put(&mut o, "mean_response", &m.response[c]);
+            Value::Object(o)
+        })
+        .collect();
+    let proven = m
+        .number
+        .iter()
+        .chain(&m.response)
+        .chain([&m.total_number, &m.total_response])
+        .map(|v| v.proven(wanted).digits)
+        .min()
+        .unwrap_or(0);
+    rec.raw("classes", Value::Array(classes))
+        .num("mean_number", &m.total_number.proven(wanted))
+        .bounds("mean_number", &m.total_number, n)
+        .num("mean_response", &m.total_response.proven(wanted))
+        .bounds("mean_response", &m.total_response, n)
+        .flag("stable", true);
+    nested_fields(&mut rec, sys);
+    rec.text(
+        "method",
+        "product form (Gardner et al. 2016; Bonald & Comte 2017), its normalising sum summed in closed form over the phases of the busy union, on intervals with outward rounding (MPFR)",
+    )
+    .text(
+        "truncation",
+        "none: each phase's stays are a geometric series, summed exactly",
+    )
+    .int("proven_digits", u64::from(proven))
+    .text("reading", READING);
+    let mut notes = vec![PROVEN_NOTE.to_string()];
+    if let Some(n) = proven_digits_note(proven, wanted) {
+        notes.push(n);
+    }
+    rec.texts("notes", &notes);
     rec
 }
 
