@@ -356,6 +356,32 @@ fn jsq_fixed_point_is_proven_and_tightened_fails() {
     assert_eq!(c["verdict"], "PASS", "{c}");
 }
 
+/// The jsq model's own variables are enclosed under `--rigorous`: `servers` (an integer) and
+/// `lambda` (the decimal the model runs at). Little's law for the fixed point at λ = 0.5,
+/// d = 2 (mean sojourn × λ = mean tasks, each side enclosed) and N·λ = 50 are PROVEN; the
+/// same with N·λ tightened by 1e-12 is FAIL. Before, a check naming `servers` or `lambda`
+/// was never proven ("the jsq model encloses no 'servers'"), and a simulation's check
+/// that divides by it said so instead of naming the simulation.
+#[test]
+fn jsq_servers_and_lambda_are_enclosed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let setup = "model = \"jsq\"\nkind = \"queues\"\nlambda = \"0.5\"\nservers = 100\nd = \"2\"";
+    assert_proven_and_tightened_fails(dir.path(), setup, "servers * lambda", "50", "<= 50 - 1e-12");
+    assert_proven_and_tightened_fails(
+        dir.path(),
+        setup,
+        "jsq_fixed_point().mean_sojourn * lambda - jsq_fixed_point().mean_tasks",
+        "0",
+        ">= 1e-12",
+    );
+    assert_not_proven(
+        dir.path(),
+        setup,
+        "name = \"sim\"\nquantity = \"servers / jsq_sim(time=5, warmup=1, replications=2).samples_per_arrival\"\nrelation = \">\"\nbound = \"1\"",
+        "simulated",
+    );
+}
+
 /// Redundancy with disjoint classes is independent M/M/1 queues (each class on its own
 /// unit-rate server, FCFS): classes 1:0.3 and 2:0.2 give E[T] = (0.3/0.7 + 0.2/0.8)/0.5
 /// (M/M/1: E[T] = 1/(μ − λ), weighted by the arrival rates). `red_exact(fcfs)` is the

@@ -19,6 +19,7 @@
 
 use crate::claims::error::QuantityError;
 use crate::claims::expr::Expr;
+use crate::claims::proof::Proof;
 use crate::claims::schema::FileCtx;
 use crate::claims::scope::Scope;
 use crate::claims::scope::SystemSpec;
@@ -30,6 +31,7 @@ use crate::claims::ClaimError;
 use crate::lb::diffusion::halfin_whitt_lambda;
 use crate::lb::model::{DSpec, JsqSystem, Model as LbModel, ModelKind, Sampling};
 use crate::num::certify::to_sci;
+use crate::num::interval::Interval;
 use crate::num::parse_decimal;
 use crate::vocab::{concat, UnknownName, Vocabulary};
 use rug::Float;
@@ -332,15 +334,35 @@ impl SystemSpec for JsqSpec {
             _ => &[],
         }
     }
+    /// `servers` (an integer, enclosed as itself) and `lambda` (the decimal the model runs
+    /// at, enclosed from it by outward rounding, as `jsq_fixed_point()` encloses it; under
+    /// `halfin_whitt` the λ = 1 − β/√N the point computed and runs at).
     fn variable(&self, name: &str, scope: &Scope) -> Result<Pair, QuantityError> {
         let s = JsqSpec::resolve(scope)?;
         match name {
-            "servers" => Ok(Pair::exact(scope.bits, s.need_servers("servers")? as i64)),
+            "servers" => {
+                let n = s.need_servers("servers")? as i64;
+                let p = Pair::exact(scope.bits, n);
+                Ok(if scope.rigorous {
+                    p.with_proof(Proof::enclosed(Interval::int(scope.enclosure_bits(), n)))
+                } else {
+                    p
+                })
+            }
             _ => {
                 let one = |bits: u32| -> Result<Float, QuantityError> {
                     Ok(parse_decimal(&s.lambda, bits)?)
                 };
-                Ok(Pair::new(one(scope.bits.0)?, one(scope.bits.1)?))
+                let p = Pair::new(one(scope.bits.0)?, one(scope.bits.1)?);
+                if !scope.rigorous {
+                    return Ok(p);
+                }
+                Ok(
+                    match Interval::from_decimal(&s.lambda, scope.enclosure_bits()) {
+                        Ok(l) => p.with_proof(Proof::enclosed(l)),
+                        Err(e) => p.with_proof(Proof::unproven(format!("lambda: {e}"))),
+                    },
+                )
             }
         }
     }
