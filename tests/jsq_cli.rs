@@ -687,6 +687,15 @@ fn simulate_reports_the_distance_to_both_fixed_points() {
     assert_eq!(j["distance"], j["distance_own_fixed_point"]);
 }
 
+/// The keys of a proven record less the ends `K_lo`, `K_hi` and `proven_digits`: those of
+/// the certified record it extends (the contract's keys stay as they are, issue 21).
+fn contract_keys(m: &Map<String, Value>) -> Vec<String> {
+    m.keys()
+        .filter(|k| !k.ends_with("_lo") && !k.ends_with("_hi") && *k != "proven_digits")
+        .cloned()
+        .collect()
+}
+
 /// A decimal string of a JSON record as a Float at `bits`.
 fn float_of(v: &Value, bits: u32) -> rug::Float {
     let s = v.as_str().expect("a decimal string");
@@ -753,6 +762,8 @@ fn rigorous_fixed_points_enclose_the_closed_forms_and_the_certified_values() {
     for k in ["mean_tasks", "mean_sojourn", "occupancy"] {
         assert_eq!(m[k], c[k], "{k}");
     }
+    // The certified record's keys, in order, with the ends and proven_digits added.
+    assert_eq!(contract_keys(&m), c.keys().cloned().collect::<Vec<_>>());
 
     // A finite capacity: the root isolated on intervals contains the certified root at 40
     // digits (bracketed in MPFR at two precisions), and blocking is the top level's d-th

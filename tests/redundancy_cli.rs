@@ -634,6 +634,16 @@ fn rigorous_fcfs_encloses_the_closed_forms_and_refuses_the_chains() {
         assert!(encloses(&p, key, &x), "{key}");
         assert_eq!(p[key], c20[key], "{key}");
     }
+    // The certified record's keys, in order, with the ends, proven_digits and notes added.
+    let plain = |m: &serde_json::Map<String, Value>| -> Vec<String> {
+        m.keys()
+            .filter(|k| {
+                !k.ends_with("_lo") && !k.ends_with("_hi") && *k != "proven_digits" && *k != "notes"
+            })
+            .cloned()
+            .collect()
+    };
+    assert_eq!(plain(&p), plain(&c20));
     // A chain is never proven: one line, exit 2.
     expect_bad(
         &[

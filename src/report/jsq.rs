@@ -192,6 +192,7 @@ pub fn fixed_point_rigorous_record(
         .num("mean_tasks", &mean_tasks)
         .num("mean_sojourn", &mean_sojourn)
         .num("blocking", &blocked)
+        .int("digits", u64::from(proven))
         .bounds_all("occupancy", &listed, n)
         .bounds("mean_tasks", &fp.mean_tasks, n)
         .bounds("mean_sojourn", &fp.mean_sojourn, n)

@@ -210,8 +210,10 @@ pub fn exact_rigorous_record(
         "truncation",
         "none: each phase's stays are a geometric series, summed exactly",
     )
-    .int("proven_digits", u64::from(proven))
-    .text("reading", READING);
+    .null("truncation_bound")
+    .int("digits", u64::from(proven))
+    .text("reading", READING)
+    .int("proven_digits", u64::from(proven));
     let mut notes = vec![PROVEN_NOTE.to_string()];
     if let Some(n) = proven_digits_note(proven, wanted) {
         notes.push(n);
