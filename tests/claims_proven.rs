@@ -280,6 +280,57 @@ bound = "0"
     }
 }
 
+/// `tags_stable()` under `--rigorous`: the greedy construction has stable cutoffs exactly
+/// below λ*(F, h), so the point's enclosed λ against λ*'s enclosure decides it. Pareto(1, 2)
+/// on 2 hosts has ρ* = 2/(2 − 1)·(1 − 2^−2) = 3/2 (the closed form of the first test): at
+/// f = 0.999 and 1.001 of it, `tags_stable() − 1/2` has the sign of 1 − f, PROVEN; the
+/// value 1 at f = 0.999 with the bound moved to 1 + 1e-12 is FAIL, not PROVEN; at f = 1
+/// the two enclosures meet and nothing is proven (the note says so).
+#[test]
+fn tags_stable_is_decided_by_the_threshold_enclosure() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let claim = |f: &str, check: &str| {
+        format!(
+            "{HEAD}\n[setup]\ndist = \"pareto:k=1,alpha=2\"\nhosts = 2\nload = \"f * threshold()\"\ndigits = 20\n\n[grid]\nf = [{f}]\n\n[[check]]\n{check}\n"
+        )
+    };
+    let sign = "name = \"sign\"\nquantity = \"tags_stable() - 0.5\"\nrelation = \"sign_as\"\nbound = \"1 - f\"";
+    let (code, v) = check_json(
+        dir.path(),
+        "sign.toml",
+        &claim("\"0.999\", \"1.001\"", sign),
+        &["--rigorous"],
+    );
+    assert_eq!(code, EXIT_OK, "{v}");
+    assert_eq!(checks(&v)[0]["verdict"], "PROVEN", "{}", checks(&v)[0]);
+    let tight =
+        "name = \"tight\"\nquantity = \"tags_stable()\"\nrelation = \">=\"\nbound = \"1 + 1e-12\"";
+    let (code, v) = check_json(
+        dir.path(),
+        "tight.toml",
+        &claim("\"0.999\"", tight),
+        &["--rigorous"],
+    );
+    assert_eq!(code, EXIT_FAIL, "{v}");
+    assert_eq!(checks(&v)[0]["verdict"], "FAIL", "{}", checks(&v)[0]);
+    assert_eq!(checks(&v)[0]["proven"], false, "{}", checks(&v)[0]);
+    let edge = "name = \"edge\"\nquantity = \"tags_stable()\"\nrelation = \"<=\"\nbound = \"1\"";
+    let (_, v) = check_json(
+        dir.path(),
+        "edge.toml",
+        &claim("\"1\"", edge),
+        &["--rigorous"],
+    );
+    let c = &checks(&v)[0];
+    assert_ne!(c["verdict"], "PROVEN", "{c}");
+    assert!(
+        c["proof_note"]
+            .as_str()
+            .is_some_and(|s| s.contains("meets")),
+        "{c}"
+    );
+}
+
 /// The claim head of a `jsq` or `redundancy` claim with `setup` and one check.
 fn model_claim(setup: &str, check: &str) -> String {
     format!("{HEAD}\n[setup]\n{setup}\ndigits = 20\n\n[[check]]\n{check}\n")

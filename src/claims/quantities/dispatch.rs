@@ -27,7 +27,7 @@ use crate::num::interval::Interval;
 use crate::num::parse_decimal;
 use crate::optimize::certified::OptimizeRequest;
 use crate::optimize::proven::proven_from_start_to;
-use crate::optimize::rigorous::{sita_e_enclosed, threshold_rigorous};
+use crate::optimize::rigorous::{sita_e_enclosed, threshold_rigorous, RigorousThreshold};
 use crate::optimize::threshold::{exhaustive_stable, greedy, tags_threshold, Threshold};
 use crate::optimize::{optimal_cutoffs_pair, OptPolicy, Optimum};
 use crate::policy::rigorous::{evaluate_enclosed, EnclosedEvaluation};
@@ -588,20 +588,7 @@ impl Quantity for ThresholdQ {
         if !scope.rigorous {
             return Ok(v);
         }
-        let key = CacheKey::new(
-            "threshold-rigorous",
-            format!("{}|{:?}|{}", s.dist, s.hosts, scope.digits),
-        );
-        let t = scope
-            .cache
-            .get_or(key, || {
-                Ok(s.spec().map_err(|e| e.to_string()).and_then(|spec| {
-                    threshold_rigorous(&spec, s.hosts, scope.digits).map_err(|e| e.to_string())
-                }))
-            })
-            .map_err(|e| e.to_string())
-            .and_then(|r| r.as_ref().clone());
-        Ok(match t {
+        Ok(match threshold_enclosed(scope, &s) {
             Err(why) => v.unproven_rest(&format!("threshold(): {why}")),
             Ok(t) => {
                 let v = v
@@ -623,6 +610,57 @@ impl Quantity for ThresholdQ {
     }
 }
 
+/// The enclosure of ρ*(F, h) and λ* at the point's law and hosts
+/// ([`threshold_rigorous`] at the claim's digits), cached per claim: `threshold()` and
+/// `tags_stable()` share it.
+fn threshold_enclosed(scope: &Scope, s: &DispatchSystem) -> Result<RigorousThreshold, String> {
+    let key = CacheKey::new(
+        "threshold-rigorous",
+        format!("{}|{:?}|{}", s.dist, s.hosts, scope.digits),
+    );
+    scope
+        .cache
+        .get_or(key, || {
+            Ok(s.spec().map_err(|e| e.to_string()).and_then(|spec| {
+                threshold_rigorous(&spec, s.hosts, scope.digits).map_err(|e| e.to_string())
+            }))
+        })
+        .map_err(|e| e.to_string())
+        .and_then(|r| r.as_ref().clone())
+}
+
+/// Under `check --rigorous`, `tags_stable()` decided by enclosures: the greedy
+/// construction leaves stable cutoffs exactly where λ < λ*(F, h) (`optimize::rigorous`
+/// encloses λ* between a rate it proves stable and one it proves unstable), so with the
+/// point's λ enclosed, 1 is proven where λ's upper end is below λ*'s lower end and 0 where
+/// λ's lower end is at least λ*'s upper end; enclosures that meet decide nothing.
+fn tags_stable_proof(scope: &Scope) -> Proof {
+    let decide = || -> Result<Proof, String> {
+        let s = DispatchSpec::resolve(scope, true).map_err(|e| e.to_string())?;
+        let hosts = s
+            .hosts
+            .ok_or("tags_stable() needs a finite number of hosts")?;
+        let enc = s
+            .spec()
+            .map_err(|e| e.to_string())?
+            .enclose(scope.enclosure_bits())
+            .map_err(|e| e.to_string())?;
+        let (lambda, _) = s.enclosed_load(scope, enc.as_ref(), hosts)?;
+        let t = threshold_enclosed(scope, &s).map_err(|why| format!("threshold(): {why}"))?;
+        let bits = lambda.prec();
+        Ok(if *lambda.hi() < *t.lambda.lo() {
+            Proof::enclosed(Interval::int(bits, 1))
+        } else if *lambda.lo() >= *t.lambda.hi() {
+            Proof::enclosed(Interval::int(bits, 0))
+        } else {
+            Proof::unproven(
+                "tags_stable(): the arrival rate's enclosure meets that of the threshold lambda*(F, h)",
+            )
+        })
+    };
+    decide().unwrap_or_else(|why| Proof::unproven(format!("tags_stable(): {why}")))
+}
+
 /// `tags_stable()`: whether stable TAGS cutoffs exist at the load (the greedy decision).
 pub struct TagsStable;
 
@@ -642,7 +680,12 @@ impl Quantity for TagsStable {
             let g = greedy(d, &lambda, hosts)?;
             Ok(Float::with_val(d.prec(), u32::from(g.stable())))
         })?;
-        Ok(Value::scalar("tags_stable", p))
+        let v = Value::scalar("tags_stable", p);
+        Ok(if call.scope.rigorous {
+            v.prove("value", tags_stable_proof(&call.scope))
+        } else {
+            v
+        })
     }
 }
 
