@@ -5,6 +5,7 @@
 
 mod common;
 use common::{expect_bad, run_json};
+use rug::Float;
 use serde_json::{Map, Value};
 
 /// `taskassign jsq ARGS --format json`, run and parsed ([`common::run_json`]).
@@ -697,38 +698,42 @@ fn contract_keys(m: &Map<String, Value>) -> Vec<String> {
 }
 
 /// A decimal string of a JSON record as a Float at `bits`.
-fn float_of(v: &Value, bits: u32) -> rug::Float {
+fn float_of(v: &Value, bits: u32) -> Float {
     let s = v.as_str().expect("a decimal string");
-    rug::Float::with_val(bits, rug::Float::parse(s).expect("a decimal"))
+    Float::with_val(bits, Float::parse(s).expect("a decimal"))
+}
+
+/// `taskassign jsq fixed-point ARGS --format json`, the arguments as one line.
+fn fixed_point(args: &str) -> Map<String, Value> {
+    let mut a = vec!["fixed-point"];
+    a.extend(args.split_whitespace());
+    json(&a)
+}
+
+/// The enclosure [K_lo, K_hi] of key K of a proven record, at `bits`.
+fn ends(m: &Map<String, Value>, k: &str, bits: u32) -> (Float, Float) {
+    (
+        float_of(&m[&format!("{k}_lo")], bits),
+        float_of(&m[&format!("{k}_hi")], bits),
+    )
 }
 
 #[test]
 fn rigorous_fixed_points_enclose_the_closed_forms_and_the_certified_values() {
     use rug::ops::Pow;
-    use rug::Float;
     let bits = 400;
     // Power-of-d queues (issue 21, item 6): s_i = λ^((d^i − 1)/(d − 1)) and the mean
     // Σ s_i, computed here from the exponent form at 400 bits (the command runs the level
     // recursion s_i = λ s_(i−1)^d on intervals; the levels past the 12th sum to less than
     // 1e-370, far below a unit of the 23rd digit the ends are printed to).
-    let m = json(&[
-        "fixed-point",
-        "--model",
-        "queues",
-        "--d",
-        "2",
-        "--lambda",
-        "0.9",
-        "--digits",
-        "20",
-        "--rigorous",
-    ]);
+    let queues = "--model queues --d 2 --lambda 0.9 --digits 20";
+    let m = fixed_point(&format!("{queues} --rigorous"));
     assert_eq!(m["proven_digits"], 20);
-    let lam = rug::Float::with_val(bits, rug::Float::parse("0.9").unwrap());
-    let mut mean = rug::Float::with_val(bits, 0);
+    let lam = Float::with_val(bits, Float::parse("0.9").unwrap());
+    let mut mean = Float::with_val(bits, 0);
     for i in 1..=12u32 {
         let e = 2u64.pow(i) - 1;
-        let s = rug::Float::with_val(bits, (&lam).pow(e));
+        let s = Float::with_val(bits, (&lam).pow(e));
         mean += &s;
         if let (Some(lo), Some(hi)) = (
             m["occupancy_lo"].as_array().unwrap().get(i as usize - 1),
@@ -740,85 +745,44 @@ fn rigorous_fixed_points_enclose_the_closed_forms_and_the_certified_values() {
             );
         }
     }
-    let (lo, hi) = (
-        float_of(&m["mean_tasks_lo"], bits),
-        float_of(&m["mean_tasks_hi"], bits),
-    );
+    let (lo, hi) = ends(&m, "mean_tasks", bits);
     assert!(lo <= mean && mean <= hi, "mean {mean} not in [{lo}, {hi}]");
     // The ends a unit of their 23rd digit apart at most (20 asked, 3 more printed).
     assert!(Float::with_val(bits, &hi - &lo) <= Float::with_val(bits, &mean * 1e-21));
-    // Its printed digits are the certified command's (two precisions, another route).
-    let c = json(&[
-        "fixed-point",
-        "--model",
-        "queues",
-        "--d",
-        "2",
-        "--lambda",
-        "0.9",
-        "--digits",
-        "20",
-    ]);
+    // Its printed digits are the certified command's (two precisions, another route), and
+    // its keys the certified record's, in order, with the ends and proven_digits added.
+    let c = fixed_point(queues);
     for k in ["mean_tasks", "mean_sojourn", "occupancy"] {
         assert_eq!(m[k], c[k], "{k}");
     }
-    // The certified record's keys, in order, with the ends and proven_digits added.
     assert_eq!(contract_keys(&m), c.keys().cloned().collect::<Vec<_>>());
 
     // A finite capacity: the root isolated on intervals contains the certified root at 40
-    // digits (bracketed in MPFR at two precisions), and blocking is the top level's d-th
-    // power, Little's law the mean sojourn.
-    let m = json(&[
-        "fixed-point",
-        "--model",
-        "pools",
-        "--d",
-        "2",
-        "--lambda",
-        "3.5",
-        "--buffer",
-        "6",
-        "--digits",
-        "15",
-        "--rigorous",
-    ]);
-    let c = json(&[
-        "fixed-point",
-        "--model",
-        "pools",
-        "--d",
-        "2",
-        "--lambda",
-        "3.5",
-        "--buffer",
-        "6",
-        "--digits",
-        "40",
-    ]);
+    // digits (bracketed in MPFR at two precisions); the enclosures satisfy blocking =
+    // q_b^d (d = 2, b = 6) and Little's law mean_sojourn·λ(1 − blocking) = mean_tasks.
+    let pools = "--model pools --d 2 --lambda 3.5 --buffer 6 --digits";
+    let m = fixed_point(&format!("{pools} 15 --rigorous"));
+    let c = fixed_point(&format!("{pools} 40"));
     assert_eq!(m["proven_digits"], 15);
     for k in ["mean_tasks", "mean_sojourn", "blocking"] {
         let x = float_of(&c[k], bits);
-        let (lo, hi) = (
-            float_of(&m[&format!("{k}_lo")], bits),
-            float_of(&m[&format!("{k}_hi")], bits),
-        );
+        let (lo, hi) = ends(&m, k, bits);
         assert!(lo <= x && x <= hi, "{k}: {x} not in [{lo}, {hi}]");
     }
-    let top = float_of(&c["occupancy"].as_array().unwrap()[5], bits);
-    let blocking = float_of(&c["blocking"], bits);
-    assert!(Float::with_val(bits, &top * &top - &blocking).abs() < 1e-38);
+    let top = (
+        float_of(&m["occupancy_lo"].as_array().unwrap()[5], bits),
+        float_of(&m["occupancy_hi"].as_array().unwrap()[5], bits),
+    );
+    let (b_lo, b_hi) = ends(&m, "blocking", bits);
+    assert!(Float::with_val(bits, top.0.square_ref()) <= b_hi);
+    assert!(b_lo <= Float::with_val(bits, top.1.square_ref()));
+    let (t_lo, t_hi) = ends(&m, "mean_tasks", bits);
+    let (s_lo, s_hi) = ends(&m, "mean_sojourn", bits);
+    let accepted = |s: &Float, b: &Float| Float::with_val(bits, s * 3.5) * (1 - b.clone());
+    assert!(accepted(&s_lo, &b_hi) <= t_hi && t_lo <= accepted(&s_hi, &b_lo));
 
     // JSQ's closed form (d = inf) for pools: (1, 1, 1, 1/2) at λ = 3.5, mean λ, exactly.
-    let m = json(&[
-        "fixed-point",
-        "--model",
-        "pools",
-        "--lambda",
-        "3.5",
-        "--digits",
-        "15",
-        "--rigorous",
-    ]);
+    let m = fixed_point("--model pools --lambda 3.5 --digits 15 --rigorous");
     assert_eq!(m["mean_tasks_lo"], "3.50000000000000000e0");
     assert_eq!(m["mean_tasks_hi"], "3.50000000000000000e0");
     assert_eq!(m["occupancy"].as_array().unwrap().len(), 4);

@@ -549,49 +549,28 @@ fn encloses(o: &serde_json::Map<String, Value>, key: &str, x: &rug::Rational) ->
     end(format!("{key}_lo")) <= *x && *x <= end(format!("{key}_hi"))
 }
 
+/// `taskassign redundancy exact ARGS --format json`, the arguments as one line.
+fn exact_json(args: &str) -> serde_json::Map<String, Value> {
+    let mut a = vec!["redundancy", "exact"];
+    a.extend(args.split_whitespace());
+    a.extend(["--format", "json"]);
+    run_json(&a)
+}
+
 #[test]
 fn rigorous_fcfs_encloses_the_closed_forms_and_refuses_the_chains() {
     use rug::Rational;
     let r = |a: i32, b: i32| Rational::from((a, b));
     // One class on both unit servers (issue 26's closed forms): M/M/1 at rate 2, ρ = 3/4,
     // E[N] = ρ/(1 − ρ) = 3 and E[T] = 1/(2 − 1.5) = 2.
-    let m = run_json(&[
-        "redundancy",
-        "exact",
-        "--servers",
-        "2",
-        "--class",
-        "1+2:1.5",
-        "--policy",
-        "fcfs",
-        "--digits",
-        "25",
-        "--rigorous",
-        "--format",
-        "json",
-    ]);
+    let m = exact_json("--servers 2 --class 1+2:1.5 --policy fcfs --digits 25 --rigorous");
     assert_eq!(m["proven_digits"], 25);
     assert!(encloses(&m, "mean_number", &r(3, 1)));
     assert!(encloses(&m, "mean_response", &r(2, 1)));
     // Two classes on their own servers: two M/M/1 queues, E[N_1] = 0.5/0.5 = 1,
     // E[N_2] = 0.25/0.75 = 1/3, E[T_1] = 2, E[T_2] = 4/3, E[N] = 4/3.
-    let m = run_json(&[
-        "redundancy",
-        "exact",
-        "--servers",
-        "2",
-        "--class",
-        "1:0.5",
-        "--class",
-        "2:0.25",
-        "--policy",
-        "fcfs",
-        "--digits",
-        "30",
-        "--rigorous",
-        "--format",
-        "json",
-    ]);
+    let m =
+        exact_json("--servers 2 --class 1:0.5 --class 2:0.25 --policy fcfs --digits 30 --rigorous");
     let classes = m["classes"].as_array().unwrap();
     let c = |i: usize| classes[i].as_object().unwrap();
     assert!(encloses(c(0), "mean_number", &r(1, 1)));
@@ -603,27 +582,12 @@ fn rigorous_fcfs_encloses_the_closed_forms_and_refuses_the_chains() {
     // The W-model: the enclosure holds the certified value at 40 digits (the same phase
     // sum at two MPFR precisions rounded to nearest), and its printed digits are those of
     // the certified run at 20.
-    let w = |digits: &str, rigorous: bool| {
-        let mut a = vec![
-            "redundancy",
-            "exact",
-            "--system",
-            "w-model",
-            "--lambdas",
-            "0.3,0.3,0.3",
-            "--policy",
-            "fcfs",
-            "--digits",
-            digits,
-            "--format",
-            "json",
-        ];
-        if rigorous {
-            a.push("--rigorous");
-        }
-        run_json(&a)
-    };
-    let (p, c40, c20) = (w("20", true), w("40", false), w("20", false));
+    let w = "--system w-model --lambdas 0.3,0.3,0.3 --policy fcfs --digits";
+    let (p, c40, c20) = (
+        exact_json(&format!("{w} 20 --rigorous")),
+        exact_json(&format!("{w} 40")),
+        exact_json(&format!("{w} 20")),
+    );
     for key in ["mean_number", "mean_response"] {
         let text = c40[key].as_str().unwrap();
         let x = rug::Float::with_val(200, rug::Float::parse(text).unwrap())

@@ -113,9 +113,6 @@ pub struct Interval {
     hi: Float,
 }
 
-/// The smallest value of Γ on (0, ∞) is Γ(x₀) = 0.88560319441088870027… at
-/// x₀ = 1.46163214496836234126… (DLMF 5.4.iii); these are a lower bound of it and a
-/// bracket of x₀.
 /// Guard bits of a proven computation beyond the digits' bits.
 pub const RIGOROUS_GUARD_BITS: u32 = 32;
 /// A proven computation that proves fewer digits than asked is repeated with the missing
@@ -165,6 +162,9 @@ pub fn prove_to_digits<T, E>(
     }
 }
 
+/// The smallest value of Γ on (0, ∞) is Γ(x₀) = 0.88560319441088870027… at
+/// x₀ = 1.46163214496836234126… (DLMF 5.4.iii); these are a lower bound of it and a
+/// bracket of x₀.
 const GAMMA_MIN_LOWER: f64 = 0.8856;
 const GAMMA_ARGMIN_BELOW: f64 = 1.4616;
 const GAMMA_ARGMIN_ABOVE: f64 = 1.4617;

@@ -290,9 +290,8 @@ pub fn exact(
 
 /// The FCFS product form proven (`redundancy exact --rigorous`): the mean numbers and
 /// response times enclosed by [`fcfs_means_enclosed`] (the phase sum on intervals with
-/// outward rounding; nothing truncated), at the precisions of a proven answer (the digits'
-/// bits and a guard, then the missing digits' bits, at most
-/// [`crate::num::interval::prove_to_digits`]).
+/// outward rounding; nothing truncated), at the precisions of a proven answer
+/// ([`prove_to_digits`]: the digits' bits and a guard, then the missing digits' bits).
 /// The system must be stable (the same check and error as [`exact`]); a policy without a
 /// product form is an input error (its chain is solved in f64: never proven).
 pub fn exact_rigorous(

@@ -29,7 +29,7 @@ use crate::lb::fluid::{fluid_difference, Limit, Trajectory};
 use crate::lb::model::{DSpec, DUsed, JsqSystem, Model, ModelKind};
 use crate::lb::sim::SimRun;
 use crate::num::certify::{certify_pair, Certified};
-use crate::num::interval::Interval;
+use crate::num::interval::{fewest_proven, Interval};
 use crate::sim::rng::GENERATOR;
 use crate::sim::stats::Estimate;
 use crate::sim::warmup::Knobs;
@@ -176,12 +176,12 @@ pub fn fixed_point_rigorous_record(
         fp.mean_sojourn.proven(digits),
         blocking.proven(digits),
     );
-    let proven = occupancy
-        .iter()
-        .chain([&mean_tasks, &mean_sojourn, &blocked])
-        .map(|c| c.digits)
-        .min()
-        .unwrap_or(0);
+    let proven = fewest_proven(
+        listed
+            .iter()
+            .chain([&fp.mean_tasks, &fp.mean_sojourn, &blocking]),
+        digits,
+    );
     let n = digits + BOUND_EXTRA_DIGITS;
     let mut rec = Record::default();
     rec.text("model", model.kind().name())

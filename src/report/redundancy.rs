@@ -13,6 +13,7 @@ use super::{proven_digits_note, Record, BOUND_EXTRA_DIGITS, PROVEN_NOTE};
 use crate::dist::aging::Aging;
 use crate::dist::{DistError, DistFactory, DistSpec};
 use crate::num::certify::Certified;
+use crate::num::interval::fewest_proven;
 use crate::num::Interval;
 use crate::redundancy::classes::{ClassSystem, Nestedness};
 use crate::redundancy::ctmc::CHAIN_MAX_DIGITS;
@@ -187,14 +188,13 @@ pub fn exact_rigorous_record(
             Value::Object(o)
         })
         .collect();
-    let proven = m
-        .number
-        .iter()
-        .chain(&m.response)
-        .chain([&m.total_number, &m.total_response])
-        .map(|v| v.proven(wanted).digits)
-        .min()
-        .unwrap_or(0);
+    let proven = fewest_proven(
+        m.number
+            .iter()
+            .chain(&m.response)
+            .chain([&m.total_number, &m.total_response]),
+        wanted,
+    );
     rec.raw("classes", Value::Array(classes))
         .num("mean_number", &m.total_number.proven(wanted))
         .bounds("mean_number", &m.total_number, n)
