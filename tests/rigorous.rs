@@ -2310,6 +2310,58 @@ fn a_bottom_run_at_its_edge_is_proven_at_its_printed_cutoffs() {
     assert!(rel < 1e-12, "value_hi {hi} against value {v}: {p:?}");
 }
 
+/// A bottom run at its edge closes its proven gap: the slowdown at BP(1, 10^1000, 1.2), 6
+/// hosts, total load 3, 12 digits, the default budget, SITA (hosts 1 and 2 at their edges)
+/// and TAGS (hosts 1 to 3). Before 2026-12-06 the search proved 2 and 0 digits in 200 000
+/// boxes ([1.4·10^7, 9.2·10^24] and [6.3·10^53, 8.4·10^66]): boxes reaching past a bottom
+/// host's edge bounded the host above it at a lower cutoff where the run cannot be stable,
+/// and SITA's mean-value form gave up on any box where a host might be unstable. Now the
+/// boxes are cut at the ceilings and an unstable-maybe host is held. The gap must close
+/// (12 proven digits), and [value_lo, value_hi] must hold the certified optimum's 20-digit
+/// value (another method: the grid, Newton and the edge fill of `optimize`), within 10^−12
+/// of it at both ends.
+#[test]
+fn a_bottom_run_at_its_edge_closes_its_proven_gap() {
+    for policy in ["sita", "tags"] {
+        let args = |digits: &'static str, rigorous: bool| {
+            let mut a = vec![
+                "optimize",
+                "--policy",
+                policy,
+                "--metric",
+                "slowdown",
+                "--dist",
+                "bp:k=1,p=1e1000,alpha=1.2",
+                "--hosts",
+                "6",
+                "--load",
+                "3",
+                "--digits",
+                digits,
+                "--format",
+                "json",
+            ];
+            if rigorous {
+                a.push("--rigorous");
+            }
+            a
+        };
+        let p = run_json(&args("12", true));
+        assert_eq!(p["gap_closed"], true, "{policy}: {p:?}");
+        assert_eq!(p["proven_digits"], 12, "{policy}: {p:?}");
+        let lo = read(p["value_lo"].as_str().unwrap());
+        let hi = read(p["value_hi"].as_str().unwrap());
+        let c = run_json(&args("20", false));
+        assert_eq!(c["field_digits"]["value"], 20, "{policy}: {c:?}");
+        let v = read(c["value"].as_str().unwrap());
+        assert!(lo <= v && v <= hi, "{policy}: [{lo}, {hi}] misses {v}");
+        for end in [&lo, &hi] {
+            let rel = Float::with_val(128, end - &v).abs() / &v;
+            assert!(rel < 1e-12, "{policy}: {end} against {v}");
+        }
+    }
+}
+
 /// The precision chosen from the slack, checked by a mirror identity. Under y = p/x the
 /// load density λ x f(x) of BP(1, p, α) becomes that of BP(1, p, 2 − α) (both ∝ x^−α dx ↦
 /// y^−(2−α) dy at equal total load), and SITA's mean waiting maps to itself up to the

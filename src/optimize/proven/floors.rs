@@ -1,6 +1,7 @@
-//! The least cutoffs of a stable chain: proven floors ℓ_1 ≤ … ≤ ℓ_{h−1} such that every
-//! cutoff vector with some s_i ≤ ℓ_i leaves a host unstable, so that the branch and bound
-//! may cut every box at them ([`Problem::stability_floors`], [`floored_box`]).
+//! The window of a stable chain's cutoffs: proven floors ℓ_1 ≤ … ≤ ℓ_{h−1} and ceilings
+//! c_1 ≤ … ≤ c_{h−1} such that every cutoff vector with some s_i ≤ ℓ_i or s_i ≥ c_i leaves
+//! a host unstable, so that the branch and bound may cut every box to them
+//! ([`Problem::stability_window`], [`Window::cut`]).
 //!
 //! **Why they are floors.** Host i's load ρ_i(a, b) on (a, b] = (s_{i−1}, s_i] is λ
 //! E[min(X, b); X > a] for TAGS (every job above a is served up to b) and λ M_1(a, b) for
@@ -18,6 +19,26 @@
 //! The greedy fill from the top (each host in turn loaded to 1) is the same recursion
 //! with equalities; here each ℓ is the largest point found by bisection at which the
 //! enclosure proves the load ≥ 1, so it lies at or below the exact edge and is proven.
+//!
+//! **Ceilings, from the bottom up** ([`Problem::stability_ceilings`]). The same two
+//! monotonicities give the mirror image. Take c_1 with ρ_1(bottom, c_1) ≥ 1 proven and,
+//! going up, c_i ≥ c_{i−1} with ρ_i(c_{i−1}, c_i) ≥ 1 proven. By induction from the
+//! bottom: s_1 ≥ c_1 gives ρ_1(bottom, s_1) ≥ ρ_1(bottom, c_1) ≥ 1; and if s_i ≥ c_i while
+//! every s_j < c_j below it (else a host below is already unstable), then ρ_i(s_{i−1},
+//! s_i) ≥ ρ_i(s_{i−1}, c_i) ≥ ρ_i(c_{i−1}, c_i) ≥ 1 (b lowered to c_i ≤ s_i, then a raised
+//! to c_{i−1} > s_{i−1}). Each c_i is the least point found by bisection at which the
+//! enclosure proves the load ≥ 1, so it lies at or above the exact edge. Where host i's
+//! load on (c_{i−1}, ·) never reaches 1 (the top of a bounded support, or ρ_i(c_{i−1}, +∞)
+//! not proven ≥ 1 on an unbounded one) there is no ceiling from i up: s_{i−1} could be as
+//! large as s_i itself, which loads host i with nothing.
+//!
+//! A run of bottom hosts at their edges is where the ceilings matter: TAGS's slowdown at
+//! BP(1, 10^1000, 1.2), 6 hosts, total load 3, whose hosts 1 to 3 sit at load 1 − σ
+//! (σ below the printed digits) under host 4, whose term falls in its lower cutoff s_3 and
+//! carries the value. Boxes reaching past c_3 bounded host 4 at s_3's upper end, where
+//! host 3 cannot be stable: 200 000 boxes proved [6.3·10^53, 8.4·10^66], 0 digits
+//! (2026-12-06). Cut at c_1, c_2, c_3 (3.0517578125 = 0.8^−5, 18.158, 671.67), the gap
+//! closes to 12 digits in 6 391 boxes and to 20 digits in 10 251 (15 s).
 //!
 //! **Why it matters.** Where the optimum loads its last hosts almost to 1 (TAGS's slowdown
 //! at BP(1, 10^1000, 1), 8 hosts, total load 4: hosts 6 to 8 within 10^−5 of 1 at the
@@ -114,21 +135,100 @@ fn largest_unstable(
     Some(good)
 }
 
-/// The box `cut` with each lower end raised to its floor; `None` where some interval lies
-/// wholly below its floor (no stable cutoff vector in the box).
-pub(super) fn floored_box(cut: &[Interval], floors: &[Float]) -> Option<Vec<Interval>> {
-    let mut out = Vec::with_capacity(cut.len());
-    for (c, f) in cut.iter().zip(floors) {
-        if c.hi() < f {
-            return None;
+/// The stability window of the cutoffs: floors from the top down ([`Problem::stability_floors`])
+/// and ceilings from the bottom up ([`Problem::stability_ceilings`]); every stable cutoff
+/// vector has ℓ_i < s_i < c_i for each i.
+#[derive(Debug, Clone)]
+pub(super) struct Window {
+    pub(super) floors: Vec<Float>,
+    pub(super) ceilings: Vec<Float>,
+}
+
+impl Window {
+    /// The box `cut` with each interval clipped to its cutoff's window; `None` where some
+    /// interval lies wholly outside it (no stable cutoff vector in the box).
+    pub(super) fn cut(&self, cut: &[Interval]) -> Option<Vec<Interval>> {
+        let mut out = Vec::with_capacity(cut.len());
+        for ((c, f), g) in cut.iter().zip(&self.floors).zip(&self.ceilings) {
+            if c.hi() < f || c.lo() > g {
+                return None;
+            }
+            let lo = if c.lo() < f { f } else { c.lo() };
+            let hi = if c.hi() > g { g } else { c.hi() };
+            out.push(Interval::new(lo.clone(), hi.clone()));
         }
-        if c.lo() < f {
-            out.push(Interval::new(f.clone(), c.hi().clone()));
-        } else {
-            out.push(c.clone());
+        Some(out)
+    }
+}
+
+impl Problem<'_> {
+    /// The greatest cutoffs of a stable chain, c_1 ≤ … ≤ c_n (module docs, "Ceilings"); the
+    /// top of the support where none is proven below it. An enclosure that fails leaves
+    /// that ceiling and those above it at the top (no cut: still a valid ceiling).
+    pub(super) fn stability_ceilings(&self, n: usize) -> Vec<Float> {
+        let bits = self.bits;
+        let top = self.enc.upper().hi().clone();
+        let mut ceilings = vec![top.clone(); n];
+        let mut below = crate::dist::enclose::below_support(bits);
+        for ceiling in ceilings.iter_mut() {
+            // Host k + 1 (1-based) on (s_k, s_{k+1}] = (below, x].
+            let unstable = |x: &Float| -> bool {
+                self.load_at(&below, Some(x))
+                    .map(|load| *load.lo() >= 1)
+                    .unwrap_or(false)
+            };
+            let hi = if top.is_finite() {
+                top.clone()
+            } else {
+                // Its load rises to ρ(below, +∞) (the last host's on the same lower
+                // cutoff): where that is not proven ≥ 1 no finite point is; else the
+                // doubling search finds one.
+                match self.load_at(&below, None) {
+                    Ok(load) if *load.lo() >= 1 => {}
+                    _ => break,
+                }
+                let sign = |x: &Float| -> Result<Float, NumError> {
+                    Ok(Float::with_val(bits, if unstable(x) { 1 } else { -1 }))
+                };
+                let start = Float::with_val(bits, &below).max(&Float::with_val(bits, 1));
+                match expand_upper("a stability ceiling", &start, sign) {
+                    Ok(x) => x,
+                    Err(_) => break,
+                }
+            };
+            let Some(c) = smallest_unstable(&below, &hi, unstable, bits) else {
+                break;
+            };
+            *ceiling = c.clone();
+            below = c;
+        }
+        ceilings
+    }
+
+    /// Floors and ceilings of the `n` cutoffs together.
+    pub(super) fn stability_window(&self, n: usize) -> Window {
+        Window {
+            floors: self.stability_floors(n),
+            ceilings: self.stability_ceilings(n),
         }
     }
-    Some(out)
+}
+
+/// The smallest x in (lo, hi] found by bisection with `unstable(x)` proven (`unstable`
+/// rises from false to true as x grows); `None` where it is not proven at `hi` (or hi is
+/// not finite).
+fn smallest_unstable(
+    lo: &Float,
+    hi: &Float,
+    unstable: impl Fn(&Float) -> bool,
+    bits: u32,
+) -> Option<Float> {
+    if !hi.is_finite() || !unstable(hi) {
+        return None;
+    }
+    let stable_side = |x: &Float| Ok::<bool, Infallible>(!unstable(x));
+    let Ok((_, bad)) = bisect_predicate(lo, hi, bits, bits.saturating_sub(8), stable_side);
+    Some(bad)
 }
 
 #[cfg(test)]
@@ -193,6 +293,95 @@ mod tests {
         }
     }
 
+    /// The ceilings at BP(1, 10^10, 1), 4 hosts, total load 3.5, against the edges from
+    /// the bottom (by hand, with C = 1/(1 − 10^−10) as above: host 1 on (1, b] has SITA's
+    /// load λ C ln b and TAGS's λ C (ln b + 1 − b/p), so SITA's edges are
+    /// c_i = c_{i−1} e^{1/(λC)} from c_0 = 1, and TAGS's solve ln(c_i/c_{i−1}) + 1 − c_i/p =
+    /// 1/(λC), here by the fixed-point iteration c_i = c_{i−1} e^{1/(λC) − 1 + c_i/p}, a
+    /// contraction since c_i/p < 10^−2). Each ceiling must lie at or above its edge (below
+    /// it, it would cut stable points away) and within 10^−25 of it.
+    #[test]
+    fn ceilings_lie_just_above_the_closed_form_edges() {
+        let bits = 128;
+        let spec = DistSpec::parse("bp:k=1,p=1e10,alpha=1").unwrap();
+        let enc = spec.enclose(bits).unwrap();
+        let law = spec.build(bits).unwrap();
+        let (lambda, _) = LoadSpec::Total("3.5".into())
+            .resolve_enclosed(enc.as_ref(), 4)
+            .unwrap();
+        let f = |v: f64| Float::with_val(bits, v);
+        let p = f(1e10);
+        let c = f(1.0) / (f(1.0) - f(1e-10));
+        let lam = Float::with_val(bits, lambda.lo() + lambda.hi()) / 2u32;
+        let inv = Float::with_val(bits, &lam * &c).recip();
+        for policy in [OptPolicy::Sita, OptPolicy::Tags] {
+            let pb = problem_of(
+                (policy, Metric::Waiting),
+                enc.as_ref(),
+                law.as_ref(),
+                &lambda,
+            );
+            let ceilings = pb.stability_ceilings(3);
+            let mut below = f(1.0);
+            for (i, got) in ceilings.iter().enumerate() {
+                let edge = if policy == OptPolicy::Sita {
+                    Float::with_val(bits, &below * Float::with_val(bits, inv.exp_ref()))
+                } else {
+                    let mut x = below.clone();
+                    for _ in 0..200 {
+                        let e = Float::with_val(bits, &inv - 1u32) + Float::with_val(bits, &x / &p);
+                        x = Float::with_val(bits, &below * e.exp());
+                    }
+                    x
+                };
+                let rel = (Float::with_val(bits, got - &edge) / &edge).to_f64();
+                assert!(
+                    (0.0..1e-25).contains(&rel),
+                    "{policy:?} ceiling {} = {got} against the edge {edge}: relative {rel:e}",
+                    i + 1
+                );
+                below = edge;
+            }
+        }
+    }
+
+    /// An unbounded support. TAGS at Exp(1), 2 hosts: host 1's load is λ E[min(X, b)] =
+    /// λ(1 − e^{−b}). At a total load of 1.5 (λ = 1.5) it reaches 1 at b = ln 3 (the
+    /// ceiling, found past the doubling search; tolerance 10^−30 relative, the bisection
+    /// stops at 2^−120); at 0.5 it never does (λ E[X] = 0.5 < 1) and there is no ceiling.
+    #[test]
+    fn an_unbounded_support_gets_its_ceiling_by_doubling_or_none() {
+        let bits = 128;
+        let spec = DistSpec::parse("exp:rate=1").unwrap();
+        let enc = spec.enclose(bits).unwrap();
+        let law = spec.build(bits).unwrap();
+        for (load, want) in [
+            ("1.5", Some(Float::with_val(bits, 3u32).ln())),
+            ("0.5", None),
+        ] {
+            let (lambda, _) = LoadSpec::Total(load.into())
+                .resolve_enclosed(enc.as_ref(), 2)
+                .unwrap();
+            let pb = problem_of(
+                (OptPolicy::Tags, Metric::Waiting),
+                enc.as_ref(),
+                law.as_ref(),
+                &lambda,
+            );
+            let got = pb.stability_ceilings(1).remove(0);
+            match want {
+                Some(edge) => {
+                    let rel = (Float::with_val(bits, &got - &edge) / &edge).to_f64();
+                    assert!(
+                        (0.0..1e-30).contains(&rel),
+                        "load {load}: ceiling {got} against ln 3: relative {rel:e}"
+                    );
+                }
+                None => assert!(got.is_infinite(), "load {load}: ceiling {got}"),
+            }
+        }
+    }
+
     /// An unbounded support (the doubling search): TAGS at Exp(1), 2 hosts, total load
     /// 1.5. Host 2 serves every job above s_1 in full, its load λ(s_1 + 1)e^{−s_1}, so the
     /// edge is the root of (a + 1)e^{−a} = 1/λ (λ = 1.5), found here by bisection in f64
@@ -230,19 +419,26 @@ mod tests {
         );
     }
 
-    /// A box is cut at the floors, and a box wholly below one holds no stable point.
+    /// A box is cut to the window, and a box wholly below a floor or above a ceiling holds
+    /// no stable point.
     #[test]
-    fn boxes_are_cut_at_the_floors() {
+    fn boxes_are_cut_to_the_window() {
         let bits = 64;
         let x = |v: f64| Float::with_val(bits, v);
         let floors = vec![x(2.0), x(5.0)];
         let cut = vec![Interval::new(x(1.0), x(3.0)), Interval::new(x(4.0), x(9.0))];
-        let got = floored_box(&cut, &floors).unwrap();
+        let window = Window {
+            floors,
+            ceilings: vec![x(2.5), x(7.0)],
+        };
+        let got = window.cut(&cut).unwrap();
         assert_eq!(got[0].lo().to_f64(), 2.0);
-        assert_eq!(got[0].hi().to_f64(), 3.0);
+        assert_eq!(got[0].hi().to_f64(), 2.5);
         assert_eq!(got[1].lo().to_f64(), 5.0);
-        assert_eq!(got[1].hi().to_f64(), 9.0);
+        assert_eq!(got[1].hi().to_f64(), 7.0);
         let below = vec![Interval::new(x(1.0), x(3.0)), Interval::new(x(4.0), x(4.5))];
-        assert!(floored_box(&below, &floors).is_none());
+        assert!(window.cut(&below).is_none());
+        let above = vec![Interval::new(x(2.6), x(3.0)), Interval::new(x(5.0), x(6.0))];
+        assert!(window.cut(&above).is_none());
     }
 }
