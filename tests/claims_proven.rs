@@ -396,12 +396,17 @@ fn jsq_fixed_point_is_proven_and_tightened_fails() {
     let sum = "0.5 + 0.125 + 2^(-7) + 2^(-15) + 2^(-31) + 2^(-63) + 2^(-127)";
     let q = "jsq_fixed_point().mean_tasks";
     assert_proven_and_tightened_fails(dir.path(), setup, q, sum, &format!("<= {sum} - 1e-12"));
-    // Pools without a buffer at fixed d have no enclosure: never PROVEN, and it says why
+    // Pools without a buffer at fixed d, enclosed from a finite capacity since 2026-12-06:
+    // their mean tasks is λ = 2.5 exactly (Σ q_i = λ, the M/M/∞ count of tasks whatever
+    // the routing), PROVEN, and tightened by 1e-12 FAIL.
+    let pools = "model = \"jsq\"\nkind = \"pools\"\nlambda = \"2.5\"\nservers = 100\nd = \"2\"";
+    assert_proven_and_tightened_fails(dir.path(), pools, q, "2.5", "<= 2.5 - 1e-12");
+    // JSQ's own fixed point with a buffer has no enclosure: never PROVEN, and it says why
     // (the check itself passes: the mean is positive).
     let c = assert_not_proven(
         dir.path(),
-        "model = \"jsq\"\nkind = \"pools\"\nlambda = \"2.5\"\nservers = 100\nd = \"2\"",
-        "name = \"pools\"\nquantity = \"jsq_fixed_point().mean_tasks\"\nrelation = \">\"\nbound = \"0\"",
+        "model = \"jsq\"\nkind = \"queues\"\nlambda = \"0.9\"\nservers = 100\nd = \"inf\"\nbuffer = 5",
+        "name = \"jsq-buffer\"\nquantity = \"jsq_fixed_point().mean_tasks\"\nrelation = \">\"\nbound = \"0\"",
         "not enclosed",
     );
     assert_eq!(c["verdict"], "PASS", "{c}");
@@ -459,12 +464,13 @@ fn redundancy_fcfs_product_form_is_proven_and_tightened_fails() {
 }
 
 /// The enclosures of the JSQ fixed point (queues without a buffer, pools with a finite
-/// capacity by root isolation, JSQ's own closed form) and of the redundancy FCFS product
+/// capacity by root isolation, pools without one from a finite capacity, JSQ's own closed
+/// form) and of the redundancy FCFS product
 /// form contain the certified values (to 10^−19 relative: the certified high precision's
 /// own rounding).
 #[test]
 fn jsq_and_redundancy_enclosures_contain_the_certified_values() {
-    let cases: [(&str, &[&str]); 4] = [
+    let cases: [(&str, &[&str]); 5] = [
         (
             "model = \"jsq\"\nkind = \"queues\"\nlambda = \"0.9\"\nservers = 100\nd = \"3\"",
             &[
@@ -485,6 +491,14 @@ fn jsq_and_redundancy_enclosures_contain_the_certified_values() {
         (
             "model = \"jsq\"\nkind = \"pools\"\nlambda = \"2.5\"\nservers = 100\nd = \"inf\"",
             &["jsq_fixed_point().mean_tasks", "jsq_fixed_point().occupancy[3]"],
+        ),
+        (
+            "model = \"jsq\"\nkind = \"pools\"\nlambda = \"2.5\"\nservers = 100\nd = \"2\"",
+            &[
+                "jsq_fixed_point().occupancy[1]",
+                "jsq_fixed_point().occupancy[4]",
+                "jsq_fixed_point().distance",
+            ],
         ),
         (
             "model = \"redundancy\"\nclasses = \"1:0.3 1+2:0.5\"",

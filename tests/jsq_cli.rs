@@ -787,21 +787,75 @@ fn rigorous_fixed_points_enclose_the_closed_forms_and_the_certified_values() {
     assert_eq!(m["mean_tasks_hi"], "3.50000000000000000e0");
     assert_eq!(m["occupancy"].as_array().unwrap().len(), 4);
 
-    // No enclosure: said in one line, exit 2.
-    expect_bad(
-        &[
-            "jsq",
-            "fixed-point",
-            "--model",
-            "pools",
-            "--d",
-            "2",
-            "--lambda",
-            "3.5",
-            "--rigorous",
-        ],
-        &["--rigorous", "not enclosed", "certified"],
+    // Pools without a buffer, d = 2, λ = 3.5 (from a finite capacity's enclosure, the
+    // levels bounded by λ times its blocking):
+    // * each level contains the certified 40-digit level (the MPFR route without a buffer,
+    //   two precisions) and prints the certified 20 digits;
+    // * the mean is λ exactly (Σ q_i = λ: the M/M/∞ count of tasks, any routing);
+    // * the fixed-point equations λ(q_{i−1}² − q_i²) = i(q_i − q_{i+1}) (q_0 = 1) hold at
+    //   the certified levels within the enclosures' widths (checked on intervals built from
+    //   the ends, here in MPFR at 400 bits);
+    // * each finite capacity's certified levels (B = 5, 6, 8, 40 digits) lie below the
+    //   enclosure's upper ends and grow with B (the monotonicity the bound rests on).
+    let free = "--model pools --d 2 --lambda 3.5 --digits";
+    let m = fixed_point(&format!("{free} 20 --rigorous"));
+    let c = fixed_point(&format!("{free} 40"));
+    assert_eq!(m["proven_digits"], 20, "{m:?}");
+    assert_eq!(m["mean_tasks_lo"], "3.5000000000000000000000e0");
+    assert_eq!(m["mean_tasks_hi"], "3.5000000000000000000000e0");
+    let lo = m["occupancy_lo"].as_array().unwrap();
+    let hi = m["occupancy_hi"].as_array().unwrap();
+    let cert = c["occupancy"].as_array().unwrap();
+    for (i, (l, h)) in lo.iter().zip(hi).enumerate() {
+        let x = float_of(&cert[i], bits);
+        let (l, h) = (float_of(l, bits), float_of(h, bits));
+        assert!(l <= x && x <= h, "level {}: {x} not in [{l}, {h}]", i + 1);
+    }
+    assert_eq!(
+        m["occupancy"],
+        fixed_point(&format!("{free} 20"))["occupancy"]
     );
+    let level = |i: usize| -> Float {
+        if i == 0 {
+            Float::with_val(bits, 1)
+        } else {
+            cert.get(i - 1)
+                .map_or(Float::with_val(bits, 0), |v| float_of(v, bits))
+        }
+    };
+    for i in 1..cert.len() {
+        let (a, q, b) = (level(i - 1), level(i), level(i + 1));
+        let inflow =
+            (Float::with_val(bits, a.square_ref()) - Float::with_val(bits, q.square_ref())) * 3.5;
+        let outflow = Float::with_val(bits, &q - &b) * (i as u32);
+        let r = Float::with_val(bits, inflow - outflow).abs().to_f64();
+        assert!(r < 1e-36, "level {i}: the equation's residual {r:e}");
+    }
+    let mut below: Option<Vec<Float>> = None;
+    for b in ["5", "6", "8"] {
+        let f = fixed_point(&format!("{free} 40 --buffer {b}"));
+        let levels: Vec<Float> = f["occupancy"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| float_of(v, bits))
+            .collect();
+        for (i, q) in levels.iter().enumerate() {
+            if let Some(h) = hi.get(i) {
+                assert!(*q <= float_of(h, bits), "B = {b}, level {}", i + 1);
+            }
+            if let Some(prev) = below.as_ref().and_then(|p| p.get(i)) {
+                assert!(
+                    prev <= q,
+                    "B = {b}, level {}: not above the smaller B's",
+                    i + 1
+                );
+            }
+        }
+        below = Some(levels);
+    }
+
+    // No enclosure: said in one line, exit 2.
     expect_bad(
         &[
             "jsq",

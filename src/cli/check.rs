@@ -64,7 +64,7 @@ pub(crate) struct CheckArgs {
     /// opt(sita-e).value, the minimum of opt(sita|tags) and the largest queue of
     /// opt(tags-minmax) (a proven lower bound and the value at the printed cutoffs),
     /// threshold(), mean(), moment(), sup_x_tail(), scv(), jsq_fixed_point() (power-of-d
-    /// queues without a buffer, finite capacities, JSQ), red_exact(fcfs), a setup load
+    /// without a buffer, finite capacities, JSQ's without one), red_exact(fcfs), a setup load
     /// computed by an expression, and the arithmetic between them. Never PROVEN: limits,
     /// simulations, truncated chains, custom densities; the report says why for each
     /// check. A claim file may ask for it with

@@ -94,8 +94,9 @@ struct FixedPointArgs {
     digits: i64,
     /// Proven enclosures instead of certified digits: every number K with K_lo and K_hi
     /// (interval arithmetic with outward rounding) and proven_digits. The power-of-d fixed
-    /// point of queues (closed form) and of any model with a finite --buffer (root
-    /// isolation), and JSQ's (d = inf) without a buffer.
+    /// point of queues (closed form), of any model with a finite --buffer (root
+    /// isolation) and of pools without one (from a finite capacity, its blocking
+    /// bounding the rest), and JSQ's (d = inf) without a buffer.
     #[arg(long)]
     rigorous: bool,
     /// Output format.

@@ -30,6 +30,10 @@ pub struct EnclosedFixedPoint {
     /// The probability that an arrival is discarded (a finite capacity), `None` without
     /// a buffer (nothing is discarded).
     pub blocking: Option<Interval>,
+    /// Σ of the levels past `occupancy`: 0 where the fixed point stops there (a finite
+    /// capacity, JSQ's closed forms), [0, the tail bound] for the queues' closed form,
+    /// [0, λ β_B] for pools without a buffer ([`pools_power_of_d_enclosed`]).
+    pub beyond: Interval,
 }
 
 /// Levels at most (s_i falls doubly exponentially for d ≥ 2 and geometrically for d = 1).
@@ -84,11 +88,13 @@ pub fn queues_power_of_d_enclosed(
     let tail = next.hi_point().div(&gap);
     let mean_tasks = Interval::new(sum.lo().clone(), sum.add(&tail).hi().clone());
     let mean_sojourn = mean_tasks.div(&lam);
+    let beyond = Interval::new(rug::Float::new(bits), tail.hi().clone());
     Ok(EnclosedFixedPoint {
         occupancy,
         mean_tasks,
         mean_sojourn,
         blocking: None,
+        beyond,
     })
 }
 
@@ -184,6 +190,7 @@ pub fn power_of_d_capacity_enclosed(
                 mean_tasks,
                 mean_sojourn,
                 blocking: Some(blocking),
+                beyond: Interval::zero_at(bits),
             });
         }
         rel <<= ROOT_BRACKET_WIDEN_BITS;
@@ -192,6 +199,79 @@ pub fn power_of_d_capacity_enclosed(
         "the enclosed fixed point: no sign change of q_0 − 1 proven around the root within \
          {ROOT_BRACKET_TRIES} widenings (more digits may help)"
     )))
+}
+
+/// The power-of-d fixed point of pools without a buffer, from the enclosed fixed point of a
+/// finite capacity B ([`power_of_d_capacity_enclosed`]) and a proven bound on what the
+/// capacity leaves out:
+///
+/// 1. **Each capacity's fixed point is the unique equilibrium of its ODE** dq_i/dt =
+///    λ(q_{i−1}^d − q_i^d) − i(q_i − q_{i+1}), i = 1 … B, q_0 = 1, q_{B+1} = 0 (every
+///    equilibrium satisfies the top-down recursion of [`power_of_d_capacity_enclosed`],
+///    whose q_0 grows with the top level: one root).
+/// 2. **q(B) ≤ q(B + 1) level by level.** The ODE is cooperative (∂f_i/∂q_{i−1} =
+///    λ d q_{i−1}^{d−1} ≥ 0, ∂f_i/∂q_{i+1} = i ≥ 0, no other off-diagonal term) and leaves
+///    the box [0, 1]^{B+1} invariant. At (q(B), 0) every derivative of the capacity-(B + 1)
+///    system is 0 but the top one, λ q_B(B)^d ≥ 0: a sub-equilibrium, from which the
+///    trajectory never decreases (Kamke's comparison; H. L. Smith, *Monotone Dynamical
+///    Systems*, AMS 1995, Prop. 3.2.1) and, bounded, converges to an equilibrium: the
+///    unique one, q(B + 1).
+/// 3. **Sums.** Summing the equations from level 1 up gives Σ_i q_i(B) = λ(1 − β_B), β_B =
+///    q_B(B)^d the blocking; and since the levels decrease, B q_B(B) ≤ λ, so β_B → 0. The
+///    fixed point without a buffer is the increasing limit q(∞) = lim q(B) (each level
+///    nondecreasing and at most 1), with Σ_i q_i(∞) = λ (monotone convergence): the
+///    M/M/∞ count of tasks, whatever the routing.
+/// 4. Hence every q_i(∞) − q_i(B) ≥ 0, and they sum to λ β_B: q_i(∞) ∈ [q_i(B), q_i(B) +
+///    λ β_B] for i ≤ B, and the levels past B sum to at most λ β_B.
+///
+/// B is the level where the MPFR route without a buffer stops (its top level below
+/// 2^−2p), so λ β_B is far below 2^−bits of λ (checked: else an error). The mean tasks are
+/// λ exactly (3.), the mean sojourn 1 (Little's law), nothing is blocked.
+pub fn pools_power_of_d_enclosed(
+    model: &super::model::Model,
+    d: u32,
+    bits: u32,
+) -> Result<EnclosedFixedPoint, LbError> {
+    use super::model::{Model, ModelKind, MAX_CAPACITY};
+    let lam = Interval::from_decimal(model.lambda_text(), bits)?;
+    // The capacity: the level where the MPFR route without a buffer stops (its top level
+    // below 2^−2p there), which the capacity's own MPFR route then reaches by the same
+    // steps.
+    let free = super::fixed_point::by_root(model, d, bits + ROOT_EXTRA_BITS)?;
+    let cap = u32::try_from(free.occupancy.len())
+        .ok()
+        .filter(|c| (1..=MAX_CAPACITY).contains(c))
+        .ok_or_else(|| {
+            LbError::Numerical(format!(
+                "the enclosed fixed point of pools without a buffer: {} levels",
+                free.occupancy.len()
+            ))
+        })?;
+    let finite = Model::new(ModelKind::Pools, model.lambda_text(), Some(cap))?;
+    let fp = power_of_d_capacity_enclosed(&finite, d, bits)?;
+    let blocking = fp
+        .blocking
+        .clone()
+        .unwrap_or_else(|| Interval::zero_at(bits));
+    let lost = lam.mul(&blocking).hi_point();
+    if *lost.hi() > rug::Float::with_val(bits, lam.lo() >> bits) {
+        return Err(LbError::Numerical(format!(
+            "the enclosed fixed point of pools without a buffer: the blocking at capacity {cap} is not below 2^-{bits}"
+        )));
+    }
+    let zero = rug::Float::new(bits);
+    let occupancy = fp
+        .occupancy
+        .iter()
+        .map(|q| Interval::new(q.lo().clone(), q.add(&lost).hi().clone()))
+        .collect();
+    Ok(EnclosedFixedPoint {
+        occupancy,
+        mean_tasks: lam,
+        mean_sojourn: Interval::int(bits, 1),
+        blocking: None,
+        beyond: Interval::new(zero, lost.hi().clone()),
+    })
 }
 
 /// Extra bits of the MPFR root that the enclosure's bracket starts from.
@@ -243,9 +323,9 @@ pub fn jsq_fixed_point_enclosed(
 /// The fixed point of `limit` for `model`, enclosed at `bits`: the power-of-d closed form
 /// for queues without a buffer ([`queues_power_of_d_enclosed`]), the root isolated for a
 /// finite capacity ([`power_of_d_capacity_enclosed`]), JSQ's closed forms without a buffer
-/// ([`jsq_fixed_point_enclosed`]; mean sojourn by Little's law). The power-of-d fixed point
-/// of pools without a buffer (no closed form, no finite capacity) and JSQ's with a buffer
-/// have no enclosure: an input error that says so.
+/// ([`jsq_fixed_point_enclosed`]; mean sojourn by Little's law), the power-of-d fixed point
+/// of pools without a buffer from a finite capacity's ([`pools_power_of_d_enclosed`]).
+/// JSQ's with a buffer has no enclosure: an input error that says so.
 pub fn fixed_point_enclosed(
     model: &super::model::Model,
     limit: super::fluid::Limit,
@@ -258,10 +338,7 @@ pub fn fixed_point_enclosed(
             queues_power_of_d_enclosed(model.lambda_text(), d, bits)
         }
         (Limit::PowerOfD(d), _, Some(_)) => power_of_d_capacity_enclosed(model, d, bits),
-        (Limit::PowerOfD(_), ModelKind::Pools, None) => Err(LbError::BadInput(
-            "the power-of-d fixed point of pools without a buffer is not enclosed (no closed form, no finite capacity)"
-                .into(),
-        )),
+        (Limit::PowerOfD(d), ModelKind::Pools, None) => pools_power_of_d_enclosed(model, d, bits),
         (Limit::Jsq, kind, buffer) => {
             let lambda = Interval::from_decimal(model.lambda_text(), bits)?;
             let occupancy = jsq_fixed_point_enclosed(kind, &lambda, buffer)?;
@@ -275,6 +352,7 @@ pub fn fixed_point_enclosed(
                 mean_tasks,
                 mean_sojourn,
                 blocking: None,
+                beyond: Interval::zero_at(bits),
             })
         }
     }

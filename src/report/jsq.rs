@@ -202,6 +202,9 @@ pub fn fixed_point_rigorous_record(
         .text(
             "method",
             match (limit, model.buffer()) {
+                (Limit::PowerOfD(_), None) if model.kind() == ModelKind::Pools => {
+                    "from a finite capacity's isolated root (the levels are nondecreasing in the capacity, the fixed point without a buffer is their limit with lambda tasks per pool, so each level lies within lambda times the blocking above the capacity's)"
+                }
                 (Limit::PowerOfD(_), None) => {
                     "closed form on intervals (the level recursion s_i = lambda s_(i-1)^d rounded outward, the tail beyond the last level bounded geometrically)"
                 }

@@ -139,11 +139,14 @@ fn fixed_point_proofs(
     let bits = fp.mean_tasks.prec();
     let zero = Interval::zero_at(bits);
     // Levels beyond the enclosed ones: 0 with a finite capacity or for JSQ (the closed
-    // form stops there); for power-of-d queues without a buffer below the last one (the
-    // levels decrease: s_{i+1} = λ s_i^d ≤ s_i).
+    // form stops there); without a buffer below the last one (the levels decrease) and
+    // below the enclosed sum of all of them (`beyond`).
     let beyond = match (fp.blocking.is_some() || limit_jsq, fp.occupancy.last()) {
         (true, _) => Some(zero.clone()),
-        (false, Some(last)) => Some(Interval::new(zero.lo().clone(), last.hi().clone())),
+        (false, Some(last)) => Some(Interval::new(
+            zero.lo().clone(),
+            last.hi().clone().min(fp.beyond.hi()),
+        )),
         (false, None) => None,
     };
     let occupancy: Vec<Proof> = (0..levels)
@@ -163,6 +166,15 @@ fn fixed_point_proofs(
             (Ok(r), false) => match (fp.occupancy.first(), r.as_slice()) {
                 (Some(s1), [lam]) => {
                     Proof::enclosed(abs(&s1.sub(lam)).add(&fp.mean_tasks.sub(s1).max(&zero)))
+                }
+                // Pools: every level up to the enclosure's last, JSQ's closed form 0 past
+                // it (it stops at ⌈λ⌉), and the levels past it summed within `beyond`.
+                (Some(_), r) if r.len() <= fp.occupancy.len() => {
+                    let mut sum = fp.beyond.clone();
+                    for (i, a) in fp.occupancy.iter().enumerate() {
+                        sum = sum.add(&abs(&a.sub(r.get(i).unwrap_or(&zero))));
+                    }
+                    Proof::enclosed(sum)
                 }
                 _ => Proof::unproven("jsq_fixed_point().distance: not enclosed for this model"),
             },
