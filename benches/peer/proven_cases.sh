@@ -40,6 +40,14 @@ for h in 2 4 6 8; do
   )
 done
 
+# Optima at a stability edge (stop 54's bottom run: hosts 1 to 3 for TAGS, 1 and 2 for SITA
+# at load 1 - sigma, sigma below the printed digits, under the host that carries the value).
+BP12="bp:k=1,p=1e1000,alpha=1.2"
+cases+=(
+  "sita slowdown $BP12 load 3 h=6 (bottom edge)|--policy sita --metric slowdown --dist $BP12 --hosts 6 --load 3"
+  "tags slowdown $BP12 load 3 h=6 (bottom edge)|--policy tags --metric slowdown --dist $BP12 --hosts 6 --load 3"
+)
+
 echo "| case | proven digits | boxes | stop | user s | peak MB |"
 echo "|---|---:|---:|---|---:|---:|"
 for c in "${cases[@]}"; do
