@@ -36,7 +36,13 @@ pub struct PowerLawEnclosure {
     /// (k/a)^α of recent moments, keyed by a (and the precision of b, which sets that of
     /// the clipped a).
     k_over_pows: Recent<(Float, u32, u32), Interval>,
+    /// α where it is an exact integer of at most [`INT_ALPHA_MAX`] (`k_over_pow`'s fast
+    /// path).
+    int_alpha: Option<i32>,
 }
+
+/// The largest integer α whose powers (k/x)^α are taken by repeated multiplication.
+const INT_ALPHA_MAX: i32 = 64;
 
 /// The j-independent factors of M_j(a, b) — ln(b/a) and (k/a)^α, with a and b clipped to
 /// the support — for the last few ends asked, so that the moments of one interval for
@@ -102,6 +108,10 @@ impl PowerLawEnclosure {
             None => Interval::int(k.prec(), 1),
         };
         let scale = alpha.div(&norm);
+        let int_alpha = (alpha.is_point() && alpha.lo().is_integer())
+            .then(|| alpha.lo().to_i32_saturating())
+            .flatten()
+            .filter(|n| (1..=INT_ALPHA_MAX).contains(n));
         Ok(PowerLawEnclosure {
             family,
             k,
@@ -111,6 +121,7 @@ impl PowerLawEnclosure {
             scale,
             ln_ratios: Recent::default(),
             k_over_pows: Recent::default(),
+            int_alpha,
         })
     }
 
@@ -121,8 +132,16 @@ impl PowerLawEnclosure {
         }
     }
 
-    /// (k/x)^α = e^(−α ln(x/k)) for x ≥ k.
+    /// (k/x)^α = e^(−α ln(x/k)) for x ≥ k. An integer α is a power of k/x instead, each
+    /// end of the quotient's enclosure raised by MPFR's correctly rounded power in the
+    /// outward direction ([`Interval::powi`]; the power is monotone on k/x > 0): an
+    /// enclosure as rigorous as the exponential's, at a fraction of its cost. TAGS's
+    /// proven optimum at BP(1, 10^1000, 1) asks the density at every piece of its wasted
+    /// part's bound; exp∘ln took half of its time (2 hosts, 50 digits, 2026-12-06).
     fn k_over_pow(&self, x: &Interval) -> Interval {
+        if let Some(n) = self.int_alpha {
+            return self.k.div(x).powi(n);
+        }
         self.alpha.mul(&ln_ratio(&self.k, x)).neg().exp()
     }
 }
@@ -288,5 +307,45 @@ impl Enclosure for PowerLawEnclosure {
             // the unconstrained maximum v.
             Ok(Interval::new(self.k.lo().clone(), v.hi().clone()))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rug::ops::Pow;
+
+    /// The integer fast path of `k_over_pow`: for α = 1, 2, 3 (k = 1, p = 10^1000, at 128
+    /// bits) and x = 1.5, 10^10, 10^500, the enclosure contains x^−α computed by MPFR's pow
+    /// at 2000 bits (an independent route), is at most 2^−120 wide relative, and meets the
+    /// exp∘ln enclosure of the general path (both must contain the value).
+    #[test]
+    fn integer_powers_enclose_the_value_like_the_exponential() {
+        let bits = 128;
+        let hp = 2000;
+        let k = Interval::int(bits, 1);
+        let p = Interval::from_decimal("1e1000", bits).unwrap();
+        for n in [1i32, 2, 3] {
+            let alpha = Interval::int(bits, i64::from(n));
+            let e = PowerLawEnclosure::new(k.clone(), Some(p.clone()), alpha.clone()).unwrap();
+            assert_eq!(e.int_alpha, Some(n));
+            for x in ["1.5", "1e10", "1e500"] {
+                let xi = Interval::from_decimal(x, bits).unwrap();
+                let fast = e.k_over_pow(&xi);
+                let general = alpha.mul(&ln_ratio(&k, &xi)).neg().exp();
+                let exact = {
+                    let xh = crate::num::parse_decimal(x, hp).unwrap();
+                    Float::with_val(hp, xh.pow(-n))
+                };
+                assert!(fast.contains(&exact), "alpha {n} x {x}: {fast:?}");
+                assert!(general.contains(&exact), "alpha {n} x {x}: {general:?}");
+                assert!(fast.rel_width() < 2f64.powi(-120), "alpha {n} x {x}");
+                assert!(fast.lo() <= general.hi() && general.lo() <= fast.hi());
+            }
+        }
+        // A fractional α keeps the general path.
+        let e = PowerLawEnclosure::new(k, Some(p), Interval::from_decimal("1.5", bits).unwrap())
+            .unwrap();
+        assert_eq!(e.int_alpha, None);
     }
 }
