@@ -31,8 +31,8 @@ def fixed_point(
     """Certified fixed point of the N -> infinity limit (``taskassign jsq fixed-point``):
     fixed d (power-of-d mean field) or d = inf / a growing formula (JSQ's fluid limit);
     occupancy, mean tasks, mean sojourn, blocking. ``rigorous``: proven digits (every
-    number an :class:`Enclosed`; power-of-d queues without a buffer, any model with a
-    finite buffer, and JSQ's own without one).
+    number an :class:`Enclosed`; power-of-d queues and pools without a buffer, any model
+    with a finite buffer, and JSQ's own without one).
 
     >>> r = fixed_point("queues", 0.9, d=2, digits=12)
     >>> r.digits
