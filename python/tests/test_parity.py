@@ -77,6 +77,10 @@ CASES = [
         "jsq fixed-point --model pools --lambda 3.5 --d 2 --buffer 6 --digits 30 --rigorous",
     ),
     (
+        lambda: jsq.fixed_point("pools", 2.5, d=2, digits=20, rigorous=True),
+        "jsq fixed-point --model pools --lambda 2.5 --d 2 --digits 20 --rigorous",
+    ),
+    (
         lambda: jsq.exact("queues", 0.9, servers=3, d=2, digits=12),
         "jsq exact --model queues --servers 3 --lambda 0.9 --d 2 --digits 12",
     ),
