@@ -2268,6 +2268,22 @@ fn an_optimum_at_an_edge_is_proven_at_its_printed_cutoffs() {
     assert!(rel < 1e-19, "value_hi {hi} against value {v}: {p:?}");
 }
 
+/// `optimize` of `policy`'s slowdown at BP(1, 10^1000, 1.2), 6 hosts, total load 3 (a
+/// bottom run at its edge), at `digits`, JSON, `--rigorous` if asked.
+fn bottom_run(policy: &str, digits: &str, rigorous: bool) -> Vec<String> {
+    let mut a: Vec<String> = format!(
+        "optimize --policy {policy} --metric slowdown --dist bp:k=1,p=1e1000,alpha=1.2 \
+         --hosts 6 --load 3 --digits {digits} --format json"
+    )
+    .split_whitespace()
+    .map(String::from)
+    .collect();
+    if rigorous {
+        a.push("--rigorous".into());
+    }
+    a
+}
+
 /// The same at a bottom run's edge: TAGS's slowdown at BP(1, 10^1000, 1.2), 6 hosts, total
 /// load 3, 12 digits, 200 boxes, whose hosts 1 to 3 sit at their edges. Printed rounded down
 /// or to nearest, the start left hosts 2 and 3 above load 1 (a lower cutoff rounded down
@@ -2277,26 +2293,10 @@ fn an_optimum_at_an_edge_is_proven_at_its_printed_cutoffs() {
 /// of it (the printed cutoffs carry 15 figures).
 #[test]
 fn a_bottom_run_at_its_edge_is_proven_at_its_printed_cutoffs() {
-    let args = |digits: &'static str, rigorous: bool| {
-        let mut a = vec![
-            "optimize",
-            "--policy",
-            "tags",
-            "--metric",
-            "slowdown",
-            "--dist",
-            "bp:k=1,p=1e1000,alpha=1.2",
-            "--hosts",
-            "6",
-            "--load",
-            "3",
-            "--digits",
-            digits,
-            "--format",
-            "json",
-        ];
+    let args = |digits: &str, rigorous: bool| {
+        let mut a = bottom_run("tags", digits, rigorous);
         if rigorous {
-            a.extend(["--rigorous", "--max-boxes", "200"]);
+            a.extend(["--max-boxes".into(), "200".into()]);
         }
         a
     };
@@ -2323,29 +2323,7 @@ fn a_bottom_run_at_its_edge_is_proven_at_its_printed_cutoffs() {
 #[test]
 fn a_bottom_run_at_its_edge_closes_its_proven_gap() {
     for policy in ["sita", "tags"] {
-        let args = |digits: &'static str, rigorous: bool| {
-            let mut a = vec![
-                "optimize",
-                "--policy",
-                policy,
-                "--metric",
-                "slowdown",
-                "--dist",
-                "bp:k=1,p=1e1000,alpha=1.2",
-                "--hosts",
-                "6",
-                "--load",
-                "3",
-                "--digits",
-                digits,
-                "--format",
-                "json",
-            ];
-            if rigorous {
-                a.push("--rigorous");
-            }
-            a
-        };
+        let args = |digits: &str, rigorous: bool| bottom_run(policy, digits, rigorous);
         let p = run_json(&args("12", true));
         assert_eq!(p["gap_closed"], true, "{policy}: {p:?}");
         assert_eq!(p["proven_digits"], 12, "{policy}: {p:?}");

@@ -850,6 +850,21 @@ impl Problem<'_> {
                 .partial_moment(j, a, b)
                 .map_err(|e| PolicyError::Dist(e).for_metric(self.obj.metric))
         };
+        // A host's factors on (a, b] — D = 1 − λ M_1, its wait W = λ M_2/(2D) and weight
+        // w = M_{j_w} — and its slope ∂T/∂u_x = ± (x^{j_w} W + w λ (x²/(2D) + W x/D)) at
+        // x = b (+) or a (−).
+        let factors = |a: &Interval, b: &Interval| -> Result<[Interval; 3], PolicyError> {
+            let d = lam
+                .mul(&moment(1, a, b)?)
+                .neg()
+                .add(&Interval::int(bits, 1));
+            let wait = lam.mul(&moment(2, a, b)?).mul_2exp(-1).div(&d);
+            Ok([d, wait, moment(jw, a, b)?])
+        };
+        let slope = |[d, wait, w]: &[Interval; 3], x: &Interval| {
+            let dw = x.square().mul_2exp(-1).add(&wait.mul(x)).div(d).mul(lam);
+            x.powi(jw).mul(wait).add(&w.mul(&dw))
+        };
         // The hosts held: 1 − λ M_1 not proven positive over the box.
         let mut held = Vec::with_capacity(n + 1);
         for i in 0..=n {
@@ -927,21 +942,12 @@ impl Problem<'_> {
             } else {
                 bases.push(centre_terms[i].clone());
             }
-            let n1 = moment(1, &a, &b)?;
-            let d = lam.mul(&n1).neg().add(&Interval::int(bits, 1));
-            let n2 = moment(2, &a, &b)?;
-            let w = moment(jw, &a, &b)?;
-            let wait = lam.mul(&n2).mul_2exp(-1).div(&d);
-            // ∂T/∂u_x = ± (x^{j_w} W + w λ (x²/(2D) + W x/D)), x = b (+) or a (−).
-            let slope = |x: &Interval| {
-                let dw = x.square().mul_2exp(-1).add(&wait.mul(x)).div(&d).mul(lam);
-                x.powi(jw).mul(&wait).add(&w.mul(&dw))
-            };
+            let f = factors(&a, &b)?;
             if i > 0 && !a_pin {
-                grad[i - 1] = grad[i - 1].sub(&slope(&a));
+                grad[i - 1] = grad[i - 1].sub(&slope(&f, &a));
             }
             if i < n && !b_pin {
-                grad[i] = grad[i].add(&slope(&b));
+                grad[i] = grad[i].add(&slope(&f, &b));
             }
             // The split still ranks a pinned cutoff by this host's slope there over the
             // whole box (the pin costs the bound nothing, but splitting that cutoff is what
@@ -952,19 +958,12 @@ impl Problem<'_> {
             if a_pin || b_pin {
                 let a = if i == 0 { &lower } else { &cut[i - 1] };
                 let b = if i == n { &top } else { &cut[i] };
-                let n1 = moment(1, a, b)?;
-                let d = lam.mul(&n1).neg().add(&Interval::int(bits, 1));
-                let wait = lam.mul(&moment(2, a, b)?).mul_2exp(-1).div(&d);
-                let w = moment(jw, a, b)?;
-                let slope = |x: &Interval| {
-                    let dw = x.square().mul_2exp(-1).add(&wait.mul(x)).div(&d).mul(lam);
-                    x.powi(jw).mul(&wait).add(&w.mul(&dw))
-                };
+                let f = factors(a, b)?;
                 if a_pin {
-                    ranking[i - 1] = ranking[i - 1].sub(&slope(a));
+                    ranking[i - 1] = ranking[i - 1].sub(&slope(&f, a));
                 }
                 if b_pin {
-                    ranking[i] = ranking[i].add(&slope(b));
+                    ranking[i] = ranking[i].add(&slope(&f, b));
                 }
             }
         }
@@ -2251,16 +2250,14 @@ mod tests {
     #[test]
     fn a_held_host_keeps_the_sita_mean_value_form_at_a_stability_edge() {
         let bits = 128;
-        let spec = DistSpec::parse("bp:k=1,p=1e10,alpha=1").unwrap();
-        let enc = spec.enclose(bits).unwrap();
-        let law = spec.build(bits).unwrap();
-        let (lambda, _) = LoadSpec::Total("3.5".into())
-            .resolve_enclosed(enc.as_ref(), 4)
-            .unwrap();
+        let BpOneEdge {
+            enc,
+            law,
+            lambda,
+            inv,
+        } = bp_one_edge(bits);
         let f = |v: f64| Float::with_val(bits, v);
-        let c = f(1.0) / (f(1.0) - f(1e-10));
-        let lam = Float::with_val(bits, lambda.lo() + lambda.hi()) / 2u32;
-        let c1 = Float::with_val(bits, Float::with_val(bits, &lam * &c).recip().exp_ref());
+        let c1 = Float::with_val(bits, inv.exp_ref());
         let span = Float::with_val(bits, Float::with_val(bits, f(1e10) / &c1).ln() / 3u32);
         let s2 = Float::with_val(bits, &c1 * Float::with_val(bits, span.exp_ref()));
         let s3 = Float::with_val(bits, &s2 * Float::with_val(bits, span.exp_ref()));
@@ -2326,6 +2323,36 @@ mod tests {
             // Host 1 is stable below c_1: 7 of the 9 values of s_1 (0.95 c_1 + 0.06 c_1 t/8
             // < c_1 for t < 6.67) at every s_2, s_3.
             assert_eq!(stable, 7 * 81, "{metric:?}");
+        }
+    }
+
+    /// BP(1, 10^10, 1) at 4 hosts and a total load of 3.5, the law of the stability-edge
+    /// tests: its enclosure and law at `bits`, λ enclosed, and 1/(λC) at λ's midpoint, C =
+    /// 1/(1 − 10^−10) the density's constant (the density is C x^−2, so SITA's load of a
+    /// host on (a, b] is λ C ln(b/a), by hand).
+    pub(super) struct BpOneEdge {
+        pub(super) enc: Box<dyn Enclosure>,
+        pub(super) law: Box<dyn JobSize>,
+        pub(super) lambda: Interval,
+        pub(super) inv: Float,
+    }
+
+    pub(super) fn bp_one_edge(bits: u32) -> BpOneEdge {
+        let spec = DistSpec::parse("bp:k=1,p=1e10,alpha=1").unwrap();
+        let enc = spec.enclose(bits).unwrap();
+        let law = spec.build(bits).unwrap();
+        let (lambda, _) = LoadSpec::Total("3.5".into())
+            .resolve_enclosed(enc.as_ref(), 4)
+            .unwrap();
+        let f = |v: f64| Float::with_val(bits, v);
+        let c = f(1.0) / (f(1.0) - f(1e-10));
+        let lam = Float::with_val(bits, lambda.lo() + lambda.hi()) / 2u32;
+        let inv = Float::with_val(bits, &lam * &c).recip();
+        BpOneEdge {
+            enc,
+            law,
+            lambda,
+            inv,
         }
     }
 

@@ -162,8 +162,8 @@ impl Window {
 }
 
 impl Problem<'_> {
-    /// The greatest cutoffs of a stable chain, c_1 ≤ … ≤ c_n (module docs, "Ceilings"); the
-    /// top of the support where none is proven below it. An enclosure that fails leaves
+    /// The ceilings c_1 ≤ … ≤ c_n above every stable chain's cutoffs (module docs,
+    /// "Ceilings"); the top of the support where none is proven below it. An enclosure that fails leaves
     /// that ceiling and those above it at the top (no cut: still a valid ceiling).
     pub(super) fn stability_ceilings(&self, n: usize) -> Vec<Float> {
         let bits = self.bits;
@@ -233,7 +233,7 @@ fn smallest_unstable(
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::problem_of;
+    use super::super::tests::{bp_one_edge, problem_of, BpOneEdge};
     use super::*;
     use crate::dist::{DistFactory, DistSpec};
     use crate::optimize::OptPolicy;
@@ -248,17 +248,13 @@ mod tests {
     #[test]
     fn floors_lie_just_below_the_closed_form_edges() {
         let bits = 128;
-        let spec = DistSpec::parse("bp:k=1,p=1e10,alpha=1").unwrap();
-        let enc = spec.enclose(bits).unwrap();
-        let law = spec.build(bits).unwrap();
-        let (lambda, _) = LoadSpec::Total("3.5".into())
-            .resolve_enclosed(enc.as_ref(), 4)
-            .unwrap();
+        let BpOneEdge {
+            enc,
+            law,
+            lambda,
+            inv,
+        } = bp_one_edge(bits);
         let p = Float::with_val(bits, 1e10);
-        let c =
-            Float::with_val(bits, 1) / (Float::with_val(bits, 1) - Float::with_val(bits, 1e-10));
-        let lam = Float::with_val(bits, lambda.lo() + lambda.hi()) / 2u32;
-        let inv = Float::with_val(bits, &lam * &c).recip();
         for policy in [OptPolicy::Sita, OptPolicy::Tags] {
             let pb = problem_of(
                 (policy, Metric::Waiting),
@@ -303,17 +299,14 @@ mod tests {
     #[test]
     fn ceilings_lie_just_above_the_closed_form_edges() {
         let bits = 128;
-        let spec = DistSpec::parse("bp:k=1,p=1e10,alpha=1").unwrap();
-        let enc = spec.enclose(bits).unwrap();
-        let law = spec.build(bits).unwrap();
-        let (lambda, _) = LoadSpec::Total("3.5".into())
-            .resolve_enclosed(enc.as_ref(), 4)
-            .unwrap();
+        let BpOneEdge {
+            enc,
+            law,
+            lambda,
+            inv,
+        } = bp_one_edge(bits);
         let f = |v: f64| Float::with_val(bits, v);
         let p = f(1e10);
-        let c = f(1.0) / (f(1.0) - f(1e-10));
-        let lam = Float::with_val(bits, lambda.lo() + lambda.hi()) / 2u32;
-        let inv = Float::with_val(bits, &lam * &c).recip();
         for policy in [OptPolicy::Sita, OptPolicy::Tags] {
             let pb = problem_of(
                 (policy, Metric::Waiting),
