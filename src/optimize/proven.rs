@@ -28,6 +28,11 @@
 //! cutoff vector, and the search below does not run ([`tangent`], with the proof). Its
 //! slowdown is convex on a region (every host with both cutoffs free spanning enough
 //! decades, [`Tangent`]): there the search bounds each box by the same tangent plane.
+//! TAGS at the same law is bounded below by a comparison function (its hosts' terms in
+//! 1/p dropped, all but the last) that is convex in the logarithms on a region of stable
+//! hosts (and, for the slowdown, long enough spans); the search bounds each box of that
+//! region by its tangent plane less the comparison's excess over the box
+//! ([`tangent`]'s `tags`, with the proof).
 //!
 //! **The bounds of a box.** A box gives each interior cutoff s_i an interval. Over it,
 //! [`enclosed_terms`] encloses each host term at every cutoff vector of the box (the
@@ -1584,7 +1589,7 @@ fn proven_from(
         .as_ref()
         .and_then(|t| t.whole_lb(&pb, TangentMutant::None))
         .filter(|lo| Float::with_val_round(bits, best.hi() - lo, Round::Up).0 <= target(best.hi()));
-    let region = tan.filter(|t| t.least_span.is_some());
+    let region = tan.filter(Tangent::is_region);
     let raise = |bb: &mut BoxBound| {
         if let Some(lb) = region
             .as_ref()

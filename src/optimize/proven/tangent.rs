@@ -21,6 +21,8 @@
 //! gradient in t is the quantiles' one times du/dt = s f(s) ([`basin::log_gradient`]), each
 //! enclosed; the reach is rounded up.
 
+mod tags;
+
 use super::{basin, Problem};
 use crate::num::interval::Interval;
 use crate::policy::host_term::ChainKind;
@@ -78,6 +80,9 @@ pub(super) struct Tangent {
     p: Interval,
     /// D: the least span in ln s of every host on the region (`None`: the whole support).
     pub(super) least_span: Option<Float>,
+    /// TAGS: the comparison function J₀ whose tangent plane this is ([`tags`]); its region
+    /// is never the whole support.
+    tags: Option<tags::TagsForm>,
 }
 
 impl Tangent {
@@ -85,7 +90,7 @@ impl Tangent {
     /// waiting, response, or the slowdown with `start` inside its region); `None` elsewhere.
     pub(super) fn at(pb: &Problem, start: &[Float]) -> Result<Option<Tangent>, PolicyError> {
         let bits = pb.bits;
-        if pb.obj.kind != ChainKind::Sita
+        if !matches!(pb.obj.kind, ChainKind::Sita | ChainKind::Tags)
             || pb.obj.max
             || !pb.enc.inverse_square_density()
             || start.is_empty()
@@ -100,6 +105,9 @@ impl Tangent {
             return Ok(None);
         }
         let points: Vec<Interval> = start.iter().cloned().map(Interval::point).collect();
+        if pb.obj.kind == ChainKind::Tags {
+            return Self::at_tags(pb, &points);
+        }
         let least_span = match pb.obj.metric {
             Metric::Waiting | Metric::Response => None,
             Metric::Slowdown => {
@@ -132,6 +140,7 @@ impl Tangent {
             k,
             p,
             least_span,
+            tags: None,
         };
         // The tangent is taken at a point of the region only.
         if !t.holds_on(&points) {
@@ -140,10 +149,54 @@ impl Tangent {
         Ok(Some(t))
     }
 
+    /// The tangent of TAGS's comparison function J₀ at the points `c` ([`tags`]).
+    fn at_tags(pb: &Problem, c: &[Interval]) -> Result<Option<Tangent>, PolicyError> {
+        let j = match pb.obj.metric {
+            Metric::Waiting | Metric::Response => 0,
+            Metric::Slowdown => -1,
+        };
+        let (k, p) = (pb.enc.lower(), pb.enc.upper());
+        // C = f(x) x² at any x inside the support.
+        let Some(f) = pb.enc.density(&c[0]) else {
+            return Ok(None);
+        };
+        let Some(form) =
+            tags::TagsForm::new(j, &pb.lambda, f.mul(&c[0].square()), k.clone(), p.clone())
+        else {
+            return Ok(None);
+        };
+        let Some(grad) = form.gradient(c) else {
+            return Ok(None);
+        };
+        let at = pb.value(c)?;
+        let t = Tangent {
+            value_lo: at.lo().clone(),
+            grad,
+            ln_c: c.iter().map(Interval::ln).collect(),
+            k,
+            p,
+            least_span: form.least_span(),
+            tags: Some(form),
+        };
+        if !t.holds_on(c) {
+            return Ok(None);
+        }
+        Ok(Some(t))
+    }
+
+    /// Whether the search bounds boxes by this tangent one by one (its region is not the
+    /// whole support: SITA's slowdown, TAGS).
+    pub(super) fn is_region(&self) -> bool {
+        self.least_span.is_some() || self.tags.is_some()
+    }
+
     /// Whether every cutoff vector of the box lies in the region: the least span
     /// ln(lower end of b) − ln(upper end of a) (rounded down) of each host with both cutoffs
     /// free at least D.
     fn holds_on(&self, cut: &[Interval]) -> bool {
+        if let Some(form) = &self.tags {
+            return form.excess(cut, self.least_span.as_ref()).is_some();
+        }
         let Some(d) = &self.least_span else {
             return true;
         };
@@ -156,7 +209,7 @@ impl Tangent {
     /// The tangent plane's least value over every cutoff vector of the support, where the
     /// region is all of it (waiting, response: module docs); `None` for the slowdown.
     pub(super) fn whole_lb(&self, pb: &Problem, mutant: TangentMutant) -> Option<Float> {
-        if self.least_span.is_some() {
+        if self.is_region() {
             return None;
         }
         let whole: Vec<Interval> = self
@@ -177,10 +230,16 @@ impl Tangent {
         mutant: TangentMutant,
     ) -> Option<Float> {
         let bits = pb.bits;
-        if cut.len() != self.grad.len() || !self.holds_on(cut) {
+        if cut.len() != self.grad.len() {
             return None;
         }
-        let mut fall = Interval::zero_at(bits);
+        // TAGS: J ≥ J₀ − E on the box ([`tags`]); E is also the region's test.
+        let excess = match &self.tags {
+            Some(form) => form.excess(cut, self.least_span.as_ref())?,
+            None if self.holds_on(cut) => Float::new(bits),
+            None => return None,
+        };
+        let mut fall = Interval::zero_at(bits).add(&Interval::point(excess));
         for ((g, c), ln_c) in self.grad.iter().zip(cut).zip(&self.ln_c) {
             let lo = if *c.lo() > 0 {
                 c.lo_point()
