@@ -36,6 +36,7 @@ for h in 2 4 6 8; do
     "sita response $BP15 h=$h|--policy sita --metric response --dist $BP15 --hosts $h --load $half"
     "tags waiting exp load $tl h=$h|--policy tags --metric waiting --dist exp:rate=1 --hosts $h --load $tl"
     "tags slowdown $BP1000 h=$h|--policy tags --metric slowdown --dist $BP1000 --hosts $h --load 0.5"
+    "tags waiting $BP1000 h=$h|--policy tags --metric waiting --dist $BP1000 --hosts $h --load 0.5"
     "tags-minmax waiting $BP15 h=$h|--policy tags-minmax --metric waiting --dist $BP15 --hosts $h --load 0.5"
   )
 done
