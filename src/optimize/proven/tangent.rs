@@ -287,7 +287,7 @@ mod tests {
 
     /// Deterministic draws uniform on [0, 1) (xorshift64 from `seed`): the convexity tests'
     /// sample points, the same on every run.
-    fn uniform_draws(mut seed: u64) -> impl FnMut() -> f64 {
+    pub(super) fn uniform_draws(mut seed: u64) -> impl FnMut() -> f64 {
         move || {
             seed ^= seed << 13;
             seed ^= seed >> 7;

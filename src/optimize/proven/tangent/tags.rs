@@ -272,6 +272,7 @@ impl TagsForm {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::uniform_draws;
     use super::super::{Tangent, TangentMutant};
     use super::*;
     use crate::dist::{DistFactory, DistSpec};
@@ -334,16 +335,6 @@ mod tests {
         Some(sum)
     }
 
-    /// Deterministic draws uniform on [0, 1) (xorshift64).
-    fn draws(mut seed: u64) -> impl FnMut() -> f64 {
-        move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
-
     /// The module's theorem and bounds on TAGS at the bounded Pareto with α = 1 (p = 10^10
     /// and 10^1000; 3 and 5 hosts; total load 0.5; the waiting time, j = 0, and the slowdown,
     /// j = −1), each against an independent computation:
@@ -357,8 +348,9 @@ mod tests {
     ///   negligible, and there E is within 10 times J₀ − J (not a vacuous bound);
     /// * J₀ is midpoint-convex at 40 pairs of points of R each (never proven above the
     ///   chord, 10^−40 relative slack for the floats' rounding), and off R the premise
-    ///   fails: the slowdown's middle-host term has a midpoint above its chord at pairs
-    ///   whose span lies between 11 and 15 in ln s (D ≈ 16.2 at this load);
+    ///   fails: at spans between 11 and 15 in ln s (D ≈ 16.2 at this load) the slowdown's
+    ///   middle-host term has a Hessian (central differences) with a negative eigenvalue,
+    ///   and along its eigenvector a midpoint lies above the chord;
     /// * the tangent bound at a start moved off the optimum (each ln s by ±0.3), over a box
     ///   of R around the optimum (half-width 0.05 in ln s), lies below J at every point of a
     ///   3-point grid per cutoff and below the certified minimum, and the mutant without the
@@ -366,7 +358,7 @@ mod tests {
     #[test]
     fn tags_at_bounded_pareto_alpha_one_is_bounded_by_a_convex_comparison_function() {
         let bits = 320;
-        let mut next = draws(0x5851_f42d_4c95_7f2d);
+        let mut next = uniform_draws(0x5851_f42d_4c95_7f2d);
         let mut off_region_violation = false;
         let mut tight_checked = 0;
         for spec in ["bp:k=1,p=1e10,alpha=1", "bp:k=1,p=1e1000,alpha=1"] {
