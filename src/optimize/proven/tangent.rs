@@ -25,7 +25,7 @@ mod tags;
 
 use super::{basin, Problem};
 use crate::num::interval::Interval;
-use crate::policy::host_term::ChainKind;
+use crate::policy::host_term::{weight_order, ChainKind};
 use crate::policy::{Metric, PolicyError};
 use rug::float::Round;
 use rug::Float;
@@ -38,8 +38,9 @@ pub(super) enum TangentMutant {
     NoReach,
 }
 
-/// The slowdown's least span D in ln s is at least this (where the bound on the negative
-/// terms of (ln g)'', 1.041 e^{−Δ}, holds: [`Tangent`]'s docs).
+/// The slowdown's least span D in ln s is at least this (where the bounds on the negative
+/// terms of (ln g)'' hold: 1.041 e^{−Δ} for SITA, [`Tangent`]'s docs, and 0.5034 e^{−Δ}
+/// for TAGS's comparison function, [`tags`]).
 const LEAST_SPAN: u32 = 5;
 
 /// The margin over that bound in D = ln(margin/B²): 1.05 (as a fraction, so that it is
@@ -85,11 +86,22 @@ pub(super) struct Tangent {
     tags: Option<tags::TagsForm>,
 }
 
+/// D = max(5, ln(margin/B²)) rounded up (B's lower end): the least span in ln s from
+/// which the slowdown's middle hosts are convex in the logarithms, for SITA ([`Tangent`]'s
+/// docs, margin 1.05) and TAGS's comparison function ([`tags`], margin 0.51).
+fn span_gate(b: &Interval, (num, den): (i64, u32)) -> Float {
+    let bits = b.prec();
+    let d = Interval::int(bits, num)
+        .div_u(den)
+        .ln()
+        .sub(&b.lo_point().ln().mul_2exp(1));
+    Float::with_val(bits, d.hi()).max(&Float::with_val(bits, LEAST_SPAN))
+}
+
 impl Tangent {
     /// The tangent at `start` where the module's theorem holds (SITA, bounded Pareto α = 1;
     /// waiting, response, or the slowdown with `start` inside its region); `None` elsewhere.
     pub(super) fn at(pb: &Problem, start: &[Float]) -> Result<Option<Tangent>, PolicyError> {
-        let bits = pb.bits;
         if !matches!(pb.obj.kind, ChainKind::Sita | ChainKind::Tags)
             || pb.obj.max
             || !pb.enc.inverse_square_density()
@@ -120,13 +132,7 @@ impl Tangent {
                 if !b.is_positive() {
                     return Ok(None);
                 }
-                let (num, den) = SPAN_MARGIN;
-                let d = Interval::int(bits, num)
-                    .div_u(den)
-                    .ln()
-                    .sub(&b.lo_point().ln().mul_2exp(1));
-                let d = Float::with_val(bits, d.hi()).max(&Float::with_val(bits, LEAST_SPAN));
-                Some(d)
+                Some(span_gate(&b, SPAN_MARGIN))
             }
         };
         let Some(grad) = basin::log_gradient(pb, start)? else {
@@ -151,10 +157,7 @@ impl Tangent {
 
     /// The tangent of TAGS's comparison function J₀ at the points `c` ([`tags`]).
     fn at_tags(pb: &Problem, c: &[Interval]) -> Result<Option<Tangent>, PolicyError> {
-        let j = match pb.obj.metric {
-            Metric::Waiting | Metric::Response => 0,
-            Metric::Slowdown => -1,
-        };
+        let j = weight_order(pb.obj.metric);
         let (k, p) = (pb.enc.lower(), pb.enc.upper());
         // C = f(x) x² at any x inside the support.
         let Some(f) = pb.enc.density(&c[0]) else {

@@ -52,11 +52,9 @@ use crate::num::interval::Interval;
 use rug::Float;
 
 /// The margin in D = ln(0.51/B²): above 0.5034, the bound of 2e^Δ/(2e^Δ − 1)²·e^Δ for
-/// Δ ≥ 5 (module docs), as a fraction so that it is enclosed exactly.
+/// Δ ≥ 5 (module docs), as a fraction so that it is enclosed exactly. D is at least 5
+/// ([`super::span_gate`]), where that bound holds.
 const SPAN_MARGIN: (i64, u32) = (51, 100);
-
-/// The least D (the bound on the negative part of (ln g)'' needs Δ ≥ 5).
-const LEAST_SPAN: u32 = 5;
 
 /// The data of J₀'s terms (module docs).
 pub(super) struct TagsForm {
@@ -102,16 +100,7 @@ impl TagsForm {
 
     /// The least span D of the region's middle hosts (the slowdown), else `None`.
     pub(super) fn least_span(&self) -> Option<Float> {
-        if self.j == 0 {
-            return None;
-        }
-        let bits = self.c.prec();
-        let (num, den) = SPAN_MARGIN;
-        let d = Interval::int(bits, num)
-            .div_u(den)
-            .ln()
-            .sub(&self.b.lo_point().square().ln());
-        Some(Float::with_val(bits, d.hi()).max(&Float::with_val(bits, LEAST_SPAN)))
+        (self.j != 0).then(|| super::span_gate(&self.b, SPAN_MARGIN))
     }
 
     /// G₀(x): C/x (j = 0) or (C/2)/x² (j = −1).
@@ -286,9 +275,8 @@ mod tests {
     /// G(a)(λC/2)(p − a)/(1 − λC ln(p/a)); `None` where a host is unstable.
     fn j0(j: i32, lam: &Float, c: &Float, k: &Float, p: &Float, t: &[Float]) -> Option<Float> {
         let bits = lam.prec();
-        let f = |x: Float| x;
         let s: Vec<Float> = std::iter::once(k.clone())
-            .chain(t.iter().map(|x| f(Float::with_val(bits, x.exp_ref()))))
+            .chain(t.iter().map(|x| Float::with_val(bits, x.exp_ref())))
             .chain(std::iter::once(p.clone()))
             .collect();
         let w0 = |x: &Float| -> Float {
