@@ -1206,60 +1206,41 @@ fn atom_text(a: &Atom, figures: u32) -> Option<String> {
     (crate::dist::enclose::decimal_rational(&t)? == a.exact).then_some(t)
 }
 
-/// The branch and bound from the cutoffs `start` (a good point: the certified optimum),
-/// printing `digits.0` digits and closing the gap to `digits.1` (+ [`GAP_EXTRA_DIGITS`]).
-/// `known`: what the atom programme proved while it gave the certified search its start;
-/// its lower bound is taken where it closes the gap at `start`, and the programme is not
-/// run again.
-#[allow(clippy::too_many_arguments)]
-fn proven_from(
-    obj: Objective,
-    enc: &dyn Enclosure,
-    law: &dyn JobSize,
-    load: &LoadSpec,
-    load_value: Option<&Interval>,
-    hosts: usize,
+/// The objective at cutoffs as printed, `texts` read as decimals and enclosed as written
+/// (one at an atom as that atom: [`crate::dist::enclose::enclose_cutoffs`]). Trailing cutoffs
+/// at +∞ (the certified optimum leaves its last hosts idle: fewer hosts do better) are the
+/// chain with those hosts removed: the last active host takes every size above its lower
+/// cutoff, the idle ones add nothing, and a chain of fewer cutoffs is exactly that
+/// ([`Problem::value`] closes the chain at +∞).
+fn value_as_printed(
+    pb: &Problem,
+    cut_figures: u32,
+    texts: &[String],
+) -> Result<Interval, PolicyError> {
+    let idle = show_digits(
+        &Float::with_val(pb.bits, rug::float::Special::Infinity),
+        cut_figures,
+    );
+    let active = texts.len() - texts.iter().rev().take_while(|t| **t == idle).count();
+    let cut = crate::dist::enclose::enclose_cutoffs(pb.enc, &texts[..active])?;
+    pb.value(&cut)
+}
+
+/// The proven start: the certified `start`'s cutoffs printed to `cut_figures` figures, and
+/// the objective there enclosed ([`value_as_printed`]), with the texts; where that is not
+/// finite or a host sits at its stability edge, the lowest of the other printings below.
+fn proven_start(
+    pb: &Problem,
     start: &[Float],
-    (digits, gap_digits): (u32, u32),
-    max_boxes: usize,
-    known: Option<&crate::optimize::AtomBound>,
-) -> Result<ProvenOptimum, PolicyError> {
-    let bits = enc.prec();
-    let (lambda, rho) = load.resolve_enclosed_at(load_value, enc, hosts)?;
-    let remembered = Remembered {
-        enc,
-        seen: std::sync::Mutex::new(HashMap::new()),
-        tails: std::sync::Mutex::new(HashMap::new()),
-    };
-    let raw_enc = enc;
-    let enc: &dyn Enclosure = &remembered;
-    let pb = Problem::new(obj, enc, law, lambda.clone())?;
-    // The proven cutoffs carry GAP_EXTRA_DIGITS + 1 figures more than asked (a kink,
-    // [`KINK_EXTRA_FIGURES`]): value_hi is the objective at the cutoffs as printed. They are a
-    // point at which the value is proven, not estimates.
-    let cut_figures = digits + GAP_EXTRA_DIGITS + if obj.max { KINK_EXTRA_FIGURES } else { 1 };
-    let print =
-        |xs: &[Float]| -> Vec<String> { xs.iter().map(|x| show_digits(x, cut_figures)).collect() };
-    // The best point: its printed decimals, enclosed as written (one at an atom as that
-    // atom: [`crate::dist::enclose::enclose_cutoffs`]). Trailing cutoffs at +∞
-    // (the certified optimum leaves its last hosts idle: fewer hosts do better) are the
-    // chain with those hosts removed: the last active host takes every size above its
-    // lower cutoff, the idle ones add nothing, and a chain of fewer cutoffs is exactly
-    // that ([`Problem::value`] closes the chain at +∞).
-    let enclose_printed = |texts: &[String]| -> Result<Interval, PolicyError> {
-        let idle = show_digits(
-            &Float::with_val(bits, rug::float::Special::Infinity),
-            cut_figures,
-        );
-        let active = texts.len() - texts.iter().rev().take_while(|t| **t == idle).count();
-        let cut = crate::dist::enclose::enclose_cutoffs(enc, &texts[..active])?;
-        pb.value(&cut)
-    };
-    let mut best_text = print(start);
+    cut_figures: u32,
+) -> Result<(Interval, Vec<String>), PolicyError> {
+    let bits = pb.bits;
+    let enc = pb.enc;
+    let mut best_text: Vec<String> = start.iter().map(|x| show_digits(x, cut_figures)).collect();
     if let Some(atoms) = enc.atoms() {
         at_atoms(&mut best_text, start, &atoms, cut_figures);
     }
-    let mut best = enclose_printed(&best_text)?;
+    let mut best = value_as_printed(pb, cut_figures, &best_text)?;
     // A start within a unit of its last printed figure of a stability edge (the edge fill,
     // [`super::polish::edge`]): printed rounded down, a cutoff below a run of loaded hosts
     // fell past the edge and the value there was +∞ (TAGS's slowdown at BP(1, 10^1000, 1),
@@ -1278,7 +1259,7 @@ fn proven_from(
                 }
             })
             .collect();
-        if let Ok(v) = enclose_printed(&nearest) {
+        if let Ok(v) = value_as_printed(pb, cut_figures, &nearest) {
             if v.hi() < best.hi() {
                 best = v;
                 best_text = nearest;
@@ -1344,7 +1325,7 @@ fn proven_from(
                     units = units.saturating_mul(2);
                 }
             }
-            if let Ok(v) = enclose_printed(&texts) {
+            if let Ok(v) = value_as_printed(pb, cut_figures, &texts) {
                 if v.hi() < best.hi() {
                     best = v;
                     best_text = texts;
@@ -1352,6 +1333,45 @@ fn proven_from(
             }
         }
     }
+    Ok((best, best_text))
+}
+
+/// The branch and bound from the cutoffs `start` (a good point: the certified optimum),
+/// printing `digits.0` digits and closing the gap to `digits.1` (+ [`GAP_EXTRA_DIGITS`]).
+/// `known`: what the atom programme proved while it gave the certified search its start;
+/// its lower bound is taken where it closes the gap at `start`, and the programme is not
+/// run again.
+#[allow(clippy::too_many_arguments)]
+fn proven_from(
+    obj: Objective,
+    enc: &dyn Enclosure,
+    law: &dyn JobSize,
+    load: &LoadSpec,
+    load_value: Option<&Interval>,
+    hosts: usize,
+    start: &[Float],
+    (digits, gap_digits): (u32, u32),
+    max_boxes: usize,
+    known: Option<&crate::optimize::AtomBound>,
+) -> Result<ProvenOptimum, PolicyError> {
+    let bits = enc.prec();
+    let (lambda, rho) = load.resolve_enclosed_at(load_value, enc, hosts)?;
+    let remembered = Remembered {
+        enc,
+        seen: std::sync::Mutex::new(HashMap::new()),
+        tails: std::sync::Mutex::new(HashMap::new()),
+    };
+    let raw_enc = enc;
+    let enc: &dyn Enclosure = &remembered;
+    let pb = Problem::new(obj, enc, law, lambda.clone())?;
+    // The proven cutoffs carry GAP_EXTRA_DIGITS + 1 figures more than asked (a kink,
+    // [`KINK_EXTRA_FIGURES`]): value_hi is the objective at the cutoffs as printed. They are a
+    // point at which the value is proven, not estimates.
+    let cut_figures = digits + GAP_EXTRA_DIGITS + if obj.max { KINK_EXTRA_FIGURES } else { 1 };
+    let print =
+        |xs: &[Float]| -> Vec<String> { xs.iter().map(|x| show_digits(x, cut_figures)).collect() };
+    let enclose_printed = |texts: &[String]| value_as_printed(&pb, cut_figures, texts);
+    let (mut best, mut best_text) = proven_start(&pb, start, cut_figures)?;
     let whole: Vec<Interval> = (1..hosts)
         .map(|_| Interval::new(enc.lower().lo().clone(), enc.upper().hi().clone()))
         .collect();
