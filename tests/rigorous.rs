@@ -2551,3 +2551,92 @@ fn tags_at_bounded_pareto_alpha_one_closes_its_proven_gap_at_eight_hosts() {
         assert!(rel < 1e-19, "{end} against {v}");
     }
 }
+
+/// Where the proven gap stays open, the report says what the search had to work with: the
+/// convex basin (proven around the start, at which half-width, or not) and why the pair
+/// programme did not run. Each reason is checked against what makes it true, read from the
+/// certified optimum or the request, not from the proven search:
+/// * TAGS's waiting at BP(1, 10^10, 1), 8 hosts, load 0.5: the certified optimum's last
+///   cutoff is p itself (its last host idle), so no basin is seeded there and the note
+///   says so;
+/// * the same at BP(1, 10^1000, 1.5): the certified top cutoff is above f64's largest
+///   value, the programme's axis;
+/// * SITA's waiting at Exp(1), 4 hosts, load 2: fewer hosts than the programme runs from
+///   (6), and a basin proven at one of the ladder's half-widths.
+///
+/// Each with a box budget far below what closes it (0 digits). The mutant this catches is
+/// a note that names the wrong reason or none (before 2026-12-06 the report said only
+/// "more hosts make more boxes").
+#[test]
+fn an_open_gap_says_what_the_basin_and_the_pair_programme_did() {
+    let run = |policy: &str, dist: &str, hosts: &str, load: &str, boxes: &str, rigorous: bool| {
+        let mut a = vec![
+            "optimize", "--policy", policy, "--metric", "waiting", "--dist", dist, "--hosts",
+            hosts, "--load", load, "--digits", "20", "--format", "json",
+        ];
+        if rigorous {
+            a.extend(["--rigorous", "--max-boxes", boxes]);
+        }
+        run_json(&a)
+    };
+    let last_note = |p: &Map<String, Value>| -> String {
+        let notes = p["proven_notes"].as_array().expect("proven_notes");
+        notes.last().unwrap().as_str().unwrap().to_string()
+    };
+    // The idle last host: the certified top cutoff is p.
+    let bp10 = "bp:k=1,p=1e10,alpha=1";
+    let c = run("tags", bp10, "8", "0.5", "", false);
+    let top = read(
+        c["cutoffs"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .as_str()
+            .unwrap(),
+    );
+    assert_eq!(top, Float::with_val(READ_BITS, 1e10), "{c:?}");
+    let p = run("tags", bp10, "8", "0.5", "2000", true);
+    assert_eq!(p["gap_closed"], false, "{p:?}");
+    let note = last_note(&p);
+    assert!(note.starts_with("no convex basin was proven"), "{note}");
+    assert!(
+        note.contains("did not run: the start leaves its last host idle"),
+        "{note}"
+    );
+    // The top cutoff beyond f64.
+    let bp1000 = "bp:k=1,p=1e1000,alpha=1.5";
+    let c = run("tags", bp1000, "8", "0.5", "", false);
+    let top = read(
+        c["cutoffs"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .as_str()
+            .unwrap(),
+    );
+    assert!(top > f64::MAX, "{c:?}");
+    let p = run("tags", bp1000, "8", "0.5", "2000", true);
+    assert_eq!(p["gap_closed"], false, "{p:?}");
+    let note = last_note(&p);
+    assert!(
+        note.contains("did not run: a cutoff of the start lies beyond the range of f64"),
+        "{note}"
+    );
+    // Fewer hosts than the programme runs from, and a basin of the ladder.
+    let p = run("sita", "exp:rate=1", "4", "2", "20", true);
+    assert_eq!(p["gap_closed"], false, "{p:?}");
+    let note = last_note(&p);
+    let ladder = ["5e-2", "2e-2", "1e-2", "1e-4", "1e-7"];
+    assert!(
+        ladder.iter().any(|r| note.starts_with(&format!(
+            "a convex basin was proven around the start at relative half-width {r}"
+        ))),
+        "{note}"
+    );
+    assert!(
+        note.contains("did not run: it runs from 6 hosts for SITA"),
+        "{note}"
+    );
+}

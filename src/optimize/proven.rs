@@ -327,6 +327,44 @@ pub struct ProvenOptimum {
     pub pairs: Option<PairStats>,
     /// Where one bound over every cutoff vector closed the gap with no box evaluated, which.
     pub whole: Option<WholeBound>,
+    /// The relative half-width of the convex basin the branch and bound seeded around the
+    /// start (its cutoffs within that share of the start's), `None` where none was proven
+    /// or the branch and bound did not run.
+    pub basin_half_width: Option<f64>,
+    /// Why the pair programme did not run (`None` where it ran, or where one bound over
+    /// every cutoff vector closed the gap first).
+    pub pairs_not_run: Option<PairsNotRun>,
+}
+
+/// Why the pair programme ([`pairs`]) did not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairsNotRun {
+    /// Fewer hosts than it runs from (SITA 6, TAGS 7), or TAGS-minmax (not a sum).
+    Hosts,
+    /// TAGS at the bounded Pareto with α = 1: the tangent region bounds the boxes instead.
+    TangentRegion,
+    /// A cutoff of the start at the top of the support (its last hosts idle): no basin.
+    IdleHost,
+    /// A cutoff of the start beyond f64's range, the programme's axis.
+    BeyondF64,
+    /// No convex basin was proven around the start.
+    NoBasin,
+    /// It stopped on an enclosure it could not compute (a moment of the law).
+    Failed,
+}
+
+impl PairsNotRun {
+    /// The reason in words (the report's note).
+    pub fn describe(self) -> &'static str {
+        match self {
+            PairsNotRun::Hosts => "it runs from 6 hosts for SITA and 7 for TAGS, and not for TAGS-minmax",
+            PairsNotRun::TangentRegion => "TAGS's tangent region at the bounded Pareto with alpha = 1 bounds the boxes instead",
+            PairsNotRun::IdleHost => "the start leaves its last host idle (a cutoff at the top of the support), where no convex basin is seeded",
+            PairsNotRun::BeyondF64 => "a cutoff of the start lies beyond the range of f64, the programme's axis",
+            PairsNotRun::NoBasin => "no convex basin was proven around the start",
+            PairsNotRun::Failed => "it stopped on an enclosure of the law it could not compute",
+        }
+    }
 }
 
 /// A lower bound over every cutoff vector at once, from the start alone (no boxes).
@@ -1488,8 +1526,31 @@ fn proven_from(
         && region.is_none()
         && !equal_closed
         && !atom_closed)
-        .then(|| pairs::complement_lb(&pair_pb, &whole, start, best.hi(), max_boxes, usize::MAX))
-        .and_then(|r| r.ok().flatten());
+        .then(|| pairs::complement_lb(&pair_pb, &whole, start, best.hi(), max_boxes, usize::MAX));
+    let pair_failed = matches!(paired, Some(Err(_)));
+    let paired = paired.and_then(|r| r.ok().flatten());
+    // Why the programme did not run, for the report where the gap stays open.
+    let pairs_not_run = if paired.is_some() || tangent.is_some() || equal_closed || atom_closed {
+        None
+    } else if obj.max || hosts < from_hosts {
+        Some(PairsNotRun::Hosts)
+    } else if region.is_some() {
+        Some(PairsNotRun::TangentRegion)
+    } else if pair_failed {
+        Some(PairsNotRun::Failed)
+    } else if start
+        .iter()
+        .any(|x| !x.is_finite() || x >= enc.upper().lo())
+    {
+        Some(PairsNotRun::IdleHost)
+    } else if start.iter().any(|x| {
+        let f = x.to_f64();
+        !f.is_finite() || f == 0.0
+    }) {
+        Some(PairsNotRun::BeyondF64)
+    } else {
+        Some(PairsNotRun::NoBasin)
+    };
     let pair_evals = paired.as_ref().map_or(0, |o| o.evals);
     let pair_closed = paired.as_ref().is_some_and(|o| {
         Float::with_val_round(bits, best.hi() - &o.value_lo, Round::Up).0 <= target(best.hi())
@@ -1501,6 +1562,8 @@ fn proven_from(
         closed: pair_closed,
     });
     let pair_lo = paired.map(|o| o.value_lo);
+    // The branch and bound's convex basin around the start, where it seeds one.
+    let mut basin_half_width: Option<f64> = None;
     let (value_lo, closed, boxes, stop) = if let Some(lo) = tangent.clone() {
         (lo, true, 0, ProvenStop::Closed)
     } else if let (true, Some(lo)) = (equal_closed, equal.clone()) {
@@ -1537,7 +1600,8 @@ fn proven_from(
         // bound may split (p = 10^1000: a final basin bound far below the value ended the
         // search after 2h − 1 boxes, 2026-12-04).
         let first = match seed_basin(&pb, &whole, start, &best)? {
-            Some((basin, slabs)) => {
+            Some((basin, slabs, r)) => {
+                basin_half_width = Some(r);
                 boxes += 1;
                 let gap = Float::with_val_round(bits, best.hi() - &basin.lb, Round::Up).0;
                 if gap <= target(best.hi()) {
@@ -1682,6 +1746,8 @@ fn proven_from(
             None
         },
         pairs: pair_stats,
+        basin_half_width,
+        pairs_not_run,
     })
 }
 
@@ -1790,7 +1856,7 @@ impl Where {
 }
 
 /// The convex basin's box and the slabs of the complement.
-type Seeded = (BoxBound, Vec<Vec<Interval>>);
+type Seeded = (BoxBound, Vec<Vec<Interval>>, f64);
 
 /// Relative half-widths of the convex basin tried around the start, widest first. With the
 /// subdivided proof (`basin::subdivided_mu`) wider rungs are proven: SITA Exp(1), load 0.5
@@ -1894,7 +1960,7 @@ fn seed_basin(
             fixed: true,
             smear: Vec::new(),
         };
-        return Ok(Some((basin, slabs)));
+        return Ok(Some((basin, slabs, r)));
     }
     Ok(None)
 }

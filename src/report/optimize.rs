@@ -216,6 +216,18 @@ pub fn optimize_proven_record(
                 _ => "more hosts make more boxes; TAGS's bounds are second-order only where the law's density is enclosed",
             }
         ));
+        // What the search had to work with: the convex basin and the pair programme.
+        let basin = match p.basin_half_width {
+            Some(r) => format!(
+                "a convex basin was proven around the start at relative half-width {r:e} (bounded there by its convexity)"
+            ),
+            None => "no convex basin was proven around the start (the branch and bound split every box near it)".into(),
+        };
+        let programme = match p.pairs_not_run {
+            Some(why) => format!("; the pair programme did not run: {}", why.describe()),
+            None => String::new(),
+        };
+        notes.push(format!("{basin}{programme}"));
     }
     rec.texts("proven_notes", &notes);
     rec
