@@ -2583,18 +2583,14 @@ fn an_open_gap_says_what_the_basin_and_the_pair_programme_did() {
         let notes = p["proven_notes"].as_array().expect("proven_notes");
         notes.last().unwrap().as_str().unwrap().to_string()
     };
+    let top_cutoff = |c: &Map<String, Value>| -> Float {
+        let cutoffs = c["cutoffs"].as_array().expect("cutoffs");
+        read(cutoffs.last().unwrap().as_str().unwrap())
+    };
     // The idle last host: the certified top cutoff is p.
     let bp10 = "bp:k=1,p=1e10,alpha=1";
     let c = run("tags", bp10, "8", "0.5", "", false);
-    let top = read(
-        c["cutoffs"]
-            .as_array()
-            .unwrap()
-            .last()
-            .unwrap()
-            .as_str()
-            .unwrap(),
-    );
+    let top = top_cutoff(&c);
     assert_eq!(top, Float::with_val(READ_BITS, 1e10), "{c:?}");
     let p = run("tags", bp10, "8", "0.5", "2000", true);
     assert_eq!(p["gap_closed"], false, "{p:?}");
@@ -2607,15 +2603,7 @@ fn an_open_gap_says_what_the_basin_and_the_pair_programme_did() {
     // The top cutoff beyond f64.
     let bp1000 = "bp:k=1,p=1e1000,alpha=1.5";
     let c = run("tags", bp1000, "8", "0.5", "", false);
-    let top = read(
-        c["cutoffs"]
-            .as_array()
-            .unwrap()
-            .last()
-            .unwrap()
-            .as_str()
-            .unwrap(),
-    );
+    let top = top_cutoff(&c);
     assert!(top > f64::MAX, "{c:?}");
     let p = run("tags", bp1000, "8", "0.5", "2000", true);
     assert_eq!(p["gap_closed"], false, "{p:?}");
