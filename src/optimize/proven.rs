@@ -339,8 +339,10 @@ pub struct ProvenOptimum {
 /// Why the pair programme ([`pairs`]) did not run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PairsNotRun {
-    /// Fewer hosts than it runs from (SITA 6, TAGS 7), or TAGS-minmax (not a sum).
+    /// Fewer hosts than it runs from (SITA 6, TAGS 7).
     Hosts,
+    /// TAGS-minmax: the objective is the largest host term, not a sum.
+    NotASum,
     /// TAGS at the bounded Pareto with α = 1: the tangent region bounds the boxes instead.
     TangentRegion,
     /// A cutoff of the start at the top of the support (its last hosts idle): no basin.
@@ -357,7 +359,8 @@ impl PairsNotRun {
     /// The reason in words (the report's note).
     pub fn describe(self) -> &'static str {
         match self {
-            PairsNotRun::Hosts => "it runs from 6 hosts for SITA and 7 for TAGS, and not for TAGS-minmax",
+            PairsNotRun::Hosts => "it runs from 6 hosts for SITA and 7 for TAGS",
+            PairsNotRun::NotASum => "TAGS-minmax's objective is its largest host term, not a sum over the hosts",
             PairsNotRun::TangentRegion => "TAGS's tangent region at the bounded Pareto with alpha = 1 bounds the boxes instead",
             PairsNotRun::IdleHost => "the start leaves its last host idle (a cutoff at the top of the support), where no convex basin is seeded",
             PairsNotRun::BeyondF64 => "a cutoff of the start lies beyond the range of f64, the programme's axis",
@@ -1532,7 +1535,9 @@ fn proven_from(
     // Why the programme did not run, for the report where the gap stays open.
     let pairs_not_run = if paired.is_some() || tangent.is_some() || equal_closed || atom_closed {
         None
-    } else if obj.max || hosts < from_hosts {
+    } else if obj.max {
+        Some(PairsNotRun::NotASum)
+    } else if hosts < from_hosts {
         Some(PairsNotRun::Hosts)
     } else if region.is_some() {
         Some(PairsNotRun::TangentRegion)
