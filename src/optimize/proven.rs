@@ -345,13 +345,14 @@ pub enum PairsNotRun {
     NotASum,
     /// TAGS at the bounded Pareto with α = 1: the tangent region bounds the boxes instead.
     TangentRegion,
-    /// A cutoff of the start at the top of the support (its last hosts idle): no basin.
+    /// A cutoff of the start at an end of the support or +∞ (a host idle): no basin.
     IdleHost,
     /// A cutoff of the start beyond f64's range, the programme's axis.
     BeyondF64,
     /// No convex basin was proven around the start.
     NoBasin,
-    /// It stopped on an enclosure it could not compute (a moment of the law).
+    /// It stopped on an enclosure it could not compute (the objective at the start, a
+    /// moment of the law).
     Failed,
 }
 
@@ -362,7 +363,7 @@ impl PairsNotRun {
             PairsNotRun::Hosts => "it runs from 6 hosts for SITA and 7 for TAGS",
             PairsNotRun::NotASum => "TAGS-minmax's objective is its largest host term, not a sum over the hosts",
             PairsNotRun::TangentRegion => "TAGS's tangent region at the bounded Pareto with alpha = 1 bounds the boxes instead",
-            PairsNotRun::IdleHost => "the start leaves its last host idle (a cutoff at the top of the support), where no convex basin is seeded",
+            PairsNotRun::IdleHost => "the start leaves a host idle (a cutoff at an end of the support), where no convex basin is seeded",
             PairsNotRun::BeyondF64 => "a cutoff of the start lies beyond the range of f64, the programme's axis",
             PairsNotRun::NoBasin => "no convex basin was proven around the start",
             PairsNotRun::Failed => "it stopped on an enclosure of the law it could not compute",
@@ -1277,7 +1278,7 @@ fn proven_start(
 ) -> Result<(Interval, Vec<String>), PolicyError> {
     let bits = pb.bits;
     let enc = pb.enc;
-    let mut best_text: Vec<String> = start.iter().map(|x| show_digits(x, cut_figures)).collect();
+    let mut best_text = printed(start, cut_figures);
     if let Some(atoms) = enc.atoms() {
         at_atoms(&mut best_text, start, &atoms, cut_figures);
     }
@@ -1409,8 +1410,6 @@ fn proven_from(
     // [`KINK_EXTRA_FIGURES`]): value_hi is the objective at the cutoffs as printed. They are a
     // point at which the value is proven, not estimates.
     let cut_figures = digits + GAP_EXTRA_DIGITS + if obj.max { KINK_EXTRA_FIGURES } else { 1 };
-    let print =
-        |xs: &[Float]| -> Vec<String> { xs.iter().map(|x| show_digits(x, cut_figures)).collect() };
     let enclose_printed = |texts: &[String]| value_as_printed(&pb, cut_figures, texts);
     let (mut best, mut best_text) = proven_start(&pb, start, cut_figures)?;
     let whole: Vec<Interval> = (1..hosts)
@@ -1524,37 +1523,22 @@ fn proven_from(
     } else {
         TAGS_PAIRS_FROM_HOSTS
     };
-    let paired = (hosts >= from_hosts
+    let ran = (hosts >= from_hosts
         && tangent.is_none()
         && region.is_none()
         && !equal_closed
         && !atom_closed)
         .then(|| pairs::complement_lb(&pair_pb, &whole, start, best.hi(), max_boxes, usize::MAX));
-    let pair_failed = matches!(paired, Some(Err(_)));
-    let paired = paired.and_then(|r| r.ok().flatten());
-    // Why the programme did not run, for the report where the gap stays open.
-    let pairs_not_run = if paired.is_some() || tangent.is_some() || equal_closed || atom_closed {
-        None
-    } else if obj.max {
-        Some(PairsNotRun::NotASum)
-    } else if hosts < from_hosts {
-        Some(PairsNotRun::Hosts)
-    } else if region.is_some() {
-        Some(PairsNotRun::TangentRegion)
-    } else if pair_failed {
-        Some(PairsNotRun::Failed)
-    } else if start
-        .iter()
-        .any(|x| !x.is_finite() || x >= enc.upper().lo())
-    {
-        Some(PairsNotRun::IdleHost)
-    } else if start.iter().any(|x| {
-        let f = x.to_f64();
-        !f.is_finite() || f == 0.0
-    }) {
-        Some(PairsNotRun::BeyondF64)
-    } else {
-        Some(PairsNotRun::NoBasin)
+    // What the programme proved, or why it did not run (for the report where the gap
+    // stays open; nothing where a bound over every cutoff vector closed it first).
+    let (paired, pairs_not_run) = match ran {
+        Some(Ok(Ok(outcome))) => (Some(outcome), None),
+        Some(Ok(Err(why))) => (None, Some(why)),
+        Some(Err(_)) => (None, Some(PairsNotRun::Failed)),
+        None if tangent.is_some() || equal_closed || atom_closed => (None, None),
+        None if obj.max => (None, Some(PairsNotRun::NotASum)),
+        None if hosts < from_hosts => (None, Some(PairsNotRun::Hosts)),
+        None => (None, Some(PairsNotRun::TangentRegion)),
     };
     let pair_evals = paired.as_ref().map_or(0, |o| o.evals);
     let pair_closed = paired.as_ref().is_some_and(|o| {
@@ -1588,7 +1572,7 @@ fn proven_from(
          -> Result<(), PolicyError> {
             if let Some(v) = cand {
                 if v.hi() < best.hi() {
-                    let t = print(centre);
+                    let t = printed(centre, cut_figures);
                     let at_printed = enclose_printed(&t)?;
                     if at_printed.hi() < best.hi() {
                         *best = at_printed;
@@ -1986,6 +1970,11 @@ const STABILIZE_STEPS: usize = 16;
 /// A printed decimal read back at `bits` (the proven start's cutoffs as printed).
 fn parse_printed(text: &str, bits: u32) -> Result<Float, PolicyError> {
     crate::num::parse_decimal(text, bits).map_err(|e| PolicyError::BadCutoffs(e.to_string()))
+}
+
+/// Cutoffs as printed, each to `figures` significant figures ([`show_digits`]).
+fn printed(xs: &[Float], figures: u32) -> Vec<String> {
+    xs.iter().map(|x| show_digits(x, figures)).collect()
 }
 
 /// `x` as a decimal of `digits` significant digits (the printed cutoff).

@@ -66,7 +66,7 @@
 //! the rest. Written after a prototype of 2026-12-02 (f64, slopes sampled, not a bound) that
 //! closed Exp(1), load 0.5 per host, at h = 3..8 with 400–1800 pieces.
 
-use super::{basin, ordered, Problem, QUEUEING_LEAST};
+use super::{basin, ordered, PairsNotRun, Problem, QUEUEING_LEAST};
 use crate::dist::enclose::below_support;
 use crate::num::interval::Interval;
 use crate::policy::host_term::{host, weight_order, ChainKind, HostInputs, KillPoint, Parts};
@@ -678,8 +678,9 @@ pub(super) struct PairOutcome {
 }
 
 /// The pair programme from the good point `start` whose objective's upper end is `best_hi`:
-/// `None` where it does not apply (not SITA's or TAGS's sum, fewer than 2 cutoffs, no
-/// convex basin proven, ends beyond f64). It refines until every state is dropped (the
+/// `Err` with the reason where it does not apply (not SITA's or TAGS's sum, fewer than 2
+/// cutoffs, a start cutoff at an end of the support or beyond f64, the objective at the
+/// start not enclosed, no convex basin proven). It refines until every state is dropped (the
 /// complement is proven at least `best_hi`), or it meets its budget (`budget` pair
 /// enclosures; no round is started that could pass it, and what it leaves goes to the
 /// branch and bound after it), [`MAX_PIECES`] pieces or `max_rounds` rounds; the bound
@@ -693,7 +694,7 @@ pub(super) fn complement_lb(
     best_hi: &Float,
     budget: usize,
     max_rounds: usize,
-) -> Result<Option<PairOutcome>, PolicyError> {
+) -> Result<Result<PairOutcome, PairsNotRun>, PolicyError> {
     programme(pb, whole, start, best_hi, (budget, max_rounds), false)
 }
 
@@ -705,19 +706,18 @@ fn programme(
     best_hi: &Float,
     (budget, max_rounds): (usize, usize),
     negate_slopes: bool,
-) -> Result<Option<PairOutcome>, PolicyError> {
+) -> Result<Result<PairOutcome, PairsNotRun>, PolicyError> {
     let bits = pb.bits;
     let n = whole.len();
-    if !matches!(pb.obj.kind, ChainKind::Sita | ChainKind::Tags)
-        || pb.obj.max
-        || n < 2
-        || start.len() != n
-    {
-        return Ok(None);
+    if !matches!(pb.obj.kind, ChainKind::Sita | ChainKind::Tags) || pb.obj.max {
+        return Ok(Err(PairsNotRun::NotASum));
+    }
+    if n < 2 || start.len() != n {
+        return Ok(Err(PairsNotRun::Hosts));
     }
     let (s_lo, s_hi) = (down(whole[0].lo()), up(whole[0].hi()));
     if !s_lo.is_finite() || s_lo.is_nan() || s_hi.is_nan() {
-        return Ok(None);
+        return Ok(Err(PairsNotRun::BeyondF64));
     }
     let centre: Vec<Float> = start.iter().map(|x| Float::with_val(bits, x)).collect();
     let c64: Vec<f64> = centre.iter().map(Float::to_f64).collect();
@@ -726,14 +726,21 @@ fn programme(
     // tried (2026-12-05): the programme then ran there but did not close either (slowdown:
     // least 2.64 against the cut 3.554 after 8 rounds and 169 465 enclosures, the states
     // alive growing 3.5 times a round), so it was not kept.
-    if !c64.iter().all(|c| c.is_finite() && *c > s_lo && *c < s_hi)
-        || !c64.windows(2).all(|w| w[0] < w[1])
-    {
-        return Ok(None);
+    if !centre.iter().all(Float::is_finite) {
+        return Ok(Err(PairsNotRun::IdleHost));
+    }
+    if !c64.iter().all(|c| c.is_finite()) {
+        return Ok(Err(PairsNotRun::BeyondF64));
+    }
+    if !c64.iter().all(|c| *c > s_lo && *c < s_hi) {
+        return Ok(Err(PairsNotRun::IdleHost));
+    }
+    if !c64.windows(2).all(|w| w[0] < w[1]) {
+        return Ok(Err(PairsNotRun::NoBasin));
     }
     let points: Vec<Interval> = centre.iter().cloned().map(Interval::point).collect();
     let Ok(at_centre) = pb.value(&points) else {
-        return Ok(None);
+        return Ok(Err(PairsNotRun::Failed));
     };
     // The basin N with ends in f64 (the partition's breakpoints), proven convex.
     let mut basin = None;
@@ -763,7 +770,7 @@ fn programme(
         }
     }
     let Some((ends, basin_lb)) = basin else {
-        return Ok(None);
+        return Ok(Err(PairsNotRun::NoBasin));
     };
     // Dead states hold no point below `best_hi`: their bound, less the shift, is at least
     // `cut` (rounded up, so a bound ≥ cut proves the objective ≥ best_hi).
@@ -875,7 +882,7 @@ fn programme(
                     &tables,
                     (rounds, pieces.len()),
                 )
-                .map(Some);
+                .map(Ok);
             }
             new_states.push(ns);
         }
@@ -904,7 +911,7 @@ fn programme(
         &tables,
         (rounds, pieces.len()),
     )
-    .map(Some)
+    .map(Ok)
 }
 
 /// Whether `TASKASSIGN_TRACE_PAIRS` asks for a line per round on standard error.
