@@ -1179,10 +1179,19 @@ const LAYER_FIT: usize = 8;
 const LAYER_SKIP: usize = 1;
 /// Budget added beyond the one the fitted layer decay predicts, in nats.
 const LAYER_MARGIN_NATS: f64 = 1.0;
-/// The range a measured decay per nat of budget (two-point or by layers) is held to when
-/// it aims the next truncation: at most 1 (the weights are the decay rates), at least 0.2
-/// (a slower measured decay would aim a truncation five or more times the nats needed).
+/// The range the decay per nat of budget fitted over one solved chain's layers is held to
+/// when it aims the next truncation: at most 1 (the weights are the decay rates), at least
+/// 0.2 (a slower fitted decay would aim a truncation five or more times the nats needed).
 const DECAY_RANGE: (f64, f64) = (0.2, 1.0);
+/// The least decay per nat of budget measured between two solved budgets that aims the next
+/// one (at most 1, as above). This measurement is not held to [`DECAY_RANGE`]'s 0.2: it is
+/// the boundary mass of the same shape at two budgets, and the decay it measures only
+/// steepens further out, so the budget it aims is enough or slightly more. Held to 0.2,
+/// a slower true decay made each step fall short and the budget creep: the W-model at
+/// (0.6, 0.6, 0.6) under ROS, 4 digits (boundary mass wanted below 1e−6, decay 0.15),
+/// solved budgets of 69.3, 80.0, 82.5 and 83.1 nats (447 152 to 772 372 states, 5–6 s
+/// each) where 69.3 and 83.0 do.
+const MEASURED_DECAY_FLOOR: f64 = 0.05;
 
 /// The decay, per nat of potential φ = Σ_c w_c n_c, of the stationary mass of a solved
 /// simplex truncation of `budget`: the least-squares slope of ln(mass) over [`LAYER_FIT`]
@@ -1219,6 +1228,32 @@ fn layer_decay(pi: &StationaryMap, w: &[f64], budget: f64, nc: usize) -> Option<
     }
     let slope = levels::least_squares_slope(&pts);
     (slope < 0.0 && slope.is_finite()).then_some(-slope)
+}
+
+/// What is known of the boundary mass's decay per nat of budget when the next truncation
+/// is aimed ([`aim_budget`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Decay {
+    /// Between the last two budgets solved (the same shape).
+    Measured(f64),
+    /// Fitted over the layers of one solved simplex ([`layer_decay`]).
+    Fitted(f64),
+    /// Nothing measured (the first truncation of a shape): the weights' own 1 per nat.
+    None,
+}
+
+/// The budget of the next truncation, from a truncation of `budget` whose boundary carries
+/// the mass `band` above `target`: the budget at which the mass, falling at the decay
+/// known, meets the target, plus a margin (0.5 nats, [`LAYER_MARGIN_NATS`] after a layer
+/// fit). A fitted decay is held to [`DECAY_RANGE`], a measured one to
+/// [`MEASURED_DECAY_FLOOR`] and 1.
+fn aim_budget(budget: f64, band: f64, target: f64, decay: Decay) -> f64 {
+    let (per_nat, margin) = match decay {
+        Decay::Measured(r) => (r.clamp(MEASURED_DECAY_FLOOR, DECAY_RANGE.1), 0.5),
+        Decay::Fitted(r) => (r.clamp(DECAY_RANGE.0, DECAY_RANGE.1), LAYER_MARGIN_NATS),
+        Decay::None => (1.0, 0.5),
+    };
+    budget + (band / target).ln() / per_nat + margin
 }
 
 /// The pace of the truncations solved so far, for the time estimate each truncation's
@@ -1785,24 +1820,25 @@ fn solve_shaped(
         // the simplex below its boundary (a conservative estimate: the decay steepens as
         // the budget grows), so that the next budget is the one the digits need rather
         // than a step towards it.
-        let (per_nat, margin) = match last {
-            Some((b0, m0)) if m0 > band && budget > b0 => (
-                ((m0 / band).ln() / (budget - b0)).clamp(DECAY_RANGE.0, DECAY_RANGE.1),
-                0.5,
-            ),
+        let measured = match last {
+            Some((b0, m0)) if m0 > band && budget > b0 => {
+                Decay::Measured((m0 / band).ln() / (budget - b0))
+            }
             _ => match &shape {
-                Shape::Simplex(w) => match layer_decay(&warm, w, budget, nc) {
-                    Some(r) => (r.clamp(DECAY_RANGE.0, DECAY_RANGE.1), LAYER_MARGIN_NATS),
-                    None => (1.0, 0.5),
-                },
-                Shape::Box(_) => (1.0, 0.5),
+                Shape::Simplex(w) => {
+                    layer_decay(&warm, w, budget, nc).map_or(Decay::None, Decay::Fitted)
+                }
+                Shape::Box(_) => Decay::None,
             },
         };
-        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
-            eprintln!("redundancy chain: boundary mass decays {per_nat:.3} per nat of budget");
-        }
         last = Some((budget, band));
-        budget += (band / target).ln() / per_nat + margin;
+        let next = aim_budget(budget, band, target, measured);
+        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+            eprintln!(
+                "redundancy chain: boundary mass {band:.2e} at budget {budget:.1} (target {target:.1e}), decay {measured:?}: next budget {next:.1}"
+            );
+        }
+        budget = next;
         if choose {
             choose = false;
             if let (Shape::Simplex(w), Some(rates)) = (&shape, marginal_rates(&warm, nc, sym)) {
@@ -1906,6 +1942,31 @@ mod tests {
         assert_eq!(p.note(100.0), ", about 1 s");
         assert_eq!(p.note(25.0), ", about 0 s");
         assert_eq!(p.note(f64::INFINITY), "");
+    }
+
+    #[test]
+    fn a_measured_decay_aims_the_budget_the_target_needs() {
+        // Source: the arithmetic of an exact exponential. A boundary mass m(b) =
+        // 7.54e-6·e^(−0.15·(b − 69.3)), measured at 53.3 and 69.3 nats, must reach the
+        // target 1e-6 at the budget aimed from 69.3 in one step (m(aim) ≤ 1e-6, the
+        // decay measured exactly: relative rounding 1e-12 on the log), and the aim must be
+        // within the 0.5-nat margin of the exact budget ln(7.54)/0.15 ≈ 13.47 nats on.
+        // Held to 0.2 per nat (the fitted decay's floor) it would fall short: that aim's
+        // mass is above the target.
+        let m = |b: f64| 7.54e-6 * (-0.15 * (b - 69.3)).exp();
+        let measured = (m(53.3) / m(69.3)).ln() / (69.3 - 53.3);
+        assert!((measured - 0.15).abs() < 1e-12);
+        let aim = aim_budget(69.3, m(69.3), 1e-6, Decay::Measured(measured));
+        let exact = 69.3 + (7.54f64).ln() / 0.15;
+        assert!(m(aim) <= 1e-6, "aim {aim}: mass {:e}", m(aim));
+        assert!((aim - exact - 0.5).abs() < 1e-9, "aim {aim}, exact {exact}");
+        let short = aim_budget(69.3, m(69.3), 1e-6, Decay::Fitted(measured));
+        assert!(m(short) > 1e-6, "a fitted 0.15 is held to 0.2: aim {short}");
+        // A decay measured faster than the weights allow is held to 1 per nat, and with
+        // nothing measured the weights' 1 per nat aims: ln(100) + 0.5 nats on.
+        let one = 10.0 + (100.0f64).ln() + 0.5;
+        assert!((aim_budget(10.0, 1e-4, 1e-6, Decay::Measured(3.0)) - one).abs() < 1e-12);
+        assert!((aim_budget(10.0, 1e-4, 1e-6, Decay::None) - one).abs() < 1e-12);
     }
 
     #[test]
