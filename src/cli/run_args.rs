@@ -66,9 +66,9 @@ pub(super) struct JobRunArgs {
     /// Base seed: replication r uses streams seeded from (seed, point, r).
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
-    /// Worker threads [default: all cores]; results do not depend on it.
-    #[arg(long, value_name = "T")]
-    threads: Option<usize>,
+    /// Worker threads, 1 to 1024 [default: all cores]; results do not depend on it.
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    threads: Option<i64>,
     /// Run even when the expected events exceed the budget of 1e11 (about an hour of one
     /// core); without it such a run is refused before it starts, with its cost.
     #[arg(long)]
@@ -110,7 +110,7 @@ impl JobRunArgs {
             replications: replications(self.replications)?,
             seed: self.seed,
             point,
-            threads: self.threads,
+            threads: thread_count(self.threads)?,
             warmup_rule: rule(self.warmup.is_some(), &defaults),
             length_rule,
             limit: !self.no_limit,
@@ -145,13 +145,26 @@ pub(super) struct TimeRunArgs {
     /// Base seed: replication r uses streams seeded from (seed, 0, r).
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
-    /// Worker threads [default: all cores]; results do not depend on it.
+    /// Worker threads, 1 to 1024 [default: all cores]; results do not depend on it.
     #[arg(long, value_name = "K", allow_hyphen_values = true)]
     threads: Option<i64>,
     /// Run even when the expected events exceed the budget of 1e11 (about an hour of one
     /// core); without it such a run is refused before it starts, with its cost.
     #[arg(long)]
     no_limit: bool,
+}
+
+/// Most worker threads (`--threads`): more than the replications gain nothing, and an OS
+/// thread each for tens of thousands stalls a small run (10 000 hung a 1 000-job run).
+const MAX_THREADS: i64 = 1024;
+
+/// `--threads`, checked: 1 to [`MAX_THREADS`].
+fn thread_count(k: Option<i64>) -> Result<Option<usize>, (i32, String)> {
+    match k {
+        None => Ok(None),
+        Some(k) if (1..=MAX_THREADS).contains(&k) => Ok(usize::try_from(k).ok()),
+        Some(k) => Err(bad(format!("threads must be 1 to {MAX_THREADS}, got {k}"))),
+    }
 }
 
 fn parse_start(s: &str) -> Result<Start, String> {
@@ -182,13 +195,7 @@ impl TimeRunArgs {
             Some(w) => time("--warmup", w)?,
             None => measured / DEFAULT_WARMUP_FRACTION as f64,
         };
-        let threads = match self.threads {
-            None => None,
-            Some(k) => Some(
-                usize::try_from(k)
-                    .map_err(|_| bad(format!("threads must be at least 1, got {k}")))?,
-            ),
-        };
+        let threads = thread_count(self.threads)?;
         Ok(RunOptions {
             length: Length::Time { measured, warmup },
             replications: replications(self.replications)?,

@@ -5,6 +5,7 @@
 //! near the stability threshold), by the greedy construction of `equalize`.
 
 use super::chain::{Chain, ChainKind};
+use super::grid::SINGLE_POINT;
 use crate::dist::JobSize;
 use crate::num::message_number;
 use crate::num::root::{expand_upper, solve_increasing};
@@ -27,6 +28,9 @@ pub fn sita_e_cutoffs(dist: &dyn JobSize, hosts: usize) -> Result<Vec<Float>, Po
     let lo_open = dist.lower_open();
     let lo = dist.lower();
     let top = dist.upper();
+    if hosts > 1 && lo >= top {
+        return Err(PolicyError::BadCutoffs(SINGLE_POINT.into()));
+    }
     if dist.atom_at_or_below(&top).is_some() {
         return sita_e_atoms(dist, hosts, &mean);
     }

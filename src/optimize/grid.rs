@@ -34,6 +34,10 @@ pub fn grid_size(hosts: usize) -> usize {
     (GRID_BASE + GRID_PER_HOST * hosts).min(GRID_MAX)
 }
 
+/// Why no cutoffs exist for a law whose support is one point.
+pub(crate) const SINGLE_POINT: &str =
+    "the support is a single point: every cutoff sends all jobs to one host";
+
 /// The grid x_0 = lower < … < x_N = upper: the union of three families of points, so that
 /// the optimum's neighbourhood is resolved whether the cutoffs follow the job count, the
 /// work or the scale: quantiles of the job count and quantiles of the work
@@ -44,9 +48,7 @@ pub fn make_grid(dist: &dyn JobSize, n: usize) -> Result<Vec<Float>, PolicyError
     let lo = dist.lower();
     let hi = dist.upper();
     if lo >= hi {
-        return Err(PolicyError::BadCutoffs(
-            "the support is a single point: every cutoff sends all jobs to one host".into(),
-        ));
+        return Err(PolicyError::BadCutoffs(SINGLE_POINT.into()));
     }
     let parts = if lo > 0 && hi.is_finite() { 3 } else { 2 };
     let m = (n / parts).max(2);

@@ -61,6 +61,11 @@ impl Quantity for Moment {
             },
             _ => return Err(QuantityError::Usage("moment(j) needs the order j".into())),
         };
+        if !(-1..=2).contains(&j) {
+            return Err(QuantityError::Usage(format!(
+                "moment(j): j must be -1, 0, 1 or 2, got {j}"
+            )));
+        }
         let p = per_precision(&call.scope, "moment", j.to_string(), false, move |d, _| {
             Ok(d.moment(j)?)
         })?;
