@@ -184,6 +184,11 @@ pub fn power_of_d_capacity_enclosed(
                 mean_tasks = mean_tasks.add(q);
             }
             let accepted = lam.mul(&Interval::int(bits, 1).sub(&blocking));
+            if !accepted.is_positive() {
+                return Err(LbError::Numerical(format!(
+                    "the accepted rate lambda·(1 − blocking) is not enclosed away from 0 at {bits} bits (the blocking is within 2^-{bits} of 1 at this lambda), so the mean sojourn has no enclosure: use a smaller lambda or a larger buffer"
+                )));
+            }
             let mean_sojourn = mean_tasks.div(&accepted);
             return Ok(EnclosedFixedPoint {
                 occupancy,

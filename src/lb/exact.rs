@@ -1303,6 +1303,26 @@ fn grown(
 /// The exact stationary values of `system` (module docs), to `opts.digits` digits (at
 /// most [`CHAIN_MAX_DIGITS`] for a chain).
 pub fn exact(system: &JsqSystem, opts: &ExactOptions) -> Result<ExactResult, LbError> {
+    let r = exact_unchecked(system, opts)?;
+    // A stationary solve that did not get through (at rates far outside f64's comfortable
+    // range its norms underflow, e.g. λ = 1e-300, and the solve returns nothing) is a
+    // numerical failure, not a result with no digit.
+    if !(r.residual <= SOLVE_FAILED_RESIDUAL) {
+        return Err(LbError::Numerical(format!(
+            "the exact chain's stationary solve did not get through (relative residual {:.1e}): its rates (lambda = {:e}) are too far from 1 for the f64 solve; use jsq simulate or a lambda nearer 1",
+            r.residual,
+            system.model().lambda()
+        )));
+    }
+    Ok(r)
+}
+
+/// The relative residual above which the stationary solve is said to have failed (a solve
+/// that gets through reaches 1e-15 or less; see [`crate::num::levels::TARGET_RESIDUAL`]).
+const SOLVE_FAILED_RESIDUAL: f64 = 1e-6;
+
+/// [`exact`] without its check that the stationary solve got through.
+fn exact_unchecked(system: &JsqSystem, opts: &ExactOptions) -> Result<ExactResult, LbError> {
     let digits = opts.digits.max(1);
     if system.d().d == 1 {
         return closed_form(system, digits);

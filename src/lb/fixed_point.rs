@@ -137,6 +137,13 @@ fn finish(
         mean += q;
     }
     let accepted = Float::with_val(bits, 1u32 - &blocking) * &lambda;
+    if !(accepted > 0) {
+        // 1 − blocking cancelled to 0 (the blocking is within 2^-bits of 1): Little's law
+        // would print an infinite sojourn, a wrong number.
+        return Err(LbError::Numerical(format!(
+            "the accepted rate lambda·(1 − blocking) cancels to 0 at {bits} bits (the blocking is within 2^-{bits} of 1 at this lambda), so the mean sojourn cannot be computed: use a smaller lambda or a larger buffer"
+        )));
+    }
     let sojourn = Float::with_val(bits, &mean / &accepted);
     Ok(FixedPoint {
         occupancy,
