@@ -836,3 +836,235 @@ fn huge_p_at_50_digits_is_finite() {
         }
     }
 }
+
+/// Inputs a robustness sweep of the binary found (stop 60, about 1 300 invocations of edge
+/// values): each now gets the class of exit the contract names. Source: ARCHITECTURE.md's
+/// command-line contract (bad input: exit 2 and one line; a computation that could not get
+/// through: exit 3 and one line), not the code under test.
+#[test]
+fn edge_inputs_found_by_the_sweep_exit_with_their_class() {
+    // Bad input, exit 2: SITA-E on a one-point law (no cutoffs exist; `--policy sita`
+    // already said so, SITA-E called it a numerical failure), a thread count no run can
+    // use (10 000 threads hung a 1 000-job run; 0 threads), and a moment order the
+    // quantity does not have (its message listed 3 among the supported ones).
+    expect_bad(
+        &[
+            "optimize", "--policy", "sita-e", "--dist", "det:x=1", "--hosts", "2", "--load", "1",
+            "--digits", "6",
+        ],
+        &["single point"],
+    );
+    for t in ["10000", "0", "-3"] {
+        expect_bad(
+            &[
+                "simulate",
+                "--threads",
+                t,
+                "--replications",
+                "2",
+                "--jobs",
+                "1000",
+                "--policy",
+                "random",
+                "--dist",
+                "exp:rate=1",
+                "--hosts",
+                "2",
+                "--load",
+                "1",
+            ],
+            &["threads", t],
+        );
+    }
+    expect_bad(
+        &[
+            "quantity",
+            "--digits",
+            "6",
+            "--dist",
+            "exp:rate=1",
+            "moment(3)",
+            "--hosts",
+            "2",
+            "--load",
+            "1",
+        ],
+        &["moment(j)", "got 3"],
+    );
+    // A computation that could not get through, exit 3: the exact chain at λ = 1e-300
+    // (its stationary solve's norms underflow; it printed "undetermined" with exit 0).
+    for (model, lambda) in [("queues", "1e-300"), ("pools", "1e300")] {
+        let r = common::run([
+            "jsq",
+            "exact",
+            "--digits",
+            "6",
+            "--model",
+            model,
+            "--lambda",
+            lambda,
+            "--servers",
+            "2",
+            "--d",
+            "2",
+            "--buffer",
+            "3",
+        ]);
+        assert_eq!(r.code, 3, "{model} at {lambda}: stderr {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{model}: stdout {:?}", r.stdout);
+        assert_eq!(r.stderr.lines().count(), 1, "{model}: {}", r.stderr);
+        assert!(r.stderr.contains("did not get through"), "{}", r.stderr);
+    }
+    // A value that left MPFR's exponent range is refused (README: "never printed as inf
+    // or 0"), exit 3: e^(1e10) and 2^(2^40) overflow, 10^-1e9 underflows, and ∞ − ∞ is not
+    // a number; an expression whose underflowed part does not reach the value is printed.
+    for q in [
+        "exp(1e10)",
+        "0-exp(1e10)",
+        "2^(2^40)",
+        "10^-1000000000",
+        "exp(1e10)-exp(1e10)",
+    ] {
+        let r = common::run([
+            "quantity",
+            "--digits",
+            "6",
+            "--dist",
+            "exp:rate=1",
+            q,
+            "--hosts",
+            "2",
+            "--load",
+            "1",
+        ]);
+        assert_eq!(r.code, 3, "{q}: stdout {} stderr {}", r.stdout, r.stderr);
+        assert!(
+            r.stdout.is_empty() && r.stderr.contains("exponent range"),
+            "{q}: {}",
+            r.stderr
+        );
+    }
+    let one = run_ok(&[
+        "quantity",
+        "--digits",
+        "6",
+        "--dist",
+        "exp:rate=1",
+        "exp(-1e10)*0+1",
+        "--hosts",
+        "2",
+        "--load",
+        "1",
+    ]);
+    assert!(one.contains("1.00000e0"), "{one}");
+    // The fixed point at λ = 1e300 with a buffer of 3: 1 − blocking cancels to 0, and Little's
+    // law printed an infinite sojourn (exit 0; with --rigorous the enclosure [−∞, ∞]).
+    for rigorous in [false, true] {
+        let mut args = vec![
+            "jsq",
+            "fixed-point",
+            "--digits",
+            "6",
+            "--model",
+            "queues",
+            "--lambda",
+            "1e300",
+            "--buffer",
+            "3",
+            "--d",
+            "2",
+        ];
+        if rigorous {
+            args.push("--rigorous");
+        }
+        let r = common::run(&args);
+        assert_eq!(r.code, 3, "rigorous {rigorous}: {}", r.stderr);
+        assert!(r.stderr.contains("cancels") || r.stderr.contains("not enclosed away from 0"));
+    }
+    // The simulators work in f64: a mean size of 1e300 or 1e-300 is refused (infinite and
+    // zero half-widths were printed), exit 2 with the way out (rescale the time unit).
+    expect_bad(
+        &[
+            "simulate",
+            "--threads",
+            "1",
+            "--replications",
+            "2",
+            "--jobs",
+            "2000",
+            "--policy",
+            "random",
+            "--dist",
+            "exp:rate=1e-300",
+            "--hosts",
+            "2",
+            "--load",
+            "1",
+        ],
+        &["rescale"],
+    );
+    expect_bad(
+        &[
+            "redundancy",
+            "simulate",
+            "--jobs",
+            "2000",
+            "--replications",
+            "2",
+            "--threads",
+            "1",
+            "--policy",
+            "fcfs",
+            "--servers",
+            "2",
+            "--class",
+            "1:0.3",
+            "--dist",
+            "exp:rate=1e300",
+        ],
+        &["rescale"],
+    );
+    // An infinite analytic waiting (Pareto α = 1.5: E[X²] = ∞, Pollaczek–Khinchine) is
+    // `null` with a note in JSON, not the string "inf".
+    // (Its heavy-tail warning goes to stderr, so the JSON is read from stdout here.)
+    let r = common::run([
+        "simulate",
+        "--threads",
+        "1",
+        "--replications",
+        "2",
+        "--jobs",
+        "2000",
+        "--policy",
+        "random",
+        "--dist",
+        "pareto:k=1,alpha=1.5",
+        "--hosts",
+        "2",
+        "--load",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let m: serde_json::Map<String, Value> = serde_json::from_str(&r.stdout).expect("one object");
+    assert_eq!(m.get("analytic_waiting"), Some(&Value::Null));
+    assert!(m.contains_key("analytic_waiting_note"));
+    // The same chain at a moderate rate still solves (exit 0).
+    run_ok(&[
+        "jsq",
+        "exact",
+        "--digits",
+        "6",
+        "--model",
+        "queues",
+        "--lambda",
+        "0.5",
+        "--servers",
+        "2",
+        "--d",
+        "2",
+        "--buffer",
+        "3",
+    ]);
+}

@@ -412,6 +412,33 @@ pub fn clip(a: &Float, b: &Float, lo: &Float, hi: &Float, bits: u32) -> Option<(
     }
 }
 
+/// The mean job sizes the f64 simulators accept: beyond them a run's sums of sizes, of
+/// their squares or of slowdowns leave f64 (sizes of 1e300 gave infinite half-widths, sizes
+/// of 1e-300 zero ones and an infinite stationarity statistic). The time unit is free, so a
+/// law outside is rescaled by the user, not simulated wrongly.
+pub const SIM_MEAN_RANGE: (f64, f64) = (1e-100, 1e100);
+
+/// Checks that the law's mean lies in [`SIM_MEAN_RANGE`] (a law without a finite mean is
+/// let through: the load it gives is refused elsewhere).
+pub fn check_simulable_scale(d: &dyn JobSize) -> Result<(), DistError> {
+    let Ok(mean) = d.mean() else {
+        return Ok(());
+    };
+    let m = mean.to_f64();
+    if !m.is_finite() || (SIM_MEAN_RANGE.0..=SIM_MEAN_RANGE.1).contains(&m) {
+        return Ok(());
+    }
+    Err(DistError::NotSimulable {
+        family: d.family(),
+        why: format!(
+            "the mean size {} is outside [{:e}, {:e}], where the simulator's f64 sums of sizes and their squares stay finite and nonzero: rescale the time unit",
+            message_number(&mean),
+            SIM_MEAN_RANGE.0,
+            SIM_MEAN_RANGE.1
+        ),
+    })
+}
+
 /// Converts a Float parameter to f64 for a sampler, failing if it is not finite there.
 pub fn to_f64_param(family: &'static str, name: &str, x: &Float) -> Result<f64, DistError> {
     let v = x.to_f64();

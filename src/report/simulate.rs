@@ -102,6 +102,10 @@ fn z_text(e: &Estimate, value: f64) -> Option<String> {
     z.is_finite().then(|| sci(z, MEAN_DIGITS))
 }
 
+/// Why `analytic_waiting` is `null`.
+pub const ANALYTIC_INFINITE_NOTE: &str =
+    "null: the formula's mean waiting is infinite (a host's job sizes have an infinite second moment, or a host is saturated)";
+
 /// Why a z-score is `null`.
 pub const Z_NOTE: &str = "null: no finite z-score (a half-width of 0, when the replications agree or too few saw the host, or an infinite analytic value)";
 
@@ -156,7 +160,15 @@ pub fn simulate_record(
     let mut notes: Vec<String> = reference.map(|r| r.notes.clone()).unwrap_or_default();
     notes.extend(prep.notes.iter().cloned());
     if let Some(an) = reference {
-        rec.text("analytic_waiting", sci(an.waiting, MEAN_DIGITS));
+        if an.waiting.is_finite() {
+            rec.text("analytic_waiting", sci(an.waiting, MEAN_DIGITS));
+        } else {
+            // The formula's mean waiting is infinite (E[X²] = ∞ on a host, the Pollaczek–
+            // Khinchine numerator): no number, `null` with a note (a JSON number string is
+            // always finite).
+            rec.null("analytic_waiting");
+            rec.text("analytic_waiting_note", ANALYTIC_INFINITE_NOTE);
+        }
         let mut z_null = false;
         match z_text(&waiting, an.waiting) {
             Some(z) => rec.text("z", z),

@@ -347,6 +347,7 @@ impl RedundancySim {
             order.push(cls.into_iter().map(|c| c as u32).collect());
             level_ends.push(ends);
         }
+        crate::dist::check_simulable_scale(dist)?;
         let mean_size = dist.mean()?.to_f64();
         let service = if dist.is_exponential() {
             Service::Exp(mean_size)

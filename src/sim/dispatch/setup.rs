@@ -485,6 +485,7 @@ pub fn prepare(req: &DispatchSimRequest) -> Result<Prepared, SimError> {
     } else {
         None
     };
+    crate::dist::check_simulable_scale(d.as_ref())?;
     let sizes = d.sampler()?;
     let mut notes = Vec::new();
     let arrivals = match req.interarrival {
