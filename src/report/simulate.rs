@@ -82,12 +82,23 @@ pub fn estimate_vector(rec: &mut Record, key: &str, es: &[Estimate]) {
     }
 }
 
-/// The scalar estimate `name`, or an internal error naming it.
+/// The scalar estimate `name`, or an internal error naming it; an overflow error when its
+/// mean or, over two replications or more, its half-width is not finite (the f64 sums of
+/// the replications left f64's range: printed, it would be `inf` or a wrong 0).
 pub fn scalar(estimates: &Estimates, name: &str) -> Result<Estimate, SimError> {
-    estimates
+    let e = estimates
         .scalar(name)
         .copied()
-        .ok_or_else(|| SimError::Internal(format!("the simulation has no estimate of {name}")))
+        .ok_or_else(|| SimError::Internal(format!("the simulation has no estimate of {name}")))?;
+    let lost = e.mean.is_infinite() || (e.replications >= 2 && !e.half_width.is_finite());
+    if e.count > 0 && lost {
+        return Err(SimError::Overflow(format!(
+            "the simulated {name} left f64's range (mean {}, half-width {}): the job sizes span too wide a range for the f64 simulator (e.g. sizes near 0 make slowdowns beyond 1.8e308); rescale the law or drop the metric",
+            sci(e.mean, MEAN_DIGITS),
+            sci(e.half_width, HALF_WIDTH_DIGITS)
+        )));
+    }
+    Ok(e)
 }
 
 /// z = (estimate − value)/half-width, as printed: n/a when the value is infinite.

@@ -507,6 +507,10 @@ pub enum SimError {
     /// A policy error (cutoffs, load).
     #[error(transparent)]
     Policy(#[from] PolicyError),
+    /// A simulated mean or its half-width left f64 (an overflow of the replications' sums:
+    /// sizes near 0 make slowdowns beyond 1.8e308).
+    #[error("{0}")]
+    Overflow(String),
     /// The thread pool could not be built.
     #[error("thread pool: {0}")]
     ThreadPool(String),
@@ -523,6 +527,7 @@ impl crate::error::Classify for SimError {
             SimError::Dist(e) => e.kind(),
             SimError::Policy(e) => e.kind(),
             SimError::BadConfig(_) | SimError::Unstable(_) => ErrorKind::Input,
+            SimError::Overflow(_) => ErrorKind::Numerical,
             SimError::ThreadPool(_) | SimError::Internal(_) => ErrorKind::Internal,
         }
     }
