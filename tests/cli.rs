@@ -891,6 +891,61 @@ fn edge_inputs_found_by_the_sweep_exit_with_their_class() {
         ],
         &["moment(j)", "got 3"],
     );
+    // Laws given by their mean whose parameters cannot be formed: the message names the
+    // key given and why (they named p and scale, keys the user never wrote).
+    expect_bad(
+        &[
+            "eval",
+            "--policy",
+            "random",
+            "--dist",
+            "hyperexp:mean=1,scv=1e300",
+            "--hosts",
+            "2",
+            "--load",
+            "0.5",
+        ],
+        &["scv", "1 - p"],
+    );
+    expect_bad(
+        &[
+            "eval",
+            "--policy",
+            "random",
+            "--dist",
+            "weibull:shape=1e-300,mean=1",
+            "--hosts",
+            "2",
+            "--load",
+            "0.5",
+        ],
+        &["shape", "gamma"],
+    );
+    // A simulated slowdown beyond f64 (sizes near 1e-300 in a hyperexponential of mean
+    // 0.5) is a numerical failure, exit 3, not an infinite half-width.
+    let r = common::run([
+        "simulate",
+        "--threads",
+        "1",
+        "--replications",
+        "2",
+        "--jobs",
+        "2000",
+        "--policy",
+        "random",
+        "--dist",
+        "hyperexp:p=0.5,rate1=1,rate2=1e300",
+        "--hosts",
+        "2",
+        "--load",
+        "1",
+    ]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(
+        r.stdout.is_empty() && r.stderr.contains("slowdown left f64"),
+        "{}",
+        r.stderr
+    );
     // A computation that could not get through, exit 3: the exact chain at λ = 1e-300
     // (its stationary solve's norms underflow; it printed "undetermined" with exit 0).
     for (model, lambda) in [("queues", "1e-300"), ("pools", "1e300")] {

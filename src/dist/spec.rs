@@ -266,6 +266,17 @@ impl DistFactory for DistSpec {
                 let q = (rug::Float::with_val(w, &c2 - 1u32) / rug::Float::with_val(w, &c2 + 1u32))
                     .sqrt();
                 let p = (q + 1u32) / 2u32;
+                if at(p.clone()) >= 1 {
+                    // 1 − p ≈ 1/(2 scv) is below the working precision: the law cannot be
+                    // held as (p, rate1, rate2) at these bits.
+                    return Err(DistError::BadParameter {
+                        family: "hyperexp",
+                        why: format!(
+                            "scv = {} makes the light phase's weight 1 - p (about 1/(2 scv)) vanish at {bits} bits: use a smaller scv, or give p, rate1, rate2",
+                            crate::num::message_number(&c2)
+                        ),
+                    });
+                }
                 let r1 = rug::Float::with_val(w, &p * 2u32) / &m;
                 let r2 = rug::Float::with_val(w, 1u32 - &p) * 2u32 / &m;
                 Box::new(HyperExp::new(at(p), at(r1), at(r2))?)
@@ -283,6 +294,15 @@ impl DistFactory for DistSpec {
                 positive("shape", &k)?;
                 positive("mean", &m)?;
                 let g = (rug::Float::with_val(w, k.recip_ref()) + 1u32).gamma();
+                if !g.is_finite() {
+                    return Err(DistError::BadParameter {
+                        family: "weibull",
+                        why: format!(
+                            "shape = {} makes Gamma(1 + 1/shape) overflow MPFR's range, so no scale gives the mean asked: use a larger shape",
+                            crate::num::message_number(&k)
+                        ),
+                    });
+                }
                 Box::new(Weibull::new(at(k), at(m / g))?)
             }
             ("erlang", _) => {
