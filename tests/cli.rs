@@ -843,136 +843,72 @@ fn huge_p_at_50_digits_is_finite() {
 /// through: exit 3 and one line), not the code under test.
 #[test]
 fn edge_inputs_found_by_the_sweep_exit_with_their_class() {
+    // Command lines written as one string (no argument here holds a space).
+    let args = |s: &str| -> Vec<String> { s.split_whitespace().map(String::from).collect() };
+    // A short two-replication simulation of `dist` under `policy`.
+    let sim = |threads: &str, policy: &str, dist: &str| {
+        args(&format!(
+            "simulate --threads {threads} --replications 2 --jobs 2000 --policy {policy} --dist {dist} --hosts 2 --load 1"
+        ))
+    };
+    // Exit 3, nothing on stdout, one line on stderr that contains `needle`.
+    let numerical = |a: &[String], needle: &str| {
+        let r = common::run(a);
+        assert_eq!(r.code, 3, "{a:?}: stdout {} stderr {}", r.stdout, r.stderr);
+        assert!(r.stdout.is_empty(), "{a:?}: stdout {:?}", r.stdout);
+        assert_eq!(r.stderr.lines().count(), 1, "{a:?}: {}", r.stderr);
+        assert!(r.stderr.contains(needle), "{a:?}: {}", r.stderr);
+    };
     // Bad input, exit 2: SITA-E on a one-point law (no cutoffs exist; `--policy sita`
     // already said so, SITA-E called it a numerical failure), a thread count no run can
     // use (10 000 threads hung a 1 000-job run; 0 threads), and a moment order the
     // quantity does not have (its message listed 3 among the supported ones).
     expect_bad(
-        &[
-            "optimize", "--policy", "sita-e", "--dist", "det:x=1", "--hosts", "2", "--load", "1",
-            "--digits", "6",
-        ],
+        &args("optimize --policy sita-e --dist det:x=1 --hosts 2 --load 1 --digits 6"),
         &["single point"],
     );
     for t in ["10000", "0", "-3"] {
-        expect_bad(
-            &[
-                "simulate",
-                "--threads",
-                t,
-                "--replications",
-                "2",
-                "--jobs",
-                "1000",
-                "--policy",
-                "random",
-                "--dist",
-                "exp:rate=1",
-                "--hosts",
-                "2",
-                "--load",
-                "1",
-            ],
-            &["threads", t],
-        );
+        expect_bad(&sim(t, "random", "exp:rate=1"), &["threads", t]);
     }
-    expect_bad(
-        &[
-            "quantity",
-            "--digits",
-            "6",
-            "--dist",
-            "exp:rate=1",
-            "moment(3)",
-            "--hosts",
-            "2",
-            "--load",
-            "1",
-        ],
-        &["moment(j)", "got 3"],
-    );
+    let quantity = |q: &str| {
+        args(&format!(
+            "quantity --digits 6 --dist exp:rate=1 {q} --hosts 2 --load 1"
+        ))
+    };
+    expect_bad(&quantity("moment(3)"), &["moment(j)", "got 3"]);
     // Laws given by their mean whose parameters cannot be formed: the message names the
     // key given and why (they named p and scale, keys the user never wrote).
+    let eval = |d: &str| {
+        args(&format!(
+            "eval --policy random --dist {d} --hosts 2 --load 0.5"
+        ))
+    };
+    expect_bad(&eval("hyperexp:mean=1,scv=1e300"), &["scv", "1 - p"]);
+    expect_bad(&eval("weibull:shape=1e-300,mean=1"), &["shape", "gamma"]);
+    // The simulators work in f64: a mean size of 1e300 or 1e-300 is refused (infinite and
+    // zero half-widths were printed), exit 2 with the way out (rescale the time unit).
+    expect_bad(&sim("1", "random", "exp:rate=1e-300"), &["rescale"]);
     expect_bad(
-        &[
-            "eval",
-            "--policy",
-            "random",
-            "--dist",
-            "hyperexp:mean=1,scv=1e300",
-            "--hosts",
-            "2",
-            "--load",
-            "0.5",
-        ],
-        &["scv", "1 - p"],
-    );
-    expect_bad(
-        &[
-            "eval",
-            "--policy",
-            "random",
-            "--dist",
-            "weibull:shape=1e-300,mean=1",
-            "--hosts",
-            "2",
-            "--load",
-            "0.5",
-        ],
-        &["shape", "gamma"],
+        &args("redundancy simulate --jobs 2000 --replications 2 --threads 1 --policy fcfs --servers 2 --class 1:0.3 --dist exp:rate=1e300"),
+        &["rescale"],
     );
     // A simulated slowdown beyond f64 (sizes near 1e-300 in a hyperexponential of mean
-    // 0.5) is a numerical failure, exit 3, not an infinite half-width.
-    let r = common::run([
-        "simulate",
-        "--threads",
-        "1",
-        "--replications",
-        "2",
-        "--jobs",
-        "2000",
-        "--policy",
-        "random",
-        "--dist",
-        "hyperexp:p=0.5,rate1=1,rate2=1e300",
-        "--hosts",
-        "2",
-        "--load",
-        "1",
-    ]);
-    assert_eq!(r.code, 3, "{}", r.stderr);
-    assert!(
-        r.stdout.is_empty() && r.stderr.contains("slowdown left f64"),
-        "{}",
-        r.stderr
+    // 0.5) is a numerical failure, not an infinite half-width.
+    numerical(
+        &sim("1", "random", "hyperexp:p=0.5,rate1=1,rate2=1e300"),
+        "slowdown left f64",
     );
-    // A computation that could not get through, exit 3: the exact chain at λ = 1e-300
-    // (its stationary solve's norms underflow; it printed "undetermined" with exit 0).
+    // The exact chain at λ = 1e-300 (its stationary solve's norms underflow; it printed
+    // "undetermined" with exit 0), and pools at 1e300.
     for (model, lambda) in [("queues", "1e-300"), ("pools", "1e300")] {
-        let r = common::run([
-            "jsq",
-            "exact",
-            "--digits",
-            "6",
-            "--model",
-            model,
-            "--lambda",
-            lambda,
-            "--servers",
-            "2",
-            "--d",
-            "2",
-            "--buffer",
-            "3",
-        ]);
-        assert_eq!(r.code, 3, "{model} at {lambda}: stderr {}", r.stderr);
-        assert!(r.stdout.is_empty(), "{model}: stdout {:?}", r.stdout);
-        assert_eq!(r.stderr.lines().count(), 1, "{model}: {}", r.stderr);
-        assert!(r.stderr.contains("did not get through"), "{}", r.stderr);
+        numerical(
+            &args(&format!("jsq exact --digits 6 --model {model} --lambda {lambda} --servers 2 --d 2 --buffer 3")),
+            "did not get through",
+        );
     }
     // A value that left MPFR's exponent range is refused (README: "never printed as inf
-    // or 0"), exit 3: e^(1e10) and 2^(2^40) overflow, 10^-1e9 underflows, and ∞ − ∞ is not
-    // a number; an expression whose underflowed part does not reach the value is printed.
+    // or 0"): e^(1e10) and 2^(2^40) overflow, 10^-1e9 underflows, and ∞ − ∞ is not a
+    // number; an expression whose underflowed part does not reach the value is printed.
     for q in [
         "exp(1e10)",
         "0-exp(1e10)",
@@ -980,146 +916,26 @@ fn edge_inputs_found_by_the_sweep_exit_with_their_class() {
         "10^-1000000000",
         "exp(1e10)-exp(1e10)",
     ] {
-        let r = common::run([
-            "quantity",
-            "--digits",
-            "6",
-            "--dist",
-            "exp:rate=1",
-            q,
-            "--hosts",
-            "2",
-            "--load",
-            "1",
-        ]);
-        assert_eq!(r.code, 3, "{q}: stdout {} stderr {}", r.stdout, r.stderr);
-        assert!(
-            r.stdout.is_empty() && r.stderr.contains("exponent range"),
-            "{q}: {}",
-            r.stderr
-        );
+        numerical(&quantity(q), "exponent range");
     }
-    let one = run_ok(&[
-        "quantity",
-        "--digits",
-        "6",
-        "--dist",
-        "exp:rate=1",
-        "exp(-1e10)*0+1",
-        "--hosts",
-        "2",
-        "--load",
-        "1",
-    ]);
-    assert!(one.contains("1.00000e0"), "{one}");
-    // The fixed point at λ = 1e300 with a buffer of 3: 1 − blocking cancels to 0, and Little's
-    // law printed an infinite sojourn (exit 0; with --rigorous the enclosure [−∞, ∞]).
-    for rigorous in [false, true] {
-        let mut args = vec![
-            "jsq",
-            "fixed-point",
-            "--digits",
-            "6",
-            "--model",
-            "queues",
-            "--lambda",
-            "1e300",
-            "--buffer",
-            "3",
-            "--d",
-            "2",
-        ];
-        if rigorous {
-            args.push("--rigorous");
-        }
-        let r = common::run(&args);
-        assert_eq!(r.code, 3, "rigorous {rigorous}: {}", r.stderr);
-        assert!(r.stderr.contains("cancels") || r.stderr.contains("not enclosed away from 0"));
-    }
-    // The simulators work in f64: a mean size of 1e300 or 1e-300 is refused (infinite and
-    // zero half-widths were printed), exit 2 with the way out (rescale the time unit).
-    expect_bad(
-        &[
-            "simulate",
-            "--threads",
-            "1",
-            "--replications",
-            "2",
-            "--jobs",
-            "2000",
-            "--policy",
-            "random",
-            "--dist",
-            "exp:rate=1e-300",
-            "--hosts",
-            "2",
-            "--load",
-            "1",
-        ],
-        &["rescale"],
-    );
-    expect_bad(
-        &[
-            "redundancy",
-            "simulate",
-            "--jobs",
-            "2000",
-            "--replications",
-            "2",
-            "--threads",
-            "1",
-            "--policy",
-            "fcfs",
-            "--servers",
-            "2",
-            "--class",
-            "1:0.3",
-            "--dist",
-            "exp:rate=1e300",
-        ],
-        &["rescale"],
-    );
+    assert!(run_ok(&quantity("exp(-1e10)*0+1")).contains("1.00000e0"));
+    // The fixed point at λ = 1e300 with a buffer of 3: 1 − blocking cancels to 0, and
+    // Little's law printed an infinite sojourn (exit 0; with --rigorous [−∞, ∞]).
+    let fixed = "jsq fixed-point --digits 6 --model queues --lambda 1e300 --buffer 3 --d 2";
+    numerical(&args(fixed), "(1 − blocking)");
+    numerical(&args(&format!("{fixed} --rigorous")), "(1 − blocking)");
     // An infinite analytic waiting (Pareto α = 1.5: E[X²] = ∞, Pollaczek–Khinchine) is
-    // `null` with a note in JSON, not the string "inf".
-    // (Its heavy-tail warning goes to stderr, so the JSON is read from stdout here.)
-    let r = common::run([
-        "simulate",
-        "--threads",
-        "1",
-        "--replications",
-        "2",
-        "--jobs",
-        "2000",
-        "--policy",
-        "random",
-        "--dist",
-        "pareto:k=1,alpha=1.5",
-        "--hosts",
-        "2",
-        "--load",
-        "1",
-        "--format",
-        "json",
-    ]);
+    // `null` with a note in JSON, not the string "inf". (Its heavy-tail warning goes to
+    // stderr, so the JSON is read from stdout here.)
+    let mut a = sim("1", "random", "pareto:k=1,alpha=1.5");
+    a.extend(args("--format json"));
+    let r = common::run(&a);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let m: serde_json::Map<String, Value> = serde_json::from_str(&r.stdout).expect("one object");
     assert_eq!(m.get("analytic_waiting"), Some(&Value::Null));
     assert!(m.contains_key("analytic_waiting_note"));
-    // The same chain at a moderate rate still solves (exit 0).
-    run_ok(&[
-        "jsq",
-        "exact",
-        "--digits",
-        "6",
-        "--model",
-        "queues",
-        "--lambda",
-        "0.5",
-        "--servers",
-        "2",
-        "--d",
-        "2",
-        "--buffer",
-        "3",
-    ]);
+    // The same exact chain at a moderate rate still solves (exit 0).
+    run_ok(&args(
+        "jsq exact --digits 6 --model queues --lambda 0.5 --servers 2 --d 2 --buffer 3",
+    ));
 }
