@@ -238,6 +238,15 @@ fn compute_in<T: Send + 'static>(
     threads: Option<usize>,
     f: impl FnOnce() -> Result<T, Failure> + Send + 'static,
 ) -> PyResult<T> {
+    if let Some(t) = threads.filter(|t| !(1..=taskassign::sim::MAX_THREADS).contains(t)) {
+        return Err(raise(
+            py,
+            bad(format!(
+                "threads must be 1 to {}, got {t}",
+                taskassign::sim::MAX_THREADS
+            )),
+        ));
+    }
     install_interrupts();
     let handler = progress_handler(py);
     let flag = Arc::new(Job {
@@ -250,7 +259,7 @@ fn compute_in<T: Send + 'static>(
             let mut b = rayon::ThreadPoolBuilder::new()
                 .start_handler(move |_| JOB.with(|j| *j.borrow_mut() = Some(f2.clone())));
             if let Some(t) = threads {
-                b = b.num_threads(t.max(1));
+                b = b.num_threads(t);
             }
             match b.build() {
                 Ok(p) => Some(p),

@@ -451,9 +451,9 @@ def simulate(
 
     Load as in :func:`eval`. ``jobs``: measured jobs per replication (default: the command
     line's rule, 10^6 lengthened for heavy tails); ``warmup``: jobs discarded (default a
-    tenth); ``threads``: worker threads (default all cores; the numbers do not depend on
-    it). The record's simulated fields (``waiting``, ``host_waiting``, ...) are
-    :class:`Simulated` values with ``.half_width``. Ctrl-C stops the run.
+    tenth); ``threads``: worker threads, 1 to 1024 (default all cores; the numbers do
+    not depend on it). The record's simulated fields (``waiting``, ``host_waiting``, ...)
+    are :class:`Simulated` values with ``.half_width``. Ctrl-C stops the run.
 
     >>> r = simulate("sita", "exp:rate=1", 2, load=1, cutoffs=[1], jobs=20000, replications=4)
     >>> r.waiting.half_width.text, r.analytic_waiting.text

@@ -170,3 +170,13 @@ def test_results_do_not_depend_on_the_number_of_threads(name, call):
     # and three worker threads give the same record, digit for digit (README, "Simulation").
     runs = [{k: v for k, v in call(t).to_dict().items() if k not in CLOCK} for t in (1, 2, 3)]
     assert runs[0] == runs[1] == runs[2], name
+
+
+def test_a_thread_count_outside_1_to_1024_is_bad_input():
+    # The command line's rule (--threads 1 to 1024; 10 000 threads hung a 1 000-job run):
+    # the package raises InputError before any thread starts, and 4 threads still run.
+    for t in (0, 1025, 10000):
+        with pytest.raises(taskassign.InputError, match="threads must be 1 to 1024"):
+            taskassign.simulate("random", "exp:rate=1", 2, load=1, jobs=1000, replications=2, threads=t)
+    r = taskassign.simulate("random", "exp:rate=1", 2, load=1, jobs=1000, replications=2, threads=4)
+    assert r.waiting.half_width.text

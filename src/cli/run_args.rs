@@ -154,16 +154,13 @@ pub(super) struct TimeRunArgs {
     no_limit: bool,
 }
 
-/// Most worker threads (`--threads`): more than the replications gain nothing, and an OS
-/// thread each for tens of thousands stalls a small run (10 000 hung a 1 000-job run).
-const MAX_THREADS: i64 = 1024;
-
-/// `--threads`, checked: 1 to [`MAX_THREADS`].
+/// `--threads`, checked: 1 to [`crate::sim::MAX_THREADS`].
 fn thread_count(k: Option<i64>) -> Result<Option<usize>, (i32, String)> {
-    match k {
+    let most = crate::sim::MAX_THREADS;
+    match k.map(|k| (k, usize::try_from(k))) {
         None => Ok(None),
-        Some(k) if (1..=MAX_THREADS).contains(&k) => Ok(usize::try_from(k).ok()),
-        Some(k) => Err(bad(format!("threads must be 1 to {MAX_THREADS}, got {k}"))),
+        Some((_, Ok(t))) if (1..=most).contains(&t) => Ok(Some(t)),
+        Some((k, _)) => Err(bad(format!("threads must be 1 to {most}, got {k}"))),
     }
 }
 

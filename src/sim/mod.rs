@@ -68,6 +68,10 @@ pub const MAX_REPLICATIONS: usize = 100_000;
 /// Replications of a simulation unless the user says otherwise (every model, on the
 /// command line and in the claims).
 pub const DEFAULT_REPLICATIONS: usize = 10;
+/// Most worker threads a run may ask for (`--threads`, the Python package's `threads`):
+/// more than the replications gain nothing, and an OS thread each for tens of thousands
+/// stalls a small run (10 000 hung a 1 000-job run).
+pub const MAX_THREADS: usize = 1024;
 
 /// Checks a replication count: [`MIN_REPLICATIONS`] ≤ R ≤ [`MAX_REPLICATIONS`].
 pub fn check_replications(replications: usize) -> Result<(), SimError> {
