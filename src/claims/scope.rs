@@ -365,6 +365,30 @@ impl<'a> Scope<'a> {
         substitute(t, &self.vars)
     }
 
+    /// Evaluates a whole expression whose value is reported or compared (a quantity, a
+    /// bound, a tolerance): [`Self::eval`], and a value that left MPFR's exponent range is
+    /// refused, never reported (README; the rule of
+    /// [`crate::num::certify::AtBoth::guard_range`], on the final value only): an overflow
+    /// flag beside an infinite or undetermined value (exp(1e10), exp(1e10) − exp(1e10)), an
+    /// underflow flag beside a zero (10^-1000000000). An infinite value without the flag is
+    /// the quantity's own (an unstable host's waiting), and an intermediate that left the
+    /// range without reaching the value (exp(-1e10)·0 + 1) did not matter.
+    pub fn eval_value(&self, e: &Expr) -> Result<Pair, QuantityError> {
+        let (v, flags) = crate::num::range::watch(|| self.eval(e));
+        let v = v?;
+        let gone = |x: &Float| {
+            (flags.overflow && (x.is_infinite() || x.is_nan()))
+                || (flags.underflow && (x.is_zero() || x.is_nan()))
+        };
+        if gone(&v.lo) || gone(&v.hi) {
+            return Err(QuantityError::compute(
+                format!("{e}"),
+                crate::num::range::out_of_range("the value", flags),
+            ));
+        }
+        Ok(v)
+    }
+
     /// Evaluates an expression at both precisions.
     pub fn eval(&self, e: &Expr) -> Result<Pair, QuantityError> {
         match e {

@@ -126,21 +126,6 @@ pub(super) fn run_quantity(a: QuantityArgs) -> Outcome {
         compile_quantity(SOURCE, &text, &parsed.quantity, &[]).map_err(compile_error)?;
     let cache = Cache::default();
     let scope = Scope::new(BTreeMap::new(), system.as_ref(), registry(), &cache, digits);
-    let (v, flags) = crate::num::range::watch(|| scope.eval(&e));
-    let v = v.map_err(fail)?;
-    // A value that left MPFR's exponent range is refused, never printed (README): an
-    // overflow flag beside an infinite or undetermined value (exp(1e10), exp(1e10) − exp(1e10)),
-    // an underflow flag beside a zero (10^-1000000000). An infinite value without the flag
-    // is the quantity's own (an unstable host's waiting) and is printed as such.
-    let gone = |x: &rug::Float| {
-        (flags.overflow && (x.is_infinite() || x.is_nan()))
-            || (flags.underflow && (x.is_zero() || x.is_nan()))
-    };
-    if gone(&v.lo) || gone(&v.hi) {
-        return Err(fail(crate::num::range::out_of_range(
-            &format!("the quantity {expr}"),
-            flags,
-        )));
-    }
+    let v = scope.eval_value(&e).map_err(fail)?;
     Ok(render(&quantity_record(&expr, &keys, &v, digits), a.format))
 }

@@ -119,7 +119,7 @@ impl QuantityDef {
     pub fn evaluate(&self, vars: BTreeMap<String, String>) -> Outcome {
         let cache = Cache::default();
         let scope = Scope::new(vars, self.system.as_ref(), registry(), &cache, self.digits);
-        match scope.eval(&self.expr) {
+        match scope.eval_value(&self.expr) {
             Ok(v) => {
                 let c = certify_pair(&v.lo, &v.hi, self.digits);
                 let mut m = serde_json::Map::new();

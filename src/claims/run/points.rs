@@ -72,18 +72,18 @@ pub(crate) fn eval_point(
         .with_rigour(claim.rigorous && check.limit.is_none())
         .with_stage(stage, &flag);
     let bits = ctx.bits;
-    let q = ctx.eval(&check.quantity)?;
+    let q = ctx.eval_value(&check.quantity)?;
     if q.hi.is_nan() || q.lo.is_nan() {
         return Err(QuantityError::Undefined(
             "the quantity is not a number (NaN)".into(),
         ));
     }
     let bound = match &check.bound {
-        Some(b) => Some(ctx.eval(b)?),
+        Some(b) => Some(ctx.eval_value(b)?),
         None => None,
     };
     // The tolerance the relation allows: absolute, plus relative to a finite bound.
-    let tol_pair = ctx.eval(&check.tolerance)?;
+    let tol_pair = ctx.eval_value(&check.tolerance)?;
     let mut tol = tol_pair.hi.clone();
     let rel = parse_decimal(&check.rel_tolerance, bits.1)?;
     if let Some(b) = &bound {
