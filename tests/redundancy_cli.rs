@@ -528,6 +528,54 @@ fn exact_keeps_its_chains_within_max_states() {
     assert!(states <= 20_000, "{states} states in: {method}");
 }
 
+/// A state limit that holds the first certified truncation but not the one the digits need:
+/// the largest truncation the limit holds is solved, and what it proves is printed (not a
+/// failure, and not the estimate, which would need two truncations of that size).
+#[test]
+fn a_state_limit_short_of_the_digits_proves_the_largest_truncation_it_holds() {
+    // N-model (0.1, 1.7) under LRF-FCFS at 12 digits: certified truncations of 3 235 and
+    // then about 10 000 states (TASKASSIGN_TRACE_EXACT, 2026-12-07), so 8 000 states hold
+    // the first and not the second. Source of the value: the same chain under the default
+    // limit, whose 12 digits are proven on a larger truncation; the limited enclosure must
+    // contain every point of that one's (both enclose the one infinite chain's value, and
+    // the smaller truncation's is the wider).
+    let args = "--system n-model --lambdas 0.1,1.7 --policy lrf-fcfs --digits 12";
+    let full = exact_json(args);
+    let cut = exact_json(&format!("{args} --max-states 8000"));
+    assert_eq!(full["digits"], 12);
+    let digits = cut["digits"].as_u64().unwrap();
+    assert!((1..12).contains(&digits), "digits {digits}");
+    let note = cut["note"].as_str().unwrap();
+    for needle in ["largest that fits", "8000", "raise --max-states"] {
+        assert!(note.contains(needle), "no '{needle}' in: {note}");
+    }
+    let method = cut["method"].as_str().unwrap();
+    let states: usize = method
+        .split_once('(')
+        .and_then(|(_, t)| t.split_once(" states"))
+        .and_then(|(n, _)| n.parse().ok())
+        .unwrap_or_else(|| panic!("no state count in: {method}"));
+    assert!(states <= 8000, "{states} states in: {method}");
+    let end = |o: &serde_json::Map<String, Value>, k: &str| -> rug::Rational {
+        let x: rug::Float = rug::Float::with_val(
+            200,
+            rug::Float::parse(o[k].as_str().unwrap_or_else(|| panic!("{k} missing"))).unwrap(),
+        );
+        x.to_rational().unwrap()
+    };
+    for k in ["mean_number", "mean_response"] {
+        let (lo, hi) = (end(&cut, &format!("{k}_lo")), end(&cut, &format!("{k}_hi")));
+        let (flo, fhi) = (
+            end(&full, &format!("{k}_lo")),
+            end(&full, &format!("{k}_hi")),
+        );
+        assert!(
+            lo <= flo && fhi <= hi,
+            "{k}: [{lo}, {hi}] does not hold [{flo}, {fhi}]"
+        );
+    }
+}
+
 /// `lo <= x <= hi` for the decimal ends `K_lo`, `K_hi` of a record and an exact rational x.
 fn encloses(o: &serde_json::Map<String, Value>, key: &str, x: &rug::Rational) -> bool {
     use rug::ops::Pow;

@@ -364,6 +364,40 @@ fn straddle_factor(v: &ProvenValue, want: u32) -> f64 {
 
 /// Most certified truncations tried before the digits the last one proves are returned.
 const MAX_CERTIFIED_STEPS: usize = 6;
+/// The share of the state limit a budget cut to fit it aims at ([`fit_budget`]): the
+/// estimate of a truncation's states is within 0.6–1.6 times the states explored.
+const FIT_SHARE: f64 = 0.9;
+/// A budget cut to fit the state limit is solved only if it lies this many nats beyond the
+/// last solved one (the bound decays 0.2–1 nats per nat of budget: a tenth to half a
+/// digit at the least).
+const MIN_FIT_NATS: f64 = 1.0;
+/// A failed truncation whose estimate was above this share of the state limit is taken
+/// to have met the limit while exploring, and the budget is fitted to the limit.
+const NEAR_LIMIT: f64 = 0.5;
+/// After an exploration met the limit, the estimate is scaled by what it must at least
+/// have missed (the limit over the estimate) times this margin before fitting.
+const FIT_SCALE_MARGIN: f64 = 1.25;
+
+/// The largest budget in [`lo`, `hi`] whose estimated states `states(b)` (increasing in
+/// b) are at most `cap`, by bisection to 0.01 nats; `lo` when even it is above.
+fn fit_budget(states: impl Fn(f64) -> f64, lo: f64, hi: f64, cap: f64) -> f64 {
+    if states(hi) <= cap {
+        return hi;
+    }
+    let (mut a, mut b) = (lo, hi);
+    if states(a) > cap {
+        return lo;
+    }
+    while b - a > 0.01 {
+        let m = 0.5 * (a + b);
+        if states(m) <= cap {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    a
+}
 
 /// A chain value with a proven enclosure of the infinite chain's value.
 #[derive(Debug, Clone, PartialEq)]
@@ -442,6 +476,9 @@ pub struct CertifiedResult {
     /// Why the growth stopped before every value had the digits asked (the limit it met and
     /// what to do); `None` when they all have them.
     pub stopped: Option<String>,
+    /// Whether the growth stopped at the state limit (`stopped` then says so): the last
+    /// truncation is the largest the limit holds.
+    pub at_limit: bool,
 }
 
 /// The printed quantities of a certified truncation, enclosed: the class means from
@@ -560,6 +597,13 @@ pub fn solve_certified_limited(
     let min_weight = p.weights.iter().copied().fold(f64::INFINITY, f64::min);
     let mut stopped: Option<String> = None;
     let mut pace = Pace::default();
+    // Set once a budget was cut to what the state limit holds ([`fit_budget`]): the
+    // reason that truncation is the last, and the factor by which the estimate is scaled
+    // when fitting (raised after an exploration the estimate let past the limit).
+    let mut limited: Option<String> = None;
+    let mut scale = 1.0f64;
+    let mut at_limit = false;
+    let mut limit_hit = false;
     for step in 1..=MAX_CERTIFIED_STEPS {
         // The simplex's class-count vectors ([`simplex_vectors`]) at the pilot's states per
         // vector, plus the level set; after the first truncation also the last one scaled,
@@ -572,31 +616,61 @@ pub fn solve_certified_limited(
         // N-model (0.1, 1.7) LRF-FCFS 31 525 estimated, 3 235 solved; W-model (0.5, 0.5,
         // 0.6) MRF-FCFS 734 492 and 45 257), and refused truncations that fit: by vectors
         // 3 614 and 44 504.
-        let from_pilot = per_vector * simplex_vectors(&p.weights, budget) + ball_states;
-        let est = if step == 1 {
-            from_pilot
-        } else {
-            estimate(states, &p.weights, from, budget).min(from_pilot)
+        let est_at = |b: f64| {
+            let from_pilot = per_vector * simplex_vectors(&p.weights, b) + ball_states;
+            if step == 1 {
+                from_pilot
+            } else {
+                estimate(states, &p.weights, from, b).min(from_pilot)
+            }
         };
+        let mut est = est_at(budget);
         // Once a truncation is solved, an estimate up to twice the limit is tried (the
         // estimate can overstate by 1.6 times; exploring stops at the limit itself).
         let tried = if best.is_some() { 2.0 } else { 1.0 } * max_states as f64;
         if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
             eprintln!(
-                "redundancy certified chain: step {step} budget {budget:.2} estimated {est:.0} states (from the pilot {from_pilot:.0}, ball {ball_states:.0}), tried up to {tried:.0}"
+                "redundancy certified chain: step {step} budget {budget:.2} estimated {est:.0} states (ball {ball_states:.0}), tried up to {tried:.0}"
             );
         }
-        if est > tried {
-            if best.is_some() {
-                stopped = Some(format!(
-                    "the next certified truncation (budget {budget:.1} nats) would hold about {est:.1e} states, more than the limit {max_states}: {STATE_LIMIT_HINT}"
-                ));
+        if est > tried || at_limit {
+            if best.is_none() {
+                return Err(RedundancyError::Numerical(format!(
+                    "{}: the certified truncation (budget {budget:.1} nats, N1 = {n1}) would hold about {est:.1e} states, more than the limit {max_states}",
+                    subject(sys, policy)
+                )));
+            }
+            // The truncation the digits need does not fit: the largest budget that does is
+            // solved instead, when it lies at least MIN_FIT_NATS beyond the last one (the
+            // bound decays 0.2–1 nats per nat of budget, so that is a tenth to half a
+            // digit). Its digits are proven like any other's; the note says the limit
+            // stopped the growth.
+            let aimed = (budget, est);
+            let fitted = fit_budget(
+                |b| scale * est_at(b),
+                from,
+                budget,
+                FIT_SHARE * max_states as f64,
+            );
+            let why = format!(
+                "the truncation the digits need (budget {:.1} nats) would hold about {:.1e} states, more than the limit {max_states}",
+                aimed.0, aimed.1
+            );
+            if fitted < from + MIN_FIT_NATS {
+                stopped = Some(format!("{why}: {STATE_LIMIT_HINT}"));
+                limit_hit = true;
                 break;
             }
-            return Err(RedundancyError::Numerical(format!(
-                "{}: the certified truncation (budget {budget:.1} nats, N1 = {n1}) would hold about {est:.1e} states, more than the limit {max_states}",
-                subject(sys, policy)
-            )));
+            budget = fitted;
+            est = est_at(budget);
+            limited = Some(format!(
+                "{why}; the largest that fits (budget {budget:.1} nats, {{states}} states) was solved: {STATE_LIMIT_HINT}"
+            ));
+            if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+                eprintln!(
+                    "redundancy certified chain: budget cut to {budget:.2} to fit the limit (estimated {est:.0} states, scale {scale:.2})"
+                );
+            }
         }
         crate::progress::report(
             "exact chain: certified truncation",
@@ -624,6 +698,17 @@ pub fn solve_certified_limited(
         ) {
             Ok(x) => x,
             Err(RedundancyError::Numerical(e)) if best.is_some() => {
+                if limited.is_none() && est > NEAR_LIMIT * max_states as f64 {
+                    // Most likely the exploration met the limit the estimate let past
+                    // (it stops there, at a few seconds' cost): the next step fits the
+                    // budget to the limit with the estimate scaled up to have met it.
+                    scale = (max_states as f64 / est).max(1.0) * FIT_SCALE_MARGIN;
+                    at_limit = true;
+                    if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+                        eprintln!("redundancy certified chain: budget {budget:.2} failed ({e}): fitting to the limit");
+                    }
+                    continue;
+                }
                 stopped = Some(format!(
                     "the next certified truncation (budget {budget:.1} nats) failed: {e}"
                 ));
@@ -681,12 +766,18 @@ pub fn solve_certified_limited(
             },
             steps: step,
             stopped: None,
+            at_limit: false,
         };
         (states, from, warm) = (m.states, m.budget, pi);
         bound_warm = Some(solved);
         let done = fewest >= want;
         best = Some(r);
         if done {
+            break;
+        }
+        if let Some(why) = limited.take() {
+            stopped = Some(why.replace("{states}", &m.states.to_string()));
+            limit_hit = true;
             break;
         }
         // The factor by which the largest half-width must shrink (relative to its aim), and
@@ -764,6 +855,7 @@ pub fn solve_certified_limited(
     }
     best.map(|mut r| {
         r.stopped = stopped;
+        r.at_limit = limit_hit;
         r
     })
     .ok_or_else(|| {
@@ -781,6 +873,18 @@ mod tests {
     fn value(lo: &str, hi: &str, want: u32) -> ProvenValue {
         let f = |s: &str| Float::with_val(PROVEN_BITS, Float::parse(s).expect("a decimal"));
         ProvenValue::of(Interval::new(f(lo), f(hi)), want)
+    }
+
+    #[test]
+    fn the_fitted_budget_is_the_largest_whose_estimate_fits() {
+        // Source: the arithmetic of b³, increasing: b³ ≤ 1000 up to b = 10, so the fit
+        // lies within the bisection's 0.01 nats below 10; a cap the whole range meets
+        // gives its top, one that even the bottom exceeds gives the bottom.
+        let cube = |b: f64| b * b * b;
+        let b = fit_budget(cube, 2.0, 30.0, 1000.0);
+        assert!(cube(b) <= 1000.0 && b > 10.0 - 0.01, "{b}");
+        assert_eq!(fit_budget(cube, 2.0, 5.0, 1000.0), 5.0);
+        assert_eq!(fit_budget(cube, 11.0, 30.0, 1000.0), 11.0);
     }
 
     /// The bound solves refined only to [`CERTIFIED_BOUND_SLACK`] against the level solver's
