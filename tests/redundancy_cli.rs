@@ -576,6 +576,46 @@ fn a_state_limit_short_of_the_digits_proves_the_largest_truncation_it_holds() {
     }
 }
 
+/// Without a proof within the limit, the estimate (two truncations compared) meets the same
+/// rule: when the truncation the digits need and its comparison do not fit, the largest
+/// pair that fits is solved and the digits they agree on are printed with the reason.
+#[test]
+fn a_state_limit_short_of_the_digits_compares_the_largest_pair_it_holds() {
+    // N-model (0.1, 1.7) under ROS at 12 digits: proven under the default limit on
+    // 92 897 states; with 30 000 the proof (a quarter of the limit for its summed
+    // certificate) gets 1 digit, and the estimate's box needs about 49 000 states for its
+    // pair (TASKASSIGN_TRACE_EXACT, 2026-12-07). Source of the value: the default run's
+    // proven 12 digits; the estimate's fewer digits must be that value rounded to them.
+    let args = "--system n-model --lambdas 0.1,1.7 --policy ros --digits 12";
+    let full = exact_json(args);
+    let cut = exact_json(&format!("{args} --max-states 30000"));
+    assert_eq!(full["digits"], 12);
+    let digits = cut["digits"].as_u64().unwrap() as usize;
+    assert!((1..12).contains(&digits), "digits {digits}");
+    let note = cut["note"].as_str().unwrap();
+    for needle in ["largest pair that fits", "30000", "raise --max-states"] {
+        assert!(note.contains(needle), "no '{needle}' in: {note}");
+    }
+    let method = cut["method"].as_str().unwrap();
+    let states: usize = method
+        .split_once('(')
+        .and_then(|(_, t)| t.split_once(" states"))
+        .and_then(|(n, _)| n.parse().ok())
+        .unwrap_or_else(|| panic!("no state count in: {method}"));
+    assert!(states <= 30_000, "{states} states in: {method}");
+    for k in ["mean_number", "mean_response"] {
+        let exact: f64 = full[k].as_str().unwrap().parse().unwrap();
+        let printed = cut[k].as_str().unwrap();
+        let rounded = format!("{:.*e}", digits - 1, exact);
+        let to_f = |t: &str| t.parse::<f64>().unwrap();
+        assert_eq!(
+            to_f(printed),
+            to_f(&rounded),
+            "{k}: {printed} against {exact}"
+        );
+    }
+}
+
 /// `lo <= x <= hi` for the decimal ends `K_lo`, `K_hi` of a record and an exact rational x.
 fn encloses(o: &serde_json::Map<String, Value>, key: &str, x: &rug::Rational) -> bool {
     use rug::ops::Pow;

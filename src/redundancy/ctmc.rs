@@ -1118,6 +1118,8 @@ pub struct ChainResult {
     /// When the chain was reduced by a [`Symmetry`]: the class orbits it exchanges (empty
     /// when only equal servers are exchanged).
     pub exchanged: Option<Vec<Vec<usize>>>,
+    /// Why the growth stopped before the digits asked (the state limit), when it did.
+    pub stopped: Option<String>,
 }
 
 /// A weighted-simplex truncation {Σ_c w_c n_c ≤ K} and the budget it was compared with.
@@ -1285,6 +1287,38 @@ impl Pace {
             _ => String::new(),
         }
     }
+}
+
+/// The share of the state limit a budget cut to fit it aims at ([`fit_budget`]): the
+/// estimate of a truncation's states is within 0.6–1.6 times the states explored.
+const FIT_SHARE: f64 = 0.9;
+/// The share of the state limit the comparison truncation of a pair cut to fit it aims at
+/// (its states counted by class-count vectors times the last chain's states per vector,
+/// which grows with the budget).
+const PAIR_FIT_SHARE: f64 = 0.75;
+/// A budget cut to fit the state limit is solved only if it lies this many nats beyond the
+/// last solved one (the bound decays 0.2–1 nats per nat of budget: a tenth to half a
+/// digit at the least).
+const MIN_FIT_NATS: f64 = 1.0;
+/// The largest budget in [`lo`, `hi`] whose estimated states `states(b)` (increasing in
+/// b) are at most `cap`, by bisection to 0.01 nats; `lo` when even it is above.
+fn fit_budget(states: impl Fn(f64) -> f64, lo: f64, hi: f64, cap: f64) -> f64 {
+    if states(hi) <= cap {
+        return hi;
+    }
+    let (mut a, mut b) = (lo, hi);
+    if states(a) > cap {
+        return lo;
+    }
+    while b - a > 0.01 {
+        let m = 0.5 * (a + b);
+        if states(m) <= cap {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    a
 }
 
 /// C(n + k, k): the class-count vectors of k classes with at most n jobs in all.
@@ -1713,6 +1747,7 @@ fn solve_shaped(
             digits: fewest,
             simplex,
             exchanged: exchanged.clone(),
+            stopped: None,
         }
     };
     // Light load: the pilot boxes may already settle the digits.
@@ -1742,6 +1777,8 @@ fn solve_shaped(
     // jobs in all.
     let pilot_per_vector = v1.states as f64 / vectors(k1, nc);
     let mut solved = false;
+    // Why the growth stopped short of the target (the state limit), once it did.
+    let mut limited: Option<String> = None;
     let (mut coarse, mut band) = loop {
         let mut est = match &shape {
             Shape::Simplex(w) if !solved => pilot_per_vector * simplex_vectors(w, budget),
@@ -1773,13 +1810,56 @@ fn solve_shaped(
                 }
             }
         }
+        let shape_name = match shape {
+            Shape::Simplex(_) => "weighted simplex",
+            Shape::Box(_) => "class counts capped by a total",
+        };
+        if solved && limited.is_none() {
+            // The values are certified by comparing this truncation with one
+            // COMPARE_NATS larger. When that pair is beyond the state limit, the largest
+            // pair that fits is solved instead and its digits printed with the reason (the
+            // W-model at (0.6, 0.6, 0.6) under MRF-FCFS, 12 digits, 2026-12-07: a
+            // 1.7 M-state truncation solved in 50 s before its comparison was found not to
+            // fit). The states of a budget: its class-count vectors, counted exactly, times
+            // the last solved chain's states per vector.
+            let per_vector = warm.len() as f64 / count_vectors(&warm, nc).max(1) as f64;
+            let by_vectors = |b: f64| {
+                per_vector
+                    * match &shape {
+                        Shape::Simplex(w) => simplex_vectors(w, b),
+                        Shape::Box(r) => box_vectors(r, b),
+                    }
+            };
+            let fine = by_vectors(budget + COMPARE_NATS).max(est);
+            if fine > max_states as f64 {
+                let lo = match shape {
+                    Shape::Simplex(_) => from,
+                    Shape::Box(_) => 0.0,
+                };
+                let fitted = fit_budget(
+                    |b| by_vectors(b + COMPARE_NATS),
+                    lo,
+                    budget,
+                    PAIR_FIT_SHARE * max_states as f64,
+                );
+                if fitted >= lo + MIN_FIT_NATS {
+                    limited = Some(format!(
+                        "the truncation the digits need ({shape_name}, budget {budget:.1} nats) and its comparison would hold about {fine:.1e} states{box_text}, more than the limit {max_states}; the largest pair that fits (budgets {fitted:.1} and {:.1} nats) was solved: {STATE_LIMIT_HINT}",
+                        fitted + COMPARE_NATS
+                    ));
+                    budget = fitted;
+                    est = by_vectors(budget);
+                    if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+                        eprintln!(
+                            "redundancy chain: budget cut to {budget:.2} so that its comparison fits the limit ({per_vector:.2} states per vector)"
+                        );
+                    }
+                }
+            }
+        }
         if est > max_states as f64 {
             return Err(fail(format!(
-                "the truncation {want} digits need ({}, budget {budget:.1} nats) would hold about {est:.1e} states{box_text}, more than the limit {max_states}",
-                match shape {
-                    Shape::Simplex(_) => "weighted simplex",
-                    Shape::Box(_) => "class counts capped by a total",
-                }
+                "the truncation {want} digits need ({shape_name}, budget {budget:.1} nats) would hold about {est:.1e} states{box_text}, more than the limit {max_states}"
             )));
         }
         step += 1;
@@ -1806,7 +1886,7 @@ fn solve_shaped(
         let band = f.iter().copied().fold(0.0, f64::max);
         (states, from, warm) = (v.states, budget, pi);
         solved = true;
-        if band <= target {
+        if band <= target || limited.is_some() {
             break (v, band);
         }
         tries += 1;
@@ -1865,7 +1945,7 @@ fn solve_shaped(
     loop {
         let next = budget + COMPARE_NATS;
         let est = shape.estimate(coarse.states, budget, next);
-        if est > max_states as f64 {
+        if est > max_states as f64 && limited.is_none() {
             return match best {
                 Some(b) if b.digits >= 1 => Ok(b),
                 _ => Err(fail(format!(
@@ -1912,6 +1992,17 @@ fn solve_shaped(
         if result.digits >= want {
             return Ok(result);
         }
+        if let Some(why) = limited {
+            if result.digits >= 1 {
+                return Ok(ChainResult {
+                    stopped: Some(why),
+                    ..result
+                });
+            }
+            return Err(fail(format!(
+                "the largest truncations the state limit holds agree on no digit ({why})"
+            )));
+        }
         best = Some(result);
         budget = next;
         coarse = fine;
@@ -1942,6 +2033,18 @@ mod tests {
         assert_eq!(p.note(100.0), ", about 1 s");
         assert_eq!(p.note(25.0), ", about 0 s");
         assert_eq!(p.note(f64::INFINITY), "");
+    }
+
+    #[test]
+    fn the_fitted_budget_is_the_largest_whose_estimate_fits() {
+        // Source: the arithmetic of b³, increasing: b³ ≤ 1000 up to b = 10, so the fit
+        // lies within the bisection's 0.01 nats below 10; a cap the whole range meets
+        // gives its top, one that even the bottom exceeds gives the bottom.
+        let cube = |b: f64| b * b * b;
+        let b = fit_budget(cube, 2.0, 30.0, 1000.0);
+        assert!(cube(b) <= 1000.0 && b > 10.0 - 0.01, "{b}");
+        assert_eq!(fit_budget(cube, 2.0, 5.0, 1000.0), 5.0);
+        assert_eq!(fit_budget(cube, 11.0, 30.0, 1000.0), 11.0);
     }
 
     #[test]

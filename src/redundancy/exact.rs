@@ -407,7 +407,7 @@ pub fn exact_limited(
         number_f64: r.number.iter().map(|v| v.value).collect(),
         total_response_f64: r.total_response.value,
         solved_by: Method::Chain,
-        stopped: None,
+        stopped: r.stopped.clone(),
         method: format!(
             "Markov chain of class counts and server groups{} ({} states{}), two-level solve over the total-job levels (GMRES, an ILU(0) smoother around an exact level-chain correction; relative residual {:.1e} with double-double refinement)",
             match &r.exchanged {

@@ -364,40 +364,12 @@ fn straddle_factor(v: &ProvenValue, want: u32) -> f64 {
 
 /// Most certified truncations tried before the digits the last one proves are returned.
 const MAX_CERTIFIED_STEPS: usize = 6;
-/// The share of the state limit a budget cut to fit it aims at ([`fit_budget`]): the
-/// estimate of a truncation's states is within 0.6–1.6 times the states explored.
-const FIT_SHARE: f64 = 0.9;
-/// A budget cut to fit the state limit is solved only if it lies this many nats beyond the
-/// last solved one (the bound decays 0.2–1 nats per nat of budget: a tenth to half a
-/// digit at the least).
-const MIN_FIT_NATS: f64 = 1.0;
 /// A failed truncation whose estimate was above this share of the state limit is taken
 /// to have met the limit while exploring, and the budget is fitted to the limit.
 const NEAR_LIMIT: f64 = 0.5;
 /// After an exploration met the limit, the estimate is scaled by what it must at least
 /// have missed (the limit over the estimate) times this margin before fitting.
 const FIT_SCALE_MARGIN: f64 = 1.25;
-
-/// The largest budget in [`lo`, `hi`] whose estimated states `states(b)` (increasing in
-/// b) are at most `cap`, by bisection to 0.01 nats; `lo` when even it is above.
-fn fit_budget(states: impl Fn(f64) -> f64, lo: f64, hi: f64, cap: f64) -> f64 {
-    if states(hi) <= cap {
-        return hi;
-    }
-    let (mut a, mut b) = (lo, hi);
-    if states(a) > cap {
-        return lo;
-    }
-    while b - a > 0.01 {
-        let m = 0.5 * (a + b);
-        if states(m) <= cap {
-            a = m;
-        } else {
-            b = m;
-        }
-    }
-    a
-}
 
 /// A chain value with a proven enclosure of the infinite chain's value.
 #[derive(Debug, Clone, PartialEq)]
@@ -873,18 +845,6 @@ mod tests {
     fn value(lo: &str, hi: &str, want: u32) -> ProvenValue {
         let f = |s: &str| Float::with_val(PROVEN_BITS, Float::parse(s).expect("a decimal"));
         ProvenValue::of(Interval::new(f(lo), f(hi)), want)
-    }
-
-    #[test]
-    fn the_fitted_budget_is_the_largest_whose_estimate_fits() {
-        // Source: the arithmetic of b³, increasing: b³ ≤ 1000 up to b = 10, so the fit
-        // lies within the bisection's 0.01 nats below 10; a cap the whole range meets
-        // gives its top, one that even the bottom exceeds gives the bottom.
-        let cube = |b: f64| b * b * b;
-        let b = fit_budget(cube, 2.0, 30.0, 1000.0);
-        assert!(cube(b) <= 1000.0 && b > 10.0 - 0.01, "{b}");
-        assert_eq!(fit_budget(cube, 2.0, 5.0, 1000.0), 5.0);
-        assert_eq!(fit_budget(cube, 11.0, 30.0, 1000.0), 11.0);
     }
 
     /// The bound solves refined only to [`CERTIFIED_BOUND_SLACK`] against the level solver's
