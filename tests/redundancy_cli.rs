@@ -519,13 +519,42 @@ fn exact_keeps_its_chains_within_max_states() {
     for k in ["mean_number", "mean_response", "classes"] {
         assert_eq!(small[k], default[k], "{k}");
     }
-    let method = small["method"].as_str().unwrap();
-    let states: usize = method
+    assert!(method_states(&small) <= 20_000, "{}", small["method"]);
+}
+
+/// The states a record's `method` names ("… (N states …").
+fn method_states(o: &serde_json::Map<String, Value>) -> usize {
+    let method = o["method"].as_str().unwrap();
+    method
         .split_once('(')
         .and_then(|(_, t)| t.split_once(" states"))
         .and_then(|(n, _)| n.parse().ok())
-        .unwrap_or_else(|| panic!("no state count in: {method}"));
-    assert!(states <= 20_000, "{states} states in: {method}");
+        .unwrap_or_else(|| panic!("no state count in: {method}"))
+}
+
+/// `args` (12 digits asked) under the default state limit, where all 12 are printed, and
+/// under `limit`, where fewer are: the limited run's note names `needle`, the limit and the
+/// way out, and its chain keeps to the limit. Returns both records and the limited digits.
+fn limited_against_default(
+    args: &str,
+    limit: usize,
+    needle: &str,
+) -> (
+    serde_json::Map<String, Value>,
+    serde_json::Map<String, Value>,
+    usize,
+) {
+    let full = exact_json(args);
+    let cut = exact_json(&format!("{args} --max-states {limit}"));
+    assert_eq!(full["digits"], 12);
+    let digits = cut["digits"].as_u64().unwrap() as usize;
+    assert!((1..12).contains(&digits), "digits {digits}");
+    let note = cut["note"].as_str().unwrap();
+    for n in [needle, &limit.to_string(), "raise --max-states"] {
+        assert!(note.contains(n), "no '{n}' in: {note}");
+    }
+    assert!(method_states(&cut) <= limit, "{}", cut["method"]);
+    (full, cut, digits)
 }
 
 /// A state limit that holds the first certified truncation but not the one the digits need:
@@ -539,23 +568,11 @@ fn a_state_limit_short_of_the_digits_proves_the_largest_truncation_it_holds() {
     // limit, whose 12 digits are proven on a larger truncation; the limited enclosure must
     // contain every point of that one's (both enclose the one infinite chain's value, and
     // the smaller truncation's is the wider).
-    let args = "--system n-model --lambdas 0.1,1.7 --policy lrf-fcfs --digits 12";
-    let full = exact_json(args);
-    let cut = exact_json(&format!("{args} --max-states 8000"));
-    assert_eq!(full["digits"], 12);
-    let digits = cut["digits"].as_u64().unwrap();
-    assert!((1..12).contains(&digits), "digits {digits}");
-    let note = cut["note"].as_str().unwrap();
-    for needle in ["largest that fits", "8000", "raise --max-states"] {
-        assert!(note.contains(needle), "no '{needle}' in: {note}");
-    }
-    let method = cut["method"].as_str().unwrap();
-    let states: usize = method
-        .split_once('(')
-        .and_then(|(_, t)| t.split_once(" states"))
-        .and_then(|(n, _)| n.parse().ok())
-        .unwrap_or_else(|| panic!("no state count in: {method}"));
-    assert!(states <= 8000, "{states} states in: {method}");
+    let (full, cut, _) = limited_against_default(
+        "--system n-model --lambdas 0.1,1.7 --policy lrf-fcfs --digits 12",
+        8000,
+        "largest that fits",
+    );
     let end = |o: &serde_json::Map<String, Value>, k: &str| -> rug::Rational {
         let x: rug::Float = rug::Float::with_val(
             200,
@@ -586,23 +603,11 @@ fn a_state_limit_short_of_the_digits_compares_the_largest_pair_it_holds() {
     // certificate) gets 1 digit, and the estimate's box needs about 49 000 states for its
     // pair (TASKASSIGN_TRACE_EXACT, 2026-12-07). Source of the value: the default run's
     // proven 12 digits; the estimate's fewer digits must be that value rounded to them.
-    let args = "--system n-model --lambdas 0.1,1.7 --policy ros --digits 12";
-    let full = exact_json(args);
-    let cut = exact_json(&format!("{args} --max-states 30000"));
-    assert_eq!(full["digits"], 12);
-    let digits = cut["digits"].as_u64().unwrap() as usize;
-    assert!((1..12).contains(&digits), "digits {digits}");
-    let note = cut["note"].as_str().unwrap();
-    for needle in ["largest pair that fits", "30000", "raise --max-states"] {
-        assert!(note.contains(needle), "no '{needle}' in: {note}");
-    }
-    let method = cut["method"].as_str().unwrap();
-    let states: usize = method
-        .split_once('(')
-        .and_then(|(_, t)| t.split_once(" states"))
-        .and_then(|(n, _)| n.parse().ok())
-        .unwrap_or_else(|| panic!("no state count in: {method}"));
-    assert!(states <= 30_000, "{states} states in: {method}");
+    let (full, cut, digits) = limited_against_default(
+        "--system n-model --lambdas 0.1,1.7 --policy ros --digits 12",
+        30_000,
+        "largest pair that fits",
+    );
     for k in ["mean_number", "mean_response"] {
         let exact: f64 = full[k].as_str().unwrap().parse().unwrap();
         let printed = cut[k].as_str().unwrap();
