@@ -611,13 +611,112 @@ fn a_state_limit_short_of_the_digits_compares_the_largest_pair_it_holds() {
     for k in ["mean_number", "mean_response"] {
         let exact: f64 = full[k].as_str().unwrap().parse().unwrap();
         let printed = cut[k].as_str().unwrap();
-        let rounded = format!("{:.*e}", digits - 1, exact);
+        // Its own figures (`digits` is the fewest over every value printed).
+        let figures = printed
+            .split('e')
+            .next()
+            .unwrap()
+            .chars()
+            .filter(char::is_ascii_digit)
+            .count();
+        assert!(
+            figures >= digits,
+            "{k}: {printed} has fewer than {digits} figures"
+        );
+        let rounded = format!("{:.*e}", figures - 1, exact);
         let to_f = |t: &str| t.parse::<f64>().unwrap();
         assert_eq!(
             to_f(printed),
             to_f(&rounded),
             "{k}: {printed} against {exact}"
         );
+    }
+}
+
+/// Every chain policy on the N-model under a range of state limits: what a limit lets
+/// through agrees with the value under the default limit, and a larger limit never prints
+/// fewer digits.
+#[test]
+fn the_digits_a_state_limit_prints_agree_with_the_unlimited_chain_and_grow_with_it() {
+    // Source of each value: the same chain at 12 digits under the default limit (proven
+    // there, 10 151 to 164 546 states). A limited proven record must enclose that one's
+    // enclosure; a limited estimate's printed figures must be that value rounded to them.
+    // Limits from below the first truncation each policy solves to above the one it needs
+    // (a sweep of the N-model and the W-model at (0.5, 0.5, 0.6) over 4-6 limits each,
+    // 2026-12-07, found the digits monotone and every value consistent).
+    let rational = |t: &str| {
+        let x = rug::Float::with_val(200, rug::Float::parse(t).unwrap());
+        x.to_rational().unwrap()
+    };
+    for policy in ["ros", "lrf-fcfs", "mrf-fcfs", "lrf-ros", "mrf-ros"] {
+        let args = format!("--system n-model --lambdas 0.1,1.7 --policy {policy} --digits 12");
+        let full = exact_json(&args);
+        assert_eq!(full["digits"], 12, "{policy}");
+        let exact: f64 = full["mean_number"].as_str().unwrap().parse().unwrap();
+        let mut last = 0;
+        for limit in [6_000, 10_000, 20_000, 40_000] {
+            let mut a: Vec<String> = vec!["redundancy".into(), "exact".into()];
+            a.extend(args.split_whitespace().map(String::from));
+            a.extend([
+                "--max-states".into(),
+                limit.to_string(),
+                "--format".into(),
+                "json".into(),
+            ]);
+            let r = common::run(a.iter().map(String::as_str).collect::<Vec<_>>());
+            if r.code == 3 {
+                // Below the first truncation: one line naming the limit.
+                assert!(
+                    r.stderr.contains("--max-states"),
+                    "{policy} {limit}: {}",
+                    r.stderr
+                );
+                assert_eq!(
+                    last, 0,
+                    "{policy} {limit}: a failure after a larger limit printed"
+                );
+                continue;
+            }
+            assert_eq!(r.code, 0, "{policy} {limit}: {}", r.stderr);
+            let cut: serde_json::Map<String, Value> = serde_json::from_str(&r.stdout).unwrap();
+            let digits = cut["digits"].as_u64().unwrap();
+            assert!(
+                digits >= last,
+                "{policy}: {digits} digits at {limit}, {last} below it"
+            );
+            last = digits;
+            assert!(
+                method_states(&cut) <= limit,
+                "{policy} {limit}: {}",
+                cut["method"]
+            );
+            let proven = cut["truncation"].as_str().unwrap().starts_with("proven");
+            if proven {
+                let end =
+                    |o: &serde_json::Map<String, Value>, k: &str| rational(o[k].as_str().unwrap());
+                assert!(
+                    end(&cut, "mean_number_lo") <= end(&full, "mean_number_lo")
+                        && end(&full, "mean_number_hi") <= end(&cut, "mean_number_hi"),
+                    "{policy} {limit}: the limited enclosure misses the default one"
+                );
+            } else {
+                let printed = cut["mean_number"].as_str().unwrap();
+                let figures = printed
+                    .split('e')
+                    .next()
+                    .unwrap()
+                    .chars()
+                    .filter(char::is_ascii_digit)
+                    .count();
+                let rounded: f64 = format!("{:.*e}", figures - 1, exact).parse().unwrap();
+                assert_eq!(
+                    printed.parse::<f64>().unwrap(),
+                    rounded,
+                    "{policy} {limit}: {printed} against {exact}"
+                );
+            }
+        }
+        assert!(last >= 1, "{policy}: no limit printed a digit");
     }
 }
 

@@ -70,6 +70,7 @@ pub fn certified_chain_means(
         groups: false,
         slack: CERTIFIED_BOUND_SLACK,
         bound_warm: None,
+        hit_limit: None,
     };
     certified_truncation(sys, policy, cert, weights, budget, how).map(|(m, _, _)| m)
 }
@@ -88,6 +89,9 @@ struct CertifiedSolve<'a> {
     slack: f64,
     /// Guesses of the bound's solves: another truncation's solutions, by state.
     bound_warm: Option<&'a BoundWarm>,
+    /// Set when exploring met `max_states` (the error then says so too): the growth fits
+    /// its next budget to the limit.
+    hit_limit: Option<&'a std::cell::Cell<bool>>,
 }
 
 /// The least share of the next truncation's states the last one must hold for its bound
@@ -138,6 +142,7 @@ fn certified_truncation(
         groups,
         slack,
         bound_warm,
+        hit_limit,
     } = how;
     let nc = sys.classes().len();
     if weights.len() != nc || weights.iter().any(|&w| !(w > 0.0 && w.is_finite())) {
@@ -178,10 +183,15 @@ fn certified_truncation(
     let t0 = std::time::Instant::now();
     let mut c =
         levels::explore_with(&chain, max_states, ExitRule::Redirect).map_err(|e| match e {
-            LevelError::TooManyStates { limit } => RedundancyError::Numerical(format!(
-                "{}: the certified truncation needs more than {limit} states (the limit --max-states): {STATE_LIMIT_HINT}",
-                subject(sys, policy)
-            )),
+            LevelError::TooManyStates { limit } => {
+                if let Some(hit) = hit_limit {
+                    hit.set(true);
+                }
+                RedundancyError::Numerical(format!(
+                    "{}: the certified truncation needs more than {limit} states (the limit --max-states): {STATE_LIMIT_HINT}",
+                    subject(sys, policy)
+                ))
+            }
             other => RedundancyError::Numerical(format!("{}: {other}", subject(sys, policy))),
         })?;
     // The certificate's drift conditions hold at the states with at least N₁ jobs only:
@@ -364,9 +374,9 @@ fn straddle_factor(v: &ProvenValue, want: u32) -> f64 {
 
 /// Most certified truncations tried before the digits the last one proves are returned.
 const MAX_CERTIFIED_STEPS: usize = 6;
-/// A failed truncation whose estimate was above this share of the state limit is taken
-/// to have met the limit while exploring, and the budget is fitted to the limit.
-const NEAR_LIMIT: f64 = 0.5;
+/// Budgets cut to fit the state limit, at most (a cut whose exploration still meets the
+/// limit is cut again with the estimate scaled by what it missed).
+const MAX_FITS: usize = 2;
 /// After an exploration met the limit, the estimate is scaled by what it must at least
 /// have missed (the limit over the estimate) times this margin before fitting.
 const FIT_SCALE_MARGIN: f64 = 1.25;
@@ -575,6 +585,9 @@ pub fn solve_certified_limited(
     let mut limited: Option<String> = None;
     let mut scale = 1.0f64;
     let mut at_limit = false;
+    // The budget the digits needed and its estimate, once the limit cut it; the cuts made.
+    let mut aimed: Option<(f64, f64)> = None;
+    let mut fits = 0;
     let mut limit_hit = false;
     for step in 1..=MAX_CERTIFIED_STEPS {
         // The simplex's class-count vectors ([`simplex_vectors`]) at the pilot's states per
@@ -617,7 +630,8 @@ pub fn solve_certified_limited(
             // bound decays 0.2–1 nats per nat of budget, so that is a tenth to half a
             // digit). Its digits are proven like any other's; the note says the limit
             // stopped the growth.
-            let aimed = (budget, est);
+            let aimed = *aimed.get_or_insert((budget, est));
+            fits += 1;
             let fitted = fit_budget(
                 |b| scale * est_at(b),
                 from,
@@ -654,6 +668,7 @@ pub fn solve_certified_limited(
             ),
         );
         let started = std::time::Instant::now();
+        let hit = std::cell::Cell::new(false);
         let (m, pi, solved) = match certified_truncation(
             sys,
             policy,
@@ -666,16 +681,20 @@ pub fn solve_certified_limited(
                 groups,
                 slack: CERTIFIED_BOUND_SLACK,
                 bound_warm: bound_warm.as_ref(),
+                hit_limit: Some(&hit),
             },
         ) {
             Ok(x) => x,
             Err(RedundancyError::Numerical(e)) if best.is_some() => {
-                if limited.is_none() && est > NEAR_LIMIT * max_states as f64 {
-                    // Most likely the exploration met the limit the estimate let past
-                    // (it stops there, at a few seconds' cost): the next step fits the
-                    // budget to the limit with the estimate scaled up to have met it.
-                    scale = (max_states as f64 / est).max(1.0) * FIT_SCALE_MARGIN;
+                if hit.get() && fits < MAX_FITS {
+                    // Exploring met the limit the estimate let past (it stops there, at a
+                    // few seconds' cost; the estimate was 2.5 times short on the W-model
+                    // at (0.5, 0.5, 0.6) under LRF-FCFS with 150 000 states): the next
+                    // step fits the budget to the limit with the estimate scaled up to
+                    // have met it.
+                    scale = scale.max((max_states as f64 / est).max(1.0) * FIT_SCALE_MARGIN);
                     at_limit = true;
+                    limited = None;
                     if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
                         eprintln!("redundancy certified chain: budget {budget:.2} failed ({e}): fitting to the limit");
                     }
@@ -879,6 +898,7 @@ mod tests {
                     groups: false,
                     slack,
                     bound_warm: None,
+                    hit_limit: None,
                 };
                 certified_truncation(s, p, &cert, &vec![1.0; nc], budget, how)
                     .unwrap()
@@ -929,6 +949,7 @@ mod tests {
             groups: split_by_shares(&pl.weights),
             slack: CERTIFIED_BOUND_SLACK,
             bound_warm: None,
+            hit_limit: None,
         };
         let m = certified_truncation(&n, p, &cert, &pl.weights, 139.19, how)
             .unwrap()
