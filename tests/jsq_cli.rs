@@ -871,3 +871,60 @@ fn rigorous_fixed_points_enclose_the_closed_forms_and_the_certified_values() {
         &["--rigorous", "not enclosed"],
     );
 }
+
+/// `jsq exact --max-states`: one rule with `redundancy exact`. A limit that holds no first
+/// truncation is a numerical failure (exit 3: the input is valid, the computation did not
+/// get through), one line naming the limit and the way out; a limit between the first
+/// truncation and the one the digits need prints the largest truncation that fits, its
+/// digits proven, and a note saying so.
+#[test]
+fn exact_state_limits_fail_like_redundancy_exact_or_print_the_largest_truncation() {
+    let base = "jsq exact --model queues --servers 4 --d 2 --lambda 0.9 --digits 12";
+    // Its first truncation holds 3 410 states (the message of 2 000, 2026-12-07); a buffer
+    // of 60 at 5 servers has C(65, 5) = 8 259 888 states.
+    for line in [
+        format!("{base} --max-states 2000"),
+        "jsq exact --model queues --servers 5 --d 2 --lambda 0.9 --buffer 60 --max-states 100000"
+            .to_string(),
+    ] {
+        let r = common::run(line.split_whitespace().collect::<Vec<_>>());
+        assert_eq!(r.code, 3, "{line}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{line}: {}", r.stdout);
+        assert_eq!(r.stderr.trim_end().lines().count(), 1, "{}", r.stderr);
+        for needle in ["numerical failure", "raise --max-states", "jsq simulate"] {
+            assert!(r.stderr.contains(needle), "no '{needle}' in: {}", r.stderr);
+        }
+    }
+    // Source of the value: the same chain under the default limit (12 digits proven); the
+    // limited run's enclosure [value ± (truncation_bound + solve_error)] must hold it.
+    let json = |line: &str| -> serde_json::Map<String, serde_json::Value> {
+        let mut a: Vec<&str> = line.split_whitespace().collect();
+        a.extend(["--format", "json"]);
+        common::run_json(&a)
+    };
+    let full = json(base);
+    let cut = json(&format!("{base} --max-states 20000"));
+    assert_eq!(full["digits"], 12);
+    let digits = cut["digits"].as_u64().unwrap();
+    assert!((1..12).contains(&digits), "digits {digits}");
+    assert!(cut["states"].as_u64().unwrap() <= 20_000);
+    let notes = cut["notes"].as_array().unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("state limit")),
+        "{notes:?}"
+    );
+    let num = |o: &serde_json::Map<String, serde_json::Value>, k: &str| -> f64 {
+        o[k].as_str().unwrap().parse().unwrap()
+    };
+    let err = num(&cut, "truncation_bound") + num(&cut, "solve_error");
+    let gap = (num(&cut, "mean_tasks") - num(&full, "mean_tasks")).abs();
+    // The printed value is the enclosure's rounding to its digits: half a unit of the last
+    // printed digit on top of the error.
+    let unit = 10f64.powi(num(&cut, "mean_tasks").abs().log10().floor() as i32 - digits as i32 + 1);
+    assert!(
+        gap <= err + 0.5 * unit,
+        "gap {gap:e}, error {err:e}, unit {unit:e}"
+    );
+}

@@ -747,7 +747,7 @@ fn cubic_drift_beyond(n: usize, d: u64, sampling: Sampling, lambda: f64, x0: f64
 
 fn level_err(e: LevelError, max: usize) -> LbError {
     match e {
-        LevelError::TooManyStates { limit } => LbError::BadInput(format!(
+        LevelError::TooManyStates { limit } => LbError::Numerical(format!(
             "the exact chain needs more than {limit} states (limit {max}): ask fewer --digits, raise --max-states, or use jsq simulate"
         )),
         other => LbError::Numerical(format!(
@@ -808,7 +808,7 @@ fn check_size(system: &JsqSystem, trunc: Option<Truncation>, max: usize) -> Resu
         (_, b, t) => state_bound(system.servers(), b, t),
     };
     if bound > max as f64 {
-        return Err(LbError::BadInput(format!(
+        return Err(LbError::Numerical(format!(
             "the exact chain would have up to {bound:.3e} states (limit {max}): use fewer servers, ask fewer --digits, raise --max-states, or use jsq simulate"
         )));
     }
@@ -1551,7 +1551,7 @@ fn exact_simplex(
     let pilot = simplex_of(&pilot_w, PILOT_LEVEL);
     let pilot_states = pilot.states(n);
     if pilot_states > max as f64 {
-        return Err(LbError::BadInput(format!(
+        return Err(LbError::Numerical(format!(
             "the exact chain needs more than {max} states even for a first truncation ({pilot_states:.3e} states): use fewer servers, raise --max-states, or use jsq simulate"
         )));
     }
