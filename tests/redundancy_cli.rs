@@ -573,23 +573,8 @@ fn a_state_limit_short_of_the_digits_proves_the_largest_truncation_it_holds() {
         8000,
         "largest that fits",
     );
-    let end = |o: &serde_json::Map<String, Value>, k: &str| -> rug::Rational {
-        let x: rug::Float = rug::Float::with_val(
-            200,
-            rug::Float::parse(o[k].as_str().unwrap_or_else(|| panic!("{k} missing"))).unwrap(),
-        );
-        x.to_rational().unwrap()
-    };
     for k in ["mean_number", "mean_response"] {
-        let (lo, hi) = (end(&cut, &format!("{k}_lo")), end(&cut, &format!("{k}_hi")));
-        let (flo, fhi) = (
-            end(&full, &format!("{k}_lo")),
-            end(&full, &format!("{k}_hi")),
-        );
-        assert!(
-            lo <= flo && fhi <= hi,
-            "{k}: [{lo}, {hi}] does not hold [{flo}, {fhi}]"
-        );
+        assert_holds_enclosure(&cut, &full, k);
     }
 }
 
@@ -609,27 +594,12 @@ fn a_state_limit_short_of_the_digits_compares_the_largest_pair_it_holds() {
         "largest pair that fits",
     );
     for k in ["mean_number", "mean_response"] {
-        let exact: f64 = full[k].as_str().unwrap().parse().unwrap();
-        let printed = cut[k].as_str().unwrap();
-        // Its own figures (`digits` is the fewest over every value printed).
-        let figures = printed
-            .split('e')
-            .next()
-            .unwrap()
-            .chars()
-            .filter(char::is_ascii_digit)
-            .count();
         assert!(
-            figures >= digits,
-            "{k}: {printed} has fewer than {digits} figures"
+            figures(cut[k].as_str().unwrap()) >= digits,
+            "{k}: {}",
+            cut[k]
         );
-        let rounded = format!("{:.*e}", figures - 1, exact);
-        let to_f = |t: &str| t.parse::<f64>().unwrap();
-        assert_eq!(
-            to_f(printed),
-            to_f(&rounded),
-            "{k}: {printed} against {exact}"
-        );
+        assert_rounds(&cut, &full, k);
     }
 }
 
@@ -644,15 +614,10 @@ fn the_digits_a_state_limit_prints_agree_with_the_unlimited_chain_and_grow_with_
     // Limits from below the first truncation each policy solves to above the one it needs
     // (a sweep of the N-model and the W-model at (0.5, 0.5, 0.6) over 4-6 limits each,
     // 2026-12-07, found the digits monotone and every value consistent).
-    let rational = |t: &str| {
-        let x = rug::Float::with_val(200, rug::Float::parse(t).unwrap());
-        x.to_rational().unwrap()
-    };
     for policy in ["ros", "lrf-fcfs", "mrf-fcfs", "lrf-ros", "mrf-ros"] {
         let args = format!("--system n-model --lambdas 0.1,1.7 --policy {policy} --digits 12");
         let full = exact_json(&args);
         assert_eq!(full["digits"], 12, "{policy}");
-        let exact: f64 = full["mean_number"].as_str().unwrap().parse().unwrap();
         let mut last = 0;
         for limit in [6_000, 10_000, 20_000, 40_000] {
             let mut a: Vec<String> = vec!["redundancy".into(), "exact".into()];
@@ -690,30 +655,10 @@ fn the_digits_a_state_limit_prints_agree_with_the_unlimited_chain_and_grow_with_
                 "{policy} {limit}: {}",
                 cut["method"]
             );
-            let proven = cut["truncation"].as_str().unwrap().starts_with("proven");
-            if proven {
-                let end =
-                    |o: &serde_json::Map<String, Value>, k: &str| rational(o[k].as_str().unwrap());
-                assert!(
-                    end(&cut, "mean_number_lo") <= end(&full, "mean_number_lo")
-                        && end(&full, "mean_number_hi") <= end(&cut, "mean_number_hi"),
-                    "{policy} {limit}: the limited enclosure misses the default one"
-                );
+            if cut["truncation"].as_str().unwrap().starts_with("proven") {
+                assert_holds_enclosure(&cut, &full, "mean_number");
             } else {
-                let printed = cut["mean_number"].as_str().unwrap();
-                let figures = printed
-                    .split('e')
-                    .next()
-                    .unwrap()
-                    .chars()
-                    .filter(char::is_ascii_digit)
-                    .count();
-                let rounded: f64 = format!("{:.*e}", figures - 1, exact).parse().unwrap();
-                assert_eq!(
-                    printed.parse::<f64>().unwrap(),
-                    rounded,
-                    "{policy} {limit}: {printed} against {exact}"
-                );
+                assert_rounds(&cut, &full, "mean_number");
             }
         }
         assert!(last >= 1, "{policy}: no limit printed a digit");
@@ -722,23 +667,68 @@ fn the_digits_a_state_limit_prints_agree_with_the_unlimited_chain_and_grow_with_
 
 /// `lo <= x <= hi` for the decimal ends `K_lo`, `K_hi` of a record and an exact rational x.
 fn encloses(o: &serde_json::Map<String, Value>, key: &str, x: &rug::Rational) -> bool {
-    use rug::ops::Pow;
-    let end = |k: String| {
-        let s = o[&k].as_str().unwrap_or_else(|| panic!("{k} missing"));
-        // A decimal string d.ddde±X as an exact rational.
-        let (m, e) = s.split_once('e').expect("scientific notation");
-        let (int, frac) = m.split_once('.').unwrap_or((m, ""));
-        let digits: rug::Integer = format!("{int}{frac}").parse().unwrap();
-        let exp: i32 = e.parse::<i32>().unwrap() - frac.len() as i32;
-        let ten = rug::Rational::from(10);
-        let scale = if exp >= 0 {
-            ten.clone().pow(exp as u32)
-        } else {
-            ten.pow(-exp as u32).recip()
-        };
-        rug::Rational::from(digits) * scale
-    };
+    let end = |k: String| decimal(o, &k);
     end(format!("{key}_lo")) <= *x && *x <= end(format!("{key}_hi"))
+}
+
+/// The decimal string d.ddde±X of `o[k]` as an exact rational.
+fn decimal(o: &serde_json::Map<String, Value>, k: &str) -> rug::Rational {
+    use rug::ops::Pow;
+    let s = o[k].as_str().unwrap_or_else(|| panic!("{k} missing"));
+    let (m, e) = s.split_once('e').expect("scientific notation");
+    let (int, frac) = m.split_once('.').unwrap_or((m, ""));
+    let digits: rug::Integer = format!("{int}{frac}").parse().unwrap();
+    let exp: i32 = e.parse::<i32>().unwrap() - frac.len() as i32;
+    let ten = rug::Rational::from(10);
+    let scale = if exp >= 0 {
+        ten.clone().pow(exp as u32)
+    } else {
+        ten.pow(-exp as u32).recip()
+    };
+    rug::Rational::from(digits) * scale
+}
+
+/// `cut`'s proven enclosure of `key` holds `full`'s: both enclose the one infinite chain's
+/// value, and a smaller truncation's is the wider.
+fn assert_holds_enclosure(
+    cut: &serde_json::Map<String, Value>,
+    full: &serde_json::Map<String, Value>,
+    key: &str,
+) {
+    let (lo, hi) = (format!("{key}_lo"), format!("{key}_hi"));
+    assert!(
+        decimal(cut, &lo) <= decimal(full, &lo) && decimal(full, &hi) <= decimal(cut, &hi),
+        "{key}: [{}, {}] does not hold [{}, {}]",
+        cut[&lo],
+        cut[&hi],
+        full[&lo],
+        full[&hi]
+    );
+}
+
+/// The significant figures of a printed number d.ddde±X.
+fn figures(printed: &str) -> usize {
+    let mantissa = printed.split('e').next().unwrap();
+    mantissa.chars().filter(char::is_ascii_digit).count()
+}
+
+/// `cut`'s printed `key` is `full`'s value rounded to its own figures (the record's
+/// `digits` is the fewest over every value printed).
+fn assert_rounds(
+    cut: &serde_json::Map<String, Value>,
+    full: &serde_json::Map<String, Value>,
+    key: &str,
+) {
+    let printed = cut[key].as_str().unwrap();
+    let exact: f64 = full[key].as_str().unwrap().parse().unwrap();
+    let rounded: f64 = format!("{:.*e}", figures(printed) - 1, exact)
+        .parse()
+        .unwrap();
+    assert_eq!(
+        printed.parse::<f64>().unwrap(),
+        rounded,
+        "{key}: {printed} against {exact}"
+    );
 }
 
 /// `taskassign redundancy exact ARGS --format json`, the arguments as one line.

@@ -1473,7 +1473,6 @@ impl Shape {
         }
     }
 
-    /// About how many states budget `to` holds, from `states` at `from`.
     /// The class-count vectors of budget `k`, counted exactly.
     fn vectors(&self, k: f64) -> f64 {
         match self {
@@ -1482,6 +1481,7 @@ impl Shape {
         }
     }
 
+    /// About how many states budget `to` holds, from `states` at `from`.
     fn estimate(&self, states: usize, from: f64, to: f64) -> f64 {
         match self {
             Shape::Simplex(w) => estimate(states, w, from, to),
@@ -1856,7 +1856,7 @@ fn solve_shaped(
             // 1.7 M-state truncation solved in 50 s before its comparison was found not to
             // fit). The states of a budget: its class-count vectors, counted exactly, times
             // the last solved chain's states per vector.
-            let per_vector = warm.len() as f64 / count_vectors(&warm, nc, sym).max(1) as f64;
+            let per_vector = warm.len() as f64 / count_vectors(&warm, nc, sym) as f64;
             let by_vectors = |b: f64| per_vector * shape.vectors(b);
             let fine = by_vectors(budget + COMPARE_NATS).max(est);
             if fine > max_states as f64 {

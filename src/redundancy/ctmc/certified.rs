@@ -579,16 +579,20 @@ pub fn solve_certified_limited(
     let min_weight = p.weights.iter().copied().fold(f64::INFINITY, f64::min);
     let mut stopped: Option<String> = None;
     let mut pace = Pace::default();
-    // Set once a budget was cut to what the state limit holds ([`fit_budget`]): the
-    // reason that truncation is the last, and the factor by which the estimate is scaled
-    // when fitting (raised after an exploration the estimate let past the limit).
-    let mut limited: Option<String> = None;
-    let mut scale = 1.0f64;
-    let mut at_limit = false;
+    // Whether the truncation being solved was cut to what the state limit holds
+    // ([`fit_budget`]; it is then the last), whether the next one must be (an exploration
+    // met the limit), and the factor by which the estimate is scaled when fitting (raised
+    // after an exploration the estimate let past the limit).
+    let (mut cut, mut at_limit, mut scale) = (false, false, 1.0f64);
     // The budget the digits needed and its estimate, once the limit cut it; the cuts made.
     let mut aimed: Option<(f64, f64)> = None;
     let mut fits = 0;
     let mut limit_hit = false;
+    let beyond = |(budget, est): (f64, f64)| {
+        format!(
+            "the truncation the digits need (budget {budget:.1} nats) would hold about {est:.1e} states, more than the limit {max_states}"
+        )
+    };
     for step in 1..=MAX_CERTIFIED_STEPS {
         // The simplex's class-count vectors ([`simplex_vectors`]) at the pilot's states per
         // vector, plus the level set; after the first truncation also the last one scaled,
@@ -638,20 +642,14 @@ pub fn solve_certified_limited(
                 budget,
                 FIT_SHARE * max_states as f64,
             );
-            let why = format!(
-                "the truncation the digits need (budget {:.1} nats) would hold about {:.1e} states, more than the limit {max_states}",
-                aimed.0, aimed.1
-            );
             if fitted < from + MIN_FIT_NATS {
-                stopped = Some(format!("{why}: {STATE_LIMIT_HINT}"));
+                stopped = Some(format!("{}: {STATE_LIMIT_HINT}", beyond(aimed)));
                 limit_hit = true;
                 break;
             }
             budget = fitted;
             est = est_at(budget);
-            limited = Some(format!(
-                "{why}; the largest that fits (budget {budget:.1} nats, {{states}} states) was solved: {STATE_LIMIT_HINT}"
-            ));
+            cut = true;
             if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
                 eprintln!(
                     "redundancy certified chain: budget cut to {budget:.2} to fit the limit (estimated {est:.0} states, scale {scale:.2})"
@@ -694,7 +692,7 @@ pub fn solve_certified_limited(
                     // have met it.
                     scale = scale.max((max_states as f64 / est).max(1.0) * FIT_SCALE_MARGIN);
                     at_limit = true;
-                    limited = None;
+                    cut = false;
                     if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
                         eprintln!("redundancy certified chain: budget {budget:.2} failed ({e}): fitting to the limit");
                     }
@@ -766,8 +764,13 @@ pub fn solve_certified_limited(
         if done {
             break;
         }
-        if let Some(why) = limited.take() {
-            stopped = Some(why.replace("{states}", &m.states.to_string()));
+        if let (true, Some(aimed)) = (cut, aimed) {
+            stopped = Some(format!(
+                "{}; the largest that fits (budget {:.1} nats, {} states) was solved: {STATE_LIMIT_HINT}",
+                beyond(aimed),
+                m.budget,
+                m.states
+            ));
             limit_hit = true;
             break;
         }
