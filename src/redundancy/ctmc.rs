@@ -865,10 +865,15 @@ fn truncated_values(
     let t0 = std::time::Instant::now();
     let mut c = levels::explore_with(&chain, how.max_states, ExitRule::Block).map_err(|e| {
         match e {
-            LevelError::TooManyStates { limit } => RedundancyError::Numerical(format!(
-                "{}: the exact chain needs more than {limit} states (the limit --max-states) for the truncation the digits asked need: {STATE_LIMIT_HINT}",
-                subject(sys, policy)
-            )),
+            LevelError::TooManyStates { limit } => {
+                if let Some(hit) = how.hit_limit {
+                    hit.set(true);
+                }
+                RedundancyError::Numerical(format!(
+                    "{}: the exact chain needs more than {limit} states (the limit --max-states) for the truncation the digits asked need: {STATE_LIMIT_HINT}",
+                    subject(sys, policy)
+                ))
+            }
             other => RedundancyError::Numerical(format!("{}: {other}", subject(sys, policy))),
         }
     })?;
@@ -985,6 +990,9 @@ struct Reduction<'a> {
     groups: bool,
     /// The most states explored (`--max-states`).
     max_states: usize,
+    /// Set when exploring met `max_states` (so that a caller can cut its truncation to
+    /// fit rather than fail).
+    hit_limit: Option<&'a std::cell::Cell<bool>>,
 }
 
 impl Default for Reduction<'_> {
@@ -993,6 +1001,7 @@ impl Default for Reduction<'_> {
             symmetry: None,
             groups: false,
             max_states: MAX_CHAIN_STATES,
+            hit_limit: None,
         }
     }
 }
@@ -1297,8 +1306,18 @@ const FIT_SHARE: f64 = 0.9;
 /// vector, which grows with the budget (the W-model at (0.6, 0.6, 0.6) under ROS, 12
 /// digits: 2.13 per vector on the simplex solved first, 2.5 in the box of the pair, whose
 /// comparison aimed at 1.5 million states held 1.78 million, 2026-12-07). A comparison
-/// past the limit fails after its truncation is solved, so the margin is wide.
-const PAIR_FIT_SHARE: f64 = 0.7;
+/// whose exploration still meets the limit has its pair cut again (at a cost of the
+/// exploration and a smaller truncation's solve), so the share need not cover the growth
+/// in full: 0.8 prints 7 digits on that row where 0.7 printed 6 (54 s user and 1 223 MB
+/// peak against 48 s and 1 105 MB), with no pair cut again on it, on the N-model at limits
+/// 1 000 to 40 000 or on the W-model at (0.5, 0.5, 0.6) at 20 000 to 300 000.
+const PAIR_FIT_SHARE: f64 = 0.8;
+/// Budgets cut to fit the state limit, at most (a cut whose exploration still meets the
+/// limit is cut again with the estimate scaled by what it missed).
+const MAX_FITS: usize = 2;
+/// After an exploration met the limit, the estimate is scaled by what it must at least
+/// have missed (the limit over the estimate) times this margin before fitting.
+const FIT_SCALE_MARGIN: f64 = 1.25;
 /// A budget cut to fit the state limit is solved only if it lies this many nats beyond the
 /// last solved one (the bound decays 0.2–1 nats per nat of budget: a tenth to half a
 /// digit at the least).
@@ -1598,6 +1617,7 @@ fn pilot(
         symmetry: sym,
         groups: false,
         max_states,
+        hit_limit: None,
     };
     let (v0, f0, _) = truncated_values(sys, policy, &vec![k0; nc + 1], None, want, None, how)?;
     let (v1, f1, pi1) = truncated_values(sys, policy, &vec![k1; nc + 1], None, want, None, how)?;
@@ -1792,10 +1812,13 @@ fn solve_shaped(
         }
     }
     // The pilot's decay rates say which classes are slow; the groups are chosen once.
+    // Set when exploring a truncation met the state limit.
+    let hit = std::cell::Cell::new(false);
     let how = Reduction {
         symmetry: sym,
         groups: split_by_shares(&weights),
         max_states,
+        hit_limit: Some(&hit),
     };
     let f1max = f1.iter().copied().fold(0.0, f64::max);
     let mut budget = r_tot * k1 as f64 + (f1max / target).ln().max(0.0) + 1.0;
@@ -1848,14 +1871,17 @@ fn solve_shaped(
             Shape::Simplex(_) => "weighted simplex",
             Shape::Box(_) => "class counts capped by a total",
         };
-        if solved && limited.is_none() {
+        if limited.is_none() {
             // The values are certified by comparing this truncation with one
             // COMPARE_NATS larger. When that pair is beyond the state limit, the largest
             // pair that fits is solved instead and its digits printed with the reason (the
             // W-model at (0.6, 0.6, 0.6) under MRF-FCFS, 12 digits, 2026-12-07: a
             // 1.7 M-state truncation solved in 50 s before its comparison was found not to
             // fit). The states of a budget: its class-count vectors, counted exactly, times
-            // the last solved chain's states per vector.
+            // the last solved chain's states per vector (before the first truncation, the
+            // pilot's: nested-3 at 0.9 of capacity, whose first truncation is beyond the
+            // limit under every policy, exited 3 before solving anything; the comparison's
+            // fall-back below corrects the pilot's lower density).
             let per_vector = warm.len() as f64 / count_vectors(&warm, nc, sym) as f64;
             let by_vectors = |b: f64| per_vector * shape.vectors(b);
             let fine = by_vectors(budget + COMPARE_NATS).max(est);
@@ -1969,8 +1995,72 @@ fn solve_shaped(
         }
     };
     let mut best: Option<ChainResult> = None;
+    // The pair's budgets are cut again at most MAX_FITS times: when the comparison's
+    // states, at the solved truncation's states per vector scaled by `scale`, pass the
+    // limit, or its exploration met it (the states per vector grow with the budget: the
+    // first cut may rest on the pilot's, or on a smaller chain's).
+    let (mut refits, mut scale, mut missed) = (0usize, 1.0f64, false);
     loop {
         let next = budget + COMPARE_NATS;
+        if limited.is_some() {
+            let per_vector = warm.len() as f64 / count_vectors(&warm, nc, sym) as f64;
+            let by_vectors = |b: f64| scale * per_vector * shape.vectors(b);
+            if missed || by_vectors(next) > max_states as f64 {
+                let lo = match shape {
+                    Shape::Simplex(_) => r_tot * k1 as f64,
+                    Shape::Box(_) => 0.0,
+                };
+                let fitted = fit_budget(
+                    |b| by_vectors(b + COMPARE_NATS),
+                    lo,
+                    budget,
+                    PAIR_FIT_SHARE * max_states as f64,
+                );
+                if refits >= MAX_FITS || fitted < lo + MIN_FIT_NATS || fitted >= budget {
+                    if missed {
+                        let why = limited.take().unwrap_or_default();
+                        return Err(fail(format!(
+                            "{why}; the comparison truncation of the largest pair cut to fit (budgets {budget:.1} and {next:.1} nats) met the limit"
+                        )));
+                    }
+                } else {
+                    refits += 1;
+                    missed = false;
+                    budget = fitted;
+                    if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+                        eprintln!(
+                            "redundancy chain: pair cut again to budget {budget:.2} ({per_vector:.2} states per vector, scale {scale:.2})"
+                        );
+                    }
+                    step += 1;
+                    crate::progress::report(
+                        "exact chain: truncation",
+                        step,
+                        None,
+                        &format!(
+                            "budget {budget:.1} nats, about {:.0} states{} (estimated, cut to fit the limit)",
+                            by_vectors(budget),
+                            pace.note(by_vectors(budget))
+                        ),
+                    );
+                    let started = std::time::Instant::now();
+                    let (v, f, pi) = truncated_values(
+                        sys,
+                        policy,
+                        &shape.limits(budget),
+                        shape.simplex(budget),
+                        want,
+                        Some(&warm),
+                        how,
+                    )?;
+                    pace.record(v.states, started);
+                    band = f.iter().copied().fold(0.0, f64::max);
+                    coarse = v;
+                    warm = pi;
+                    continue;
+                }
+            }
+        }
         let est = shape.estimate(coarse.states, budget, next);
         if est > max_states as f64 && limited.is_none() {
             return match best {
@@ -1992,7 +2082,8 @@ fn solve_shaped(
             ),
         );
         let started = std::time::Instant::now();
-        let (fine, f, pi) = truncated_values(
+        hit.set(false);
+        let (fine, f, pi) = match truncated_values(
             sys,
             policy,
             &shape.limits(next),
@@ -2000,7 +2091,36 @@ fn solve_shaped(
             want,
             Some(&warm),
             how,
-        )?;
+        ) {
+            Ok(x) => x,
+            Err(e) if hit.get() => {
+                // The comparison's exploration met the limit its estimate let past:
+                // the last pair that agreed on a digit stands; otherwise the pair is cut
+                // (again) with the states per vector scaled by what it must have missed.
+                if limited.is_none() {
+                    if let Some(b) = best.take() {
+                        if b.digits >= 1 {
+                            return Ok(b);
+                        }
+                        best = Some(b);
+                    }
+                }
+                let per_vector = warm.len() as f64 / count_vectors(&warm, nc, sym) as f64;
+                let guess = scale * per_vector * shape.vectors(next);
+                scale *= (max_states as f64 / guess).max(1.0) * FIT_SCALE_MARGIN;
+                missed = true;
+                if limited.is_none() {
+                    limited = Some(format!(
+                        "the comparison truncation (budget {next:.1} nats) needs more than {max_states} states"
+                    ));
+                }
+                if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+                    eprintln!("redundancy chain: comparison budget {next:.2} failed ({e}): cutting the pair");
+                }
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         pace.record(fine.states, started);
         let result = pair(
             coarse,
@@ -2021,16 +2141,16 @@ fn solve_shaped(
         }
         if let Some(why) = limited {
             let why = format!(
-                "{why}; the largest pair that fits (budgets {budget:.1} and {next:.1} nats) was solved: {STATE_LIMIT_HINT}"
+                "{why}; the largest pair that fits (budgets {budget:.1} and {next:.1} nats) was solved"
             );
             if result.digits >= 1 {
                 return Ok(ChainResult {
-                    stopped: Some(why),
+                    stopped: Some(format!("{why}: {STATE_LIMIT_HINT}")),
                     ..result
                 });
             }
             return Err(fail(format!(
-                "the largest truncations the state limit holds agree on no digit ({why})"
+                "{why}, and its truncations agree on no digit"
             )));
         }
         best = Some(result);

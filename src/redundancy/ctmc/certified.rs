@@ -374,12 +374,6 @@ fn straddle_factor(v: &ProvenValue, want: u32) -> f64 {
 
 /// Most certified truncations tried before the digits the last one proves are returned.
 const MAX_CERTIFIED_STEPS: usize = 6;
-/// Budgets cut to fit the state limit, at most (a cut whose exploration still meets the
-/// limit is cut again with the estimate scaled by what it missed).
-const MAX_FITS: usize = 2;
-/// After an exploration met the limit, the estimate is scaled by what it must at least
-/// have missed (the limit over the estimate) times this margin before fitting.
-const FIT_SCALE_MARGIN: f64 = 1.25;
 
 /// A chain value with a proven enclosure of the infinite chain's value.
 #[derive(Debug, Clone, PartialEq)]
