@@ -1298,6 +1298,54 @@ impl Pace {
     }
 }
 
+/// The truncations of one growth ([`solve_shaped`]): each solved with its progress line
+/// (a step count, the states estimated and the time at the pace so far) and its time
+/// recorded for the next one's estimate.
+struct Steps<'a> {
+    sys: &'a ClassSystem,
+    policy: Policy,
+    want: u32,
+    how: Reduction<'a>,
+    step: u64,
+    pace: Pace,
+}
+
+impl Steps<'_> {
+    /// [`truncated_values`] for `shape` at `budget`, warm-started at `warm`; `what` says
+    /// which truncation it is, `est` its estimated states.
+    fn solve(
+        &mut self,
+        shape: &Shape,
+        budget: f64,
+        warm: &StationaryMap,
+        what: &str,
+        est: f64,
+    ) -> Result<(ChainValues, Vec<f64>, StationaryMap), RedundancyError> {
+        self.step += 1;
+        crate::progress::report(
+            "exact chain: truncation",
+            self.step,
+            None,
+            &format!(
+                "{what}, about {est:.0} states{} (estimated)",
+                self.pace.note(est)
+            ),
+        );
+        let started = std::time::Instant::now();
+        let r = truncated_values(
+            self.sys,
+            self.policy,
+            &shape.limits(budget),
+            shape.simplex(budget),
+            self.want,
+            Some(warm),
+            self.how,
+        )?;
+        self.pace.record(r.0.states, started);
+        Ok(r)
+    }
+}
+
 /// The share of the state limit a budget cut to fit it aims at ([`fit_budget`]): the
 /// estimate of a truncation's states is within 0.6–1.6 times the states explored.
 const FIT_SHARE: f64 = 0.9;
@@ -1747,8 +1795,6 @@ fn solve_shaped(
             subject(sys, policy)
         ))
     };
-    let mut step = 0u64;
-    let mut pace = Pace::default();
     let Pilot {
         k0,
         k1,
@@ -1819,6 +1865,14 @@ fn solve_shaped(
         groups: split_by_shares(&weights),
         max_states,
         hit_limit: Some(&hit),
+    };
+    let mut steps = Steps {
+        sys,
+        policy,
+        want,
+        how,
+        step: 0,
+        pace: Pace::default(),
     };
     let f1max = f1.iter().copied().fold(0.0, f64::max);
     let mut budget = r_tot * k1 as f64 + (f1max / target).ln().max(0.0) + 1.0;
@@ -1915,27 +1969,13 @@ fn solve_shaped(
                 "the truncation {want} digits need ({shape_name}, budget {budget:.1} nats) would hold about {est:.1e} states{box_text}, more than the limit {max_states}"
             )));
         }
-        step += 1;
-        crate::progress::report(
-            "exact chain: truncation",
-            step,
-            None,
-            &format!(
-                "budget {budget:.1} nats, about {est:.0} states{} (estimated)",
-                pace.note(est)
-            ),
-        );
-        let started = std::time::Instant::now();
-        let (v, f, pi) = truncated_values(
-            sys,
-            policy,
-            &shape.limits(budget),
-            shape.simplex(budget),
-            want,
-            Some(&warm),
-            how,
+        let (v, f, pi) = steps.solve(
+            &shape,
+            budget,
+            &warm,
+            &format!("budget {budget:.1} nats"),
+            est,
         )?;
-        pace.record(v.states, started);
         let band = f.iter().copied().fold(0.0, f64::max);
         (states, from, warm) = (v.states, budget, pi);
         solved = true;
@@ -2032,28 +2072,13 @@ fn solve_shaped(
                             "redundancy chain: pair cut again to budget {budget:.2} ({per_vector:.2} states per vector, scale {scale:.2})"
                         );
                     }
-                    step += 1;
-                    crate::progress::report(
-                        "exact chain: truncation",
-                        step,
-                        None,
-                        &format!(
-                            "budget {budget:.1} nats, about {:.0} states{} (estimated, cut to fit the limit)",
-                            by_vectors(budget),
-                            pace.note(by_vectors(budget))
-                        ),
-                    );
-                    let started = std::time::Instant::now();
-                    let (v, f, pi) = truncated_values(
-                        sys,
-                        policy,
-                        &shape.limits(budget),
-                        shape.simplex(budget),
-                        want,
-                        Some(&warm),
-                        how,
+                    let (v, f, pi) = steps.solve(
+                        &shape,
+                        budget,
+                        &warm,
+                        &format!("budget {budget:.1} nats, cut to fit the limit"),
+                        by_vectors(budget),
                     )?;
-                    pace.record(v.states, started);
                     band = f.iter().copied().fold(0.0, f64::max);
                     coarse = v;
                     warm = pi;
@@ -2071,26 +2096,13 @@ fn solve_shaped(
                 ))),
             };
         }
-        step += 1;
-        crate::progress::report(
-            "exact chain: truncation",
-            step,
-            None,
-            &format!(
-                "comparing budgets {budget:.1} and {next:.1} nats, about {est:.0} states{} (estimated)",
-                pace.note(est)
-            ),
-        );
-        let started = std::time::Instant::now();
         hit.set(false);
-        let (fine, f, pi) = match truncated_values(
-            sys,
-            policy,
-            &shape.limits(next),
-            shape.simplex(next),
-            want,
-            Some(&warm),
-            how,
+        let (fine, f, pi) = match steps.solve(
+            &shape,
+            next,
+            &warm,
+            &format!("comparing budgets {budget:.1} and {next:.1} nats"),
+            est,
         ) {
             Ok(x) => x,
             Err(e) if hit.get() => {
@@ -2121,7 +2133,6 @@ fn solve_shaped(
             }
             Err(e) => return Err(e),
         };
-        pace.record(fine.states, started);
         let result = pair(
             coarse,
             fine.clone(),
