@@ -153,16 +153,16 @@ def test_bad_input_raises_input_error_with_the_command_line_message(call, args):
 
 
 def test_a_state_limit_too_small_is_a_numerical_error_like_the_command_line():
-    # N-model (0.1, 1.7) LRF-FCFS at 12 digits needs chains of 3 235 and 10 151 states
-    # (TASKASSIGN_TRACE_EXACT, 2026-12-04): 1000 states fail, exit 3 on the command line,
+    # N-model (0.1, 1.7) LRF-FCFS at 12 digits: its pilot boxes hold 157 and 343 states
+    # (TASKASSIGN_TRACE_EXACT, 2026-12-07): 300 states fail, exit 3 on the command line,
     # NumericalError in Python, with the same line naming the limit.
     args = ["redundancy", "exact", "--system", "n-model", "--lambdas", "0.1,1.7", "--policy",
-            "lrf-fcfs", "--digits", "12", "--max-states", "1000"]
+            "lrf-fcfs", "--digits", "12", "--max-states", "300"]
     code, message = cli_error(*args)
-    assert code == 3 and "1000" in message and "--max-states" in message
+    assert code == 3 and "300 states" in message and "--max-states" in message
     with pytest.raises(taskassign.NumericalError) as e:
         taskassign.redundancy.exact("lrf-fcfs", system="n-model", lambdas=[0.1, 1.7],
-                                    digits=12, max_states=1000)
+                                    digits=12, max_states=300)
     assert str(e.value) == message
 
 
