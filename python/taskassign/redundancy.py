@@ -42,8 +42,9 @@ def exact(
     The system: a preset or TOML file ``system`` with its ``lambdas``, or ``servers`` K (or
     ``rates``) and ``classes`` ``["1:0.3", "1+2:0.5"]`` (the command's ``--class``).
     ``max_states`` caps a chain's truncation (``--max-states``; 2e6 states take about 1 GB);
-    when the digits asked need more, the largest truncation within it is solved and
-    ``digits`` and ``note`` say what it gave.
+    when the digits asked need more, the largest truncation (or pair of truncations) within
+    it is solved and ``digits`` and ``note`` say what it gave; NumericalError when even that
+    gives no digit.
 
     >>> r = exact("fcfs", system="w-model", lambdas=[0.3, 0.3, 0.6], digits=10)
     >>> r.policy
