@@ -662,6 +662,38 @@ fn a_comparison_that_meets_the_state_limit_cuts_the_pair_again() {
     );
 }
 
+/// A comparison whose exploration itself meets the state limit: the pair is cut again with
+/// the states per vector scaled by what it missed, and the smaller pair's digits printed.
+#[test]
+fn a_comparison_whose_exploration_meets_the_limit_is_replaced_by_a_smaller_pair() {
+    // Found by a random search over small systems (2026-12-07, TASKASSIGN_TRACE_EXACT):
+    // classes {1+2} 0.267, {1} 0.2, {2} 0.537 on two unit servers under ROS, 12 digits,
+    // 20 000 states. The box is cut to 15.5 nats (9 531 states, 3.84 per vector); its
+    // comparison at 20.1 nats passes 20 000 while exploring; the pair is cut again to 13.9
+    // and 18.5 nats (7 359 and 15 818 states), which agree on 4 digits. (The build before
+    // the fall-back aimed its pair at 0.7 of the limit, which fit here: 5 digits; where a
+    // comparison did not fit it exited 3.) Source of the value: the same chain under the
+    // default limit, proven to 12 digits; the limited figures must be it rounded.
+    let (full, cut, digits) = limited_against_default(
+        "--servers 2 --class 1+2:0.267 --class 1:0.2 --class 2:0.537 --policy ros --digits 12",
+        20_000,
+        "largest pair that fits",
+    );
+    assert!(digits >= 2, "{digits}");
+    let note = cut["note"].as_str().unwrap();
+    let pair = note
+        .split("the largest pair that fits (budgets ")
+        .nth(1)
+        .and_then(|t| t.split(" and ").next())
+        .and_then(|b| b.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("{note}"));
+    // Below the first cut's 15.5 nats: the pair was cut again.
+    assert!(pair < 15.5, "{note}");
+    for k in ["mean_number", "mean_response"] {
+        assert_rounds(&cut, &full, k);
+    }
+}
+
 /// Every chain policy on the N-model under a range of state limits: what a limit lets
 /// through agrees with the value under the default limit, and a larger limit never prints
 /// fewer digits.
