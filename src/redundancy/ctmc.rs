@@ -1474,6 +1474,23 @@ fn simplex_vectors(w: &[f64], k: f64) -> f64 {
     a.iter().sum()
 }
 
+/// A solved chain's states per class-count vector of the full chain ([`count_vectors`]).
+fn per_vector_of(pi: &StationaryMap, nc: usize, sym: Option<&Symmetry>) -> f64 {
+    pi.len() as f64 / count_vectors(pi, nc, sym) as f64
+}
+
+/// The largest budget in [`lo`, `hi`] whose pair (it and its comparison COMPARE_NATS
+/// larger) fits PAIR_FIT_SHARE of `max_states`, the comparison's states being its
+/// class-count vectors times `per_vector` ([`fit_budget`]).
+fn fit_pair(shape: &Shape, per_vector: f64, lo: f64, hi: f64, max_states: usize) -> f64 {
+    fit_budget(
+        |b| per_vector * shape.vectors(b + COMPARE_NATS),
+        lo,
+        hi,
+        PAIR_FIT_SHARE * max_states as f64,
+    )
+}
+
 /// The distinct class-count vectors of a solved chain's states, counted as in the full
 /// chain: a chain lumped by a [`Symmetry`] holds one representative per orbit, which stands
 /// for every distinct image of its counts under the group (two where the W-model's
@@ -1906,7 +1923,7 @@ fn solve_shaped(
             choose = false;
             if let Some(rates) = marginal_rates(&warm, nc, sym) {
                 let k_box = (1.0 / target).ln() + 1.0;
-                let per_vector = warm.len() as f64 / count_vectors(&warm, nc, sym) as f64;
+                let per_vector = per_vector_of(&warm, nc, sym);
                 let in_box = box_vectors(&rates, k_box) * per_vector;
                 if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
                     eprintln!(
@@ -1939,7 +1956,7 @@ fn solve_shaped(
             // pilot's: nested-3 at 0.9 of capacity, whose first truncation is beyond the
             // limit under every policy, exited 3 before solving anything; the comparison's
             // fall-back below corrects the pilot's lower density).
-            let per_vector = warm.len() as f64 / count_vectors(&warm, nc, sym) as f64;
+            let per_vector = per_vector_of(&warm, nc, sym);
             let by_vectors = |b: f64| per_vector * shape.vectors(b);
             let fine = by_vectors(budget + COMPARE_NATS).max(est);
             if fine > max_states as f64 {
@@ -1947,12 +1964,7 @@ fn solve_shaped(
                     Shape::Simplex(_) => from,
                     Shape::Box(_) => 0.0,
                 };
-                let fitted = fit_budget(
-                    |b| by_vectors(b + COMPARE_NATS),
-                    lo,
-                    budget,
-                    PAIR_FIT_SHARE * max_states as f64,
-                );
+                let fitted = fit_pair(&shape, per_vector, lo, budget, max_states);
                 if fitted >= lo + MIN_FIT_NATS {
                     limited = Some(format!(
                         "the truncation the digits need ({shape_name}, budget {budget:.1} nats) and its comparison would hold about {fine:.1e} states{box_text}, more than the limit {max_states}"
@@ -2046,19 +2058,14 @@ fn solve_shaped(
     loop {
         let next = budget + COMPARE_NATS;
         if limited.is_some() {
-            let per_vector = warm.len() as f64 / count_vectors(&warm, nc, sym) as f64;
+            let per_vector = per_vector_of(&warm, nc, sym);
             let by_vectors = |b: f64| scale * per_vector * shape.vectors(b);
             if missed || by_vectors(next) > max_states as f64 {
                 let lo = match shape {
                     Shape::Simplex(_) => r_tot * k1 as f64,
                     Shape::Box(_) => 0.0,
                 };
-                let fitted = fit_budget(
-                    |b| by_vectors(b + COMPARE_NATS),
-                    lo,
-                    budget,
-                    PAIR_FIT_SHARE * max_states as f64,
-                );
+                let fitted = fit_pair(&shape, scale * per_vector, lo, budget, max_states);
                 if refits >= MAX_FITS || fitted < lo + MIN_FIT_NATS || fitted >= budget {
                     if missed {
                         let why = limited.take().unwrap_or_default();
@@ -2125,7 +2132,7 @@ fn solve_shaped(
                         best = Some(b);
                     }
                 }
-                let per_vector = warm.len() as f64 / count_vectors(&warm, nc, sym) as f64;
+                let per_vector = per_vector_of(&warm, nc, sym);
                 let guess = scale * per_vector * shape.vectors(next);
                 scale *= (max_states as f64 / guess).max(1.0);
                 missed = true;
