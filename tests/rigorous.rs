@@ -769,6 +769,125 @@ fn proven_optimum_lies_below_the_certified_one_and_every_grid_value() {
     }
 }
 
+/// The face where the top host is idle: TAGS's waiting time at BP(1, 10^4, 1), total load
+/// 0.5, 5 hosts, whose certified optimum leaves host 5 idle (its lower cutoff at p = 10^4;
+/// `taskassign optimize`, 2026-12-07). The 4-host minimum, proven first, bounds every box on
+/// that face (`optimize::proven::face_bound`): the gap closes to 20 digits within 10 000
+/// boxes, where the search without it needed 72 943 (the binary of 32fa042 stops at this
+/// limit with the gap open). The bound must hold all the same: value_lo lies below the Arb
+/// value at the proven cutoffs, at every increasing 4-tuple of a logarithmic axis over the
+/// support, and at grids around the proven cutoffs with the top one at p; and the 4-host
+/// proven optimum, which the 5-host problem contains (host 5 idle), is not below it by
+/// more than the two gaps.
+#[test]
+fn a_top_host_idle_at_the_start_is_bounded_by_one_host_fewer() {
+    let dist = "bp:k=1,p=1e4,alpha=1";
+    let args = |h: &'static str| {
+        [
+            "optimize",
+            "--policy",
+            "tags",
+            "--dist",
+            dist,
+            "--hosts",
+            h,
+            "--load",
+            "0.5",
+            "--metric",
+            "waiting",
+            "--digits",
+            "20",
+            "--rigorous",
+            "--max-boxes",
+            "10000",
+            "--format",
+            "json",
+        ]
+    };
+    let p = run_json(&args("5"));
+    assert_eq!(p["gap_closed"], json!(true), "{:?}", p["proven_notes"]);
+    assert_eq!(p["proven_digits"], json!(20));
+    let notes = p["proven_notes"].to_string();
+    assert!(notes.contains("leaves host 5 idle"), "{notes}");
+    let lo = read(p["value_lo"].as_str().unwrap());
+    let hi = read(p["value_hi"].as_str().unwrap());
+    let cuts: Vec<String> = p["proven_cutoffs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(read(&cuts[3]), read("1e4"), "the top host idle: {cuts:?}");
+    let at = arb_values(
+        dist,
+        "tags",
+        5,
+        "0.5",
+        "waiting",
+        std::slice::from_ref(&cuts),
+    );
+    let (olo, ohi) = at[0].clone().expect("the proven cutoffs are stable");
+    assert!(olo <= hi && lo <= ohi, "Arb [{olo}, {ohi}] vs [{lo}, {hi}]");
+    // The 4-host optimum is a point of the 5-host problem: not below value_lo.
+    let four = run_json(&args("4"));
+    let four_hi = read(four["value_hi"].as_str().unwrap());
+    assert!(
+        lo <= four_hi,
+        "value_lo {lo} above the 4-host optimum {four_hi}"
+    );
+    // Brute force: every increasing 4-tuple of a logarithmic axis (10^0.1 to 10^4, every
+    // third tenth of a decade, the top at p), and 11^3 points around the proven cutoffs
+    // at relative steps 10^−3 and 10^−12 with the top at p.
+    let axis: Vec<String> = log_grid(1..=40).into_iter().step_by(3).collect();
+    let mut grid: Vec<Vec<String>> = vec![Vec::new()];
+    for _ in 0..4 {
+        grid = grid
+            .into_iter()
+            .flat_map(|t| {
+                let from = t
+                    .last()
+                    .map_or(0, |x| axis.iter().position(|y| y == x).unwrap() + 1);
+                axis[from..].iter().map(move |x| {
+                    let mut u = t.clone();
+                    u.push(x.clone());
+                    u
+                })
+            })
+            .collect();
+    }
+    for k in [3, 12] {
+        let mut near: Vec<Vec<String>> = vec![Vec::new()];
+        for cut in &cuts[..3] {
+            near = near
+                .into_iter()
+                .flat_map(|t| {
+                    (-5..=5).map(move |u| {
+                        let mut v = t.clone();
+                        v.push(around(cut, u, k));
+                        v
+                    })
+                })
+                .collect();
+        }
+        grid.extend(near.into_iter().map(|mut v| {
+            v.push(cuts[3].clone());
+            v
+        }));
+    }
+    let values = arb_values(dist, "tags", 5, "0.5", "waiting", &grid);
+    let mut stable = 0;
+    for (cut, v) in grid.iter().zip(&values) {
+        if let Some((_, vhi)) = v {
+            stable += 1;
+            assert!(
+                lo <= *vhi,
+                "value_lo {lo} above the Arb value {vhi} at {cut:?}"
+            );
+        }
+    }
+    assert!(stable > 1000, "only {stable} stable grid points");
+}
+
 /// A narrow basin a naive grid misses: hyperexponential sizes of two scales (99% of rate
 /// 1, 1% of rate 10^−4) at total load 1.98 on two SITA hosts. Only cutoffs in a narrow
 /// window near 1.65·10^4 keep both hosts stable, so a grid of ten cutoffs per decade

@@ -44,8 +44,8 @@ pub use pipeline::{
 };
 pub use polish::Hessian;
 pub use proven::{
-    box_limit, optimize_proven, optimize_proven_with, PairStats, PairsNotRun, ProvenOptimum,
-    ProvenStop, WholeBound, MAX_BOXES,
+    box_limit, optimize_proven, optimize_proven_with, FaceBound, PairStats, PairsNotRun,
+    ProvenOptimum, ProvenStop, WholeBound, MAX_BOXES,
 };
 pub use rigorous::{
     eval_rigorous, threshold_rigorous, RigorousEval, RigorousThreshold, RIGOROUS_GUARD_BITS,

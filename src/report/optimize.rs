@@ -182,6 +182,17 @@ pub fn optimize_proven_record(
             if ps.closed { ", closed the gap" } else { "; the branch and bound ran after it" }
         ));
     }
+    if let Some(f) = &p.face {
+        notes.push(format!(
+            "the start leaves host {} idle (its lower cutoff at the top of the support), and where host {} is idle the objective is the {}-host one: the {}-host minimum, proven first ({}, {} boxes, counted in boxes), bounds every box on that face",
+            f.hosts + 1,
+            f.hosts + 1,
+            f.hosts,
+            f.hosts,
+            if f.closed { "its gap closed" } else { "its gap did not close" },
+            f.boxes
+        ));
+    }
     // The certified optimum is a grid search and a polish: where the proven value at
     // proven_cutoffs lies below its value less half a unit of its last digit, it was not the
     // global minimum (a discrete law's grid holds points between its atoms; 2026-12-05).
