@@ -512,6 +512,47 @@ fn around(c: &str, t: i32, k: i32) -> String {
     format!("{:.60e}", Float::with_val(READ_BITS, x * f))
 }
 
+/// Every increasing `n`-tuple of the points of `axis` (a brute-force grid of cutoff
+/// vectors).
+fn increasing_tuples(axis: &[String], n: usize) -> Vec<Vec<String>> {
+    let mut grid: Vec<Vec<String>> = vec![Vec::new()];
+    for _ in 0..n {
+        grid = grid
+            .into_iter()
+            .flat_map(|t| {
+                let from = t
+                    .last()
+                    .map_or(0, |x| axis.iter().position(|y| y == x).unwrap() + 1);
+                axis[from..].iter().map(move |x| {
+                    let mut u = t.clone();
+                    u.push(x.clone());
+                    u
+                })
+            })
+            .collect();
+    }
+    grid
+}
+
+/// The 11^n points around the cutoffs `cuts` (n of them), each at relative steps −5 … 5
+/// times 10^−k ([`around`]).
+fn near_grid(cuts: &[String], k: i32) -> Vec<Vec<String>> {
+    let mut near: Vec<Vec<String>> = vec![Vec::new()];
+    for cut in cuts {
+        near = near
+            .into_iter()
+            .flat_map(|t| {
+                (-5..=5).map(move |u| {
+                    let mut v = t.clone();
+                    v.push(around(cut, u, k));
+                    v
+                })
+            })
+            .collect();
+    }
+    near
+}
+
 /// The Arb value of the model at each cutoff vector: `Some(ball)` where every host's load
 /// is proven below 1, `None` where some load's ball reaches 1 (unstable or undecided).
 fn arb_values(
@@ -722,37 +763,9 @@ fn proven_optimum_lies_below_the_certified_one_and_every_grid_value() {
             .into_iter()
             .step_by(c.stride)
             .collect();
-        let mut grid: Vec<Vec<String>> = vec![Vec::new()];
-        for _ in 1..c.hosts {
-            grid = grid
-                .into_iter()
-                .flat_map(|t| {
-                    let from = t
-                        .last()
-                        .map_or(0, |x| axis.iter().position(|y| y == x).unwrap() + 1);
-                    axis[from..].iter().map(move |x| {
-                        let mut u = t.clone();
-                        u.push(x.clone());
-                        u
-                    })
-                })
-                .collect();
-        }
+        let mut grid = increasing_tuples(&axis, c.hosts - 1);
         for k in [3, 12] {
-            let mut near: Vec<Vec<String>> = vec![Vec::new()];
-            for cut in &cuts {
-                near = near
-                    .into_iter()
-                    .flat_map(|t| {
-                        (-5..=5).map(move |u| {
-                            let mut v = t.clone();
-                            v.push(around(cut, u, k));
-                            v
-                        })
-                    })
-                    .collect();
-            }
-            grid.extend(near);
+            grid.extend(near_grid(&cuts, k));
         }
         let values = arb_values(c.dist, c.policy, c.hosts, c.load, c.metric, &grid);
         let mut stable = 0;
@@ -839,37 +852,9 @@ fn a_top_host_idle_at_the_start_is_bounded_by_one_host_fewer() {
     // third tenth of a decade, the top at p), and 11^3 points around the proven cutoffs
     // at relative steps 10^−3 and 10^−12 with the top at p.
     let axis: Vec<String> = log_grid(1..=40).into_iter().step_by(3).collect();
-    let mut grid: Vec<Vec<String>> = vec![Vec::new()];
-    for _ in 0..4 {
-        grid = grid
-            .into_iter()
-            .flat_map(|t| {
-                let from = t
-                    .last()
-                    .map_or(0, |x| axis.iter().position(|y| y == x).unwrap() + 1);
-                axis[from..].iter().map(move |x| {
-                    let mut u = t.clone();
-                    u.push(x.clone());
-                    u
-                })
-            })
-            .collect();
-    }
+    let mut grid = increasing_tuples(&axis, 4);
     for k in [3, 12] {
-        let mut near: Vec<Vec<String>> = vec![Vec::new()];
-        for cut in &cuts[..3] {
-            near = near
-                .into_iter()
-                .flat_map(|t| {
-                    (-5..=5).map(move |u| {
-                        let mut v = t.clone();
-                        v.push(around(cut, u, k));
-                        v
-                    })
-                })
-                .collect();
-        }
-        grid.extend(near.into_iter().map(|mut v| {
+        grid.extend(near_grid(&cuts[..3], k).into_iter().map(|mut v| {
             v.push(cuts[3].clone());
             v
         }));
