@@ -1581,7 +1581,8 @@ fn proven_from(
         (lo, true, pair_evals, ProvenStop::Closed)
     } else {
         // The top host idle at the start: the minimum over one host fewer, proven first,
-        // bounds the boxes on that face ([`face_bound`]).
+        // bounds the boxes on that face ([`face_bound`]). An error in it (an enclosure it
+        // cannot compute) leaves the branch and bound to decide, as before it.
         face = face_bound(
             &pb,
             raw_enc,
@@ -1590,7 +1591,9 @@ fn proven_from(
             start,
             (digits, gap_digits),
             max_boxes.saturating_sub(pair_evals + atom_evals),
-        )?;
+        )
+        .ok()
+        .flatten();
         let face_boxes = face.as_ref().map_or(0, |f| f.bound.boxes);
         if let Some(sub) = face.as_ref().and_then(|f| f.best.as_ref()) {
             // Its best point with the top host idle (the start's top cutoff), where it does
