@@ -403,6 +403,10 @@ pub struct PairStats {
     pub closed: bool,
 }
 
+/// The branch and bound reports its progress every this many boxes (a report costs a
+/// relaxed load where no sink is installed; the command line's sink rate-limits itself).
+const PROGRESS_BOXES: usize = 1000;
+
 /// The face where the top host is idle ([`face_bound`]): the proven minimum over one host
 /// fewer, which bounds every box whose top cutoff lies at or above the top of the support.
 #[derive(Debug, Clone, PartialEq)]
@@ -1704,6 +1708,18 @@ fn proven_from(
             }
             if top.fixed {
                 break (top.lb, ProvenStop::Basin);
+            }
+            if boxes % PROGRESS_BOXES < 2 && crate::progress::enabled() {
+                let width = (gap.to_f64() / best.hi().to_f64()).abs();
+                crate::progress::report(
+                    "proven optimum: branch and bound",
+                    (boxes + pair_evals + face_boxes) as u64,
+                    Some(max_boxes as u64),
+                    &format!(
+                        "{hosts} hosts, {} boxes left, gap {width:.2e} of the value",
+                        heap.len() + 1
+                    ),
+                );
             }
             // A split bounds both halves: stop while both still fit, so the count never
             // passes the limit (the first cover above is always bounded: a limit below
