@@ -77,6 +77,30 @@ pub fn watch<T>(f: impl FnOnce() -> T) -> (T, Flags) {
     (r, flags())
 }
 
+/// Runs `f` and leaves MPFR's flags as they were before it: what `f` raised is not seen by
+/// an enclosing [`watch`]. For the enclosures of `check --rigorous`: interval arithmetic with
+/// outward rounding stays a bound when a result leaves the range (an underflow rounded down
+/// is 0, rounded up the least positive number; an overflow rounded up is +∞, rounded down
+/// the largest finite one), so its flags say nothing about the two-precision value the
+/// claim's guard ([`crate::claims::Scope::eval_value`]) judges. Before 2026-12-07 the
+/// threshold's enclosure at a hyperexponential law raised the underflow flag beside
+/// `tags_stable_search(80) - tags_stable()`, whose value 0 was then refused as an underflow.
+pub fn isolated<T>(f: impl FnOnce() -> T) -> T {
+    let before = flags();
+    let r = f();
+    clear();
+    // SAFETY: mpfr_set_underflow/overflow only set the calling thread's flag word.
+    unsafe {
+        if before.underflow {
+            mpfr::set_underflow();
+        }
+        if before.overflow {
+            mpfr::set_overflow();
+        }
+    }
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,6 +121,19 @@ mod tests {
         let (x, f) = watch(|| Float::with_val(64, -1e10).exp());
         assert!(x.is_zero());
         assert!(f.underflow && !f.overflow);
+    }
+
+    #[test]
+    fn isolated_work_leaves_the_flags_as_they_were() {
+        // An underflow inside is not seen outside; an overflow raised before it still is.
+        let (_, f) = watch(|| isolated(|| Float::with_val(64, -1e10).exp()));
+        assert_eq!(f, Flags::default());
+        let (_, f) = watch(|| {
+            let big = Float::with_val(64, 10).pow(1_000_000_000u32);
+            let small = isolated(|| Float::with_val(64, -1e10).exp());
+            (big, small)
+        });
+        assert!(f.overflow && !f.underflow, "{f:?}");
     }
 
     #[test]

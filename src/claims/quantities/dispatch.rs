@@ -201,7 +201,7 @@ impl Quantity for Opt {
         // The proven optimum encloses the minimised objective: the metric for sita and
         // tags, the largest queue for tags-minmax. The cutoffs (and the values there) are
         // located by the search, not proven.
-        let proof = opt_proof(&call.scope, policy, &r);
+        let proof = crate::num::range::isolated(|| opt_proof(&call.scope, policy, &r));
         let field = match policy {
             OptPolicy::Sita | OptPolicy::Tags | OptPolicy::SitaE => "value",
             OptPolicy::TagsMinmax => "max_queue",
@@ -588,25 +588,27 @@ impl Quantity for ThresholdQ {
         if !scope.rigorous {
             return Ok(v);
         }
-        Ok(match threshold_enclosed(scope, &s) {
-            Err(why) => v.unproven_rest(&format!("threshold(): {why}")),
-            Ok(t) => {
-                let v = v
-                    .prove("load", Proof::enclosed(t.load))
-                    .prove("lambda", Proof::enclosed(t.lambda));
-                let v = if t.cutoffs_enclosed {
-                    v.prove_vec(
-                        "cutoff",
-                        t.cutoffs.into_iter().map(Proof::enclosed).collect(),
-                    )
-                } else {
-                    v
-                };
-                v.unproven_rest(
+        Ok(
+            match crate::num::range::isolated(|| threshold_enclosed(scope, &s)) {
+                Err(why) => v.unproven_rest(&format!("threshold(): {why}")),
+                Ok(t) => {
+                    let v = v
+                        .prove("load", Proof::enclosed(t.load))
+                        .prove("lambda", Proof::enclosed(t.lambda));
+                    let v = if t.cutoffs_enclosed {
+                        v.prove_vec(
+                            "cutoff",
+                            t.cutoffs.into_iter().map(Proof::enclosed).collect(),
+                        )
+                    } else {
+                        v
+                    };
+                    v.unproven_rest(
                     "threshold(): the greedy cutoffs (or sup x F(x)'s argmax) are not enclosed here",
                 )
-            }
-        })
+                }
+            },
+        )
     }
 }
 
@@ -658,7 +660,8 @@ fn tags_stable_proof(scope: &Scope) -> Proof {
             )
         })
     };
-    decide().unwrap_or_else(|why| Proof::unproven(format!("tags_stable(): {why}")))
+    crate::num::range::isolated(decide)
+        .unwrap_or_else(|why| Proof::unproven(format!("tags_stable(): {why}")))
 }
 
 /// `tags_stable()`: whether stable TAGS cutoffs exist at the load (the greedy decision).

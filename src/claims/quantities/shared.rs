@@ -91,11 +91,14 @@ where
     let bits = scope.enclosure_bits();
     let key = CacheKey::new(what, format!("enclosed|{extra}|{}", s.key()));
     let r = scope.cache.get_or(key, || {
-        let r = s
-            .spec()
-            .map_err(|e| e.to_string())
-            .and_then(|spec| spec.enclose(bits).map_err(|e| e.to_string()))
-            .and_then(|enc| f(enc.as_ref(), &s, bits));
+        // An enclosure that leaves MPFR's range is still a bound: its flags are not the
+        // value's ([`crate::num::range::isolated`]).
+        let r = crate::num::range::isolated(|| {
+            s.spec()
+                .map_err(|e| e.to_string())
+                .and_then(|spec| spec.enclose(bits).map_err(|e| e.to_string()))
+                .and_then(|enc| f(enc.as_ref(), &s, bits))
+        });
         Ok(match r {
             Ok(i) => Proof::enclosed(i),
             Err(why) => Proof::unproven(why),
