@@ -82,7 +82,10 @@ pub fn watch<T>(f: impl FnOnce() -> T) -> (T, Flags) {
 /// outward rounding stays a bound when a result leaves the range (an underflow rounded down
 /// is 0, rounded up the least positive number; an overflow rounded up is +∞, rounded down
 /// the largest finite one), so its flags say nothing about the two-precision value the
-/// claim's guard ([`crate::claims::Scope::eval_value`]) judges. Before 2026-12-07 the
+/// claim's guard ([`crate::claims::Scope::eval_value`]) judges. Every enclosure a claim
+/// quantity computes runs under it (`threshold()`, `tags_stable()`, `opt()`, `eval()`, the
+/// shared enclosed helper of the dispatch quantities, the load and rate variables,
+/// `jsq_fixed_point()`, `red_exact(fcfs)`). Before 2026-12-07 the
 /// threshold's enclosure at a hyperexponential law raised the underflow flag beside
 /// `tags_stable_search(80) - tags_stable()`, whose value 0 was then refused as an underflow.
 pub fn isolated<T>(f: impl FnOnce() -> T) -> T {

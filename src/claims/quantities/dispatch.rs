@@ -472,7 +472,9 @@ impl Quantity for Eval {
                 scope
                     .cache
                     .get_or(key, || {
-                        Ok(eval_enclosed(scope, &s, kind, used, &load, &cuts))
+                        Ok(crate::num::range::isolated(|| {
+                            eval_enclosed(scope, &s, kind, used, &load, &cuts)
+                        }))
                     })
                     .map_err(|e| e.to_string())
                     .and_then(|r| r.as_ref().clone())
@@ -588,27 +590,25 @@ impl Quantity for ThresholdQ {
         if !scope.rigorous {
             return Ok(v);
         }
-        Ok(
-            match crate::num::range::isolated(|| threshold_enclosed(scope, &s)) {
-                Err(why) => v.unproven_rest(&format!("threshold(): {why}")),
-                Ok(t) => {
-                    let v = v
-                        .prove("load", Proof::enclosed(t.load))
-                        .prove("lambda", Proof::enclosed(t.lambda));
-                    let v = if t.cutoffs_enclosed {
-                        v.prove_vec(
-                            "cutoff",
-                            t.cutoffs.into_iter().map(Proof::enclosed).collect(),
-                        )
-                    } else {
-                        v
-                    };
-                    v.unproven_rest(
+        Ok(match threshold_enclosed(scope, &s) {
+            Err(why) => v.unproven_rest(&format!("threshold(): {why}")),
+            Ok(t) => {
+                let v = v
+                    .prove("load", Proof::enclosed(t.load))
+                    .prove("lambda", Proof::enclosed(t.lambda));
+                let v = if t.cutoffs_enclosed {
+                    v.prove_vec(
+                        "cutoff",
+                        t.cutoffs.into_iter().map(Proof::enclosed).collect(),
+                    )
+                } else {
+                    v
+                };
+                v.unproven_rest(
                     "threshold(): the greedy cutoffs (or sup x F(x)'s argmax) are not enclosed here",
                 )
-                }
-            },
-        )
+            }
+        })
     }
 }
 
@@ -623,8 +623,10 @@ fn threshold_enclosed(scope: &Scope, s: &DispatchSystem) -> Result<RigorousThres
     scope
         .cache
         .get_or(key, || {
-            Ok(s.spec().map_err(|e| e.to_string()).and_then(|spec| {
-                threshold_rigorous(&spec, s.hosts, scope.digits).map_err(|e| e.to_string())
+            Ok(crate::num::range::isolated(|| {
+                s.spec().map_err(|e| e.to_string()).and_then(|spec| {
+                    threshold_rigorous(&spec, s.hosts, scope.digits).map_err(|e| e.to_string())
+                })
             }))
         })
         .map_err(|e| e.to_string())

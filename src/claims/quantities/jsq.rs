@@ -244,7 +244,9 @@ impl Quantity for JsqFixedPoint {
         }
         let ebits = scope.enclosure_bits();
         let key = CacheKey::new("jsq_fixed_point_enclosed", format!("{}|{ebits}", s.key()));
-        let e = scope.cache.get_or(key, || Ok(enclosed_point(&s, ebits)))?;
+        let e = scope.cache.get_or(key, || {
+            Ok(crate::num::range::isolated(|| enclosed_point(&s, ebits)))
+        })?;
         let limit_jsq = matches!(
             s.d_spec().ok().and_then(|d| Limit::from_spec(&d).ok()),
             Some(Limit::Jsq)

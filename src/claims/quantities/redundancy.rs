@@ -301,7 +301,10 @@ impl Quantity for RedExact {
         let ebits = scope.enclosure_bits();
         let key = CacheKey::new("red_exact_enclosed", format!("{}|{ebits}", p.system));
         let e = scope.cache.get_or(key, || {
-            Ok(fcfs_means_enclosed(&p.sys, ebits).map_err(|e| format!("red_exact(fcfs): {e}")))
+            Ok(
+                crate::num::range::isolated(|| fcfs_means_enclosed(&p.sys, ebits))
+                    .map_err(|e| format!("red_exact(fcfs): {e}")),
+            )
         })?;
         Ok(match e.as_ref() {
             Err(why) => v.unproven_rest(why),

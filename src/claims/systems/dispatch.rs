@@ -340,13 +340,14 @@ impl SystemSpec for DispatchSpec {
                 if !scope.rigorous {
                     return Ok(p);
                 }
-                let proof = match spec.enclose(scope.enclosure_bits()) {
-                    Ok(enc) => match s.enclosed_load(scope, enc.as_ref(), hosts) {
-                        Ok((l, r)) => Proof::enclosed(if name == "rho" { r } else { l }),
-                        Err(why) => Proof::unproven(why),
-                    },
-                    Err(e) => Proof::unproven(e.to_string()),
-                };
+                let proof =
+                    crate::num::range::isolated(|| match spec.enclose(scope.enclosure_bits()) {
+                        Ok(enc) => match s.enclosed_load(scope, enc.as_ref(), hosts) {
+                            Ok((l, r)) => Proof::enclosed(if name == "rho" { r } else { l }),
+                            Err(why) => Proof::unproven(why),
+                        },
+                        Err(e) => Proof::unproven(e.to_string()),
+                    });
                 Ok(p.with_proof(proof))
             }
         }
