@@ -376,17 +376,32 @@ impl<'a> Scope<'a> {
     pub fn eval_value(&self, e: &Expr) -> Result<Pair, QuantityError> {
         let (v, flags) = crate::num::range::watch(|| self.eval(e));
         let v = v?;
-        let gone = |x: &Float| {
-            (flags.overflow && (x.is_infinite() || x.is_nan()))
-                || (flags.underflow && (x.is_zero() || x.is_nan()))
-        };
-        if gone(&v.lo) || gone(&v.hi) {
+        if reached(flags, &v) {
             return Err(QuantityError::compute(
                 format!("{e}"),
                 crate::num::range::out_of_range("the value", flags),
             ));
         }
         Ok(v)
+    }
+
+    /// Evaluates a leaf of an expression (a quantity's field, a system's variable) under its
+    /// own watch: flags it raised that did not reach its value (by the rule of
+    /// [`Self::eval_value`]) are its own business and are dropped, so a value computed
+    /// beside it and judged by the enclosing watch is not charged with them
+    /// (`tags_stable_search(80) - tags_stable()` is 0 at a hyperexponential law whose
+    /// searches underflow on the way); flags that reached it stay for that judge. Flags
+    /// raised before the leaf stay raised (`10^(-1000000000) + 0 * tags_stable()` is
+    /// refused).
+    fn leaf(&self, f: impl FnOnce() -> Result<Pair, QuantityError>) -> Result<Pair, QuantityError> {
+        let before = crate::num::range::flags();
+        let (r, raised) = crate::num::range::watch(f);
+        if let Ok(p) = &r {
+            if !reached(raised, p) {
+                crate::num::range::set(before);
+            }
+        }
+        r
     }
 
     /// Evaluates an expression at both precisions.
@@ -442,7 +457,7 @@ impl<'a> Scope<'a> {
             return self.num_literal(s);
         }
         if self.system.variables().contains(&v) {
-            let p = self.system.variable(v, self)?;
+            let p = self.leaf(|| self.system.variable(v, self))?;
             if self.rigorous && p.proof.is_off() {
                 return Ok(p.with_proof(Proof::unproven(format!(
                     "the {} model encloses no '{v}'",
@@ -524,7 +539,7 @@ impl<'a> Scope<'a> {
             scope: c,
             outer: self,
         };
-        let p = self.quantities.eval(&call)?.field(field)?;
+        let p = self.leaf(|| self.quantities.eval(&call)?.field(field))?;
         match rendered {
             Some(o) if self.rigorous => Ok(p.with_proof(Proof::unproven(format!(
                 "{name}(): the override {o} is computed and passed as a rounded decimal"
@@ -686,4 +701,14 @@ impl<'a> Call<'a> {
             _ => Ok(None),
         }
     }
+}
+
+/// Whether the range flags `f` reached the value `v`: an overflow beside an infinite or
+/// undetermined value, an underflow beside a zero or undetermined one, at either precision.
+fn reached(f: crate::num::range::Flags, v: &Pair) -> bool {
+    let gone = |x: &Float| {
+        (f.overflow && (x.is_infinite() || x.is_nan()))
+            || (f.underflow && (x.is_zero() || x.is_nan()))
+    };
+    gone(&v.lo) || gone(&v.hi)
 }

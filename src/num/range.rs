@@ -1,8 +1,8 @@
 //! MPFR's exponent range: a computation whose intermediate results leave it (an overflow
 //! to infinity, or an underflow to zero, of a quantity that is finite and nonzero) must not
 //! print what it computed. MPFR raises a flag, per thread, whenever a result overflowed or
-//! underflowed; [`watch`] clears the flags, runs a computation and returns the flags it
-//! raised, and [`crate::num::certify::AtBoth::guard_range`] turns a flag beside a result
+//! underflowed; [`watch`] runs a computation and returns the flags it raised (keeping
+//! those raised before it), and [`crate::num::certify::AtBoth::guard_range`] turns a flag beside a result
 //! that shows it (a rate or mean that came out 0, ∞ or undetermined) into
 //! [`NumError::OutOfRange`] (exit 3).
 //!
@@ -69,12 +69,32 @@ pub fn out_of_range(what: &str, f: Flags) -> NumError {
     }
 }
 
-/// Runs `f` with the flags cleared and returns its result with the flags it raised.
+/// Runs `f` and returns its result with the flags it raised. Watches nest: the flags raised
+/// before `f` stay raised after it (with `f`'s own added), so an enclosing watch sees both
+/// (before 2026-12-08 a watch cleared them, and `10^(-1000000000) + 0 * tags_stable()`
+/// printed 0: the certified run of `tags_stable()` wiped the underflow of the power).
 /// (The flags are per thread: work `f` hands to other threads is not seen.)
 pub fn watch<T>(f: impl FnOnce() -> T) -> (T, Flags) {
+    let before = flags();
     clear();
     let r = f();
-    (r, flags())
+    let raised = flags();
+    set(before.or(raised));
+    (r, raised)
+}
+
+/// Sets MPFR's flags of the current thread to `f`.
+pub fn set(f: Flags) {
+    clear();
+    // SAFETY: mpfr_set_underflow/overflow only set the calling thread's flag word.
+    unsafe {
+        if f.underflow {
+            mpfr::set_underflow();
+        }
+        if f.overflow {
+            mpfr::set_overflow();
+        }
+    }
 }
 
 /// Runs `f` and leaves MPFR's flags as they were before it: what `f` raised is not seen by
@@ -91,16 +111,7 @@ pub fn watch<T>(f: impl FnOnce() -> T) -> (T, Flags) {
 pub fn isolated<T>(f: impl FnOnce() -> T) -> T {
     let before = flags();
     let r = f();
-    clear();
-    // SAFETY: mpfr_set_underflow/overflow only set the calling thread's flag word.
-    unsafe {
-        if before.underflow {
-            mpfr::set_underflow();
-        }
-        if before.overflow {
-            mpfr::set_overflow();
-        }
-    }
+    set(before);
     r
 }
 
@@ -137,6 +148,19 @@ mod tests {
             (big, small)
         });
         assert!(f.overflow && !f.underflow, "{f:?}");
+    }
+
+    #[test]
+    fn watches_nest() {
+        // The outer watch sees the underflow raised before an inner watch, and the
+        // overflow raised in it; the inner sees only its own.
+        let (inner, outer) = watch(|| {
+            let _small = Float::with_val(64, -1e10).exp();
+            let (_, inner) = watch(|| Float::with_val(64, 10).pow(1_000_000_000u32));
+            inner
+        });
+        assert!(inner.overflow && !inner.underflow, "{inner:?}");
+        assert!(outer.overflow && outer.underflow, "{outer:?}");
     }
 
     #[test]
