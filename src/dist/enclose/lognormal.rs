@@ -77,6 +77,36 @@ impl Enclosure for LogNormalEnclosure {
             .exp();
         Ok(mass.mul(&e))
     }
+    /// f(x) = φ(z)/(σ x), z = (ln x − μ)/σ, by interval arithmetic over an interval inside
+    /// (0, ∞) (φ enclosed over z's interval, its peak at 0 included); 0 below 0; `None`
+    /// over an interval that meets 0 or reaches +∞.
+    fn density(&self, x: &Interval) -> Option<Interval> {
+        let bits = self.prec();
+        if *x.hi() < 0 {
+            return Some(Interval::zero_at(bits));
+        }
+        if *x.lo() <= 0 || !x.hi().is_finite() {
+            return None;
+        }
+        let z = self.z(x, &Interval::zero_at(bits));
+        let f = normal_pdf_enclosure(&z).div(&self.sigma.mul(x));
+        (f.lo().is_finite() && f.hi().is_finite()).then_some(f)
+    }
+    /// f'(x) = −f(x) (1 + z/σ)/x inside (0, ∞), 0 below 0; `None` where
+    /// [`Enclosure::density`] is.
+    fn density_slope(&self, x: &Interval) -> Option<Interval> {
+        let bits = self.prec();
+        if *x.hi() < 0 {
+            return Some(Interval::zero_at(bits));
+        }
+        let f = self.density(x)?;
+        let z = self.z(x, &Interval::zero_at(bits));
+        let d = f
+            .mul(&Interval::int(bits, 1).add(&z.div(&self.sigma)))
+            .div(x)
+            .neg();
+        (d.lo().is_finite() && d.hi().is_finite()).then_some(d)
+    }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {
         let bits = self.prec();
         let rising = |z: &Float| {
