@@ -583,6 +583,28 @@ fn arb_values(
         .collect()
 }
 
+/// Asserts that `lo` lies at or below the Arb value at every stable point of `grid` (the
+/// oracle's balls, [`arb_values`]) and returns how many points were stable.
+fn below_every_stable(
+    what: &str,
+    lo: &Float,
+    (dist, policy, hosts, load, metric): (&str, &str, usize, &str, &str),
+    grid: &[Vec<String>],
+) -> usize {
+    let values = arb_values(dist, policy, hosts, load, metric, grid);
+    let mut stable = 0;
+    for (cut, v) in grid.iter().zip(&values) {
+        if let Some((_, vhi)) = v {
+            stable += 1;
+            assert!(
+                *lo <= *vhi,
+                "{what}: value_lo {lo} above the Arb value {vhi} at {cut:?}"
+            );
+        }
+    }
+    stable
+}
+
 /// `optimize --rigorous` against the certified optimum and a brute-force grid whose every
 /// value is an Arb ball (the oracle): the proven lower bound `value_lo` lies below the
 /// certified value (up to the half unit of its last printed digit, which is rounded to
@@ -767,17 +789,8 @@ fn proven_optimum_lies_below_the_certified_one_and_every_grid_value() {
         for k in [3, 12] {
             grid.extend(near_grid(&cuts, k));
         }
-        let values = arb_values(c.dist, c.policy, c.hosts, c.load, c.metric, &grid);
-        let mut stable = 0;
-        for (cut, v) in grid.iter().zip(&values) {
-            if let Some((_, vhi)) = v {
-                stable += 1;
-                assert!(
-                    lo <= *vhi,
-                    "{what}: value_lo {lo} above the Arb value {vhi} at {cut:?}"
-                );
-            }
-        }
+        let model = (c.dist, c.policy, c.hosts, c.load, c.metric);
+        let stable = below_every_stable(&what, &lo, model, &grid);
         assert!(stable > 20, "{what}: only {stable} stable grid points");
     }
 }
@@ -859,17 +872,7 @@ fn a_top_host_idle_at_the_start_is_bounded_by_one_host_fewer() {
             v
         }));
     }
-    let values = arb_values(dist, "tags", 5, "0.5", "waiting", &grid);
-    let mut stable = 0;
-    for (cut, v) in grid.iter().zip(&values) {
-        if let Some((_, vhi)) = v {
-            stable += 1;
-            assert!(
-                lo <= *vhi,
-                "value_lo {lo} above the Arb value {vhi} at {cut:?}"
-            );
-        }
-    }
+    let stable = below_every_stable(dist, &lo, (dist, "tags", 5, "0.5", "waiting"), &grid);
     assert!(stable > 1000, "only {stable} stable grid points");
 }
 
@@ -1006,17 +1009,8 @@ fn a_proven_optimum_on_one_host_of_an_unbounded_law_closes_at_the_far_corner() {
     .map(|x| x.to_string())
     .collect();
     let grid = increasing_tuples(&axis, 2);
-    let values = arb_values("exp:rate=1", "tags", 3, "0.2", "waiting", &grid);
-    let mut stable = 0;
-    for (cut, v) in grid.iter().zip(&values) {
-        if let Some((_, vhi)) = v {
-            stable += 1;
-            assert!(
-                lo <= *vhi,
-                "value_lo {lo} above the Arb value {vhi} at {cut:?}"
-            );
-        }
-    }
+    let model = ("exp:rate=1", "tags", 3, "0.2", "waiting");
+    let stable = below_every_stable("exp:rate=1", &lo, model, &grid);
     assert!(stable > 100, "only {stable} stable grid points");
 }
 
@@ -1070,17 +1064,7 @@ fn tags_proven_optima_close_at_laws_with_enclosed_densities() {
         for k in [3, 12] {
             grid.extend(near_grid(&cuts, k));
         }
-        let values = arb_values(dist, "tags", 3, load, "waiting", &grid);
-        let mut stable = 0;
-        for (cut, v) in grid.iter().zip(&values) {
-            if let Some((_, vhi)) = v {
-                stable += 1;
-                assert!(
-                    lo <= *vhi,
-                    "{dist}: value_lo {lo} above the Arb value {vhi} at {cut:?}"
-                );
-            }
-        }
+        let stable = below_every_stable(dist, &lo, (dist, "tags", 3, load, "waiting"), &grid);
         assert!(stable > 200, "{dist}: only {stable} stable grid points");
     }
 }

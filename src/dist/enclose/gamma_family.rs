@@ -10,7 +10,10 @@
 //!   x F̄(x) has one maximum, where (x F̄)' ∝ Σ_{m<k} y^m/m! − y^k/(k−1)! changes sign: it is
 //!   bracketed by bisection on that sign.
 
-use super::{clip, gamma_error, ln_ratio, pt, require_positive, sign, unimodal_sup, Enclosure};
+use super::{
+    clip, gamma_error, inside_half_line, ln_ratio, pt, require_positive, sign, unimodal_sup,
+    Enclosure,
+};
 use crate::dist::DistError;
 use crate::num::gamma::gamma_interval_enclosure;
 use crate::num::interval::Interval;
@@ -95,30 +98,21 @@ impl Enclosure for WeibullEnclosure {
     /// than f's range by the dependence on t); 0 below 0; `None` over an interval that
     /// meets 0 (the density is unbounded there for k < 1) or reaches +∞.
     fn density(&self, x: &Interval) -> Option<Interval> {
-        let bits = self.prec();
-        if *x.hi() < 0 {
-            return Some(Interval::zero_at(bits));
-        }
-        if *x.lo() <= 0 || !x.hi().is_finite() {
-            return None;
-        }
-        let t = x.div(&self.scale).ln();
-        let y = self.shape.mul(&t).exp();
-        let km1 = self.shape.sub(&Interval::int(bits, 1));
-        let f = self.shape.div(&self.scale).mul(&km1.mul(&t).sub(&y).exp());
-        finite(f)
+        inside_half_line(x, || {
+            let t = x.div(&self.scale).ln();
+            let y = self.shape.mul(&t).exp();
+            let km1 = self.shape.sub(&Interval::int(self.prec(), 1));
+            Some(self.shape.div(&self.scale).mul(&km1.mul(&t).sub(&y).exp()))
+        })
     }
     /// f'(x) = f(x) ((k − 1) − k (x/λ)^k)/x inside (0, ∞), 0 below 0; `None` where
     /// [`Enclosure::density`] is.
     fn density_slope(&self, x: &Interval) -> Option<Interval> {
-        let bits = self.prec();
-        if *x.hi() < 0 {
-            return Some(Interval::zero_at(bits));
-        }
-        let f = self.density(x)?;
-        let y = self.y(x);
-        let km1 = self.shape.sub(&Interval::int(bits, 1));
-        finite(f.mul(&km1.sub(&self.shape.mul(&y))).div(x))
+        inside_half_line(x, || {
+            let km1 = self.shape.sub(&Interval::int(self.prec(), 1));
+            let f = self.density(x)?;
+            Some(f.mul(&km1.sub(&self.shape.mul(&self.y(x)))).div(x))
+        })
     }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {
         let bits = self.prec();
@@ -204,31 +198,23 @@ impl Enclosure for ErlangEnclosure {
     /// arithmetic over an interval inside (0, ∞); 0 below 0; `None` over an interval that
     /// meets 0 (at k = 1 the density jumps there) or reaches +∞.
     fn density(&self, x: &Interval) -> Option<Interval> {
-        let bits = self.prec();
-        if *x.hi() < 0 {
-            return Some(Interval::zero_at(bits));
-        }
-        if *x.lo() <= 0 || !x.hi().is_finite() {
-            return None;
-        }
-        let rx = self.rate.mul(x);
-        let km1 = Interval::int(bits, i64::from(self.k) - 1);
-        let f = self
-            .rate
-            .mul(&km1.mul(&rx.ln()).sub(&rx).exp())
-            .div(&self.fact);
-        finite(f)
+        inside_half_line(x, || {
+            let rx = self.rate.mul(x);
+            let km1 = Interval::int(self.prec(), i64::from(self.k) - 1);
+            Some(
+                self.rate
+                    .mul(&km1.mul(&rx.ln()).sub(&rx).exp())
+                    .div(&self.fact),
+            )
+        })
     }
     /// f'(x) = f(x) ((k − 1)/x − r) inside (0, ∞), 0 below 0; `None` where
     /// [`Enclosure::density`] is.
     fn density_slope(&self, x: &Interval) -> Option<Interval> {
-        let bits = self.prec();
-        if *x.hi() < 0 {
-            return Some(Interval::zero_at(bits));
-        }
-        let f = self.density(x)?;
-        let km1 = Interval::int(bits, i64::from(self.k) - 1);
-        finite(f.mul(&km1.div(x).sub(&self.rate)))
+        inside_half_line(x, || {
+            let km1 = Interval::int(self.prec(), i64::from(self.k) - 1);
+            Some(self.density(x)?.mul(&km1.div(x).sub(&self.rate)))
+        })
     }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {
         let bits = self.prec();
@@ -254,9 +240,4 @@ impl Enclosure for ErlangEnclosure {
             bound,
         )
     }
-}
-
-/// `Some(x)` where both ends are finite (an enclosure a mean-value form can use).
-fn finite(x: Interval) -> Option<Interval> {
-    (x.lo().is_finite() && x.hi().is_finite()).then_some(x)
 }

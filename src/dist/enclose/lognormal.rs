@@ -8,7 +8,7 @@
 //! by bisection on that sign and the value bounded on the bracket [z₁, z₂] by
 //! e^(μ+σz₂) Q(z₁) (x rises and F̄ falls).
 
-use super::{clip, pt, require_positive, sign, unimodal_sup, Enclosure};
+use super::{clip, inside_half_line, pt, require_positive, sign, unimodal_sup, Enclosure};
 use crate::dist::DistError;
 use crate::num::interval::Interval;
 use crate::num::normal::{normal_mass_enclosure, normal_pdf_enclosure, normal_q_enclosure};
@@ -81,31 +81,20 @@ impl Enclosure for LogNormalEnclosure {
     /// (0, ∞) (φ enclosed over z's interval, its peak at 0 included); 0 below 0; `None`
     /// over an interval that meets 0 or reaches +∞.
     fn density(&self, x: &Interval) -> Option<Interval> {
-        let bits = self.prec();
-        if *x.hi() < 0 {
-            return Some(Interval::zero_at(bits));
-        }
-        if *x.lo() <= 0 || !x.hi().is_finite() {
-            return None;
-        }
-        let z = self.z(x, &Interval::zero_at(bits));
-        let f = normal_pdf_enclosure(&z).div(&self.sigma.mul(x));
-        (f.lo().is_finite() && f.hi().is_finite()).then_some(f)
+        inside_half_line(x, || {
+            let z = self.z(x, &Interval::zero_at(self.prec()));
+            Some(normal_pdf_enclosure(&z).div(&self.sigma.mul(x)))
+        })
     }
     /// f'(x) = −f(x) (1 + z/σ)/x inside (0, ∞), 0 below 0; `None` where
     /// [`Enclosure::density`] is.
     fn density_slope(&self, x: &Interval) -> Option<Interval> {
-        let bits = self.prec();
-        if *x.hi() < 0 {
-            return Some(Interval::zero_at(bits));
-        }
-        let f = self.density(x)?;
-        let z = self.z(x, &Interval::zero_at(bits));
-        let d = f
-            .mul(&Interval::int(bits, 1).add(&z.div(&self.sigma)))
-            .div(x)
-            .neg();
-        (d.lo().is_finite() && d.hi().is_finite()).then_some(d)
+        inside_half_line(x, || {
+            let bits = self.prec();
+            let z = self.z(x, &Interval::zero_at(bits));
+            let one_plus = Interval::int(bits, 1).add(&z.div(&self.sigma));
+            Some(self.density(x)?.mul(&one_plus).div(x).neg())
+        })
     }
     fn sup_x_tail(&self) -> Result<Interval, DistError> {
         let bits = self.prec();

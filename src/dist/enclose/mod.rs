@@ -188,6 +188,23 @@ pub fn below_support(bits: u32) -> Float {
     Float::with_val(bits, -1)
 }
 
+/// A density (or its slope) of a law on (0, ∞) given by a closed form `f`, enclosed over
+/// `x` by interval arithmetic: 0 where `x` lies below 0, `f(x)` where `x` lies inside
+/// (0, ∞) and the enclosure is finite, `None` over an interval that meets 0 or reaches +∞
+/// (where a natural extension may hold ∞ · 0, and a density may be unbounded or jump).
+pub(crate) fn inside_half_line(
+    x: &Interval,
+    f: impl FnOnce() -> Option<Interval>,
+) -> Option<Interval> {
+    if *x.hi() < 0 {
+        return Some(Interval::zero_at(x.prec()));
+    }
+    if *x.lo() <= 0 || !x.hi().is_finite() {
+        return None;
+    }
+    f().filter(|v| v.lo().is_finite() && v.hi().is_finite())
+}
+
 /// [x, x] at `bits`, for an exact float.
 pub(crate) fn pt(bits: u32, x: &Float) -> Interval {
     Interval::point(Float::with_val(bits.max(x.prec()), x))
