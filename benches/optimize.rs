@@ -45,7 +45,7 @@ fn bench_optimize(c: &mut Criterion) {
 
 /// The proven global optimum (`optimize --rigorous`) beside the certified one, both whole
 /// answers at the same digits: SITA, bounded Pareto α = 1, p = 10^1000, h = 2 at 50 digits
-/// (the target: within 20×) and h = 3 at 20 digits.
+/// (the target: within 20×) and h = 3 at 20 digits; TAGS at three unbounded laws.
 fn bench_proven(c: &mut Criterion) {
     let mut group = c.benchmark_group("optimize_proven");
     group.sample_size(10);
@@ -64,6 +64,31 @@ fn bench_proven(c: &mut Criterion) {
             b.iter(|| black_box(optimize_certified(&req).expect("certified optimum")))
         });
         group.bench_function(BenchmarkId::new("proven", &id), |b| {
+            b.iter(|| black_box(optimize_proven(&req).expect("proven optimum")))
+        });
+    }
+    // TAGS's waiting at unbounded laws, 3 hosts, 20 digits: an optimum on one host (Exp(1),
+    // total load 0.2, its value also approached as s_1 → 0, s_2 → +∞: the split ranking of
+    // intervals reaching 0 or +∞) and the laws whose densities are enclosed by their closed
+    // forms (Weibull, lognormal), beside the certified optimum.
+    for (name, spec, load) in [
+        ("tags_exp_one_host", "exp:rate=1", "0.2"),
+        ("tags_weibull", "weibull:shape=0.5,scale=1", "0.5"),
+        ("tags_lognormal", "lognormal:mu=0,sigma=1", "1"),
+    ] {
+        let d = DistSpec::parse(spec).expect("valid spec");
+        let req = OptimizeRequest {
+            policy: OptPolicy::Tags,
+            dist: &d,
+            hosts: 3,
+            load: LoadSpec::Total(load.into()),
+            metric: Metric::Waiting,
+            digits: 20,
+        };
+        group.bench_function(BenchmarkId::new("certified", name), |b| {
+            b.iter(|| black_box(optimize_certified(&req).expect("certified optimum")))
+        });
+        group.bench_function(BenchmarkId::new("proven", name), |b| {
             b.iter(|| black_box(optimize_proven(&req).expect("proven optimum")))
         });
     }

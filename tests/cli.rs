@@ -915,7 +915,7 @@ fn edge_inputs_found_by_the_sweep_exit_with_their_class() {
         "2^(2^40)",
         "10^-1000000000",
         "exp(1e10)-exp(1e10)",
-        // The underflow comes before a certified quantity's own run: before 2026-12-08
+        // The underflow comes before a certified quantity's own run: before 2026-12-07
         // that run cleared MPFR's flags and 0e0 was printed with exit 0.
         "10^-1000000000+0*tags_stable()",
         "10^-1000000000+0*opt(sita).value",

@@ -970,7 +970,7 @@ fn a_proven_optimum_that_leaves_hosts_idle() {
 /// objective by about 10⁻¹¹) while s_2 ∈ [16.6, +∞] stayed whole (it moves it by about
 /// 10⁻⁶): the binary of 5840042 proved 6 digits in 20 000 boxes and 8 in 200 000 (150 s).
 /// Ranked by the objective's change between the ends of such an interval, the gap closes
-/// to 20 digits in 461 boxes (2026-12-08). The bound must hold all the same: 1/4 lies in
+/// to 20 digits in 461 boxes (2026-12-07). The bound must hold all the same: 1/4 lies in
 /// [value_lo, value_hi], and value_lo lies below the Arb value at every increasing pair
 /// of an axis from 10⁻¹² to 60, the corner s_1 → 0, s_2 → +∞ included.
 #[test]
@@ -1014,7 +1014,7 @@ fn a_proven_optimum_on_one_host_of_an_unbounded_law_closes_at_the_far_corner() {
     assert!(stable > 100, "only {stable} stable grid points");
 }
 
-/// TAGS's waiting at three laws whose density was not enclosed before 2026-12-08
+/// TAGS's waiting at three laws whose density was not enclosed before 2026-12-07
 /// (Weibull, lognormal, Erlang): without it TAGS's box bound had no mean-value form and no
 /// convex basin, and 3 hosts did not close in 120 s (the Weibull row: 3 digits in 20 000
 /// boxes, 129 s; the binary of e5d46ac). With the densities and their slopes enclosed

@@ -71,7 +71,7 @@ pub fn out_of_range(what: &str, f: Flags) -> NumError {
 
 /// Runs `f` and returns its result with the flags it raised. Watches nest: the flags raised
 /// before `f` stay raised after it (with `f`'s own added), so an enclosing watch sees both
-/// (before 2026-12-08 a watch cleared them, and `10^(-1000000000) + 0 * tags_stable()`
+/// (before 2026-12-07 a watch cleared them, and `10^(-1000000000) + 0 * tags_stable()`
 /// printed 0: the certified run of `tags_stable()` wiped the underflow of the power).
 /// (The flags are per thread: work `f` hands to other threads is not seen.)
 pub fn watch<T>(f: impl FnOnce() -> T) -> (T, Flags) {

@@ -874,7 +874,7 @@ impl Problem<'_> {
     /// end of its interval (the others clamped to keep the vector ordered), on the scale
     /// of the slopes' smear; +∞ where that change is not a number, so such a cutoff is split
     /// first; NaN for the other cutoffs. `None` where the smear does not rank by slopes or
-    /// every interval is finite and positive. Before 2026-12-08 such a cutoff was ranked
+    /// every interval is finite and positive. Before 2026-12-07 such a cutoff was ranked
     /// against the others by the widths ([`widest`]): at TAGS's waiting, Exp(1), total load
     /// 0.2, 3 hosts (optimum: every job on host 1, 0.25), the boxes near s_1 = 0 with
     /// s_2 ∈ [16.6, +∞] split s_1 to relative widths of 5·10⁻⁴, where it moves the
