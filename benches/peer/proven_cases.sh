@@ -49,6 +49,17 @@ cases+=(
   "tags slowdown $BP12 load 3 h=6 (bottom edge)|--policy tags --metric slowdown --dist $BP12 --hosts 6 --load 3"
 )
 
+# Unbounded laws (stop 64): an optimum on one host whose value is approached again at the far
+# corner s_1 -> 0, s_2 -> +inf (the split ranking of intervals reaching 0 or +inf), and the
+# laws whose densities are enclosed by their closed forms (Weibull, lognormal, Erlang).
+cases+=(
+  "tags waiting exp load 0.2 h=3 (one host)|--policy tags --metric waiting --dist exp:rate=1 --hosts 3 --load 0.2"
+  "tags waiting weibull:shape=0.5,scale=1 load 1 h=4|--policy tags --metric waiting --dist weibull:shape=0.5,scale=1 --hosts 4 --load 1"
+  "tags waiting lognormal:mu=0,sigma=1 load 2 h=5|--policy tags --metric waiting --dist lognormal:mu=0,sigma=1 --hosts 5 --load 2"
+  "tags waiting erlang:k=4,rate=4 load 1.5 h=4|--policy tags --metric waiting --dist erlang:k=4,rate=4 --hosts 4 --load 1.5"
+  "sita waiting lognormal:mu=0,sigma=1 load 3 h=6|--policy sita --metric waiting --dist lognormal:mu=0,sigma=1 --hosts 6 --load 3"
+)
+
 echo "| case | proven digits | boxes | stop | user s | peak MB |"
 echo "|---|---:|---:|---|---:|---:|"
 for c in "${cases[@]}"; do
