@@ -1106,8 +1106,10 @@ fn widest(cut: &[Interval], mass: impl Fn(&Interval) -> f64, bits: u32) -> Optio
 }
 
 /// The cutoff of `bb` to split: the one of largest smear ([`BoxBound::smear`]) among the
-/// finite positive intervals wider than 2^−64 relative, where every cutoff has one (SITA's
-/// or TAGS's mean-value form applied); else the widest ([`widest`]). The smear is how far a cutoff
+/// finite positive intervals wider than 2^−64 relative, and of largest change between its
+/// ends (`ends`, [`Problem::end_ranks`]) among the intervals reaching 0 or +∞, where every
+/// cutoff has one (SITA's or TAGS's mean-value form applied, every finite slope finite);
+/// else the widest ([`widest`]). The smear is how far a cutoff
 /// can move the objective over the box, so the halves' bounds gain most where it is
 /// largest (the ranking of interval branch and bound's "smear" rule); the widest in ln s
 /// splits cutoffs whose interval hardly moves the objective as often as the others. Only
