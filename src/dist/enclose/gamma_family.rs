@@ -11,8 +11,8 @@
 //!   bracketed by bisection on that sign.
 
 use super::{
-    clip, gamma_error, inside_half_line, ln_ratio, pt, require_positive, sign, unimodal_sup,
-    Enclosure,
+    clip, from_zero_unimodal, gamma_error, inside_half_line, ln_ratio, pt, require_positive, sign,
+    unimodal_sup, Enclosure,
 };
 use crate::dist::DistError;
 use crate::num::gamma::gamma_interval_enclosure;
@@ -96,14 +96,26 @@ impl Enclosure for WeibullEnclosure {
     /// f(x) = (k/λ) e^((k−1) t − e^(k t)), t = ln(x/λ), by interval arithmetic over an
     /// interval inside (0, ∞) (a natural extension: it holds f at every x there, wider
     /// than f's range by the dependence on t); 0 below 0; `None` over an interval that
-    /// meets 0 (the density is unbounded there for k < 1) or reaches +∞.
+    /// reaches +∞, or that meets 0 where k ≤ 1 (the density is unbounded there for k < 1).
+    ///
+    /// Over an interval from 0 to a finite x₁ with k > 1 (f(0) = 0, one mode
+    /// m = λ ((k − 1)/k)^(1/k)): [0, f(min(x₁, m))] ([`from_zero_unimodal`]).
     fn density(&self, x: &Interval) -> Option<Interval> {
-        inside_half_line(x, || {
-            let t = x.div(&self.scale).ln();
-            let y = self.shape.mul(&t).exp();
-            let km1 = self.shape.sub(&Interval::int(self.prec(), 1));
-            Some(self.shape.div(&self.scale).mul(&km1.mul(&t).sub(&y).exp()))
-        })
+        let at = |x: &Interval| {
+            inside_half_line(x, || {
+                let t = x.div(&self.scale).ln();
+                let y = self.shape.mul(&t).exp();
+                let km1 = self.shape.sub(&Interval::int(self.prec(), 1));
+                Some(self.shape.div(&self.scale).mul(&km1.mul(&t).sub(&y).exp()))
+            })
+        };
+        if *x.lo() <= 0 && *x.hi() >= 0 && *self.shape.lo() > 1 {
+            let k = &self.shape;
+            let ratio = k.sub(&Interval::int(self.prec(), 1)).div(k);
+            let mode = self.scale.mul(&ratio.ln().div(k).exp());
+            return from_zero_unimodal(x, &mode, at);
+        }
+        at(x)
     }
     /// f'(x) = f(x) ((k − 1) − k (x/λ)^k)/x inside (0, ∞), 0 below 0; `None` where
     /// [`Enclosure::density`] is.
@@ -196,17 +208,26 @@ impl Enclosure for ErlangEnclosure {
     }
     /// f(x) = r (rx)^(k−1) e^(−rx)/(k − 1)! = r e^((k−1) ln(rx) − rx)/(k − 1)!, by interval
     /// arithmetic over an interval inside (0, ∞); 0 below 0; `None` over an interval that
-    /// meets 0 (at k = 1 the density jumps there) or reaches +∞.
+    /// reaches +∞, or that meets 0 where k = 1 (the density jumps there).
+    ///
+    /// Over an interval from 0 to a finite x₁ with k ≥ 2 (f(0) = 0, one mode
+    /// m = (k − 1)/r): [0, f(min(x₁, m))] ([`from_zero_unimodal`]).
     fn density(&self, x: &Interval) -> Option<Interval> {
-        inside_half_line(x, || {
-            let rx = self.rate.mul(x);
-            let km1 = Interval::int(self.prec(), i64::from(self.k) - 1);
-            Some(
-                self.rate
-                    .mul(&km1.mul(&rx.ln()).sub(&rx).exp())
-                    .div(&self.fact),
-            )
-        })
+        let km1 = Interval::int(self.prec(), i64::from(self.k) - 1);
+        let at = |x: &Interval| {
+            inside_half_line(x, || {
+                let rx = self.rate.mul(x);
+                Some(
+                    self.rate
+                        .mul(&km1.mul(&rx.ln()).sub(&rx).exp())
+                        .div(&self.fact),
+                )
+            })
+        };
+        if *x.lo() <= 0 && *x.hi() >= 0 && self.k >= 2 {
+            return from_zero_unimodal(x, &km1.div(&self.rate), at);
+        }
+        at(x)
     }
     /// f'(x) = f(x) ((k − 1)/x − r) inside (0, ∞), 0 below 0; `None` where
     /// [`Enclosure::density`] is.

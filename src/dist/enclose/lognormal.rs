@@ -8,7 +8,9 @@
 //! by bisection on that sign and the value bounded on the bracket [z₁, z₂] by
 //! e^(μ+σz₂) Q(z₁) (x rises and F̄ falls).
 
-use super::{clip, inside_half_line, pt, require_positive, sign, unimodal_sup, Enclosure};
+use super::{
+    clip, from_zero_unimodal, inside_half_line, pt, require_positive, sign, unimodal_sup, Enclosure,
+};
 use crate::dist::DistError;
 use crate::num::interval::Interval;
 use crate::num::normal::{normal_mass_enclosure, normal_pdf_enclosure, normal_q_enclosure};
@@ -79,12 +81,22 @@ impl Enclosure for LogNormalEnclosure {
     }
     /// f(x) = φ(z)/(σ x), z = (ln x − μ)/σ, by interval arithmetic over an interval inside
     /// (0, ∞) (φ enclosed over z's interval, its peak at 0 included); 0 below 0; `None`
-    /// over an interval that meets 0 or reaches +∞.
+    /// over an interval that reaches +∞.
+    ///
+    /// Over an interval from 0 to a finite x₁ (f → 0 at 0, one mode m = e^(μ − σ²)):
+    /// [0, f(min(x₁, m))] ([`from_zero_unimodal`]).
     fn density(&self, x: &Interval) -> Option<Interval> {
-        inside_half_line(x, || {
-            let z = self.z(x, &Interval::zero_at(self.prec()));
-            Some(normal_pdf_enclosure(&z).div(&self.sigma.mul(x)))
-        })
+        let at = |x: &Interval| {
+            inside_half_line(x, || {
+                let z = self.z(x, &Interval::zero_at(self.prec()));
+                Some(normal_pdf_enclosure(&z).div(&self.sigma.mul(x)))
+            })
+        };
+        if *x.lo() <= 0 && *x.hi() >= 0 {
+            let mode = self.mu.sub(&self.sigma.square()).exp();
+            return from_zero_unimodal(x, &mode, at);
+        }
+        at(x)
     }
     /// f'(x) = −f(x) (1 + z/σ)/x inside (0, ∞), 0 below 0; `None` where
     /// [`Enclosure::density`] is.

@@ -205,6 +205,34 @@ pub(crate) fn inside_half_line(
     f().filter(|v| v.lo().is_finite() && v.hi().is_finite())
 }
 
+/// The density of a unimodal law on [0, ∞) with f(0) = 0 (Weibull with k > 1, Erlang with
+/// k ≥ 2, lognormal) over an interval `x` that meets 0 and ends at a finite x₁ > 0: f rises
+/// on [0, m] (m the mode) and falls after, so over [0, x₁] it lies in [0, f(x₁)] where
+/// x₁ < m and in [0, f(m)] otherwise (`f` an enclosure of the density over an interval
+/// inside (0, ∞), `mode` an enclosure of m); at and below 0 it is 0. `None` where `x` lies
+/// inside (0, ∞) or reaches +∞, or the bound is not finite.
+pub(crate) fn from_zero_unimodal(
+    x: &Interval,
+    mode: &Interval,
+    f: impl Fn(&Interval) -> Option<Interval>,
+) -> Option<Interval> {
+    if *x.lo() > 0 || !x.hi().is_finite() || *mode.lo() <= 0 {
+        return None;
+    }
+    if *x.hi() <= 0 {
+        // At and below 0 the density is 0 (f(0) = 0).
+        return Some(Interval::zero_at(x.prec()));
+    }
+    let top = if x.hi() < mode.lo() {
+        f(&x.hi_point())?
+    } else {
+        f(mode)?
+    };
+    top.hi()
+        .is_finite()
+        .then(|| Interval::new(Float::with_val(x.prec(), 0), top.hi().clone()))
+}
+
 /// [x, x] at `bits`, for an exact float.
 pub(crate) fn pt(bits: u32, x: &Float) -> Interval {
     Interval::point(Float::with_val(bits.max(x.prec()), x))

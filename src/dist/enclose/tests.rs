@@ -326,14 +326,46 @@ fn density_slopes_match_a_central_difference_of_the_density() {
         );
     }
     // Over an interval that meets 0 or reaches +∞ the natural extensions of the
-    // Weibull, Erlang and lognormal densities are not used (k < 1 is unbounded at 0).
+    // Weibull, Erlang and lognormal densities are not used: no slope there, and no density
+    // where it is unbounded (Weibull k < 1) or jumps (Erlang k = 1) at 0; where f(0) = 0
+    // and the law has one mode, the density over [0, x₁] is [0, f(min(x₁, m))], which must
+    // hold the density at every point of a grid of (0, x₁] (each enclosed as a point).
+    for spec in ["weibull:shape=0.5,scale=1", "erlang:k=1,rate=2"] {
+        let enc = DistSpec::parse(spec).unwrap().enclose(bits).unwrap();
+        assert!(enc.density(&iv(0.0, 1.0)).is_none(), "{spec}");
+    }
+    for (spec, x1) in [
+        ("lognormal:mu=0,sigma=2", 0.01),
+        ("lognormal:mu=0,sigma=2", 1.0),
+        ("lognormal:mu=0,sigma=0.5", 3.0),
+        ("weibull:shape=2.3,scale=0.4", 0.1),
+        ("weibull:shape=2.3,scale=0.4", 2.0),
+        ("erlang:k=4,rate=4", 0.3),
+        ("erlang:k=4,rate=4", 5.0),
+    ] {
+        let enc = DistSpec::parse(spec).unwrap().enclose(bits).unwrap();
+        let over = enc.density(&iv(0.0, x1)).expect("a density from 0");
+        assert!(over.lo().is_zero(), "{spec}: {over:?}");
+        let mut peak = Float::with_val(bits, 0);
+        for i in 1..=400 {
+            let x = Float::with_val(bits, x1 * f64::from(i) / 400.0);
+            let at = enc.density(&Interval::point(x.clone())).unwrap();
+            assert!(at.hi() <= over.hi(), "{spec} at {x}: {at:?} above {over:?}");
+            peak = peak.max(at.lo());
+        }
+        // Not much wider than the grid's largest value (a bound, not a blanket).
+        assert!(
+            *over.hi() <= peak * 1.01f64,
+            "{spec} over [0, {x1}]: {over:?}"
+        );
+    }
     for spec in [
         "lognormal:mu=0,sigma=2",
         "weibull:shape=0.5,scale=1",
+        "weibull:shape=2.3,scale=0.4",
         "erlang:k=4,rate=4",
     ] {
         let enc = DistSpec::parse(spec).unwrap().enclose(bits).unwrap();
-        assert!(enc.density(&iv(0.0, 1.0)).is_none(), "{spec}");
         assert!(enc.density_slope(&iv(0.0, 1.0)).is_none(), "{spec}");
         let far = Interval::new(
             Float::with_val(bits, 1),
