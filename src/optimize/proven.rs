@@ -873,19 +873,34 @@ impl Problem<'_> {
     /// ends e, the objective's change from the box's centre c as cutoff k moves to either
     /// end of its interval (the others clamped to keep the vector ordered), on the scale
     /// of the slopes' smear; +∞ where that change is not a number, so such a cutoff is split
-    /// first; NaN for the other cutoffs. `None` where the smear does not rank by slopes or
-    /// every interval is finite and positive. Before 2026-12-07 such a cutoff was ranked
+    /// first; NaN for the other cutoffs. `None` where the smear does not rank by slopes,
+    /// every interval is finite and positive, or the objective cannot be evaluated at an
+    /// end (only the order of the splits reads it: the widths rank there, [`widest`]). Before 2026-12-07 such a cutoff was ranked
     /// against the others by the widths ([`widest`]): at TAGS's waiting, Exp(1), total load
     /// 0.2, 3 hosts (optimum: every job on host 1, 0.25), the boxes near s_1 = 0 with
     /// s_2 ∈ [16.6, +∞] split s_1 to relative widths of 5·10⁻⁴, where it moves the
     /// objective by about 10⁻¹¹, and left s_2, which moves it by about 10⁻⁶ (6 digits in
     /// 20 000 boxes).
-    fn end_ranks(&self, bb: &BoxBound) -> Result<Option<Vec<f64>>, PolicyError> {
-        let open = |c: &Interval| !c.is_point() && (*c.lo() <= 0 || c.hi().is_infinite());
-        if !bb.slopes || bb.smear.len() != bb.cut.len() || !bb.cut.iter().any(open) {
-            return Ok(None);
+    fn end_ranks(&self, bb: &BoxBound) -> Option<Vec<f64>> {
+        let open = |c: &Interval| !c.is_point() && reaches_an_end(c);
+        // Against slopes only where every finite interval has a finite one: a slope that
+        // is not finite (a host unstable somewhere in the box) says nothing, and would win
+        // every tie at +∞ (TAGS's waiting, Exp(1), total load 1.5, 4 hosts: a cutoff narrow
+        // to 5 digits split for ever beside s_3 ∈ [1.83, +∞], 1 069 boxes → no close in
+        // 150 s); the widths rank there as before.
+        let finite_slopes = bb
+            .cut
+            .iter()
+            .zip(&bb.smear)
+            .all(|(c, m)| c.is_point() || reaches_an_end(c) || *m < f64::INFINITY);
+        if !bb.slopes
+            || bb.smear.len() != bb.cut.len()
+            || !finite_slopes
+            || !bb.cut.iter().any(open)
+        {
+            return None;
         }
-        let at = |k: usize, e: &Float| -> Result<Float, PolicyError> {
+        let at = |k: usize, e: &Float| -> Option<Float> {
             let c: Vec<Float> = bb
                 .centre
                 .iter()
@@ -897,8 +912,8 @@ impl Problem<'_> {
                     _ => x.clone(),
                 })
                 .collect();
-            let v = self.fold(self.terms_at(&c)?);
-            Ok(Float::with_val(self.bits, v.lo() + v.hi()) / 2u32)
+            let v = self.fold(self.terms_at(&c).ok()?);
+            Some(Float::with_val(self.bits, v.lo() + v.hi()) / 2u32)
         };
         // The changes in MPFR: near the optimum they lie far below a double's resolution
         // of the value (10⁻¹⁸ of 0.25 at s_2 ≈ 41 in the case above).
@@ -919,7 +934,7 @@ impl Problem<'_> {
                 a.max(b)
             };
         }
-        Ok(Some(out))
+        Some(out)
     }
 
     /// [`BoxBound::smear`]: ln(max |G_k| · ΔU_k) for each cutoff (−∞ for a point; +∞ where
@@ -1087,7 +1102,7 @@ fn widest(cut: &[Interval], mass: impl Fn(&Interval) -> f64, bits: u32) -> Optio
         if c.is_point() {
             continue;
         }
-        let r = if *c.lo() <= 0 || c.hi().is_infinite() {
+        let r = if reaches_an_end(c) {
             let m = mass(c);
             if m > negligible {
                 4.0 * m.sqrt()
@@ -1121,27 +1136,21 @@ fn split_axis(
     ends: Option<&[f64]>,
 ) -> Option<usize> {
     let cut = &bb.cut;
-    // The ends' changes rank against slopes only where every finite interval has one: a
-    // slope that is not finite (a host unstable somewhere in the box) says nothing, and
-    // would win every tie at +∞ (TAGS's waiting, Exp(1), total load 1.5, 4 hosts: a cutoff
-    // narrow to 5 digits split for ever beside s_3 ∈ [1.83, +∞], 1 069 boxes → no close in
-    // 150 s); the widths rank there as before.
-    let finite_slopes = cut
-        .iter()
-        .zip(&bb.smear)
-        .all(|(c, m)| c.is_point() || *c.lo() <= 0 || c.hi().is_infinite() || *m < f64::INFINITY);
-    let ends = ends.filter(|_| finite_slopes);
     if bb.smear.len() == cut.len() && !bb.smear.iter().any(|x| x.is_nan()) {
         let mut best: Option<(usize, f64)> = None;
+        let mut all_ranked = true;
         for (i, (c, &m)) in cut.iter().zip(&bb.smear).enumerate() {
             if c.is_point() {
                 continue;
             }
-            let m = if *c.lo() <= 0 || c.hi().is_infinite() {
+            let m = if reaches_an_end(c) {
                 // Ranked by the objective's change between its ends, where known.
                 match ends.and_then(|e| e.get(i)) {
                     Some(&r) if !r.is_nan() => r,
-                    _ => continue,
+                    _ => {
+                        all_ranked = false;
+                        continue;
+                    }
                 }
             } else if relative_width(c) < f64::from(-64i32).exp2() {
                 continue;
@@ -1152,11 +1161,6 @@ fn split_axis(
                 best = Some((i, m));
             }
         }
-        let all_ranked = cut.iter().enumerate().all(|(i, c)| {
-            c.is_point()
-                || (*c.lo() > 0 && c.hi().is_finite())
-                || ends.is_some_and(|e| e.get(i).is_some_and(|r| !r.is_nan()))
-        });
         if let (true, Some((i, m))) = (all_ranked, best) {
             if m > f64::NEG_INFINITY {
                 return Some(i);
@@ -1196,6 +1200,12 @@ fn ln_smear(g: &Interval, width: &Float) -> f64 {
     } else {
         v
     }
+}
+
+/// Whether a cutoff interval reaches 0 (or below) or +∞: no relative width, and no slope
+/// times a finite width, ranks it.
+fn reaches_an_end(c: &Interval) -> bool {
+    *c.lo() <= 0 || c.hi().is_infinite()
 }
 
 /// The relative width of a positive finite interval on a log scale, ln(1 + (hi − lo)/lo)
@@ -1813,9 +1823,7 @@ fn proven_from(
             if boxes + 2 > max_boxes.saturating_sub(pair_evals + face_boxes) {
                 break (top.lb, ProvenStop::Budget);
             }
-            // Only the order of the splits reads it: where the objective cannot be
-            // evaluated at an end, the widths rank as before.
-            let ends = pb.end_ranks(&top).unwrap_or(None);
+            let ends = pb.end_ranks(&top);
             let Some(i) = split_axis(&top, |c| pb.mass(c), bits, ends.as_deref()) else {
                 // A box of points cannot be split: its bound is final.
                 break (top.lb, ProvenStop::Unsplittable);
