@@ -82,6 +82,21 @@
 //! replacement: the 555 921-state truncation at 50.3 nats, bound 5.4 times its target,
 //! which the earlier rule of 20 times refined).
 //!
+//! **A bound handed on.** A truncation of the growth (up to a quarter of the state limit)
+//! hands its re-entry bound on to the next, larger one ([`levels::bounds_handed`]; the
+//! module docs of `num::levels`, "A bound handed on"). The larger one is explored under the
+//! smaller one's Lyapunov functions, which hold outside the smaller one; when the handed
+//! bound ends the growth as its own would (its bound of mean_tasks within the target, or
+//! mean_tasks and q_1 certified, and its solve error within its share) no bound solve is
+//! made on the larger truncation, which is otherwise reweighed with its own functions and
+//! solved as before. The handed bound is within 10 % of its own
+//! (`a_bound_handed_on_from_a_smaller_truncation_holds_and_is_near_its_own`); its V_1 is
+//! the smaller truncation's, whose κ_1 falls with the level, so q_2, q_3, … may print a
+//! digit fewer (3 of 288 runs compared on 2026-12-07; mean_tasks and q_1 never). Measured
+//! 2026-12-07 side by side (`benches/peer/exact_cases.sh`, wall s): N = 5, d = 2, λ = 0.95
+//! 65.0 → 34.8 (the 4 bound solves on 2 591 657 states took 28 s), λ = 0.9 10.7 → 6.2, with
+//! replacement 30.6 → 16.8; d = 5, λ = 0.95 10.2 → 6.6, with replacement 13.1 → 7.2.
+//!
 //! **Where the time goes** (2026-12-04, main at 4aea640, `TASKASSIGN_TRACE_EXACT=1`, user
 //! seconds on 2 shared cores at load 2–8): N = 5, d = 2, λ = 0.9, 7.7 s: the pilot (10 556
 //! states), level 29.9 nats (78 671 states, 0.7 s) and level 47.2 (604 469 states: explore
@@ -823,7 +838,34 @@ struct Solved {
     face_bound: [f64; 2],
     /// π̂ by state, the warm start of the next truncation.
     pi: HashMap<Occ, f64>,
+    /// This truncation's re-entry bound for the next, larger one ([`HandOn`]).
+    hand: Option<HandOn>,
 }
+
+/// A truncation's re-entry bound with the Lyapunov certificate it was computed under,
+/// handed on to the next, larger truncation of the growth: its enclosure then needs no
+/// solve of its own ([`levels::bounds_handed`]) when the handed bound certifies the digits
+/// asked.
+struct HandOn {
+    bound: levels::Handed<Occ>,
+    queue_v: Option<(f64, f64, f64)>,
+    cubic: bool,
+}
+
+/// What a truncation of the growth starts from: the last one's π̂ by state (the stationary
+/// solve's guess) and the re-entry bound it handed on.
+#[derive(Default)]
+struct Prior<'a> {
+    warm: Option<HashMap<Occ, f64>>,
+    handed: Option<&'a HandOn>,
+}
+
+/// Largest share of the state limit a truncation may hold and still hand its bound on: a
+/// larger one is rarely followed by another, and its states' index would cost memory.
+const HAND_ON_SHARE: usize = 4;
+/// Further decades of relative residual the stationary solve first aims at when a handed
+/// bound is tried ([`solve_chain`]).
+const HANDED_DECADES: i32 = 2;
 
 /// One step of the truncation growth of [`exact`] (boxes) and [`exact_simplex`]: the chain
 /// solved on `region`, with the truncation bound its mean must reach
@@ -834,12 +876,12 @@ fn solve_traced(
     region: Region,
     want: u32,
     max_states: usize,
-    warm: Option<HashMap<Occ, f64>>,
+    prior: Prior<'_>,
     label: std::fmt::Arguments<'_>,
     stage: Stage,
 ) -> Result<(Solved, f64), LbError> {
     let faces = matches!(region, Region::Box(_));
-    let s = solve_chain(system, Some(region), want, max_states, warm, stage)?;
+    let s = solve_chain(system, Some(region), want, max_states, prior, stage)?;
     let r = &s.result;
     let target = truncation_target(r.mean_tasks.value, want);
     if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
@@ -892,9 +934,10 @@ fn solve_chain(
     trunc: Option<Region>,
     digits: u32,
     max_states: usize,
-    warm: Option<HashMap<Occ, f64>>,
+    prior: Prior<'_>,
     stage: Stage,
 ) -> Result<Solved, LbError> {
+    let Prior { warm, handed } = prior;
     let n = system.servers() as usize;
     let model = system.model();
     let lambda = model.lambda();
@@ -943,8 +986,20 @@ fn solve_chain(
         queue_v,
         pool_v,
     };
+    // A smaller truncation's bound is handed on under its own certificate (it holds outside
+    // that truncation, so outside this one when this one contains it): the chain is
+    // explored with those Lyapunov functions, and reweighed with its own if the handed
+    // bound does not serve.
+    let handed = handed.filter(|h| h.queue_v.is_some() && queue_v.is_some());
+    let inherited = handed.map(|h| OccupancyChain {
+        queue_v: h.queue_v,
+        cubic: h.cubic,
+        tail: chain.tail.clone(),
+        ..chain
+    });
     let t0 = std::time::Instant::now();
-    let mut c = levels::explore(&chain, max_states).map_err(|e| level_err(e, max_states))?;
+    let mut c = levels::explore(inherited.as_ref().unwrap_or(&chain), max_states)
+        .map_err(|e| level_err(e, max_states))?;
     // ILU(0) around the level correction: about 4x fewer GMRES iterations than one
     // Gauss–Seidel sweep on these chains (N = 4, d = 2, λ = 0.9: 73 against 310 for the
     // stationary solve); the enclosure is computed from the residuals either way.
@@ -964,29 +1019,115 @@ fn solve_chain(
     // bound the solve's error, and only if it exceeds SOLVE_SHARE of the truncation target
     // of mean_tasks or q_1 is the solve refined to the full target and the bound recomputed.
     let first_target = if trunc.is_some() {
-        10f64.powi(-(digits as i32 + 4))
+        // A handed bound's terms in the residual are coarser than a solve's own (about ten
+        // times at N = 5, d = 2, λ = 0.95): two decades more at once cost fewer GMRES
+        // iterations than a second refinement's setup.
+        let more = if handed.is_some() { HANDED_DECADES } else { 0 };
+        10f64.powi(-(digits as i32 + 4 + more))
     } else {
         levels::TARGET_RESIDUAL
     };
     let mut st = levels::stationary_from(&c, guess.as_deref(), first_target)
         .map_err(|e| level_err(e, max_states))?;
     let mut t2 = std::time::Instant::now();
+    let nf = n as f64;
+    let (mut mean, mut q1) = (0.0, 0.0);
+    for (x, &p) in c.states.iter().zip(&st.pi) {
+        mean += p * chain.growth(x) / nf;
+        q1 += p * x[..n].iter().filter(|&&v| v >= 1).count() as f64 / nf;
+    }
+    let allowed = SOLVE_SHARE * truncation_target(mean.min(q1), digits);
+    let trace = std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some();
+    let tasks_of = |c: &levels::Explored<Occ>| -> Vec<f64> {
+        c.states.iter().map(|x| chain.growth(x) / nf).collect()
+    };
+    // The handed bound serves when it certifies the digits asked: its truncation bound of
+    // mean_tasks within the target, its solve error within SOLVE_SHARE of it (the stationary
+    // solve refined to the full target if that is what it needs; its terms in the solve's
+    // residual are coarser than a solve's own).
+    let mut b = None;
+    if let (Some(h), Some(ich)) = (handed, inherited.as_ref()) {
+        let mut attempt = levels::bounds_handed(ich, &c, &st, &h.bound);
+        // Whether it ends the growth as a solve's own bound would: its truncation bound of
+        // mean_tasks within the target, or mean_tasks and q_1 certified to the digits asked
+        // (the test of [`exact_simplex`]); and the solve's error within its share.
+        let fits = |b: &levels::Bounds, st: &levels::Stationary| {
+            let nf_tasks = Bounded::ByGrowth(1.0 / nf);
+            let m = b.enclose(st, &tasks_of(&c), nf_tasks);
+            let busy: Vec<f64> = c
+                .states
+                .iter()
+                .map(|x| x[..n].iter().filter(|&&v| v >= 1).count() as f64 / nf)
+                .collect();
+            let q = b.enclose(st, &busy, Bounded::ByOne(1.0));
+            let certified = Value::enclosed(&m, digits).digits >= digits
+                && Value::enclosed(&q, digits).digits >= digits;
+            let err = b.solve_error[0].max(b.solve_error[1] / nf);
+            (
+                m.truncation <= truncation_target(m.value, digits) || certified,
+                err <= allowed,
+            )
+        };
+        if let Some(bh) = &attempt {
+            let (bound_ok, err_ok) = fits(bh, &st);
+            if trace {
+                eprintln!(
+                    "  handed bound {:.2e} (target {:.2e}) solve error {:.2e}/{:.2e} reentry {:?}",
+                    bh.enclose_value(mean, Bounded::ByGrowth(1.0 / nf))
+                        .truncation,
+                    truncation_target(mean, digits),
+                    bh.solve_error[0],
+                    bh.solve_error[1],
+                    bh.reentry
+                );
+            }
+            if bound_ok && !err_ok && st.residual > levels::TARGET_RESIDUAL {
+                // The solve's error bound is linear in the residual: aimed at half of what
+                // the share allows (a few GMRES iterations where the full target would
+                // take a third of the solve again).
+                let err = bh.solve_error[0].max(bh.solve_error[1] / nf);
+                let aim = (st.residual * 0.5 * allowed / err).max(levels::TARGET_RESIDUAL);
+                st = levels::stationary_from(&c, Some(&st.pi), aim)
+                    .map_err(|e| level_err(e, max_states))?;
+                t2 = std::time::Instant::now();
+                attempt = levels::bounds_handed(ich, &c, &st, &h.bound);
+                if trace {
+                    if let Some(bh) = &attempt {
+                        eprintln!(
+                            "  handed bound after refining: {:.2e} solve error {:.2e}/{:.2e}",
+                            bh.enclose_value(mean, Bounded::ByGrowth(1.0 / nf))
+                                .truncation,
+                            bh.solve_error[0],
+                            bh.solve_error[1]
+                        );
+                    }
+                }
+            }
+            b = attempt.filter(|bh| fits(bh, &st) == (true, true));
+        }
+        if b.is_none() {
+            c.reweigh(&chain);
+        }
+    }
     // The bound's solves are kept for a refinement of the stationary solve (they do not
     // depend on π̂: [`levels::bounds_reusing`]), dropped after it.
     let mut cache = levels::BoundSolveCache::default();
-    let mut b = if st.residual > levels::TARGET_RESIDUAL {
-        levels::bounds_reusing(&chain, &c, &st, &mut cache)
-    } else {
-        levels::bounds(&chain, &c, &st)
-    };
-    if st.residual > levels::TARGET_RESIDUAL {
-        let nf = n as f64;
-        let (mut mean, mut q1) = (0.0, 0.0);
-        for (x, &p) in c.states.iter().zip(&st.pi) {
-            mean += p * chain.growth(x) / nf;
-            q1 += p * x[..n].iter().filter(|&&v| v >= 1).count() as f64 / nf;
+    let hands = stage == Stage::Intermediate && c.len() <= max_states / HAND_ON_SHARE;
+    let mut hand = None;
+    let mut own = |st: &levels::Stationary, cache: &mut levels::BoundSolveCache| {
+        if hands {
+            let (b, h) = levels::bounds_handing(&chain, &c, st, cache);
+            hand = h;
+            b
+        } else {
+            levels::bounds_reusing(&chain, &c, st, cache)
         }
-        let allowed = SOLVE_SHARE * truncation_target(mean.min(q1), digits);
+    };
+    let mut b = match b {
+        Some(b) => b,
+        None => own(&st, &mut cache),
+    };
+    if st.residual > levels::TARGET_RESIDUAL && b.solves > 0 {
         let err = b.solve_error[0].max(b.solve_error[1] / nf);
         // An intermediate truncation whose bound alone keeps the digits asked out of reach
         // is not refined: the refinement cannot make it the last one, and the next
@@ -996,13 +1137,13 @@ fn solve_chain(
             .enclose_value(mean, Bounded::ByGrowth(1.0 / nf))
             .truncation;
         let hopeless = stage == Stage::Intermediate && cannot_print(bound, mean, digits);
-        if hopeless && !(err <= allowed) && std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+        if hopeless && !(err <= allowed) && trace {
             eprintln!(
                 "  solve error {err:.2e} above {allowed:.2e}, not refined: bound {bound:.2e} cannot print {digits} digits"
             );
         }
         if !(err <= allowed) && !hopeless {
-            if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+            if trace {
                 eprintln!(
                     "  solve error {err:.2e} above {allowed:.2e} at residual {:.2e}: refining",
                     st.residual
@@ -1011,7 +1152,7 @@ fn solve_chain(
             st = levels::stationary_from(&c, Some(&st.pi), levels::TARGET_RESIDUAL)
                 .map_err(|e| level_err(e, max_states))?;
             t2 = std::time::Instant::now();
-            b = levels::bounds_reusing(&chain, &c, &st, &mut cache);
+            b = own(&st, &mut cache);
         }
     }
     drop(cache);
@@ -1028,8 +1169,7 @@ fn solve_chain(
             b.max_exit_probability
         );
     }
-    let nf = n as f64;
-    let tasks: Vec<f64> = c.states.iter().map(|x| chain.growth(x) / nf).collect();
+    let tasks = tasks_of(&c);
     let mean = b.enclose(&st, &tasks, Bounded::ByGrowth(1.0 / nf));
     let top = c
         .states
@@ -1118,6 +1258,11 @@ fn solve_chain(
         },
         face_bound,
         pi: pi_map,
+        hand: hand.map(|bound| HandOn {
+            bound,
+            queue_v: chain.queue_v,
+            cubic: chain.cubic,
+        }),
     })
 }
 
@@ -1341,7 +1486,15 @@ fn exact_unchecked(system: &JsqSystem, opts: &ExactOptions) -> Result<ExactResul
             )));
         }
         check_size(system, None, opts.max_states)?;
-        return Ok(solve_chain(system, None, want, opts.max_states, None, Stage::Final)?.result);
+        return Ok(solve_chain(
+            system,
+            None,
+            want,
+            opts.max_states,
+            Prior::default(),
+            Stage::Final,
+        )?
+        .result);
     }
     if let Some(t) = opts.truncation {
         check_size(system, Some(t), opts.max_states)?;
@@ -1350,7 +1503,7 @@ fn exact_unchecked(system: &JsqSystem, opts: &ExactOptions) -> Result<ExactResul
             Some(Region::Box(t)),
             want,
             opts.max_states,
-            None,
+            Prior::default(),
             Stage::Final,
         )?
         .result);
@@ -1383,7 +1536,10 @@ fn exact_unchecked(system: &JsqSystem, opts: &ExactOptions) -> Result<ExactResul
             Region::Box(t),
             want,
             opts.max_states,
-            warm.take(),
+            Prior {
+                warm: warm.take(),
+                handed: None,
+            },
             format_args!("{t:?}"),
             stage,
         )?;
@@ -1561,7 +1717,7 @@ fn exact_simplex(
         Some(Region::Simplex(pilot)),
         want,
         max,
-        None,
+        Prior::default(),
         Stage::Intermediate,
     )?;
     // Seconds per state of a solve, from the pilot (for the estimate shown before each
@@ -1579,6 +1735,8 @@ fn exact_simplex(
     let mut history: Vec<(f64, f64)> = Vec::new();
     let mut weights = weights;
     let mut warm = Some(first.pi);
+    // The last truncation's re-entry bound that was handed on ([`HandOn`]).
+    let mut handed = first.hand;
     let mut best = first.result;
     // A first level from the digits: the mass outside about e^{−K}, relative 10^{−want}.
     let mut k = (f64::from(want) + 1.0) * std::f64::consts::LN_10;
@@ -1633,7 +1791,10 @@ fn exact_simplex(
             Region::Simplex(region),
             want,
             max,
-            warm.take(),
+            Prior {
+                warm: warm.take(),
+                handed: handed.as_ref(),
+            },
             format_args!("level {k:.2}"),
             stage,
         )?;
@@ -1710,6 +1871,9 @@ fn exact_simplex(
         k = next.clamp(k + 1.0, 2.0 * k);
         if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
             eprintln!("exact: p {p:.2}, next level {k:.2}; weights {weights:?}");
+        }
+        if s.hand.is_some() {
+            handed = s.hand;
         }
         warm = Some(s.pi);
         growths += 1;
@@ -2065,6 +2229,125 @@ mod tests {
     }
 
     #[test]
+    fn a_bound_handed_on_from_a_smaller_truncation_holds_and_is_near_its_own() {
+        // A truncation A bounded from a smaller A′'s re-entry bound (`levels::bounds_handed`,
+        // no solve on A) against the same A bounded by its own solves, and against the mean
+        // total of a simplex 16 nats larger than A (its enclosure half-width below 1e-3 of
+        // A's truncation bound): the handed enclosure must contain the larger one, and its
+        // truncation bound must be at least what the larger one shows A's error to be
+        // (|π̂ − π̂'| minus the larger one's half-width and A's solve error) and within
+        // 1.5 times A's own bound (measured 2026-12-07: 1.0-1.1). The handed bound must be
+        // refused where it does not apply: A's chain with its own Lyapunov functions (not
+        // A′'s), and a bound handed from A to the smaller A′.
+        for (n, lambda, small, level) in [(3usize, 0.9, 20.0, 34.0), (4, 0.8, 24.0, 40.0)] {
+            let mut w = vec![-(n as f64) * f64::ln(lambda), 1.1, 1.6, 2.0];
+            w.truncate(n);
+            let case = format!("N={n} λ={lambda} levels {small} and {level}");
+            let ch_small = chain(n, 2, Sampling::Without, lambda, simplex_of(&w, small));
+            let mut c_small = levels::explore(&ch_small, 2_000_000).unwrap();
+            c_small.smoother = levels::Smoother::Ilu;
+            let st_small = levels::stationary(&c_small).unwrap();
+            let mut cache = levels::BoundSolveCache::default();
+            let (b_small, h) = levels::bounds_handing(&ch_small, &c_small, &st_small, &mut cache);
+            let h = h.unwrap_or_else(|| panic!("{case}: nothing handed on: {b_small:?}"));
+            assert_eq!(h.len(), c_small.len(), "{case}");
+            // A under A′'s certificate, then reweighed with its own.
+            let own_chain = chain(n, 2, Sampling::Without, lambda, simplex_of(&w, level));
+            let inherited = OccupancyChain {
+                queue_v: ch_small.queue_v,
+                cubic: ch_small.cubic,
+                tail: own_chain.tail.clone(),
+                ..own_chain
+            };
+            let mut c = levels::explore(&inherited, 2_000_000).unwrap();
+            c.smoother = levels::Smoother::Ilu;
+            let st = levels::stationary(&c).unwrap();
+            let g: Vec<f64> = c
+                .states
+                .iter()
+                .map(|x| f64::from(own_chain.total(x)))
+                .collect();
+            let bh = levels::bounds_handed(&inherited, &c, &st, &h)
+                .unwrap_or_else(|| panic!("{case}: the handed bound was refused"));
+            assert_eq!(bh.solves, 0, "{case}");
+            assert!(
+                levels::bounds_handed(&own_chain, &c, &st, &h).is_none(),
+                "{case}: accepted under other Lyapunov functions"
+            );
+            let eh = bh.enclose(&st, &g, Bounded::ByGrowth(1.0));
+            c.reweigh(&own_chain);
+            let own = levels::bounds(&own_chain, &c, &st);
+            // Reweighing gives what exploring under the own certificate gives.
+            let mut fresh = levels::explore(&own_chain, 2_000_000).unwrap();
+            fresh.smoother = levels::Smoother::Ilu;
+            assert_eq!(fresh.len(), c.len(), "{case}");
+            let fresh_b = levels::bounds(&own_chain, &fresh, &levels::stationary(&fresh).unwrap());
+            assert!(
+                (fresh_b.outside[1][0] - own.outside[1][0]).abs() <= 1e-9 * own.outside[1][0],
+                "{case}: {fresh_b:?} against {own:?}"
+            );
+            let eo = own.enclose(&st, &g, Bounded::ByGrowth(1.0));
+            assert!(
+                eh.truncation.is_finite() && eh.truncation <= 1.5 * eo.truncation,
+                "{case}: handed {eh:?} own {eo:?}"
+            );
+            // The larger truncation.
+            let big_chain = chain(
+                n,
+                2,
+                Sampling::Without,
+                lambda,
+                simplex_of(&w, level + 16.0),
+            );
+            let mut bc = levels::explore(&big_chain, 4_000_000).unwrap();
+            bc.smoother = levels::Smoother::Ilu;
+            let bst = levels::stationary(&bc).unwrap();
+            let bg: Vec<f64> = bc
+                .states
+                .iter()
+                .map(|x| f64::from(big_chain.total(x)))
+                .collect();
+            let big =
+                levels::bounds(&big_chain, &bc, &bst).enclose(&bst, &bg, Bounded::ByGrowth(1.0));
+            assert!(
+                big.hi - big.lo < 1e-3 * eo.truncation,
+                "{case}: {big:?} against {eo:?}"
+            );
+            assert!(
+                eh.lo <= big.lo && big.hi <= eh.hi,
+                "{case}: {eh:?} misses {big:?}"
+            );
+            let shown = (eh.value - 0.5 * (big.lo + big.hi)).abs()
+                - 0.5 * (big.hi - big.lo)
+                - bh.solve_error[1];
+            assert!(
+                eh.truncation >= shown,
+                "{case}: {eh:?}, error at least {shown:e}"
+            );
+            eprintln!(
+                "{case}: handed {:.3e} own {:.3e} error at least {shown:.3e}",
+                eh.truncation, eo.truncation
+            );
+            // A bound handed from A down to A′ ⊂ A is refused (A is not inside A′).
+            let mut cache = levels::BoundSolveCache::default();
+            let (_, h_big) = levels::bounds_handing(&own_chain, &c, &st, &mut cache);
+            let h_big = h_big.unwrap();
+            let down = OccupancyChain {
+                queue_v: own_chain.queue_v,
+                cubic: own_chain.cubic,
+                tail: ch_small.tail.clone(),
+                ..ch_small
+            };
+            let mut c_down = levels::explore(&down, 2_000_000).unwrap();
+            c_down.smoother = levels::Smoother::Ilu;
+            assert!(
+                levels::bounds_handed(&down, &c_down, &st_small, &h_big).is_none(),
+                "{case}: a bound handed down was accepted"
+            );
+        }
+    }
+
+    #[test]
     fn simplex_and_box_agree_within_their_enclosures() {
         // The same chain on two truncations of different shapes: the enclosures overlap.
         let m = Model::new(ModelKind::Queues, "0.8", None).unwrap();
@@ -2141,9 +2424,16 @@ mod tests {
             w.extend_from_slice(gaps);
             let solve = |level: f64| {
                 let r = Region::Simplex(simplex_of(&w, level));
-                solve_chain(&system, Some(r), 14, 4_000_000, None, Stage::Final)
-                    .unwrap()
-                    .result
+                solve_chain(
+                    &system,
+                    Some(r),
+                    14,
+                    4_000_000,
+                    Prior::default(),
+                    Stage::Final,
+                )
+                .unwrap()
+                .result
             };
             let (a, b) = (solve(k), solve(big));
             let bound = a.truncation_bound;

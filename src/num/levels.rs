@@ -66,6 +66,21 @@
 //! 1.8 ≈ 0.6 nats of level; a truncation with a smaller error needs another redirection of
 //! the exits, not a tighter re-entry term.
 //!
+//! **A bound handed on.** A larger truncation A ⊇ A′ needs no solve of its own for the
+//! re-entry term ([`bounds_handed`]). Under A′'s Lyapunov functions (they satisfy the drift
+//! conditions outside A′, so outside A too), the induction above gives u_g ≤ â′_g + v̂′_g +
+//! αp̂′ + βŵ′_g at every state of A′ and u_g ≤ V_g + α + βW_g at every state outside it,
+//! for any (α, β) feasible in A′'s (R). The remainder of a cycle after an exit from A to
+//! y ∉ A costs u_g(y), so the renewal–reward bound holds with A's own π̂, ε̂, F(V_g) and
+//! F(W_g) and A′'s constraints (the LP is solved again with A's objective). The solve's
+//! error needs upper bounds of (−B_A)⁻¹b on A: (−B_A)⁻¹g ≤ u_g (the cost before z or an
+//! exit is at most the cost before z), p̂_A ≤ p̂′ on A′ (an exit from A first exits A′)
+//! and ≤ 1 elsewhere, and (−B_A)⁻¹e_V ≤ p̂_A times the largest mean of V over one state's
+//! exit targets. These are coarser than a solve's own (about ten times at N = 5, d = 2,
+//! λ = 0.95), so the stationary solve is taken further; the truncation bound is the same
+//! within a few per cent when the Lyapunov functions scale alike (JSQ(d): within 10 %;
+//! the redundancy chains' certificate does not depend on the truncation).
+//!
 //! **The solve.** One sub-generator −B serves everything: the stationary vector of the
 //! redirected chain is y(−B) = ν (ν the rates out of z, y(z) = 1, π̂ = y / Σy), and the
 //! bound's ingredients are solves (−B)x = b. Both are solved by a two-level method over the
@@ -292,6 +307,41 @@ impl<S> Explored<S> {
     /// Number of states.
     pub fn len(&self) -> usize {
         self.states.len()
+    }
+
+    /// Recomputes the exits' Lyapunov sums and whether a certificate is known with
+    /// `chain`'s Lyapunov functions: the chain explored (the same truncation, states and
+    /// rates) under another certificate, e.g. a smaller truncation's for
+    /// [`bounds_handed`], then its own for [`bounds`].
+    pub fn reweigh<C: LevelChain<State = S>>(&mut self, chain: &C) {
+        let mut certified = self
+            .boundary
+            .iter()
+            .all(|&i| chain.lyapunov(&self.states[i as usize]).is_some());
+        let mut buf = Vec::new();
+        for row in &mut self.exits {
+            buf.clear();
+            chain.transitions(&self.states[row.state as usize], &mut buf);
+            let mut v = [0.0f64; 4];
+            for (t, r) in buf.drain(..) {
+                if r == 0.0
+                    || chain.inside(&t)
+                    || chain.exit_face(&t).min(FACES - 1) != usize::from(row.face)
+                {
+                    continue;
+                }
+                match chain.lyapunov(&t) {
+                    Some(l) => {
+                        for (a, b) in v.iter_mut().zip(l) {
+                            *a += r * b;
+                        }
+                    }
+                    None => certified = false,
+                }
+            }
+            row.v = v;
+        }
+        self.certified = certified;
     }
 
     /// True when A is empty (never: z is in A).
@@ -1910,18 +1960,22 @@ fn coarse_right<S>(solver: &Solver<'_, S>, w: &[f64]) -> Coarse {
 
 /// Computes the enclosure's ingredients after the stationary solve (module docs), sharing
 /// the bound's solves where the right-hand sides allow ([`BoundSolves::Shared`]).
-pub fn bounds<S, C: LevelChain<State = S>>(chain: &C, c: &Explored<S>, st: &Stationary) -> Bounds {
+pub fn bounds<S: Clone + Eq + Hash, C: LevelChain<State = S>>(
+    chain: &C,
+    c: &Explored<S>,
+    st: &Stationary,
+) -> Bounds {
     bounds_opts(chain, c, st, BoundOptions::default())
 }
 
 /// [`bounds`] with every choice of its solves given.
-pub fn bounds_opts<S, C: LevelChain<State = S>>(
+pub fn bounds_opts<S: Clone + Eq + Hash, C: LevelChain<State = S>>(
     chain: &C,
     c: &Explored<S>,
     st: &Stationary,
     opts: BoundOptions,
 ) -> Bounds {
-    bounds_with(chain, c, st, opts, None, None)
+    bounds_with(chain, c, st, opts, None, None, None)
 }
 
 /// The upper bounds of (−B)⁻¹b that one call of [`bounds_reusing`] solved, kept for the
@@ -1939,13 +1993,21 @@ pub struct BoundSolveCache {
 /// refinement of the stationary solve only the sums under π̂, the solve's error and the
 /// re-entry LP's objective are recomputed: the bound's 4 solves (1.8-2.9 times the
 /// stationary solve's cost) are not made twice.
-pub fn bounds_reusing<S, C: LevelChain<State = S>>(
+pub fn bounds_reusing<S: Clone + Eq + Hash, C: LevelChain<State = S>>(
     chain: &C,
     c: &Explored<S>,
     st: &Stationary,
     cache: &mut BoundSolveCache,
 ) -> Bounds {
-    bounds_with(chain, c, st, BoundOptions::default(), Some(cache), None)
+    bounds_with(
+        chain,
+        c,
+        st,
+        BoundOptions::default(),
+        Some(cache),
+        None,
+        None,
+    )
 }
 
 /// The computed solutions x̂ of the bound's solves, in the order they are made, by state
@@ -1962,23 +2024,221 @@ pub struct BoundStarts {
 /// another length, or none, starts from 0), `starts` left holding this chain's solutions.
 /// A guess changes how many GMRES cycles a solve takes, never the validity of its upper
 /// bound ([`corrected`] bounds (−B)⁻¹b from any x̂ and its residual).
-pub fn bounds_started<S, C: LevelChain<State = S>>(
+pub fn bounds_started<S: Clone + Eq + Hash, C: LevelChain<State = S>>(
     chain: &C,
     c: &Explored<S>,
     st: &Stationary,
     opts: BoundOptions,
     starts: &mut BoundStarts,
 ) -> Bounds {
-    bounds_with(chain, c, st, opts, None, Some(starts))
+    bounds_with(chain, c, st, opts, None, Some(starts), None)
 }
 
-fn bounds_with<S, C: LevelChain<State = S>>(
+/// A truncation A′'s re-entry bound, handed on to a larger truncation A ⊇ A′ so that A's
+/// enclosure needs no solves on A (module docs, "A bound handed on"): the re-entry LP's
+/// constraints at A′'s entry states, and per state of A′ the upper bounds its solves gave of
+/// p̂′, â′_k + v̂′_k and ŵ′_k (k = 0: g = 1; k = 1: g = G).
+#[derive(Debug, Clone)]
+pub struct Handed<S> {
+    /// The index of each state of A′.
+    index: FxHashMap<S, u32>,
+    /// Per k: the constraints (a_w, b_w, c_w) of (R) at A′'s entry states.
+    lp: [[Vec<f64>; 3]; 2],
+    /// Upper bounds of p̂′ by state of A′.
+    pe: Vec<f64>,
+    /// Per k: upper bounds of (−B′)⁻¹(g_k + e_{V_k}) by state of A′.
+    ag: [Vec<f64>; 2],
+    /// Per k: upper bounds of ŵ′_k = (−B′)⁻¹e_{W_k} by state of A′.
+    vw: [Vec<f64>; 2],
+    /// The Lyapunov values (V_1, V_G, W_1, W_G) at A′'s entry states, which (R) was imposed
+    /// with: A's chain must give the same ones ([`bounds_handed`] checks it).
+    lyap: Vec<(S, Option<[f64; 4]>)>,
+}
+
+impl<S> Handed<S> {
+    /// States of A′.
+    pub fn len(&self) -> usize {
+        self.pe.len()
+    }
+
+    /// True when A′ holds no state (never: z is in it).
+    pub fn is_empty(&self) -> bool {
+        self.pe.is_empty()
+    }
+}
+
+/// [`bounds`], also handing on what a larger truncation needs of this one's bound
+/// ([`Handed`]; `None` when the bound is not finite), reusing and filling `cache` as
+/// [`bounds_reusing`] does.
+pub fn bounds_handing<S: Clone + Eq + Hash, C: LevelChain<State = S>>(
+    chain: &C,
+    c: &Explored<S>,
+    st: &Stationary,
+    cache: &mut BoundSolveCache,
+) -> (Bounds, Option<Handed<S>>) {
+    let mut h = None;
+    let b = bounds_with(
+        chain,
+        c,
+        st,
+        BoundOptions::default(),
+        Some(cache),
+        None,
+        Some(&mut h),
+    );
+    (b, h)
+}
+
+/// The enclosure's ingredients of the truncation A from the re-entry bound of a smaller
+/// truncation A′ ⊆ A (module docs, "A bound handed on"), with no solve on A: `chain` must
+/// carry A′'s Lyapunov functions (they hold outside A′, hence outside A). `None` when A′
+/// is not inside A, when `chain`'s Lyapunov values differ from A′'s at A′'s entry states,
+/// when A has no certificate, or when the re-entry LP has no finite optimum.
+pub fn bounds_handed<S: Clone + Eq + Hash, C: LevelChain<State = S>>(
+    chain: &C,
+    c: &Explored<S>,
+    st: &Stationary,
+    h: &Handed<S>,
+) -> Option<Bounds> {
+    let n = c.len();
+    if !c.certified || n == 0 || c.states[0] != chain.start() {
+        return None;
+    }
+    if h.index.keys().any(|s| !chain.inside(s)) {
+        return None;
+    }
+    if h.lyap.iter().any(|(s, v)| chain.lyapunov(s) != *v) {
+        return None;
+    }
+    let ysum = st
+        .y_hi
+        .iter()
+        .zip(&st.y_lo)
+        .map(|(a, b)| a + b)
+        .sum::<f64>();
+    // Σ|r|·u/Σy over A ∖ {z}, for any u ≥ 0 given by state.
+    let err = |u: &dyn Fn(usize) -> f64| -> f64 {
+        (1..n).map(|x| st.abs_residual[x] * u(x)).sum::<f64>() / ysum
+    };
+    let at: Vec<Option<u32>> = c.states.iter().map(|s| h.index.get(s).copied()).collect();
+    // p̂_A ≤ p̂′ on A′ (an exit from A before z first exits A′), ≤ 1 elsewhere.
+    let pe = |x: usize| at[x].map_or(1.0, |j| h.pe[j as usize].min(1.0));
+    let mut out = Bounds {
+        outside: [[0.0; FACES]; 2],
+        exit_rate: [0.0; FACES],
+        max_exit_probability: 0.0,
+        reentry: [(0.0, 0.0); 2],
+        solve_error: [0.0; 2],
+        certified: true,
+        solves: 0,
+    };
+    let e_pe = err(&pe);
+    out.max_exit_probability = (1..n).map(pe).fold(0.0f64, f64::max);
+    // Exit rates and F(V_k), F(W_k) per face under π̂, and the largest mean of V_k and W_k
+    // over one state's exit targets (E_x[V(X_σ); σ < τ_z] ≤ p̂(x) times it).
+    let mut f_g = [[0.0; FACES]; 2];
+    let mut f_raw = [[0.0; FACES]; 2];
+    let mut top = [0.0f64; 4];
+    for row in &c.exits {
+        let pi = st.pi[row.state as usize];
+        let face = usize::from(row.face);
+        out.exit_rate[face] += pi * row.rate;
+        for k in 0..2 {
+            f_g[k][face] += pi * row.v[k];
+            f_raw[k][face] += pi * row.v[2 + k];
+        }
+        for (t, v) in top.iter_mut().zip(row.v) {
+            *t = t.max(v / row.rate);
+        }
+    }
+    out.exit_rate[0] += e_pe;
+    let eps_total: f64 = out.exit_rate.iter().sum();
+    let mut ab = [(0.0f64, 0.0f64); 2];
+    for k in 0..2 {
+        f_raw[k][0] += top[2 + k] * e_pe;
+        let f_raw_total: f64 = f_raw[k].iter().sum();
+        let [aw, bw, cw] = &h.lp[k];
+        let (alpha, beta) = reentry_lp(eps_total, f_raw_total, aw, bw, cw);
+        if !(alpha.is_finite() && beta.is_finite()) {
+            return None;
+        }
+        ab[k] = (alpha, beta);
+    }
+    // Σ|r|·u_k/Σy with u_k ≤ â′ + v̂′ + αp̂′ + βŵ′ on A′ and ≤ V_k + α + βW_k outside it
+    // ((−B)⁻¹g_k ≤ u_k), both k in one pass (one Lyapunov evaluation per state).
+    let mut e_u = [0.0f64; 2];
+    for (x, (&r, &here)) in st.abs_residual.iter().zip(&at).enumerate().skip(1) {
+        if r == 0.0 {
+            continue;
+        }
+        let u: [f64; 2] = match here {
+            Some(j) => {
+                let j = j as usize;
+                std::array::from_fn(|k| {
+                    let (alpha, beta) = ab[k];
+                    h.ag[k][j] + alpha * h.pe[j] + if beta > 0.0 { beta * h.vw[k][j] } else { 0.0 }
+                })
+            }
+            None => match chain.lyapunov(&c.states[x]) {
+                Some(v) => std::array::from_fn(|k| {
+                    let (alpha, beta) = ab[k];
+                    v[k] + alpha + if beta > 0.0 { beta * v[2 + k] } else { 0.0 }
+                }),
+                None => return None,
+            },
+        };
+        for k in 0..2 {
+            e_u[k] += r * u[k];
+        }
+    }
+    for k in 0..2 {
+        let (alpha, beta) = ab[k];
+        let e = e_u[k] / ysum;
+        if !e.is_finite() {
+            return None;
+        }
+        out.solve_error[k] = e;
+        f_g[k][0] += e + top[k] * e_pe;
+        out.reentry[k] = (alpha, beta);
+        for face in 0..FACES {
+            out.outside[k][face] = f_g[k][face]
+                + if alpha > 0.0 {
+                    out.exit_rate[face] * alpha
+                } else {
+                    0.0
+                }
+                + if beta > 0.0 {
+                    beta * f_raw[k][face]
+                } else {
+                    0.0
+                };
+        }
+    }
+    Some(out)
+}
+
+/// [`bounds_started`], also handing on what a larger truncation needs of this one's bound
+/// ([`Handed`]; `None` when the bound is not finite).
+pub fn bounds_started_handing<S: Clone + Eq + Hash, C: LevelChain<State = S>>(
+    chain: &C,
+    c: &Explored<S>,
+    st: &Stationary,
+    opts: BoundOptions,
+    starts: &mut BoundStarts,
+) -> (Bounds, Option<Handed<S>>) {
+    let mut h = None;
+    let b = bounds_with(chain, c, st, opts, None, Some(starts), Some(&mut h));
+    (b, h)
+}
+
+fn bounds_with<S: Clone + Eq + Hash, C: LevelChain<State = S>>(
     chain: &C,
     c: &Explored<S>,
     st: &Stationary,
     opts: BoundOptions,
     cache: Option<&mut BoundSolveCache>,
     starts: Option<&mut BoundStarts>,
+    hand: Option<&mut Option<Handed<S>>>,
 ) -> Bounds {
     let solves = opts.solves;
     // The guesses of the solves, by the order they are made, and the solutions they leave.
@@ -2129,6 +2389,10 @@ fn bounds_with<S, C: LevelChain<State = S>>(
     let scaled = |u: &[f64], c: f64| -> Vec<f64> { u.iter().map(|v| c * v).collect() };
     // Upper bounds of (−B)⁻¹W_k-exits, k = 0, 1, as they are computed.
     let mut vvws: Vec<Vec<f64>> = Vec::with_capacity(2);
+    // What a larger truncation needs of this one's bound ([`Handed`]), per k: the upper
+    // bound of (−B)⁻¹(base + e_{V_k}) and the re-entry LP's constraints.
+    let mut kept_ag: Vec<Vec<f64>> = Vec::new();
+    let mut kept_lp: Vec<[Vec<f64>; 3]> = Vec::new();
     for k in 0..2 {
         // (−B)⁻¹ of the exits' expected W_k, for the re-entry LP, and F(W_k)'s solve error.
         let reuse = if share && k == 1 {
@@ -2176,6 +2440,10 @@ fn bounds_with<S, C: LevelChain<State = S>>(
             cw.push(a_g[wi] - v[k]);
         }
         let (alpha, beta) = reentry_lp(eps_total, f_raw_total, &aw, &bw, &cw);
+        if hand.is_some() {
+            kept_ag.push(a_g.clone());
+            kept_lp.push([aw.clone(), bw.clone(), cw.clone()]);
+        }
         if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
             let bad = aw.iter().filter(|&&a| a <= 0.0).count();
             let mut idx: Vec<usize> = (0..aw.len()).collect();
@@ -2211,6 +2479,36 @@ fn bounds_with<S, C: LevelChain<State = S>>(
     out.solves = made.get();
     if let Some(st) = starts {
         st.vectors = solved.into_inner();
+    }
+    if let Some(h) = hand {
+        let finite = out.outside.iter().flatten().all(|v| v.is_finite());
+        *h = match (finite, <[Vec<f64>; 2]>::try_from(kept_ag)) {
+            (true, Ok(ag)) => {
+                let lyap = c
+                    .boundary
+                    .iter()
+                    .map(|&i| i as usize)
+                    .filter(|&i| i != 0)
+                    .map(|i| (c.states[i].clone(), chain.lyapunov(&c.states[i])))
+                    .collect();
+                let vw = [vvws.swap_remove(0), vvws.swap_remove(0)];
+                let lp = <[[Vec<f64>; 3]; 2]>::try_from(kept_lp).ok();
+                lp.map(|lp| Handed {
+                    index: c
+                        .states
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| (s.clone(), i as u32))
+                        .collect(),
+                    lp,
+                    pe,
+                    ag,
+                    vw,
+                    lyap,
+                })
+            }
+            _ => None,
+        };
     }
     out
 }

@@ -71,12 +71,13 @@ pub fn certified_chain_means(
         slack: CERTIFIED_BOUND_SLACK,
         bound_warm: None,
         hit_limit: None,
+        accept: None,
     };
     certified_truncation(sys, policy, cert, weights, budget, how).map(|(m, _, _)| m)
 }
 
 /// How a certified truncation is solved ([`certified_truncation`]).
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 struct CertifiedSolve<'a> {
     /// The most states explored.
     max_states: usize,
@@ -92,7 +93,16 @@ struct CertifiedSolve<'a> {
     /// Set when exploring met `max_states` (the error then says so too): the growth fits
     /// its next budget to the limit.
     hit_limit: Option<&'a std::cell::Cell<bool>>,
+    /// Whether the means a bound handed on by the last truncation gives end the growth
+    /// (the digits asked proven): then no bound solve is made on this one
+    /// ([`levels::bounds_handed`]). `None`: never tried.
+    accept: Option<&'a dyn Fn(&CertifiedMeans) -> bool>,
 }
+
+/// Largest share of the state limit a certified truncation may hold and still hand its
+/// bound on ([`BoundWarm::handed`]): a larger one is rarely followed by another, and its
+/// states' index would cost memory.
+const HAND_ON_SHARE: usize = 4;
 
 /// The least share of the next truncation's states the last one must hold for its bound
 /// solutions to be the next one's guesses. The cost solves' values at a state grow with the
@@ -112,6 +122,10 @@ const WARM_BOUND_SHARE: f64 = 0.8;
 struct BoundWarm {
     states: Vec<PackedState>,
     vectors: Vec<Vec<f64>>,
+    /// The truncation's re-entry bound, for a larger one's enclosure without solves (the
+    /// certificate's V and W do not depend on the truncation: every truncation holds the
+    /// states with fewer than N₁ jobs, outside which its drift conditions hold).
+    handed: Option<levels::Handed<PackedState>>,
 }
 
 /// The widening at which the certified truncation's solves of the costs (1 and G) stop
@@ -143,6 +157,7 @@ fn certified_truncation(
         slack,
         bound_warm,
         hit_limit,
+        accept,
     } = how;
     let nc = sys.classes().len();
     if weights.len() != nc || weights.iter().any(|&w| !(w > 0.0 && w.is_finite())) {
@@ -243,6 +258,62 @@ fn certified_truncation(
             ))
         })?;
     let t2 = std::time::Instant::now();
+    let means = |b: &levels::Bounds, c: &levels::Explored<PackedState>| -> CertifiedMeans {
+        let number = (0..nc)
+            .map(|k| {
+                let orbit: &[usize] = sym
+                    .as_ref()
+                    .map_or(std::slice::from_ref(&k), |g| g.orbit(k));
+                let f: Vec<f64> = c
+                    .states
+                    .iter()
+                    .map(|s| {
+                        orbit.iter().map(|&d| f64::from(s.counts[d])).sum::<f64>()
+                            / orbit.len() as f64
+                    })
+                    .collect();
+                b.enclose(&st, &f, levels::Bounded::ByGrowth(1.0))
+            })
+            .collect();
+        // The total count is the level G itself: its own enclosure is nc times narrower
+        // than the sum of the classes' (each class count is bounded by G as well).
+        let level: Vec<f64> = c.states.iter().map(|s| f64::from(chain.level(s))).collect();
+        let total = b.enclose(&st, &level, levels::Bounded::ByGrowth(1.0));
+        CertifiedMeans {
+            number,
+            total,
+            states: c.len(),
+            budget,
+            n1: n1 as f64,
+            lumped: sym.is_some(),
+        }
+    };
+    // The last truncation's bound handed on, when its means prove the digits asked.
+    let handed = match (bound_warm.and_then(|bw| bw.handed.as_ref()), accept) {
+        (Some(h), Some(accept)) => levels::bounds_handed(&chain, &c, &st, h)
+            .map(|b| means(&b, &c))
+            .filter(|m| accept(m)),
+        _ => None,
+    };
+    if let Some(m) = handed {
+        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+            eprintln!(
+                "redundancy certified chain: {} states, explore {:.2}s, stationary {:.2}s ({} cycles), bound {:.2}s (handed on)",
+                c.len(),
+                (t1 - t0).as_secs_f64(),
+                (t2 - t1).as_secs_f64(),
+                st.cycles,
+                t2.elapsed().as_secs_f64(),
+            );
+        }
+        let map: StationaryMap = c
+            .states
+            .iter()
+            .copied()
+            .zip(st.pi.iter().copied())
+            .collect();
+        return Ok((m, map, BoundWarm::default()));
+    }
     let opts = levels::BoundOptions {
         slack,
         ..levels::BoundOptions::default()
@@ -263,7 +334,14 @@ fn certified_truncation(
             .map(|v| at.iter().map(|i| i.map_or(0.0, |i| v[i])).collect())
             .collect();
     }
-    let b = levels::bounds_started(&chain, &c, &st, opts, &mut starts);
+    let (b, hand) = if c.len() <= max_states / HAND_ON_SHARE {
+        levels::bounds_started_handing(&chain, &c, &st, opts, &mut starts)
+    } else {
+        (
+            levels::bounds_started(&chain, &c, &st, opts, &mut starts),
+            None,
+        )
+    };
     if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
         eprintln!(
             "redundancy certified chain: {} states, explore {:.2}s, stationary {:.2}s ({} cycles), bound {:.2}s ({} solves)",
@@ -281,48 +359,19 @@ fn certified_truncation(
             subject(sys, policy)
         )));
     }
-    let number = (0..nc)
-        .map(|k| {
-            let orbit: &[usize] = sym
-                .as_ref()
-                .map_or(std::slice::from_ref(&k), |g| g.orbit(k));
-            let f: Vec<f64> = c
-                .states
-                .iter()
-                .map(|s| {
-                    orbit.iter().map(|&d| f64::from(s.counts[d])).sum::<f64>() / orbit.len() as f64
-                })
-                .collect();
-            b.enclose(&st, &f, levels::Bounded::ByGrowth(1.0))
-        })
-        .collect();
-    // The total count is the level G itself: its own enclosure is nc times narrower than
-    // the sum of the classes' (each class count is bounded by G as well).
-    let level: Vec<f64> = c.states.iter().map(|s| f64::from(chain.level(s))).collect();
-    let total = b.enclose(&st, &level, levels::Bounded::ByGrowth(1.0));
+    let m = means(&b, &c);
     let map: StationaryMap = c
         .states
         .iter()
         .copied()
         .zip(st.pi.iter().copied())
         .collect();
-    let states = c.len();
     let solved = BoundWarm {
         states: std::mem::take(&mut c.states),
         vectors: starts.vectors,
+        handed: hand,
     };
-    Ok((
-        CertifiedMeans {
-            number,
-            total,
-            states,
-            budget,
-            n1: n1 as f64,
-            lumped: sym.is_some(),
-        },
-        map,
-        solved,
-    ))
+    Ok((m, map, solved))
 }
 
 /// Precision of the enclosures' interval arithmetic (their ends are f64 to start with).
@@ -587,6 +636,16 @@ pub fn solve_certified_limited(
             "the truncation the digits need (budget {budget:.1} nats) would hold about {est:.1e} states, more than the limit {max_states}"
         )
     };
+    // Whether a truncation's means prove every value to the digits asked (a bound handed on
+    // is used only then: [`CertifiedSolve::accept`]).
+    let accept = |m: &CertifiedMeans| {
+        proven_values(sys, m, want, policy).is_ok_and(|(n, r, tn, tr)| {
+            n.iter()
+                .chain(&r)
+                .chain([&tn, &tr])
+                .all(|v| v.digits >= want)
+        })
+    };
     for step in 1..=MAX_CERTIFIED_STEPS {
         // The simplex's class-count vectors ([`simplex_vectors`]) at the pilot's states per
         // vector, plus the level set; after the first truncation also the last one scaled,
@@ -674,6 +733,7 @@ pub fn solve_certified_limited(
                 slack: CERTIFIED_BOUND_SLACK,
                 bound_warm: bound_warm.as_ref(),
                 hit_limit: Some(&hit),
+                accept: Some(&accept),
             },
         ) {
             Ok(x) => x,
@@ -896,6 +956,7 @@ mod tests {
                     slack,
                     bound_warm: None,
                     hit_limit: None,
+                    accept: None,
                 };
                 certified_truncation(s, p, &cert, &vec![1.0; nc], budget, how)
                     .unwrap()
@@ -947,6 +1008,7 @@ mod tests {
             slack: CERTIFIED_BOUND_SLACK,
             bound_warm: None,
             hit_limit: None,
+            accept: None,
         };
         let m = certified_truncation(&n, p, &cert, &pl.weights, 139.19, how)
             .unwrap()
