@@ -10,7 +10,7 @@ use super::*;
 use crate::num::last_digit_unit;
 
 /// Class means with a proven enclosure ([`certified_chain_means`]).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CertifiedMeans {
     /// Per class, the computed mean number and its enclosure of the infinite chain's.
     pub number: Vec<levels::Enclosed>,
@@ -980,6 +980,81 @@ mod tests {
                     "{name} {k}: {a:?} {b:?}"
                 );
                 assert!(a.lo <= b.hi && b.lo <= a.hi, "{name} {k}: {a:?} {b:?}");
+            }
+        }
+    }
+
+    /// A truncation bounded by the re-entry bound a smaller one handed on
+    /// (`levels::bounds_handed`, no bound solve), against the same truncation bounded by its
+    /// own solves and against one 16 nats larger (by its own solves): the handed enclosures
+    /// must contain the larger truncation's, meet the own ones, and have a truncation bound
+    /// within 1.5 times the own one (measured 2026-12-07: equal to 16 digits, the exits'
+    /// F(V) making up the bound in both); an `accept` that refuses them leaves the own
+    /// solves' result, bit for bit. Cases: the W-model at λ = (0.5, 0.5, 0.6) under
+    /// MRF-FCFS and LRF-ROS, equal weights, budgets N₁ + 8 and N₁ + 18 (23 863 and 27 711
+    /// states).
+    #[test]
+    fn a_bound_handed_on_by_a_smaller_truncation_holds_and_matches_the_own_one() {
+        let w = ClassSystem::unit_for_tests(2, &[("1", "0.5"), ("2", "0.5"), ("1+2", "0.6")]);
+        for name in ["mrf-fcfs", "lrf-ros"] {
+            let p = Policy::parse(name, false).unwrap();
+            let cert = match lyapunov::lyapunov_search(&w, p) {
+                lyapunov::LyapunovVerdict::Found(c) => c,
+                v => panic!("{name}: {v:?}"),
+            };
+            let nc = w.classes().len();
+            let n1 = certificate_level(&cert) as f64;
+            let (small, budget) = (n1 + 8.0, n1 + 18.0);
+            let solve = |budget: f64,
+                         from: Option<&BoundWarm>,
+                         accept: Option<&dyn Fn(&CertifiedMeans) -> bool>| {
+                let how = CertifiedSolve {
+                    max_states: MAX_CHAIN_STATES,
+                    warm: None,
+                    groups: false,
+                    slack: CERTIFIED_BOUND_SLACK,
+                    bound_warm: from,
+                    hit_limit: None,
+                    accept,
+                };
+                let (m, _, solved) =
+                    certified_truncation(&w, p, &cert, &vec![1.0; nc], budget, how).unwrap();
+                (m, solved)
+            };
+            let (_, first) = solve(small, None, None);
+            assert!(first.handed.is_some(), "{name}: nothing handed on");
+            let yes = |_: &CertifiedMeans| true;
+            let no = |_: &CertifiedMeans| false;
+            let (handed, h_solved) = solve(budget, Some(&first), Some(&yes));
+            assert!(
+                h_solved.states.is_empty(),
+                "{name}: the handed bound was not used"
+            );
+            let (own, o_solved) = solve(budget, None, None);
+            assert!(!o_solved.states.is_empty(), "{name}");
+            let (refused, _) = solve(budget, Some(&first), Some(&no));
+            assert_eq!(
+                refused, own,
+                "{name}: a refused handed bound changed the result"
+            );
+            let (big, _) = solve(budget + 16.0, None, None);
+            assert_eq!(handed.states, own.states, "{name}");
+            for k in 0..nc {
+                let (h, o, b) = (handed.number[k], own.number[k], big.number[k]);
+                eprintln!(
+                    "{name} class {k} ({} states): handed bound {:e}, own {:e}; larger [{}, {}]",
+                    handed.states, h.truncation, o.truncation, b.lo, b.hi
+                );
+                assert!(b.hi - b.lo < 0.1 * o.truncation, "{name} {k}: {b:?} {o:?}");
+                assert!(
+                    h.lo <= b.lo && b.hi <= h.hi,
+                    "{name} {k}: {h:?} misses {b:?}"
+                );
+                assert!(h.lo <= o.hi && o.lo <= h.hi, "{name} {k}: {h:?} {o:?}");
+                assert!(
+                    h.truncation.is_finite() && h.truncation <= 1.5 * o.truncation,
+                    "{name} {k}: {h:?} {o:?}"
+                );
             }
         }
     }
