@@ -2034,6 +2034,21 @@ pub fn bounds_started<S: Clone + Eq + Hash, C: LevelChain<State = S>>(
     bounds_with(chain, c, st, opts, None, Some(starts), None)
 }
 
+/// The part of the bound on b_g/a_1 that does not scale with π̂(f), per face (module docs):
+/// F(V_g) + ε̂α_g + β_g F(W_g), a zero α or β adding nothing (not 0·∞).
+fn outside_of(
+    f_v: [f64; FACES],
+    eps: [f64; FACES],
+    (alpha, beta): (f64, f64),
+    f_w: [f64; FACES],
+) -> [f64; FACES] {
+    std::array::from_fn(|face| {
+        f_v[face]
+            + if alpha > 0.0 { eps[face] * alpha } else { 0.0 }
+            + if beta > 0.0 { beta * f_w[face] } else { 0.0 }
+    })
+}
+
 /// A truncation A′'s re-entry bound, handed on to a larger truncation A ⊇ A′ so that A's
 /// enclosure needs no solves on A (module docs, "A bound handed on"): the re-entry LP's
 /// constraints at A′'s entry states, and per state of A′ the upper bounds its solves gave of
@@ -2200,19 +2215,7 @@ pub fn bounds_handed<S: Clone + Eq + Hash, C: LevelChain<State = S>>(
         out.solve_error[k] = e;
         f_g[k][0] += e + top[k] * e_pe;
         out.reentry[k] = (alpha, beta);
-        for face in 0..FACES {
-            out.outside[k][face] = f_g[k][face]
-                + if alpha > 0.0 {
-                    out.exit_rate[face] * alpha
-                } else {
-                    0.0
-                }
-                + if beta > 0.0 {
-                    beta * f_raw[k][face]
-                } else {
-                    0.0
-                };
-        }
+        out.outside[k] = outside_of(f_g[k], out.exit_rate, (alpha, beta), f_raw[k]);
     }
     Some(out)
 }
@@ -2462,19 +2465,7 @@ fn bounds_with<S: Clone + Eq + Hash, C: LevelChain<State = S>>(
             continue;
         }
         out.reentry[k] = (alpha, beta);
-        for face in 0..FACES {
-            out.outside[k][face] = f_g[k][face]
-                + if alpha > 0.0 {
-                    out.exit_rate[face] * alpha
-                } else {
-                    0.0
-                }
-                + if beta > 0.0 {
-                    beta * f_raw[k][face]
-                } else {
-                    0.0
-                };
-        }
+        out.outside[k] = outside_of(f_g[k], out.exit_rate, (alpha, beta), f_raw[k]);
     }
     out.solves = made.get();
     if let Some(st) = starts {

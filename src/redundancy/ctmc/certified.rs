@@ -295,10 +295,11 @@ fn certified_truncation(
             .filter(|m| accept(m)),
         _ => None,
     };
-    if let Some(m) = handed {
+    // Under TASKASSIGN_TRACE_EXACT, where the time went and how the truncation was bounded.
+    let trace = |how: &str| {
         if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
             eprintln!(
-                "redundancy certified chain: {} states, explore {:.2}s, stationary {:.2}s ({} cycles), bound {:.2}s (handed on)",
+                "redundancy certified chain: {} states, explore {:.2}s, stationary {:.2}s ({} cycles), bound {:.2}s ({how})",
                 c.len(),
                 (t1 - t0).as_secs_f64(),
                 (t2 - t1).as_secs_f64(),
@@ -306,6 +307,9 @@ fn certified_truncation(
                 t2.elapsed().as_secs_f64(),
             );
         }
+    };
+    if let Some(m) = handed {
+        trace("handed on");
         let map: StationaryMap = c
             .states
             .iter()
@@ -342,17 +346,7 @@ fn certified_truncation(
             None,
         )
     };
-    if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
-        eprintln!(
-            "redundancy certified chain: {} states, explore {:.2}s, stationary {:.2}s ({} cycles), bound {:.2}s ({} solves)",
-            c.len(),
-            (t1 - t0).as_secs_f64(),
-            (t2 - t1).as_secs_f64(),
-            st.cycles,
-            t2.elapsed().as_secs_f64(),
-            b.solves
-        );
-    }
+    trace(&format!("{} solves", b.solves));
     if !b.certified {
         return Err(RedundancyError::Internal(format!(
             "{}: the level solver did not accept the certificate",
