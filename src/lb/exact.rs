@@ -860,9 +860,6 @@ struct Prior<'a> {
     handed: Option<&'a HandOn>,
 }
 
-/// Largest share of the state limit a truncation may hold and still hand its bound on: a
-/// larger one is rarely followed by another, and its states' index would cost memory.
-const HAND_ON_SHARE: usize = 4;
 /// Further decades of relative residual the stationary solve first aims at when a handed
 /// bound is tried ([`solve_chain`]).
 const HANDED_DECADES: i32 = 2;
@@ -1112,7 +1109,7 @@ fn solve_chain(
     // The bound's solves are kept for a refinement of the stationary solve (they do not
     // depend on π̂: [`levels::bounds_reusing`]), dropped after it.
     let mut cache = levels::BoundSolveCache::default();
-    let hands = stage == Stage::Intermediate && c.len() <= max_states / HAND_ON_SHARE;
+    let hands = stage == Stage::Intermediate && levels::may_hand_on(c.len(), max_states);
     let mut hand = None;
     let mut own = |st: &levels::Stationary, cache: &mut levels::BoundSolveCache| {
         if hands {

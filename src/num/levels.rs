@@ -1502,6 +1502,13 @@ pub struct Stationary {
     pub cycles: usize,
 }
 
+impl Stationary {
+    /// Σy = Σ(y_hi + y_lo): what the solve's error bounds are relative to.
+    fn y_total(&self) -> f64 {
+        self.y_hi.iter().zip(&self.y_lo).map(|(a, b)| a + b).sum()
+    }
+}
+
 /// Solves the stationary distribution of the redirected chain (module docs), refining
 /// with double-double residuals until [`TARGET_RESIDUAL`] or a stall.
 pub fn stationary<S>(c: &Explored<S>) -> Result<Stationary, LevelError> {
@@ -2082,6 +2089,14 @@ impl<S> Handed<S> {
     }
 }
 
+/// Whether a truncation of `states` states under a limit of `max_states` hands its bound
+/// on ([`bounds_handing`], [`bounds_started_handing`]): one holding more than a quarter of
+/// the limit is rarely followed by a larger one, and the index of its states would cost
+/// memory.
+pub fn may_hand_on(states: usize, max_states: usize) -> bool {
+    states <= max_states / 4
+}
+
 /// [`bounds`], also handing on what a larger truncation needs of this one's bound
 /// ([`Handed`]; `None` when the bound is not finite), reusing and filling `cache` as
 /// [`bounds_reusing`] does.
@@ -2125,16 +2140,7 @@ pub fn bounds_handed<S: Clone + Eq + Hash, C: LevelChain<State = S>>(
     if h.lyap.iter().any(|(s, v)| chain.lyapunov(s) != *v) {
         return None;
     }
-    let ysum = st
-        .y_hi
-        .iter()
-        .zip(&st.y_lo)
-        .map(|(a, b)| a + b)
-        .sum::<f64>();
-    // Σ|r|·u/Σy over A ∖ {z}, for any u ≥ 0 given by state.
-    let err = |u: &dyn Fn(usize) -> f64| -> f64 {
-        (1..n).map(|x| st.abs_residual[x] * u(x)).sum::<f64>() / ysum
-    };
+    let ysum = st.y_total();
     let at: Vec<Option<u32>> = c.states.iter().map(|s| h.index.get(s).copied()).collect();
     // p̂_A ≤ p̂′ on A′ (an exit from A before z first exits A′), ≤ 1 elsewhere.
     let pe = |x: usize| at[x].map_or(1.0, |j| h.pe[j as usize].min(1.0));
@@ -2147,7 +2153,8 @@ pub fn bounds_handed<S: Clone + Eq + Hash, C: LevelChain<State = S>>(
         certified: true,
         solves: 0,
     };
-    let e_pe = err(&pe);
+    // Σ|r|·p̂/Σy over A ∖ {z}.
+    let e_pe = (1..n).map(|x| st.abs_residual[x] * pe(x)).sum::<f64>() / ysum;
     out.max_exit_probability = (1..n).map(pe).fold(0.0f64, f64::max);
     // Exit rates and F(V_k), F(W_k) per face under π̂, and the largest mean of V_k and W_k
     // over one state's exit targets (E_x[V(X_σ); σ < τ_z] ≤ p̂(x) times it).
@@ -2314,12 +2321,7 @@ fn bounds_with<S: Clone + Eq + Hash, C: LevelChain<State = S>>(
         })
     };
     let ugv = upper(&g, how);
-    let ysum = st
-        .y_hi
-        .iter()
-        .zip(&st.y_lo)
-        .map(|(a, b)| a + b)
-        .sum::<f64>();
+    let ysum = st.y_total();
     let err = |u: &[f64]| -> f64 {
         st.abs_residual
             .iter()

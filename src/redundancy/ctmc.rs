@@ -812,6 +812,11 @@ impl LevelChain for LevelClassChain<'_> {
 /// larger one).
 pub type StationaryMap = rustc_hash::FxHashMap<PackedState, f64>;
 
+/// The [`StationaryMap`] of a truncation's states and their probabilities.
+pub(crate) fn stationary_map(states: &[PackedState], pi: &[f64]) -> StationaryMap {
+    states.iter().copied().zip(pi.iter().copied()).collect()
+}
+
 /// "lrf-fcfs on classes {1}, {2}, {1+2}": what a failure names.
 fn subject(sys: &ClassSystem, policy: Policy) -> String {
     let all: Vec<usize> = (0..sys.classes().len()).collect();
@@ -959,12 +964,7 @@ fn truncated_values(
     let response: Vec<f64> = number.iter().zip(&accepted).map(|(n, a)| n / a).collect();
     let total_number: f64 = number.iter().sum();
     let total_response = total_number / accepted.iter().sum::<f64>();
-    let map: StationaryMap = c
-        .states
-        .iter()
-        .copied()
-        .zip(st.pi.iter().copied())
-        .collect();
+    let map = stationary_map(&c.states, &st.pi);
     Ok((
         ChainValues {
             number,

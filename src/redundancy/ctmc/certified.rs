@@ -99,11 +99,6 @@ struct CertifiedSolve<'a> {
     accept: Option<&'a dyn Fn(&CertifiedMeans) -> bool>,
 }
 
-/// Largest share of the state limit a certified truncation may hold and still hand its
-/// bound on ([`BoundWarm::handed`]): a larger one is rarely followed by another, and its
-/// states' index would cost memory.
-const HAND_ON_SHARE: usize = 4;
-
 /// The least share of the next truncation's states the last one must hold for its bound
 /// solutions to be the next one's guesses. The cost solves' values at a state grow with the
 /// truncation (the exits move away): from a truncation much smaller the guess is far below
@@ -310,13 +305,7 @@ fn certified_truncation(
     };
     if let Some(m) = handed {
         trace("handed on");
-        let map: StationaryMap = c
-            .states
-            .iter()
-            .copied()
-            .zip(st.pi.iter().copied())
-            .collect();
-        return Ok((m, map, BoundWarm::default()));
+        return Ok((m, stationary_map(&c.states, &st.pi), BoundWarm::default()));
     }
     let opts = levels::BoundOptions {
         slack,
@@ -338,7 +327,7 @@ fn certified_truncation(
             .map(|v| at.iter().map(|i| i.map_or(0.0, |i| v[i])).collect())
             .collect();
     }
-    let (b, hand) = if c.len() <= max_states / HAND_ON_SHARE {
+    let (b, hand) = if levels::may_hand_on(c.len(), max_states) {
         levels::bounds_started_handing(&chain, &c, &st, opts, &mut starts)
     } else {
         (
@@ -354,12 +343,7 @@ fn certified_truncation(
         )));
     }
     let m = means(&b, &c);
-    let map: StationaryMap = c
-        .states
-        .iter()
-        .copied()
-        .zip(st.pi.iter().copied())
-        .collect();
+    let map = stationary_map(&c.states, &st.pi);
     let solved = BoundWarm {
         states: std::mem::take(&mut c.states),
         vectors: starts.vectors,
