@@ -20,7 +20,13 @@ pub(super) const DELTAS: [f64; 9] = [0.0, 1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 3e-2, 0.
 /// loose residual ([`BOUND_TOLERANCE`]): its error widens the bound by about its relative
 /// residual, it never makes it less than y (`split` = false: δ = 0 only). With b = 1
 /// (`ones` = `None`), m = 0 at δ = max r⁺ and the bound is x̂/(1 − max r⁺).
-pub(super) fn corrected(x: &[f64], r: &[f64], b: &[f64], ones: Option<&[f64]>, split: bool) -> Vec<f64> {
+pub(super) fn corrected(
+    x: &[f64],
+    r: &[f64],
+    b: &[f64],
+    ones: Option<&[f64]>,
+    split: bool,
+) -> Vec<f64> {
     let n = x.len();
     // A NaN residual is treated as +∞ (no bound).
     let rp = |i: usize| {
