@@ -98,8 +98,8 @@ fn exact_says_whether_its_truncation_bound_is_proven() {
     // Every chain policy on the W-model at λ = (0.3, 0.3, 0.6), 6 digits: a `truncation`
     // that says "proven" has a finite positive `truncation_bound`, at least half the width
     // of every printed enclosure (it is the largest half-width), and each printed number
-    // lies within its `_lo`/`_hi`; one that says "estimate, no certificate" has none
-    // (null) and no `_lo`/`_hi`. LRF-FCFS has a certificate (lyapunov.rs), and plain ROS
+    // lies within its `_lo`/`_hi`; an estimate ("estimate, no certificate", or "estimate
+    // beyond the proof" where a proof stopped short) has none (null) and no `_lo`/`_hi`. LRF-FCFS has a certificate (lyapunov.rs), and plain ROS
     // one of the summed check.
     let mut seen = (0, 0);
     for p in ["lrf-fcfs", "mrf-fcfs", "ros", "lrf-ros"] {
@@ -146,7 +146,11 @@ fn exact_says_whether_its_truncation_bound_is_proven() {
             }
         } else {
             seen.1 += 1;
-            assert!(t.starts_with("estimate, no certificate: "), "{p}: {t}");
+            assert!(
+                t.starts_with("estimate, no certificate: ")
+                    || t.starts_with("estimate beyond the proof: a certificate was found"),
+                "{p}: {t}"
+            );
             assert!(m["truncation_bound"].is_null(), "{p}");
             assert!(m.get("mean_number_lo").is_none(), "{p}");
         }
@@ -602,6 +606,32 @@ fn a_state_limit_short_of_the_digits_compares_the_largest_pair_it_holds() {
             cut[k]
         );
         assert_rounds(&cut, &full, k);
+    }
+    // The proof that stopped short prints its enclosures of E[N] and E[T] in the
+    // truncation's words; each must hold the default run's proven value (the same infinite
+    // chain's), and the estimate must say it was checked against them.
+    let t = cut["truncation"].as_str().unwrap();
+    assert!(
+        t.starts_with("estimate beyond the proof: a certificate was found"),
+        "{t}"
+    );
+    assert!(t.contains("within every enclosure it proves"), "{t}");
+    for (name, k) in [("E[N] in [", "mean_number"), ("E[T] in [", "mean_response")] {
+        let at = t
+            .find(name)
+            .unwrap_or_else(|| panic!("no '{name}' in: {t}"))
+            + name.len();
+        let (lo, rest) = t[at..].split_once(", ").unwrap();
+        let hi = rest.split_once(']').unwrap().0;
+        let (lo, hi): (f64, f64) = (lo.parse().unwrap(), hi.parse().unwrap());
+        let (flo, fhi) = (
+            num(&full[&format!("{k}_lo")]),
+            num(&full[&format!("{k}_hi")]),
+        );
+        assert!(
+            lo <= flo && fhi <= hi && hi - lo < 1.0,
+            "{k}: [{lo}, {hi}] does not hold [{flo}, {fhi}]"
+        );
     }
 }
 

@@ -159,11 +159,15 @@ pub fn solve_limited(
                         // the state budget). The estimate is printed instead when it
                         // certifies more digits by two truncations, saying how far the
                         // proof got; else the proven digits stand.
+                        // The estimate is checked against the proof: a printed figure whose
+                        // rounding interval misses the proven enclosure is wrong, and the
+                        // proven digits stand.
                         match ctmc::solve_limited(sys, policy, chain_digits, max_states) {
-                            Ok(est) if est.digits > r.digits => {
+                            Ok(est) if est.digits > r.digits && within_proof(&est, &r) => {
                                 let why = format!(
-                                    "a certificate was found, but the certified truncation proves only {} digits ({}{})",
-                                    r.digits,
+                                    "a certificate was found, but the certified truncation proves only {} ({}; {}{})",
+                                    digits_text(r.digits),
+                                    proof_enclosures_text(&r),
                                     r.stopped.as_deref().unwrap_or("its growth stopped"),
                                     if cert.summed() && policy.priority == Priority::None {
                                         "; a proof by the summed check gets a quarter of --max-states"
@@ -172,6 +176,16 @@ pub fn solve_limited(
                                     }
                                 );
                                 return Ok(Solution::Chain(est, why));
+                            }
+                            Ok(est) if est.digits > r.digits => {
+                                let mut r = r;
+                                let said = r.stopped.take().unwrap_or_default();
+                                r.stopped = Some(format!(
+                                    "{said}{}the estimate by two truncations ({}) lies outside this proof's enclosures and is not printed",
+                                    if said.is_empty() { "" } else { "; " },
+                                    digits_text(est.digits)
+                                ));
+                                return Ok(Solution::Certified(r));
                             }
                             _ => return Ok(Solution::Certified(r)),
                         }
@@ -189,6 +203,67 @@ pub fn solve_limited(
             why,
         ))
     }
+}
+
+/// "1 digit", "5 digits".
+fn digits_text(d: u32) -> String {
+    format!("{d} digit{}", if d == 1 { "" } else { "s" })
+}
+
+/// Whether every value the estimate `est` prints agrees with the proof `r`: the numbers
+/// that round to its printed figures (within half a unit of their last digit) meet the
+/// proven enclosure. A figure that misses it is wrong whatever the estimate's comparison
+/// of two truncations said (both block arrivals and lean the same way).
+fn within_proof(est: &ChainResult, r: &CertifiedResult) -> bool {
+    let pairs = est
+        .number
+        .iter()
+        .zip(&r.number)
+        .chain(est.response.iter().zip(&r.response))
+        .chain([
+            (&est.total_number, &r.total_number),
+            (&est.total_response, &r.total_response),
+        ]);
+    pairs.into_iter().all(|(e, p)| meets(&e.text, &p.enclosure))
+}
+
+/// Whether the numbers within half a unit of the last digit of the decimal `text` meet
+/// `enclosure` (true where the text cannot be read: only a proven miss refuses).
+fn meets(text: &str, enclosure: &Interval) -> bool {
+    const BITS: u32 = 256;
+    let Ok(v) = crate::num::parse_decimal(text, BITS) else {
+        return true;
+    };
+    let (mant, exp) = text.split_once(['e', 'E']).unwrap_or((text, "0"));
+    let Ok(exp) = exp.parse::<i32>() else {
+        return true;
+    };
+    let places = mant.split_once('.').map_or(0, |(_, f)| f.len()) as i32;
+    // Half a unit of the last digit, rounded up: the figures' interval widened outward.
+    let unit = if exp - places >= 0 {
+        Float::with_val_round(BITS, Float::u_pow_u(10, (exp - places) as u32), Round::Up).0
+    } else {
+        let down =
+            Float::with_val_round(BITS, Float::u_pow_u(10, (places - exp) as u32), Round::Down).0;
+        Float::with_val_round(BITS, 1u32 / &down, Round::Up).0
+    };
+    let h = Float::with_val_round(BITS, &unit / 2u32, Round::Up).0;
+    let lo = Float::with_val_round(BITS, &v - &h, Round::Down).0;
+    let hi = Float::with_val_round(BITS, &v + &h, Round::Up).0;
+    !(hi < *enclosure.lo() || lo > *enclosure.hi())
+}
+
+/// The proof's enclosures of the total mean number and response, in words.
+fn proof_enclosures_text(r: &CertifiedResult) -> String {
+    let show = |v: &ProvenValue| {
+        let d = (v.digits + 2).max(3);
+        format!("[{}, {}]", v.enclosure.lo_text(d), v.enclosure.hi_text(d))
+    };
+    format!(
+        "E[N] in {} and E[T] in {}, and the estimate's figures within every enclosure it proves",
+        show(&r.total_number),
+        show(&r.total_response)
+    )
 }
 
 /// Why the search gave no certificate, in words.
@@ -397,6 +472,13 @@ pub fn exact_limited(
         Solution::Chain(r, why) => (r, why),
     };
     let (r, why) = r;
+    // "no certificate" only where the search found none; beside a proof that stopped short
+    // the estimate prints what lies beyond it.
+    let kind = if why.starts_with("a certificate was found") {
+        "estimate beyond the proof"
+    } else {
+        "estimate, no certificate"
+    };
     Ok(ExactReport {
         policy,
         number: r.number.iter().map(value_of).collect(),
@@ -424,7 +506,7 @@ pub fn exact_limited(
         ),
         truncation: match &r.simplex {
             Some(t) => format!(
-                "estimate, no certificate: {why}; class counts n with sum_c w_c n_c <= {:.2}, w = [{}] nats per job (each class's measured decay rate; at most {} jobs in all); arrivals blocked beyond; largest mass on the boundary {:.1e}; digits are those on which this and the budget {:.2} agree (an estimate of the truncation error, not a proven bound)",
+                "{kind}: {why}; class counts n with sum_c w_c n_c <= {:.2}, w = [{}] nats per job (each class's measured decay rate; at most {} jobs in all); arrivals blocked beyond; largest mass on the boundary {:.1e}; digits are those on which this and the budget {:.2} agree (an estimate of the truncation error, not a proven bound)",
                 t.budget,
                 t.weights.iter().map(|w| format!("{w:.3}")).collect::<Vec<_>>().join(", "),
                 r.caps.last().copied().unwrap_or(0),
@@ -432,7 +514,7 @@ pub fn exact_limited(
                 t.compared_budget
             ),
             None => format!(
-                "estimate, no certificate: {why}; at most {} (arrivals blocked beyond; largest mass on a cap {:.1e}); digits are those on which these caps and {} agree (an estimate of the truncation error, not a proven bound)",
+                "{kind}: {why}; at most {} (arrivals blocked beyond; largest mass on a cap {:.1e}); digits are those on which these caps and {} agree (an estimate of the truncation error, not a proven bound)",
                 caps_text(&r.caps),
                 r.fine.p_full,
                 caps_text(&r.compared_caps)
@@ -508,5 +590,41 @@ fn certified_report(
             total_number: r.total_number.enclosure.clone(),
             total_response: r.total_response.enclosure.clone(),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iv(lo: &str, hi: &str) -> Interval {
+        let f = |x: &str| crate::num::parse_decimal(x, 256).unwrap();
+        Interval::new(f(lo), f(hi))
+    }
+
+    /// [`meets`]: the figures "9.070277e0" stand for [9.0702765, 9.0702775] (half a unit
+    /// of the 7th digit either side); they meet an enclosure that reaches into that
+    /// interval, and miss one that ends 10⁻⁹ short of it, on either side. The same at a
+    /// unit of 10² ("1.2e3": [1150, 1250]) and at a last digit left of the point.
+    #[test]
+    fn figures_meet_an_enclosure_within_half_a_unit() {
+        assert!(meets("9.070277e0", &iv("9.04", "9.09")));
+        assert!(meets("9.070277e0", &iv("9.0702775", "9.08")));
+        assert!(meets("9.070277e0", &iv("9.0", "9.0702765")));
+        assert!(!meets("9.070277e0", &iv("9.070277501", "9.08")));
+        assert!(!meets("9.070277e0", &iv("9.0", "9.070276499")));
+        assert!(meets("1.2e3", &iv("1250", "1300")));
+        assert!(!meets("1.2e3", &iv("1250.000001", "1300")));
+        assert!(!meets("1.2e3", &iv("1000", "1149.99999")));
+        assert!(meets("3e-5", &iv("3.4e-5", "4e-5")));
+        assert!(!meets("3e-5", &iv("3.5000001e-5", "4e-5")));
+        // What cannot be read is never a proven miss.
+        assert!(meets("not a number", &iv("1", "2")));
+    }
+
+    #[test]
+    fn digits_in_words() {
+        assert_eq!(digits_text(1), "1 digit");
+        assert_eq!(digits_text(5), "5 digits");
     }
 }

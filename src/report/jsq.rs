@@ -357,8 +357,10 @@ fn exact_method_text(system: &JsqSystem, r: &ExactResult) -> String {
             "closed form: d = 1 splits the Poisson stream, N independent M/M/B/B pools (Erlang loss), summed in MPFR at two precisions".into()
         }
         (ExactMethod::Chain, _, _) => format!(
-            "sorted-occupancy Markov chain ({} states), two-level solve over the total-task levels (an ILU(0) smoother and an exact level-chain correction, {} cycles), double-double residuals",
-            r.states, r.cycles
+            "sorted-occupancy Markov chain ({} states), two-level solve over the total-task levels (an ILU(0) smoother and an exact level-chain correction, {} refinement cycle{}), double-double residuals",
+            r.states,
+            r.cycles,
+            if r.cycles == 1 { "" } else { "s" }
         ),
     }
 }
