@@ -72,6 +72,7 @@ pub fn certified_chain_means(
         bound_warm: None,
         hit_limit: None,
         accept: None,
+        first_residual: levels::TARGET_RESIDUAL,
     };
     certified_truncation(sys, policy, cert, weights, budget, how).map(|(m, _, _)| m)
 }
@@ -97,6 +98,22 @@ struct CertifiedSolve<'a> {
     /// (the digits asked proven): then no bound solve is made on this one
     /// ([`levels::bounds_handed`]). `None`: never tried.
     accept: Option<&'a dyn Fn(&CertifiedMeans) -> bool>,
+    /// The relative residual the stationary solve first stops at, where `accept` is given
+    /// ([`first_residual`]); the solve is taken on to [`levels::TARGET_RESIDUAL`] only when
+    /// the means fall short of `accept` and would meet it without the solve's error.
+    /// Without `accept` the solve goes to [`levels::TARGET_RESIDUAL`] at once.
+    first_residual: f64,
+}
+
+/// The relative residual a certified truncation's stationary solve first stops at for
+/// `want` digits: 10^−(want + 6), at least [`levels::TARGET_RESIDUAL`]. Its error then
+/// adds a few per cent to the truncation bound (the W-model at (0.5, 0.5, 0.6) under
+/// MRF-FCFS, 12 digits, 625 512 states, 2026-12-07: bound 1.27e−13 against 1.25e−13 at
+/// 10^−22, the same 12 digits, 48 → 23 GMRES iterations in the second cycle, 10.7 → 8.4 s
+/// wall; at 10^−17 the bound was 1.36e−13). The enclosure is proven at either residual:
+/// this only decides how many iterations run before the bound is computed.
+fn first_residual(want: u32) -> f64 {
+    10f64.powi(-(want as i32 + 6)).max(levels::TARGET_RESIDUAL)
 }
 
 /// The least share of the next truncation's states the last one must hold for its bound
@@ -153,6 +170,7 @@ fn certified_truncation(
         bound_warm,
         hit_limit,
         accept,
+        first_residual,
     } = how;
     let nc = sys.classes().len();
     if weights.len() != nc || weights.iter().any(|&w| !(w > 0.0 && w.is_finite())) {
@@ -237,23 +255,36 @@ fn certified_truncation(
             .collect()
     });
     let t1 = std::time::Instant::now();
-    // Straight to the full target. Measured 2026-12-06 and not kept: JSQ's two phases
-    // (stop at 10^−(digits + 4), refine only where the solve's error bound passes a share
-    // of the aim). On the W-model at (0.5, 0.5, 0.6) under MRF-FCFS, 12 digits, one cycle
-    // (73 GMRES iterations) left a solve error of 1.3e−13 relative. Against a share of 0.01
-    // of the aim it was refined anyway (57 iterations, 9 more than the full target's second
-    // cycle). Against a share of 0.5 it was kept, and the wider enclosure straddled a
-    // rounding boundary: 11 digits, then a second truncation of 703 328 states.
-    let st =
-        levels::stationary_from(&c, guess.as_deref(), levels::TARGET_RESIDUAL).map_err(|e| {
+    // With `accept` the solve first stops at `first_residual` and is taken on to the full
+    // target only where the means fall short of the digits and would prove them without
+    // the solve's error ([`first_residual`]). Measured 2026-12-06 and not kept: JSQ's
+    // fixed share (refine where the solve's error bound passes 0.01 of the aim, or keep it
+    // under 0.5). On the W-model at (0.5, 0.5, 0.6) under MRF-FCFS, 12 digits, one cycle
+    // (73 GMRES iterations) left a solve error of 1.3e−13 relative; against 0.01 it was
+    // refined anyway (57 iterations, 9 more than the full target's second cycle), against
+    // 0.5 the wider enclosure straddled a rounding boundary: 11 digits, then a second
+    // truncation of 703 328 states.
+    let first = if accept.is_some() {
+        first_residual.max(levels::TARGET_RESIDUAL)
+    } else {
+        levels::TARGET_RESIDUAL
+    };
+    let solve = |c: &levels::Explored<PackedState>, guess: Option<&[f64]>, target: f64| {
+        levels::stationary_from(c, guess, target).map_err(|e| {
             RedundancyError::Numerical(format!(
                 "{}: {e} ({} states)",
                 subject(sys, policy),
                 c.len()
             ))
-        })?;
-    let t2 = std::time::Instant::now();
-    let means = |b: &levels::Bounds, c: &levels::Explored<PackedState>| -> CertifiedMeans {
+        })
+    };
+    let mut st = solve(&c, guess.as_deref(), first)?;
+    drop(guess);
+    let mut t2 = std::time::Instant::now();
+    let means = |b: &levels::Bounds,
+                 st: &levels::Stationary,
+                 c: &levels::Explored<PackedState>|
+     -> CertifiedMeans {
         let number = (0..nc)
             .map(|k| {
                 let orbit: &[usize] = sym
@@ -267,13 +298,13 @@ fn certified_truncation(
                             / orbit.len() as f64
                     })
                     .collect();
-                b.enclose(&st, &f, levels::Bounded::ByGrowth(1.0))
+                b.enclose(st, &f, levels::Bounded::ByGrowth(1.0))
             })
             .collect();
         // The total count is the level G itself: its own enclosure is nc times narrower
         // than the sum of the classes' (each class count is bounded by G as well).
         let level: Vec<f64> = c.states.iter().map(|s| f64::from(chain.level(s))).collect();
-        let total = b.enclose(&st, &level, levels::Bounded::ByGrowth(1.0));
+        let total = b.enclose(st, &level, levels::Bounded::ByGrowth(1.0));
         CertifiedMeans {
             number,
             total,
@@ -283,28 +314,49 @@ fn certified_truncation(
             lumped: sym.is_some(),
         }
     };
+    // Whether the solve is worth taking on to the full target: the means fall short of the
+    // digits asked and would prove them without the solve's error (its bound is linear in
+    // the residual); not when the truncation alone falls short (a larger one follows, and
+    // this π̂ is only its guess).
+    let worth_refining =
+        |b: &levels::Bounds, st: &levels::Stationary, c: &levels::Explored<PackedState>| {
+            let Some(accept) = accept else {
+                return false;
+            };
+            if st.residual <= levels::TARGET_RESIDUAL {
+                return false;
+            }
+            let mut exact = b.clone();
+            exact.solve_error = [0.0; 2];
+            !accept(&means(b, st, c)) && accept(&means(&exact, st, c))
+        };
     // The last truncation's bound handed on, when its means prove the digits asked.
-    let handed = match (bound_warm.and_then(|bw| bw.handed.as_ref()), accept) {
-        (Some(h), Some(accept)) => levels::bounds_handed(&chain, &c, &st, h)
-            .map(|b| means(&b, &c))
-            .filter(|m| accept(m)),
-        _ => None,
-    };
+    let mut handed = None;
+    if let (Some(h), Some(accept)) = (bound_warm.and_then(|bw| bw.handed.as_ref()), accept) {
+        let mut b = levels::bounds_handed(&chain, &c, &st, h);
+        if b.as_ref().is_some_and(|b| worth_refining(b, &st, &c)) {
+            st = solve(&c, Some(&st.pi), levels::TARGET_RESIDUAL)?;
+            t2 = std::time::Instant::now();
+            b = levels::bounds_handed(&chain, &c, &st, h);
+        }
+        handed = b.map(|b| means(&b, &st, &c)).filter(|m| accept(m));
+    }
     // Under TASKASSIGN_TRACE_EXACT, where the time went and how the truncation was bounded.
-    let trace = |how: &str| {
+    let trace = |how: &str, st: &levels::Stationary, t2: std::time::Instant| {
         if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
             eprintln!(
-                "redundancy certified chain: {} states, explore {:.2}s, stationary {:.2}s ({} cycles), bound {:.2}s ({how})",
+                "redundancy certified chain: {} states, explore {:.2}s, stationary {:.2}s ({} cycles, residual {:.1e}), bound {:.2}s ({how})",
                 c.len(),
                 (t1 - t0).as_secs_f64(),
                 (t2 - t1).as_secs_f64(),
                 st.cycles,
+                st.residual,
                 t2.elapsed().as_secs_f64(),
             );
         }
     };
     if let Some(m) = handed {
-        trace("handed on");
+        trace("handed on", &st, t2);
         return Ok((m, stationary_map(&c.states, &st.pi), BoundWarm::default()));
     }
     let opts = levels::BoundOptions {
@@ -327,22 +379,29 @@ fn certified_truncation(
             .map(|v| at.iter().map(|i| i.map_or(0.0, |i| v[i])).collect())
             .collect();
     }
-    let (b, hand) = if levels::may_hand_on(c.len(), max_states) {
-        levels::bounds_started_handing(&chain, &c, &st, opts, &mut starts)
-    } else {
-        (
-            levels::bounds_started(&chain, &c, &st, opts, &mut starts),
-            None,
-        )
+    let hands = levels::may_hand_on(c.len(), max_states);
+    let bound = |st: &levels::Stationary, starts: &mut levels::BoundStarts| {
+        if hands {
+            levels::bounds_started_handing(&chain, &c, st, opts, starts)
+        } else {
+            (levels::bounds_started(&chain, &c, st, opts, starts), None)
+        }
     };
-    trace(&format!("{} solves", b.solves));
+    let (mut b, mut hand) = bound(&st, &mut starts);
+    if worth_refining(&b, &st, &c) {
+        // The bound's solves start again from their own solutions (`starts`).
+        st = solve(&c, Some(&st.pi), levels::TARGET_RESIDUAL)?;
+        t2 = std::time::Instant::now();
+        (b, hand) = bound(&st, &mut starts);
+    }
+    trace(&format!("{} solves", b.solves), &st, t2);
     if !b.certified {
         return Err(RedundancyError::Internal(format!(
             "{}: the level solver did not accept the certificate",
             subject(sys, policy)
         )));
     }
-    let m = means(&b, &c);
+    let m = means(&b, &st, &c);
     let map = stationary_map(&c.states, &st.pi);
     let solved = BoundWarm {
         states: std::mem::take(&mut c.states),
@@ -712,6 +771,7 @@ pub fn solve_certified_limited(
                 bound_warm: bound_warm.as_ref(),
                 hit_limit: Some(&hit),
                 accept: Some(&accept),
+                first_residual: first_residual(want),
             },
         ) {
             Ok(x) => x,
@@ -935,6 +995,7 @@ mod tests {
                     bound_warm: None,
                     hit_limit: None,
                     accept: None,
+                    first_residual: levels::TARGET_RESIDUAL,
                 };
                 certified_truncation(s, p, &cert, &vec![1.0; nc], budget, how)
                     .unwrap()
@@ -994,6 +1055,7 @@ mod tests {
                     bound_warm: from,
                     hit_limit: None,
                     accept,
+                    first_residual: levels::TARGET_RESIDUAL,
                 };
                 let (m, _, solved) =
                     certified_truncation(&w, p, &cert, &vec![1.0; nc], budget, how).unwrap();
@@ -1062,6 +1124,7 @@ mod tests {
             bound_warm: None,
             hit_limit: None,
             accept: None,
+            first_residual: levels::TARGET_RESIDUAL,
         };
         let m = certified_truncation(&n, p, &cert, &pl.weights, 139.19, how)
             .unwrap()
