@@ -284,8 +284,8 @@ fn certified_truncation(
     });
     let t1 = std::time::Instant::now();
     // With `accept` the solve first stops at `first_residual` and is taken on to the full
-    // target only where the means fall short of the digits and would prove them without
-    // the solve's error ([`first_residual`]). Measured 2026-12-06 and not kept: JSQ's
+    // target only where that can change what is printed ([`FirstSolve`], `worth_refining`
+    // below). Measured 2026-12-06 and not kept: JSQ's
     // fixed share (refine where the solve's error bound passes 0.01 of the aim, or keep it
     // under 0.5). On the W-model at (0.5, 0.5, 0.6) under MRF-FCFS, 12 digits, one cycle
     // (73 GMRES iterations) left a solve error of 1.3e−13 relative; against 0.01 it was
