@@ -692,6 +692,45 @@ fn a_comparison_that_meets_the_state_limit_cuts_the_pair_again() {
     );
 }
 
+/// The truncation the digits need fits the state limit and its comparison does not: the
+/// pair is cut to the largest that fits, as where the first estimate already passed the
+/// limit, and its digits printed with the reason.
+#[test]
+fn a_comparison_past_the_limit_after_a_truncation_that_fit_cuts_the_pair() {
+    // Nested-3 at half its capacity under LRF-ROS (2026-12-07, TASKASSIGN_TRACE_EXACT): at
+    // 6 digits the truncation the digits need (37.2 nats, 1 336 174 states) fits the
+    // default limit and its comparison (about 2.3e6 states) does not. Before, that exited
+    // 3 ("the truncation did not settle ... ask fewer --digits") while 10 digits asked
+    // printed 6 estimated digits, its first estimate having passed the limit. Source of the
+    // value: that 10-digit run, a pair of other truncations (budgets cut from 52.5 nats);
+    // the 6-digit run's figures must be its value rounded to them.
+    let args = "--servers 3 --class 1:0.2 --class 2:0.2 --class 1+2:0.3 --class 3:0.25 \
+                --class 1+2+3:0.4 --policy lrf-ros";
+    let six = exact_json(&format!("{args} --digits 6"));
+    let ten = exact_json(&format!("{args} --digits 10"));
+    let digits = six["digits"].as_u64().unwrap();
+    assert!((1..6).contains(&digits), "digits {digits}");
+    let note = six["note"].as_str().unwrap();
+    for n in [
+        "the comparison truncation (budget",
+        "more than the limit 2000000",
+        "the largest pair that fits",
+        "raise --max-states",
+    ] {
+        assert!(note.contains(n), "no '{n}' in: {note}");
+    }
+    assert!(
+        figures(ten["mean_number"].as_str().unwrap())
+            > figures(six["mean_number"].as_str().unwrap()),
+        "{} against {}",
+        ten["mean_number"],
+        six["mean_number"]
+    );
+    for k in ["mean_number", "mean_response"] {
+        assert_rounds(&six, &ten, k);
+    }
+}
+
 /// A comparison whose exploration itself meets the state limit: the pair is cut again with
 /// the states per vector scaled by what it missed, and the smaller pair's digits printed.
 #[test]
