@@ -692,9 +692,10 @@ fn a_comparison_that_meets_the_state_limit_cuts_the_pair_again() {
     );
 }
 
-/// The truncation the digits need fits the state limit and its comparison does not: the
-/// pair is cut to the largest that fits, as where the first estimate already passed the
-/// limit, and its digits printed with the reason.
+/// The truncation the digits need fits the state limit and its comparison does not, or no
+/// budget is left between the last truncation solved and the limit: the pair is cut to the
+/// largest that fits, as where the first estimate already passed the limit, and its digits
+/// printed with the reason.
 #[test]
 fn a_comparison_past_the_limit_after_a_truncation_that_fit_cuts_the_pair() {
     // Nested-3 at half its capacity under LRF-ROS (2026-12-07, TASKASSIGN_TRACE_EXACT): at
@@ -728,6 +729,21 @@ fn a_comparison_past_the_limit_after_a_truncation_that_fit_cuts_the_pair() {
     );
     for k in ["mean_number", "mean_response"] {
         assert_rounds(&six, &ten, k);
+    }
+    // At 13 digits the budget the digits need (64.4 nats, about 1.9e7 states) leaves no
+    // room above the last truncation solved: the pair is cut from below it. Before, that
+    // exited 3 too ("the truncation 13 digits need ... ask fewer --digits").
+    let thirteen = exact_json(&format!("{args} --digits 13"));
+    let note = thirteen["note"].as_str().unwrap();
+    for n in [
+        "the truncation 13 digits need",
+        "the largest pair that fits",
+    ] {
+        assert!(note.contains(n), "no '{n}' in: {note}");
+    }
+    assert!(thirteen["digits"].as_u64().unwrap() >= 1, "{note}");
+    for k in ["mean_number", "mean_response"] {
+        assert_rounds(&thirteen, &ten, k);
     }
 }
 
