@@ -2101,25 +2101,8 @@ mod tests {
                     );
                 }
                 let solver = Solver::new(&c);
-                let coarse = if grouped {
-                    solver.coarse_blocks(&st.pi, false)
-                } else {
-                    let (sub, diag, sup, wsum) = solver.coarse(&st.pi);
-                    let p = solver.prolongation(&st.pi, &wsum);
-                    let agg = if sm == Smoother::Ilu {
-                        solver.agg_right()
-                    } else {
-                        Vec::new()
-                    };
-                    Coarse {
-                        sub,
-                        diag,
-                        sup,
-                        p,
-                        agg,
-                        block: None,
-                    }
-                };
+                // The right system's correction for π̂'s shape, grouped or not (c.smoother is sm).
+                let coarse = bounds::coarse_right(&solver, &st.pi);
                 assert_eq!(coarse.block.is_some(), grouped);
                 let ones: Vec<f64> = (0..n).map(|x| if x == 0 { 0.0 } else { 1.0 }).collect();
                 let x = gmres(

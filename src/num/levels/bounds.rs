@@ -122,16 +122,23 @@ pub(super) fn solve_upper<S>(
                 |m, v| if v.is_nan() { f64::INFINITY } else { m.max(v) },
             )
     };
+    // The residual of x̂ in double-double, the upper bound it gives and its slack, traced
+    // under `label`.
+    let measure = |xh: &[f64], label: std::fmt::Arguments<'_>| {
+        let r = solver.residual_right_dd(xh, &xl, b);
+        let upper = corrected(xh, &r, b, ones, split);
+        let slack = slack_of(&upper, xh);
+        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
+            eprintln!("    bound solve {label}: slack {slack:.2e}");
+        }
+        (r, upper, slack)
+    };
     if let Some(g) = start.filter(|g| g.len() == n && g.iter().all(|v| v.is_finite())) {
         for x in 1..n {
             xh[x] = g[x].max(0.0);
         }
-        r = solver.residual_right_dd(&xh, &xl, b);
-        upper = corrected(&xh, &r, b, ones, split);
-        let slack = slack_of(&upper, &xh);
-        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
-            eprintln!("    bound solve start: slack {slack:.2e}");
-        }
+        let slack;
+        (r, upper, slack) = measure(&xh, format_args!("start"));
         if slack <= most_slack {
             return (upper, xh);
         }
@@ -149,12 +156,8 @@ pub(super) fn solve_upper<S>(
         for x in 1..n {
             xh[x] = (xh[x] + d[x]).max(0.0);
         }
-        r = solver.residual_right_dd(&xh, &xl, b);
-        upper = corrected(&xh, &r, b, ones, split);
-        let slack = slack_of(&upper, &xh);
-        if std::env::var_os("TASKASSIGN_TRACE_EXACT").is_some() {
-            eprintln!("    bound solve cycle {cycle}: slack {slack:.2e}");
-        }
+        let slack;
+        (r, upper, slack) = measure(&xh, format_args!("cycle {cycle}"));
         if slack <= most_slack {
             break;
         }
