@@ -1037,6 +1037,9 @@ impl Enclosure for Remembered<'_> {
     fn inverse_square_density(&self) -> bool {
         self.enc.inverse_square_density()
     }
+    fn continuous(&self) -> bool {
+        self.enc.continuous()
+    }
 }
 
 /// x + y rounded down (a lower bound of the sum of two lower bounds).
@@ -2305,6 +2308,107 @@ mod tests {
             faces >= 5,
             "the monotonicity test moved to a face only {faces} times"
         );
+    }
+
+    /// TAGS's mean-value form over a first cutoff interval [0, ε] where the density is not
+    /// enclosed: Weibull(0.7, mean 1), unbounded at 0 (TAGS's response, total load 0.153,
+    /// 3 hosts: the row that held its gap open at s_1 ∈ [0, 2·10⁻¹¹], s_2 near the 2-host
+    /// optimum 8.745·10⁻³ that `taskassign optimize` prints there, 2026-12-07). The form
+    /// must exist there (it gave none before: `density` is `None` over [0, ε]) and lie
+    /// below the objective enclosed at points of the box (the oracle of
+    /// `box_bounds_lie_below_every_point_of_the_box`), with s_1 spread in ln s down to
+    /// 10⁻³⁰, where the tiny first host's saving meets its waste. With s_2 near 2, host
+    /// 2's waiting is large and the objective falls as s_1 leaves 0 (its weight P(X > s_1)
+    /// falls by F(s_1), about 7·10⁻⁵ at 10⁻⁶, against a waste of s_1): the points check
+    /// that the form follows that fall (a form without its ΔF part lies above them, 2·10⁻⁶
+    /// above at s_1 = 10⁻⁶: the mutation was run). How close the form comes to the least
+    /// point value is held to 10 times what it was when written (4.1·10⁻¹¹, 1.1·10⁻⁷,
+    /// 7.9·10⁻⁷ and 8.1·10⁻⁸ relative, the last two from s_2's width), so a form that
+    /// loses a digit more fails.
+    #[test]
+    fn the_mean_value_form_reaches_a_first_cutoff_where_the_density_is_unbounded() {
+        let bits = 128;
+        let s = DistSpec::parse("weibull:shape=0.7,mean=1").unwrap();
+        let enc = s.enclose(bits).unwrap();
+        let law = s.build(bits).unwrap();
+        assert!(enc.continuous());
+        let obj = Objective::of(OptPolicy::Tags, Metric::Response).unwrap();
+        let (lambda, _) = LoadSpec::Total("0.153".into())
+            .resolve_enclosed(enc.as_ref(), 3)
+            .unwrap();
+        let pb = Problem::new(obj, enc.as_ref(), law.as_ref(), lambda).unwrap();
+        let f = |x: &str| crate::num::parse_decimal(x, bits).unwrap();
+        for (eps, s2lo, s2hi, tol) in [
+            ("1e-15", "8.744e-3", "8.746e-3", 4e-10),
+            ("1e-4", "8.744e-3", "8.746e-3", 1e-6),
+            ("1e-6", "2", "2.001", 8e-6),
+            ("1e-12", "2", "2.001", 8e-7),
+        ] {
+            let cut = vec![
+                Interval::new(f("0"), f(eps)),
+                Interval::new(f(s2lo), f(s2hi)),
+            ];
+            assert!(enc.density(&cut[0]).is_none(), "the case needs no density");
+            let centre: Vec<Float> = cut.iter().map(|c| pb.split_point(c.lo(), c.hi())).collect();
+            let terms = pb.terms_at(&centre).unwrap();
+            let (lb, grad, _) = pb
+                .mean_value_s_lb(&cut, &centre, &terms)
+                .unwrap()
+                .expect("a form over [0, eps]");
+            assert!(lb.is_finite());
+            assert!(
+                grad[0].lo().is_zero() && grad[0].hi().is_zero(),
+                "no sign for the monotonicity test in s_1"
+            );
+            if s2lo == "2" {
+                // The case has the fall the ΔF part must follow.
+                let at = |x: &str| {
+                    pb.value(&[Interval::point(f(x)), Interval::point(f(s2lo))])
+                        .unwrap()
+                };
+                assert!(
+                    at(eps).hi() < at("0").lo(),
+                    "eps {eps}: no fall from s_1 = 0"
+                );
+            }
+            let mut s1: Vec<Float> = vec![f("0"), f(eps)];
+            for e in [30, 25, 20, 17, 15, 12, 10, 8, 6, 5] {
+                let x = f(&format!("1e-{e}"));
+                if x < *cut[0].hi() {
+                    s1.push(x);
+                }
+            }
+            for k in 1..8u32 {
+                s1.push(Float::with_val(bits, cut[0].hi() * k) / 8u32);
+            }
+            let mut least = Float::with_val(bits, rug::float::Special::Infinity);
+            for x in &s1 {
+                for l in 0..=4u32 {
+                    let w = Float::with_val(bits, cut[1].hi() - cut[1].lo());
+                    let y = Float::with_val(bits, cut[1].lo() + w * l / 4u32);
+                    let v = pb
+                        .value(&[Interval::point(x.clone()), Interval::point(y.clone())])
+                        .unwrap();
+                    assert!(
+                        lb <= *v.hi(),
+                        "eps {eps}: bound {} above {} at s = ({}, {})",
+                        message_number(&lb),
+                        message_number(v.hi()),
+                        message_number(x),
+                        message_number(&y)
+                    );
+                    least = least.min(v.lo());
+                }
+            }
+            let rel = Float::with_val(bits, &least - &lb) / &least;
+            assert!(
+                rel.to_f64() < tol,
+                "eps {eps}: bound {} is {} below the least point value {}",
+                message_number(&lb),
+                rel.to_f64(),
+                message_number(&least)
+            );
+        }
     }
 
     /// BP(1, 10^10, 1) at 4 hosts and a total load of 3.5, the law of the stability-edge

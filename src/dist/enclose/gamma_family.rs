@@ -48,6 +48,11 @@ impl WeibullEnclosure {
 
 impl Enclosure for WeibullEnclosure {
     family_items!("weibull", shape);
+    /// The Weibull law has the density (k/λ)(x/λ)^(k−1) e^(−(x/λ)^k) on (0, ∞) and no
+    /// atom, for every shape k > 0 (unbounded at 0 where k < 1).
+    fn continuous(&self) -> bool {
+        true
+    }
     fn tail_at(&self, x: &Float) -> Result<Interval, DistError> {
         let bits = self.prec();
         if *x <= 0 {

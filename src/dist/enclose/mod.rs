@@ -70,6 +70,17 @@ pub trait Enclosure: Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// Whether F is absolutely continuous: the law has a density everywhere, perhaps
+    /// unbounded near a point where [`Enclosure::density`] gives none (Weibull with shape
+    /// below 1 at 0), and no atom. Then every moment M_j and the tail are integrals of
+    /// x^j f(x), and a derivative of the objective that is f(s) times a bounded factor
+    /// integrates to that factor times a difference of F: what the mean-value form of
+    /// `optimize::proven` uses over a cutoff interval where the density is not enclosed.
+    /// `false` unless a family says so (a false `false` only loses that form).
+    fn continuous(&self) -> bool {
+        false
+    }
+
     /// The derivative f' of the density over every x in the interval, for a law whose
     /// density is differentiable on it; `None` where the family gives none (the interval
     /// meets an end of the support where the density jumps, or the family has no
