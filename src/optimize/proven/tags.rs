@@ -695,6 +695,14 @@ impl Problem<'_> {
                 grad[k] = zero.clone();
             }
         }
+        if delta_f.iter().any(Option::is_some) {
+            // The bound only: a cutoff without a density has no slope to rank or test, and
+            // the split keeps the order it had without the form (the widest interval). With
+            // the other cutoffs' slopes ranked beside it, TAGS's response at Weibull(0.3,
+            // mean 1), total load 1.6, 4 hosts, split s_1 towards 0 down to 10⁻⁷⁵⁰ and
+            // stopped at 0 digits in 20 000 boxes, where it closes in 1 269 without.
+            return Ok(Some((lo, Vec::new(), Vec::new())));
+        }
         Ok(Some((lo, grad, rank)))
     }
 }
