@@ -1069,6 +1069,43 @@ fn tags_proven_optima_close_at_laws_with_enclosed_densities() {
     }
 }
 
+/// TAGS's response at Weibull(0.3, mean 1), total load 1.6, 4 hosts: a density unbounded
+/// at 0, whose boxes with s_1 ∈ [0, x] get the mean-value form with the density factored
+/// out (`optimize::proven::tags`). That form gives them no slopes for the split: with the
+/// other cutoffs' slopes ranked beside it (commit a0a54fb), the search split s_1 towards 0
+/// down to 10⁻⁷⁵⁰ and proved 0 digits in 5 000 boxes; it closes in 1 269 (20 digits). The
+/// proven lower bound must meet the certified optimum, from its own run at 20 digits
+/// (`closes_at_the_certified`: at most half a unit of its 20th digit above, one unit below).
+#[test]
+fn a_density_unbounded_at_zero_keeps_the_split_order() {
+    let args = [
+        "optimize",
+        "--policy",
+        "tags",
+        "--metric",
+        "response",
+        "--dist",
+        "weibull:shape=0.3,mean=1",
+        "--hosts",
+        "4",
+        "--load",
+        "1.6",
+        "--digits",
+        "20",
+        "--format",
+        "json",
+    ];
+    let certified = run_json(&args);
+    let mut rargs = args.to_vec();
+    rargs.extend(["--rigorous", "--max-boxes", "5000"]);
+    let p = run_json(&rargs);
+    assert_eq!(p["gap_closed"], json!(true), "{p:?}");
+    assert_eq!(p["proven_digits"], json!(20), "{p:?}");
+    let lo = read(p["value_lo"].as_str().unwrap());
+    let v = read(certified["value"].as_str().unwrap());
+    closes_at_the_certified("tags response weibull 0.3 h=4", &lo, &v);
+}
+
 #[test]
 fn a_proven_optimum_of_an_unbounded_law_at_three_hosts_closes() {
     // SITA, Exp(1), λ = 0.3, 3 hosts: the branch and bound once split the first cutoff's
