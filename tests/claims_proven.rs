@@ -419,15 +419,21 @@ fn jsq_fixed_point_is_proven_and_tightened_fails() {
     // the routing), PROVEN, and tightened by 1e-12 FAIL.
     let pools = "model = \"jsq\"\nkind = \"pools\"\nlambda = \"2.5\"\nservers = 100\nd = \"2\"";
     assert_proven_and_tightened_fails(dir.path(), pools, q, "2.5", "<= 2.5 - 1e-12");
-    // JSQ's own fixed point with a buffer has no enclosure: never PROVEN, and it says why
-    // (the check itself passes: the mean is positive).
-    let c = assert_not_proven(
+    // JSQ's own fixed point (d = inf) with a buffer, by its closed forms since 2026-12-07
+    // (`lb::fixed_point`'s module docs): queues at λ = 0.9 below capacity hold (λ, 0, …),
+    // mean tasks 0.9; pools at λ = 7.5 with B = 5 are full and discard 1 − 5/7.5 = 1/3.
+    // Each PROVEN, and tightened by 1e-12 FAIL. Before, both were never proven ("not
+    // enclosed").
+    let queues = "model = \"jsq\"\nkind = \"queues\"\nlambda = \"0.9\"\nservers = 100\nd = \"inf\"\nbuffer = 5";
+    assert_proven_and_tightened_fails(dir.path(), queues, q, "0.9", "<= 0.9 - 1e-12");
+    let full = "model = \"jsq\"\nkind = \"pools\"\nlambda = \"7.5\"\nservers = 100\nd = \"inf\"\nbuffer = 5";
+    assert_proven_and_tightened_fails(
         dir.path(),
-        "model = \"jsq\"\nkind = \"queues\"\nlambda = \"0.9\"\nservers = 100\nd = \"inf\"\nbuffer = 5",
-        "name = \"jsq-buffer\"\nquantity = \"jsq_fixed_point().mean_tasks\"\nrelation = \">\"\nbound = \"0\"",
-        "not enclosed",
+        full,
+        "jsq_fixed_point().blocking",
+        "1/3",
+        "<= 1/3 - 1e-12",
     );
-    assert_eq!(c["verdict"], "PASS", "{c}");
 }
 
 /// The jsq model's own variables are enclosed under `--rigorous`: `servers` (an integer) and

@@ -855,20 +855,38 @@ fn rigorous_fixed_points_enclose_the_closed_forms_and_the_certified_values() {
         below = Some(levels);
     }
 
-    // No enclosure: said in one line, exit 2.
+    // JSQ's own fixed point (d = inf) with a buffer, enclosed by its closed forms since
+    // 2026-12-07 (`lb::fixed_point`'s module docs): queues at λ = 1.5 above capacity fill
+    // every level up to b = 3 and discard 1 − 1/λ = 1/3, so the mean sojourn is
+    // 3/(1.5 · 2/3) = 3; the printed digits are the certified command's.
+    let full = "--model queues --d inf --lambda 1.5 --buffer 3 --digits 20";
+    let m = fixed_point(&format!("{full} --rigorous"));
+    assert_eq!(m["proven_digits"], 20);
+    let third = Float::with_val(bits, 1) / 3u32;
+    let (lo, hi) = ends(&m, "blocking", bits);
+    assert!(lo <= third && third <= hi, "blocking [{lo}, {hi}]");
+    let (lo, hi) = ends(&m, "mean_sojourn", bits);
+    assert!(lo <= 3 && hi >= 3, "mean sojourn [{lo}, {hi}]");
+    let c = fixed_point(full);
+    for k in ["mean_tasks", "mean_sojourn", "blocking", "occupancy"] {
+        assert_eq!(m[k], c[k], "{k}");
+    }
+    // At λ = 1 it has no unique fixed point: one line, exit 2, as without --rigorous.
     expect_bad(
         &[
             "jsq",
             "fixed-point",
             "--model",
             "queues",
+            "--d",
+            "inf",
             "--lambda",
-            "0.9",
+            "1",
             "--buffer",
             "5",
             "--rigorous",
         ],
-        &["--rigorous", "not enclosed"],
+        &["not unique"],
     );
 }
 

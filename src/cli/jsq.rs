@@ -96,7 +96,8 @@ struct FixedPointArgs {
     /// (interval arithmetic with outward rounding) and proven_digits. The power-of-d fixed
     /// point of queues (closed form), of any model with a finite --buffer (root
     /// isolation) and of pools without one (from a finite capacity, its blocking
-    /// bounding the rest), and JSQ's (d = inf) without a buffer.
+    /// bounding the rest), and JSQ's (d = inf) by its closed forms, with or without a
+    /// buffer.
     #[arg(long)]
     rigorous: bool,
     /// Output format.
@@ -278,12 +279,18 @@ pub(super) fn run_jsq(a: JsqArgs) -> Outcome {
             let spec = DSpec::parse(&a.d).map_err(lb)?;
             let limit = Limit::from_spec(&spec).map_err(lb)?;
             if a.rigorous {
-                let fp = fixed_point_proven(&model, limit, digits).map_err(|e| match e {
-                    LbError::BadInput(why) => lb(LbError::BadInput(format!(
-                        "--rigorous: {why}; without --rigorous the fixed point is certified (two precisions agree)"
-                    ))),
-                    e => lb(e),
-                })?;
+                let fp = match fixed_point_proven(&model, limit, digits) {
+                    Ok(fp) => fp,
+                    Err(LbError::BadInput(why)) => {
+                        // A model without a (unique) fixed point says so as it does
+                        // uncertified (queues with d = inf at lambda = 1).
+                        certified(&model, limit, digits).map_err(lb)?;
+                        return Err(lb(LbError::BadInput(format!(
+                            "--rigorous: {why}; without --rigorous the fixed point is certified (two precisions agree)"
+                        ))));
+                    }
+                    Err(e) => return Err(lb(e)),
+                };
                 return Ok(render(
                     &fixed_point_rigorous_record(&model, &spec, limit, &fp, digits),
                     a.format,

@@ -288,32 +288,38 @@ const ROOT_BRACKET_TRIES: usize = 6;
 /// Bits the bracket widens by each time.
 const ROOT_BRACKET_WIDEN_BITS: u32 = 8;
 
-/// JSQ's fluid fixed point without a buffer (the closed forms of `lb::fixed_point`) on
-/// intervals: queues (λ, 0, …) for λ < 1, pools min{1, max{0, λ − i + 1}} for
-/// i = 1, 2, …; `lambda` the enclosed arrival rate per server. With a buffer JSQ's fixed
-/// point is not enclosed (an error naming why).
+/// JSQ's fluid fixed point (the closed forms of `lb::fixed_point`) on intervals, `lambda`
+/// the enclosed arrival rate per server: queues (λ, 0, …) for λ < 1, and with a buffer b
+/// and λ > 1 every level up to b full; pools min{1, max{0, λ − i + 1}} for i = 1, 2, …
+/// (up to B with a buffer: every pool full where λ > B). Queues at a λ whose enclosure
+/// meets 1 have none (at λ = 1 every (1, a, 0, …) is a fixed point, and the fixed point
+/// jumps there): an error naming why. Pools' levels are continuous in λ, and interval
+/// min and max enclose them wherever λ lies.
 pub fn jsq_fixed_point_enclosed(
     kind: super::model::ModelKind,
     lambda: &Interval,
     buffer: Option<u32>,
 ) -> Result<Vec<Interval>, LbError> {
     use super::model::ModelKind;
-    if buffer.is_some() {
-        return Err(LbError::BadInput(
-            "JSQ's fixed point with a buffer is not enclosed".into(),
-        ));
-    }
     let bits = lambda.prec();
-    match kind {
-        ModelKind::Queues if *lambda.hi() < 1 => Ok(vec![lambda.clone()]),
-        ModelKind::Queues => Err(LbError::BadInput(
-            "JSQ's fixed point of queues is enclosed only for lambda < 1".into(),
+    let one = Interval::int(bits, 1);
+    match (kind, buffer) {
+        (ModelKind::Queues, _) if *lambda.hi() < 1 => Ok(vec![lambda.clone()]),
+        (ModelKind::Queues, Some(b)) if *lambda.lo() > 1 => Ok(vec![one; b as usize]),
+        (ModelKind::Queues, None) => Err(LbError::BadInput(
+            "JSQ's fixed point of queues without a buffer is enclosed only for lambda < 1"
+                .into(),
         )),
-        ModelKind::Pools => {
-            let one = Interval::int(bits, 1);
+        (ModelKind::Queues, Some(_)) => Err(LbError::BadInput(format!(
+            "JSQ's fixed point of queues is not enclosed at a lambda whose enclosure meets 1 ([{}, {}]): at lambda = 1 every (1, a, 0, …) is a fixed point",
+            crate::num::message_number(lambda.lo()),
+            crate::num::message_number(lambda.hi())
+        ))),
+        (ModelKind::Pools, _) => {
             let zero = Interval::zero_at(bits);
+            let top = buffer.map_or(i64::MAX, i64::from);
             let mut levels = Vec::new();
-            for i in 1i64.. {
+            for i in 1..=top {
                 let v = lambda.sub(&Interval::int(bits, i - 1)).max(&zero).min(&one);
                 if v.hi().is_zero() {
                     break;
@@ -325,12 +331,34 @@ pub fn jsq_fixed_point_enclosed(
     }
 }
 
+/// The share of arrivals JSQ's fluid fixed point discards with a buffer (`None` without
+/// one): queues 1 − 1/λ where λ > 1 and 0 where λ < 1 (the levels' error where λ meets
+/// 1), pools max{0, 1 − B/λ}.
+fn jsq_blocking_enclosed(
+    kind: super::model::ModelKind,
+    lambda: &Interval,
+    buffer: Option<u32>,
+) -> Option<Interval> {
+    use super::model::ModelKind;
+    let bits = lambda.prec();
+    let zero = Interval::zero_at(bits);
+    let one = Interval::int(bits, 1);
+    let b = buffer?;
+    Some(match kind {
+        ModelKind::Queues if *lambda.lo() > 1 => one.sub(&one.div(lambda)),
+        ModelKind::Queues => zero,
+        ModelKind::Pools => one
+            .sub(&Interval::int(bits, i64::from(b)).div(lambda))
+            .max(&zero),
+    })
+}
+
 /// The fixed point of `limit` for `model`, enclosed at `bits`: the power-of-d closed form
 /// for queues without a buffer ([`queues_power_of_d_enclosed`]), the root isolated for a
-/// finite capacity ([`power_of_d_capacity_enclosed`]), JSQ's closed forms without a buffer
-/// ([`jsq_fixed_point_enclosed`]; mean sojourn by Little's law), the power-of-d fixed point
-/// of pools without a buffer from a finite capacity's ([`pools_power_of_d_enclosed`]).
-/// JSQ's with a buffer has no enclosure: an input error that says so.
+/// finite capacity ([`power_of_d_capacity_enclosed`]), JSQ's closed forms
+/// ([`jsq_fixed_point_enclosed`]; mean sojourn by Little's law at the accepted rate), the
+/// power-of-d fixed point of pools without a buffer from a finite capacity's
+/// ([`pools_power_of_d_enclosed`]).
 pub fn fixed_point_enclosed(
     model: &super::model::Model,
     limit: super::fluid::Limit,
@@ -347,16 +375,27 @@ pub fn fixed_point_enclosed(
         (Limit::Jsq, kind, buffer) => {
             let lambda = Interval::from_decimal(model.lambda_text(), bits)?;
             let occupancy = jsq_fixed_point_enclosed(kind, &lambda, buffer)?;
+            let blocking = jsq_blocking_enclosed(kind, &lambda, buffer);
             let mut mean_tasks = Interval::zero_at(bits);
             for q in &occupancy {
                 mean_tasks = mean_tasks.add(q);
             }
-            let mean_sojourn = mean_tasks.div(&lambda);
+            // Little's law at the accepted rate λ (1 − blocking).
+            let accepted = match &blocking {
+                Some(b) => lambda.mul(&Interval::int(bits, 1).sub(b)),
+                None => lambda.clone(),
+            };
+            if *accepted.lo() <= 0 {
+                return Err(LbError::Numerical(format!(
+                    "the accepted rate lambda·(1 − blocking) is not enclosed away from 0 at {bits} bits"
+                )));
+            }
+            let mean_sojourn = mean_tasks.div(&accepted);
             Ok(EnclosedFixedPoint {
                 occupancy,
                 mean_tasks,
                 mean_sojourn,
-                blocking: None,
+                blocking,
                 beyond: Interval::zero_at(bits),
             })
         }
@@ -547,5 +586,86 @@ mod capacity_tests {
         }
         let inf = Model::new(ModelKind::Pools, "2", None).unwrap();
         assert!(power_of_d_capacity_enclosed(&inf, 2, 100).is_err());
+    }
+
+    /// JSQ's fixed point with a buffer (d = inf), against the papers' closed forms by hand
+    /// (`lb::fixed_point`'s module docs: queues (λ, 0, …) below λ = 1 and every level up to
+    /// b full above it, a share 1 − 1/λ discarded; pools min{1, max{0, λ − i + 1}} up to B,
+    /// a share 1 − B/λ discarded above B): queues at λ = 0.9, b = 5: mean 0.9, sojourn 1,
+    /// nothing blocked; queues at λ = 1.5, b = 3: mean 3, blocking 1/3, sojourn
+    /// 3/(1.5 · 2/3) = 3; pools at λ = 2.5, B = 5: (1, 1, 0.5), sojourn 1; at λ = 7.5, B = 5:
+    /// five full levels, blocking 1/3, sojourn 1. Each enclosure contains the value and is
+    /// at most 2^−190 wide relative at 200 bits. λ = 1 for queues (no unique fixed point)
+    /// is an input error; pools at a λ enclosed across B hold both sides' blocking.
+    #[test]
+    fn jsq_with_a_buffer_contains_the_closed_forms() {
+        let bits = 200;
+        let q = |x: &str| crate::num::parse_decimal(x, 600).unwrap();
+        let third = Float::with_val(600, 1) / 3u32;
+        for (kind, l, b, levels, mean, blocking, sojourn) in [
+            (
+                ModelKind::Queues,
+                "0.9",
+                5u32,
+                vec!["0.9"],
+                "0.9",
+                q("0"),
+                "1",
+            ),
+            (
+                ModelKind::Queues,
+                "1.5",
+                3,
+                vec!["1"; 3],
+                "3",
+                third.clone(),
+                "3",
+            ),
+            (
+                ModelKind::Pools,
+                "2.5",
+                5,
+                vec!["1", "1", "0.5"],
+                "2.5",
+                q("0"),
+                "1",
+            ),
+            (
+                ModelKind::Pools,
+                "7.5",
+                5,
+                vec!["1"; 5],
+                "5",
+                third.clone(),
+                "1",
+            ),
+        ] {
+            let m = Model::new(kind, l, Some(b)).unwrap();
+            let e = fixed_point_enclosed(&m, crate::lb::fluid::Limit::Jsq, bits).unwrap();
+            let what = format!("{kind:?} lambda {l} buffer {b}");
+            assert_eq!(e.occupancy.len(), levels.len(), "{what}");
+            for (o, want) in e.occupancy.iter().zip(&levels) {
+                assert!(o.contains(&q(want)), "{what}: level {o:?}");
+            }
+            let blocked = e.blocking.as_ref().expect("a buffer blocks");
+            for (v, want) in [
+                (&e.mean_tasks, q(mean)),
+                (blocked, blocking.clone()),
+                (&e.mean_sojourn, q(sojourn)),
+            ] {
+                assert!(v.contains(&want), "{what}: {v:?} against {want}");
+                let w = Float::with_val(64, v.hi() - v.lo());
+                let scale = Float::with_val(64, want.abs_ref()).max(&Float::with_val(64, 1));
+                assert!(w / scale < 2f64.powi(-190), "{what}: {v:?}");
+            }
+        }
+        let one = Model::new(ModelKind::Queues, "1", Some(3)).unwrap();
+        assert!(matches!(
+            fixed_point_enclosed(&one, crate::lb::fluid::Limit::Jsq, bits),
+            Err(LbError::BadInput(_))
+        ));
+        let across = Interval::new(q("4.9"), q("5.1"));
+        let b = jsq_blocking_enclosed(ModelKind::Pools, &across, Some(5)).unwrap();
+        assert!(b.contains(&q("0")) && b.contains(&Float::with_val(600, 1 - q("5") / q("5.1"))));
     }
 }
