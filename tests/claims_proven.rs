@@ -485,6 +485,24 @@ fn redundancy_fcfs_product_form_is_proven_and_tightened_fails() {
         "name = \"chain\"\nquantity = \"red_exact(ros)\"\nrelation = \">\"\nbound = \"1\"",
         "truncated Markov chain",
     );
+    // FCFS's exact stability limit along the ray, s* = min_U μ(U)/λ(U) (Gardner et al.
+    // 2016): the N-model {1}, {1+2} at (0.9, 0.5) gives min(1/0.9, 2/1.4) = 1/0.9, PROVEN
+    // since 2026-12-07 (the unions' ratios on intervals), and FAIL once tightened by 1e-12;
+    // the simulated drift test stays unproven and says so.
+    let n_model = "model = \"redundancy\"\nclasses = \"1:0.9 1+2:0.5\"";
+    assert_proven_and_tightened_fails(
+        dir.path(),
+        n_model,
+        "red_stability(fcfs)",
+        "1/0.9",
+        "<= 1/0.9 - 1e-12",
+    );
+    assert_not_proven(
+        dir.path(),
+        n_model,
+        "name = \"drift\"\nquantity = \"red_stability(fcfs, method=simulated, horizon=2000, replications=2, bisections=1)\"\nrelation = \">\"\nbound = \"0\"",
+        "simulated drift test",
+    );
 }
 
 /// The enclosures of the JSQ fixed point (queues without a buffer, pools with a finite

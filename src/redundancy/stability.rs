@@ -18,6 +18,7 @@ use super::sim::{drift, RedundancySim, RedundancyTally};
 use super::RedundancyError;
 use crate::dist::{DistFactory, DistSpec};
 use crate::num::certify::{AtBoth, Certified, Certify};
+use crate::num::interval::Interval;
 use crate::sim::stats::Estimate;
 use crate::sim::{Replicator, Simulator, Streams};
 use rug::Float;
@@ -82,6 +83,52 @@ pub fn fcfs_region(sys: &ClassSystem, bits: u32) -> Result<FcfsRegion, Redundanc
         binding_union,
         binding_classes,
     })
+}
+
+/// The exact FCFS stability limit s* = min_U μ(U)/λ(U) proven: the unions of
+/// [`fcfs_region`], each ratio on [`Interval`]s from the decimal rates written (outward
+/// rounding), and their least (the interval min holds the least of values taken one in
+/// each). Nothing is truncated: the width is rounding only.
+pub fn fcfs_scale_limit_enclosed(
+    sys: &ClassSystem,
+    bits: u32,
+) -> Result<Interval, RedundancyError> {
+    let enclose = |t: &str| {
+        Interval::from_decimal(t, bits).map_err(|e| RedundancyError::Numerical(e.to_string()))
+    };
+    let lambda: Vec<Interval> = sys
+        .classes()
+        .iter()
+        .map(|c| enclose(c.rate_text()))
+        .collect::<Result<_, _>>()?;
+    let mu: Vec<Interval> = sys
+        .rate_texts()
+        .iter()
+        .map(|t| enclose(t))
+        .collect::<Result<_, _>>()?;
+    let mut best: Option<Interval> = None;
+    for u in reachable_unions(sys)? {
+        let mut load = Interval::zero_at(bits);
+        for (c, l) in sys.classes().iter().zip(&lambda) {
+            if c.set.is_subset_of(u) {
+                load = load.add(l);
+            }
+        }
+        // A union that carries no class bounds nothing (its ratio is +∞).
+        if u.is_empty() || load.hi().is_zero() {
+            continue;
+        }
+        let mut cap = Interval::zero_at(bits);
+        for m in u.iter().filter_map(|s| mu.get(s)) {
+            cap = cap.add(m);
+        }
+        let r = cap.div(&load);
+        best = Some(match best {
+            Some(b) => b.min(&r),
+            None => r,
+        });
+    }
+    best.ok_or_else(|| RedundancyError::Internal("a system without classes".into()))
 }
 
 /// The exact FCFS region at the two precisions of `digits` ([`Certify`]).
@@ -451,4 +498,53 @@ pub fn stability(
         exact_applies,
         estimate,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The proven limit against the region's closed forms by hand: the N-model {1}, {1,2}
+    /// at λ = (a, b) has s* = min(1/a, 2/(a + b)) (the region λ_1 < 1, λ_1 + λ_12 < 2;
+    /// `proofs-check/arv22/redundancy-stability.toml`), so (0.9, 0.5) gives 1/0.9 and
+    /// (0.2, 1.5) gives 2/1.7; disjoint classes 1:0.3, 2:0.2 give min(1/0.3, 1/0.2,
+    /// 2/0.5) = 10/3. Each enclosure contains the value (computed at 600 bits) and is at
+    /// most 2^−190 wide relative; [`fcfs_region`] at 200 bits lies within 2^−198 of it.
+    #[test]
+    fn the_enclosed_limit_contains_the_closed_forms() {
+        let hp = 600;
+        let d = |x: &str| crate::num::parse_decimal(x, hp).unwrap();
+        for (sys, want) in [
+            (
+                ClassSystem::preset("n-model", &["0.9".into(), "0.5".into()]).unwrap(),
+                Float::with_val(hp, 1) / d("0.9"),
+            ),
+            (
+                ClassSystem::preset("n-model", &["0.2".into(), "1.5".into()]).unwrap(),
+                Float::with_val(hp, 2) / d("1.7"),
+            ),
+            (
+                ClassSystem::new(
+                    vec!["1".into(), "1".into()],
+                    vec![
+                        (ServerSet::parse("1", 2).unwrap(), "0.3".into()),
+                        (ServerSet::parse("2", 2).unwrap(), "0.2".into()),
+                    ],
+                )
+                .unwrap(),
+                Float::with_val(hp, 10) / 3u32,
+            ),
+        ] {
+            let e = fcfs_scale_limit_enclosed(&sys, 200).unwrap();
+            assert!(e.contains(&want), "{e:?} against {want}");
+            // The certified limit (rounded to nearest at 200 bits) lies within an ulp of it.
+            let c = fcfs_region(&sys, 200).unwrap().scale_limit;
+            let ulp = Float::with_val(hp, &want) >> 198u32;
+            assert!(
+                Float::with_val(hp, &c - &want).abs() <= ulp,
+                "{c} against {want}"
+            );
+            assert!(e.rel_width() < 2f64.powi(-190), "{e:?}");
+        }
+    }
 }

@@ -29,7 +29,8 @@ use crate::redundancy::exact::{exact_methods_apply, solve, Solution};
 use crate::redundancy::policy::{Policy, POLICY_NAMES};
 use crate::redundancy::run::{simulate, RedundancySimRequest, SimReport, DEFAULT_RUN};
 use crate::redundancy::stability::{
-    estimate_scale_limit, fcfs_region, region_at_both, DriftVerdict, EstimateOptions,
+    estimate_scale_limit, fcfs_region, fcfs_scale_limit_enclosed, region_at_both, DriftVerdict,
+    EstimateOptions,
 };
 use crate::redundancy::{fcfs_means_enclosed, RedundancyError};
 use crate::sim::observe::{names, Key};
@@ -566,7 +567,7 @@ static RED_STABILITY: Signature = Signature {
 type Limits = (Pair, Pair, Pair);
 
 impl Quantity for RedStability {
-    declared!(RED_STABILITY, unproven: "is a closed form evaluated in MPFR (exact method) or a simulated drift test, not enclosed");
+    declared!(RED_STABILITY, unproven: "is a simulated drift test (every method but FCFS's exact region), not enclosed");
 
     fn eval(&self, call: &Call) -> Result<Value, QuantityError> {
         let p = RedundancySpec::resolve(&call.scope)?;
@@ -603,10 +604,24 @@ impl Quantity for RedStability {
             let what = format!("redundancy stability {} --policy fcfs", p.flags());
             let both = region_at_both(&p.sys, call.scope.digits).map_err(red_err(what))?;
             let v = Pair::new(both.lo.scale_limit, both.hi.scale_limit);
-            return Ok(Value::new("red_stability", "value")
+            let v = Value::new("red_stability", "value")
                 .with("value", v.clone())
                 .with("lower", v.clone())
-                .with("upper", v));
+                .with("upper", v);
+            if !call.scope.rigorous {
+                return Ok(v);
+            }
+            // min over unions U of μ(U)/λ(U) on intervals: a finite closed form.
+            let ebits = call.scope.enclosure_bits();
+            return Ok(
+                match crate::num::range::isolated(|| fcfs_scale_limit_enclosed(&p.sys, ebits)) {
+                    Ok(e) => v
+                        .prove("value", Proof::enclosed(e.clone()))
+                        .prove("lower", Proof::enclosed(e.clone()))
+                        .prove("upper", Proof::enclosed(e)),
+                    Err(why) => v.unproven_rest(&format!("red_stability(fcfs): {why}")),
+                },
+            );
         }
         let defaults = EstimateOptions::default();
         let opts = EstimateOptions {
