@@ -505,6 +505,17 @@ fn redundancy_fcfs_product_form_is_proven_and_tightened_fails() {
     );
 }
 
+/// `lwl()` under `--rigorous` encloses the Lee-Longton approximation (what it means; not
+/// the M/G/h queue): at Exp(1), 2 hosts, total load 1 it is exact, the M/M/2 waiting
+/// C(2, 1)/(2 − 1) = 1/3 by hand, so `== 1/3` is PROVEN and the bound tightened by 1e-12
+/// is FAIL. Before 2026-12-07 `lwl()` was never proven.
+#[test]
+fn lwl_approximation_is_proven_and_tightened_fails() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let setup = "dist = \"exp:rate=1\"\nhosts = 2\nload = \"1\"";
+    assert_proven_and_tightened_fails(dir.path(), setup, "lwl()", "1/3", "<= 1/3 - 1e-12");
+}
+
 /// The enclosures of the JSQ fixed point (queues without a buffer, pools with a finite
 /// capacity by root isolation, pools without one from a finite capacity, JSQ's own closed
 /// form) and of the redundancy FCFS product

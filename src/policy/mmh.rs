@@ -2,6 +2,7 @@
 //! queue) when sizes are exponential, and the base of the labelled approximations for
 //! general sizes.
 
+use crate::num::interval::Interval;
 use rug::Float;
 
 /// Erlang's C formula: the probability that an arrival waits in M/M/h with offered load
@@ -30,6 +31,27 @@ pub fn erlang_c(a: &Float, hosts: usize) -> Float {
     let one_b = Float::with_val(bits, 1u32) - &b;
     let den = Float::with_val(bits, &h - Float::with_val(bits, a * &one_b));
     Float::with_val(bits, &h * &b) / den
+}
+
+/// [`erlang_c`] on intervals (`a` an enclosure of the offered load, a > 0): each step of
+/// the Erlang B recursion written as B_n = 1/(1 + n/(a B_{n−1})), increasing in a and in
+/// B_{n−1}, so an enclosure of each B_n follows from those of a and B_{n−1} by outward
+/// rounding; then C = h B_h/(h − a (1 − B_h)) on intervals. `None` where a is not proven
+/// to lie in (0, h) (the M/M/h queue is stable only there).
+pub fn erlang_c_enclosed(a: &Interval, hosts: usize) -> Option<Interval> {
+    let bits = a.prec();
+    let h = Interval::int(bits, i64::try_from(hosts).ok()?);
+    if !a.is_positive() || !h.sub(a).is_positive() {
+        return None;
+    }
+    let one = Interval::int(bits, 1);
+    let mut b = one.clone();
+    for n in 1..=hosts {
+        let n = Interval::int(bits, i64::try_from(n).ok()?);
+        b = one.div(&one.add(&n.div(&a.mul(&b))));
+    }
+    let den = h.sub(&a.mul(&one.sub(&b)));
+    den.is_positive().then(|| h.mul(&b).div(&den))
 }
 
 /// Mean waiting of the M/M/h FCFS queue with arrival rate λ, mean size m and h servers:
