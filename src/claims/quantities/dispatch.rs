@@ -511,11 +511,7 @@ fn eval_enclosed(
     cuts: &[String],
 ) -> Enclosed {
     let bits = scope.enclosure_bits();
-    let enc = s
-        .spec()
-        .map_err(|e| e.to_string())?
-        .enclose(bits)
-        .map_err(|e| e.to_string())?;
+    let enc = s.enclosure(bits)?;
     let load_value = s.load_value(scope)?;
     let (lambda, rho) = load
         .resolve_enclosed_at(load_value.as_ref(), enc.as_ref(), hosts)
@@ -644,11 +640,7 @@ fn tags_stable_proof(scope: &Scope) -> Proof {
         let hosts = s
             .hosts
             .ok_or("tags_stable() needs a finite number of hosts")?;
-        let enc = s
-            .spec()
-            .map_err(|e| e.to_string())?
-            .enclose(scope.enclosure_bits())
-            .map_err(|e| e.to_string())?;
+        let enc = s.enclosure(scope.enclosure_bits())?;
         let (lambda, _) = s.enclosed_load(scope, enc.as_ref(), hosts)?;
         let t = threshold_enclosed(scope, &s).map_err(|why| format!("threshold(): {why}"))?;
         let bits = lambda.prec();

@@ -10,7 +10,6 @@ use crate::claims::scope::Scope;
 use crate::claims::signature::Signature;
 use crate::claims::systems::dispatch::DispatchSpec;
 use crate::claims::value::Value;
-use crate::dist::DistFactory;
 use crate::num::interval::Interval;
 use crate::policy::lwl::{lee_longton, lee_longton_enclosed};
 
@@ -51,11 +50,7 @@ impl Quantity for Lwl {
 fn lwl_enclosed(scope: &Scope) -> Result<Interval, String> {
     let s = DispatchSpec::resolve(scope, true).map_err(|e| e.to_string())?;
     let hosts = s.hosts.ok_or("lwl() needs a finite number of hosts")?;
-    let enc = s
-        .spec()
-        .map_err(|e| e.to_string())?
-        .enclose(scope.enclosure_bits())
-        .map_err(|e| e.to_string())?;
+    let enc = s.enclosure(scope.enclosure_bits())?;
     let (_, rho) = s.enclosed_load(scope, enc.as_ref(), hosts)?;
     lee_longton_enclosed(enc.as_ref(), &rho, hosts, s.metric).map_err(|e| e.to_string())
 }

@@ -178,6 +178,14 @@ impl DispatchSystem {
         Ok(DistSpec::parse(&self.dist)?)
     }
 
+    /// The law enclosed at `bits` (`check --rigorous`), or why there is no enclosure.
+    pub fn enclosure(&self, bits: u32) -> Result<Box<dyn Enclosure>, String> {
+        self.spec()
+            .map_err(|e| e.to_string())?
+            .enclose(bits)
+            .map_err(|e| e.to_string())
+    }
+
     /// The host count, which `what` needs finite.
     pub fn need_hosts(&self, what: &str) -> Result<usize, QuantityError> {
         self.hosts.ok_or_else(|| {
