@@ -946,3 +946,42 @@ fn exact_state_limits_fail_like_redundancy_exact_or_print_the_largest_truncation
         "gap {gap:e}, error {err:e}, unit {unit:e}"
     );
 }
+
+/// The exact chain's solves split their kernels among rayon's threads
+/// (`num::levels::par`); what they print does not depend on how many there are. N = 5,
+/// d = 2, λ = 0.8 to 12 digits: a last truncation of about 192 000 states whose largest
+/// breadth-first layers (over 2 048 states) are split among the threads; the whole JSON
+/// output on one thread and on three must be the same text.
+#[test]
+fn the_exact_chain_prints_the_same_on_any_number_of_threads() {
+    let args = [
+        "jsq",
+        "exact",
+        "--model",
+        "queues",
+        "--servers",
+        "5",
+        "--d",
+        "2",
+        "--lambda",
+        "0.8",
+        "--digits",
+        "12",
+        "--format",
+        "json",
+    ];
+    let out: Vec<String> = ["1", "3"]
+        .iter()
+        .map(|t| {
+            let o = common::taskassign()
+                .args(args)
+                .env("RAYON_NUM_THREADS", t)
+                .output()
+                .expect("the binary runs");
+            assert!(o.status.success(), "{t} threads: {o:?}");
+            String::from_utf8(o.stdout).expect("UTF-8")
+        })
+        .collect();
+    assert!(out[0].contains("\"digits\":12"), "{}", out[0]);
+    assert_eq!(out[0], out[1]);
+}

@@ -488,7 +488,8 @@ fn threshold(
     digits: i64,
     rigorous: bool,
 ) -> PyResult<Rec> {
-    compute(py, move || {
+    // In a pool: the chain's solves run their kernels on its threads (`num::levels::par`).
+    compute_in(py, true, None, move || {
         let digits = check_digits(digits).map_err(bad)?;
         let hosts = match hosts.trim() {
             "inf" | "infinity" => None,
@@ -601,7 +602,8 @@ fn jsq_fixed_point(
     digits: i64,
     rigorous: bool,
 ) -> PyResult<Rec> {
-    compute(py, move || {
+    // In a pool: the chain's solves run their kernels on its threads (`num::levels::par`).
+    compute_in(py, true, None, move || {
         let digits = check_digits(digits).map_err(bad)?;
         let kind: ModelKind = named(&model)?;
         let model = Model::new(kind, &lambda_, buffer_of(&buffer)?).map_err(lb)?;
@@ -635,7 +637,8 @@ fn jsq_exact(
     digits: i64,
     max_states: i64,
 ) -> PyResult<Rec> {
-    compute(py, move || {
+    // In a pool: the chain's solves run their kernels on its threads (`num::levels::par`).
+    compute_in(py, true, None, move || {
         let kind: ModelKind = named(&model)?;
         let sampling: Sampling = named(&sampling)?;
         let model = Model::new(kind, &lambda_, buffer_of(&buffer)?).map_err(lb)?;
@@ -738,7 +741,8 @@ fn redundancy_exact(
     max_states: i64,
     rigorous: bool,
 ) -> PyResult<Rec> {
-    compute(py, move || {
+    // In a pool: the chain's solves run their kernels on its threads (`num::levels::par`).
+    compute_in(py, true, None, move || {
         let digits = check_digits(digits).map_err(bad)?;
         let sys = red_system(servers, rates, classes, system, lambdas)?;
         let policy = RedPolicy::parse(&policy, preemptive).map_err(bad)?;

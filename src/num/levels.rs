@@ -105,6 +105,7 @@
 
 mod bounds;
 mod krylov;
+mod par;
 
 pub use bounds::*;
 
@@ -953,9 +954,7 @@ impl<'a, S> Solver<'a, S> {
             d.copy_from_slice(r);
             ilu.solve_in_place(&mut d);
             self.apply_left(&d, &mut res);
-            for x in 1..n {
-                res[x] = r[x] - res[x];
-            }
+            par::update(&mut res, |x, v| if x == 0 { v } else { r[x] - v });
         }
         let mut rhs = vec![0.0; block.m * block.k];
         for x in 1..n {
@@ -963,21 +962,26 @@ impl<'a, S> Solver<'a, S> {
         }
         let xi = block.solve(&rhs);
         let mut e = vec![0.0; n];
-        for x in 1..n {
-            e[x] = xi[self.aggregate(x)] * coarse.p[x];
-            d[x] += e[x];
-        }
+        let (level, groups, k, p) = (&self.c.level, &self.c.groups, self.c.group_count, &coarse.p);
+        let aggregate = |x: usize| (level[x] as usize - 1) * k + usize::from(groups[x]);
+        par::update(
+            &mut e,
+            |x, _| {
+                if x == 0 {
+                    0.0
+                } else {
+                    xi[aggregate(x)] * p[x]
+                }
+            },
+        );
+        par::axpy(&mut d, 1.0, &e);
         match ilu {
             Some(ilu) => {
                 let mut t = vec![0.0; n];
                 self.apply_left(&e, &mut t);
-                for x in 1..n {
-                    res[x] -= t[x];
-                }
+                par::update(&mut res, |x, v| if x == 0 { v } else { v - t[x] });
                 ilu.solve_in_place(&mut res);
-                for x in 1..n {
-                    d[x] += res[x];
-                }
+                par::update(&mut d, |x, v| if x == 0 { v } else { v + res[x] });
             }
             None => {
                 for _ in 0..SWEEPS_PER_CYCLE {
@@ -1009,21 +1013,17 @@ impl<'a, S> Solver<'a, S> {
         }
         let eta = block.solve(&rhs);
         let mut e = vec![0.0; n];
-        for x in 1..n {
-            e[x] = eta[self.aggregate(x)];
-            d[x] += e[x];
-        }
+        let (level, groups, k) = (&self.c.level, &self.c.groups, self.c.group_count);
+        let aggregate = |x: usize| (level[x] as usize - 1) * k + usize::from(groups[x]);
+        par::update(&mut e, |x, _| if x == 0 { 0.0 } else { eta[aggregate(x)] });
+        par::axpy(&mut d, 1.0, &e);
         match ilu {
             Some(ilu) => {
                 let mut t = vec![0.0; n];
                 self.apply_right(&e, &mut t);
-                for x in 1..n {
-                    res[x] -= t[x];
-                }
+                par::update(&mut res, |x, v| if x == 0 { v } else { v - t[x] });
                 ilu.solve_in_place(&mut res);
-                for x in 1..n {
-                    d[x] += res[x];
-                }
+                par::update(&mut d, |x, v| if x == 0 { v } else { v + res[x] });
             }
             None => {
                 for _ in 0..SWEEPS_PER_CYCLE {
@@ -1061,15 +1061,6 @@ impl<'a, S> Solver<'a, S> {
             }
         }
         out
-    }
-
-    /// The coarse correction's values at one state of coarse level `l`: (its own level's,
-    /// the one below, the one above; 0 beyond the ends).
-    #[inline]
-    fn around(&self, v: &[f64], l: usize) -> (f64, f64, f64) {
-        let below = if l > 0 { v[l - 1] } else { 0.0 };
-        let above = if l + 1 < self.levels { v[l + 1] } else { 0.0 };
-        (v[l], below, above)
     }
 
     /// One cycle for δ(−B) = r: the coarse correction with shape w (`coarse`, from
@@ -1146,25 +1137,33 @@ impl<'a, S> Solver<'a, S> {
         ilu.solve_in_place(&mut d);
         let mut res = vec![0.0; n];
         self.apply_left(&d, &mut res);
+        par::update(&mut res, |x, v| if x == 0 { v } else { r[x] - v });
         let mut rhs = vec![0.0; self.levels];
         for x in 1..n {
-            res[x] = r[x] - res[x];
             rhs[c.level[x] as usize - 1] += res[x];
         }
         let xi = thomas(&coarse.sub, &coarse.diag, &coarse.sup, &rhs);
         // d += ξ∘p and the residual r − d(−B) updated by (ξ∘p)(−B), which the aggregated
         // rates give without a sparse product; then an ILU step on that residual.
-        for x in 1..n {
-            let (here, below, above) = self.around(&xi, c.level[x] as usize - 1);
-            let [same, down, up] = coarse.agg[x];
-            let e = here * coarse.p[x];
-            d[x] += e;
-            res[x] -= c.total[x] * e - same * here - down * below - up * above;
-        }
+        let (level, total, agg, p) = (&c.level, &c.total, &coarse.agg, &coarse.p);
+        let around = |l: usize| around(&xi, l);
+        par::update(&mut res, |x, v| {
+            if x == 0 {
+                return v;
+            }
+            let (here, below, above) = around(level[x] as usize - 1);
+            let [same, down, up] = agg[x];
+            let e = here * p[x];
+            v - (total[x] * e - same * here - down * below - up * above)
+        });
+        par::update(&mut d, |x, v| {
+            if x == 0 {
+                return v;
+            }
+            v + xi[level[x] as usize - 1] * p[x]
+        });
         ilu.solve_in_place(&mut res);
-        for x in 1..n {
-            d[x] += res[x];
-        }
+        par::update(&mut d, |x, v| if x == 0 { v } else { v + res[x] });
         d
     }
 
@@ -1185,16 +1184,24 @@ impl<'a, S> Solver<'a, S> {
         let eta = thomas(&coarse.sub, &coarse.diag, &coarse.sup, &rhs);
         // d += η (constant on each level) and the residual r − (−B)d updated by (−B)η from
         // the aggregated rates; then an ILU step on that residual.
-        for x in 1..n {
-            let (here, below, above) = self.around(&eta, c.level[x] as usize - 1);
-            let [same, down, up] = coarse.agg[x];
-            d[x] += here;
-            res[x] -= (c.total[x] - same) * here - down * below - up * above;
-        }
+        let (level, total, agg) = (&c.level, &c.total, &coarse.agg);
+        let around = |l: usize| around(&eta, l);
+        par::update(&mut res, |x, v| {
+            if x == 0 {
+                return v;
+            }
+            let (here, below, above) = around(level[x] as usize - 1);
+            let [same, down, up] = agg[x];
+            v - ((total[x] - same) * here - down * below - up * above)
+        });
+        par::update(&mut d, |x, v| {
+            if x == 0 {
+                return v;
+            }
+            v + eta[level[x] as usize - 1]
+        });
         ilu.solve_in_place(&mut res);
-        for x in 1..n {
-            d[x] += res[x];
-        }
+        par::update(&mut d, |x, v| if x == 0 { v } else { v + res[x] });
         d
     }
 
@@ -1233,27 +1240,33 @@ impl<'a, S> Solver<'a, S> {
     #[inline]
     fn apply(&self, (off, idx, rate): OffDiagonal<'_>, d: &[f64], out: &mut [f64]) {
         let total = &self.c.total;
-        out[0] = 0.0;
-        for x in 1..self.n() {
+        par::update(&mut out[..self.n()], |x, _| {
+            if x == 0 {
+                return 0.0;
+            }
             let mut s = total[x] * d[x];
             for k in off[x]..off[x + 1] {
                 s -= rate[k] * d[idx[k] as usize];
             }
-            out[x] = s;
-        }
+            s
+        });
     }
 
     /// r − (−B)d in f64.
     fn residual_right_f64(&self, d: &[f64], r: &[f64]) -> Vec<f64> {
-        let c = self.c;
+        let (off, to, rate) = self.outgoing();
+        let total = &self.c.total;
         let mut out = vec![0.0; self.n()];
-        for x in 1..self.n() {
-            let mut s = r[x] - c.total[x] * d[x];
-            for k in c.out_off[x]..c.out_off[x + 1] {
-                s += c.out_rate[k] * d[c.out_to[k] as usize];
+        par::update(&mut out, |x, _| {
+            if x == 0 {
+                return 0.0;
             }
-            out[x] = s;
-        }
+            let mut s = r[x] - total[x] * d[x];
+            for k in off[x]..off[x + 1] {
+                s += rate[k] * d[to[k] as usize];
+            }
+            s
+        });
         out
     }
 
@@ -1280,7 +1293,10 @@ impl<'a, S> Solver<'a, S> {
     ) -> Vec<f64> {
         let total = &self.c.total;
         let mut out = vec![0.0; self.n()];
-        for x in 1..self.n() {
+        par::update(&mut out, |x, _| {
+            if x == 0 {
+                return 0.0;
+            }
             let mut a = Acc::default();
             a.add(r[x]);
             a.add_prod(-total[x], vh[x]);
@@ -1290,10 +1306,19 @@ impl<'a, S> Solver<'a, S> {
                 a.add_prod(rate[k], vh[t]);
                 a.add_prod(rate[k], vl[t]);
             }
-            out[x] = a.value();
-        }
+            a.value()
+        });
         out
     }
+}
+
+/// The values of a coarse vector v (one per level) at level `l`: (its own, the one below,
+/// the one above; 0 beyond the ends).
+#[inline]
+fn around(v: &[f64], l: usize) -> (f64, f64, f64) {
+    let below = if l > 0 { v[l - 1] } else { 0.0 };
+    let above = if l + 1 < v.len() { v[l + 1] } else { 0.0 };
+    (v[l], below, above)
 }
 
 /// A coarse operator with its restriction weights (fixed for the bound's solves).
@@ -1710,7 +1735,7 @@ mod tests {
         s.apply_right(&eta, &mut want);
         let agg = s.agg_right();
         for x in 1..n {
-            let (h, b, a) = s.around(&xi, lvl(x));
+            let (h, b, a) = around(&xi, lvl(x));
             let [same, down, up] = agg[x];
             let got = (c.total[x] - same) * h - down * b - up * a;
             assert!(
@@ -1725,7 +1750,7 @@ mod tests {
         s.apply_left(&v, &mut want);
         let agg = s.agg_left(&p);
         for x in 1..n {
-            let (h, b, a) = s.around(&xi, lvl(x));
+            let (h, b, a) = around(&xi, lvl(x));
             let [same, down, up] = agg[x];
             let got = c.total[x] * h * p[x] - same * h - down * b - up * a;
             assert!(
