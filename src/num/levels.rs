@@ -1147,20 +1147,15 @@ impl<'a, S> Solver<'a, S> {
         // rates give without a sparse product; then an ILU step on that residual.
         let (level, total, agg, p) = (&c.level, &c.total, &coarse.agg, &coarse.p);
         let around = |l: usize| around(&xi, l);
-        par::update(&mut res, |x, v| {
+        par::update2(&mut res, &mut d, |x, res, d| {
             if x == 0 {
-                return v;
+                return;
             }
             let (here, below, above) = around(level[x] as usize - 1);
             let [same, down, up] = agg[x];
             let e = here * p[x];
-            v - (total[x] * e - same * here - down * below - up * above)
-        });
-        par::update(&mut d, |x, v| {
-            if x == 0 {
-                return v;
-            }
-            v + xi[level[x] as usize - 1] * p[x]
+            *d += e;
+            *res -= total[x] * e - same * here - down * below - up * above;
         });
         ilu.solve_in_place(&mut res);
         par::update(&mut d, |x, v| if x == 0 { v } else { v + res[x] });
@@ -1186,19 +1181,14 @@ impl<'a, S> Solver<'a, S> {
         // the aggregated rates; then an ILU step on that residual.
         let (level, total, agg) = (&c.level, &c.total, &coarse.agg);
         let around = |l: usize| around(&eta, l);
-        par::update(&mut res, |x, v| {
+        par::update2(&mut res, &mut d, |x, res, d| {
             if x == 0 {
-                return v;
+                return;
             }
             let (here, below, above) = around(level[x] as usize - 1);
             let [same, down, up] = agg[x];
-            v - ((total[x] - same) * here - down * below - up * above)
-        });
-        par::update(&mut d, |x, v| {
-            if x == 0 {
-                return v;
-            }
-            v + eta[level[x] as usize - 1]
+            *d += here;
+            *res -= (total[x] - same) * here - down * below - up * above;
         });
         ilu.solve_in_place(&mut res);
         par::update(&mut d, |x, v| if x == 0 { v } else { v + res[x] });
