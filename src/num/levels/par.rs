@@ -186,28 +186,34 @@ fn piece(len: usize) -> Option<usize> {
     Some(len.div_ceil(2 * threads).max(RUN_PIECE))
 }
 
+/// Runs `row(i, read, x)` for the rows of a run (`rows` holds rows s.., x the row's old
+/// value) and writes the result in its place; in parallel when the run is long.
+fn run<F>(rows: &mut [f64], s: usize, read: &[f64], row: &F)
+where
+    F: Fn(usize, &[f64], f64) -> f64 + Sync,
+{
+    let body = |base: usize, ch: &mut [f64]| {
+        for (k, x) in ch.iter_mut().enumerate() {
+            *x = row(base + k, read, *x);
+        }
+    };
+    match piece(rows.len()) {
+        None => body(s, rows),
+        Some(p) => rows
+            .par_chunks_mut(p)
+            .enumerate()
+            .for_each(|(c, ch)| body(s + c * p, ch)),
+    }
+}
+
 /// Runs `row(i, lo, v[i])` for the rows `s..e` of `v`, where lo = v[..s] (forward: the
-/// rows read only earlier runs), and writes its value to v[i]; in parallel when the run is
-/// long.
+/// rows read only earlier runs), and writes its value to v[i].
 pub(super) fn run_forward<F>(v: &mut [f64], s: usize, e: usize, row: F)
 where
     F: Fn(usize, &[f64], f64) -> f64 + Sync,
 {
     let (lo, hi) = v.split_at_mut(s);
-    let hi = &mut hi[..e - s];
-    let lo = &*lo;
-    let body = |base: usize, ch: &mut [f64]| {
-        for (k, x) in ch.iter_mut().enumerate() {
-            *x = row(base + k, lo, *x);
-        }
-    };
-    match piece(e - s) {
-        None => body(s, hi),
-        Some(p) => hi
-            .par_chunks_mut(p)
-            .enumerate()
-            .for_each(|(c, ch)| body(s + c * p, ch)),
-    }
+    run(&mut hi[..e - s], s, lo, &row);
 }
 
 /// Runs `row(i, hi, v[i])` for the rows `s..e` of `v`, where hi = v[e..] as a slice
@@ -217,20 +223,7 @@ where
     F: Fn(usize, &[f64], f64) -> f64 + Sync,
 {
     let (lo, hi) = v.split_at_mut(e);
-    let run = &mut lo[s..];
-    let hi = &*hi;
-    let body = |base: usize, ch: &mut [f64]| {
-        for (k, x) in ch.iter_mut().enumerate() {
-            *x = row(base + k, hi, *x);
-        }
-    };
-    match piece(e - s) {
-        None => body(s, run),
-        Some(p) => run
-            .par_chunks_mut(p)
-            .enumerate()
-            .for_each(|(c, ch)| body(s + c * p, ch)),
-    }
+    run(&mut lo[s..], s, hi, &row);
 }
 
 #[cfg(test)]
