@@ -844,8 +844,7 @@ impl<'a, S> Solver<'a, S> {
     /// The aggregate (level, group) of state x ≥ 1, level-major.
     #[inline]
     fn aggregate(&self, x: usize) -> usize {
-        let c = self.c;
-        (c.level[x] as usize - 1) * c.group_count + usize::from(c.groups[x])
+        aggregate(&self.c.level, &self.c.groups, self.c.group_count, x)
     }
 
     /// The coarse operator over the aggregates (level, group) for the weights w, C = P(−B)S
@@ -963,18 +962,12 @@ impl<'a, S> Solver<'a, S> {
         let xi = block.solve(&rhs);
         let mut e = vec![0.0; n];
         let (level, groups, k, p) = (&self.c.level, &self.c.groups, self.c.group_count, &coarse.p);
-        let aggregate = |x: usize| (level[x] as usize - 1) * k + usize::from(groups[x]);
-        par::update(
-            &mut e,
-            |x, _| {
-                if x == 0 {
-                    0.0
-                } else {
-                    xi[aggregate(x)] * p[x]
-                }
-            },
-        );
-        par::axpy(&mut d, 1.0, &e);
+        par::update2(&mut e, &mut d, |x, e, d| {
+            if x > 0 {
+                *e = xi[aggregate(level, groups, k, x)] * p[x];
+                *d += *e;
+            }
+        });
         match ilu {
             Some(ilu) => {
                 let mut t = vec![0.0; n];
@@ -1014,9 +1007,12 @@ impl<'a, S> Solver<'a, S> {
         let eta = block.solve(&rhs);
         let mut e = vec![0.0; n];
         let (level, groups, k) = (&self.c.level, &self.c.groups, self.c.group_count);
-        let aggregate = |x: usize| (level[x] as usize - 1) * k + usize::from(groups[x]);
-        par::update(&mut e, |x, _| if x == 0 { 0.0 } else { eta[aggregate(x)] });
-        par::axpy(&mut d, 1.0, &e);
+        par::update2(&mut e, &mut d, |x, e, d| {
+            if x > 0 {
+                *e = eta[aggregate(level, groups, k, x)];
+                *d += *e;
+            }
+        });
         match ilu {
             Some(ilu) => {
                 let mut t = vec![0.0; n];
@@ -1146,12 +1142,11 @@ impl<'a, S> Solver<'a, S> {
         // d += ξ∘p and the residual r − d(−B) updated by (ξ∘p)(−B), which the aggregated
         // rates give without a sparse product; then an ILU step on that residual.
         let (level, total, agg, p) = (&c.level, &c.total, &coarse.agg, &coarse.p);
-        let around = |l: usize| around(&xi, l);
         par::update2(&mut res, &mut d, |x, res, d| {
             if x == 0 {
                 return;
             }
-            let (here, below, above) = around(level[x] as usize - 1);
+            let (here, below, above) = around(&xi, level[x] as usize - 1);
             let [same, down, up] = agg[x];
             let e = here * p[x];
             *d += e;
@@ -1180,12 +1175,11 @@ impl<'a, S> Solver<'a, S> {
         // d += η (constant on each level) and the residual r − (−B)d updated by (−B)η from
         // the aggregated rates; then an ILU step on that residual.
         let (level, total, agg) = (&c.level, &c.total, &coarse.agg);
-        let around = |l: usize| around(&eta, l);
         par::update2(&mut res, &mut d, |x, res, d| {
             if x == 0 {
                 return;
             }
-            let (here, below, above) = around(level[x] as usize - 1);
+            let (here, below, above) = around(&eta, level[x] as usize - 1);
             let [same, down, up] = agg[x];
             *d += here;
             *res -= (total[x] - same) * here - down * below - up * above;
@@ -1300,6 +1294,13 @@ impl<'a, S> Solver<'a, S> {
         });
         out
     }
+}
+
+/// The aggregate (level, group) of state x ≥ 1, level-major, for `k` groups per level
+/// ([`Explored::set_groups`]).
+#[inline]
+fn aggregate(level: &[u32], groups: &[u8], k: usize, x: usize) -> usize {
+    (level[x] as usize - 1) * k + usize::from(groups[x])
 }
 
 /// The values of a coarse vector v (one per level) at level `l`: (its own, the one below,
